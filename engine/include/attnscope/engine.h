@@ -1,0 +1,61 @@
+#pragma once
+// The engine: the one object that owns LibTorch state. Use from one thread at a time (the engine
+// thread); every call is synchronous, cancellable through its ProgressFn, and never throws.
+
+#include <attnscope/log.h>
+#include <attnscope/progress.h>
+#include <attnscope/result.h>
+#include <attnscope/types.h>
+#include <attnscope/variant_info.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+
+struct EngineOptions {
+    /// Intra-op threads for LibTorch (at::set_num_threads); 0 = the number of cores.
+    int threads = 0;
+    /// Default bytes the n x n matrices of one request may take; 0 = kDefaultBudgetFraction of
+    /// physical memory.
+    std::uint64_t memoryBudgetBytes = 0;
+    LogFn log;
+};
+
+constexpr double kDefaultBudgetFraction = 0.4;
+
+/// Physical memory in bytes (sysconf), 0 when unknown.
+std::uint64_t physicalMemoryBytes();
+
+class Engine {
+public:
+    /// Sets LibTorch's thread count and builds the variant registry.
+    static Result<std::unique_ptr<Engine>> create(const EngineOptions& options = {});
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    /// id, display name, paper and parameter schema of every registered variant.
+    std::vector<VariantInfo> variants() const;
+    const VariantInfo* findVariant(const std::string& id) const;
+
+    Result<TokenizedInput> tokenize(const InputSpec& input, const ProgressFn& progress = {}) const;
+
+    /// Runs every requested variant on the same Q, K, V. Errors: InvalidArgument (unknown
+    /// parameter, bad shape), NotFound (unknown variant), InvalidInput (invalid UTF-8, NaN),
+    /// OutOfBudget (dense matrices over budget; checked before anything is allocated), Cancelled.
+    Result<std::shared_ptr<const RunResult>> run(const RunRequest& request,
+                                                 const ProgressFn& progress = {});
+
+    std::uint64_t memoryBudgetBytes() const;
+    int threads() const;
+
+private:
+    Engine();
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace attnscope::engine

@@ -1,0 +1,155 @@
+#pragma once
+// Plain data that flows through the engine's public API (DESIGN.md "The data contract").
+
+#include <attnscope/tensor.h>
+#include <attnscope/variant_info.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+
+// ---- input ---------------------------------------------------------------------------------
+
+enum class TokenizerKind {
+    Bytes,  ///< one token per UTF-8 byte
+    Chars,  ///< one token per Unicode code point
+    Words,  ///< runs of letters/digits/marks; each punctuation or symbol alone; spaces dropped
+};
+const char* tokenizerName(TokenizerKind kind);  ///< "bytes", "chars", "words"
+
+struct Token {
+    std::string text;          ///< the token's bytes, copied from the source
+    std::int64_t byteBegin = 0;  ///< [byteBegin, byteEnd) in the source text
+    std::int64_t byteEnd = 0;
+    std::int64_t id = 0;       ///< byte value, code point, or a stable hash of the word text
+};
+
+struct TokenizedInput {
+    std::string text;
+    TokenizerKind kind = TokenizerKind::Words;
+    std::vector<Token> tokens;
+};
+
+struct InputSpec {
+    std::string text;
+    TokenizerKind tokenizer = TokenizerKind::Words;
+};
+
+/// Explicit Q, K, V (float32, [heads, n, d] each, row-major). Key and query counts may differ
+/// only for variants that support it; `full` requires q and k to share d and k and v to share n.
+struct QkvTensors {
+    PlainTensor q, k, v;
+};
+
+/// Settings of the "random projections" Q/K/V source: token embedding + sinusoidal position,
+/// then per-head W_q, W_k, W_v drawn from `seed`. Bit-identical for the same seed and input.
+struct ProjectionSpec {
+    int heads = 4;
+    int headDim = 32;
+    int modelDim = 0;  ///< 0 means heads * headDim
+    std::uint64_t seed = 0;
+};
+
+// ---- result ----------------------------------------------------------------------------------
+
+/// Why a key is in a query's pattern. Stored as uint8 in `pattern.reason`. Values are a contract.
+enum class PatternReason : std::uint8_t {
+    Dense = 0,   ///< every key (full attention)
+    Causal = 1,  ///< every key j <= i
+    Local = 2, Dilated = 3, Stride = 4, Summary = 5, Global = 6, Random = 7,
+    Ring = 8, Relay = 9, Bucket = 10, Cluster = 11, Memory = 12, TopK = 13, Support = 14,
+};
+const char* patternReasonName(PatternReason reason);
+constexpr int kPatternReasonCount = 15;
+
+/// Which keys each query may attend, in CSR form. Rows are (head, query) pairs laid out head-major
+/// when `perHead` is true ([heads * n + 1] row pointers), or one set of n rows shared by every head.
+/// Column indices are sorted within a row; a key listed twice counts twice (VARIANTS.md).
+struct SparsePattern {
+    std::int64_t rows = 0;  ///< queries n
+    std::int64_t cols = 0;  ///< keys m
+    bool perHead = false;
+    std::vector<std::int64_t> rowPtr;  ///< [(perHead ? heads : 1) * rows + 1]
+    std::vector<std::int32_t> colIdx;  ///< [nnz]
+    std::vector<std::uint8_t> reason;  ///< [nnz] PatternReason
+    /// True when the CSR arrays were left empty because the pattern is "all keys" (or all keys
+    /// j <= i when `causal`) and too large to list; views test membership with allows().
+    bool implicitDense = false;
+    bool causal = false;
+
+    std::int64_t nnz() const { return static_cast<std::int64_t>(colIdx.size()); }
+    bool allows(int head, std::int64_t query, std::int64_t key) const;
+};
+
+/// How `AttentionResult::weights` is laid out.
+enum class WeightsLayout {
+    None,              ///< not kept (too large for the dense-export limit or not requested)
+    Dense,             ///< F32 [heads, n, m]
+    AlignedWithPattern ///< F32 [nnz] (perHead) or [heads, nnz] (shared pattern)
+};
+
+struct StageTime {
+    std::string stage;
+    double seconds = 0;
+};
+
+struct Counters {
+    std::vector<StageTime> stages;  ///< wall time per stage, in order
+    double seconds = 0;             ///< attention computation only (no tokenizing, no I/O)
+    std::uint64_t peakBytes = 0;    ///< peak bytes of engine-owned buffers live during the run
+    double flops = 0;               ///< multiply-adds counted as 2 FLOPs
+    std::int64_t entriesComputed = 0;  ///< score entries (q, k pairs) evaluated
+};
+
+struct AttentionResult {
+    std::string variantId;
+    ParamValues params;  ///< resolved: defaults filled in
+    std::int64_t heads = 0, n = 0, m = 0, d = 0;
+    SparsePattern pattern;
+    WeightsLayout weightsLayout = WeightsLayout::None;
+    PlainTensor weights;
+    PlainTensor output;  ///< F32 [heads, n, d]
+    std::map<std::string, PlainTensor> diagnostics;  ///< named without the variant prefix
+    std::vector<std::int64_t> emptyRows;  ///< (head * n + query) rows with no admissible key
+    Counters counters;
+
+    /// Dense weight of (head, query, key): 0 outside the pattern. Works for every layout that
+    /// kept weights; returns 0 when weightsLayout is None.
+    float weightAt(int head, std::int64_t query, std::int64_t key) const;
+};
+
+struct RunResult {
+    TokenizedInput input;     ///< empty tokens when Q/K/V were given explicitly
+    ProjectionSpec projection;
+    std::int64_t n = 0, heads = 0, headDim = 0;
+    std::vector<AttentionResult> results;  ///< one per requested variant, in request order
+    std::vector<std::string> warnings;     ///< non-fatal notices shown to the user
+    std::string requestJson;               ///< the whole request, so anyone can recompute it
+};
+
+// ---- request ---------------------------------------------------------------------------------
+
+struct VariantRequest {
+    std::string id;
+    ParamValues params;  ///< missing names take the schema default
+};
+
+struct RunRequest {
+    InputSpec input;                 ///< used when `qkv` is empty
+    std::optional<QkvTensors> qkv;   ///< explicit inputs; skips tokenizing and projections
+    ProjectionSpec projection;
+    std::vector<VariantRequest> variants;
+    std::vector<std::uint8_t> keyPadding;  ///< [m] 1 = padded key; empty = none padded
+    /// Keep dense weights when n <= denseLimit (memory budget permitting).
+    std::int64_t denseLimit = 4096;
+    bool keepWeights = true;
+    /// Bytes the n x n matrices of this request may take; 0 = the engine's default budget.
+    std::uint64_t memoryBudgetBytes = 0;
+};
+
+}  // namespace attnscope::engine
