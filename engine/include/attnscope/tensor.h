@@ -2,6 +2,7 @@
 // PlainTensor: the torch-free tensor that crosses the engine's public API (row-major, C order).
 
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -36,6 +37,22 @@ struct PlainTensor {
     static PlainTensor fromF32(std::vector<std::int64_t> shape, std::vector<float> values);
     static PlainTensor fromI64(std::vector<std::int64_t> shape, std::vector<std::int64_t> values);
     static PlainTensor fromU8(std::vector<std::int64_t> shape, std::vector<std::uint8_t> values);
+};
+
+/// A float32 tensor whose storage may be shared between a result and the engine, which reuses
+/// the storage for the next run only when no result holds it any more. Large buffers (dense
+/// weights, outputs) use it so that repeated runs do not touch fresh memory (page faults).
+struct SharedTensorF32 {
+    std::vector<std::int64_t> shape;
+    std::shared_ptr<const std::vector<float>> values;
+
+    std::int64_t numel() const {
+        return std::accumulate(shape.begin(), shape.end(), std::int64_t{1},
+                               [](std::int64_t a, std::int64_t b) { return a * b; });
+    }
+    bool empty() const { return !values; }
+    const float* data() const { return values ? values->data() : nullptr; }
+    float operator[](std::size_t i) const { return (*values)[i]; }
 };
 
 }  // namespace attnscope::engine

@@ -112,10 +112,13 @@ struct AttentionResult {
     std::int64_t heads = 0, n = 0, m = 0, d = 0;
     SparsePattern pattern;
     WeightsLayout weightsLayout = WeightsLayout::None;
-    PlainTensor weights;
-    PlainTensor output;  ///< F32 [heads, n, d]
+    SharedTensorF32 weights;  ///< see WeightsLayout; rows sum to 1 (empty rows are all zero)
+    SharedTensorF32 output;   ///< [heads, n, d]
     std::map<std::string, PlainTensor> diagnostics;  ///< named without the variant prefix
-    std::vector<std::int64_t> emptyRows;  ///< (head * n + query) rows with no admissible key
+    /// Per (head, query): 0 = normal row, 1 = no admissible key (all-zero weights and output),
+    /// 2 = padded query (zeroed, VARIANTS.md §1). U8 [heads, n]; empty when every row is normal.
+    PlainTensor rowStatus;
+    std::int64_t emptyRowCount = 0;
     Counters counters;
 
     /// Dense weight of (head, query, key): 0 outside the pattern. Works for every layout that

@@ -1,0 +1,44 @@
+#pragma once
+// Sub-commands of attnscope-cli. Each returns the process exit status.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope::cli {
+
+struct RunOptions {
+    std::string variant;
+    std::vector<std::string> params;  ///< NAME=VALUE
+    std::string text, textFile, qkvFile;
+    std::string tokenizer = "words";
+    int heads = 4;
+    int headDim = 32;
+    int modelDim = 0;
+    std::uint64_t seed = 0;
+    bool causal = false;
+    std::uint64_t memoryBudget = 0;
+    std::int64_t denseLimit = 4096;
+    int threads = 0;
+    std::string out;
+    std::string summary;
+    bool quiet = false;
+};
+
+struct VariantsOptions {
+    bool json = false;
+};
+
+int runCommand(const RunOptions& options);
+int variantsCommand(const VariantsOptions& options);
+
+/// Prints "attnscope-cli: error: MESSAGE" on one line of stderr.
+void printError(const std::string& message);
+
+/// Exit statuses: 0 ok, 1 run failed (input, budget, I/O), 2 usage (flags, parameters), 130 cancelled.
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+}  // namespace attnscope::cli

@@ -1,0 +1,161 @@
+#include "cli/cli_commands.h"
+#include "cli/qkv_file.h"
+
+#include <attnscope/engine.h>
+#include <attnscope/result_file.h>
+#include <attnscope/tokenize.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace attnscope::cli {
+
+using namespace attnscope::engine;
+
+namespace {
+
+int exitFor(const Error& error) {
+    switch (error.code) {
+    case ErrorCode::InvalidArgument:
+    case ErrorCode::NotFound: return kExitUsage;
+    case ErrorCode::Cancelled: return 130;
+    default: return kExitFailure;
+    }
+}
+
+Result<std::string> readTextFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError(ErrorCode::Io, path + ": cannot open the text file");
+    std::ostringstream s;
+    s << in.rdbuf();
+    if (in.bad()) return makeError(ErrorCode::Io, path + ": read failed");
+    return s.str();
+}
+
+Result<VariantRequest> buildVariantRequest(const Engine& engine, const RunOptions& options) {
+    const VariantInfo* info = engine.findVariant(options.variant);
+    if (!info) {
+        std::string ids;
+        for (const auto& v : engine.variants()) ids += (ids.empty() ? "" : ", ") + v.id;
+        return makeError(ErrorCode::NotFound, "unknown variant '" + options.variant + "' (available: " + ids + ")");
+    }
+    VariantRequest request;
+    request.id = info->id;
+    for (const auto& text : options.params) {
+        const auto eq = text.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return makeError(ErrorCode::InvalidArgument, "--param '" + text + "' must look like NAME=VALUE");
+        const std::string name = text.substr(0, eq);
+        const ParamSpec* spec = info->findParam(name);
+        if (!spec) {
+            std::string known;
+            for (const auto& p : info->params) known += (known.empty() ? "" : ", ") + p.name;
+            return makeError(ErrorCode::InvalidArgument, "variant '" + info->id + "' has no parameter '" + name +
+                                                             "' (parameters: " + (known.empty() ? "none" : known) + ")");
+        }
+        auto value = parseParamValue(*spec, text.substr(eq + 1));
+        if (!value) return value.error();
+        request.params[name] = value.value();
+    }
+    if (options.causal) {
+        if (!info->findParam("causal"))
+            return makeError(ErrorCode::InvalidArgument, "variant '" + info->id + "' has no causal mode");
+        request.params["causal"] = true;
+    }
+    return request;
+}
+
+}  // namespace
+
+int runCommand(const RunOptions& options) {
+    EngineOptions engineOptions;
+    engineOptions.threads = options.threads;
+    auto engine = Engine::create(engineOptions);
+    if (!engine) {
+        printError(engine.error().message);
+        return kExitFailure;
+    }
+    auto variant = buildVariantRequest(**engine, options);
+    if (!variant) {
+        printError(variant.error().message);
+        return exitFor(variant.error());
+    }
+
+    RunRequest request;
+    request.variants.push_back(variant.value());
+    request.projection.heads = options.heads;
+    request.projection.headDim = options.headDim;
+    request.projection.modelDim = options.modelDim;
+    request.projection.seed = options.seed;
+    request.memoryBudgetBytes = options.memoryBudget;
+    request.denseLimit = options.denseLimit;
+    if (!options.qkvFile.empty()) {
+        auto qkv = readQkvFile(options.qkvFile);
+        if (!qkv) {
+            printError(qkv.error().message);
+            return exitFor(qkv.error());
+        }
+        request.qkv = std::move(qkv->qkv);
+        request.keyPadding = std::move(qkv->keyPadding);
+    } else {
+        auto kind = parseTokenizerKind(options.tokenizer);
+        if (!kind) {
+            printError(kind.error().message);
+            return kExitUsage;
+        }
+        request.input.tokenizer = kind.value();
+        if (!options.textFile.empty()) {
+            auto text = readTextFile(options.textFile);
+            if (!text) {
+                printError(text.error().message);
+                return exitFor(text.error());
+            }
+            request.input.text = std::move(text.value());
+        } else {
+            request.input.text = options.text;
+        }
+    }
+
+    const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
+    ProgressFn progress;
+    if (showProgress) {
+        progress = [last = -1](const Progress& p) mutable {
+            const int percent = p.total > 0 ? static_cast<int>(100 * p.done / p.total) : 0;
+            if (percent != last) {
+                std::cerr << "\r" << p.stage << " " << percent << "%" << std::flush;
+                last = percent;
+            }
+            return true;
+        };
+    }
+    auto result = (*engine)->run(request, progress);
+    if (showProgress) std::cerr << "\r                    \r" << std::flush;
+    if (!result) {
+        printError(result.error().message);
+        return exitFor(result.error());
+    }
+    for (const auto& w : (*result)->warnings) std::cerr << "attnscope-cli: warning: " << w << "\n";
+
+    ResultFileOptions fileOptions;
+    fileOptions.denseLimit = options.denseLimit;
+    auto written = writeResultFile(options.out, **result, 0, fileOptions);
+    if (!written) {
+        printError(written.error().message);
+        return exitFor(written.error());
+    }
+    if (!options.summary.empty()) {
+        std::ofstream out(options.summary, std::ios::binary | std::ios::trunc);
+        out << nlohmann::json::parse(resultSummaryJson(**result, 0)).dump(2) << "\n";
+        if (!out) {
+            printError(options.summary + ": cannot write the summary");
+            return kExitFailure;
+        }
+    }
+    return 0;
+}
+
+}  // namespace attnscope::cli

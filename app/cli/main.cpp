@@ -1,0 +1,67 @@
+// attnscope-cli: runs attention variants and writes results (no Qt).
+
+#include "cli/cli_commands.h"
+#include "common/omp_wait_policy.h"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    attnscope::app::ensurePassiveOpenMpWait(argv);
+    using namespace attnscope::cli;
+
+    CLI::App app{"AttnScope command line: run attention variants, write results as safetensors."};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "attnscope-cli 0.1.0");
+
+    VariantsOptions variantsOptions;
+    auto* variants = app.add_subcommand("variants", "List variants and their parameter schemas.");
+    variants->add_flag("--json", variantsOptions.json, "Print the list as JSON.");
+
+    RunOptions run;
+    auto* runCmd = app.add_subcommand("run", "Run one variant and write RESULT.safetensors.");
+    runCmd->add_option("--variant", run.variant, "Variant id (see 'attnscope-cli variants').")->required();
+    runCmd->add_option("--param", run.params, "Variant parameter NAME=VALUE (repeatable).");
+    auto* text = runCmd->add_option("--text", run.text, "Input text.");
+    auto* textFile = runCmd->add_option("--text-file", run.textFile, "Read the input text from a file.");
+    auto* qkv = runCmd->add_option("--qkv", run.qkvFile,
+                                   "safetensors file with float32 q, k, v [H, n, d] (skips tokenizing).");
+    text->excludes(textFile)->excludes(qkv);
+    textFile->excludes(qkv);
+    runCmd->add_option("--tokenizer", run.tokenizer, "bytes | chars | words")
+        ->check(CLI::IsMember({"bytes", "chars", "words"}));
+    runCmd->add_option("--heads", run.heads, "Heads of the random projections.")->check(CLI::Range(1, 256));
+    runCmd->add_option("--head-dim", run.headDim, "Head dimension d.")->check(CLI::Range(1, 1024));
+    runCmd->add_option("--model-dim", run.modelDim, "Model dimension (0 = heads x head dim).")
+        ->check(CLI::Range(0, 65536));
+    runCmd->add_option("--seed", run.seed, "Seed of every random draw.");
+    runCmd->add_flag("--causal", run.causal, "Causal attention (sets the variant's 'causal' parameter).");
+    runCmd->add_option("--memory-budget", run.memoryBudget, "Bytes the n x n matrices may take.");
+    runCmd->add_option("--dense-limit", run.denseLimit, "Write dense weights and mask up to this many tokens.")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
+    runCmd->add_option("--threads", run.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    runCmd->add_option("--out", run.out, "RESULT.safetensors to write.")->required();
+    runCmd->add_option("--summary", run.summary, "Also write a SUMMARY.json.");
+    runCmd->add_flag("--quiet", run.quiet, "No progress on stderr.");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        printError(e.what());
+        return kExitUsage;
+    }
+    if (variants->parsed()) return variantsCommand(variantsOptions);
+    if (runCmd->parsed()) {
+        if (run.text.empty() && run.textFile.empty() && run.qkvFile.empty() && !text->count()) {
+            printError("run needs an input: --text STR, --text-file PATH or --qkv PATH");
+            return kExitUsage;
+        }
+        return runCommand(run);
+    }
+    return kExitUsage;
+}

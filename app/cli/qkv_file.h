@@ -1,0 +1,21 @@
+#pragma once
+// Reads explicit Q/K/V inputs for `attnscope-cli run --qkv PATH`.
+
+#include <attnscope/result.h>
+#include <attnscope/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope::cli {
+
+struct QkvFile {
+    engine::QkvTensors qkv;
+    std::vector<std::uint8_t> keyPadding;  ///< from the optional U8/BOOL tensor `key_padding` [m]
+};
+
+/// Tensors `q`, `k`, `v` (float32 [H, n, d]) and optionally `key_padding`.
+engine::Result<QkvFile> readQkvFile(const std::string& path);
+
+}  // namespace attnscope::cli

@@ -1,0 +1,42 @@
+#include "core/buffer_pool.h"
+
+namespace attnscope::engine {
+
+std::shared_ptr<std::vector<float>> BufferPool::resultBuffer(const std::string& slot, std::size_t count) {
+    auto& held = m_results[slot];
+    if (!held || held.use_count() > 1) {
+        // The previous result is still shown or saved somewhere: never write into it.
+        held = std::make_shared<std::vector<float>>();
+    }
+    if (held->capacity() < count) {
+        held->clear();
+        held->shrink_to_fit();
+        held->reserve(count);
+    }
+    // NOTE: resize value-initialises only the elements beyond the old size; callers overwrite
+    // every element anyway, so a steady-state run touches no fresh memory.
+    held->resize(count);
+    return held;
+}
+
+at::Tensor BufferPool::workspace(const std::string& slot, at::IntArrayRef sizes) {
+    auto& t = m_workspaces[slot];
+    if (!t.defined()) t = at::empty({0}, at::kFloat);
+    t.resize_(sizes);  // keeps the storage when it is large enough
+    return t;
+}
+
+std::uint64_t BufferPool::heldBytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto& [slot, t] : m_workspaces)
+        if (t.defined()) bytes += t.storage().nbytes();
+    for (const auto& [slot, v] : m_results)
+        if (v) bytes += v->capacity() * sizeof(float);
+    return bytes;
+}
+
+at::Tensor tensorOver(std::vector<float>& values, at::IntArrayRef sizes) {
+    return at::from_blob(values.data(), sizes, at::TensorOptions().dtype(at::kFloat));
+}
+
+}  // namespace attnscope::engine

@@ -1,0 +1,219 @@
+// The engine's public API: the one place where exceptions become Error values.
+
+#include "core/buffer_pool.h"
+#include "core/request_checks.h"
+#include "core/run_context.h"
+#include "qkv/random_projections.h"
+#include "variants/variant.h"
+
+#include <attnscope/engine.h>
+#include <attnscope/tokenize.h>
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <thread>
+#include <unistd.h>
+
+namespace attnscope::engine {
+
+struct Engine::Impl {
+    EngineOptions options;
+    int threads = 1;
+    std::uint64_t budget = 0;
+    std::vector<std::unique_ptr<Variant>> variants;
+    BufferPool pool;
+
+    const Variant* find(const std::string& id) const {
+        for (const auto& v : variants)
+            if (v->info().id == id) return v.get();
+        return nullptr;
+    }
+    std::string variantList() const {
+        std::string out;
+        for (const auto& v : variants) out += (out.empty() ? "" : ", ") + v->info().id;
+        return out;
+    }
+    void log(LogLevel level, const std::string& message) const {
+        if (options.log) options.log(level, message);
+    }
+};
+
+std::uint64_t physicalMemoryBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || pageSize <= 0) return 0;
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
+}
+
+Engine::Engine() : m_impl(std::make_unique<Impl>()) {}
+Engine::~Engine() = default;
+
+Result<std::unique_ptr<Engine>> Engine::create(const EngineOptions& options) {
+    if (options.threads < 0 || options.threads > 1024)
+        return makeError(ErrorCode::InvalidArgument, "threads must be in [0, 1024], got " + std::to_string(options.threads));
+    try {
+        std::unique_ptr<Engine> engine(new Engine());
+        auto& impl = *engine->m_impl;
+        impl.options = options;
+        impl.threads = options.threads > 0 ? options.threads
+                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        // LibTorch's intra-op pool defaults to 1 thread on this platform: set it explicitly.
+        at::set_num_threads(impl.threads);
+        const std::uint64_t physical = physicalMemoryBytes();
+        impl.budget = options.memoryBudgetBytes > 0
+                          ? options.memoryBudgetBytes
+                          : static_cast<std::uint64_t>(static_cast<double>(physical ? physical : (8ull << 30)) *
+                                                       kDefaultBudgetFraction);
+        impl.variants = makeAllVariants();
+        impl.log(LogLevel::Info, "engine: " + std::to_string(impl.threads) + " threads, memory budget " +
+                                     std::to_string(impl.budget) + " bytes, " +
+                                     std::to_string(impl.variants.size()) + " variants");
+        return engine;
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, std::string("engine start failed: ") + e.what());
+    }
+}
+
+std::vector<VariantInfo> Engine::variants() const {
+    std::vector<VariantInfo> out;
+    for (const auto& v : m_impl->variants) out.push_back(v->info());
+    return out;
+}
+
+const VariantInfo* Engine::findVariant(const std::string& id) const {
+    const Variant* v = m_impl->find(id);
+    return v ? &v->info() : nullptr;
+}
+
+std::uint64_t Engine::memoryBudgetBytes() const { return m_impl->budget; }
+int Engine::threads() const { return m_impl->threads; }
+
+Result<TokenizedInput> Engine::tokenize(const InputSpec& input, const ProgressFn& progress) const {
+    return attnscope::engine::tokenize(input, progress);
+}
+
+namespace {
+
+std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n) {
+    nlohmann::json j;
+    j["input"] = request.qkv ? nlohmann::json{{"source", "qkv"}}
+                             : nlohmann::json{{"source", "text"},
+                                              {"tokenizer", tokenizerName(request.input.tokenizer)},
+                                              {"bytes", request.input.text.size()}};
+    j["projection"] = {{"heads", request.projection.heads},
+                       {"head_dim", request.projection.headDim},
+                       {"model_dim", request.projection.modelDim},
+                       {"seed", request.projection.seed}};
+    j["n"] = n;
+    j["dense_limit"] = request.denseLimit;
+    j["key_padding"] = std::count(request.keyPadding.begin(), request.keyPadding.end(), std::uint8_t{1});
+    nlohmann::json variants = nlohmann::json::array();
+    for (std::size_t i = 0; i < request.variants.size(); ++i) {
+        nlohmann::json params = nlohmann::json::object();
+        for (const auto& [name, value] : resolved[i]) params[name] = formatParamValue(value);
+        variants.push_back({{"id", request.variants[i].id}, {"params", params}});
+    }
+    j["variants"] = variants;
+    return j.dump();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, const ProgressFn& progress) {
+    auto& impl = *m_impl;
+    try {
+        if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
+        std::vector<const Variant*> variants;
+        std::vector<ParamValues> resolved;
+        for (const auto& vr : request.variants) {
+            const Variant* v = impl.find(vr.id);
+            if (!v)
+                return makeError(ErrorCode::NotFound,
+                                 "unknown variant '" + vr.id + "' (available: " + impl.variantList() + ")");
+            auto params = resolveParams(v->info(), vr.params);
+            if (!params) return params.error();
+            variants.push_back(v);
+            resolved.push_back(std::move(params.value()));
+        }
+
+        auto run = std::make_shared<RunResult>();
+        run->projection = request.projection;
+        c10::InferenceMode inferenceGuard;
+
+        // Shape first: the budget check must happen before any n x n allocation.
+        ProblemShape shape;
+        if (request.qkv) {
+            auto checked = checkExplicitQkv(*request.qkv);
+            if (!checked) return checked.error();
+            shape = *checked;
+        } else {
+            auto projectionOk = checkProjectionSpec(request.projection);
+            if (!projectionOk) return projectionOk.error();
+            auto tokens = attnscope::engine::tokenize(request.input, progress);
+            if (!tokens) return tokens.error();
+            run->input = std::move(tokens.value());
+            if (run->input.tokens.empty())
+                return makeError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
+            shape.heads = request.projection.heads;
+            shape.n = shape.m = static_cast<std::int64_t>(run->input.tokens.size());
+            shape.d = request.projection.headDim;
+        }
+        if (!request.keyPadding.empty() && static_cast<std::int64_t>(request.keyPadding.size()) != shape.m)
+            return makeError(ErrorCode::InvalidArgument,
+                             "key padding has " + std::to_string(request.keyPadding.size()) + " entries, expected " +
+                                 std::to_string(shape.m) + " (one per key)");
+        if (request.denseLimit < 0) return makeError(ErrorCode::InvalidArgument, "dense limit must be >= 0");
+
+        const std::uint64_t budget = request.memoryBudgetBytes > 0 ? request.memoryBudgetBytes : impl.budget;
+        const bool keep = request.keepWeights && shape.n <= request.denseLimit && shape.m <= request.denseLimit;
+        for (std::size_t i = 0; i < variants.size(); ++i) {
+            auto fits = checkBudget(variants[i]->info().id, variants[i]->denseBytes(shape, resolved[i], keep), budget,
+                                    shape);
+            if (!fits) return fits.error();
+        }
+
+        Qkv qkv;
+        if (request.qkv) {
+            qkv = wrapExplicitQkv(*request.qkv);
+        } else {
+            if (progress && !progress(Progress{"qkv", 0, 1})) return makeError(ErrorCode::Cancelled, "cancelled");
+            qkv = randomProjections(run->input, request.projection);
+        }
+        qkv.keyPadding = request.keyPadding;
+        run->n = shape.n;
+        run->heads = shape.heads;
+        run->headDim = shape.d;
+
+        for (std::size_t i = 0; i < variants.size(); ++i) {
+            RunContext ctx(impl.pool, progress);
+            ctx.seed = request.projection.seed;
+            ctx.keepWeights = keep;
+            AttentionResult r = variants[i]->run(qkv, resolved[i], ctx);
+            if (r.emptyRowCount > 0)
+                run->warnings.push_back(variants[i]->info().id + ": " + std::to_string(r.emptyRowCount) +
+                                        " query rows have no admissible key; their weights and output are zero");
+            run->results.push_back(std::move(r));
+        }
+        if (!keep && request.keepWeights)
+            run->warnings.push_back("weights not kept: n = " + std::to_string(shape.n) + " exceeds the dense limit of " +
+                                    std::to_string(request.denseLimit) + " tokens");
+        run->requestJson = requestJson(request, resolved, shape.n);
+        return std::shared_ptr<const RunResult>(std::move(run));
+    } catch (const CancelledError&) {
+        return makeError(ErrorCode::Cancelled, "cancelled");
+    } catch (const EngineError& e) {
+        return makeError(e.code, e.what());
+    } catch (const c10::Error& e) {
+        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::OutOfBudget, "out of memory: try a sparse variant or a shorter input");
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, e.what());
+    }
+}
+
+}  // namespace attnscope::engine

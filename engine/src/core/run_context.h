@@ -1,0 +1,74 @@
+#pragma once
+// RunContext: what a variant needs besides Q, K, V — seed, limits, progress, workspaces and
+// the counters it fills in. Internal (may use LibTorch).
+
+#include "core/buffer_pool.h"
+
+#include <attnscope/progress.h>
+#include <attnscope/types.h>
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+
+/// Thrown inside the engine when the progress callback asks to stop; engine.cpp turns it into
+/// ErrorCode::Cancelled at the API boundary.
+struct CancelledError : std::runtime_error {
+    CancelledError() : std::runtime_error("cancelled") {}
+};
+
+/// Thrown for user-facing errors deep inside a variant; engine.cpp keeps code and message.
+struct EngineError : std::runtime_error {
+    EngineError(ErrorCode code, const std::string& message) : std::runtime_error(message), code(code) {}
+    ErrorCode code;
+};
+
+/// Q, K, V of one layer: contiguous float32 [heads, n, d] (k and v: [heads, m, d]).
+struct Qkv {
+    at::Tensor q, k, v;
+    std::vector<std::uint8_t> keyPadding;  ///< [m], 1 = padded; empty = none
+    std::int64_t heads() const { return q.size(0); }
+    std::int64_t n() const { return q.size(1); }
+    std::int64_t m() const { return k.size(1); }
+    std::int64_t d() const { return q.size(2); }
+};
+
+class RunContext {
+public:
+    RunContext(BufferPool& pool, const ProgressFn& progress) : m_pool(pool), m_progress(progress) {}
+
+    std::uint64_t seed = 0;
+    bool keepWeights = false;  ///< the caller wants dense weights (and they fit the budget)
+
+    BufferPool& pool() { return m_pool; }
+
+    /// Reports progress; throws CancelledError when the callback returns false.
+    void checkpoint(const char* stage, std::int64_t done, std::int64_t total) {
+        if (m_progress && !m_progress(Progress{stage, done, total})) throw CancelledError();
+    }
+
+    /// Times a stage: call begin, do the work, call end; stages accumulate in order.
+    void beginStage(const std::string& stage);
+    void endStage();
+
+    Counters& counters() { return m_counters; }
+    /// Peak-bytes accounting for engine-owned buffers (workspaces, results).
+    void noteBytes(std::uint64_t liveBytes) {
+        if (liveBytes > m_counters.peakBytes) m_counters.peakBytes = liveBytes;
+    }
+
+private:
+    BufferPool& m_pool;
+    const ProgressFn& m_progress;
+    Counters m_counters;
+    std::string m_stage;
+    std::chrono::steady_clock::time_point m_stageStart;
+};
+
+}  // namespace attnscope::engine

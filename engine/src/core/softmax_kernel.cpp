@@ -1,0 +1,72 @@
+#include "core/softmax_kernel.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace attnscope::engine {
+namespace {
+
+// exp(x) for x <= 0 (softmax arguments after the max shift), vectorisable by the compiler.
+// Cody-Waite range reduction and a degree-6 polynomial (Cephes expf): about 1 ulp on [-87, 0].
+// Arguments below -87.3 (including -inf) give exactly 0, which is what masked keys need.
+inline float expNonPositive(float x) {
+    const bool underflow = x < -87.3f;
+    x = underflow ? 0.0f : x;
+    // Round to nearest with the 1.5 * 2^23 trick: vectorises without SSE4.1's roundps.
+    const float fx = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = x - fx * 0.693359375f;
+    r = r + fx * 2.12194440e-4f;
+    const float r2 = r * r;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r2 + r + 1.0f;
+    const std::int32_t bits = (static_cast<std::int32_t>(fx) + 127) << 23;
+    float scaleBits;
+    std::memcpy(&scaleBits, &bits, sizeof(float));
+    return underflow ? 0.0f : p * scaleBits;
+}
+
+// Separate loops so that each one vectorises (max reduction, exp + sum, scale).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=haswell", "default")))
+#endif
+float rowSoftmax(float* row, std::int64_t cols, float scale) {
+    float maxValue = -std::numeric_limits<float>::infinity();
+#pragma omp simd reduction(max : maxValue)
+    for (std::int64_t j = 0; j < cols; ++j) maxValue = row[j] > maxValue ? row[j] : maxValue;
+    if (maxValue == -std::numeric_limits<float>::infinity()) return 0.0f;
+    const float shift = maxValue * scale;
+    float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+    for (std::int64_t j = 0; j < cols; ++j) {
+        const float e = expNonPositive(row[j] * scale - shift);
+        row[j] = e;
+        sum += e;
+    }
+    const float inv = 1.0f / sum;
+    for (std::int64_t j = 0; j < cols; ++j) row[j] *= inv;
+    return sum;
+}
+
+}  // namespace
+
+std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride,
+                                float scale, std::uint8_t* rowEmpty) {
+    std::int64_t empty = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = data + r * rowStride;
+        if (rowSoftmax(row, cols, scale) == 0.0f) {
+            std::memset(row, 0, static_cast<std::size_t>(cols) * sizeof(float));
+            if (rowEmpty) rowEmpty[r] = 1;
+            ++empty;
+        }
+    }
+    return empty;
+}
+
+}  // namespace attnscope::engine

@@ -1,0 +1,15 @@
+#pragma once
+// Row softmax on raw float rows, fused with the score scale, without allocation.
+
+#include <cstdint>
+
+namespace attnscope::engine {
+
+/// For each of `rows` rows of `cols` floats (row r starts at data + r * rowStride), replaces the
+/// scores s with softmax(scale * s) in place. Entries equal to -inf get exactly 0. A row whose
+/// entries are all -inf has no admissible key: it becomes all zeros and rowEmpty[r] is set to 1
+/// (rowEmpty may be null). Returns the number of empty rows.
+std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride,
+                                float scale, std::uint8_t* rowEmpty);
+
+}  // namespace attnscope::engine

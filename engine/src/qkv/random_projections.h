@@ -1,0 +1,20 @@
+#pragma once
+// The "random projections" Q/K/V source: token embedding + sinusoidal position, then per-head
+// W_q, W_k, W_v, all drawn from the request seed with our own generator (bit-identical across
+// runs and LibTorch versions).
+
+#include "core/run_context.h"
+
+#include <attnscope/types.h>
+
+namespace attnscope::engine {
+
+/// x: [n, D] = embed(token) + sinusoid(position); q, k, v: [heads, n, headDim] = x W_{q,k,v}[h].
+/// Embeddings depend only on (seed, token id), so equal tokens get equal embeddings.
+/// W entries ~ N(0, 1/D); embedding entries ~ N(0, 1).
+Qkv randomProjections(const TokenizedInput& input, const ProjectionSpec& spec);
+
+/// Sinusoidal position encoding (Vaswani et al. 2017 §3.5), interleaved sin/cos: [n, D].
+at::Tensor sinusoidalPositions(std::int64_t n, std::int64_t dim);
+
+}  // namespace attnscope::engine

@@ -1,0 +1,178 @@
+// `full`: exact softmax attention (Vaswani et al. 2017), the baseline every variant is measured
+// against. Computed in blocks of query rows so that, without kept weights, memory is
+// O(block * m); the two matrix products per block run in the BLAS SGEMM.
+
+#include "core/softmax_kernel.h"
+#include "variants/variant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace attnscope::engine {
+namespace {
+
+constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+
+// Rows per block: enough for SGEMM to reach its rate, small enough that a block of scores
+// (rows x m floats) stays in the last-level cache.
+std::int64_t blockRows(std::int64_t m) {
+    const std::int64_t target = (2 << 20) / (4 * std::max<std::int64_t>(m, 1));
+    return std::clamp<std::int64_t>(target, 32, 256);
+}
+
+class FullAttention final : public Variant {
+public:
+    FullAttention() {
+        m_info.id = "full";
+        m_info.name = "Full softmax attention";
+        m_info.paper = "Vaswani et al. 2017, Attention Is All You Need, arXiv 1706.03762";
+        m_info.summary = "softmax(QK^T / sqrt(d)) V over every key (or every key j <= i when causal).";
+        ParamSpec causal;
+        causal.name = "causal";
+        causal.type = ParamType::Bool;
+        causal.defaultValue = false;
+        causal.minValue = 0;
+        causal.maxValue = 1;
+        causal.help = "Mask keys after the query (j > i + m - n).";
+        m_info.params.push_back(causal);
+    }
+
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
+        if (!keepWeights) return 0;
+        // weights (F32) and the export mask (U8) per head, plus the listed pattern shared by
+        // all heads (I32 column + U8 reason per entry).
+        const std::uint64_t cells = static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.m);
+        return cells * static_cast<std::uint64_t>(s.heads) * (sizeof(float) + 1) + cells * (sizeof(std::int32_t) + 1);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d();
+    const bool causal = paramBool(params, "causal");
+    const bool keep = ctx.keepWeights;
+    // Causal with m > n aligns queries to the last n keys (key j visible iff j <= i + offset).
+    const std::int64_t offset = m - n;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+
+    AttentionResult result;
+    result.variantId = m_info.id;
+    result.params = params;
+    result.heads = heads;
+    result.n = n;
+    result.m = m;
+    result.d = d;
+    result.pattern.rows = n;
+    result.pattern.cols = m;
+    result.pattern.implicitDense = true;
+    result.pattern.causal = causal;
+
+    ctx.beginStage("attention");
+    auto outBuffer = ctx.pool().resultBuffer("full.output", static_cast<std::size_t>(heads * n * d));
+    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
+    std::shared_ptr<std::vector<float>> weightBuffer;
+    at::Tensor weights;
+    if (keep) {
+        weightBuffer = ctx.pool().resultBuffer("full.weights", static_cast<std::size_t>(heads * n * m));
+        weights = tensorOver(*weightBuffer, {heads, n, m});
+    }
+    const std::int64_t block = blockRows(m);
+    at::Tensor scratch = keep ? at::Tensor() : ctx.pool().workspace("full.scores", {block, m});
+
+    std::vector<std::int64_t> paddedKeys;
+    for (std::int64_t j = 0; j < static_cast<std::int64_t>(qkv.keyPadding.size()); ++j)
+        if (qkv.keyPadding[j]) paddedKeys.push_back(j);
+    const bool padQueries = !qkv.keyPadding.empty() && n == m;
+
+    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    std::int64_t emptyRows = 0;
+    const std::int64_t blocksPerHead = (n + block - 1) / block;
+    double flops = 0;
+    std::int64_t entries = 0;
+
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const at::Tensor qh = qkv.q[h], kh = qkv.k[h], vh = qkv.v[h];
+        at::Tensor outH = out[h];
+        for (std::int64_t b = 0; b < blocksPerHead; ++b) {
+            const std::int64_t i0 = b * block;
+            const std::int64_t rows = std::min(block, n - i0);
+            const std::int64_t kEnd = causal ? std::clamp<std::int64_t>(i0 + rows + offset, 0, m) : m;
+            at::Tensor rowsView = keep ? weights[h].narrow(0, i0, rows) : scratch.narrow(0, 0, rows);
+            float* base = rowsView.data_ptr<float>();
+            std::uint8_t* rowStatus = status.u8.data() + h * n + i0;
+            if (kEnd > 0) {
+                // scores: [rows, kEnd] = Q_block K^T (scaled inside the softmax kernel)
+                at::Tensor scores = rowsView.narrow(1, 0, kEnd);
+                at::mm_out(scores, qh.narrow(0, i0, rows), kh.narrow(0, 0, kEnd).t());
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    float* row = base + r * m;
+                    if (causal)
+                        for (std::int64_t j = std::max<std::int64_t>(i0 + r + offset + 1, 0); j < kEnd; ++j)
+                            row[j] = kMinusInf;
+                    for (std::int64_t j : paddedKeys) {
+                        if (j >= kEnd) break;
+                        row[j] = kMinusInf;
+                    }
+                }
+                emptyRows += softmaxRowsInPlace(base, rows, kEnd, m, scale, rowStatus);
+                entries += rows * kEnd;
+                flops += 4.0 * static_cast<double>(rows) * kEnd * d;
+            } else {
+                std::fill(rowStatus, rowStatus + rows, std::uint8_t{1});
+                emptyRows += rows;
+            }
+            if (padQueries) {
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    if (!qkv.keyPadding[i0 + r]) continue;
+                    if (rowStatus[r] == 1) --emptyRows;
+                    rowStatus[r] = 2;
+                    std::memset(base + r * m, 0, static_cast<std::size_t>(std::max<std::int64_t>(kEnd, 0)) * sizeof(float));
+                }
+            }
+            if (keep && kEnd < m)  // the reused buffer may hold an earlier run's weights
+                for (std::int64_t r = 0; r < rows; ++r)
+                    std::memset(base + r * m + std::max<std::int64_t>(kEnd, 0), 0,
+                                static_cast<std::size_t>(m - std::max<std::int64_t>(kEnd, 0)) * sizeof(float));
+            at::Tensor outRows = outH.narrow(0, i0, rows);
+            if (kEnd > 0)
+                at::mm_out(outRows, rowsView.narrow(1, 0, kEnd), vh.narrow(0, 0, kEnd));
+            else
+                outRows.zero_();
+            ctx.checkpoint("attention", h * blocksPerHead + b + 1, heads * blocksPerHead);
+        }
+    }
+    ctx.endStage();
+
+    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
+    if (keep) {
+        result.weightsLayout = WeightsLayout::Dense;
+        result.weights = SharedTensorF32{{heads, n, m}, weightBuffer};
+    }
+    result.emptyRowCount = emptyRows;
+    bool anyStatus = std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t s) { return s != 0; });
+    if (anyStatus) result.rowStatus = std::move(status);
+
+    auto& c = ctx.counters();
+    c.flops = flops;
+    c.entriesComputed = entries;
+    std::uint64_t bytes = outBuffer->size() * sizeof(float);
+    if (keep) bytes += weightBuffer->size() * sizeof(float);
+    else bytes += static_cast<std::uint64_t>(scratch.numel()) * sizeof(float);
+    ctx.noteBytes(bytes);
+    result.counters = c;
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeFullAttention() { return std::make_unique<FullAttention>(); }
+
+}  // namespace attnscope::engine

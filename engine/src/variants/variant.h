@@ -1,0 +1,43 @@
+#pragma once
+// The internal variant interface (CONVENTIONS.md §2). One .cpp per variant, registered in
+// registry.cpp. Variants may use LibTorch; results leave as plain data.
+
+#include "core/run_context.h"
+
+#include <attnscope/types.h>
+#include <attnscope/variant_info.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace attnscope::engine {
+
+struct ProblemShape {
+    std::int64_t heads = 0, n = 0, m = 0, d = 0;
+};
+
+class Variant {
+public:
+    virtual ~Variant() = default;
+    virtual const VariantInfo& info() const = 0;
+
+    /// Bytes of n x n (or n x m) matrices this variant would hold for the request, with dense
+    /// weights kept (`keepWeights`) or not. Checked against the memory budget before running.
+    virtual std::uint64_t denseBytes(const ProblemShape& shape, const ParamValues& params,
+                                     bool keepWeights) const = 0;
+
+    /// q, k, v: [heads, n, d] float32, contiguous. `params` are resolved (defaults filled in).
+    /// Every random draw comes from ctx.seed and is stored in the result's diagnostics.
+    virtual AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const = 0;
+};
+
+/// Typed access to resolved parameters (resolveParams guarantees presence and type).
+bool paramBool(const ParamValues& params, const std::string& name);
+std::int64_t paramInt(const ParamValues& params, const std::string& name);
+double paramFloat(const ParamValues& params, const std::string& name);
+const std::string& paramChoice(const ParamValues& params, const std::string& name);
+
+std::vector<std::unique_ptr<Variant>> makeAllVariants();
+
+}  // namespace attnscope::engine
