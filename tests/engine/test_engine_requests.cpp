@@ -1,0 +1,160 @@
+// Engine requests: projections, determinism, errors, memory budget, cancellation.
+
+#include <attnscope/engine.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace attnscope::engine;
+
+namespace {
+
+std::unique_ptr<Engine> makeEngine() {
+    EngineOptions options;
+    options.threads = 1;
+    auto engine = Engine::create(options);
+    EXPECT_TRUE(engine.ok());
+    return std::move(engine.value());
+}
+
+RunRequest textRequest(const std::string& text, std::uint64_t seed) {
+    RunRequest request;
+    request.input.text = text;
+    request.input.tokenizer = TokenizerKind::Words;
+    request.projection.heads = 3;
+    request.projection.headDim = 8;
+    request.projection.seed = seed;
+    request.variants.push_back(VariantRequest{"full", {}});
+    return request;
+}
+
+}  // namespace
+
+TEST(EngineRequests, RandomProjectionsAreBitIdenticalForASeed) {
+    auto engine = makeEngine();
+    const std::string text = "the cat sat on the mat and the cat slept";
+    auto a = engine->run(textRequest(text, 42));
+    auto b = engine->run(textRequest(text, 42));
+    auto c = engine->run(textRequest(text, 43));
+    ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+    const auto& ra = (*a)->results[0];
+    const auto& rb = (*b)->results[0];
+    ASSERT_EQ(ra.n, 10);
+    EXPECT_EQ(ra.heads, 3);
+    EXPECT_EQ(ra.d, 8);
+    ASSERT_EQ(ra.output.numel(), rb.output.numel());
+    EXPECT_EQ(0, std::memcmp(ra.output.data(), rb.output.data(), ra.output.numel() * sizeof(float)));
+    EXPECT_EQ(0, std::memcmp(ra.weights.data(), rb.weights.data(), ra.weights.numel() * sizeof(float)));
+    EXPECT_NE(0, std::memcmp(ra.output.data(), (*c)->results[0].output.data(), ra.output.numel() * sizeof(float)));
+    EXPECT_EQ((*a)->input.tokens.size(), 10u);
+}
+
+TEST(EngineRequests, EqualTokensAtEqualPositionsGetEqualAttentionRows) {
+    // The embedding depends only on (seed, token): "the" at 0 and "the" at 4 differ only by position,
+    // so their weights differ; but every head's rows sum to 1 and the request echoes the seed.
+    auto engine = makeEngine();
+    auto r = engine->run(textRequest("a b a b", 7));
+    ASSERT_TRUE(r.ok());
+    EXPECT_NE((*r)->requestJson.find("\"seed\":7"), std::string::npos);
+    const auto& res = (*r)->results[0];
+    for (int h = 0; h < 3; ++h)
+        for (int i = 0; i < 4; ++i) {
+            double sum = 0;
+            for (int j = 0; j < 4; ++j) sum += res.weightAt(h, i, j);
+            EXPECT_NEAR(sum, 1.0, 1e-6);
+        }
+}
+
+TEST(EngineRequests, ClearErrors) {
+    auto engine = makeEngine();
+    auto request = textRequest("hello world", 0);
+    request.variants[0].id = "nope";
+    auto unknown = engine->run(request);
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().code, ErrorCode::NotFound);
+    EXPECT_NE(unknown.error().message.find("unknown variant 'nope'"), std::string::npos);
+    EXPECT_NE(unknown.error().message.find("full"), std::string::npos);
+
+    request = textRequest("hello world", 0);
+    request.variants[0].params["window"] = std::int64_t{3};
+    auto badParam = engine->run(request);
+    ASSERT_FALSE(badParam.ok());
+    EXPECT_EQ(badParam.error().code, ErrorCode::InvalidArgument);
+    EXPECT_NE(badParam.error().message.find("'window'"), std::string::npos);
+
+    request = textRequest("ok \xC3\x28 bad", 0);
+    auto invalid = engine->run(request);
+    ASSERT_FALSE(invalid.ok());
+    EXPECT_EQ(invalid.error().code, ErrorCode::InvalidInput);
+    EXPECT_NE(invalid.error().message.find("offset 3"), std::string::npos) << invalid.error().message;
+
+    auto empty = engine->run(textRequest("   ", 0));
+    ASSERT_FALSE(empty.ok());
+    EXPECT_EQ(empty.error().code, ErrorCode::InvalidInput);
+
+    RunRequest nan;
+    nan.qkv = QkvTensors{PlainTensor::fromF32({1, 2, 1}, {1.0f, NAN}), PlainTensor::fromF32({1, 2, 1}, {1.0f, 2.0f}),
+                         PlainTensor::fromF32({1, 2, 1}, {1.0f, 2.0f})};
+    nan.variants.push_back(VariantRequest{"full", {}});
+    auto nanResult = engine->run(nan);
+    ASSERT_FALSE(nanResult.ok());
+    EXPECT_NE(nanResult.error().message.find("non-finite"), std::string::npos);
+
+    RunRequest shapes = nan;
+    shapes.qkv->q = PlainTensor::fromF32({1, 2, 2}, {1, 2, 3, 4});
+    auto shapeResult = engine->run(shapes);
+    ASSERT_FALSE(shapeResult.ok());
+    EXPECT_NE(shapeResult.error().message.find("head dimension"), std::string::npos);
+}
+
+TEST(EngineRequests, DenseRequestOverBudgetIsRefusedBeforeAllocating) {
+    auto engine = makeEngine();
+    std::string text;
+    for (int i = 0; i < 2000; ++i) text += "w" + std::to_string(i % 50) + " ";
+    auto request = textRequest(text, 0);
+    request.memoryBudgetBytes = 1 << 20;  // 1 MiB: 3 heads x 2000^2 floats need ~48 MB
+    auto result = engine->run(request);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error().code, ErrorCode::OutOfBudget);
+    const std::string& msg = result.error().message;
+    // weights + mask per head, plus the listed pattern: 2000^2 * (3 * 5 + 5) bytes
+    EXPECT_NE(msg.find("80000000 bytes"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("sparse variant"), std::string::npos) << msg;
+
+    // Without kept weights the blocked computation needs no n x n matrix and runs.
+    request.keepWeights = false;
+    auto ok = engine->run(request);
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_EQ((*ok)->results[0].weightsLayout, WeightsLayout::None);
+    EXPECT_LT((*ok)->results[0].counters.peakBytes, 4u << 20);
+}
+
+TEST(EngineRequests, ProgressCanCancel) {
+    auto engine = makeEngine();
+    std::string text;
+    for (int i = 0; i < 1500; ++i) text += "t" + std::to_string(i % 97) + " ";
+    int calls = 0;
+    auto result = engine->run(textRequest(text, 0), [&](const Progress& p) {
+        ++calls;
+        return std::string(p.stage) != "attention" || p.done < 2;
+    });
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error().code, ErrorCode::Cancelled);
+    EXPECT_GT(calls, 1);
+    // The engine stays usable after a cancel.
+    EXPECT_TRUE(engine->run(textRequest("still works", 0)).ok());
+}
+
+TEST(EngineRequests, CountersAreFilled) {
+    auto engine = makeEngine();
+    auto r = engine->run(textRequest("one two three four five", 0));
+    ASSERT_TRUE(r.ok());
+    const auto& c = (*r)->results[0].counters;
+    EXPECT_EQ(c.entriesComputed, 3 * 25);
+    EXPECT_DOUBLE_EQ(c.flops, 4.0 * 3 * 25 * 8);
+    EXPECT_GT(c.peakBytes, 0u);
+    ASSERT_FALSE(c.stages.empty());
+    EXPECT_EQ(c.stages[0].stage, "attention");
+}
