@@ -11,11 +11,10 @@ namespace {
 // Cody-Waite range reduction and a degree-6 polynomial (Cephes expf): about 1 ulp on [-87, 0].
 // Arguments below -87.3 (including -inf) give exactly 0, which is what masked keys need.
 inline float expNonPositive(float x) {
-    const bool underflow = x < -87.3f;
-    x = underflow ? 0.0f : x;
+    const float xc = x < -87.3f ? -87.3f : x;
     // Round to nearest with the 1.5 * 2^23 trick: vectorises without SSE4.1's roundps.
-    const float fx = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - fx * 0.693359375f;
+    const float fx = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = xc - fx * 0.693359375f;
     r = r + fx * 2.12194440e-4f;
     const float r2 = r * r;
     float p = 1.9875691500e-4f;
@@ -25,29 +24,39 @@ inline float expNonPositive(float x) {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r2 + r + 1.0f;
-    const std::int32_t bits = (static_cast<std::int32_t>(fx) + 127) << 23;
-    float scaleBits;
-    std::memcpy(&scaleBits, &bits, sizeof(float));
-    return underflow ? 0.0f : p * scaleBits;
+    // NOTE: __builtin_bit_cast, unlike memcpy, keeps this loop vectorisable with GCC 12.
+    const float twoToN = __builtin_bit_cast(float, (static_cast<std::int32_t>(fx) + 127) * (1 << 23));
+    return x < -87.3f ? 0.0f : p * twoToN;
 }
 
-// Separate loops so that each one vectorises (max reduction, exp + sum, scale).
+constexpr int kLanes = 16;
+
+// Separate simple loops so that each one vectorises (max, exp, sum, scale); reductions use
+// explicit lanes because GCC does not reassociate float sums without -ffast-math.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("arch=haswell", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 float rowSoftmax(float* row, std::int64_t cols, float scale) {
+    float lanes[kLanes];
+    for (float& l : lanes) l = -std::numeric_limits<float>::infinity();
+    const std::int64_t body = cols - cols % kLanes;
+    for (std::int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lanes[l] = row[j + l] > lanes[l] ? row[j + l] : lanes[l];
     float maxValue = -std::numeric_limits<float>::infinity();
-#pragma omp simd reduction(max : maxValue)
-    for (std::int64_t j = 0; j < cols; ++j) maxValue = row[j] > maxValue ? row[j] : maxValue;
+    for (float l : lanes) maxValue = l > maxValue ? l : maxValue;
+    for (std::int64_t j = body; j < cols; ++j) maxValue = row[j] > maxValue ? row[j] : maxValue;
     if (maxValue == -std::numeric_limits<float>::infinity()) return 0.0f;
+
     const float shift = maxValue * scale;
+    for (std::int64_t j = 0; j < cols; ++j) row[j] = expNonPositive(row[j] * scale - shift);
+
+    for (float& l : lanes) l = 0.0f;
+    for (std::int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lanes[l] += row[j + l];
     float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (std::int64_t j = 0; j < cols; ++j) {
-        const float e = expNonPositive(row[j] * scale - shift);
-        row[j] = e;
-        sum += e;
-    }
+    for (float l : lanes) sum += l;
+    for (std::int64_t j = body; j < cols; ++j) sum += row[j];
+
     const float inv = 1.0f / sum;
     for (std::int64_t j = 0; j < cols; ++j) row[j] *= inv;
     return sum;

@@ -1,0 +1,243 @@
+// safetensors writer following the official one (FORMATS.md §1.2 "Our writer").
+#include <attnscope/safetensors.h>
+
+#include "checkpoint/safetensors_json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unordered_set>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace attnscope::engine {
+
+using namespace safetensors_detail;
+
+namespace {
+
+struct PreparedItem {
+    const StWriteItem* item;
+    StDType dtype;
+    std::uint64_t byteSize;
+};
+
+struct Prepared {
+    std::string header;  // JSON, space-padded to a multiple of 8
+    std::vector<PreparedItem> items;  // in buffer order
+    std::uint64_t bufferSize = 0;
+};
+
+StDType toStDType(DType dtype) {
+    switch (dtype) {
+    case DType::F32: return StDType::F32;
+    case DType::I64: return StDType::I64;
+    case DType::I32: return StDType::I32;
+    case DType::U8: return StDType::U8;
+    }
+    return StDType::U8;
+}
+
+std::size_t storedElements(const PlainTensor& t) {
+    switch (t.dtype) {
+    case DType::F32: return t.f32.size();
+    case DType::I64: return t.i64.size();
+    case DType::I32: return t.i32.size();
+    case DType::U8: return t.u8.size();
+    }
+    return 0;
+}
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += std::to_string(shape[i]);
+    }
+    return out + "]";
+}
+
+Error badArgument(const std::string& message) { return makeError(ErrorCode::InvalidArgument, message); }
+
+Result<Prepared> prepare(const std::vector<StWriteItem>& tensors,
+                         const std::map<std::string, std::string>& metadata) {
+    Prepared out;
+    out.items.reserve(tensors.size());
+    std::unordered_set<std::string> names;
+    for (const StWriteItem& item : tensors) {
+        if (item.name.empty()) return badArgument("tensor names must not be empty");
+        const std::string ref = "tensor " + quoteName(item.name);
+        if (item.name == "__metadata__") {
+            return badArgument("the tensor name '__metadata__' is reserved for the metadata map");
+        }
+        if (!isValidUtf8(item.name)) return badArgument(ref + ": the name is not valid UTF-8");
+        if (!names.insert(item.name).second) return badArgument("duplicate tensor name " + quoteName(item.name));
+        if (item.tensor == nullptr) return badArgument(ref + ": no tensor given");
+
+        const PlainTensor& t = *item.tensor;
+        std::uint64_t elements = 1;
+        for (const std::int64_t dim : t.shape) {
+            if (dim < 0) return badArgument(ref + ": negative dimension in shape " + shapeText(t.shape));
+            if (__builtin_mul_overflow(elements, static_cast<std::uint64_t>(dim), &elements)) {
+                return badArgument(ref + ": the element count of shape " + shapeText(t.shape) + " overflows");
+            }
+        }
+        if (storedElements(t) != elements) {
+            return badArgument(ref + ": shape " + shapeText(t.shape) + " needs " + std::to_string(elements) +
+                               " elements but the tensor holds " + std::to_string(storedElements(t)));
+        }
+        // storedElements fits in memory, so elements * size cannot overflow here.
+        out.items.push_back(PreparedItem{&item, toStDType(t.dtype), elements * dtypeSize(t.dtype)});
+    }
+    for (const auto& [key, value] : metadata) {
+        if (!isValidUtf8(key) || !isValidUtf8(value)) {
+            return badArgument("__metadata__ entry " + quoteName(key) + " is not valid UTF-8");
+        }
+    }
+
+    // The official writer sorts by descending dtype (its enum is ordered by alignment), then by
+    // name, so every tensor starts naturally aligned; we reproduce its byte layout exactly.
+    std::sort(out.items.begin(), out.items.end(), [](const PreparedItem& a, const PreparedItem& b) {
+        const int bitsA = stDTypeBits(a.dtype);
+        const int bitsB = stDTypeBits(b.dtype);
+        if (bitsA != bitsB) return bitsA > bitsB;
+        if (a.dtype != b.dtype) return a.dtype > b.dtype;
+        return a.item->name < b.item->name;
+    });
+
+    std::string& h = out.header;
+    h += '{';
+    bool first = true;
+    if (!metadata.empty()) {
+        h += "\"__metadata__\":{";
+        for (const auto& [key, value] : metadata) {
+            if (!first) h += ',';
+            first = false;
+            appendJsonString(h, key);
+            h += ':';
+            appendJsonString(h, value);
+        }
+        h += '}';
+        first = false;
+    }
+    std::uint64_t offset = 0;
+    for (const PreparedItem& p : out.items) {
+        if (!first) h += ',';
+        first = false;
+        appendJsonString(h, p.item->name);
+        h += ":{\"dtype\":\"";
+        h += stDTypeName(p.dtype);
+        h += "\",\"shape\":[";
+        for (std::size_t i = 0; i < p.item->tensor->shape.size(); ++i) {
+            if (i > 0) h += ',';
+            h += std::to_string(p.item->tensor->shape[i]);
+        }
+        h += "],\"data_offsets\":[";
+        h += std::to_string(offset);
+        h += ',';
+        offset += p.byteSize;
+        h += std::to_string(offset);
+        h += "]}";
+    }
+    h += '}';
+    h.append((8 - h.size() % 8) % 8, ' ');
+    out.bufferSize = offset;
+    if (h.size() > kMaxHeaderSize) {
+        return badArgument("HeaderTooLarge: the header would take " + std::to_string(h.size()) +
+                           " bytes, more than the limit of " + std::to_string(kMaxHeaderSize));
+    }
+    if (offset > kMaxJsonInteger) {
+        return badArgument("the tensors take " + std::to_string(offset) + " bytes, more than 2^48");
+    }
+    return out;
+}
+
+void appendLengthPrefix(std::uint8_t prefix[8], std::uint64_t n) {
+    for (int i = 0; i < 8; ++i) prefix[i] = static_cast<std::uint8_t>(n >> (8 * i));
+}
+
+/// write(2) until done; retries on EINTR and short writes. Returns 0 or an errno value.
+int writeAll(int fd, const void* data, std::size_t size) {
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    while (size > 0) {
+        const ssize_t written = ::write(fd, p, size);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        p += written;
+        size -= static_cast<std::size_t>(written);
+    }
+    return 0;
+}
+
+}  // namespace
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "safetensors data is little-endian; tensors are written from host memory as is");
+
+Result<std::vector<std::uint8_t>> encodeSafetensors(const std::vector<StWriteItem>& tensors,
+                                                    const std::map<std::string, std::string>& metadata) {
+    auto prepared = prepare(tensors, metadata);
+    if (!prepared) return prepared.error();
+    const Prepared& p = prepared.value();
+    std::vector<std::uint8_t> out(8);
+    appendLengthPrefix(out.data(), p.header.size());
+    out.reserve(8 + p.header.size() + static_cast<std::size_t>(p.bufferSize));
+    out.insert(out.end(), p.header.begin(), p.header.end());
+    for (const PreparedItem& item : p.items) {
+        const auto* data = static_cast<const std::uint8_t*>(item.item->tensor->data());
+        if (item.byteSize > 0) out.insert(out.end(), data, data + item.byteSize);
+    }
+    return out;
+}
+
+Result<void> writeSafetensors(const std::string& path, const std::vector<StWriteItem>& tensors,
+                              const std::map<std::string, std::string>& metadata) {
+    auto prepared = prepare(tensors, metadata);
+    if (!prepared) return makeError(prepared.error().code, path + ": " + prepared.error().message);
+    const Prepared& p = prepared.value();
+
+    // Same folder as the target so rename() is atomic: readers see the old file or the new one.
+    std::string tmpPath = path + ".tmp-XXXXXX";
+    const int fd = ::mkostemp(tmpPath.data(), O_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        return makeError(ErrorCode::Io, path + ": cannot create a temporary file: " + std::strerror(err));
+    }
+    const auto fail = [&](const char* what, int err) -> Result<void> {
+        ::close(fd);
+        ::unlink(tmpPath.c_str());
+        return makeError(ErrorCode::Io, path + ": " + what + ": " + std::strerror(err));
+    };
+    // mkostemp creates the file 0600; exports are ordinary user files.
+    if (::fchmod(fd, 0644) != 0) return fail("cannot set permissions", errno);
+
+    std::uint8_t prefix[8];
+    appendLengthPrefix(prefix, p.header.size());
+    if (const int err = writeAll(fd, prefix, sizeof prefix)) return fail("cannot write", err);
+    if (const int err = writeAll(fd, p.header.data(), p.header.size())) return fail("cannot write", err);
+    for (const PreparedItem& item : p.items) {
+        if (item.byteSize == 0) continue;
+        const int err = writeAll(fd, item.item->tensor->data(), static_cast<std::size_t>(item.byteSize));
+        if (err != 0) return fail("cannot write", err);
+    }
+    // Without fsync a crash after rename() can leave an empty file under the final name.
+    if (::fsync(fd) != 0) return fail("cannot flush", errno);
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(tmpPath.c_str());
+        return makeError(ErrorCode::Io, path + ": cannot close: " + std::strerror(err));
+    }
+    if (::rename(tmpPath.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmpPath.c_str());
+        return makeError(ErrorCode::Io, path + ": cannot rename the temporary file into place: " +
+                                            std::strerror(err));
+    }
+    return {};
+}
+
+}  // namespace attnscope::engine
