@@ -20,8 +20,7 @@ namespace {
 
 int exitFor(const Error& error) {
     switch (error.code) {
-    case ErrorCode::InvalidArgument:
-    case ErrorCode::NotFound: return kExitUsage;
+    case ErrorCode::InvalidArgument: return kExitUsage;
     case ErrorCode::Cancelled: return 130;
     default: return kExitFailure;
     }
@@ -41,7 +40,7 @@ Result<VariantRequest> buildVariantRequest(const Engine& engine, const RunOption
     if (!info) {
         std::string ids;
         for (const auto& v : engine.variants()) ids += (ids.empty() ? "" : ", ") + v.id;
-        return makeError(ErrorCode::NotFound, "unknown variant '" + options.variant + "' (available: " + ids + ")");
+        return makeError(ErrorCode::InvalidArgument, "unknown variant '" + options.variant + "' (available: " + ids + ")");
     }
     VariantRequest request;
     request.id = info->id;

@@ -5,7 +5,10 @@
 #include "core/softmax_kernel.h"
 #include "variants/variant.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -112,17 +115,23 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
                 // scores: [rows, kEnd] = Q_block K^T (scaled inside the softmax kernel)
                 at::Tensor scores = rowsView.narrow(1, 0, kEnd);
                 at::mm_out(scores, qh.narrow(0, i0, rows), kh.narrow(0, 0, kEnd).t());
-                for (std::int64_t r = 0; r < rows; ++r) {
-                    float* row = base + r * m;
-                    if (causal)
-                        for (std::int64_t j = std::max<std::int64_t>(i0 + r + offset + 1, 0); j < kEnd; ++j)
+                // Masking and softmax run on LibTorch's intra-op threads: the SGEMMs already
+                // use every core, and between them this is the only work left.
+                std::atomic<std::int64_t> emptyInBlock{0};
+                at::parallel_for(0, rows, 8, [&](std::int64_t r0, std::int64_t r1) {
+                    for (std::int64_t r = r0; r < r1; ++r) {
+                        float* row = base + r * m;
+                        if (causal)
+                            for (std::int64_t j = std::max<std::int64_t>(i0 + r + offset + 1, 0); j < kEnd; ++j)
+                                row[j] = kMinusInf;
+                        for (std::int64_t j : paddedKeys) {
+                            if (j >= kEnd) break;
                             row[j] = kMinusInf;
-                    for (std::int64_t j : paddedKeys) {
-                        if (j >= kEnd) break;
-                        row[j] = kMinusInf;
+                        }
                     }
-                }
-                emptyRows += softmaxRowsInPlace(base, rows, kEnd, m, scale, rowStatus);
+                    emptyInBlock += softmaxRowsInPlace(base + r0 * m, r1 - r0, kEnd, m, scale, rowStatus + r0);
+                });
+                emptyRows += emptyInBlock.load();
                 entries += rows * kEnd;
                 flops += 4.0 * static_cast<double>(rows) * kEnd * d;
             } else {

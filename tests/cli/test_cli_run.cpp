@@ -1,0 +1,214 @@
+// attnscope-cli end to end: flags, result file contents, summary, and one-line errors.
+
+#include <attnscope/safetensors.h>
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <sys/wait.h>
+
+using namespace attnscope::engine;
+
+namespace {
+
+struct CommandResult {
+    int status = -1;
+    std::string stdoutText, stderrText;
+};
+
+std::string tempPath(const std::string& name) { return ::testing::TempDir() + "attnscope_cli_" + name; }
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+CommandResult runCli(const std::string& args) {
+    const std::string out = tempPath("stdout.txt"), err = tempPath("stderr.txt");
+    const std::string command = std::string(ATTNSCOPE_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
+    CommandResult r;
+    const int raw = std::system(command.c_str());
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.stdoutText = slurp(out);
+    r.stderrText = slurp(err);
+    return r;
+}
+
+int lineCount(const std::string& text) {
+    int lines = 0;
+    for (char c : text) lines += c == '\n';
+    return lines;
+}
+
+PlainTensor randomTensor(std::int64_t h, std::int64_t n, std::int64_t d, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> values(static_cast<std::size_t>(h * n * d));
+    for (auto& x : values) x = dist(gen);
+    return PlainTensor::fromF32({h, n, d}, values);
+}
+
+// softmax(q k^T / sqrt(d)) v in double precision, written independently of the engine.
+void reference(const PlainTensor& q, const PlainTensor& k, const PlainTensor& v, bool causal,
+               std::vector<double>& weights, std::vector<double>& output) {
+    const auto h = q.shape[0], n = q.shape[1], d = q.shape[2];
+    weights.assign(static_cast<std::size_t>(h * n * n), 0.0);
+    output.assign(static_cast<std::size_t>(h * n * d), 0.0);
+    for (std::int64_t a = 0; a < h; ++a)
+        for (std::int64_t i = 0; i < n; ++i) {
+            std::vector<double> s(static_cast<std::size_t>(n));
+            double mx = -1e300, sum = 0;
+            const std::int64_t last = causal ? i : n - 1;
+            for (std::int64_t j = 0; j <= last; ++j) {
+                double dot = 0;
+                for (std::int64_t c = 0; c < d; ++c) dot += double(q.f32[(a * n + i) * d + c]) * k.f32[(a * n + j) * d + c];
+                s[j] = dot / std::sqrt(double(d));
+                mx = std::max(mx, s[j]);
+            }
+            for (std::int64_t j = 0; j <= last; ++j) sum += std::exp(s[j] - mx);
+            for (std::int64_t j = 0; j <= last; ++j) {
+                const double w = std::exp(s[j] - mx) / sum;
+                weights[(a * n + i) * n + j] = w;
+                for (std::int64_t c = 0; c < d; ++c) output[(a * n + i) * d + c] += w * v.f32[(a * n + j) * d + c];
+            }
+        }
+}
+
+}  // namespace
+
+TEST(Cli, VariantsJsonListsSchemas) {
+    auto r = runCli("variants --json");
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    auto j = nlohmann::json::parse(r.stdoutText);
+    ASSERT_TRUE(j.is_array());
+    bool found = false;
+    for (const auto& v : j)
+        if (v["id"] == "full") {
+            found = true;
+            EXPECT_EQ(v["params"][0]["name"], "causal");
+            EXPECT_EQ(v["params"][0]["type"], "bool");
+        }
+    EXPECT_TRUE(found);
+}
+
+TEST(Cli, FullOnExplicitQkvMatchesSoftmaxDefinition) {
+    const std::int64_t h = 2, n = 37, d = 12;
+    PlainTensor q = randomTensor(h, n, d, 11), k = randomTensor(h, n, d, 12), v = randomTensor(h, n, d, 13);
+    const std::string input = tempPath("qkv.safetensors");
+    ASSERT_TRUE(writeSafetensors(input, {{"q", &q}, {"k", &k}, {"v", &v}}, {}).ok());
+    for (bool causal : {false, true}) {
+        const std::string out = tempPath(causal ? "causal.safetensors" : "bidir.safetensors");
+        const std::string summary = tempPath("summary.json");
+        auto r = runCli("run --variant full --qkv " + input + (causal ? " --causal" : "") + " --out " + out +
+                        " --summary " + summary);
+        ASSERT_EQ(r.status, 0) << r.stderrText;
+        auto file = SafetensorsFile::open(out);
+        ASSERT_TRUE(file.ok()) << file.error().message;
+        auto output = (*file)->read("output");
+        auto weights = (*file)->read("weights");
+        auto mask = (*file)->read("mask");
+        ASSERT_TRUE(output.ok() && weights.ok() && mask.ok());
+        EXPECT_EQ(output->shape, (std::vector<std::int64_t>{h, n, d}));
+        EXPECT_EQ(weights->shape, (std::vector<std::int64_t>{h, n, n}));
+        std::vector<double> refW, refO;
+        reference(q, k, v, causal, refW, refO);
+        for (std::size_t i = 0; i < refW.size(); ++i) ASSERT_NEAR(weights->f32[i], refW[i], 1e-5) << i;
+        for (std::size_t i = 0; i < refO.size(); ++i) ASSERT_NEAR(output->f32[i], refO[i], 1e-5) << i;
+        for (std::int64_t a = 0; a < h; ++a)
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                    EXPECT_EQ(mask->u8[static_cast<std::size_t>((a * n + i) * n + j)], causal ? (j <= i ? 1 : 0) : 1);
+        auto rowPtr = (*file)->read("pattern.row_ptr");
+        auto colIdx = (*file)->read("pattern.col_idx");
+        auto reason = (*file)->read("pattern.reason");
+        ASSERT_TRUE(rowPtr.ok() && colIdx.ok() && reason.ok());
+        EXPECT_EQ(rowPtr->shape, (std::vector<std::int64_t>{n + 1}));
+        EXPECT_EQ(rowPtr->i64.back(), causal ? n * (n + 1) / 2 : n * n);
+        EXPECT_EQ(reason->u8[0], causal ? 1 : 0);
+
+        auto s = nlohmann::json::parse(slurp(summary));
+        for (const char* key : {"variant", "params", "n", "heads", "head_dim", "seconds", "peak_bytes", "flops"})
+            EXPECT_TRUE(s.contains(key)) << key;
+        EXPECT_EQ(s["variant"], "full");
+        EXPECT_EQ(s["n"], n);
+        EXPECT_EQ(s["params"]["causal"], causal);
+        EXPECT_GT(s["flops"].get<double>(), 0.0);
+        const auto meta = (*file)->header().metadata;
+        ASSERT_TRUE(meta.count("attnscope.request"));
+        EXPECT_EQ(nlohmann::json::parse(meta.at("attnscope.result"))["variant"], "full");
+    }
+}
+
+TEST(Cli, TextRunStoresTokensWithByteSpans) {
+    const std::string out = tempPath("text.safetensors");
+    auto r = runCli("run --variant full --text 'Attention, please!' --heads 2 --head-dim 8 --seed 5 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    auto file = SafetensorsFile::open(out);
+    ASSERT_TRUE(file.ok());
+    auto tokens = nlohmann::json::parse((*file)->header().metadata.at("attnscope.tokens"));
+    ASSERT_EQ(tokens.size(), 4u);
+    EXPECT_EQ(tokens[0]["text"], "Attention");
+    EXPECT_EQ(tokens[1]["begin"], 9);
+    EXPECT_EQ(tokens[3]["text"], "!");
+    EXPECT_EQ(tokens[3]["end"], 18);
+    auto request = nlohmann::json::parse((*file)->header().metadata.at("attnscope.request"));
+    EXPECT_EQ(request["projection"]["seed"], 5);
+    auto weights = (*file)->read("weights");
+    ASSERT_TRUE(weights.ok());
+    for (int row = 0; row < 2 * 4; ++row) {
+        double sum = 0;
+        for (int j = 0; j < 4; ++j) sum += weights->f32[static_cast<std::size_t>(row * 4 + j)];
+        EXPECT_NEAR(sum, 1.0, 1e-6);
+    }
+}
+
+TEST(Cli, DenseLimitLeavesOutDenseTensors) {
+    const std::string out = tempPath("limit.safetensors");
+    auto r = runCli("run --variant full --text 'one two three four five six' --dense-limit 4 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    auto file = SafetensorsFile::open(out);
+    ASSERT_TRUE(file.ok());
+    EXPECT_EQ((*file)->find("weights"), nullptr);
+    EXPECT_EQ((*file)->find("mask"), nullptr);
+    EXPECT_NE((*file)->find("output"), nullptr);
+    EXPECT_NE(r.stderrText.find("dense limit"), std::string::npos);
+}
+
+TEST(Cli, ErrorsAreOneLineAndNonZero) {
+    const std::string out = tempPath("err.safetensors");
+    struct Case {
+        std::string args;
+        int status;
+        std::string needle;
+    };
+    const std::string badUtf8 = tempPath("bad.txt");
+    { std::ofstream(badUtf8, std::ios::binary) << "fine text \xFF oops"; }
+    const std::string badSt = tempPath("bad.safetensors");
+    { std::ofstream(badSt, std::ios::binary) << std::string("\x08\0\0\0\0\0\0\0{}      ", 16) << "x"; }
+    std::vector<Case> cases = {
+        {"run --variant nope --text hi --out " + out, 2, "unknown variant 'nope'"},
+        {"run --variant full --param window=3 --text hi --out " + out, 2, "has no parameter 'window'"},
+        {"run --variant full --param causal=maybe --text hi --out " + out, 2, "true or false"},
+        {"run --variant full --param causal --text hi --out " + out, 2, "NAME=VALUE"},
+        {"run --variant full --text-file " + badUtf8 + " --out " + out, 1, "byte offset 10"},
+        {"run --variant full --qkv " + badSt + " --out " + out, 1, "MetadataIncompleteBuffer"},
+        {"run --variant full --qkv /nonexistent/q.safetensors --out " + out, 1, "/nonexistent/q.safetensors"},
+        {"run --variant full --text 'a b c d e f g h' --memory-budget 100 --out " + out, 1, "bytes"},
+        {"run --variant full --text hi --heads 0 --out " + out, 2, "heads"},
+        {"run --variant full --out " + out, 2, "input"},
+    };
+    for (const auto& c : cases) {
+        auto r = runCli(c.args);
+        EXPECT_EQ(r.status, c.status) << c.args << "\n" << r.stderrText;
+        EXPECT_EQ(lineCount(r.stderrText), 1) << c.args << "\n" << r.stderrText;
+        EXPECT_NE(r.stderrText.find(c.needle), std::string::npos) << c.args << "\n" << r.stderrText;
+    }
+}
