@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and opens the app on the bundled sample text.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bash "$root/scripts/build.sh"
+build="${ATTNSCOPE_BUILD_DIR:-$root/build}"
+if [[ -z ${DISPLAY:-} && -z ${WAYLAND_DISPLAY:-} && -z ${QT_QPA_PLATFORM:-} ]]; then
+  echo "run-app: no display found (DISPLAY and WAYLAND_DISPLAY are unset)." >&2
+  echo "run-app: on a headless machine, try: xvfb-run -a $build/app/gui/attnscope --screenshot shot.png" >&2
+  exit 1
+fi
+exec "$build/app/gui/attnscope" --text-file "$root/samples/sample.txt" "$@"

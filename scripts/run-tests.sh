@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite (GUI tests run offscreen).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bash "$root/scripts/build.sh"
+build="${ATTNSCOPE_BUILD_DIR:-$root/build}"
+export QT_QPA_PLATFORM=offscreen
+cd "$build"
+ctest --output-on-failure -j 2 --timeout 900
