@@ -192,6 +192,7 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
             RunContext ctx(impl.pool, progress);
             ctx.seed = request.projection.seed;
             ctx.keepWeights = keep;
+            ctx.keepPatternWeights = request.keepWeights;
             AttentionResult r = variants[i]->run(qkv, resolved[i], ctx);
             if (r.emptyRowCount > 0)
                 run->warnings.push_back(variants[i]->info().id + ": " + std::to_string(r.emptyRowCount) +

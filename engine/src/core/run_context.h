@@ -45,6 +45,9 @@ public:
 
     std::uint64_t seed = 0;
     bool keepWeights = false;  ///< the caller wants dense weights (and they fit the budget)
+    /// The caller wants weights at all (RunRequest::keepWeights). Pattern variants keep their
+    /// O(nnz) weights aligned with the pattern whenever this is set, beyond the dense limit too.
+    bool keepPatternWeights = false;
 
     BufferPool& pool() { return m_pool; }
 

@@ -3,6 +3,13 @@
 namespace attnscope::engine {
 
 std::unique_ptr<Variant> makeFullAttention();
+std::unique_ptr<Variant> makeSparseStrided();
+std::unique_ptr<Variant> makeLongformer();
+std::unique_ptr<Variant> makeSparseFixed();
+std::unique_ptr<Variant> makeBigBird();
+std::unique_ptr<Variant> makeTopKAttention();
+std::unique_ptr<Variant> makeEntmaxAttention();
+std::unique_ptr<Variant> makeStarAttention();
 
 bool paramBool(const ParamValues& params, const std::string& name) { return std::get<bool>(params.at(name)); }
 std::int64_t paramInt(const ParamValues& params, const std::string& name) {
@@ -16,6 +23,13 @@ const std::string& paramChoice(const ParamValues& params, const std::string& nam
 std::vector<std::unique_ptr<Variant>> makeAllVariants() {
     std::vector<std::unique_ptr<Variant>> all;
     all.push_back(makeFullAttention());
+    all.push_back(makeSparseStrided());
+    all.push_back(makeSparseFixed());
+    all.push_back(makeLongformer());
+    all.push_back(makeBigBird());
+    all.push_back(makeTopKAttention());
+    all.push_back(makeEntmaxAttention());
+    all.push_back(makeStarAttention());
     return all;
 }
 

@@ -1,0 +1,54 @@
+#include "gui/app_settings.h"
+
+#include <QSettings>
+
+#include <limits>
+
+namespace attnscope::app {
+
+namespace {
+constexpr char kTokenizerKey[] = "run/tokenizer";
+constexpr char kVariantKey[] = "run/variant";
+constexpr char kHeadsKey[] = "run/heads";
+constexpr char kHeadDimKey[] = "run/headDim";
+constexpr char kSeedKey[] = "run/seed";
+constexpr char kGeometryKey[] = "window/geometry";
+constexpr char kStateKey[] = "window/state";
+constexpr char kStateVersionKey[] = "window/stateVersion";
+
+int readInt(QSettings& s, const char* key, int fallback, int lo, int hi) {
+    bool ok = false;
+    const int v = s.value(QLatin1String(key)).toInt(&ok);
+    return ok && v >= lo && v <= hi ? v : fallback;
+}
+}  // namespace
+
+AppSettings AppSettings::load(QSettings& s) {
+    AppSettings out;
+    const QString tokenizer = s.value(QLatin1String(kTokenizerKey), out.tokenizer).toString();
+    if (tokenizer == QLatin1String("bytes") || tokenizer == QLatin1String("chars") ||
+        tokenizer == QLatin1String("words"))
+        out.tokenizer = tokenizer;
+    out.variantId = s.value(QLatin1String(kVariantKey), out.variantId).toString();
+    out.heads = readInt(s, kHeadsKey, out.heads, 1, 64);
+    out.headDim = readInt(s, kHeadDimKey, out.headDim, 1, 1024);
+    out.seed = readInt(s, kSeedKey, out.seed, 0, std::numeric_limits<int>::max());
+    out.windowGeometry = s.value(QLatin1String(kGeometryKey)).toByteArray();
+    // A state saved by another layout version would misplace docks: drop it.
+    if (s.value(QLatin1String(kStateVersionKey)).toInt() == kWindowStateVersion)
+        out.windowState = s.value(QLatin1String(kStateKey)).toByteArray();
+    return out;
+}
+
+void AppSettings::save(QSettings& s) const {
+    s.setValue(QLatin1String(kTokenizerKey), tokenizer);
+    s.setValue(QLatin1String(kVariantKey), variantId);
+    s.setValue(QLatin1String(kHeadsKey), heads);
+    s.setValue(QLatin1String(kHeadDimKey), headDim);
+    s.setValue(QLatin1String(kSeedKey), seed);
+    s.setValue(QLatin1String(kGeometryKey), windowGeometry);
+    s.setValue(QLatin1String(kStateKey), windowState);
+    s.setValue(QLatin1String(kStateVersionKey), kWindowStateVersion);
+}
+
+}  // namespace attnscope::app

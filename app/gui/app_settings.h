@@ -1,0 +1,35 @@
+#pragma once
+// Every persistent setting, typed and with its default (CONVENTIONS.md rule 11). Keys are
+// declared only in app_settings.cpp. Read on the GUI thread and copied into requests by value.
+
+#include <QByteArray>
+#include <QString>
+
+class QSettings;
+
+namespace attnscope::app {
+
+struct AppSettings {
+    /// Bump when the saved window state no longer fits the window's layout.
+    static constexpr int kWindowStateVersion = 1;
+
+    QString tokenizer = QStringLiteral("words");  ///< "bytes" | "chars" | "words"
+    QString variantId = QStringLiteral("full");
+    int heads = 4;
+    int headDim = 32;
+    int seed = 0;
+    QByteArray windowGeometry;
+    QByteArray windowState;  ///< QMainWindow::saveState(kWindowStateVersion)
+
+    /// Missing or invalid values keep their defaults.
+    static AppSettings load(QSettings& settings);
+    void save(QSettings& settings) const;
+
+    friend bool operator==(const AppSettings& a, const AppSettings& b) {
+        return a.tokenizer == b.tokenizer && a.variantId == b.variantId && a.heads == b.heads &&
+               a.headDim == b.headDim && a.seed == b.seed && a.windowGeometry == b.windowGeometry &&
+               a.windowState == b.windowState;
+    }
+};
+
+}  // namespace attnscope::app

@@ -1,0 +1,29 @@
+#pragma once
+// What EngineRunner needs from an engine. Production wraps attnscope::engine::Engine
+// (LocalEngineBackend); tests use a fake that blocks on a latch, so supersede and cancel are
+// tested without LibTorch (CONVENTIONS.md §2).
+
+#include <attnscope/progress.h>
+#include <attnscope/result.h>
+#include <attnscope/types.h>
+#include <attnscope/variant_info.h>
+
+#include <memory>
+#include <vector>
+
+namespace attnscope::app {
+
+/// Every method is called on the engine thread only, one call at a time. The backend is created
+/// on the GUI thread but must not touch engine state before its first call.
+class EngineBackend {
+public:
+    virtual ~EngineBackend() = default;
+
+    /// Runs a request; stops with ErrorCode::Cancelled soon after `progress` returns false.
+    virtual engine::Result<std::shared_ptr<const engine::RunResult>> run(const engine::RunRequest& request,
+                                                                         const engine::ProgressFn& progress) = 0;
+    /// The registered variants with their parameter schemas; empty when the engine failed to start.
+    virtual std::vector<engine::VariantInfo> variants() = 0;
+};
+
+}  // namespace attnscope::app

@@ -1,0 +1,31 @@
+#pragma once
+// The production backend: one attnscope::engine::Engine, created lazily on the engine thread so
+// LibTorch's thread settings and state belong to that thread (CONVENTIONS.md §3).
+
+#include "gui/engine_backend.h"
+
+#include <attnscope/engine.h>
+
+#include <optional>
+
+namespace attnscope::app {
+
+class LocalEngineBackend final : public EngineBackend {
+public:
+    explicit LocalEngineBackend(engine::EngineOptions options = {});
+    ~LocalEngineBackend() override;
+
+    engine::Result<std::shared_ptr<const engine::RunResult>> run(const engine::RunRequest& request,
+                                                                 const engine::ProgressFn& progress) override;
+    std::vector<engine::VariantInfo> variants() override;
+
+private:
+    /// Creates the engine on first use; the creation error is kept and returned on every call.
+    engine::Result<engine::Engine*> etEngine();
+
+    engine::EngineOptions m_options;
+    std::unique_ptr<engine::Engine> m_engine;
+    std::optional<engine::Error> m_createError;
+};
+
+}  // namespace attnscope::app

@@ -1,0 +1,418 @@
+#include "gui/main_window.h"
+
+#include "gui/engine_runner.h"
+
+#include "views/head_heatmap.h"
+#include "views/heads_grid.h"
+#include "views/inspection_state.h"
+#include "views/param_form.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStringDecoder>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <limits>
+
+// The app's resources live in a static library: reference their initialiser (outside any
+// namespace) so the linker keeps them.
+static void initAppResources() { Q_INIT_RESOURCE(app); }
+
+namespace attnscope::app {
+
+using engine::ErrorCode;
+using engine::TokenizerKind;
+
+namespace {
+
+constexpr int kProgressDelayMs = 500;  // FORMATS.md §5: show progress only for runs that take a while
+
+QString formatSeconds(double seconds) {
+    if (seconds < 1e-3) return QObject::tr("%1 µs").arg(seconds * 1e6, 0, 'f', 0);
+    if (seconds < 1.0) return QObject::tr("%1 ms").arg(seconds * 1e3, 0, 'f', 1);
+    return QObject::tr("%1 s").arg(seconds, 0, 'f', 2);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const Options& options, QWidget* parent)
+    : QMainWindow(parent), m_runner(runner), m_options(options), m_preferredVariant(settings.variantId) {
+    buildUi(settings);
+    buildActions();
+    if (!settings.windowGeometry.isEmpty()) restoreGeometry(settings.windowGeometry);
+    if (!settings.windowState.isEmpty()) restoreState(settings.windowState, AppSettings::kWindowStateVersion);
+
+    connect(m_runner, &EngineRunner::variantsLoaded, this, &MainWindow::uiShowVariants);
+    connect(m_runner, &EngineRunner::runFinished, this, &MainWindow::uiShowResult);
+    connect(m_runner, &EngineRunner::jobFailed, this, &MainWindow::uiShowFailure);
+    connect(m_runner, &EngineRunner::progressChanged, this, &MainWindow::uiShowProgress);
+    uiRunStateChanged(false);
+    m_runButton->setEnabled(false);  // until the variants are known
+    setStatusMessage(tr("Starting the engine…"));
+    m_runner->requestVariants();
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::sampleText() {
+    initAppResources();
+    QFile file(QStringLiteral(":/samples/sample.txt"));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(file.readAll());
+}
+
+void MainWindow::buildUi(const AppSettings& settings) {
+    setWindowTitle(tr("AttnScope — %1").arg(m_options.textSource.isEmpty() ? tr("sample") : m_options.textSource));
+
+    // ---- left: input and run settings
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+
+    auto* inputBox = new QGroupBox(tr("Input"), left);
+    auto* inputLayout = new QVBoxLayout(inputBox);
+    m_text = new QPlainTextEdit(inputBox);
+    m_text->setPlainText(m_options.initialText.isNull() ? sampleText() : m_options.initialText);
+    m_text->setPlaceholderText(tr("Paste text here, then press Run (F5)."));
+    inputLayout->addWidget(m_text, 1);
+    auto* tokenizerRow = new QFormLayout;
+    m_tokenizerCombo = new QComboBox(inputBox);
+    m_tokenizerCombo->addItem(QStringLiteral("words"), static_cast<int>(TokenizerKind::Words));
+    m_tokenizerCombo->addItem(QStringLiteral("chars"), static_cast<int>(TokenizerKind::Chars));
+    m_tokenizerCombo->addItem(QStringLiteral("bytes"), static_cast<int>(TokenizerKind::Bytes));
+    m_tokenizerCombo->setCurrentIndex(std::max(0, m_tokenizerCombo->findText(settings.tokenizer)));
+    m_tokenizerCombo->setToolTip(
+        tr("words: runs of letters and digits, each punctuation mark alone; chars: code points; "
+           "bytes: UTF-8 bytes"));
+    tokenizerRow->addRow(tr("Tokenizer"), m_tokenizerCombo);
+    inputLayout->addLayout(tokenizerRow);
+    leftLayout->addWidget(inputBox, 1);
+
+    auto* variantBox = new QGroupBox(tr("Attention variant"), left);
+    auto* variantLayout = new QVBoxLayout(variantBox);
+    m_variantCombo = new QComboBox(variantBox);
+    variantLayout->addWidget(m_variantCombo);
+    m_variantInfo = new QLabel(variantBox);
+    m_variantInfo->setTextFormat(Qt::PlainText);  // schema text is shown as data, never as HTML
+    m_variantInfo->setWordWrap(true);
+    m_variantInfo->setForegroundRole(QPalette::PlaceholderText);
+    variantLayout->addWidget(m_variantInfo);
+    m_paramForm = new views::ParamForm(variantBox);
+    variantLayout->addWidget(m_paramForm);
+    leftLayout->addWidget(variantBox);
+    connect(m_variantCombo, &QComboBox::currentIndexChanged, this, &MainWindow::uiVariantChanged);
+
+    auto* projectionBox = new QGroupBox(tr("Q, K, V: seeded random projections"), left);
+    auto* projectionLayout = new QFormLayout(projectionBox);
+    m_headsSpin = new QSpinBox(projectionBox);
+    m_headsSpin->setRange(1, 64);
+    m_headsSpin->setValue(settings.heads);
+    m_headDimSpin = new QSpinBox(projectionBox);
+    m_headDimSpin->setRange(1, 1024);
+    m_headDimSpin->setValue(settings.headDim);
+    m_seedSpin = new QSpinBox(projectionBox);
+    m_seedSpin->setRange(0, std::numeric_limits<int>::max());
+    m_seedSpin->setValue(settings.seed);
+    projectionLayout->addRow(tr("Heads"), m_headsSpin);
+    projectionLayout->addRow(tr("Head dim"), m_headDimSpin);
+    projectionLayout->addRow(tr("Seed"), m_seedSpin);
+    leftLayout->addWidget(projectionBox);
+
+    auto* buttons = new QHBoxLayout;
+    m_runButton = new QPushButton(tr("Run"), left);
+    m_runButton->setDefault(true);
+    m_cancelButton = new QPushButton(tr("Cancel"), left);
+    buttons->addWidget(m_runButton, 1);
+    buttons->addWidget(m_cancelButton);
+    leftLayout->addLayout(buttons);
+    connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runNow);
+    connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
+
+    // ---- right: heads grid above the selected head's heatmap
+    m_state = new views::InspectionState(this);
+    auto* right = new QWidget(this);
+    auto* rightLayout = new QVBoxLayout(right);
+    m_headsGrid = new views::HeadsGrid(right);
+    m_headsGrid->setInspectionState(m_state);
+    m_heatmap = new views::HeadHeatmap(right);
+    m_heatmap->setInspectionState(m_state);
+    rightLayout->addWidget(m_headsGrid);
+    rightLayout->addWidget(m_heatmap, 1);
+    connect(m_headsGrid, &views::HeadsGrid::headSelected, this, [this](int layer, int head) {
+        m_state->setLayer(layer);
+        m_state->setHead(head);
+    });
+    connect(m_heatmap, &views::HeadHeatmap::cellHovered, m_state, &views::InspectionState::setHovered);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(left);
+    splitter->addWidget(right);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({360, 1040});
+    setCentralWidget(splitter);
+    m_heatmap->setFocus();  // head stepping keys work at once; the editor keeps them when focused
+
+    // ---- status bar: message (warnings, errors), progress, time and memory of the last run
+    m_statusMessage = new QLabel(this);
+    m_statusMessage->setTextFormat(Qt::PlainText);  // engine messages may quote user input
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(220);
+    m_progress->setVisible(false);
+    m_timeLabel = new QLabel(this);
+    m_timeLabel->setToolTip(tr("Wall time of the attention computation (no tokenizing, no projections)"));
+    m_memoryLabel = new QLabel(this);
+    m_memoryLabel->setToolTip(tr("Peak bytes of engine-owned buffers during the run"));
+    for (QLabel* label : {m_statusMessage, m_timeLabel, m_memoryLabel}) label->setContentsMargins(6, 0, 6, 0);
+    statusBar()->addWidget(m_statusMessage, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_timeLabel);
+    statusBar()->addPermanentWidget(m_memoryLabel);
+    m_progressDelay = new QTimer(this);
+    m_progressDelay->setSingleShot(true);
+    m_progressDelay->setInterval(kProgressDelayMs);
+    connect(m_progressDelay, &QTimer::timeout, this, [this] {
+        if (m_runner->isRunning()) m_progress->setVisible(true);
+    });
+}
+
+void MainWindow::buildActions() {
+    QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+    QAction* open = fileMenu->addAction(tr("&Open Text…"), this, &MainWindow::openTextFile);
+    open->setShortcut(QKeySequence::Open);
+    fileMenu->addSeparator();
+    QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    m_runAction = runMenu->addAction(tr("&Run"), this, &MainWindow::runNow);
+    m_runAction->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
+    m_cancelAction = runMenu->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_runButton->setToolTip(tr("Run (F5, Ctrl+R)"));
+    m_cancelButton->setToolTip(tr("Cancel (Esc)"));
+
+    // NOTE: the text editor keeps Ctrl+Left/Right and PgUp/PgDn for itself while it has focus.
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    QAction* next = viewMenu->addAction(tr("&Next Head"), this, &MainWindow::showNextHead);
+    next->setShortcuts({QKeySequence(Qt::Key_PageDown), QKeySequence(Qt::CTRL | Qt::Key_Right)});
+    QAction* previous = viewMenu->addAction(tr("&Previous Head"), this, &MainWindow::showPreviousHead);
+    previous->setShortcuts({QKeySequence(Qt::Key_PageUp), QKeySequence(Qt::CTRL | Qt::Key_Left)});
+}
+
+AppSettings MainWindow::settings() const {
+    AppSettings s;
+    s.tokenizer = m_tokenizerCombo->currentText();
+    const QString variant = m_variantCombo->currentData().toString();
+    s.variantId = variant.isEmpty() ? m_preferredVariant : variant;
+    s.heads = m_headsSpin->value();
+    s.headDim = m_headDimSpin->value();
+    s.seed = m_seedSpin->value();
+    s.windowGeometry = saveGeometry();
+    s.windowState = saveState(AppSettings::kWindowStateVersion);
+    return s;
+}
+
+QString MainWindow::statusText() const { return m_statusMessage->text(); }
+
+void MainWindow::setStatusMessage(const QString& text, const QString& details) {
+    m_statusMessage->setText(text);
+    m_statusMessage->setToolTip(
+        details.isEmpty() ? QString()
+                          : QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(details.toHtmlEscaped()));
+}
+
+void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>& variants) {
+    m_variants = variants;
+    m_variantsKnown = true;
+    QHash<QString, QString> names;
+    {
+        const QSignalBlocker block(m_variantCombo);
+        m_variantCombo->clear();
+        for (const auto& v : m_variants) {
+            const QString id = QString::fromStdString(v.id);
+            names.insert(id, QString::fromStdString(v.name));
+            m_variantCombo->addItem(QString::fromStdString(v.name), id);
+            m_variantCombo->setItemData(m_variantCombo->count() - 1, QString::fromStdString(v.summary),
+                                        Qt::ToolTipRole);
+        }
+        m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(m_preferredVariant)));
+    }
+    m_heatmap->setVariantNames(names);
+    uiVariantChanged();
+    uiRunStateChanged(m_runner->isRunning());
+    setStatusMessage(m_variants.empty() ? tr("The engine did not start; press Run to see why.") : tr("Ready."));
+    if (m_options.runOnStart) uiStartRun(false);
+}
+
+void MainWindow::uiVariantChanged() {
+    const QString id = m_variantCombo->currentData().toString();
+    const auto it = std::find_if(m_variants.begin(), m_variants.end(),
+                                 [&](const auto& v) { return QString::fromStdString(v.id) == id; });
+    if (it == m_variants.end()) {
+        m_variantInfo->clear();
+        m_paramForm->setVariant({});
+        return;
+    }
+    m_variantInfo->setText(QString::fromStdString(it->summary) + QLatin1Char('\n') + QString::fromStdString(it->paper));
+    m_paramForm->setVariant(*it);
+}
+
+quint64 MainWindow::runNow() { return uiStartRun(true); }
+
+quint64 MainWindow::uiStartRun(bool userInitiated) {
+    const QStringList invalid = m_paramForm->invalidParams();
+    if (!invalid.isEmpty()) {
+        setStatusMessage(tr("Parameter %1: expected comma-separated numbers.").arg(invalid.join(QStringLiteral(", "))));
+        return 0;
+    }
+    engine::RunRequest request;
+    request.input.text = m_text->toPlainText().toStdString();
+    request.input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
+    request.projection.heads = m_headsSpin->value();
+    request.projection.headDim = m_headDimSpin->value();
+    request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
+    engine::VariantRequest variant;
+    const QString id = m_variantCombo->currentData().toString();
+    variant.id = (id.isEmpty() ? m_preferredVariant : id).toStdString();
+    variant.params = m_paramForm->values();
+    request.variants.push_back(std::move(variant));
+
+    m_currentJob = m_runner->requestRun(std::move(request));
+    m_currentJobByUser = userInitiated;
+    m_progress->setValue(0);
+    m_progress->setVisible(false);
+    m_progressDelay->start();
+    setStatusMessage(tr("Running…"));
+    uiRunStateChanged(true);
+    return m_currentJob;
+}
+
+void MainWindow::cancelRun() {
+    if (m_runner->isRunning()) m_runner->cancel();
+}
+
+void MainWindow::uiRunStateChanged(bool running) {
+    m_runButton->setEnabled(m_variantsKnown);
+    m_runAction->setEnabled(m_variantsKnown);
+    m_cancelButton->setEnabled(running);
+    m_cancelAction->setEnabled(running);
+    if (!running) {
+        m_progressDelay->stop();
+        m_progress->setVisible(false);
+    }
+}
+
+void MainWindow::uiShowProgress(quint64 job, int permille, const QString& stage) {
+    if (job != m_currentJob) return;
+    m_progress->setValue(permille);
+    m_progress->setFormat(tr("%1 %p%").arg(stage));
+}
+
+void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result) {
+    if (job != m_currentJob || !result) return;
+    m_result = std::move(result);
+    uiRunStateChanged(false);
+    // Keep the selected head when it still exists, so re-runs can be compared head by head.
+    const std::int64_t heads = m_result->heads;
+    m_state->setResultIndex(0);
+    m_state->setHead(
+        static_cast<int>(std::clamp<std::int64_t>(m_state->head(), 0, std::max<std::int64_t>(heads - 1, 0))));
+    m_headsGrid->setResult(m_result);
+    m_heatmap->setResult(m_result);
+
+    double seconds = 0;
+    std::uint64_t peak = 0;
+    for (const auto& r : m_result->results) {
+        seconds += r.counters.seconds;
+        peak = std::max(peak, r.counters.peakBytes);
+    }
+    m_timeLabel->setText(tr("attention %1").arg(formatSeconds(seconds)));
+    m_memoryLabel->setText(
+        tr("peak %1").arg(QLocale().formattedDataSize(static_cast<qint64>(peak), 1, QLocale::DataSizeIecFormat)));
+    const QString tokenizer = QString::fromLatin1(engine::tokenizerName(m_result->input.kind));
+    const QString summary = m_result->n == 1
+                                ? tr("1 token (%1), %2 heads").arg(tokenizer).arg(heads)
+                                : tr("%1 tokens (%2), %3 heads").arg(m_result->n).arg(tokenizer).arg(heads);
+    if (m_result->warnings.empty()) {
+        setStatusMessage(summary);
+    } else {
+        QStringList warnings;
+        for (const auto& w : m_result->warnings) warnings << QString::fromStdString(w);
+        setStatusMessage(tr("%1 — warning: %2").arg(summary, warnings.join(QStringLiteral("; "))),
+                         warnings.join(QLatin1Char('\n')));
+    }
+    Q_EMIT resultShown(job);
+}
+
+void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
+    if (job != m_currentJob) return;
+    uiRunStateChanged(false);
+    if (code == static_cast<int>(ErrorCode::Cancelled)) {
+        setStatusMessage(tr("Run cancelled."));
+        Q_EMIT runFailed(job, message, code);
+        return;
+    }
+    const QString text = tr("Run failed (%1): %2")
+                             .arg(QString::fromLatin1(engine::errorCodeName(static_cast<ErrorCode>(code))), message);
+    setStatusMessage(text, message);
+    // Shown once: in the status bar always, in a dialog only when the user asked for this run.
+    if (m_currentJobByUser && m_options.showErrorDialogs) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Run failed"), text, QMessageBox::Ok, this);
+        box->setTextFormat(Qt::PlainText);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();  // window-modal, without a nested event loop
+    }
+    Q_EMIT runFailed(job, message, code);
+}
+
+void MainWindow::uiStepHead(int delta) {
+    if (!m_result || m_result->heads <= 0) return;
+    const int heads = static_cast<int>(m_result->heads);
+    m_state->setHead(std::clamp(m_state->head() + delta, 0, heads - 1));
+}
+
+void MainWindow::showNextHead() { uiStepHead(+1); }
+void MainWindow::showPreviousHead() { uiStepHead(-1); }
+
+void MainWindow::openTextFile() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Text"), QString(), tr("Text files (*.txt *.md);;All files (*)"));
+    if (path.isEmpty()) return;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        setStatusMessage(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), file.errorString()));
+        return;
+    }
+    QStringDecoder decoder(QStringDecoder::Utf8);
+    const QString text = decoder.decode(file.readAll());
+    if (decoder.hasError()) {
+        setStatusMessage(tr("%1 is not valid UTF-8 text.").arg(QFileInfo(path).fileName()));
+        return;
+    }
+    m_text->setPlainText(text);
+    m_options.textSource = QFileInfo(path).fileName();
+    setWindowTitle(tr("AttnScope — %1").arg(m_options.textSource));
+    uiStartRun(true);
+}
+
+}  // namespace attnscope::app

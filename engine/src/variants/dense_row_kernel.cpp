@@ -1,0 +1,95 @@
+#include "variants/dense_row_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace attnscope::engine {
+
+void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& rowFn, RunContext& ctx,
+                  AttentionResult& result) {
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d();
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    const std::int64_t offset = m - n;  // causal: key j visible iff j <= i + offset (as `full`)
+    const bool padQueries = !qkv.keyPadding.empty() && n == m;
+    const std::int64_t block = std::clamp<std::int64_t>((2 << 20) / (4 * std::max<std::int64_t>(m, 1)), 32, 256);
+
+    ctx.beginStage("attention");
+    auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
+    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
+    at::Tensor scores = ctx.pool().workspace(input.slot + ".scores", {block, m});
+    std::vector<std::uint8_t> keep(static_cast<std::size_t>(m));
+
+    SparsePattern& pattern = result.pattern;
+    pattern = SparsePattern{};
+    pattern.rows = n;
+    pattern.cols = m;
+    pattern.perHead = true;
+    pattern.causal = input.causal;
+    pattern.rowPtr.assign(1, 0);
+    std::vector<float> weights;
+    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    std::int64_t emptyRows = 0;
+    const std::int64_t blocks = (n + block - 1) / block;
+
+    for (std::int64_t h = 0; h < heads; ++h) {
+        for (std::int64_t bi = 0; bi < blocks; ++bi) {
+            const std::int64_t i0 = bi * block, rows = std::min(block, n - i0);
+            // s: [rows, m] = Q_block K^T, then masked keys -inf
+            at::Tensor s = scores.narrow(0, 0, rows);
+            at::mm_out(s, qkv.q[h].narrow(0, i0, rows), qkv.k[h].t());
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const std::int64_t i = i0 + r;
+                float* row = s.data_ptr<float>() + r * m;
+                std::uint8_t& st = status.u8[static_cast<std::size_t>(h * n + i)];
+                bool any = false;
+                for (std::int64_t j = 0; j < m; ++j) {
+                    if ((input.causal && j > i + offset) || (!qkv.keyPadding.empty() && qkv.keyPadding[static_cast<std::size_t>(j)]))
+                        row[j] = -std::numeric_limits<float>::infinity();
+                    else
+                        any = true;
+                }
+                std::fill(keep.begin(), keep.end(), std::uint8_t{0});
+                if (padQueries && qkv.keyPadding[static_cast<std::size_t>(i)]) {
+                    st = 2;
+                    std::fill(row, row + m, 0.0f);
+                } else if (!any) {
+                    st = 1;
+                    ++emptyRows;
+                    std::fill(row, row + m, 0.0f);
+                } else {
+                    rowFn(static_cast<int>(h), i, row, keep.data(), scale);
+                }
+                for (std::int64_t j = 0; j < m; ++j) {
+                    if (!keep[static_cast<std::size_t>(j)]) continue;
+                    pattern.colIdx.push_back(static_cast<std::int32_t>(j));
+                    pattern.reason.push_back(static_cast<std::uint8_t>(input.reason));
+                    weights.push_back(row[j]);
+                }
+                pattern.rowPtr.push_back(static_cast<std::int64_t>(pattern.colIdx.size()));
+            }
+            at::Tensor outRows = out[h].narrow(0, i0, rows);
+            at::mm_out(outRows, s, qkv.v[h]);
+            ctx.counters().flops += 4.0 * static_cast<double>(rows) * m * d;
+            ctx.counters().entriesComputed += rows * m;
+            ctx.checkpoint("attention", h * blocks + bi + 1, heads * blocks);
+        }
+    }
+    ctx.endStage();
+
+    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
+    if (ctx.keepPatternWeights || ctx.keepWeights) {
+        result.weightsLayout = WeightsLayout::AlignedWithPattern;
+        const auto count = static_cast<std::int64_t>(weights.size());
+        result.weights = SharedTensorF32{{count}, std::make_shared<const std::vector<float>>(std::move(weights))};
+    }
+    result.emptyRowCount = emptyRows;
+    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
+        result.rowStatus = std::move(status);
+    ctx.noteBytes(outBuffer->size() * 4 + static_cast<std::uint64_t>(scores.numel()) * 4 +
+                  static_cast<std::uint64_t>(pattern.nnz()) * 9);
+    result.counters = ctx.counters();
+}
+
+}  // namespace attnscope::engine

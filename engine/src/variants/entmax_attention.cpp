@@ -1,0 +1,159 @@
+// `entmax`: Adaptively Sparse Transformer (Correia et al. 2019): alpha-entmax instead of softmax,
+// with one alpha or one per head. alpha = 1 softmax, 2 sparsemax and 1.5 use exact (sort-based)
+// algorithms, other values bisection on the threshold tau. Rows in float64, in blocks of queries.
+
+#include "variants/dense_row_kernel.h"
+#include "variants/sparse_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace attnscope::engine {
+namespace {
+
+constexpr int kBisectionSteps = 60;  // the tau interval shrinks 2^-60: far below 1e-6
+
+// p = argmax p·z + H_alpha(p) over the simplex, for the admissible scores z (scaled).
+void entmaxRow(const std::vector<double>& z, double alpha, std::vector<double>& p) {
+    const std::size_t count = z.size();
+    p.assign(count, 0.0);
+    const double zMax = *std::max_element(z.begin(), z.end());
+    if (alpha == 1.0) {
+        double sum = 0;
+        for (std::size_t j = 0; j < count; ++j) sum += p[j] = std::exp(z[j] - zMax);
+        for (auto& v : p) v /= sum;
+        return;
+    }
+    if (alpha == 2.0 || alpha == 1.5) {
+        // Sort-based: sparsemax tau = (sum of the top k - 1) / k; entmax15 (Peters et al. 2019)
+        // works on x = z/2 with tau_k = mean_k - sqrt(max(0, (1 - ss_k) / k)).
+        const double f = alpha == 2.0 ? 1.0 : 0.5;
+        std::vector<double> x(count);
+        for (std::size_t j = 0; j < count; ++j) x[j] = (z[j] - zMax) * f;
+        std::vector<double> sorted = x;
+        std::sort(sorted.begin(), sorted.end(), std::greater<double>());
+        double sum = 0, sumSq = 0, tau = 0;
+        for (std::size_t kk = 1; kk <= count; ++kk) {
+            const double v = sorted[kk - 1];
+            sum += v;
+            sumSq += v * v;
+            double tauK;
+            if (alpha == 2.0) {
+                tauK = (sum - 1.0) / static_cast<double>(kk);
+            } else {
+                const double mean = sum / static_cast<double>(kk);
+                const double ss = sumSq - static_cast<double>(kk) * mean * mean;
+                tauK = mean - std::sqrt(std::max(0.0, (1.0 - ss) / static_cast<double>(kk)));
+            }
+            if (tauK >= v) break;  // v is not in the support: tau is the previous one
+            tau = tauK;
+        }
+        for (std::size_t j = 0; j < count; ++j) {
+            const double t = std::max(0.0, x[j] - tau);
+            p[j] = alpha == 2.0 ? t : t * t;
+        }
+        return;
+    }
+    // Bisection: p_j = [(alpha-1) z_j - tau]_+^(1/(alpha-1)), sum p = 1 at tau in [max-1, max-(1/K)^(alpha-1)].
+    const double am1 = alpha - 1.0, power = 1.0 / am1;
+    std::vector<double> x(count);
+    for (std::size_t j = 0; j < count; ++j) x[j] = (z[j] - zMax) * am1;
+    double lo = -1.0, hi = -std::pow(1.0 / static_cast<double>(count), am1);
+    const auto total = [&](double tau) {
+        double s = 0;
+        for (double v : x) s += v > tau ? std::pow(v - tau, power) : 0.0;
+        return s;
+    };
+    for (int it = 0; it < kBisectionSteps; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (total(mid) >= 1.0 ? lo : hi) = mid;
+    }
+    double sum = 0;
+    for (std::size_t j = 0; j < count; ++j) sum += p[j] = x[j] > lo ? std::pow(x[j] - lo, power) : 0.0;
+    for (auto& v : p) v /= sum;  // ensure_sum_one, as the reference
+}
+
+class EntmaxAttention final : public Variant {
+public:
+    EntmaxAttention() {
+        m_info.id = "entmax";
+        m_info.name = "Adaptively Sparse Transformer (alpha-entmax)";
+        m_info.paper = "Correia et al. 2019, Adaptively Sparse Transformers, arXiv 1909.00015";
+        m_info.summary = "alpha-entmax over the scores: 1 = softmax, 1.5 = entmax15, 2 = sparsemax; exact zeros.";
+        ParamSpec alpha;
+        alpha.name = "alpha";
+        alpha.type = ParamType::FloatList;
+        alpha.defaultValue = std::vector<double>{1.5};
+        alpha.minValue = 1;
+        alpha.maxValue = 4;
+        alpha.help = "alpha in [1, 4]: one value for all heads, or one per head.";
+        m_info.params.push_back(alpha);
+        m_info.params.push_back(boolParam("causal", false, "Mask keys j > i."));
+    }
+
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
+        // the support can be every key (alpha near 1)
+        return sparsePatternBytes(s, static_cast<double>(s.n) * static_cast<double>(s.m), true, keepWeights);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult EntmaxAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m();
+    std::vector<double> alphas = std::get<std::vector<double>>(params.at("alpha"));
+    if (alphas.size() != 1 && static_cast<std::int64_t>(alphas.size()) != heads)
+        throw EngineError(ErrorCode::InvalidArgument, "entmax: parameter 'alpha' needs 1 value or one per head (" +
+                                                          std::to_string(heads) + "), got " + std::to_string(alphas.size()));
+    for (double a : alphas)
+        if (!(a >= 1.0 && a <= 4.0))
+            throw EngineError(ErrorCode::InvalidArgument, "entmax: parameter 'alpha' must be in [1, 4], got " + std::to_string(a));
+    PlainTensor alphaOut = PlainTensor::zeros(DType::F32, {heads});
+    for (std::int64_t h = 0; h < heads; ++h)
+        alphaOut.f32[static_cast<std::size_t>(h)] = static_cast<float>(alphas.size() == 1 ? alphas[0] : alphas[static_cast<std::size_t>(h)]);
+    PlainTensor zeros = PlainTensor::zeros(DType::I64, {heads, n});
+    std::vector<double> z, p;
+    std::vector<std::int64_t> index;
+
+    const auto rowFn = [&](int h, std::int64_t i, float* row, std::uint8_t* keep, float scale) {
+        z.clear();
+        index.clear();
+        for (std::int64_t j = 0; j < m; ++j)
+            if (std::isfinite(row[j])) {
+                z.push_back(static_cast<double>(row[j]) * scale);
+                index.push_back(j);
+            }
+        entmaxRow(z, alphas.size() == 1 ? alphas[0] : alphas[static_cast<std::size_t>(h)], p);
+        std::fill(row, row + m, 0.0f);
+        std::int64_t zeroCount = 0;
+        for (std::size_t t = 0; t < index.size(); ++t) {
+            const auto w = static_cast<float>(p[t]);
+            row[index[t]] = w;
+            keep[index[t]] = w > 0.0f;
+            zeroCount += w == 0.0f;
+        }
+        zeros.i64[static_cast<std::size_t>(h * n + i)] = zeroCount;
+    };
+
+    AttentionResult result = startResult(m_info.id, params, qkv);
+    DenseRowInput input;
+    input.causal = paramBool(params, "causal");
+    input.reason = PatternReason::Support;
+    input.slot = m_info.id;
+    runDenseRows(qkv, input, rowFn, ctx, result);
+    result.diagnostics["alpha"] = std::move(alphaOut);
+    result.diagnostics["zeros"] = std::move(zeros);
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeEntmaxAttention() { return std::make_unique<EntmaxAttention>(); }
+
+}  // namespace attnscope::engine

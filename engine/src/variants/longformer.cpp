@@ -1,0 +1,125 @@
+// `longformer`: Longformer attention (Beltagy et al. 2020): a (dilated) sliding window of w keys
+// per side plus symmetric global tokens, on the shared sparse kernel (linear in n).
+
+#include "variants/sparse_kernel.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace attnscope::engine {
+namespace {
+
+class Longformer final : public Variant {
+public:
+    Longformer() {
+        m_info.id = "longformer";
+        m_info.name = "Longformer";
+        m_info.paper = "Beltagy et al. 2020, Longformer: The Long-Document Transformer, arXiv 2004.05150";
+        m_info.summary = "Sliding window i-w*d .. i+w*d in steps of d, plus global tokens that attend to and are "
+                         "attended by every token.";
+        m_info.params.push_back(intParam("window", 4, 0, 1 << 24,
+                                         "Keys per side w (one-sided, as allenai; HF attention_window = 2w). Below n."));
+        m_info.params.push_back(intListParam("dilation", {1}, 1, 1 << 20,
+                                             "Dilation d: one value for all heads, or one value per head."));
+        m_info.params.push_back(intListParam("global", {}, 0, std::numeric_limits<std::int32_t>::max(),
+                                             "Global token indices (distinct, below n)."));
+        m_info.params.push_back(boolParam("causal", false, "Only keys j <= i, global entries included."));
+    }
+
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
+        const double w = static_cast<double>(paramInt(params, "window"));
+        const double g = static_cast<double>(std::get<std::vector<std::int64_t>>(params.at("global")).size());
+        const auto& dil = std::get<std::vector<std::int64_t>>(params.at("dilation"));
+        const bool perHead = dil.size() > 1;
+        const double perHead1 = static_cast<double>(s.n) * (2 * w + 1 + g) + g * static_cast<double>(s.m);
+        return sparsePatternBytes(s, perHead1, perHead, keepWeights);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult Longformer::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    requireSelfAttention(m_info.id, qkv);
+    const std::int64_t heads = qkv.heads(), n = qkv.n();
+    const std::int64_t w = paramInt(params, "window");
+    const bool causal = paramBool(params, "causal");
+    if (w >= n)
+        throw EngineError(ErrorCode::InvalidArgument, "longformer: parameter 'window' (keys per side) must be in [0, n-1] = [0, " +
+                                                          std::to_string(n - 1) + "], got " + std::to_string(w));
+    std::vector<std::int64_t> dilation = std::get<std::vector<std::int64_t>>(params.at("dilation"));
+    if (dilation.size() != 1 && static_cast<std::int64_t>(dilation.size()) != heads)
+        throw EngineError(ErrorCode::InvalidArgument, "longformer: parameter 'dilation' needs 1 value or one per head (" +
+                                                          std::to_string(heads) + "), got " +
+                                                          std::to_string(dilation.size()));
+    if (dilation.empty()) dilation.push_back(1);
+    std::vector<std::int64_t> globals = std::get<std::vector<std::int64_t>>(params.at("global"));
+    std::vector<std::uint8_t> isGlobal(static_cast<std::size_t>(n), 0);
+    for (std::int64_t g : globals) {
+        if (g < 0 || g >= n)
+            throw EngineError(ErrorCode::InvalidArgument, "longformer: parameter 'global': index " + std::to_string(g) +
+                                                              " is out of range [0, " + std::to_string(n - 1) + "]");
+        if (isGlobal[static_cast<std::size_t>(g)])
+            throw EngineError(ErrorCode::InvalidArgument,
+                              "longformer: parameter 'global': index " + std::to_string(g) + " is listed twice");
+        isGlobal[static_cast<std::size_t>(g)] = 1;
+    }
+    std::sort(globals.begin(), globals.end());
+    const bool perHead = std::any_of(dilation.begin(), dilation.end(), [&](std::int64_t d) { return d != dilation[0]; });
+    const auto dilationOf = [&](std::int64_t h) { return dilation.size() == 1 ? dilation[0] : dilation[static_cast<std::size_t>(h)]; };
+
+    // Non-global row i: window keys i + t·d (t in [-w, w], t <= 0 when causal) that are not global,
+    // then every global key once (VARIANTS.md §4: global keys are not double-counted).
+    // Global row: every key (j <= i when causal).
+    const std::int64_t g = static_cast<std::int64_t>(globals.size());
+    PatternBuilder builder(n, n, perHead, (perHead ? heads : 1) * (n * (2 * w + 1 + g) + g * n));
+    for (std::int64_t h = 0; h < (perHead ? heads : 1); ++h) {
+        const std::int64_t dh = dilationOf(h);
+        const PatternReason windowReason = dh == 1 ? PatternReason::Local : PatternReason::Dilated;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t last = causal ? i : n - 1;
+            if (isGlobal[static_cast<std::size_t>(i)]) {
+                for (std::int64_t j = 0; j <= last; ++j) builder.add(j, PatternReason::Global);
+                builder.endRow();
+                continue;
+            }
+            std::size_t gi = 0;
+            const std::int64_t tMin = std::max(-w, -(i / dh));
+            const std::int64_t tMax = causal ? 0 : std::min(w, (n - 1 - i) / dh);
+            for (std::int64_t t = tMin; t <= tMax; ++t) {
+                const std::int64_t j = i + t * dh;
+                for (; gi < globals.size() && globals[gi] < j; ++gi) builder.add(globals[gi], PatternReason::Global);
+                if (gi < globals.size() && globals[gi] == j) continue;  // added as global below
+                builder.add(j, windowReason);
+            }
+            for (; gi < globals.size() && globals[gi] <= last; ++gi) builder.add(globals[gi], PatternReason::Global);
+            builder.endRow();
+        }
+    }
+
+    AttentionResult result = startResult(m_info.id, params, qkv);
+    const auto tiles = [&](int h, SparseTiles& t) {
+        const std::int64_t dh = dilationOf(h);
+        // Rows of one residue mod d share a window of keys of that residue: u-w .. u+w in steps.
+        addResidueTiles(t, n, n, dh, kSparseRowsPerTile, [&](std::int64_t u0, std::int64_t u1) {
+            return std::make_pair(u0 - w, causal ? u1 : u1 + w);
+        });
+        std::vector<std::int32_t> globalKeys(globals.begin(), globals.end());
+        for (std::int64_t i0 = 0; i0 < n && !globalKeys.empty(); i0 += kSparseRowsPerTile)
+            t.addList(i0, 1, std::min(kSparseRowsPerTile, n - i0), globalKeys);
+        for (std::int64_t gRow : globals) t.addRange(gRow, 1, 1, 0, 1, causal ? gRow + 1 : n);
+    };
+    runPatternVariant(qkv, builder.finish(), tiles, ctx, result);
+    result.pattern.causal = causal;
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeLongformer() { return std::make_unique<Longformer>(); }
+
+}  // namespace attnscope::engine

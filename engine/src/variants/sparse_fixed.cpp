@@ -1,0 +1,110 @@
+// `sparse_fixed`: the fixed factorisation of the Sparse Transformer (Child et al. 2019, §4):
+// A1 = the query's own block of l, A2 = the c "summary" cells of every block, on the shared
+// sparse kernel.
+
+#include "variants/sparse_kernel.h"
+
+#include <algorithm>
+
+namespace attnscope::engine {
+namespace {
+
+class SparseFixed final : public Variant {
+public:
+    SparseFixed() {
+        m_info.id = "sparse_fixed";
+        m_info.name = "Sparse Transformer (fixed)";
+        m_info.paper = "Child et al. 2019, Generating Long Sequences with Sparse Transformers, arXiv 1904.10509";
+        m_info.summary = "Every key of the query's block of l, plus the c summary cells of every block.";
+        m_info.params.push_back(intParam("block", 8, 1, 1 << 24, "Block length l (at most n; n need not be a multiple)."));
+        m_info.params.push_back(intParam("summary", 2, 1, 1 << 24, "Summary cells c per block (1..l): by default the last c."));
+        m_info.params.push_back(boolParam("causal", true, "Only keys j <= i (the paper's setting)."));
+        m_info.params.push_back(intListParam("summary_offsets", {}, 0, 1 << 24,
+                                             "Start of the summary cells inside each block, one value or one per head "
+                                             "(0..l-c); empty = l-c, the last c cells."));
+    }
+
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
+        const double l = static_cast<double>(paramInt(params, "block"));
+        const double c = static_cast<double>(paramInt(params, "summary"));
+        const double perRow = l + static_cast<double>(s.m) / l * c;
+        const bool perHead = std::get<std::vector<std::int64_t>>(params.at("summary_offsets")).size() > 1;
+        return sparsePatternBytes(s, perRow * static_cast<double>(s.n), perHead, keepWeights);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult SparseFixed::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    requireSelfAttention(m_info.id, qkv);
+    const std::int64_t heads = qkv.heads(), n = qkv.n();
+    const std::int64_t l = paramInt(params, "block"), c = paramInt(params, "summary");
+    const bool causal = paramBool(params, "causal");
+    if (l > n)
+        throw EngineError(ErrorCode::InvalidArgument, "sparse_fixed: parameter 'block' must be in [1, n] = [1, " +
+                                                          std::to_string(n) + "], got " + std::to_string(l));
+    if (c > l)
+        throw EngineError(ErrorCode::InvalidArgument, "sparse_fixed: parameter 'summary' must be in [1, block] = [1, " +
+                                                          std::to_string(l) + "], got " + std::to_string(c));
+    std::vector<std::int64_t> offsets = std::get<std::vector<std::int64_t>>(params.at("summary_offsets"));
+    if (offsets.size() > 1 && static_cast<std::int64_t>(offsets.size()) != heads)
+        throw EngineError(ErrorCode::InvalidArgument, "sparse_fixed: parameter 'summary_offsets' needs no value, 1 value "
+                                                      "or one per head (" + std::to_string(heads) + "), got " +
+                                                          std::to_string(offsets.size()));
+    if (offsets.empty()) offsets.push_back(l - c);
+    for (std::int64_t o : offsets)
+        if (o < 0 || o > l - c)
+            throw EngineError(ErrorCode::InvalidArgument, "sparse_fixed: parameter 'summary_offsets' must be in [0, block - "
+                                                          "summary] = [0, " + std::to_string(l - c) + "], got " +
+                                                              std::to_string(o));
+    const bool perHead = std::any_of(offsets.begin(), offsets.end(), [&](std::int64_t o) { return o != offsets[0]; });
+    const auto offsetOf = [&](std::int64_t h) { return offsets.size() == 1 ? offsets[0] : offsets[static_cast<std::size_t>(h)]; };
+    const auto isSummary = [&](std::int64_t j, std::int64_t o) { return j % l >= o && j % l < o + c; };
+
+    PatternBuilder builder(n, n, perHead, (perHead ? heads : 1) * n * (l + (n / l + 1) * c));
+    for (std::int64_t h = 0; h < (perHead ? heads : 1); ++h) {
+        const std::int64_t o = offsetOf(h);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t b0 = (i / l) * l, b1 = causal ? i : std::min(n, b0 + l) - 1;
+            const std::int64_t last = causal ? i : n - 1;
+            for (std::int64_t j = o; j < b0; j += (j % l == o + c - 1) ? l - c + 1 : 1) builder.add(j, PatternReason::Summary);
+            for (std::int64_t j = b0; j <= b1; ++j) builder.add(j, PatternReason::Local);
+            for (std::int64_t j = b0 + l + o; j <= last; j += (j % l == o + c - 1) ? l - c + 1 : 1)
+                builder.add(j, PatternReason::Summary);
+            builder.endRow();
+        }
+    }
+
+    AttentionResult result = startResult(m_info.id, params, qkv);
+    const auto tiles = [&](int h, SparseTiles& t) {
+        const std::int64_t o = offsetOf(h);
+        std::vector<std::int32_t> summaries;
+        for (std::int64_t j = 0; j < n; ++j)
+            if (isSummary(j, o)) summaries.push_back(static_cast<std::int32_t>(j));
+        for (std::int64_t b0 = 0; b0 < n; b0 += l) {
+            const std::int64_t bEnd = std::min(n, b0 + l);
+            for (std::int64_t i0 = b0; i0 < bEnd; i0 += kSparseRowsPerTile) {
+                const std::int64_t i1 = std::min(bEnd, i0 + kSparseRowsPerTile);
+                t.addRange(i0, 1, i1 - i0, b0, 1, (causal ? i1 : bEnd) - b0);
+                // summary cells of the other blocks (causal: the earlier ones), gathered
+                const auto end = causal ? std::lower_bound(summaries.begin(), summaries.end(), static_cast<std::int32_t>(b0))
+                                        : summaries.end();
+                t.addList(i0, 1, i1 - i0, std::vector<std::int32_t>(summaries.begin(), end));
+            }
+        }
+    };
+    runPatternVariant(qkv, builder.finish(), tiles, ctx, result);
+    result.pattern.causal = causal;
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeSparseFixed() { return std::make_unique<SparseFixed>(); }
+
+}  // namespace attnscope::engine

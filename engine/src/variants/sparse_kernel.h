@@ -1,0 +1,122 @@
+#pragma once
+// The shared kernel of the pattern variants (sparse_strided, sparse_fixed, longformer, bigbird,
+// star): exact softmax attention restricted to a CSR pattern, without any n x m matrix.
+//
+// The variant lists the pattern (SparsePattern, one row per (head, query) or shared by all
+// heads) and a cover of it by tiles: a tile is a set of query rows (an arithmetic progression)
+// times a set of keys (an arithmetic progression, or an explicit list that is gathered). Each
+// tile's scores are one SGEMM into a reused workspace; a pattern entry takes its score from
+// the first tile that contains it, so tiles may overlap. Scores live in an array aligned with
+// the pattern's entries ([nnz] per head), the softmax runs on each CSR row (a key listed c times
+// gets c copies, so its total weight is c·exp(s)/Z, VARIANTS.md "duplicates count twice"), and
+// the output is a second SGEMM per tile over the weights scattered back into the workspace.
+// Memory is O(nnz + tile), time O(sum of tile areas · d).
+
+#include "variants/variant.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnscope::engine {
+
+/// Query rows {rowStart + t·rowStep : t < rowCount} times keys {keyStart + t·keyStep : t <
+/// keyCount}, or times keyList[listBegin, listEnd) (sorted, distinct) when listBegin >= 0.
+struct SparseTile {
+    std::int64_t rowStart = 0, rowStep = 1, rowCount = 0;
+    std::int64_t keyStart = 0, keyStep = 1, keyCount = 0;
+    std::int64_t listBegin = -1, listEnd = -1;
+};
+
+struct SparseTiles {
+    std::vector<SparseTile> tiles;
+    std::vector<std::int32_t> keyList;  ///< storage for list tiles
+
+    /// Adds a tile of rows [r0, r1) step rowStep and keys [k0, k1) step keyStep (k0 is the first
+    /// key); empty ranges are skipped.
+    void addRange(std::int64_t r0, std::int64_t rowStep, std::int64_t rowCount, std::int64_t k0, std::int64_t keyStep,
+                  std::int64_t keyCount);
+    /// Adds a tile of the given rows times an explicit sorted key list.
+    void addList(std::int64_t r0, std::int64_t rowStep, std::int64_t rowCount, const std::vector<std::int32_t>& keys);
+};
+
+/// Builds the tiles of one head; called once per head, before that head is computed.
+using SparseTileFn = std::function<void(int head, SparseTiles& tiles)>;
+
+struct SparseKernelInput {
+    const SparsePattern* pattern = nullptr;
+    SparseTileFn tilesForHead;
+    /// [m] 1 = padded key (weight exactly 0); empty = none.
+    std::vector<std::uint8_t> keyPadding;
+    /// [n] 1 = padded query (row zeroed, row_status 2); empty = none.
+    std::vector<std::uint8_t> queryPadding;
+    /// Keep the weights aligned with the pattern (F32 [nnz] perHead, [heads, nnz] shared).
+    bool keepWeights = true;
+    std::string slot;  ///< buffer-pool slot prefix (the variant id)
+};
+
+/// q: [heads, n, d]; k, v: [heads, m, d] (contiguous float32). Fills result.output,
+/// result.weights/weightsLayout, rowStatus, emptyRowCount and the counters' flops/entries.
+/// Entries no tile covers are computed one by one (correct, slow); a tiling bug costs time only.
+void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
+                     RunContext& ctx, AttentionResult& result);
+
+/// Collects CSR rows. Each row is sorted by key (stable, so among equal keys the first-added
+/// reason is kept when duplicates are dropped).
+class PatternBuilder {
+public:
+    PatternBuilder(std::int64_t rows, std::int64_t cols, bool perHead, std::int64_t reserveEntries);
+    void add(std::int64_t key, PatternReason reason) {
+        m_row.push_back({static_cast<std::int32_t>(key), static_cast<std::uint8_t>(reason)});
+    }
+    /// Closes the current row; keepDuplicates = false keeps one entry per key.
+    void endRow(bool keepDuplicates = false);
+    SparsePattern finish();
+
+private:
+    struct Entry {
+        std::int32_t key;
+        std::uint8_t reason;
+    };
+    SparsePattern m_pattern;
+    std::vector<Entry> m_row;
+};
+
+/// Bytes of a listed pattern with `entries` entries plus its aligned weights, as the budget check
+/// counts them, and the dense export (weights + mask) when keepWeights.
+std::uint64_t sparsePatternBytes(const ProblemShape& shape, double entriesPerHead, bool perHead, bool keepWeights);
+
+/// Parameter-schema helpers shared by the sparse variants.
+ParamSpec boolParam(const std::string& name, bool value, const std::string& help);
+ParamSpec intParam(const std::string& name, std::int64_t value, double minValue, double maxValue, const std::string& help);
+ParamSpec choiceParam(const std::string& name, const std::string& value, std::vector<std::string> choices,
+                      const std::string& help);
+ParamSpec intListParam(const std::string& name, std::vector<std::int64_t> value, double minValue, double maxValue,
+                       const std::string& help);
+
+/// A result with the id, resolved params and shape filled in.
+AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv);
+
+/// Runs the kernel on the variant's pattern (moved into result.pattern) as the "attention"
+/// stage, with the request's key padding, and copies the counters into the result.
+void runPatternVariant(const Qkv& qkv, SparsePattern pattern, const SparseTileFn& tiles, RunContext& ctx,
+                       AttentionResult& result);
+
+/// Tiles rows {r, r + P, r + 2P, ...} for every residue r < P in chunks of `rowsPerTile`, with
+/// keys {r + s·P : s in [s0, s1)} where (s0, s1) = keySpan(u0, u1) for the chunk's row steps
+/// [u0, u1) (P = 1: plain blocks of consecutive rows). Keys are clamped to [0, m).
+void addResidueTiles(SparseTiles& tiles, std::int64_t n, std::int64_t m, std::int64_t period,
+                     std::int64_t rowsPerTile,
+                     const std::function<std::pair<std::int64_t, std::int64_t>(std::int64_t, std::int64_t)>& keySpan);
+
+constexpr std::int64_t kSparseRowsPerTile = 64;
+
+/// Throws EngineError(InvalidArgument) naming the variant and the rule when m != n.
+void requireSelfAttention(const std::string& variant, const Qkv& qkv);
+
+/// Query padding of self-attention: the key padding when m == n, else empty.
+std::vector<std::uint8_t> selfQueryPadding(const Qkv& qkv);
+
+}  // namespace attnscope::engine

@@ -1,0 +1,99 @@
+// `sparse_strided`: the strided factorisation of the Sparse Transformer (Child et al. 2019, §4):
+// a local band A1 and a strided set A2 = {j : (i - j) mod l = 0}, as their union on every head
+// or interleaved over heads. Computed by the shared sparse kernel, never as an n x n matrix.
+
+#include "variants/sparse_kernel.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace attnscope::engine {
+namespace {
+
+class SparseStrided final : public Variant {
+public:
+    SparseStrided() {
+        m_info.id = "sparse_strided";
+        m_info.name = "Sparse Transformer (strided)";
+        m_info.paper = "Child et al. 2019, Generating Long Sequences with Sparse Transformers, arXiv 1904.10509";
+        m_info.summary = "Local band of l+1 (paper) or l (OpenAI) keys plus every l-th key; union or interleaved heads.";
+        m_info.params.push_back(intParam("stride", 8, 1, 1 << 24, "Stride l (about sqrt(n)); must be at most n."));
+        m_info.params.push_back(choiceParam("local", "paper", {"paper", "openai"},
+                                            "Local band: paper = keys i-l..i (l+1 keys), openai = keys i-l+1..i (l keys)."));
+        m_info.params.push_back(boolParam("causal", true, "Only keys j <= i (the paper's setting)."));
+        m_info.params.push_back(choiceParam("combine", "union", {"union", "interleave"},
+                                            "union: every head sees local and strided keys; interleave: even heads "
+                                            "local, odd heads strided."));
+    }
+
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
+        const double l = static_cast<double>(std::max<std::int64_t>(paramInt(params, "stride"), 1));
+        const double perRow = 2 * l + 1 + static_cast<double>(s.m) / l;
+        return sparsePatternBytes(s, perRow * static_cast<double>(s.n), paramChoice(params, "combine") == "interleave",
+                                  keepWeights);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult SparseStrided::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    requireSelfAttention(m_info.id, qkv);
+    const std::int64_t heads = qkv.heads(), n = qkv.n();
+    const std::int64_t l = paramInt(params, "stride");
+    if (l > n)
+        throw EngineError(ErrorCode::InvalidArgument, "sparse_strided: parameter 'stride' must be in [1, n] = [1, " +
+                                                          std::to_string(n) + "], got " + std::to_string(l));
+    const bool causal = paramBool(params, "causal");
+    const bool interleave = paramChoice(params, "combine") == "interleave";
+    // Keys on each side of the query inside the local band.
+    const std::int64_t band = paramChoice(params, "local") == "paper" ? l : l - 1;
+
+    // pattern: union -> n rows shared by all heads; interleave -> even heads local, odd strided.
+    const int patterns = interleave ? static_cast<int>(std::min<std::int64_t>(heads, 2)) : 1;
+    PatternBuilder builder(n, n, interleave, patterns * n * (2 * band + 2 + n / l));
+    for (std::int64_t h = 0; h < (interleave ? heads : 1); ++h) {
+        const bool local = !interleave || h % 2 == 0;
+        const bool strided = !interleave || h % 2 == 1;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t b0 = local ? std::max<std::int64_t>(0, i - band) : n;
+            const std::int64_t b1 = local ? (causal ? i : std::min(n - 1, i + band)) : -1;
+            if (strided)
+                for (std::int64_t j = i % l; j < std::min(b0, i + 1); j += l) builder.add(j, PatternReason::Stride);
+            for (std::int64_t j = b0; j <= b1; ++j) builder.add(j, PatternReason::Local);
+            if (strided && !causal) {
+                const std::int64_t from = local ? b1 + 1 : i + 1;
+                for (std::int64_t j = i + ((from - i + l - 1) / l) * l; j < n; j += l)
+                    builder.add(j, PatternReason::Stride);
+            }
+            builder.endRow();
+        }
+    }
+
+    AttentionResult result = startResult(m_info.id, params, qkv);
+    const auto tiles = [&](int h, SparseTiles& t) {
+        const bool local = !interleave || h % 2 == 0;
+        const bool strided = !interleave || h % 2 == 1;
+        if (local)
+            addResidueTiles(t, n, n, 1, kSparseRowsPerTile, [&](std::int64_t i0, std::int64_t i1) {
+                return std::make_pair(i0 - band, causal ? i1 : i1 + band);
+            });
+        if (strided)  // rows of one residue share their strided keys: keys r + s·l, s <= u
+            addResidueTiles(t, n, n, l, kSparseRowsPerTile, [&](std::int64_t, std::int64_t u1) {
+                return std::make_pair(std::int64_t{0}, causal ? u1 : std::numeric_limits<std::int64_t>::max());
+            });
+    };
+    runPatternVariant(qkv, builder.finish(), tiles, ctx, result);
+    result.pattern.causal = causal;
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeSparseStrided() { return std::make_unique<SparseStrided>(); }
+
+}  // namespace attnscope::engine

@@ -1,0 +1,97 @@
+// `topk`: Explicit Sparse Transformer (Zhao et al. 2019): per query, keep the k largest scores
+// (after the causal and padding masks) and softmax over them. Score rows are computed in blocks
+// of queries; the kept entries are the pattern.
+
+#include "core/softmax_kernel.h"
+#include "variants/dense_row_kernel.h"
+#include "variants/sparse_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnscope::engine {
+namespace {
+
+class TopKAttention final : public Variant {
+public:
+    TopKAttention() {
+        m_info.id = "topk";
+        m_info.name = "Explicit Sparse Transformer (top-k)";
+        m_info.paper = "Zhao et al. 2019, Explicit Sparse Transformer, arXiv 1912.11637";
+        m_info.summary = "Softmax over the k largest scores of each row; the rest are exactly 0.";
+        m_info.params.push_back(intParam("k", 8, 1, 1 << 24, "Keys kept per query (at most m)."));
+        m_info.params.push_back(boolParam("causal", false, "Mask keys j > i before choosing the top k."));
+        m_info.params.push_back(choiceParam("ties", "keep", {"keep", "index"},
+                                            "keep: every score >= the k-th largest is kept (the official code; may "
+                                            "keep more than k); index: exactly k, lower key index first among ties."));
+    }
+
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
+        const double k = static_cast<double>(std::min(paramInt(params, "k"), s.m));
+        return sparsePatternBytes(s, k * static_cast<double>(s.n), true, keepWeights);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult TopKAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m();
+    const std::int64_t k = paramInt(params, "k");
+    if (k > m)
+        throw EngineError(ErrorCode::InvalidArgument, "topk: parameter 'k' must be in [1, m] = [1, " + std::to_string(m) +
+                                                          "] (the number of keys), got " + std::to_string(k));
+    const bool byIndex = paramChoice(params, "ties") == "index";
+    PlainTensor threshold = PlainTensor::zeros(DType::F32, {heads, n});
+    PlainTensor kept = PlainTensor::zeros(DType::I64, {heads, n});
+    std::vector<float> admissible;
+
+    const auto rowFn = [&](int h, std::int64_t i, float* row, std::uint8_t* keep, float scale) {
+        admissible.clear();
+        for (std::int64_t j = 0; j < m; ++j)
+            if (std::isfinite(row[j])) admissible.push_back(row[j]);
+        // A row with at most k admissible keys keeps all of them (-inf entries lose the top-k).
+        float t = -std::numeric_limits<float>::infinity();
+        if (static_cast<std::int64_t>(admissible.size()) > k) {
+            std::nth_element(admissible.begin(), admissible.begin() + (k - 1), admissible.end(), std::greater<float>());
+            t = admissible[static_cast<std::size_t>(k - 1)];
+        }
+        // ties = keep: score >= t. ties = index: all scores > t, then scores == t by key index.
+        std::int64_t above = 0;
+        if (byIndex)
+            for (std::int64_t j = 0; j < m; ++j) above += row[j] > t;
+        std::int64_t tiesLeft = k - above;
+        std::int64_t count = 0;
+        for (std::int64_t j = 0; j < m; ++j) {
+            bool in = std::isfinite(row[j]) && row[j] >= t;
+            if (in && byIndex && row[j] == t) in = tiesLeft-- > 0;
+            keep[j] = in;
+            count += in;
+            if (!in) row[j] = -std::numeric_limits<float>::infinity();
+        }
+        softmaxRowsInPlace(row, 1, m, m, scale, nullptr);
+        threshold.f32[static_cast<std::size_t>(h * n + i)] = std::isfinite(t) ? t * scale : t;
+        kept.i64[static_cast<std::size_t>(h * n + i)] = count;
+    };
+
+    AttentionResult result = startResult(m_info.id, params, qkv);
+    DenseRowInput input;
+    input.causal = paramBool(params, "causal");
+    input.reason = PatternReason::TopK;
+    input.slot = m_info.id;
+    runDenseRows(qkv, input, rowFn, ctx, result);
+    result.diagnostics["threshold"] = std::move(threshold);
+    result.diagnostics["kept"] = std::move(kept);
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeTopKAttention() { return std::make_unique<TopKAttention>(); }
+
+}  // namespace attnscope::engine

@@ -1,0 +1,66 @@
+#include "app/fake_backend.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace attnscope::testing {
+
+void FakeBackend::Control::release(std::uint64_t tag) {
+    std::lock_guard<std::mutex> lock(mutex);
+    released.insert(tag);
+    changed.notify_all();
+}
+
+void FakeBackend::Control::releaseEverything() {
+    std::lock_guard<std::mutex> lock(mutex);
+    releaseAll = true;
+    changed.notify_all();
+}
+
+bool FakeBackend::Control::hasStarted(std::uint64_t tag) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return std::find(started.begin(), started.end(), tag) != started.end();
+}
+
+bool FakeBackend::Control::sawCancel(std::uint64_t tag) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return cancelSeen.count(tag) > 0;
+}
+
+std::vector<std::uint64_t> FakeBackend::Control::startedTags() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return started;
+}
+
+engine::Result<std::shared_ptr<const engine::RunResult>> FakeBackend::run(const engine::RunRequest& request,
+                                                                          const engine::ProgressFn& progress) {
+    const std::uint64_t tag = request.projection.seed;
+    std::unique_lock<std::mutex> lock(m_control->mutex);
+    m_control->started.push_back(tag);
+    m_control->changed.notify_all();
+    std::int64_t step = 0;
+    while (!m_control->releaseAll && m_control->released.count(tag) == 0) {
+        // Poll the progress callback like the engine does between units of work.
+        lock.unlock();
+        const bool goOn = progress ? progress(engine::Progress{"fake", step++ % 100, 100}) : true;
+        lock.lock();
+        if (!goOn) {
+            m_control->cancelSeen.insert(tag);
+            if (!m_control->ignoreCancel)
+                return engine::makeError(engine::ErrorCode::Cancelled, "cancelled by the progress callback");
+        }
+        m_control->changed.wait_for(lock, std::chrono::milliseconds(2));
+    }
+    auto result = std::make_shared<engine::RunResult>();
+    result->n = static_cast<std::int64_t>(tag);  // lets the test tell results apart
+    return std::shared_ptr<const engine::RunResult>(std::move(result));
+}
+
+std::vector<engine::VariantInfo> FakeBackend::variants() {
+    engine::VariantInfo info;
+    info.id = "fake";
+    info.name = "Fake";
+    return {info};
+}
+
+}  // namespace attnscope::testing

@@ -1,0 +1,49 @@
+#pragma once
+// A backend that blocks each run on a latch until the test releases it, so supersede, cancel and
+// stale-result handling are tested deterministically without LibTorch. Runs are identified by
+// their request's projection seed ("tag").
+
+#include "gui/engine_backend.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+namespace attnscope::testing {
+
+class FakeBackend final : public app::EngineBackend {
+public:
+    /// Shared between the test (GUI thread) and the backend (engine thread).
+    struct Control {
+        std::mutex mutex;
+        std::condition_variable changed;
+        std::vector<std::uint64_t> started;  ///< tags, in the order their runs started
+        std::set<std::uint64_t> released;
+        std::set<std::uint64_t> cancelSeen;  ///< tags whose progress callback returned false
+        bool releaseAll = false;
+        /// When true a run keeps waiting after a cancel and then returns a result, like an engine
+        /// that finishes its last unit of work: the runner must drop or convert that result.
+        bool ignoreCancel = false;
+
+        void release(std::uint64_t tag);
+        void releaseEverything();
+        bool hasStarted(std::uint64_t tag);
+        bool sawCancel(std::uint64_t tag);
+        std::vector<std::uint64_t> startedTags();
+    };
+
+    explicit FakeBackend(std::shared_ptr<Control> control) : m_control(std::move(control)) {}
+
+    engine::Result<std::shared_ptr<const engine::RunResult>> run(const engine::RunRequest& request,
+                                                                 const engine::ProgressFn& progress) override;
+    std::vector<engine::VariantInfo> variants() override;
+
+private:
+    std::shared_ptr<Control> m_control;
+};
+
+}  // namespace attnscope::testing

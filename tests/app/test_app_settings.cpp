@@ -1,0 +1,49 @@
+#include "support/qt_test_support.h"
+
+#include "gui/app_settings.h"
+
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+using attnscope::app::AppSettings;
+
+class TestAppSettings : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void roundTrip() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QSettings store(dir.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+        AppSettings s;
+        s.tokenizer = QStringLiteral("chars");
+        s.variantId = QStringLiteral("longformer");
+        s.heads = 8;
+        s.headDim = 16;
+        s.seed = 42;
+        s.windowGeometry = QByteArray("geometry");
+        s.windowState = QByteArray("state");
+        s.save(store);
+        store.sync();
+        QCOMPARE(AppSettings::load(store), s);
+    }
+
+    void invalidValuesKeepDefaults() {
+        QTemporaryDir dir;
+        QSettings store(dir.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+        store.setValue(QStringLiteral("run/tokenizer"), QStringLiteral("sentencepiece"));
+        store.setValue(QStringLiteral("run/heads"), 0);
+        store.setValue(QStringLiteral("run/headDim"), QStringLiteral("many"));
+        store.setValue(QStringLiteral("window/state"), QByteArray("old"));
+        store.setValue(QStringLiteral("window/stateVersion"), AppSettings::kWindowStateVersion - 1);
+        const AppSettings loaded = AppSettings::load(store);
+        const AppSettings defaults;
+        QCOMPARE(loaded.tokenizer, defaults.tokenizer);
+        QCOMPARE(loaded.heads, defaults.heads);
+        QCOMPARE(loaded.headDim, defaults.headDim);
+        QVERIFY(loaded.windowState.isEmpty());  // saved by another layout version
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestAppSettings)
+#include "test_app_settings.moc"

@@ -1,0 +1,131 @@
+#include "support/qt_test_support.h"
+
+#include "gui/app_settings.h"
+#include "gui/engine_runner.h"
+#include "gui/local_engine_backend.h"
+#include "gui/main_window.h"
+
+#include "views/head_heatmap.h"
+#include "views/heads_grid.h"
+#include "views/inspection_state.h"
+
+#include <attnscope/tokenize.h>
+
+#include <QComboBox>
+#include <QFile>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+
+using attnscope::app::AppSettings;
+using attnscope::app::EngineRunner;
+using attnscope::app::LocalEngineBackend;
+using attnscope::app::MainWindow;
+namespace engine = attnscope::engine;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 60000;
+
+QString sampleFileText() {
+    QFile file(QStringLiteral(ATTNSCOPE_SAMPLE_FILE));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(file.readAll());
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void runsTheSampleOnStartAndShowsTheChosenHead() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1200, 800);
+        window.show();
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+
+        QCOMPARE(window.textEdit()->toPlainText(), sampleFileText());
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
+        QCOMPARE(shown.count(), 1);
+        const auto result = window.lastResult();
+        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("full"));
+
+        // n = the number of word tokens of the sample, counted by the engine's tokenizer here.
+        const std::string sample = sampleFileText().toStdString();
+        auto tokens = engine::tokenize(engine::InputSpec{sample, engine::TokenizerKind::Words});
+        QVERIFY(tokens.ok());
+        const int n = static_cast<int>(tokens->tokens.size());
+        QVERIFY(n > 10);
+        QCOMPARE(result->n, n);
+        QCOMPARE(result->input.tokens.size(), tokens->tokens.size());
+        QCOMPARE(result->heads, AppSettings{}.heads);
+        QCOMPARE(result->results.size(), std::size_t{1});
+        const engine::AttentionResult& attention = result->results[0];
+        QCOMPARE(window.headsGrid()->headCount(), static_cast<int>(attention.heads));
+
+        // Choose head 2 through the next-head action, as PgDn does.
+        QCOMPARE(window.inspection()->head(), 0);
+        window.showNextHead();
+        window.showNextHead();
+        const int head = 2;
+        QCOMPARE(window.inspection()->head(), head);
+        const auto* heatmap = window.heatmap();
+        QCOMPARE(heatmap->shownHead(), head);
+        QCOMPARE(heatmap->dataSize(), QSize(n, n));
+        bool differsFromHead0 = false;
+        for (int i = 0; i < n; ++i) {
+            double rowSum = 0;
+            for (int j = 0; j < n; ++j) {
+                const float expected = attention.weightAt(head, i, j);
+                QCOMPARE(heatmap->cellValue(i, j), static_cast<double>(expected));
+                differsFromHead0 |= expected != attention.weightAt(0, i, j);
+                rowSum += expected;
+            }
+            QVERIFY2(std::abs(rowSum - 1.0) < 1e-4, qPrintable(QStringLiteral("row %1 sums to %2").arg(i).arg(rowSum)));
+        }
+        QVERIFY(differsFromHead0);
+        QVERIFY(heatmap->title().contains(QStringLiteral("head 2")));
+
+        // PgUp on the focused heatmap steps back through the window's shortcut.
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        window.heatmap()->setFocus();
+        QTest::keyClick(window.heatmap(), Qt::Key_PageUp);
+        QCOMPARE(window.inspection()->head(), head - 1);
+        QTest::keyClick(window.heatmap(), Qt::Key_Right, Qt::ControlModifier);
+        QCOMPARE(window.inspection()->head(), head);
+
+        // Steps stop at the last head.
+        for (int k = 0; k < 10; ++k) window.showNextHead();
+        QCOMPARE(window.inspection()->head(), static_cast<int>(attention.heads) - 1);
+        QVERIFY2(window.statusText().contains(QStringLiteral("tokens")), qPrintable(window.statusText()));
+    }
+
+    void failedUserRunIsReportedInTheStatusBarWithoutBlocking() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("some text");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QSignalSpy failed(&window, &MainWindow::runFailed);
+        window.textEdit()->clear();  // the engine refuses a text without tokens (InvalidInput)
+        QVERIFY(window.runNow() != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kRunTimeoutMs);
+        QCOMPARE(failed.at(0).at(2).toInt(), static_cast<int>(engine::ErrorCode::InvalidInput));
+        QVERIFY(window.lastResult() == nullptr);
+        QVERIFY2(window.statusText().startsWith(QStringLiteral("Run failed")), qPrintable(window.statusText()));
+        QVERIFY(window.findChildren<QMessageBox*>().isEmpty());
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestMainWindow)
+#include "test_main_window.moc"

@@ -1,0 +1,163 @@
+#pragma once
+// Helpers shared by the sparse-variant tests: an engine, random Q/K/V, the pattern as a
+// character grid, and an independent double-precision masked softmax to compare weights with.
+
+#include <attnscope/engine.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sparse_test {
+
+using namespace attnscope::engine;
+
+inline std::unique_ptr<Engine> makeEngine() {
+    setenv("ATTNSCOPE_SPARSE_STRICT", "1", 1);  // a tiling gap fails the test (sparse_kernel.cpp)
+    EngineOptions options;
+    options.threads = 1;
+    auto engine = Engine::create(options);
+    EXPECT_TRUE(engine.ok());
+    return std::move(engine.value());
+}
+
+inline PlainTensor randomTensor(std::int64_t h, std::int64_t n, std::int64_t d, unsigned seed, float sigma = 1.5f) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> dist(0.0f, sigma);
+    std::vector<float> values(static_cast<std::size_t>(h * n * d));
+    for (auto& x : values) x = dist(gen);
+    return PlainTensor::fromF32({h, n, d}, values);
+}
+
+struct Qkv3 {
+    PlainTensor q, k, v;
+};
+inline Qkv3 randomQkv(std::int64_t h, std::int64_t n, std::int64_t d, unsigned seed) {
+    return {randomTensor(h, n, d, seed), randomTensor(h, n, d, seed + 1), randomTensor(h, n, d, seed + 2)};
+}
+
+inline RunRequest variantRequest(const Qkv3& x, const std::string& id, const ParamValues& params) {
+    RunRequest request;
+    request.qkv = QkvTensors{x.q, x.k, x.v};
+    request.variants.push_back(VariantRequest{id, params});
+    return request;
+}
+
+inline std::shared_ptr<const RunResult> runOk(Engine& engine, const RunRequest& request) {
+    auto result = engine.run(request);
+    EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+    if (!result.ok()) return nullptr;
+    return *result;
+}
+
+inline char reasonChar(std::uint8_t reason) {
+    switch (static_cast<PatternReason>(reason)) {
+    case PatternReason::Local: return 'L';
+    case PatternReason::Dilated: return 'D';
+    case PatternReason::Stride: return 'S';
+    case PatternReason::Summary: return 'C';
+    case PatternReason::Global: return 'G';
+    case PatternReason::Random: return 'R';
+    case PatternReason::Ring: return 'O';
+    case PatternReason::Relay: return 'Y';
+    case PatternReason::TopK: return 'K';
+    case PatternReason::Support: return 'P';
+    default: return '?';
+    }
+}
+
+/// The pattern of one head as rows of characters: '.' not allowed, the reason letter, or the
+/// number of times a key is listed when it is listed more than once.
+inline std::vector<std::string> maskGrid(const AttentionResult& r, int head) {
+    const auto& p = r.pattern;
+    std::vector<std::string> grid(static_cast<std::size_t>(p.rows), std::string(static_cast<std::size_t>(p.cols), '.'));
+    const std::int64_t base = p.perHead ? head * p.rows : 0;
+    for (std::int64_t i = 0; i < p.rows; ++i) {
+        for (std::int64_t e = p.rowPtr[base + i]; e < p.rowPtr[base + i + 1]; ++e) {
+            char& c = grid[i][p.colIdx[e]];
+            if (c == '.') c = reasonChar(p.reason[e]);
+            else c = static_cast<char>(std::isdigit(static_cast<unsigned char>(c)) ? c + 1 : '2');
+        }
+    }
+    return grid;
+}
+
+/// Multiplicity of (head, i, j) in the pattern (0 = not allowed).
+inline std::vector<int> multiplicity(const AttentionResult& r, int head) {
+    const auto& p = r.pattern;
+    std::vector<int> mult(static_cast<std::size_t>(p.rows * p.cols), 0);
+    const std::int64_t base = p.perHead ? head * p.rows : 0;
+    for (std::int64_t i = 0; i < p.rows; ++i)
+        for (std::int64_t e = p.rowPtr[base + i]; e < p.rowPtr[base + i + 1]; ++e) ++mult[i * p.cols + p.colIdx[e]];
+    return mult;
+}
+
+/// Independent reference: for every head, softmax over the allowed keys with multiplicities
+/// (a key allowed c times has weight c·exp(s)/Z), in double precision from q, k, v directly;
+/// checks weights (1e-6), output (1e-5) and that non-empty rows sum to 1.
+inline void expectMatchesMaskedSoftmax(const AttentionResult& r, const PlainTensor& q, const PlainTensor& k,
+                                       const PlainTensor& v, const std::function<std::vector<int>(int)>& multFn = {}) {
+    const std::int64_t heads = q.shape[0], n = q.shape[1], d = q.shape[2], m = k.shape[1];
+    ASSERT_EQ(r.n, n);
+    double maxW = 0, maxO = 0;
+    for (int h = 0; h < heads; ++h) {
+        const std::vector<int> mult = multFn ? multFn(h) : multiplicity(r, h);
+        for (std::int64_t i = 0; i < n; ++i) {
+            std::vector<double> s(static_cast<std::size_t>(m), 0.0);
+            double mx = -INFINITY;
+            for (std::int64_t j = 0; j < m; ++j) {
+                if (!mult[i * m + j]) continue;
+                double dot = 0;
+                for (std::int64_t c = 0; c < d; ++c)
+                    dot += double(q.f32[(h * n + i) * d + c]) * double(k.f32[(h * m + j) * d + c]);
+                s[j] = dot / std::sqrt(double(d));
+                mx = std::max(mx, s[j]);
+            }
+            double z = 0;
+            for (std::int64_t j = 0; j < m; ++j)
+                if (mult[i * m + j]) z += mult[i * m + j] * std::exp(s[j] - mx);
+            double rowSum = 0;
+            std::vector<double> out(static_cast<std::size_t>(d), 0.0);
+            for (std::int64_t j = 0; j < m; ++j) {
+                const double w = mult[i * m + j] ? mult[i * m + j] * std::exp(s[j] - mx) / z : 0.0;
+                const double got = r.weightAt(h, i, j);
+                maxW = std::max(maxW, std::abs(got - w));
+                rowSum += got;
+                for (std::int64_t c = 0; c < d; ++c) out[c] += w * v.f32[(h * m + j) * d + c];
+            }
+            if (z > 0) {
+                EXPECT_NEAR(rowSum, 1.0, 1e-5) << "head " << h << " row " << i;
+            }
+            for (std::int64_t c = 0; c < d; ++c)
+                maxO = std::max(maxO, std::abs(out[c] - r.output[static_cast<std::size_t>((h * n + i) * d + c)]));
+        }
+    }
+    EXPECT_LT(maxW, 1e-6);
+    EXPECT_LT(maxO, 1e-5);
+}
+
+/// Every entry of the pattern (all heads) matches allowed(h, i, j) exactly.
+inline void expectPatternEquals(const AttentionResult& r, const std::function<bool(int, std::int64_t, std::int64_t)>& allowed) {
+    for (int h = 0; h < r.heads; ++h) {
+        const auto mult = multiplicity(r, h);
+        for (std::int64_t i = 0; i < r.n; ++i)
+            for (std::int64_t j = 0; j < r.m; ++j)
+                ASSERT_EQ(mult[i * r.m + j] > 0, allowed(h, i, j)) << "head " << h << " query " << i << " key " << j;
+    }
+}
+
+inline std::string errorOf(Engine& engine, const RunRequest& request) {
+    auto result = engine.run(request);
+    EXPECT_FALSE(result.ok());
+    if (result.ok()) return {};
+    EXPECT_EQ(result.error().code, ErrorCode::InvalidArgument) << result.error().message;
+    EXPECT_EQ(result.error().message.find('\n'), std::string::npos) << "one-line error";
+    return result.error().message;
+}
+
+}  // namespace sparse_test

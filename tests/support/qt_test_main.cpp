@@ -1,0 +1,21 @@
+// Shared main of the Qt test executables: offscreen when no platform is set, a fixed font DPI
+// so layout sizes do not depend on the machine, and test-mode settings paths.
+
+#include "qt_test_support.h"
+
+#include <QApplication>
+#include <QStandardPaths>
+#include <QTest>
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    qputenv("QT_FONT_DPI", "96");
+    QApplication app(argc, argv);
+    QStandardPaths::setTestModeEnabled(true);
+    int failures = 0;
+    for (const auto& make : attnscope::testing::testRegistry()) {
+        const std::unique_ptr<QObject> test = make();
+        failures += QTest::qExec(test.get(), argc, argv);
+    }
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,170 @@
+#include "support/qt_test_support.h"
+#include "views/test_fixtures.h"
+
+#include "views/head_heatmap.h"
+#include "views/head_matrix.h"
+#include "views/inspection_state.h"
+#include "views/qcp.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+
+using attnscope::testing::fixtureWeight;
+using attnscope::testing::makeDenseResult;
+using attnscope::views::HeadHeatmap;
+using attnscope::views::HeadMatrix;
+using attnscope::views::InspectionState;
+namespace engine = attnscope::engine;
+
+class TestHeadHeatmap : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void holdsTheChosenHeadsWeights() {
+        constexpr int kHeads = 3, kN = 5;
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setVariantNames({{QStringLiteral("full"), QStringLiteral("Full softmax attention")}});
+        QCOMPARE(heatmap.dataSize(), QSize());
+        heatmap.setResult(makeDenseResult(kHeads, kN));
+
+        for (int head : {0, 2, 1}) {
+            state.setHead(head);
+            QCOMPARE(heatmap.shownHead(), head);
+            QCOMPARE(heatmap.dataSize(), QSize(kN, kN));
+            QCOMPARE(heatmap.colorData()->keySize(), kN);
+            QCOMPARE(heatmap.colorData()->valueSize(), kN);
+            auto* data = const_cast<QCPColorMapData*>(heatmap.colorData());  // cell() is not const in QCP 2.1
+            for (int i = 0; i < kN; ++i) {
+                for (int j = 0; j < kN; ++j) {
+                    QCOMPARE(heatmap.cellValue(i, j), static_cast<double>(fixtureWeight(head, i, j)));
+                    QCOMPARE(data->cell(j, i), static_cast<double>(fixtureWeight(head, i, j)));  // key index first
+                }
+            }
+            QVERIFY2(heatmap.title().contains(QStringLiteral("Full softmax attention")), qPrintable(heatmap.title()));
+            QVERIFY2(heatmap.title().contains(QStringLiteral("head %1 of %2").arg(head).arg(kHeads)),
+                     qPrintable(heatmap.title()));
+        }
+        QVERIFY(std::isnan(heatmap.cellValue(kN, 0)));
+        QVERIFY(heatmap.tokenAxes());
+
+        state.setHead(kHeads);  // out of range: nothing shown rather than stale data
+        QCOMPARE(heatmap.shownHead(), -1);
+        QCOMPARE(heatmap.dataSize(), QSize());
+    }
+
+    void hoverTextNamesTokensAsPlainText() {
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(2, 4));
+        state.setHead(1);
+        const QString expected =
+            QStringLiteral("query 1 '<b>x</b>' → key 2 't2': weight %1").arg(fixtureWeight(1, 1, 2), 0, 'f', 4);
+        QCOMPARE(heatmap.hoverText(1, 2), expected);
+        QCOMPARE(heatmap.hoverText(4, 0), QString());
+
+        heatmap.setResult(makeDenseResult(2, 4, /*withTokens=*/false));
+        QVERIFY(!heatmap.tokenAxes());
+        QCOMPARE(heatmap.hoverText(3, 0),
+                 QStringLiteral("query 3 → key 0: weight %1").arg(fixtureWeight(1, 3, 0), 0, 'f', 4));
+    }
+
+    void hoverOverTheMatrixEmitsTheCell() {
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(1, 4));
+        heatmap.resize(500, 500);
+        heatmap.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
+        heatmap.plot()->replot();
+        QSignalSpy hovered(&heatmap, &HeadHeatmap::cellHovered);
+        const QPoint cell(qRound(heatmap.plot()->xAxis->coordToPixel(2)),
+                          qRound(heatmap.plot()->yAxis->coordToPixel(3)));
+        QTest::mouseMove(heatmap.plot(), cell);
+        QTRY_VERIFY(!hovered.isEmpty());
+        QCOMPARE(hovered.last().at(0).toInt(), 3);
+        QCOMPARE(hovered.last().at(1).toInt(), 2);
+    }
+
+    void largeInputsUseIndexAxes() {
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(1, HeadHeatmap::kMaxTokenTicks + 1));
+        QVERIFY(!heatmap.tokenAxes());
+        QCOMPARE(heatmap.dataSize(), QSize(HeadHeatmap::kMaxTokenTicks + 1, HeadHeatmap::kMaxTokenTicks + 1));
+    }
+
+    void matrixFromPatternSumsDuplicatesAndPools() {
+        // Shared pattern over 2 heads, 3 queries, 4 keys; query 1 lists key 2 twice.
+        engine::AttentionResult r;
+        r.heads = 2;
+        r.n = 3;
+        r.m = 4;
+        r.weightsLayout = engine::WeightsLayout::AlignedWithPattern;
+        r.pattern.rows = 3;
+        r.pattern.cols = 4;
+        r.pattern.rowPtr = {0, 2, 5, 6};
+        r.pattern.colIdx = {0, 1, 0, 2, 2, 3};
+        const std::vector<float> head0 = {0.5f, 0.5f, 0.2f, 0.3f, 0.5f, 1.0f};
+        const std::vector<float> head1 = {0.9f, 0.1f, 0.6f, 0.2f, 0.2f, 1.0f};
+        std::vector<float> all = head0;
+        all.insert(all.end(), head1.begin(), head1.end());
+        r.weights.shape = {2, 6};
+        r.weights.values = std::make_shared<const std::vector<float>>(all);
+
+        const HeadMatrix m = HeadMatrix::fromResult(r, 1);
+        QCOMPARE(m.rows(), 3);
+        QCOMPARE(m.cols(), 4);
+        QVERIFY(m.hasWeights());
+        QCOMPARE(m.at(0, 0), 0.9f);
+        QCOMPARE(m.at(0, 2), 0.0f);
+        QCOMPARE(m.at(1, 0), 0.6f);
+        QCOMPARE(m.at(1, 2), 0.4f);  // listed twice: counts twice
+        QCOMPARE(m.at(2, 3), 1.0f);
+
+        const HeadMatrix pooled = HeadMatrix::fromResult(r, 0, /*maxSide=*/2);
+        QCOMPARE(pooled.poolFactor(), 2);
+        QCOMPARE(pooled.rows(), 2);
+        QCOMPARE(pooled.cols(), 2);
+        QCOMPARE(pooled.at(0, 0), 0.5f);  // max of queries 0-1 x keys 0-1
+        QCOMPARE(pooled.at(0, 1), 0.8f);  // query 1, key 2: 0.3 + 0.5
+        QCOMPARE(pooled.at(1, 1), 1.0f);
+
+        // Keys outside the pattern are marked, so views draw them apart from ~0 weights.
+        QVERIFY(m.hasMaskedCells());
+        QVERIFY(m.inPattern(1, 2));
+        QVERIFY(!m.inPattern(0, 2));
+        QVERIFY(!pooled.inPattern(1, 0));  // query 2 lists key 3 only
+        QVERIFY(pooled.inPattern(1, 1));
+
+        // The heatmap keeps weightAt's 0 for those cells and draws them transparent.
+        auto run = std::make_shared<engine::RunResult>();
+        run->n = 3;
+        run->heads = 2;
+        run->results.push_back(r);
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(run);
+        QCOMPARE(heatmap.dataSize(), QSize(4, 3));
+        QCOMPARE(heatmap.cellValue(0, 2), 0.0);
+        QCOMPARE(heatmap.cellValue(1, 2), static_cast<double>(0.3f + 0.5f));  // summed in float
+        auto* data = const_cast<QCPColorMapData*>(heatmap.colorData());
+        QCOMPARE(int(data->alpha(2, 0)), 0);
+        QCOMPARE(int(data->alpha(2, 1)), 255);
+        QVERIFY2(heatmap.hoverText(0, 2).endsWith(QStringLiteral("not in the pattern")),
+                 qPrintable(heatmap.hoverText(0, 2)));
+
+        r.weightsLayout = engine::WeightsLayout::None;
+        QVERIFY(!HeadMatrix::fromResult(r, 0).hasWeights());
+        QCOMPARE(HeadMatrix::fromResult(r, 0).maxValue(), 0.0f);
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestHeadHeatmap)
+#include "test_head_heatmap.moc"

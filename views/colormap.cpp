@@ -1,0 +1,77 @@
+#include "views/colormap.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QLoggingCategory>
+
+#include <cmath>
+
+// Resources compiled into a static library are dropped by the linker unless something references
+// their initialiser; Q_INIT_RESOURCE must be used outside any namespace.
+static void initViewsResources() { Q_INIT_RESOURCE(resources); }
+
+namespace attnscope::views {
+
+Q_LOGGING_CATEGORY(lcColormap, "attnscope.views.colormap")
+
+std::optional<Colormap> Colormap::fromCsv(const QString& name, const QByteArray& csv, QString* error) {
+    auto fail = [&](const QString& why) -> std::optional<Colormap> {
+        if (error) *error = name + QLatin1String(": ") + why;
+        return std::nullopt;
+    };
+    Colormap map;
+    map.m_name = name;
+    int lineNo = 0;
+    for (const QByteArray& raw : csv.split('\n')) {
+        ++lineNo;
+        const QByteArray line = raw.trimmed();
+        if (line.isEmpty() || line.startsWith('#')) continue;
+        const QList<QByteArray> parts = line.split(',');
+        if (parts.size() != 3) return fail(QStringLiteral("line %1 is not \"r,g,b\"").arg(lineNo));
+        int rgb[3];
+        for (int c = 0; c < 3; ++c) {
+            bool ok = false;
+            rgb[c] = parts[c].trimmed().toInt(&ok);
+            if (!ok || rgb[c] < 0 || rgb[c] > 255)
+                return fail(QStringLiteral("line %1: components must be integers 0-255").arg(lineNo));
+        }
+        map.m_colors.push_back(qRgb(rgb[0], rgb[1], rgb[2]));
+    }
+    if (map.m_colors.size() != kSize)
+        return fail(QStringLiteral("%1 colours, expected %2").arg(map.m_colors.size()).arg(kSize));
+    return map;
+}
+
+std::optional<Colormap> Colormap::load(const QString& path, QString* error) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error) *error = path + QLatin1String(": ") + file.errorString();
+        return std::nullopt;
+    }
+    return fromCsv(QFileInfo(path).baseName(), file.readAll(), error);
+}
+
+const Colormap& Colormap::viridis() {
+    static const Colormap map = [] {
+        initViewsResources();
+        QString error;
+        if (auto loaded = load(QStringLiteral(":/colormaps/viridis.csv"), &error)) return *loaded;
+        // A missing resource is a build bug; a grey ramp keeps the views usable meanwhile.
+        qCWarning(lcColormap) << "cannot load viridis:" << error;
+        Colormap grey;
+        grey.m_name = QStringLiteral("grey");
+        for (int i = 0; i < kSize; ++i) grey.m_colors.push_back(qRgb(i, i, i));
+        return grey;
+    }();
+    return map;
+}
+
+QRgb Colormap::map(double t) const {
+    if (m_colors.isEmpty()) return qRgb(0, 0, 0);
+    if (!(t > 0.0)) return m_colors.front();  // also NaN
+    if (t >= 1.0) return m_colors.back();
+    const int index = static_cast<int>(std::lround(t * (m_colors.size() - 1)));
+    return m_colors[index];
+}
+
+}  // namespace attnscope::views

@@ -1,0 +1,243 @@
+#include "views/param_form.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnscope::views {
+
+using engine::ParamSpec;
+using engine::ParamType;
+using engine::ParamValue;
+using engine::ParamValues;
+
+namespace {
+
+template <class T>
+T valueOr(const ParamValue& value, T fallback) {
+    if (const T* v = std::get_if<T>(&value)) return *v;
+    return fallback;
+}
+
+template <class T>
+QString joinList(const std::vector<T>& values) {
+    QStringList parts;
+    for (const T& v : values) parts << QString::number(v);
+    return parts.join(QStringLiteral(", "));
+}
+
+// Parses "1, 2,3"; *ok is false when any non-empty entry is not a number.
+template <class T>
+std::vector<T> splitList(const QString& text, bool* ok) {
+    std::vector<T> out;
+    *ok = true;
+    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString entry = part.trimmed();
+        if (entry.isEmpty()) continue;
+        bool parsed = false;
+        if constexpr (std::is_same_v<T, std::int64_t>) {
+            const qlonglong v = entry.toLongLong(&parsed);
+            if (parsed) out.push_back(v);
+        } else {
+            const double v = entry.toDouble(&parsed);
+            if (parsed && std::isfinite(v))
+                out.push_back(v);
+            else
+                parsed = false;
+        }
+        if (!parsed) *ok = false;
+    }
+    return out;
+}
+
+bool hasRange(const ParamSpec& spec) { return spec.maxValue > spec.minValue; }
+
+// Decimals enough to show the smallest step of the range, between 2 and 6.
+int decimalsFor(const ParamSpec& spec) {
+    const double span = hasRange(spec) ? spec.maxValue - spec.minValue : 1.0;
+    return std::clamp(static_cast<int>(std::ceil(3.0 - std::log10(std::max(span, 1e-9)))), 2, 6);
+}
+
+}  // namespace
+
+ParamForm::ParamForm(QWidget* parent) : QWidget(parent) {
+    m_layout = new QFormLayout(this);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+}
+
+QWidget* ParamForm::createEditor(const ParamSpec& spec) {
+    const QString name = QString::fromStdString(spec.name);
+    QWidget* editor = nullptr;
+    switch (spec.type) {
+        case ParamType::Bool: {
+            auto* box = new QCheckBox(this);
+            box->setChecked(valueOr<bool>(spec.defaultValue, false));
+            connect(box, &QCheckBox::toggled, this, &ParamForm::valuesChanged);
+            editor = box;
+            break;
+        }
+        case ParamType::Int: {
+            auto* box = new QSpinBox(this);
+            // QSpinBox holds int: clamp the schema's range to it.
+            constexpr double kLo = std::numeric_limits<int>::min(), kHi = std::numeric_limits<int>::max();
+            const double lo = hasRange(spec) ? std::max(spec.minValue, kLo) : kLo;
+            const double hi = hasRange(spec) ? std::min(spec.maxValue, kHi) : kHi;
+            box->setRange(static_cast<int>(lo), static_cast<int>(hi));
+            box->setValue(static_cast<int>(std::clamp<double>(valueOr<std::int64_t>(spec.defaultValue, 0), lo, hi)));
+            connect(box, &QSpinBox::valueChanged, this, &ParamForm::valuesChanged);
+            editor = box;
+            break;
+        }
+        case ParamType::Float: {
+            auto* box = new QDoubleSpinBox(this);
+            box->setDecimals(decimalsFor(spec));
+            if (hasRange(spec))
+                box->setRange(spec.minValue, spec.maxValue);
+            else
+                box->setRange(-1e9, 1e9);
+            box->setSingleStep(
+                hasRange(spec) ? std::pow(10.0, std::floor(std::log10(spec.maxValue - spec.minValue)) - 1) : 0.1);
+            box->setValue(valueOr<double>(spec.defaultValue, 0.0));
+            connect(box, &QDoubleSpinBox::valueChanged, this, &ParamForm::valuesChanged);
+            editor = box;
+            break;
+        }
+        case ParamType::Choice: {
+            auto* box = new QComboBox(this);
+            for (const auto& choice : spec.choices) box->addItem(QString::fromStdString(choice));
+            box->setCurrentText(QString::fromStdString(valueOr<std::string>(spec.defaultValue, {})));
+            connect(box, &QComboBox::currentIndexChanged, this, &ParamForm::valuesChanged);
+            editor = box;
+            break;
+        }
+        case ParamType::IntList:
+        case ParamType::FloatList: {
+            auto* line = new QLineEdit(this);
+            line->setText(spec.type == ParamType::IntList
+                              ? joinList(valueOr<std::vector<std::int64_t>>(spec.defaultValue, {}))
+                              : joinList(valueOr<std::vector<double>>(spec.defaultValue, {})));
+            line->setPlaceholderText(tr("comma-separated, e.g. 1, 2, 3"));
+            connect(line, &QLineEdit::textChanged, this, &ParamForm::valuesChanged);
+            editor = line;
+            break;
+        }
+    }
+    editor->setObjectName(name);
+    // Schema text comes from the engine, but tooltips guess rich text: escape it anyway.
+    QString tip = QString::fromStdString(spec.help).toHtmlEscaped();
+    if (hasRange(spec) && spec.type != ParamType::Bool && spec.type != ParamType::Choice)
+        tip += QStringLiteral("<br>range %1 – %2").arg(spec.minValue).arg(spec.maxValue);
+    editor->setToolTip(QStringLiteral("<p>%1</p>").arg(tip));
+    return editor;
+}
+
+void ParamForm::setVariant(const engine::VariantInfo& info) {
+    while (m_layout->rowCount() > 0) m_layout->removeRow(0);  // deletes the row's widgets
+    m_editors.clear();
+    m_info = info;
+    for (const ParamSpec& spec : m_info.params) {
+        QWidget* editor = createEditor(spec);
+        auto* label = new QLabel(QString::fromStdString(spec.name), this);
+        label->setTextFormat(Qt::PlainText);
+        label->setBuddy(editor);
+        m_layout->addRow(label, editor);
+        m_editors.push_back(editor);
+    }
+    if (m_info.params.empty()) {
+        auto* none = new QLabel(tr("This variant has no parameters."), this);
+        none->setEnabled(false);
+        m_layout->addRow(none);
+    }
+    Q_EMIT valuesChanged();
+}
+
+ParamValues ParamForm::values() const {
+    ParamValues out;
+    for (std::size_t i = 0; i < m_info.params.size(); ++i) {
+        const ParamSpec& spec = m_info.params[i];
+        QWidget* editor = m_editors[i];
+        bool ok = true;
+        switch (spec.type) {
+            case ParamType::Bool:
+                out[spec.name] = static_cast<QCheckBox*>(editor)->isChecked();
+                break;
+            case ParamType::Int:
+                out[spec.name] = static_cast<std::int64_t>(static_cast<QSpinBox*>(editor)->value());
+                break;
+            case ParamType::Float:
+                out[spec.name] = static_cast<QDoubleSpinBox*>(editor)->value();
+                break;
+            case ParamType::Choice:
+                out[spec.name] = static_cast<QComboBox*>(editor)->currentText().toStdString();
+                break;
+            case ParamType::IntList:
+                out[spec.name] = splitList<std::int64_t>(static_cast<QLineEdit*>(editor)->text(), &ok);
+                break;
+            case ParamType::FloatList:
+                out[spec.name] = splitList<double>(static_cast<QLineEdit*>(editor)->text(), &ok);
+                break;
+        }
+    }
+    return out;
+}
+
+void ParamForm::setValues(const ParamValues& values) {
+    for (std::size_t i = 0; i < m_info.params.size(); ++i) {
+        const ParamSpec& spec = m_info.params[i];
+        const auto it = values.find(spec.name);
+        if (it == values.end()) continue;
+        const ParamValue& v = it->second;
+        QWidget* editor = m_editors[i];
+        switch (spec.type) {
+            case ParamType::Bool:
+                if (auto* b = std::get_if<bool>(&v)) static_cast<QCheckBox*>(editor)->setChecked(*b);
+                break;
+            case ParamType::Int:
+                if (auto* x = std::get_if<std::int64_t>(&v))
+                    static_cast<QSpinBox*>(editor)->setValue(static_cast<int>(*x));
+                break;
+            case ParamType::Float:
+                if (auto* x = std::get_if<double>(&v)) static_cast<QDoubleSpinBox*>(editor)->setValue(*x);
+                break;
+            case ParamType::Choice:
+                if (auto* s = std::get_if<std::string>(&v))
+                    static_cast<QComboBox*>(editor)->setCurrentText(QString::fromStdString(*s));
+                break;
+            case ParamType::IntList:
+                if (auto* l = std::get_if<std::vector<std::int64_t>>(&v))
+                    static_cast<QLineEdit*>(editor)->setText(joinList(*l));
+                break;
+            case ParamType::FloatList:
+                if (auto* l = std::get_if<std::vector<double>>(&v))
+                    static_cast<QLineEdit*>(editor)->setText(joinList(*l));
+                break;
+        }
+    }
+}
+
+QStringList ParamForm::invalidParams() const {
+    QStringList bad;
+    for (std::size_t i = 0; i < m_info.params.size(); ++i) {
+        const ParamSpec& spec = m_info.params[i];
+        if (spec.type != ParamType::IntList && spec.type != ParamType::FloatList) continue;
+        bool ok = true;
+        const QString text = static_cast<QLineEdit*>(m_editors[i])->text();
+        if (spec.type == ParamType::IntList)
+            (void)splitList<std::int64_t>(text, &ok);
+        else
+            (void)splitList<double>(text, &ok);
+        if (!ok) bad << QString::fromStdString(spec.name);
+    }
+    return bad;
+}
+
+}  // namespace attnscope::views

@@ -1,0 +1,44 @@
+#pragma once
+// A form built from a variant's parameter schema (no per-variant code, DESIGN.md).
+
+#include <attnscope/variant_info.h>
+
+#include <QWidget>
+
+#include <vector>
+
+class QFormLayout;
+
+namespace attnscope::views {
+
+class ParamForm : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParamForm(QWidget* parent = nullptr);
+
+    /// Rebuilds the form: QCheckBox for Bool, QSpinBox for Int, QDoubleSpinBox for Float,
+    /// QComboBox for Choice, QLineEdit ("1,2,3") for lists; each editor's objectName is the
+    /// parameter name and it starts at the schema default.
+    void setVariant(const engine::VariantInfo& info);
+    const engine::VariantInfo& variant() const { return m_info; }
+
+    /// The typed values of every parameter. List entries that do not parse are skipped and
+    /// reported by invalidParams(); the engine validates ranges again.
+    engine::ParamValues values() const;
+    /// Sets the editors of the named parameters; unknown names and mismatched types are ignored.
+    void setValues(const engine::ParamValues& values);
+    /// Names of list parameters whose text has entries that are not numbers.
+    QStringList invalidParams() const;
+
+Q_SIGNALS:
+    void valuesChanged();
+
+private:
+    QWidget* createEditor(const engine::ParamSpec& spec);
+
+    QFormLayout* m_layout = nullptr;
+    engine::VariantInfo m_info;
+    std::vector<QWidget*> m_editors;  // parallel to m_info.params
+};
+
+}  // namespace attnscope::views

@@ -1,0 +1,35 @@
+#include "views/token_label.h"
+
+#include <QStringDecoder>
+
+namespace attnscope::views {
+
+QString tokenLabel(const std::string& bytes, int maxChars) {
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    QString text = decoder.decode(QByteArrayView(bytes.data(), static_cast<qsizetype>(bytes.size())));
+    if (decoder.hasError()) {
+        QString hex;
+        for (unsigned char c : bytes) hex += QStringLiteral("0x%1").arg(c, 2, 16, QLatin1Char('0'));
+        text = hex;
+    }
+    QString out;
+    out.reserve(text.size());
+    for (const QChar c : text) {
+        if (c == QLatin1Char(' '))
+            out += QChar(0x2423);
+        else if (c == QLatin1Char('\n'))
+            out += QChar(0x23CE);
+        else if (c == QLatin1Char('\t'))
+            out += QChar(0x21E5);
+        else if (c == QLatin1Char('\r'))
+            out += QStringLiteral("\\r");
+        else if (c.category() == QChar::Other_Control)
+            out += QStringLiteral("0x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            out += c;
+    }
+    if (maxChars > 1 && out.size() > maxChars) out = out.left(maxChars - 1) + QChar(0x2026);
+    return out;
+}
+
+}  // namespace attnscope::views

@@ -1,0 +1,15 @@
+#pragma once
+// Display text of a token for axes and tooltips.
+
+#include <QString>
+
+#include <string>
+
+namespace attnscope::views {
+
+/// Token bytes as readable text: white space becomes a visible symbol (␣ ⏎ ⇥), bytes that are
+/// not valid UTF-8 on their own (a lone byte of the bytes tokenizer) become "0xNN". Longer than
+/// maxChars is elided with "…". The result is plain text; escape it before rich-text use.
+QString tokenLabel(const std::string& bytes, int maxChars = 14);
+
+}  // namespace attnscope::views
