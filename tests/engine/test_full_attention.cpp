@@ -158,7 +158,9 @@ TEST(FullAttention, MatchesReferenceAcrossBlocks) {
                 for (std::int64_t j = 0; j < n; ++j) {
                     const float w = r.weights[static_cast<std::size_t>((hh * n + i) * n + j)];
                     sum += w;
-                    if (causal && j > i) ASSERT_EQ(w, 0.0f) << "upper triangle must be exactly 0";
+                    if (causal && j > i) {
+                        ASSERT_EQ(w, 0.0f) << "upper triangle must be exactly 0";
+                    }
                 }
                 EXPECT_NEAR(sum, 1.0, 1e-5);
             }
