@@ -194,6 +194,7 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
             ctx.keepWeights = keep;
             ctx.keepPatternWeights = request.keepWeights;
             AttentionResult r = variants[i]->run(qkv, resolved[i], ctx);
+            for (const auto& w : ctx.warnings()) run->warnings.push_back(variants[i]->info().id + ": " + w);
             if (r.emptyRowCount > 0)
                 run->warnings.push_back(variants[i]->info().id + ": " + std::to_string(r.emptyRowCount) +
                                         " query rows have no admissible key; their weights and output are zero");

@@ -62,6 +62,10 @@ public:
 
     Counters& counters() { return m_counters; }
     /// Peak-bytes accounting for engine-owned buffers (workspaces, results).
+    /// A notice for the user (a clamp, a skipped diagnostic); copied into RunResult::warnings.
+    void warn(const std::string& message) { m_warnings.push_back(message); }
+    const std::vector<std::string>& warnings() const { return m_warnings; }
+
     void noteBytes(std::uint64_t liveBytes) {
         if (liveBytes > m_counters.peakBytes) m_counters.peakBytes = liveBytes;
     }
@@ -70,6 +74,7 @@ private:
     BufferPool& m_pool;
     const ProgressFn& m_progress;
     Counters m_counters;
+    std::vector<std::string> m_warnings;
     std::string m_stage;
     std::chrono::steady_clock::time_point m_stageStart;
 };

@@ -10,6 +10,9 @@ std::unique_ptr<Variant> makeBigBird();
 std::unique_ptr<Variant> makeTopKAttention();
 std::unique_ptr<Variant> makeEntmaxAttention();
 std::unique_ptr<Variant> makeStarAttention();
+std::unique_ptr<Variant> makeLinearAttention();
+std::unique_ptr<Variant> makePerformerAttention();
+std::unique_ptr<Variant> makeLinformerAttention();
 
 bool paramBool(const ParamValues& params, const std::string& name) { return std::get<bool>(params.at(name)); }
 std::int64_t paramInt(const ParamValues& params, const std::string& name) {
@@ -30,6 +33,9 @@ std::vector<std::unique_ptr<Variant>> makeAllVariants() {
     all.push_back(makeTopKAttention());
     all.push_back(makeEntmaxAttention());
     all.push_back(makeStarAttention());
+    all.push_back(makeLinformerAttention());
+    all.push_back(makeLinearAttention());
+    all.push_back(makePerformerAttention());
     return all;
 }
 

@@ -1,0 +1,38 @@
+#pragma once
+// Attention through feature maps, shared by `linear` (Katharopoulos et al.) and `performer`
+// (Choromanski et al.): out_i = phi(q_i)^T S / den_i with S = sum_j phi(k_j) v_j^T, computed in
+// O(n) memory; causal with chunked prefix sums. The implied n x m matrix is built only when the
+// caller keeps weights.
+
+#include "variants/variant.h"
+
+#include <string>
+
+namespace attnscope::engine {
+
+enum class FeatureEpsMode {
+    Denominator,  ///< den = phi(q).z + eps (idiap fast-transformers)
+    KeyCumsum,    ///< den = phi(q).(z + eps) (lucidrains performer, causal)
+};
+
+struct FeatureAttentionSpec {
+    bool causal = false;
+    double eps = 0.0;
+    FeatureEpsMode epsMode = FeatureEpsMode::Denominator;
+    std::string slot;  ///< buffer-pool slot prefix, the variant id
+};
+
+/// phiQ: [H, n, r], phiK: [H, m, r] (non-negative features), v: [H, m, d]. Fills result.output,
+/// the implicit all-keys (or causal) pattern, Dense implied weights A = phiQ phiK^T / den when
+/// ctx.keepWeights (so output == A v exactly), rowStatus for rows whose denominator is 0, and
+/// counters. Causal requires m == n.
+void featureAttention(const at::Tensor& phiQ, const at::Tensor& phiK, const at::Tensor& v,
+                      const FeatureAttentionSpec& spec, RunContext& ctx, AttentionResult& result);
+
+/// Fills the fields every variant result shares (id, params, shape).
+void initResult(AttentionResult& result, const VariantInfo& info, const ParamValues& params, const Qkv& qkv);
+
+/// The exact softmax weights [H, n, m] (causal: j <= i), for approximation diagnostics.
+at::Tensor exactSoftmaxWeights(const Qkv& qkv, bool causal);
+
+}  // namespace attnscope::engine

@@ -1,0 +1,62 @@
+// `linear`: Linear Transformer (Katharopoulos et al. 2020, arXiv 2006.16236), phi(x) = elu(x) + 1.
+
+#include "variants/feature_attention.h"
+
+namespace attnscope::engine {
+namespace {
+
+class LinearAttention final : public Variant {
+public:
+    LinearAttention() {
+        m_info.id = "linear";
+        m_info.name = "Linear Transformer";
+        m_info.paper = "Katharopoulos et al. 2020, Transformers are RNNs, arXiv 2006.16236";
+        m_info.summary = "phi(Q) (phi(K)^T V) / phi(Q) sum phi(K) with phi = elu + 1; O(n) memory, causal by prefix sums.";
+        m_info.params = {
+            ParamSpec{"causal", ParamType::Bool, false, 0, 1, {}, "Prefix-sum (RNN) form: key j visible iff j <= i."},
+            ParamSpec{"eps", ParamType::Float, 1e-6, 0.0, 1.0, {}, "Stabiliser of the denominator."},
+            ParamSpec{"eps_mode", ParamType::Choice, std::string("denominator"), 0, 0, {"denominator", "kcumsum"},
+                      "denominator: phi(q).z + eps (idiap); kcumsum: phi(q).(z + eps) (lucidrains)."},
+        };
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
+        if (!keepWeights) return 0;
+        const std::uint64_t cells = static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.m);
+        return cells * static_cast<std::uint64_t>(s.heads) * (sizeof(float) + 1) + cells * (sizeof(std::int32_t) + 1);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
+        AttentionResult result;
+        initResult(result, m_info, params, qkv);
+        ctx.beginStage("attention");
+        // phiQ: [H, n, d], phiK: [H, m, d]; padded keys get zero features (idiap's length mask).
+        at::Tensor phiQ = at::elu(qkv.q).add_(1.0);
+        at::Tensor phiK = at::elu(qkv.k).add_(1.0);
+        if (!qkv.keyPadding.empty()) {
+            at::Tensor keep = at::empty({qkv.m()}, at::kFloat);
+            float* keepData = keep.data_ptr<float>();
+            for (std::int64_t j = 0; j < qkv.m(); ++j) keepData[j] = qkv.keyPadding[j] ? 0.0f : 1.0f;
+            phiK.mul_(keep.view({1, qkv.m(), 1}));
+        }
+        FeatureAttentionSpec spec;
+        spec.causal = paramBool(params, "causal");
+        spec.eps = paramFloat(params, "eps");
+        spec.epsMode = paramChoice(params, "eps_mode") == "kcumsum" ? FeatureEpsMode::KeyCumsum : FeatureEpsMode::Denominator;
+        spec.slot = m_info.id;
+        featureAttention(phiQ, phiK, qkv.v, spec, ctx, result);
+        ctx.endStage();
+        result.counters = ctx.counters();
+        return result;
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> makeLinearAttention() { return std::make_unique<LinearAttention>(); }
+
+}  // namespace attnscope::engine

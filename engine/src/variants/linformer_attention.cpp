@@ -1,0 +1,153 @@
+// `linformer`: Linformer (Wang et al. 2020, arXiv 2006.04768). Keys and values are projected
+// along the sequence to k slots: head = softmax(Q (E K)^T / sqrt(d)) (F V).
+
+#include "core/to_plain.h"
+#include "qkv/seeded_normal.h"
+#include "variants/feature_attention.h"
+
+#include <cmath>
+
+namespace attnscope::engine {
+namespace {
+
+constexpr std::uint64_t kProjectionStream = 0x600000000ull;
+constexpr std::int64_t kSpectrumLimit = 2048;  // SVD of n x n per head: O(n^3)
+
+// [count, k, n] ~ U(-1/sqrt(k), 1/sqrt(k)) (the reference initialisation), from the seed.
+at::Tensor uniformProjection(std::int64_t count, std::int64_t k, std::int64_t n, std::uint64_t seed, std::uint64_t stream) {
+    at::Tensor e = at::empty({count, k, n}, at::kFloat);
+    float* p = e.data_ptr<float>();
+    const double bound = 1.0 / std::sqrt(static_cast<double>(k));
+    for (std::int64_t c = 0; c < count; ++c) {
+        SeededNormal gen(mixSeed(seed, stream + static_cast<std::uint64_t>(c)));
+        for (std::int64_t i = 0; i < k * n; ++i) p[c * k * n + i] = static_cast<float>((2.0 * gen.uniform() - 1.0) * bound);
+    }
+    return e;
+}
+
+class LinformerAttention final : public Variant {
+public:
+    LinformerAttention() {
+        m_info.id = "linformer";
+        m_info.name = "Linformer";
+        m_info.paper = "Wang et al. 2020, Linformer: Self-Attention with Linear Complexity, arXiv 2006.04768";
+        m_info.summary = "Keys and values projected along the sequence to k slots (E, F in R^{k x n}); O(n k).";
+        m_info.params = {
+            ParamSpec{"k", ParamType::Int, std::int64_t{64}, 1, 65536, {}, "Projected length; clamped to n (with a notice)."},
+            ParamSpec{"sharing", ParamType::Choice, std::string("headwise"), 0, 0, {"none", "headwise", "kv", "layerwise"},
+                      "none: E, F per head; headwise: one E, one F for all heads; kv and layerwise: F = E."},
+            ParamSpec{"projection", ParamType::Choice, std::string("random"), 0, 0, {"random", "identity"},
+                      "random: U(-1/sqrt(k), 1/sqrt(k)) from the seed; identity: E = F = I (needs k = n; equals full)."},
+            ParamSpec{"spectrum", ParamType::Bool, true, 0, 1, {},
+                      "Singular values of the exact softmax matrix (n <= 2048, weights kept)."},
+        };
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
+        if (!keepWeights) return 0;
+        const std::uint64_t cells = static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.m);
+        return cells * static_cast<std::uint64_t>(s.heads) * (2 * sizeof(float) + 1) + cells * (sizeof(std::int32_t) + 1);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    AttentionResult result;
+    initResult(result, m_info, params, qkv);
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d();
+    std::int64_t k = paramInt(params, "k");
+    if (k > m) {
+        ctx.warn("k = " + std::to_string(k) + " is more than the " + std::to_string(m) + " keys; using k = " + std::to_string(m));
+        k = m;
+    }
+    const std::string& sharing = paramChoice(params, "sharing");
+    const bool identity = paramChoice(params, "projection") == "identity";
+    if (identity && k != m)
+        throw EngineError(ErrorCode::InvalidArgument,
+                          "linformer: projection=identity needs k = n (" + std::to_string(m) + "), got k = " + std::to_string(k));
+
+    ctx.beginStage("projection");
+    // e, f: [P, k, m] with P = heads (sharing none) or 1
+    const std::int64_t count = sharing == "none" ? heads : 1;
+    at::Tensor e = identity ? at::eye(m, at::kFloat).unsqueeze(0).expand({count, m, m}).contiguous()
+                            : uniformProjection(count, k, m, ctx.seed, kProjectionStream);
+    at::Tensor f = (identity || sharing == "kv" || sharing == "layerwise")
+                       ? e
+                       : uniformProjection(count, k, m, ctx.seed, kProjectionStream + 0x10000);
+    // Padded keys do not enter the projected slots.
+    at::Tensor eUsed = e, fUsed = f;
+    if (!qkv.keyPadding.empty()) {
+        at::Tensor keep = at::empty({m}, at::kFloat);
+        float* keepData = keep.data_ptr<float>();
+        for (std::int64_t j = 0; j < m; ++j) keepData[j] = qkv.keyPadding[j] ? 0.0f : 1.0f;
+        eUsed = e * keep.view({1, 1, m});
+        fUsed = f * keep.view({1, 1, m});
+    }
+    // kProj, vProj: [H, k, d]
+    const at::Tensor kProj = at::matmul(eUsed, qkv.k);
+    const at::Tensor vProj = at::matmul(fUsed, qkv.v);
+    ctx.endStage();
+
+    ctx.beginStage("attention");
+    // pbar: [H, n, k] = softmax(Q kProj^T / sqrt(d)), a distribution over projected slots
+    const at::Tensor pbar = at::softmax(at::bmm(qkv.q, kProj.transpose(1, 2)).mul_(1.0 / std::sqrt(static_cast<double>(d))), 2);
+    auto outBuffer = ctx.pool().resultBuffer("linformer.output", static_cast<std::size_t>(heads * n * d));
+    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
+    at::bmm_out(out, pbar, vProj);
+    ctx.checkpoint("attention", 1, 1);
+    ctx.endStage();
+
+    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
+    result.pattern.rows = n;
+    result.pattern.cols = m;
+    result.pattern.implicitDense = true;
+    result.diagnostics["E"] = toPlain(count == 1 ? e[0] : e);
+    result.diagnostics["F"] = toPlain(count == 1 ? f[0] : f);
+    result.diagnostics["pbar"] = toPlain(pbar);
+    std::uint64_t bytes = outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(pbar.numel()) * 4;
+
+    if (ctx.keepWeights) {
+        // weights: [H, n, m] = pbar F, the implied token-level mixing: signed, rows need not sum to 1.
+        auto weightBuffer = ctx.pool().resultBuffer("linformer.weights", static_cast<std::size_t>(heads * n * m));
+        at::Tensor weights = tensorOver(*weightBuffer, {heads, n, m});
+        weights.copy_(at::matmul(pbar, fUsed));
+        result.weightsLayout = WeightsLayout::Dense;
+        result.weights = SharedTensorF32{{heads, n, m}, weightBuffer};
+        bytes += weightBuffer->size() * sizeof(float);
+
+        if (paramBool(params, "spectrum")) {
+            if (n <= kSpectrumLimit) {
+                ctx.beginStage("spectrum");
+                // singular_values: [H, min(n, m)] of the exact softmax matrix; energy = cumsum(s^2) / sum(s^2)
+                const at::Tensor sv = at::linalg_svdvals(exactSoftmaxWeights(qkv, false).to(at::kDouble));
+                const at::Tensor sq = sv.pow(2);
+                const at::Tensor energy = sq.cumsum(1).div_(sq.sum(1, true));
+                const at::Tensor rank90 = energy.lt(0.9).sum(1).add_(1).clamp_max_(sv.size(1));
+                result.diagnostics["singular_values"] = toPlain(sv.to(at::kFloat));
+                result.diagnostics["energy"] = toPlain(energy.to(at::kFloat));
+                result.diagnostics["rank90"] = toPlain(rank90.to(at::kLong));
+                ctx.endStage();
+            } else {
+                ctx.warn("spectrum skipped: n = " + std::to_string(n) + " exceeds " + std::to_string(kSpectrumLimit) +
+                         " tokens (the SVD costs O(n^3) per head)");
+            }
+        }
+    }
+    auto& counters = ctx.counters();
+    counters.flops = 2.0 * heads * (2.0 * k * m * d + 2.0 * n * k * d);
+    counters.entriesComputed = heads * n * k;
+    ctx.noteBytes(bytes);
+    result.counters = counters;
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeLinformerAttention() { return std::make_unique<LinformerAttention>(); }
+
+}  // namespace attnscope::engine

@@ -1,0 +1,158 @@
+// `performer`: FAVOR+ (Choromanski et al. 2021, arXiv 2009.14794) with positive orthogonal random
+// features, following the reference softmax_kernel (features of x * d^(-1/4), query stabiliser the
+// row max, key stabiliser the max over all keys and features of the head).
+
+#include "core/to_plain.h"
+#include "qkv/seeded_normal.h"
+#include "variants/feature_attention.h"
+
+#include <cmath>
+#include <vector>
+
+namespace attnscope::engine {
+namespace {
+
+constexpr std::uint64_t kProjectionStream = 0x500000000ull;
+
+// W: [m, d] per head. Rows come in blocks of d orthonormal rows (Gram-Schmidt of Gaussian rows in
+// double, the same law as the reference's QR), each row scaled by the norm of an independent
+// Gaussian d-vector (ortho_scaling 0) or by sqrt(d) (ortho_scaling 1).
+at::Tensor orthogonalFeatures(std::int64_t heads, std::int64_t features, std::int64_t d, int scaling, std::uint64_t seed) {
+    at::Tensor w = at::empty({heads, features, d}, at::kFloat);
+    float* out = w.data_ptr<float>();
+    for (std::int64_t h = 0; h < heads; ++h) {
+        SeededNormal gen(mixSeed(seed, kProjectionStream + static_cast<std::uint64_t>(h)));
+        std::vector<double> block(static_cast<std::size_t>(d * d));
+        for (std::int64_t row = 0; row < features; ++row) {
+            const std::int64_t inBlock = row % d;
+            if (inBlock == 0) {
+                for (auto& x : block) x = gen.normal();
+                for (std::int64_t i = 0; i < d; ++i) {
+                    double* ri = block.data() + i * d;
+                    for (int pass = 0; pass < 2; ++pass)  // twice: re-orthogonalisation keeps it exact in double
+                        for (std::int64_t j = 0; j < i; ++j) {
+                            const double* rj = block.data() + j * d;
+                            double dot = 0;
+                            for (std::int64_t c = 0; c < d; ++c) dot += ri[c] * rj[c];
+                            for (std::int64_t c = 0; c < d; ++c) ri[c] -= dot * rj[c];
+                        }
+                    double norm = 0;
+                    for (std::int64_t c = 0; c < d; ++c) norm += ri[c] * ri[c];
+                    norm = std::sqrt(norm);
+                    for (std::int64_t c = 0; c < d; ++c) ri[c] /= norm;
+                }
+            }
+            double multiplier = std::sqrt(static_cast<double>(d));
+            if (scaling == 0) {
+                double sq = 0;
+                for (std::int64_t c = 0; c < d; ++c) {
+                    const double g = gen.normal();
+                    sq += g * g;
+                }
+                multiplier = std::sqrt(sq);
+            }
+            for (std::int64_t c = 0; c < d; ++c)
+                out[(h * features + row) * d + c] = static_cast<float>(block[inBlock * d + c] * multiplier);
+        }
+    }
+    return w;
+}
+
+class PerformerAttention final : public Variant {
+public:
+    PerformerAttention() {
+        m_info.id = "performer";
+        m_info.name = "Performer (FAVOR+)";
+        m_info.paper = "Choromanski et al. 2021, Rethinking Attention with Performers, arXiv 2009.14794";
+        m_info.summary = "Softmax kernel estimated with positive orthogonal random features; O(n m d) time, linear memory.";
+        m_info.params = {
+            ParamSpec{"nb_features", ParamType::Int, std::int64_t{0}, 0, 16384, {},
+                      "Random features m; 0 = floor(d ln d) as the reference."},
+            ParamSpec{"kernel", ParamType::Choice, std::string("softmax"), 0, 0, {"softmax", "relu"},
+                      "softmax: positive features exp(w.x - |x|^2/2); relu: relu(w.x) + 1e-3 (generalized attention)."},
+            ParamSpec{"ortho_scaling", ParamType::Int, std::int64_t{0}, 0, 1, {},
+                      "0: rows scaled by Gaussian norms (unbiased); 1: rows scaled by sqrt(d)."},
+            ParamSpec{"causal", ParamType::Bool, false, 0, 1, {}, "Prefix sums: key j visible iff j <= i."},
+            ParamSpec{"feature_eps", ParamType::Float, 1e-4, 0.0, 1.0, {}, "Added inside the softmax features."},
+            ParamSpec{"causal_eps", ParamType::Float, 1e-6, 0.0, 1.0, {}, "Added to the running key sum (causal)."},
+        };
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
+        if (!keepWeights) return 0;
+        const std::uint64_t cells = static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.m);
+        // implied weights + exact softmax for the error, mask, listed pattern
+        return cells * static_cast<std::uint64_t>(s.heads) * (2 * sizeof(float) + 1) + cells * (sizeof(std::int32_t) + 1);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
+        AttentionResult result;
+        initResult(result, m_info, params, qkv);
+        const std::int64_t heads = qkv.heads(), d = qkv.d();
+        std::int64_t features = paramInt(params, "nb_features");
+        if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(d * std::log(static_cast<double>(d))));
+        const bool relu = paramChoice(params, "kernel") == "relu";
+
+        ctx.beginStage("features");
+        const at::Tensor w = orthogonalFeatures(heads, features, d, static_cast<int>(paramInt(params, "ortho_scaling")), ctx.seed);
+        const double normalizer = std::pow(static_cast<double>(d), -0.25);
+        // dash: [H, rows, m] = (x d^(-1/4)) W^T
+        const at::Tensor qDash = at::bmm(qkv.q * normalizer, w.transpose(1, 2));
+        const at::Tensor kDash = at::bmm(qkv.k * normalizer, w.transpose(1, 2));
+        at::Tensor phiQ, phiK;
+        if (relu) {
+            phiQ = at::relu(qDash).add_(1e-3);
+            phiK = at::relu(kDash).add_(1e-3);
+        } else {
+            const double ratio = 1.0 / std::sqrt(static_cast<double>(features));
+            const double eps = paramFloat(params, "feature_eps");
+            const at::Tensor qDiag = qkv.q.pow(2).sum(2, true).mul_(0.5 * normalizer * normalizer);
+            const at::Tensor kDiag = qkv.k.pow(2).sum(2, true).mul_(0.5 * normalizer * normalizer);
+            const at::Tensor qMax = std::get<0>(qDash.max(2, true));
+            const at::Tensor kMax = std::get<0>(std::get<0>(kDash.max(2, true)).max(1, true));
+            phiQ = (qDash - qDiag - qMax).exp_().add_(eps).mul_(ratio);
+            phiK = (kDash - kDiag - kMax).exp_().add_(eps).mul_(ratio);
+        }
+        if (!qkv.keyPadding.empty()) {
+            at::Tensor keep = at::empty({qkv.m()}, at::kFloat);
+            float* keepData = keep.data_ptr<float>();
+            for (std::int64_t j = 0; j < qkv.m(); ++j) keepData[j] = qkv.keyPadding[j] ? 0.0f : 1.0f;
+            phiK.mul_(keep.view({1, qkv.m(), 1}));
+        }
+        ctx.endStage();
+
+        ctx.beginStage("attention");
+        FeatureAttentionSpec spec;
+        spec.causal = paramBool(params, "causal");
+        // The reference adds eps only in the causal path (to the key cumsum).
+        spec.eps = spec.causal ? paramFloat(params, "causal_eps") : 0.0;
+        spec.epsMode = FeatureEpsMode::KeyCumsum;
+        spec.slot = m_info.id;
+        featureAttention(phiQ, phiK, qkv.v, spec, ctx, result);
+        ctx.endStage();
+
+        result.diagnostics["projection"] = toPlain(w);
+        if (result.weightsLayout == WeightsLayout::Dense) {
+            ctx.beginStage("error");
+            // error_l1: [H, n] = sum_j |A_ij - softmax_ij|, the approximation error per query row.
+            const at::Tensor exact = exactSoftmaxWeights(qkv, spec.causal);
+            const at::Tensor implied = at::from_blob(const_cast<float*>(result.weights.data()), exact.sizes(), at::kFloat);
+            const at::Tensor err = (implied - exact).abs_().sum(2);
+            result.diagnostics["error_l1"] = toPlain(err);
+            result.diagnostics["error_mean"] = toPlain(err.mean(1));
+            ctx.endStage();
+        }
+        result.counters = ctx.counters();
+        return result;
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> makePerformerAttention() { return std::make_unique<PerformerAttention>(); }
+
+}  // namespace attnscope::engine
