@@ -92,6 +92,10 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QWidget(parent) {
     // NOTE: after setColorScale: linking makes the map adopt the scale's gradient (gpCold).
     m_colorScale->setGradient(gradientFrom(Colormap::viridis()));
     m_colorMap->setGradient(m_colorScale->gradient());
+    m_marker = new QCPItemRect(m_plot);
+    m_marker->setPen(QPen(QColor(255, 64, 64), 2.0));  // red stays visible on every viridis colour
+    m_marker->setBrush(Qt::NoBrush);
+    m_marker->setVisible(false);
     auto* margins = new QCPMarginGroup(m_plot);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     m_colorScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
@@ -148,6 +152,8 @@ const engine::AttentionResult* HeadHeatmap::shownResult() const {
 
 void HeadHeatmap::rebuild() {
     clearHover();
+    m_markedQuery = m_markedKey = -1;
+    m_marker->setVisible(false);
     const engine::AttentionResult* r = shownResult();
     const int head = m_state ? m_state->head() : 0;
     QCPColorMapData* data = m_colorMap->data();
@@ -186,7 +192,7 @@ void HeadHeatmap::rebuild() {
     // Weights are >= 0 for softmax-like variants: anchor the scale at 0 unless some are negative.
     lo = std::isfinite(lo) ? std::min(lo, 0.0f) : 0.0f;
     if (!(hi > lo)) hi = lo + 1.0f;
-    m_colorMap->setDataRange(QCPRange(lo, hi));
+    m_colorMap->setDataRange(m_rangeHi > m_rangeLo ? QCPRange(m_rangeLo, m_rangeHi) : QCPRange(lo, hi));
     m_colorScale->axis()->setLabel(m_matrix.hasMaskedCells() ? tr("attention weight (blank: key not in pattern)")
                                                              : tr("attention weight"));
     m_colorMap->setVisible(true);
@@ -197,11 +203,12 @@ void HeadHeatmap::rebuild() {
     QStringList params;
     for (const auto& [key, value] : r->params)
         params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
-    if (!params.isEmpty()) name += QStringLiteral(" (%1)").arg(params.join(QStringLiteral(", ")));
     const QString tokenizer = m_result->input.tokens.empty() ? tr("positions") : QString::fromLatin1(engine::tokenizerName(m_result->input.kind));
-    QString text = tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(head).arg(r->heads).arg(r->n).arg(tokenizer);
+    QString text = m_titlePrefix + tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(head).arg(r->heads).arg(r->n).arg(tokenizer);
     if (f > 1) text += tr(" — max-pooled %1×%1").arg(f);
     if (!m_matrix.hasWeights()) text += tr(" — weights not kept");
+    // Parameters on a line of their own, so long lists do not set the window's minimum width.
+    if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
     m_title->setText(text);
     qCDebug(lcHeatmap) << "showing head" << head << "of" << id << rows << "x" << cols;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -266,6 +273,35 @@ void HeadHeatmap::fitAxisRect() {
     const QSize old = rect->maximumSize();
     if (std::abs(old.width() - cap.width()) <= 2 && std::abs(old.height() - cap.height()) <= 2) return;
     rect->setMaximumSize(cap);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadHeatmap::setTitlePrefix(const QString& prefix) {
+    m_titlePrefix = prefix;
+    rebuild();
+}
+
+void HeadHeatmap::setValueRange(double lo, double hi) {
+    m_rangeLo = lo;
+    m_rangeHi = hi;
+    if (hi > lo && m_shownHead >= 0) {
+        m_colorMap->setDataRange(QCPRange(lo, hi));
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    } else {
+        rebuild();
+    }
+}
+
+void HeadHeatmap::setMarkedCell(int query, int key) {
+    const engine::AttentionResult* r = shownResult();
+    const bool valid = r && m_shownHead >= 0 && query >= 0 && key >= 0 && query < r->n && key < r->m;
+    m_markedQuery = valid ? query : -1;
+    m_markedKey = valid ? key : -1;
+    m_marker->setVisible(valid);
+    if (valid) {
+        m_marker->topLeft->setCoords(key - 0.5, query - 0.5);
+        m_marker->bottomRight->setCoords(key + 0.5, query + 0.5);
+    }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -16,6 +16,7 @@ class QCustomPlot;
 class QCPColorMap;
 class QCPColorMapData;
 class QCPColorScale;
+class QCPItemRect;
 class QCPLayoutGrid;
 class QCPTextElement;
 class QMouseEvent;
@@ -38,6 +39,18 @@ public:
     void setResult(std::shared_ptr<const engine::RunResult> result);
     /// Display names by variant id, for the title; unknown ids are shown as they are.
     void setVariantNames(const QHash<QString, QString>& idToName);
+    /// Text put before the title (the compare view's "A: ", "B: ").
+    void setTitlePrefix(const QString& prefix);
+    /// A fixed colour range [lo, hi] (the compare view's shared scale); hi <= lo restores the
+    /// automatic range of the shown matrix.
+    void setValueRange(double lo, double hi);
+    /// Outlines the cell (query, key) in input indices, e.g. the cell hovered in a linked view;
+    /// (-1, -1) removes the outline.
+    void setMarkedCell(int query, int key);
+    int markedQuery() const { return m_markedQuery; }
+    int markedKey() const { return m_markedKey; }
+    /// Largest value of the shown matrix (0 when nothing is shown).
+    float matrixMax() const { return m_matrix.maxValue(); }
 
     const std::shared_ptr<const engine::RunResult>& result() const { return m_result; }
     QCustomPlot* plot() const { return m_plot; }
@@ -76,6 +89,12 @@ private:
     QCPColorMap* m_colorMap = nullptr;
     QCPColorScale* m_colorScale = nullptr;
     QCPTextElement* m_title = nullptr;
+    QCPItemRect* m_marker = nullptr;
+    QString m_titlePrefix;
+    double m_rangeLo = 0;
+    double m_rangeHi = 0;  // <= m_rangeLo: automatic
+    int m_markedQuery = -1;
+    int m_markedKey = -1;
     QCPLayoutGrid* m_body = nullptr;
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;

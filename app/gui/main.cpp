@@ -6,6 +6,10 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 
+#include "views/compare_view.h"
+#include "views/inspection_state.h"
+#include "views/mask_view.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFile>
@@ -65,7 +69,31 @@ int main(int argc, char** argv) {
     const QCommandLineOption variantOption(QStringLiteral("variant"),
                                            QStringLiteral("Select this variant id (see attnscope-cli variants)."),
                                            QStringLiteral("ID"));
+    const QCommandLineOption viewOption(QStringLiteral("view"),
+                                        QStringLiteral("Show this view: heatmap (default), mask or compare."),
+                                        QStringLiteral("VIEW"));
+    const QCommandLineOption compareOption(
+        QStringLiteral("compare"), QStringLiteral("The \"Compare with\" variant id (the compare view runs both)."),
+        QStringLiteral("ID"));
+    const QCommandLineOption paramOption(QStringLiteral("param"),
+                                         QStringLiteral("A parameter of --variant, e.g. window=2 (repeatable)."),
+                                         QStringLiteral("NAME=VALUE"));
+    const QCommandLineOption compareParamOption(
+        QStringLiteral("compare-param"), QStringLiteral("A parameter of --compare (repeatable)."),
+        QStringLiteral("NAME=VALUE"));
+    const QCommandLineOption headOption(QStringLiteral("head"), QStringLiteral("Show this head (default 0)."),
+                                        QStringLiteral("H"));
+    const QCommandLineOption queryOption(
+        QStringLiteral("query"), QStringLiteral("Mask view: fill the row panel for this query (screenshots)."),
+        QStringLiteral("I"));
     parser.addOption(variantOption);
+    const QCommandLineOption keyOption(
+        QStringLiteral("key"), QStringLiteral("Compare view: with --query, hover the cell (query, key) (screenshots)."),
+        QStringLiteral("J"));
+    const QCommandLineOption maskWeightsOption(QStringLiteral("mask-weights"),
+                                               QStringLiteral("Mask view: shade allowed cells by their weights."));
+    parser.addOptions({viewOption, compareOption, paramOption, compareParamOption, headOption, queryOption,
+                       keyOption, maskWeightsOption});
     parser.addOption(screenshotOption);
     parser.addOption(textFileOption);
     parser.process(app);
@@ -96,14 +124,40 @@ int main(int argc, char** argv) {
         settings = AppSettings::load(stored);
     }
     if (parser.isSet(variantOption)) settings.variantId = parser.value(variantOption);
+    const QString view = parser.value(viewOption);
+    if (view == QLatin1String("mask")) {
+        options.initialView = MainWindow::View::Mask;
+    } else if (view == QLatin1String("compare")) {
+        options.initialView = MainWindow::View::Compare;
+    } else if (!view.isEmpty() && view != QLatin1String("heatmap")) {
+        printError(QStringLiteral("--view %1: expected heatmap, mask or compare").arg(view));
+        return 2;
+    }
+    options.compareVariant = parser.value(compareOption);
+    options.params = parser.values(paramOption);
+    options.compareParams = parser.values(compareParamOption);
+    bool headOk = true, queryOk = true, keyOk = true;
+    const int key = parser.isSet(keyOption) ? parser.value(keyOption).toInt(&keyOk) : -1;
+    const int head = parser.isSet(headOption) ? parser.value(headOption).toInt(&headOk) : 0;
+    const int query = parser.isSet(queryOption) ? parser.value(queryOption).toInt(&queryOk) : -1;
+    if (!headOk || !queryOk || !keyOk || head < 0) {
+        printError(QStringLiteral("--head, --query and --key take non-negative integers"));
+        return 2;
+    }
     options.showErrorDialogs = !screenshot;
 
     attnscope::app::EngineRunner runner(std::make_unique<attnscope::app::LocalEngineBackend>());
     MainWindow window(&runner, settings, options);
+    window.maskView()->setShowWeights(parser.isSet(maskWeightsOption));
 
     if (screenshot) {
         window.resize(kScreenshotWidth, kScreenshotHeight);
         QObject::connect(&window, &MainWindow::resultShown, &window, [&] {
+            // The result of the first request may be superseded by the compare tab's pair.
+            if (window.currentView() == MainWindow::View::Compare && window.lastResult()->results.size() < 2) return;
+            if (head > 0) window.inspection()->setHead(head);
+            if (query >= 0) window.maskView()->showQuery(query);
+            if (query >= 0 && key >= 0) window.compareView()->hoverCell(query, key);
             QTimer::singleShot(kScreenshotSettleMs, &window, [&] {
                 const QImage image = window.grab().toImage();
                 if (!image.save(screenshotPath, "PNG")) {

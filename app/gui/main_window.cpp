@@ -2,7 +2,9 @@
 
 #include "gui/engine_runner.h"
 
+#include "views/compare_view.h"
 #include "views/head_heatmap.h"
+#include "views/mask_view.h"
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
 #include "views/param_form.h"
@@ -27,6 +29,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStringDecoder>
+#include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -56,7 +59,9 @@ QString formatSeconds(double seconds) {
 
 MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const Options& options, QWidget* parent)
     : QMainWindow(parent), m_runner(runner), m_options(options), m_preferredVariant(settings.variantId) {
+    if (!options.compareVariant.isEmpty()) m_preferredCompare = options.compareVariant;
     buildUi(settings);
+    showView(options.initialView);  // before the variants are known: starts no run
     buildActions();
     if (!settings.windowGeometry.isEmpty()) restoreGeometry(settings.windowGeometry);
     if (!settings.windowState.isEmpty()) restoreState(settings.windowState, AppSettings::kWindowStateVersion);
@@ -120,6 +125,22 @@ void MainWindow::buildUi(const AppSettings& settings) {
     leftLayout->addWidget(variantBox);
     connect(m_variantCombo, &QComboBox::currentIndexChanged, this, &MainWindow::uiVariantChanged);
 
+    // The second variant is part of the request only while the Compare tab is shown, so the
+    // other tabs do not pay for it.
+    auto* compareBox = new QGroupBox(tr("Compare with (Compare tab)"), left);
+    auto* compareLayout = new QVBoxLayout(compareBox);
+    m_compareCombo = new QComboBox(compareBox);
+    compareLayout->addWidget(m_compareCombo);
+    m_compareInfo = new QLabel(compareBox);
+    m_compareInfo->setTextFormat(Qt::PlainText);
+    m_compareInfo->setWordWrap(true);
+    m_compareInfo->setForegroundRole(QPalette::PlaceholderText);
+    compareLayout->addWidget(m_compareInfo);
+    m_compareForm = new views::ParamForm(compareBox);
+    compareLayout->addWidget(m_compareForm);
+    leftLayout->addWidget(compareBox);
+    connect(m_compareCombo, &QComboBox::currentIndexChanged, this, &MainWindow::uiCompareVariantChanged);
+
     auto* projectionBox = new QGroupBox(tr("Q, K, V: seeded random projections"), left);
     auto* projectionLayout = new QFormLayout(projectionBox);
     m_headsSpin = new QSpinBox(projectionBox);
@@ -146,16 +167,31 @@ void MainWindow::buildUi(const AppSettings& settings) {
     connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runNow);
     connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
 
-    // ---- right: heads grid above the selected head's heatmap
+    // ---- right: heads grid above the view tabs
     m_state = new views::InspectionState(this);
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
     m_headsGrid = new views::HeadsGrid(right);
     m_headsGrid->setInspectionState(m_state);
-    m_heatmap = new views::HeadHeatmap(right);
+    m_viewTabs = new QTabWidget(right);
+    m_heatmap = new views::HeadHeatmap(m_viewTabs);
     m_heatmap->setInspectionState(m_state);
+    m_maskView = new views::MaskView(m_viewTabs);
+    m_maskView->setInspectionState(m_state);
+    m_compareView = new views::CompareView(m_viewTabs);
+    m_compareView->setInspectionState(m_state);
+    m_viewTabs->addTab(m_heatmap, tr("Heatmap"));
+    m_viewTabs->addTab(m_maskView, tr("Mask"));
+    m_viewTabs->addTab(m_compareView, tr("Compare"));
+    m_viewTabs->setTabToolTip(static_cast<int>(View::Heatmap), tr("The selected head's attention weights"));
+    m_viewTabs->setTabToolTip(static_cast<int>(View::Mask),
+                              tr("Which keys each query may attend and why, with a row panel for the hovered query"));
+    m_viewTabs->setTabToolTip(static_cast<int>(View::Compare),
+                              tr("The variant and the “Compare with” variant on the same Q, K, V, same head"));
     rightLayout->addWidget(m_headsGrid);
-    rightLayout->addWidget(m_heatmap, 1);
+    rightLayout->addWidget(m_viewTabs, 1);
+    connect(m_viewTabs, &QTabWidget::currentChanged, this, &MainWindow::uiViewChanged);
+    connect(m_maskView, &views::MaskView::cellHovered, m_state, &views::InspectionState::setHovered);
     connect(m_headsGrid, &views::HeadsGrid::headSelected, this, [this](int layer, int head) {
         m_state->setLayer(layer);
         m_state->setHead(head);
@@ -258,9 +294,28 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
         m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(m_preferredVariant)));
     }
     m_heatmap->setVariantNames(names);
+    m_maskView->setVariantNames(names);
+    m_compareView->setVariantNames(names);
+    {
+        const QSignalBlocker block(m_compareCombo);
+        m_compareCombo->clear();
+        for (int i = 0; i < m_variantCombo->count(); ++i) {
+            m_compareCombo->addItem(m_variantCombo->itemText(i), m_variantCombo->itemData(i));
+            m_compareCombo->setItemData(i, m_variantCombo->itemData(i, Qt::ToolTipRole), Qt::ToolTipRole);
+        }
+        int index = m_compareCombo->findData(m_preferredCompare);
+        if (index < 0) index = std::min(1, m_compareCombo->count() - 1);
+        m_compareCombo->setCurrentIndex(index);
+    }
+    uiCompareVariantChanged();
     uiVariantChanged();
     uiRunStateChanged(m_runner->isRunning());
     setStatusMessage(m_variants.empty() ? tr("The engine did not start; press Run to see why.") : tr("Ready."));
+    const QStringList errors =
+        applyParamTexts(m_paramForm, m_options.params) + applyParamTexts(m_compareForm, m_options.compareParams);
+    m_options.params.clear();
+    m_options.compareParams.clear();
+    if (!errors.isEmpty()) setStatusMessage(errors.join(QStringLiteral("; ")));
     if (m_options.runOnStart) uiStartRun(false);
 }
 
@@ -277,10 +332,68 @@ void MainWindow::uiVariantChanged() {
     m_paramForm->setVariant(*it);
 }
 
+void MainWindow::uiCompareVariantChanged() {
+    const QString id = m_compareCombo->currentData().toString();
+    const auto it = std::find_if(m_variants.begin(), m_variants.end(),
+                                 [&](const auto& v) { return QString::fromStdString(v.id) == id; });
+    if (it == m_variants.end()) {
+        m_compareInfo->clear();
+        m_compareForm->setVariant({});
+        return;
+    }
+    m_preferredCompare = id;
+    m_compareInfo->setText(QString::fromStdString(it->summary));
+    m_compareForm->setVariant(*it);
+}
+
+QStringList MainWindow::applyParamTexts(views::ParamForm* form, const QStringList& texts) {
+    QStringList errors;
+    engine::ParamValues values;
+    const engine::VariantInfo& info = form->variant();
+    for (const QString& text : texts) {
+        const qsizetype eq = text.indexOf(QLatin1Char('='));
+        const std::string name = text.left(eq).trimmed().toStdString();
+        const engine::ParamSpec* spec = eq > 0 ? info.findParam(name) : nullptr;
+        if (!spec) {
+            errors << tr("%1: not a parameter of %2").arg(text, QString::fromStdString(info.id));
+            continue;
+        }
+        auto value = engine::parseParamValue(*spec, text.mid(eq + 1).trimmed().toStdString());
+        if (!value) {
+            errors << QString::fromStdString(value.error().message);
+            continue;
+        }
+        values[name] = *value;
+    }
+    form->setValues(values);
+    return errors;
+}
+
+MainWindow::View MainWindow::currentView() const { return static_cast<View>(m_viewTabs->currentIndex()); }
+
+void MainWindow::showView(View view) { m_viewTabs->setCurrentIndex(static_cast<int>(view)); }
+
+bool MainWindow::uiCompareNeedsRun() const {
+    if (currentView() != View::Compare || !m_variantsKnown || m_compareCombo->currentData().toString().isEmpty())
+        return false;
+    if (!m_result) return true;
+    const auto& results = m_result->results;
+    // Also re-run when the form changed since: the shown pair must match what the tab says.
+    return results.size() < 2 || QString::fromStdString(results[1].variantId) != m_compareCombo->currentData().toString() ||
+           QString::fromStdString(results[0].variantId) != m_variantCombo->currentData().toString();
+}
+
+void MainWindow::uiViewChanged() {
+    // A run in flight for this tab already asks for the pair; otherwise fetch it once.
+    if (uiCompareNeedsRun() && !(m_runner->isRunning() && m_currentRunCompares)) uiStartRun(false);
+}
+
 quint64 MainWindow::runNow() { return uiStartRun(true); }
 
 quint64 MainWindow::uiStartRun(bool userInitiated) {
-    const QStringList invalid = m_paramForm->invalidParams();
+    const bool compare = currentView() == View::Compare && !m_compareCombo->currentData().toString().isEmpty();
+    QStringList invalid = m_paramForm->invalidParams();
+    if (compare) invalid += m_compareForm->invalidParams();
     if (!invalid.isEmpty()) {
         setStatusMessage(tr("Parameter %1: expected comma-separated numbers.").arg(invalid.join(QStringLiteral(", "))));
         return 0;
@@ -296,6 +409,13 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
     variant.id = (id.isEmpty() ? m_preferredVariant : id).toStdString();
     variant.params = m_paramForm->values();
     request.variants.push_back(std::move(variant));
+    if (compare) {
+        engine::VariantRequest second;
+        second.id = m_compareCombo->currentData().toString().toStdString();
+        second.params = m_compareForm->values();
+        request.variants.push_back(std::move(second));
+    }
+    m_currentRunCompares = compare;
 
     m_currentJob = m_runner->requestRun(std::move(request));
     m_currentJobByUser = userInitiated;
@@ -339,6 +459,8 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
         static_cast<int>(std::clamp<std::int64_t>(m_state->head(), 0, std::max<std::int64_t>(heads - 1, 0))));
     m_headsGrid->setResult(m_result);
     m_heatmap->setResult(m_result);
+    m_maskView->setResult(m_result);
+    m_compareView->setResult(m_result);
 
     double seconds = 0;
     std::uint64_t peak = 0;

@@ -1,6 +1,7 @@
 #pragma once
-// The main window: input text and run settings on the left, heads grid and the selected head's
-// heatmap on the right. All engine work goes through EngineRunner; nothing here blocks.
+// The main window: input text and run settings on the left; on the right the heads grid above
+// the view tabs (Heatmap, Mask, Compare). All engine work goes through EngineRunner; nothing
+// here blocks.
 
 #include "gui/app_settings.h"
 
@@ -20,10 +21,13 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 class QTimer;
 
 namespace attnscope::views {
+class CompareView;
 class HeadHeatmap;
+class MaskView;
 class HeadsGrid;
 class InspectionState;
 class ParamForm;
@@ -36,6 +40,9 @@ class EngineRunner;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    /// Tabs of the view switcher, in order.
+    enum class View { Heatmap = 0, Mask = 1, Compare = 2 };
+
     struct Options {
         /// A QMessageBox for failed user-initiated runs. Off in tests and headless runs, where
         /// the status bar alone reports errors.
@@ -45,6 +52,12 @@ public:
         /// Input text; a null string means the bundled sample.
         QString initialText;
         QString textSource;  ///< shown in the window title; empty = "sample"
+        View initialView = View::Heatmap;
+        QString compareVariant;  ///< "Compare with" variant id; empty = longformer or the second
+        /// "name=value" texts for the variant's and the compare variant's forms, applied once the
+        /// schemas are known; a text that does not parse is reported in the status bar.
+        QStringList params;
+        QStringList compareParams;
     };
 
     /// `runner` must outlive the window.
@@ -59,6 +72,13 @@ public:
 
     views::HeadHeatmap* heatmap() const { return m_heatmap; }
     views::HeadsGrid* headsGrid() const { return m_headsGrid; }
+    views::MaskView* maskView() const { return m_maskView; }
+    views::CompareView* compareView() const { return m_compareView; }
+    QTabWidget* viewTabs() const { return m_viewTabs; }
+    View currentView() const;
+    /// The second variant of the Compare tab and its schema-driven form.
+    QComboBox* compareCombo() const { return m_compareCombo; }
+    views::ParamForm* compareParamForm() const { return m_compareForm; }
     views::InspectionState* inspection() const { return m_state; }
     views::ParamForm* paramForm() const { return m_paramForm; }
     QPlainTextEdit* textEdit() const { return m_text; }
@@ -74,6 +94,9 @@ public Q_SLOTS:
     void showNextHead();
     void showPreviousHead();
     void openTextFile();
+    /// Switches the view tab. The Compare tab runs both variants in one request when the shown
+    /// result does not hold that pair yet.
+    void showView(View view);
 
 Q_SIGNALS:
     /// The views show the result of `job` (emitted after they were updated).
@@ -89,6 +112,12 @@ private:
     void uiShowFailure(quint64 job, const QString& message, int code);
     void uiShowProgress(quint64 job, int permille, const QString& stage);
     void uiVariantChanged();
+    void uiCompareVariantChanged();
+    /// Applies "name=value" texts to a form through the schema; returns the errors.
+    static QStringList applyParamTexts(views::ParamForm* form, const QStringList& texts);
+    void uiViewChanged();
+    /// True when the Compare tab is shown and the last result lacks the chosen second variant.
+    bool uiCompareNeedsRun() const;
     void uiStepHead(int delta);
     void uiRunStateChanged(bool running);
     void setStatusMessage(const QString& text, const QString& details = {});
@@ -101,11 +130,19 @@ private:
     quint64 m_currentJob = 0;
     bool m_currentJobByUser = false;
     bool m_variantsKnown = false;
+    bool m_currentRunCompares = false;  // the latest request holds the Compare tab's pair
 
     views::InspectionState* m_state = nullptr;
     views::HeadHeatmap* m_heatmap = nullptr;
     views::HeadsGrid* m_headsGrid = nullptr;
     views::ParamForm* m_paramForm = nullptr;
+    views::MaskView* m_maskView = nullptr;
+    views::CompareView* m_compareView = nullptr;
+    QTabWidget* m_viewTabs = nullptr;
+    QComboBox* m_compareCombo = nullptr;
+    QLabel* m_compareInfo = nullptr;
+    views::ParamForm* m_compareForm = nullptr;
+    QString m_preferredCompare = QStringLiteral("longformer");
     QPlainTextEdit* m_text = nullptr;
     QComboBox* m_tokenizerCombo = nullptr;
     QComboBox* m_variantCombo = nullptr;

@@ -5,7 +5,10 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 
+#include "views/compare_view.h"
 #include "views/head_heatmap.h"
+#include "views/mask_view.h"
+#include "views/param_form.h"
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
 
@@ -16,6 +19,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 
 #include <cmath>
@@ -124,6 +128,61 @@ private Q_SLOTS:
         QVERIFY(window.lastResult() == nullptr);
         QVERIFY2(window.statusText().startsWith(QStringLiteral("Run failed")), qPrintable(window.statusText()));
         QVERIFY(window.findChildren<QMessageBox*>().isEmpty());
+    }
+
+    void compareTabRunsBothVariantsInOneRequest() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1400, 900);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QSignalSpy finished(&runner, &EngineRunner::runFinished);
+
+        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("full")));
+        const int longformer = window.compareCombo()->findData(QStringLiteral("longformer"));
+        QVERIFY(longformer >= 0);
+        window.compareCombo()->setCurrentIndex(longformer);
+        QCOMPARE(window.compareParamForm()->variant().id, std::string("longformer"));
+        window.compareParamForm()->setValues({{"window", std::int64_t{2}}});
+        QVERIFY(window.lastResult() == nullptr);
+
+        window.showView(MainWindow::View::Compare);  // selecting the tab starts the one run
+        QCOMPARE(window.viewTabs()->currentIndex(), static_cast<int>(MainWindow::View::Compare));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
+        QTest::qWait(200);  // nothing else queued behind it
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(finished.count(), 1);
+        const auto result = window.lastResult();
+        QCOMPARE(result->results.size(), std::size_t{2});
+        QCOMPARE(result->results[0].variantId, std::string("full"));
+        const engine::AttentionResult& lf = result->results[1];
+        QCOMPARE(lf.variantId, std::string("longformer"));
+        QCOMPARE(std::get<std::int64_t>(lf.params.at("window")), std::int64_t{2});
+
+        const int n = static_cast<int>(result->n);
+        const auto* compare = window.compareView();
+        QVERIFY(compare->hasComparison());
+        window.showNextHead();
+        for (int pane : {0, 1}) {
+            QCOMPARE(compare->pane(pane)->shownHead(), 1);
+            QCOMPARE(compare->pane(pane)->dataSize(), QSize(n, n));
+        }
+        // Same (query, key) in both panes: full attends it, longformer's window (2) does not.
+        window.compareView()->hoverCell(n - 1, 0);
+        QCOMPARE(compare->hoveredQuery(1), n - 1);
+        QCOMPARE(compare->shownValue(0), static_cast<double>(result->results[0].weightAt(1, n - 1, 0)));
+        QVERIFY(!compare->shownInPattern(1));
+        QCOMPARE(compare->pane(1)->cellValue(5, 4), static_cast<double>(lf.weightAt(1, 5, 4)));
+
+        // The Mask tab shows the selected result's pattern: full attends every key.
+        window.showView(MainWindow::View::Mask);
+        QCOMPARE(window.maskView()->legendReasons(), QStringList{QStringLiteral("dense")});
+        QCOMPARE(window.maskView()->shownHead(), 1);
+        QCOMPARE(shown.count(), 1);  // switching away from Compare does not run again
     }
 };
 

@@ -62,7 +62,42 @@ float rowSoftmax(float* row, std::int64_t cols, float scale) {
     return sum;
 }
 
+// exp(scale·s − scale·max) in place without the normalisation; returns the sum, *rowMax = max
+// (raw, unscaled). An all −inf row becomes zeros with sum 0 and max −inf.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+float rowExp(float* row, std::int64_t cols, float scale, float* rowMax) {
+    float lanes[kLanes];
+    for (float& l : lanes) l = -std::numeric_limits<float>::infinity();
+    const std::int64_t body = cols - cols % kLanes;
+    for (std::int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lanes[l] = row[j + l] > lanes[l] ? row[j + l] : lanes[l];
+    float maxValue = -std::numeric_limits<float>::infinity();
+    for (float l : lanes) maxValue = l > maxValue ? l : maxValue;
+    for (std::int64_t j = body; j < cols; ++j) maxValue = row[j] > maxValue ? row[j] : maxValue;
+    *rowMax = maxValue;
+    if (maxValue == -std::numeric_limits<float>::infinity()) {
+        std::memset(row, 0, static_cast<std::size_t>(cols) * sizeof(float));
+        return 0.0f;
+    }
+    const float shift = maxValue * scale;
+    for (std::int64_t j = 0; j < cols; ++j) row[j] = expNonPositive(row[j] * scale - shift);
+    for (float& l : lanes) l = 0.0f;
+    for (std::int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lanes[l] += row[j + l];
+    float sum = 0.0f;
+    for (float l : lanes) sum += l;
+    for (std::int64_t j = body; j < cols; ++j) sum += row[j];
+    return sum;
+}
+
 }  // namespace
+
+void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride, float scale,
+                    float* rowMax, float* rowSum) {
+    for (std::int64_t r = 0; r < rows; ++r) rowSum[r] = rowExp(data + r * rowStride, cols, scale, rowMax + r);
+}
 
 std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride,
                                 float scale, std::uint8_t* rowEmpty) {

@@ -12,4 +12,10 @@ namespace attnscope::engine {
 std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride,
                                 float scale, std::uint8_t* rowEmpty);
 
+/// The unnormalised half of the softmax, for rows whose keys are split over several tiles: each
+/// row's scores s become exp(scale·(s − max)) in place; rowMax[r] = max (unscaled, −inf for an
+/// all −inf row, which becomes zeros) and rowSum[r] = the sum of the row's new values.
+void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride, float scale,
+                    float* rowMax, float* rowSum);
+
 }  // namespace attnscope::engine

@@ -154,6 +154,13 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
     PatternBuilder builder(n, n, true, heads * n * ((5 + r) * b + g));
     for (std::int64_t h = 0; h < heads; ++h)
         for (std::int64_t i = 0; i < n; ++i) {
+            // rows of one query block (and all global rows) list the same keys: copy the last row
+            const bool sameAsPrevious = i > 0 && (isGlobalRow(i) ? isGlobalRow(i - 1)
+                                                                 : !isGlobalRow(i - 1) && (i - g) / b == (i - 1 - g) / b);
+            if (sameAsPrevious) {
+                builder.repeatLastRow();
+                continue;
+            }
             if (isGlobalRow(i)) {
                 for (std::int64_t j = 0; j < n; ++j) builder.add(j, PatternReason::Global);
             } else {
@@ -172,8 +179,10 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
             if (isGlobalRow(i)) {
                 for (std::int64_t j = 0; j < n; ++j) element.add(j, PatternReason::Global);
             } else {
-                for (std::int64_t j = 0; j < n; ++j)
-                    if (isGlobalRow(j)) element.add(j, PatternReason::Global);
+                // the global keys (ETC: [0, g); ITC: the first and last block), without an O(n) scan
+                for (std::int64_t j = 0; j < (etc ? g : b); ++j) element.add(j, PatternReason::Global);
+                if (!etc)
+                    for (std::int64_t j = n - b; j < n; ++j) element.add(j, PatternReason::Global);
                 for (std::int64_t j = std::max(g, i - 3 * b / 2); j <= std::min(n - 1, i + 3 * b / 2); ++j)
                     element.add(j, PatternReason::Local);
                 for (std::int64_t s = 0; s < r; ++s) {
@@ -209,7 +218,34 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
             i0 = i1;
         }
     };
-    runPatternVariant(qkv, builder.finish(), tiles, ctx, result);
+    // Fast path: one group per query block against its key blocks, listed with their
+    // duplicates exactly as the pattern counts them; global rows against every key.
+    const auto densePlan = [&](int h, DensePlan& plan) {
+        const std::int64_t globalEnd = etc ? g : b;
+        const auto addGlobalRows = [&](std::int64_t r0, std::int64_t r1) {
+            for (std::int64_t i0 = r0; i0 < r1; i0 += kSparseRowsPerTile)
+                plan.addGroup(i0, 1, std::min(kSparseRowsPerTile, r1 - i0), {DenseSegment{0, 1, n}}, 0);
+        };
+        addGlobalRows(0, globalEnd);
+        std::vector<std::int64_t> blocks;
+        for (std::int64_t qb = etc ? 0 : 1; qb < (etc ? nb : nb - 1); ++qb) {
+            blocks.clear();
+            for (const auto& ref : blockList(h, qb)) blocks.push_back(ref.block);
+            std::sort(blocks.begin(), blocks.end());
+            if (!keepDuplicates) blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+            plan.beginGroup(g + qb * b, 1, b, 0);
+            if (g > 0) plan.addSegment(0, 1, g);
+            for (std::size_t s = 0; s < blocks.size();) {  // runs of consecutive distinct blocks: one segment
+                std::size_t e = s + 1;
+                while (e < blocks.size() && blocks[e] == blocks[e - 1] + 1) ++e;
+                plan.addSegment(g + blocks[s] * b, 1, (blocks[e - 1] - blocks[s] + 1) * b);
+                s = e;
+            }
+        }
+        if (!etc) addGlobalRows(n - b, n);
+        return true;
+    };
+    runPatternVariant(qkv, builder.finish(), tiles, ctx, result, densePlan);
 
     result.diagnostics["rand_attn"] = std::move(randAttn);
     result.diagnostics["rand_hits"] = std::move(randHits);

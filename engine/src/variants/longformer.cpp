@@ -9,6 +9,10 @@
 namespace attnscope::engine {
 namespace {
 
+// Query rows per dense band tile: the tile is kBandRows x (kBandRows + 2w) scores, of which
+// (2w + 1) / (kBandRows + 2w) are in the window.
+constexpr std::int64_t kBandRows = 128;
+
 class Longformer final : public Variant {
 public:
     Longformer() {
@@ -113,7 +117,28 @@ AttentionResult Longformer::run(const Qkv& qkv, const ParamValues& params, RunCo
             t.addList(i0, 1, std::min(kSparseRowsPerTile, n - i0), globalKeys);
         for (std::int64_t gRow : globals) t.addRange(gRow, 1, 1, 0, 1, causal ? gRow + 1 : n);
     };
-    runPatternVariant(qkv, builder.finish(), tiles, ctx, result);
+    // Fast path (no globals): rows u0..u1 of one residue mod d against the contiguous band of
+    // keys of that residue, masked to |u - s| <= w (s <= u when causal).
+    const auto densePlan = [&](int h, DensePlan& plan) {
+        if (!globals.empty()) return false;
+        const std::int64_t dh = dilationOf(h);
+        for (std::int64_t r = 0; r < std::min(dh, n); ++r) {
+            const std::int64_t rows = (n - r + dh - 1) / dh;
+            for (std::int64_t u0 = 0; u0 < rows; u0 += kBandRows) {
+                const std::int64_t u1 = std::min(rows, u0 + kBandRows);
+                const std::int64_t s0 = std::max<std::int64_t>(0, u0 - w), s1 = std::min(rows, causal ? u1 : u1 + w);
+                plan.addGroup(r + u0 * dh, dh, u1 - u0, {DenseSegment{r + s0 * dh, dh, s1 - s0}}, 1);
+            }
+        }
+        plan.range = [dh, w, causal](std::int64_t i, std::int64_t, const DenseSegment& seg, std::int64_t& lo,
+                                     std::int64_t& hi) {
+            const std::int64_t u = (i - seg.keyStart) / dh;  // the query's index in the segment
+            lo = u - w;
+            hi = u + (causal ? 0 : w) + 1;
+        };
+        return true;
+    };
+    runPatternVariant(qkv, builder.finish(), tiles, ctx, result, densePlan);
     result.pattern.causal = causal;
     return result;
 }

@@ -9,6 +9,9 @@
 namespace attnscope::engine {
 namespace {
 
+// Query rows per dense tile (the tile holds the own block and every summary run).
+constexpr std::int64_t kBlockRows = 128;
+
 class SparseFixed final : public Variant {
 public:
     SparseFixed() {
@@ -98,7 +101,30 @@ AttentionResult SparseFixed::run(const Qkv& qkv, const ParamValues& params, RunC
             }
         }
     };
-    runPatternVariant(qkv, builder.finish(), tiles, ctx, result);
+    // Fast path: the rows of one block against their own block (masked to j <= i when causal)
+    // and the summary cells of the other blocks (causal: the earlier ones), one segment each.
+    const auto densePlan = [&](int h, DensePlan& plan) {
+        const std::int64_t o = offsetOf(h);
+        for (std::int64_t b0 = 0; b0 < n; b0 += l) {
+            const std::int64_t bEnd = std::min(n, b0 + l);
+            for (std::int64_t i0 = b0; i0 < bEnd; i0 += kBlockRows) {
+                const std::int64_t i1 = std::min(bEnd, i0 + kBlockRows);
+                plan.beginGroup(i0, 1, i1 - i0, causal ? 1 : 0);
+                plan.addSegment(b0, 1, (causal ? i1 : bEnd) - b0);
+                for (std::int64_t s0 = 0; s0 < (causal ? b0 : n); s0 += l) {
+                    if (s0 == b0) continue;
+                    const std::int64_t c0 = s0 + o, c1 = std::min(n, s0 + o + c);
+                    if (c1 > c0) plan.addSegment(c0, 1, c1 - c0);
+                }
+            }
+        }
+        plan.range = [](std::int64_t i, std::int64_t, const DenseSegment& seg, std::int64_t& lo, std::int64_t& hi) {
+            lo = 0;
+            hi = i - seg.keyStart + 1;  // causal: keys b0..i of the own block
+        };
+        return true;
+    };
+    runPatternVariant(qkv, builder.finish(), tiles, ctx, result, densePlan);
     result.pattern.causal = causal;
     return result;
 }

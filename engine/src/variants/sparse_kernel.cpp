@@ -123,15 +123,267 @@ void SparseTiles::addList(std::int64_t r0, std::int64_t rowStep, std::int64_t ro
     tiles.push_back(t);
 }
 
+void DensePlan::addGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount,
+                         std::initializer_list<DenseSegment> segs, std::int64_t masked) {
+    beginGroup(rowStart, rowStep, rowCount, masked);
+    for (const auto& seg : segs) addSegment(seg.keyStart, seg.keyStep, seg.keyCount);
+}
+
+void DensePlan::beginGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount, std::int64_t masked) {
+    DenseGroup g;
+    g.rowStart = rowStart;
+    g.rowStep = rowStep;
+    g.rowCount = rowCount;
+    g.segBegin = g.segEnd = static_cast<std::int64_t>(segments.size());
+    g.maskedSegments = masked;
+    groups.push_back(g);
+}
+
+void DensePlan::addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int64_t keyCount) {
+    segments.push_back(DenseSegment{keyStart, keyStep, keyCount});
+    groups.back().segEnd = static_cast<std::int64_t>(segments.size());
+}
+
+namespace {
+
+// Keys of a group's segments as one [keys, d] matrix: a strided view for a single segment,
+// otherwise rows copied into `gather`.
+at::Tensor segmentRows(const at::Tensor& matrix, const DensePlan& plan, const DenseGroup& g, std::int64_t keys,
+                       const at::Tensor& gather) {
+    if (g.segEnd - g.segBegin == 1) {
+        const DenseSegment& s = plan.segments[static_cast<std::size_t>(g.segBegin)];
+        return rowView(matrix, s.keyStart, s.keyStep, s.keyCount);
+    }
+    const std::int64_t d = matrix.size(1);
+    at::Tensor out = gather.narrow(0, 0, keys * d).view({keys, d});
+    const float* src = matrix.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+        const DenseSegment& s = plan.segments[static_cast<std::size_t>(si)];
+        if (s.keyStep == 1) {
+            std::memcpy(dst, src + s.keyStart * d, static_cast<std::size_t>(s.keyCount * d) * sizeof(float));
+        } else {
+            for (std::int64_t t = 0; t < s.keyCount; ++t)
+                std::memcpy(dst + t * d, src + (s.keyStart + t * s.keyStep) * d, static_cast<std::size_t>(d) * sizeof(float));
+        }
+        dst += s.keyCount * d;
+    }
+    return out;
+}
+
+// The dense-plan fast path (see DensePlan). Returns false, having done nothing, when the variant
+// has no plan for these parameters.
+bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
+                        RunContext& ctx, AttentionResult& result) {
+    const SparsePattern& pattern = *input.pattern;
+    const std::int64_t heads = q.size(0), n = q.size(1), d = q.size(2);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    const bool strict = std::getenv("ATTNSCOPE_SPARSE_STRICT") != nullptr;
+
+    DensePlan plan;
+    if (!input.densePlan(0, plan)) return false;
+
+    auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
+    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
+    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    std::int64_t emptyRows = 0;
+    double flops = 0;
+    std::int64_t entriesComputed = 0;
+    std::uint64_t workspaceBytes = 0;
+    std::vector<std::uint8_t> groupStatus;
+
+    for (std::int64_t h = 0; h < heads; ++h) {
+        if (h > 0) {
+            plan = DensePlan{};
+            if (!input.densePlan(static_cast<int>(h), plan))
+                throw EngineError(ErrorCode::Internal, input.slot + ": dense plan missing for head " + std::to_string(h));
+        }
+        const std::int64_t* rowPtr = pattern.rowPtr.data() + (pattern.perHead ? h * n : 0);
+        const std::int64_t eCount = rowPtr[n] - rowPtr[0];
+        std::int64_t maxRows = 1, maxKeys = 1;
+        bool gathers = false;
+        for (const auto& g : plan.groups) {
+            std::int64_t keys = 0;
+            for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
+            maxRows = std::max(maxRows, g.rowCount);
+            maxKeys = std::max(maxKeys, keys);
+            gathers = gathers || g.segEnd - g.segBegin > 1;
+        }
+        const bool merge = !plan.singleCover;
+        at::Tensor scoresWs = ctx.pool().workspace(input.slot + ".dense_scores", {maxRows * maxKeys});
+        at::Tensor gatherK = gathers ? ctx.pool().workspace(input.slot + ".dense_k", {maxKeys * d}) : at::Tensor();
+        at::Tensor gatherV = gathers ? ctx.pool().workspace(input.slot + ".dense_v", {maxKeys * d}) : at::Tensor();
+        at::Tensor partWs = merge ? ctx.pool().workspace(input.slot + ".dense_part", {maxRows * (d + 2) + 2 * n}) : at::Tensor();
+        workspaceBytes = std::max<std::uint64_t>(
+            workspaceBytes, static_cast<std::uint64_t>(maxRows * maxKeys + (gathers ? 2 * maxKeys * d : 0) +
+                                                       (merge ? maxRows * (d + 2) + 2 * n : 0)) * 4);
+        groupStatus.assign(static_cast<std::size_t>(maxRows), 0);
+        const at::Tensor qh = q[h], kh = k[h], vh = v[h];
+        at::Tensor outH = out[h];
+        float* op = outH.data_ptr<float>();
+        float* accMax = merge ? partWs.data_ptr<float>() + maxRows * (d + 2) : nullptr;
+        float* accSum = merge ? accMax + n : nullptr;
+        if (merge) {
+            outH.zero_();
+            std::fill(accMax, accMax + n, kMinusInf);
+            std::fill(accSum, accSum + n, 0.0f);
+        }
+        std::uint8_t* rowStatus = status.u8.data() + h * n;
+        std::int64_t allowed = 0;
+
+        for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
+            const DenseGroup& g = plan.groups[gi];
+            const std::int64_t rows = g.rowCount;
+            std::int64_t keys = 0;
+            for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
+            if (rows <= 0 || keys <= 0) continue;
+            at::Tensor s = scoresWs.narrow(0, 0, rows * keys).view({rows, keys});
+            at::mm_out(s, rowView(qh, g.rowStart, g.rowStep, rows), segmentRows(kh, plan, g, keys, gatherK).t());
+            entriesComputed += rows * keys;
+            float* sp = s.data_ptr<float>();
+            float* partMax = merge ? partWs.data_ptr<float>() + maxRows * d : nullptr;
+            float* partSum = merge ? partMax + maxRows : nullptr;
+            std::atomic<std::int64_t> allowedInGroup{0};
+            at::parallel_for(0, rows, 8, [&](std::int64_t r0, std::int64_t r1) {
+                std::int64_t count = 0;
+                for (std::int64_t r = r0; r < r1; ++r) {
+                    float* row = sp + r * keys;
+                    const std::int64_t i = g.rowStart + r * g.rowStep;
+                    std::int64_t off = 0, rowAllowed = keys;
+                    for (std::int64_t si = g.segBegin; si < g.segBegin + g.maskedSegments; ++si) {
+                        const std::int64_t cnt = plan.segments[static_cast<std::size_t>(si)].keyCount;
+                        std::int64_t lo = 0, hi = cnt;
+                        plan.range(i, si - g.segBegin, plan.segments[static_cast<std::size_t>(si)], lo, hi);
+                        lo = std::clamp<std::int64_t>(lo, 0, cnt);
+                        hi = std::clamp<std::int64_t>(hi, lo, cnt);
+                        std::fill(row + off, row + off + lo, kMinusInf);
+                        std::fill(row + off + hi, row + off + cnt, kMinusInf);
+                        rowAllowed -= cnt - (hi - lo);
+                        off += cnt;
+                    }
+                    count += rowAllowed;
+                }
+                allowedInGroup += count;
+                if (merge)
+                    expRowsInPlace(sp + r0 * keys, r1 - r0, keys, keys, scale, partMax + r0, partSum + r0);
+                else
+                    softmaxRowsInPlace(sp + r0 * keys, r1 - r0, keys, keys, scale, groupStatus.data() + r0);
+            });
+            allowed += allowedInGroup.load();
+            const at::Tensor vRows = segmentRows(vh, plan, g, keys, gatherV);
+            if (!merge) {
+                at::Tensor outRows = rowView(outH, g.rowStart, g.rowStep, rows);
+                at::mm_out(outRows, s, vRows);
+                for (std::int64_t r = 0; r < rows; ++r)
+                    if (groupStatus[static_cast<std::size_t>(r)]) {
+                        groupStatus[static_cast<std::size_t>(r)] = 0;
+                        rowStatus[g.rowStart + r * g.rowStep] = 1;
+                        ++emptyRows;
+                    }
+            } else {
+                at::Tensor part = partWs.narrow(0, 0, rows * d).view({rows, d});
+                at::mm_out(part, s, vRows);
+                const float* pp = part.data_ptr<float>();
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    const float sum = partSum[r];
+                    if (sum == 0.0f) continue;
+                    const std::int64_t i = g.rowStart + r * g.rowStep;
+                    float* o = op + i * d;
+                    const float* p = pp + r * d;
+                    if (accSum[i] == 0.0f) {
+                        std::memcpy(o, p, static_cast<std::size_t>(d) * sizeof(float));
+                        accMax[i] = partMax[r];
+                        accSum[i] = sum;
+                        continue;
+                    }
+                    const float mx = std::max(accMax[i], partMax[r]);
+                    const float a = std::exp((accMax[i] - mx) * scale), b = std::exp((partMax[r] - mx) * scale);
+                    for (std::int64_t c = 0; c < d; ++c) o[c] = o[c] * a + p[c] * b;
+                    accSum[i] = accSum[i] * a + sum * b;
+                    accMax[i] = mx;
+                }
+            }
+            if ((gi + 1) % kTilesPerCheckpoint == 0) ctx.checkpoint("attention", h, heads);
+        }
+        if (merge) {
+            for (std::int64_t i = 0; i < n; ++i) {
+                float* o = op + i * d;
+                if (accSum[i] == 0.0f) {
+                    std::fill(o, o + d, 0.0f);
+                    rowStatus[i] = 1;
+                    ++emptyRows;
+                    continue;
+                }
+                const float inv = 1.0f / accSum[i];
+                for (std::int64_t c = 0; c < d; ++c) o[c] *= inv;
+            }
+        }
+        if (allowed != eCount && strict)
+            throw EngineError(ErrorCode::Internal, input.slot + ": dense plan of head " + std::to_string(h) + " allows " +
+                                                       std::to_string(allowed) + " entries, the pattern lists " +
+                                                       std::to_string(eCount));
+        flops += 4.0 * static_cast<double>(eCount) * static_cast<double>(d);
+        ctx.checkpoint("attention", h + 1, heads);
+    }
+
+    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
+    result.emptyRowCount = emptyRows;
+    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t st) { return st != 0; }))
+        result.rowStatus = std::move(status);
+    auto& c = ctx.counters();
+    c.flops += flops;
+    c.entriesComputed += entriesComputed;
+    ctx.noteBytes(outBuffer->size() * sizeof(float) + workspaceBytes + static_cast<std::uint64_t>(pattern.nnz()) * 5 +
+                  pattern.rowPtr.size() * 8);
+    return true;
+}
+
+}  // namespace
+
+namespace {
+void runTileKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
+                   RunContext& ctx, AttentionResult& result, bool computeOutput);
+}  // namespace
+
 void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
                      RunContext& ctx, AttentionResult& result) {
+    // The output comes from the dense plan whenever the variant has one and nothing is padded;
+    // weights, when kept, from the tile kernel below (pass 1 and the softmax only), so that the
+    // output is the same bit for bit with and without kept weights.
+    const bool denseOutput = input.densePlan && input.keyPadding.empty() && input.queryPadding.empty();
+    if (denseOutput && !input.keepWeights && runDensePlanKernel(q, k, v, input, ctx, result)) return;
+    if (denseOutput && input.keepWeights) {
+        DensePlan probe;
+        if (input.densePlan(0, probe)) {
+            runTileKernel(q, k, v, input, ctx, result, /*computeOutput=*/false);
+            const std::int64_t emptyRows = result.emptyRowCount;
+            PlainTensor rowStatus = result.rowStatus;
+            const double flops = ctx.counters().flops;
+            runDensePlanKernel(q, k, v, input, ctx, result);
+            ctx.counters().flops = flops;  // the same useful FLOPs, counted once
+            result.emptyRowCount = emptyRows;
+            result.rowStatus = std::move(rowStatus);
+            return;
+        }
+    }
+    runTileKernel(q, k, v, input, ctx, result, /*computeOutput=*/true);
+}
+
+namespace {
+
+void runTileKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
+                   RunContext& ctx, AttentionResult& result, bool computeOutput) {
     const SparsePattern& pattern = *input.pattern;
     const std::int64_t heads = q.size(0), n = q.size(1), m = k.size(1), d = q.size(2);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
     const std::int64_t nnz = pattern.nnz();
 
-    auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
-    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
+    std::shared_ptr<std::vector<float>> outBuffer;
+    at::Tensor out;
+    if (computeOutput) {
+        outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
+        out = tensorOver(*outBuffer, {heads, n, d});
+    }
     std::shared_ptr<std::vector<float>> weightBuffer;
     std::int64_t maxHeadEntries = 0;
     for (std::int64_t h = 0; h < (pattern.perHead ? heads : 1); ++h)
@@ -183,7 +435,6 @@ void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
             // tile scores: [rowCount, kc] = Q_rows K_keys^T (unscaled; the softmax scales)
             at::Tensor s = tileWs.narrow(0, 0, t.rowCount * kc).view({t.rowCount, kc});
             at::mm_out(s, rowView(qh, t.rowStart, t.rowStep, t.rowCount), keyRows(kh, t, tiles.keyList, gatherWs).t());
-            flops += 2.0 * static_cast<double>(t.rowCount) * kc * d;
             entriesComputed += t.rowCount * kc;
             const float* sp = s.data_ptr<float>();
             setListPositions(t, tiles.keyList, pos, true);
@@ -215,7 +466,6 @@ void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
                 float dot = 0;
                 for (std::int64_t c = 0; c < d; ++c) dot += qp[i * d + c] * kp[col[e] * d + c];
                 scores[e - eBase] = dot;
-                flops += 2.0 * d;
                 ++entriesComputed;
             }
 
@@ -245,6 +495,11 @@ void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
         });
         emptyRows += emptyInHead.load();
 
+        if (!computeOutput) {
+            flops += 4.0 * static_cast<double>(eCount) * static_cast<double>(d);
+            ctx.checkpoint("attention", h + 1, heads);
+            continue;
+        }
         // Pass 2: output rows += W_tile V_keys, W_tile holding the weights of the tile's own entries.
         at::Tensor outH = out[h];
         outH.zero_();
@@ -262,7 +517,6 @@ void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
             setListPositions(t, tiles.keyList, pos, false);
             at::Tensor rows = rowView(outH, t.rowStart, t.rowStep, t.rowCount);
             at::addmm_out(rows, rows, w, keyRows(vh, t, tiles.keyList, gatherWs));
-            flops += 2.0 * static_cast<double>(t.rowCount) * kc * d;
             if ((ti + 1) % kTilesPerCheckpoint == 0) ctx.checkpoint("attention", h, heads);
         }
         float* op = outH.data_ptr<float>();
@@ -271,10 +525,12 @@ void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
             for (std::int64_t e = rowPtr[i]; e < rowPtr[i + 1]; ++e)
                 if (own[e - eBase] == kFallback)
                     for (std::int64_t c = 0; c < d; ++c) op[i * d + c] += scores[e - eBase] * vp[col[e] * d + c];
+        // useful FLOPs: q·k and w·v on the pattern's entries only (tile waste is not counted)
+        flops += 4.0 * static_cast<double>(eCount) * static_cast<double>(d);
         ctx.checkpoint("attention", h + 1, heads);
     }
 
-    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
+    if (computeOutput) result.output = SharedTensorF32{{heads, n, d}, outBuffer};
     if (input.keepWeights) {
         result.weightsLayout = WeightsLayout::AlignedWithPattern;
         result.weights = SharedTensorF32{pattern.perHead ? std::vector<std::int64_t>{nnz} : std::vector<std::int64_t>{heads, nnz},
@@ -286,12 +542,14 @@ void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
     auto& c = ctx.counters();
     c.flops += flops;
     c.entriesComputed += entriesComputed;
-    std::uint64_t bytes = outBuffer->size() * sizeof(float) + workspaceBytes +
+    std::uint64_t bytes = static_cast<std::uint64_t>(heads * n * d) * sizeof(float) + workspaceBytes +
                           static_cast<std::uint64_t>(maxHeadEntries + m) * 4 + static_cast<std::uint64_t>(nnz) * 5 +
                           pattern.rowPtr.size() * 8;
     bytes += input.keepWeights ? weightBuffer->size() * sizeof(float) : static_cast<std::uint64_t>(maxHeadEntries) * 4;
     ctx.noteBytes(bytes);
 }
+
+}  // namespace
 
 PatternBuilder::PatternBuilder(std::int64_t rows, std::int64_t cols, bool perHead, std::int64_t reserveEntries) {
     m_pattern.rows = rows;
@@ -315,6 +573,17 @@ void PatternBuilder::endRow(bool keepDuplicates) {
     }
     m_pattern.rowPtr.push_back(static_cast<std::int64_t>(m_pattern.colIdx.size()));
     m_row.clear();
+}
+
+void PatternBuilder::repeatLastRow() {
+    auto& rp = m_pattern.rowPtr;
+    const auto b = static_cast<std::size_t>(rp[rp.size() - 2]), e = static_cast<std::size_t>(rp.back());
+    const std::size_t len = e - b;
+    m_pattern.colIdx.resize(e + len);
+    m_pattern.reason.resize(e + len);
+    std::copy_n(m_pattern.colIdx.begin() + static_cast<std::ptrdiff_t>(b), len, m_pattern.colIdx.begin() + static_cast<std::ptrdiff_t>(e));
+    std::copy_n(m_pattern.reason.begin() + static_cast<std::ptrdiff_t>(b), len, m_pattern.reason.begin() + static_cast<std::ptrdiff_t>(e));
+    rp.push_back(static_cast<std::int64_t>(e + len));
 }
 
 SparsePattern PatternBuilder::finish() { return std::move(m_pattern); }
@@ -385,7 +654,7 @@ AttentionResult startResult(const std::string& variantId, const ParamValues& par
 }
 
 void runPatternVariant(const Qkv& qkv, SparsePattern pattern, const SparseTileFn& tiles, RunContext& ctx,
-                       AttentionResult& result) {
+                       AttentionResult& result, const DensePlanFn& densePlan) {
     result.pattern = std::move(pattern);
     SparseKernelInput input;
     input.pattern = &result.pattern;
@@ -394,6 +663,7 @@ void runPatternVariant(const Qkv& qkv, SparsePattern pattern, const SparseTileFn
     input.queryPadding = selfQueryPadding(qkv);
     input.keepWeights = ctx.keepPatternWeights || ctx.keepWeights;
     input.slot = result.variantId;
+    input.densePlan = densePlan;
     ctx.beginStage("attention");
     runSparseKernel(qkv.q, qkv.k, qkv.v, input, ctx, result);
     ctx.endStage();

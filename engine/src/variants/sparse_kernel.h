@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,46 @@ struct SparseTiles {
 /// Builds the tiles of one head; called once per head, before that head is computed.
 using SparseTileFn = std::function<void(int head, SparseTiles& tiles)>;
 
+/// The fast path used when no weights are kept and nothing is padded: the pattern of one head is
+/// described analytically as groups. A group is a set of query rows (an arithmetic progression)
+/// times the concatenation of key segments (arithmetic progressions; a segment may repeat, which
+/// counts its keys twice, as duplicates in the pattern do). Row i of the group may attend, in
+/// segment s < maskedSegments, the keys with index in [lo, hi) of that segment (given by
+/// `range`); every key of the other segments. Scores, softmax and output of a group are one
+/// dense SGEMM, an in-place row softmax and a second SGEMM: no per-entry pass over the pattern.
+/// The allowed entries of the groups must be exactly the pattern's entries of that head.
+struct DenseSegment {
+    std::int64_t keyStart = 0, keyStep = 1, keyCount = 0;
+};
+struct DenseGroup {
+    std::int64_t rowStart = 0, rowStep = 1, rowCount = 0;
+    std::int64_t segBegin = 0, segEnd = 0;  ///< into DensePlan::segments
+    std::int64_t maskedSegments = 0;        ///< leading segments restricted by DensePlan::range
+};
+struct DensePlan {
+    std::vector<DenseSegment> segments;
+    std::vector<DenseGroup> groups;
+    /// Allowed key indices [lo, hi) (clamped afterwards) of row `query` in the group's segment
+    /// number segInGroup, for the group's first maskedSegments segments; lo, hi come in as
+    /// [0, seg.keyCount).
+    std::function<void(std::int64_t query, std::int64_t segInGroup, const DenseSegment& seg, std::int64_t& lo,
+                       std::int64_t& hi)>
+        range;
+    /// True when every query row lies in exactly one group (its softmax is then finished in
+    /// place); false when a row's keys are split over several groups (partial softmax merged).
+    bool singleCover = true;
+
+    void addGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount,
+                  std::initializer_list<DenseSegment> segs, std::int64_t masked);
+    /// Starts a group whose segments are then appended with addSegment.
+    void beginGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount, std::int64_t masked);
+    void addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int64_t keyCount);
+};
+
+/// Fills the dense plan of one head, or returns false when the variant's parameters need the
+/// general tile kernel (e.g. global tokens).
+using DensePlanFn = std::function<bool(int head, DensePlan& plan)>;
+
 struct SparseKernelInput {
     const SparsePattern* pattern = nullptr;
     SparseTileFn tilesForHead;
@@ -55,6 +96,8 @@ struct SparseKernelInput {
     /// Keep the weights aligned with the pattern (F32 [nnz] perHead, [heads, nnz] shared).
     bool keepWeights = true;
     std::string slot;  ///< buffer-pool slot prefix (the variant id)
+    /// Optional fast path (used when !keepWeights and there is no padding).
+    DensePlanFn densePlan;
 };
 
 /// q: [heads, n, d]; k, v: [heads, m, d] (contiguous float32). Fills result.output,
@@ -73,6 +116,8 @@ public:
     }
     /// Closes the current row; keepDuplicates = false keeps one entry per key.
     void endRow(bool keepDuplicates = false);
+    /// Appends a row equal to the last closed row (rows of one query block), without sorting.
+    void repeatLastRow();
     SparsePattern finish();
 
 private:
@@ -102,7 +147,7 @@ AttentionResult startResult(const std::string& variantId, const ParamValues& par
 /// Runs the kernel on the variant's pattern (moved into result.pattern) as the "attention"
 /// stage, with the request's key padding, and copies the counters into the result.
 void runPatternVariant(const Qkv& qkv, SparsePattern pattern, const SparseTileFn& tiles, RunContext& ctx,
-                       AttentionResult& result);
+                       AttentionResult& result, const DensePlanFn& densePlan = {});
 
 /// Tiles rows {r, r + P, r + 2P, ...} for every residue r < P in chunks of `rowsPerTile`, with
 /// keys {r + s·P : s in [s0, s1)} where (s0, s1) = keySpan(u0, u1) for the chunk's row steps

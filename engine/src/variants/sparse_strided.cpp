@@ -10,6 +10,9 @@
 namespace attnscope::engine {
 namespace {
 
+// Query rows per dense tile of the local band (tile: kBandRows x (kBandRows + band) scores).
+constexpr std::int64_t kBandRows = 64;
+
 class SparseStrided final : public Variant {
 public:
     SparseStrided() {
@@ -87,7 +90,46 @@ AttentionResult SparseStrided::run(const Qkv& qkv, const ParamValues& params, Ru
                 return std::make_pair(std::int64_t{0}, causal ? u1 : std::numeric_limits<std::int64_t>::max());
             });
     };
-    runPatternVariant(qkv, builder.finish(), tiles, ctx, result);
+    // Fast path (causal): the local band as blocks of consecutive rows against keys
+    // [i0 - band, i1), masked to [i - band, i]; the strided keys as rows of one residue r mod l
+    // against keys r, r + l, ..., masked to the keys below the band. With `union` a row's keys
+    // are split over two groups, whose partial softmaxes are merged.
+    const auto densePlan = [&](int h, DensePlan& plan) {
+        if (!causal || l == 1) return false;
+        const bool local = !interleave || h % 2 == 0;
+        const bool strided = !interleave || h % 2 == 1;
+        plan.singleCover = !(local && strided);
+        if (local)
+            for (std::int64_t i0 = 0; i0 < n; i0 += kBandRows) {
+                const std::int64_t i1 = std::min(n, i0 + kBandRows), k0 = std::max<std::int64_t>(0, i0 - band);
+                plan.addGroup(i0, 1, i1 - i0, {DenseSegment{k0, 1, i1 - k0}}, 1);
+            }
+        if (strided)
+            for (std::int64_t r = 0; r < std::min(l, n); ++r) {
+                const std::int64_t rows = (n - r + l - 1) / l;
+                for (std::int64_t u0 = 0; u0 < rows; u0 += kSparseRowsPerTile) {
+                    const std::int64_t u1 = std::min(rows, u0 + kSparseRowsPerTile);
+                    // keys r + s·l below min(i - band, i + 1) for the chunk's last row i
+                    const std::int64_t iLast = r + (u1 - 1) * l;
+                    const std::int64_t lim = std::min(local ? std::max<std::int64_t>(0, iLast - band) : n, iLast + 1);
+                    const std::int64_t keys = std::max<std::int64_t>(0, (lim - r + l - 1) / l);
+                    if (keys > 0) plan.addGroup(r + u0 * l, l, u1 - u0, {DenseSegment{r, l, keys}}, 1);
+                }
+            }
+        plan.range = [band, l, local](std::int64_t i, std::int64_t, const DenseSegment& seg, std::int64_t& lo,
+                                      std::int64_t& hi) {
+            if (seg.keyStep == 1) {  // local band segment (l > 1)
+                lo = i - band - seg.keyStart;
+                hi = i - seg.keyStart + 1;
+                return;
+            }
+            const std::int64_t lim = std::min(local ? std::max<std::int64_t>(0, i - band) : i + 1, i + 1);
+            lo = 0;
+            hi = std::max<std::int64_t>(0, (lim - seg.keyStart + seg.keyStep - 1) / seg.keyStep);
+        };
+        return true;
+    };
+    runPatternVariant(qkv, builder.finish(), tiles, ctx, result, densePlan);
     result.pattern.causal = causal;
     return result;
 }

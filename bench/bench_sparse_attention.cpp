@@ -1,0 +1,302 @@
+// The pattern variants against `full`, measured in the same process (issue 3, "Benchmark"):
+// n = 1k..32k, 8 heads, d = 64, float32, random Q/K/V, keepWeights = false. Prints Markdown
+// tables (docs/PERFORMANCE.md quotes them).
+//
+//   bench_sparse_attention [--n 1024,2048,...] [--variants full,longformer,...]
+//                          [--full-max-n 16384] [--min-time 1.0] [--smoke]
+//
+// Per case: median wall time of the steady-state calls (after one warm-up call on the same
+// engine), useful-FLOP rate = 4·d·(pattern entries, per head) / time, the engine's own
+// counters.flops rate, `full`'s rate at the same n, the speed-up over `full`, counters.peakBytes,
+// the process RSS growth during the first (cold) call of a fresh engine, and minor page faults
+// per steady-state call (getrusage ru_minflt).
+
+#include "common/omp_wait_policy.h"
+
+#include <attnscope/engine.h>
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <malloc.h>
+#include <random>
+#include <sstream>
+#include <string>
+#include <sys/resource.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace attnscope::engine;
+
+namespace {
+
+constexpr std::int64_t kHeads = 8;
+constexpr std::int64_t kDim = 64;
+
+struct Case {
+    std::string name;  // table label
+    std::string id;    // registry id
+    ParamValues params;
+};
+
+std::vector<Case> allCases() {
+    return {
+        {"full", "full", {}},
+        {"longformer w=256", "longformer", {{"window", std::int64_t{256}}}},
+        {"bigbird b=64 r=3", "bigbird", {{"block", std::int64_t{64}}, {"random", std::int64_t{3}}}},
+        {"sparse_strided l=128", "sparse_strided", {{"stride", std::int64_t{128}}}},
+        {"sparse_fixed l=128 c=16", "sparse_fixed", {{"block", std::int64_t{128}}, {"summary", std::int64_t{16}}}},
+    };
+}
+
+long minorFaults() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
+}
+
+std::int64_t rssBytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::int64_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Samples the resident set every millisecond while alive; peak() is the largest value seen.
+class RssSampler {
+public:
+    RssSampler() : m_peak(rssBytes()), m_thread([this] {
+        while (!m_stop.load()) {
+            const std::int64_t now = rssBytes();
+            std::int64_t seen = m_peak.load();
+            while (now > seen && !m_peak.compare_exchange_weak(seen, now)) {}
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }) {}
+    ~RssSampler() { stop(); }
+    std::int64_t stop() {
+        if (m_thread.joinable()) {
+            m_stop = true;
+            m_thread.join();
+            const std::int64_t now = rssBytes();
+            if (now > m_peak) m_peak = now;
+        }
+        return m_peak.load();
+    }
+
+private:
+    std::atomic<std::int64_t> m_peak;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
+
+PlainTensor randomTensor(std::int64_t n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> values(static_cast<std::size_t>(kHeads * n * kDim));
+    for (auto& x : values) x = dist(gen);
+    return PlainTensor::fromF32({kHeads, n, kDim}, std::move(values));
+}
+
+std::vector<std::string> splitList(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+struct Measured {
+    bool ok = false;
+    std::string error;
+    double seconds = 0;        // median steady-state wall time of one call
+    double usefulFlops = 0;    // 4·d per pattern entry per head
+    double counterFlops = 0;   // counters.flops
+    std::uint64_t peakBytes = 0;
+    double rssDeltaMiB = 0;    // RSS growth during the cold call
+    double faultsPerCall = 0;
+    int calls = 0;
+};
+
+double patternEntriesAllHeads(const AttentionResult& r) {
+    if (r.pattern.implicitDense) {
+        const double n = static_cast<double>(r.n), m = static_cast<double>(r.m);
+        return static_cast<double>(r.heads) * (r.pattern.causal ? n * (n + 1) / 2 : n * m);
+    }
+    const double nnz = static_cast<double>(r.pattern.nnz());
+    return r.pattern.perHead ? nnz : nnz * static_cast<double>(r.heads);
+}
+
+Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCalls) {
+    Measured m;
+    RunRequest request;
+    request.qkv = qkv;
+    request.variants.push_back(VariantRequest{c.id, c.params});
+    request.keepWeights = false;
+    malloc_trim(0);
+    auto engine = Engine::create({});
+    if (!engine) {
+        m.error = engine.error().message;
+        return m;
+    }
+    // Cold call on a fresh engine: its RSS growth is the memory this case needs.
+    {
+        const std::int64_t before = rssBytes();
+        RssSampler sampler;
+        auto cold = (*engine)->run(request);
+        const std::int64_t peak = sampler.stop();
+        if (!cold) {
+            m.error = cold.error().message;
+            return m;
+        }
+        m.rssDeltaMiB = static_cast<double>(peak - before) / (1 << 20);
+        const AttentionResult& r = (*cold)->results[0];
+        m.usefulFlops = 4.0 * static_cast<double>(kDim) * patternEntriesAllHeads(r);
+        m.counterFlops = r.counters.flops;
+        m.peakBytes = r.counters.peakBytes;
+    }
+    std::vector<double> times;
+    double total = 0;
+    long faults = 0;
+    while ((total < minTime || times.size() < 2) && static_cast<int>(times.size()) < maxCalls) {
+        const long f0 = minorFaults();
+        const auto t0 = std::chrono::steady_clock::now();
+        auto result = (*engine)->run(request);
+        const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        faults += minorFaults() - f0;
+        if (!result) {
+            m.error = result.error().message;
+            return m;
+        }
+        times.push_back(dt);
+        total += dt;
+        // `result` is released here, as a caller that keeps only the last result would.
+    }
+    std::sort(times.begin(), times.end());
+    m.seconds = times[times.size() / 2];
+    m.calls = static_cast<int>(times.size());
+    m.faultsPerCall = static_cast<double>(faults) / static_cast<double>(times.size());
+    m.ok = true;
+    return m;
+}
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    attnscope::app::ensurePassiveOpenMpWait(argv);
+    std::vector<std::int64_t> sizes = {1024, 2048, 4096, 8192, 16384, 32768};
+    std::vector<std::string> wanted;
+    std::int64_t fullMax = 16384;
+    double minTime = 1.0;
+    int maxCalls = 20;
+    for (int a = 1; a < argc; ++a) {
+        const std::string arg = argv[a];
+        const auto next = [&]() -> std::string {
+            if (a + 1 >= argc) {
+                std::fprintf(stderr, "%s needs a value\n", arg.c_str());
+                std::exit(2);
+            }
+            return argv[++a];
+        };
+        if (arg == "--n") {
+            sizes.clear();
+            for (const auto& s : splitList(next())) sizes.push_back(std::stoll(s));
+        } else if (arg == "--variants") {
+            wanted = splitList(next());
+        } else if (arg == "--full-max-n") {
+            fullMax = std::stoll(next());
+        } else if (arg == "--min-time") {
+            minTime = std::stod(next());
+        } else if (arg == "--smoke") {
+            sizes = {1024};
+            minTime = 0;
+            maxCalls = 2;
+        } else {
+            std::fprintf(stderr,
+                         "usage: bench_sparse_attention [--n LIST] [--variants LIST] [--full-max-n N] "
+                         "[--min-time SECONDS] [--smoke]\n");
+            return 2;
+        }
+    }
+    std::vector<Case> cases;
+    for (const auto& c : allCases())
+        if (wanted.empty() || std::find(wanted.begin(), wanted.end(), c.id) != wanted.end()) cases.push_back(c);
+
+    if (!Engine::create({})) return 1;  // sets LibTorch's intra-op threads, as every engine does
+    const char* wait = std::getenv("OMP_WAIT_POLICY");
+    std::printf("<!-- bench_sparse_attention: %lld heads, d = %lld, float32, keepWeights = false; "
+                "%d intra-op threads, %u hardware threads, OMP_WAIT_POLICY=%s -->\n\n",
+                static_cast<long long>(kHeads), static_cast<long long>(kDim), at::get_num_threads(),
+                std::thread::hardware_concurrency(), wait ? wait : "(unset)");
+    std::printf("| variant | n | time (ms) | useful GFLOP/s | counted GFLOP/s | full GFLOP/s | rate / full | "
+                "speed-up vs full | peakBytes (MiB) | RSS Δ cold (MiB) | faults/call | calls |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::fflush(stdout);
+
+    std::map<std::string, std::map<std::int64_t, double>> times;
+    bool failed = false;
+    for (std::int64_t n : sizes) {
+        const QkvTensors qkv{randomTensor(n, 1), randomTensor(n, 2), randomTensor(n, 3)};
+        double fullRate = 0, fullTime = 0;
+        for (const auto& c : cases) {
+            if (c.id == "full" && n > fullMax) {
+                std::printf("| %s | %lld | skipped (n > --full-max-n %lld) | | | | | | | | | |\n", c.name.c_str(),
+                            static_cast<long long>(n), static_cast<long long>(fullMax));
+                continue;
+            }
+            const Measured m = measure(c, qkv, c.id == "full" ? std::min(minTime, 0.5) : minTime, maxCalls);
+            if (!m.ok) {
+                std::printf("| %s | %lld | error: %s | | | | | | | | | |\n", c.name.c_str(), static_cast<long long>(n),
+                            m.error.c_str());
+                failed = true;
+                continue;
+            }
+            const double rate = m.usefulFlops / m.seconds / 1e9;
+            if (c.id == "full") {
+                fullRate = rate;
+                fullTime = m.seconds;
+            }
+            times[c.name][n] = m.seconds;
+            std::printf("| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", c.name.c_str(),
+                        static_cast<long long>(n), fmt("%.1f", m.seconds * 1e3).c_str(), fmt("%.1f", rate).c_str(),
+                        fmt("%.1f", m.counterFlops / m.seconds / 1e9).c_str(),
+                        fullRate > 0 ? fmt("%.1f", fullRate).c_str() : "—",
+                        fullRate > 0 ? fmt("%.2f", rate / fullRate).c_str() : "—",
+                        fullTime > 0 ? fmt("%.1f×", fullTime / m.seconds).c_str() : "—",
+                        fmt("%.1f", static_cast<double>(m.peakBytes) / (1 << 20)).c_str(),
+                        fmt("%.1f", m.rssDeltaMiB).c_str(), fmt("%.0f", m.faultsPerCall).c_str(), m.calls);
+            std::fflush(stdout);
+        }
+    }
+
+    // log-log time slope between the smallest n >= 4096 and the largest n measured
+    std::printf("\n| variant | slope (log-log time) | from n | to n |\n|---|---:|---:|---:|\n");
+    for (const auto& c : cases) {
+        const auto it = times.find(c.name);
+        if (it == times.end()) continue;
+        const auto& t = it->second;
+        auto lo = t.lower_bound(4096);
+        if (lo == t.end()) lo = t.begin();
+        const auto hi = std::prev(t.end());
+        if (lo->first >= hi->first) continue;
+        const double slope = std::log(hi->second / lo->second) / std::log(static_cast<double>(hi->first) / lo->first);
+        std::printf("| %s | %.2f | %lld | %lld |\n", c.name.c_str(), slope, static_cast<long long>(lo->first),
+                    static_cast<long long>(hi->first));
+    }
+    return failed ? 1 : 0;
+}

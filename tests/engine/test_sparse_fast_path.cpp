@@ -1,0 +1,102 @@
+// The pattern variants' dense-plan fast path (used when no weights are kept) must give the same
+// output, row status and counters as the general tile kernel (used when weights are kept), and
+// repeated runs must reuse the pooled output buffer.
+
+#include "sparse_test_support.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+using namespace sparse_test;
+
+struct FastCase {
+    std::string id;
+    ParamValues params;
+    std::int64_t n;
+};
+
+void expectSameAsGeneral(Engine& engine, const FastCase& c) {
+    SCOPED_TRACE(c.id + " n=" + std::to_string(c.n));
+    const std::int64_t heads = 3, d = 8;
+    const Qkv3 x = randomQkv(heads, c.n, d, 11);
+    RunRequest general = variantRequest(x, c.id, c.params);
+    general.keepWeights = true;
+    RunRequest fast = general;
+    fast.keepWeights = false;
+    const auto a = runOk(engine, general);
+    const auto b = runOk(engine, fast);
+    ASSERT_TRUE(a && b);
+    const AttentionResult& ra = a->results[0];
+    const AttentionResult& rb = b->results[0];
+    EXPECT_EQ(ra.weightsLayout, WeightsLayout::AlignedWithPattern);
+    EXPECT_EQ(rb.weightsLayout, WeightsLayout::None);
+    EXPECT_EQ(ra.pattern.colIdx, rb.pattern.colIdx);
+    EXPECT_EQ(ra.emptyRowCount, rb.emptyRowCount);
+    EXPECT_EQ(ra.rowStatus.u8, rb.rowStatus.u8);
+    EXPECT_DOUBLE_EQ(ra.counters.flops, rb.counters.flops);
+    const double entries = ra.pattern.perHead ? static_cast<double>(ra.pattern.nnz())
+                                              : static_cast<double>(ra.pattern.nnz()) * heads;
+    EXPECT_DOUBLE_EQ(rb.counters.flops, 4.0 * d * entries);  // useful FLOPs only
+    ASSERT_EQ(ra.output.numel(), rb.output.numel());
+    double worst = 0;
+    for (std::int64_t e = 0; e < ra.output.numel(); ++e)
+        worst = std::max(worst, std::abs(static_cast<double>(ra.output[static_cast<std::size_t>(e)]) -
+                                         static_cast<double>(rb.output[static_cast<std::size_t>(e)])));
+    EXPECT_LT(worst, 1e-5);
+}
+
+TEST(SparseFastPath, MatchesGeneralKernel) {
+    auto engine = makeEngine();
+    const std::vector<FastCase> cases = {
+        {"longformer", {{"window", std::int64_t{3}}}, 37},
+        {"longformer", {{"window", std::int64_t{5}}, {"causal", true}}, 200},
+        {"longformer", {{"window", std::int64_t{2}}, {"dilation", std::vector<std::int64_t>{1, 2, 3}}}, 41},
+        {"longformer", {{"window", std::int64_t{70}}}, 300},
+        {"bigbird", {{"block", std::int64_t{4}}, {"random", std::int64_t{2}}}, 48},
+        {"bigbird", {{"block", std::int64_t{4}}, {"random", std::int64_t{3}}, {"count_duplicates", false}}, 40},
+        {"bigbird", {{"block", std::int64_t{4}}, {"random", std::int64_t{1}}, {"form", std::string("etc")},
+                     {"extra_global", std::int64_t{3}}},
+         35},
+        {"bigbird", {{"block", std::int64_t{64}}, {"random", std::int64_t{3}}}, 640},
+        {"sparse_strided", {{"stride", std::int64_t{4}}}, 45},
+        {"sparse_strided", {{"stride", std::int64_t{5}}, {"local", std::string("openai")}}, 61},
+        {"sparse_strided", {{"stride", std::int64_t{3}}, {"combine", std::string("interleave")}}, 30},
+        {"sparse_strided", {{"stride", std::int64_t{16}}}, 700},
+        {"sparse_strided", {{"stride", std::int64_t{4}}, {"causal", false}}, 33},  // general path both times
+        {"sparse_fixed", {{"block", std::int64_t{8}}, {"summary", std::int64_t{2}}}, 50},
+        {"sparse_fixed", {{"block", std::int64_t{8}}, {"summary", std::int64_t{3}}, {"causal", false}}, 45},
+        {"sparse_fixed", {{"block", std::int64_t{6}}, {"summary", std::int64_t{2}},
+                          {"summary_offsets", std::vector<std::int64_t>{0, 1, 4}}},
+         40},
+        {"sparse_fixed", {{"block", std::int64_t{128}}, {"summary", std::int64_t{16}}}, 700},
+    };
+    for (const auto& c : cases) expectSameAsGeneral(*engine, c);
+}
+
+TEST(SparseFastPath, RepeatedRunReusesPooledOutput) {
+    auto engine = makeEngine();
+    const Qkv3 x = randomQkv(2, 256, 16, 5);
+    for (const std::string id : {"longformer", "bigbird", "sparse_strided", "sparse_fixed", "full"}) {
+        SCOPED_TRACE(id);
+        ParamValues params;
+        if (id == "bigbird") params = {{"block", std::int64_t{16}}, {"random", std::int64_t{2}}};
+        RunRequest request = variantRequest(x, id, params);
+        request.keepWeights = false;
+        const float* first = nullptr;
+        {
+            const auto r = runOk(*engine, request);
+            ASSERT_TRUE(r);
+            first = r->results[0].output.data();
+        }
+        const auto again = runOk(*engine, request);  // the first result was released
+        ASSERT_TRUE(again);
+        EXPECT_EQ(again->results[0].output.data(), first);
+        const auto held = runOk(*engine, request);  // `again` still holds the buffer: a new one
+        ASSERT_TRUE(held);
+        EXPECT_NE(held->results[0].output.data(), again->results[0].output.data());
+    }
+}
+
+}  // namespace

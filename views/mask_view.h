@@ -1,0 +1,119 @@
+#pragma once
+// The mask view: one head's sparse pattern with every allowed entry coloured by its reason, an
+// optional weight shading inside the pattern, a legend of the reasons present, and a row panel
+// (allowed keys, exact zeros, entropy) for the hovered query.
+
+#include "views/mask_matrix.h"
+
+#include <attnscope/types.h>
+
+#include <QHash>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QCustomPlot;
+class QCPColorMap;
+class QCPItemRect;
+class QCPLayoutGrid;
+class QCPTextElement;
+class QLabel;
+class QMouseEvent;
+
+namespace attnscope::views {
+
+class InspectionState;
+
+class MaskView : public QWidget {
+    Q_OBJECT
+public:
+    /// Axes show token text up to this many queries/keys, indices above it.
+    static constexpr int kMaxTokenTicks = 64;
+    /// The row panel lists at most this many keys: the first and last half of them.
+    static constexpr int kMaxListedKeys = 24;
+    /// Opacity of the weakest allowed non-zero cell when weights are shown, so the pattern stays
+    /// readable where weights are tiny (wide windows).
+    static constexpr double kMinWeightOpacity = 0.3;
+
+    explicit MaskView(QWidget* parent = nullptr);
+    ~MaskView() override;
+
+    /// Shows state->resultIndex() and state->head() and follows their changes.
+    void setInspectionState(InspectionState* state);
+    void setResult(std::shared_ptr<const engine::RunResult> result);
+    /// Display names by variant id, for the title; unknown ids are shown as they are.
+    void setVariantNames(const QHash<QString, QString>& idToName);
+
+    bool showWeights() const;
+    QCheckBox* weightsToggle() const { return m_weightsToggle; }
+    QCustomPlot* plot() const { return m_plot; }
+
+    // Data accessors for tests: what is displayed, not pixels. (query, key) are input indices.
+    int shownHead() const { return m_shownHead; }  ///< -1 when nothing is shown
+    QSize dataSize() const;                         ///< display cells (width = keys); empty when nothing is shown
+    int poolFactor() const { return m_matrix.poolFactor(); }
+    /// The reason code drawn at (query, key), or -1 when the cell is blank (outside the pattern)
+    /// or out of range; ReasonPalette::kExactZero for an allowed cell drawn as an exact zero.
+    int displayedReason(int query, int key) const;
+    /// Opacity 0..255 drawn at (query, key); 0 for blank cells.
+    int displayedAlpha(int query, int key) const;
+    /// Names of the reasons listed in the legend, in enum order.
+    QStringList legendReasons() const { return m_legendReasons; }
+    QString legendText() const;
+    /// The row panel's data for a query of the shown head (query -1 in it when out of range).
+    MaskRowSummary rowSummary(int query) const;
+    int panelQuery() const { return m_panelQuery; }  ///< the query the row panel shows; -1 = none
+    QString rowPanelText() const;                    ///< the row panel as plain text
+    QString title() const;
+    /// Plain-text tooltip: "query 3 'it' → key 1 'cat': local, weight 0.1234".
+    QString hoverText(int query, int key) const;
+
+public Q_SLOTS:
+    void setShowWeights(bool on);
+    /// Fills the row panel for this query of the shown head and outlines its row; -1 clears it.
+    void showQuery(int query);
+
+Q_SIGNALS:
+    /// Intent: the pointer is over (query, key) in input indices; (-1, -1) when it left.
+    void cellHovered(int query, int key);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void rebuild();
+    void redrawCells();
+    void updateLegend();
+    void updateAxes(std::int64_t n, std::int64_t m);
+    void fitAxisRect();
+    void onPlotMouseMove(QMouseEvent* event);
+    void clearHover();
+    const engine::AttentionResult* shownResult() const;
+    QString tokenText(std::int64_t index, int maxChars = 24) const;
+    QString describe(const QString& role, std::int64_t index) const;
+
+    QCustomPlot* m_plot = nullptr;
+    QCPColorMap* m_colorMap = nullptr;
+    QCPItemRect* m_rowMarker = nullptr;
+    QCPTextElement* m_title = nullptr;
+    QCPLayoutGrid* m_body = nullptr;
+    QCheckBox* m_weightsToggle = nullptr;
+    QLabel* m_legend = nullptr;
+    QLabel* m_rowPanel = nullptr;
+    QPointer<InspectionState> m_state;
+    std::shared_ptr<const engine::RunResult> m_result;
+    QHash<QString, QString> m_variantNames;
+    MaskMatrix m_matrix;
+    QStringList m_legendReasons;
+    QString m_rowPanelPlain;
+    int m_shownHead = -1;
+    int m_panelQuery = -1;
+    int m_hoverQuery = -1;
+    int m_hoverKey = -1;
+};
+
+}  // namespace attnscope::views
