@@ -50,7 +50,9 @@ TEST(LinearAttention, PrefixSumFormEqualsQuadraticMaskedForm) {
             for (std::size_t i = 0; i < o.size(); ++i) maxO = std::max(maxO, std::abs(o[i] - res.output[i]));
             EXPECT_LT(maxW, 1e-6) << causal << mode;
             EXPECT_LT(maxO, 2e-5) << causal << mode;
-            if (causal) EXPECT_EQ(res.weightAt(1, 5, 6), 0.0f);
+            if (causal) {
+                EXPECT_EQ(res.weightAt(1, 5, 6), 0.0f);
+            }
         }
 }
 

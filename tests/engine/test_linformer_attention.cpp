@@ -25,7 +25,9 @@ TEST(LinformerAttention, StoredProjectionsReproduceTheOutput) {
         const auto& f = res.diagnostics.at("F");
         const bool perHead = std::string(sharing) == "none";
         EXPECT_EQ(e.shape, perHead ? (std::vector<std::int64_t>{2, 5, 16}) : (std::vector<std::int64_t>{5, 16}));
-        if (std::string(sharing) == "kv") EXPECT_EQ(e.f32, f.f32);
+        if (std::string(sharing) == "kv") {
+            EXPECT_EQ(e.f32, f.f32);
+        }
         for (int h = 0; h < 2; ++h) {
             const std::size_t base = perHead ? static_cast<std::size_t>(h) * 5 * 16 : 0;
             for (float val : e.f32) EXPECT_LE(std::abs(val), 1.0 / std::sqrt(5.0) + 1e-7);

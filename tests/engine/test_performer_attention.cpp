@@ -38,7 +38,9 @@ TEST(PerformerAttention, ImpliedWeightsReproduceOutputBothModes) {
                 for (int j = 0; j < 140; ++j) {
                     const float wij = res.weightAt(0, i, j);
                     EXPECT_GE(wij, 0.0f);
-                    if (causal && j > i) EXPECT_EQ(wij, 0.0f);
+                    if (causal && j > i) {
+                        EXPECT_EQ(wij, 0.0f);
+                    }
                     rowSum += wij;
                 }
                 // Non-causal rows are normalised exactly. Causally, the reference adds eps to every
