@@ -29,6 +29,14 @@ void initResult(AttentionResult& result, const VariantInfo& info, const ParamVal
     result.d = qkv.d();
 }
 
+at::Tensor keyKeepMask(const Qkv& qkv) {
+    if (qkv.keyPadding.empty()) return {};
+    at::Tensor keep = at::empty({qkv.m()}, at::kFloat);
+    float* keepData = keep.data_ptr<float>();
+    for (std::int64_t j = 0; j < qkv.m(); ++j) keepData[j] = qkv.keyPadding[j] ? 0.0f : 1.0f;
+    return keep;
+}
+
 at::Tensor exactSoftmaxWeights(const Qkv& qkv, bool causal) {
     at::Tensor scores = at::bmm(qkv.q, qkv.k.transpose(1, 2)).mul_(1.0 / std::sqrt(static_cast<double>(qkv.d())));
     if (causal) {

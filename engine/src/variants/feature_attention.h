@@ -32,6 +32,9 @@ void featureAttention(const at::Tensor& phiQ, const at::Tensor& phiK, const at::
 /// Fills the fields every variant result shares (id, params, shape).
 void initResult(AttentionResult& result, const VariantInfo& info, const ParamValues& params, const Qkv& qkv);
 
+/// [m] float: 0 for padded keys, 1 otherwise; undefined when no key is padded.
+at::Tensor keyKeepMask(const Qkv& qkv);
+
 /// The exact softmax weights [H, n, m] (causal: j <= i), for approximation diagnostics.
 at::Tensor exactSoftmaxWeights(const Qkv& qkv, bool causal);
 

@@ -34,12 +34,7 @@ public:
         // phiQ: [H, n, d], phiK: [H, m, d]; padded keys get zero features (idiap's length mask).
         at::Tensor phiQ = at::elu(qkv.q).add_(1.0);
         at::Tensor phiK = at::elu(qkv.k).add_(1.0);
-        if (!qkv.keyPadding.empty()) {
-            at::Tensor keep = at::empty({qkv.m()}, at::kFloat);
-            float* keepData = keep.data_ptr<float>();
-            for (std::int64_t j = 0; j < qkv.m(); ++j) keepData[j] = qkv.keyPadding[j] ? 0.0f : 1.0f;
-            phiK.mul_(keep.view({1, qkv.m(), 1}));
-        }
+        if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
         FeatureAttentionSpec spec;
         spec.causal = paramBool(params, "causal");
         spec.eps = paramFloat(params, "eps");

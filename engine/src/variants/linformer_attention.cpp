@@ -81,10 +81,7 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
                        : uniformProjection(count, k, m, ctx.seed, kProjectionStream + 0x10000);
     // Padded keys do not enter the projected slots.
     at::Tensor eUsed = e, fUsed = f;
-    if (!qkv.keyPadding.empty()) {
-        at::Tensor keep = at::empty({m}, at::kFloat);
-        float* keepData = keep.data_ptr<float>();
-        for (std::int64_t j = 0; j < m; ++j) keepData[j] = qkv.keyPadding[j] ? 0.0f : 1.0f;
+    if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) {
         eUsed = e * keep.view({1, 1, m});
         fUsed = f * keep.view({1, 1, m});
     }

@@ -114,12 +114,7 @@ public:
             phiQ = (qDash - qDiag - qMax).exp_().add_(eps).mul_(ratio);
             phiK = (kDash - kDiag - kMax).exp_().add_(eps).mul_(ratio);
         }
-        if (!qkv.keyPadding.empty()) {
-            at::Tensor keep = at::empty({qkv.m()}, at::kFloat);
-            float* keepData = keep.data_ptr<float>();
-            for (std::int64_t j = 0; j < qkv.m(); ++j) keepData[j] = qkv.keyPadding[j] ? 0.0f : 1.0f;
-            phiK.mul_(keep.view({1, qkv.m(), 1}));
-        }
+        if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
         ctx.endStage();
 
         ctx.beginStage("attention");
