@@ -13,6 +13,8 @@ std::unique_ptr<Variant> makeStarAttention();
 std::unique_ptr<Variant> makeLinearAttention();
 std::unique_ptr<Variant> makePerformerAttention();
 std::unique_ptr<Variant> makeLinformerAttention();
+std::unique_ptr<Variant> makeReformerAttention();
+std::unique_ptr<Variant> makeRoutingAttention();
 
 bool paramBool(const ParamValues& params, const std::string& name) { return std::get<bool>(params.at(name)); }
 std::int64_t paramInt(const ParamValues& params, const std::string& name) {
@@ -36,6 +38,8 @@ std::vector<std::unique_ptr<Variant>> makeAllVariants() {
     all.push_back(makeLinformerAttention());
     all.push_back(makeLinearAttention());
     all.push_back(makePerformerAttention());
+    all.push_back(makeReformerAttention());
+    all.push_back(makeRoutingAttention());
     return all;
 }
 

@@ -1,0 +1,424 @@
+// `reformer`: Reformer LSH attention (Kitaev et al. 2020, arXiv 2001.04451) with the exact
+// semantics of lucidrains' LSHAttention (VARIANTS.md §6): shared QK (keys are q/|q|, the given K
+// is not used), angular LSH per round, sort by (round, bucket, position), chunks of chunk_len over
+// the whole n_hashes·n list whose look-back/ahead wraps around the list, masks set in the order
+// padding, causal, self (-5e4), other bucket, and rounds combined by their log-sum-exp, which is
+// one softmax over the union of the rounds' candidates with duplicates counted.
+//
+// Cost: hashing O(n·d·n_hashes·n_buckets/2), a counting sort per round O(n + n_buckets), and per
+// group of chunks two batched GEMMs over [chunk_len x window] scores: O(n_hashes·n·window·d).
+// No n x n matrix; the CSR pattern (O(n_hashes·n·window) entries) is listed only when weights
+// are requested or duplicates must be counted.
+
+#include "core/softmax_kernel.h"
+#include "core/to_plain.h"
+#include "qkv/seeded_normal.h"
+#include "variants/sparse_kernel.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <vector>
+
+namespace attnscope::engine {
+namespace {
+
+constexpr std::uint64_t kRotationStream = 0x700000000ull;
+constexpr float kSelfScore = -5e4f;  // lucidrains TOKEN_SELF_ATTN_VALUE: set (not added), finite
+// Stands for lucidrains' -finfo.max: such an entry gets weight exactly 0 and is not in the pattern.
+constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
+constexpr std::int64_t kChunksPerGroup = 32;
+
+struct ReformerSettings {
+    std::int64_t buckets = 0, hashes = 0, chunkLen = 0, before = 0, after = 0;
+    bool causal = false, acrossBuckets = true, allowDuplicates = true;
+    std::int64_t nPad = 0;  ///< n rounded up to a multiple of chunkLen
+    std::int64_t window() const { return (before + 1 + after) * chunkLen; }
+    std::int64_t chunks() const { return hashes * nPad / chunkLen; }
+};
+
+/// The hash-sorted order of one head: slot s = r·nPad + t of round r.
+struct LshOrder {
+    std::vector<std::int32_t> token;   ///< [hashes·nPad] token per slot; -1 = chunk padding
+    std::vector<std::int32_t> bucket;  ///< [hashes·nPad] global bucket b + r·n_buckets; -1 = padding
+};
+
+/// One candidate of a query row while the pattern is collected.
+struct StagedEntry {
+    std::int32_t key;
+    float score;  ///< scaled score, kSelfScore for self, kMaskedScore when masked
+    std::uint8_t reason;
+};
+
+// rotations: [H, d, hashes, buckets/2] ~ N(0, 1), one SeededNormal stream per head.
+at::Tensor drawRotations(std::int64_t heads, std::int64_t d, const ReformerSettings& s, std::uint64_t seed) {
+    const std::int64_t half = s.buckets / 2;
+    at::Tensor rot = at::empty({heads, d, s.hashes, half}, at::kFloat);
+    float* p = rot.data_ptr<float>();
+    const std::int64_t perHead = d * s.hashes * half;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        SeededNormal gen(mixSeed(seed, kRotationStream + static_cast<std::uint64_t>(h)));
+        for (std::int64_t i = 0; i < perHead; ++i) p[h * perHead + i] = static_cast<float>(gen.normal());
+    }
+    return rot;
+}
+
+// buckets: [hashes, n] = argmax([xR_r ; -xR_r]) (first maximum wins, as torch.argmax), then the
+// counting sort by (bucket, position) per round; chunk padding goes to the end of each round.
+LshOrder hashAndSort(const at::Tensor& qh, const at::Tensor& rotH, const ReformerSettings& s, std::int64_t* bucketsOut) {
+    const std::int64_t n = qh.size(0), d = qh.size(1), half = s.buckets / 2;
+    // proj: [n, hashes·half]
+    const at::Tensor proj = at::mm(qh, rotH.reshape({d, s.hashes * half})).contiguous();
+    const float* p = proj.data_ptr<float>();
+    for (std::int64_t t = 0; t < n; ++t)
+        for (std::int64_t r = 0; r < s.hashes; ++r) {
+            // argmax of [x; -x] from the first maximum and the first minimum of x: the +x half
+            // comes first, so it wins a tie (torch.argmax returns the first maximum).
+            const float* x = p + t * s.hashes * half + r * half;
+            std::int64_t iMax = 0, iMin = 0;
+            for (std::int64_t i = 1; i < half; ++i) {
+                if (x[i] > x[iMax]) iMax = i;
+                if (x[i] < x[iMin]) iMin = i;
+            }
+            bucketsOut[r * n + t] = x[iMax] >= -x[iMin] ? iMax : half + iMin;
+        }
+    LshOrder order;
+    order.token.assign(static_cast<std::size_t>(s.hashes * s.nPad), -1);
+    order.bucket.assign(static_cast<std::size_t>(s.hashes * s.nPad), -1);
+    std::vector<std::int64_t> start(static_cast<std::size_t>(s.buckets + 1));
+    for (std::int64_t r = 0; r < s.hashes; ++r) {
+        const std::int64_t* b = bucketsOut + r * n;
+        std::fill(start.begin(), start.end(), 0);
+        for (std::int64_t t = 0; t < n; ++t) ++start[static_cast<std::size_t>(b[t] + 1)];
+        for (std::int64_t i = 0; i < s.buckets; ++i) start[static_cast<std::size_t>(i + 1)] += start[static_cast<std::size_t>(i)];
+        for (std::int64_t t = 0; t < n; ++t) {
+            const std::size_t slot = static_cast<std::size_t>(r * s.nPad + start[static_cast<std::size_t>(b[t])]++);
+            order.token[slot] = static_cast<std::int32_t>(t);
+            order.bucket[slot] = static_cast<std::int32_t>(b[t] + r * s.buckets);
+        }
+    }
+    return order;
+}
+
+class ReformerAttention final : public Variant {
+public:
+    ReformerAttention() {
+        m_info.id = "reformer";
+        m_info.name = "Reformer (LSH attention)";
+        m_info.paper = "Kitaev et al. 2020, Reformer: The Efficient Transformer, arXiv 2001.04451";
+        m_info.summary = "Shared-QK angular LSH: sort by hash bucket, attend within chunks and their neighbours; "
+                         "rounds combined by log-sum-exp.";
+        m_info.params.push_back(intParam("n_buckets", 0, 0, 1 << 16,
+                                         "Hash buckets per round, even; 0 = n / chunk_len rounded up to even (at least 2), "
+                                         "as lucidrains."));
+        m_info.params.push_back(intParam("n_hashes", 8, 1, 64, "Hashing rounds."));
+        m_info.params.push_back(intParam("chunk_len", 64, 1, 1 << 20,
+                                         "Items per chunk of the sorted list; n is padded to a multiple (with a notice); "
+                                         "clamped to n."));
+        m_info.params.push_back(intParam("n_chunks_before", 1, 0, 64, "Chunks each chunk looks back to (wrapping)."));
+        m_info.params.push_back(intParam("n_chunks_after", 0, 0, 64, "Chunks each chunk looks ahead to (wrapping)."));
+        m_info.params.push_back(boolParam("causal", false, "Mask keys after the query (pos_q < pos_k)."));
+        m_info.params.push_back(boolParam("attend_across_buckets", true,
+                                          "Keys of other buckets inside the chunk window are attended (both references)."));
+        m_info.params.push_back(boolParam("allow_duplicate_attention", true,
+                                          "false: a key seen c times by a query gets score - log(c) on each copy."));
+    }
+
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
+        const std::int64_t chunkLen = std::max<std::int64_t>(1, std::min(paramInt(params, "chunk_len"), s.n));
+        const double window =
+            static_cast<double>((paramInt(params, "n_chunks_before") + 1 + paramInt(params, "n_chunks_after")) * chunkLen);
+        const double entries = static_cast<double>(paramInt(params, "n_hashes")) * static_cast<double>(s.n) * window;
+        return sparsePatternBytes(s, entries, true, keepWeights) +
+               static_cast<std::uint64_t>(paramInt(params, "n_hashes") * s.n * (s.d + 1) * 4);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    requireSelfAttention(m_info.id, qkv);
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), d = qkv.d();
+    ReformerSettings s;
+    s.buckets = paramInt(params, "n_buckets");
+    s.hashes = paramInt(params, "n_hashes");
+    s.chunkLen = paramInt(params, "chunk_len");
+    s.before = paramInt(params, "n_chunks_before");
+    s.after = paramInt(params, "n_chunks_after");
+    s.causal = paramBool(params, "causal");
+    s.acrossBuckets = paramBool(params, "attend_across_buckets");
+    s.allowDuplicates = paramBool(params, "allow_duplicate_attention");
+    if (s.buckets % 2 != 0)
+        throw EngineError(ErrorCode::InvalidArgument, "reformer: n_buckets must be even (angular LSH uses [xR; -xR] with "
+                                                      "R of n_buckets/2 columns), got " + std::to_string(s.buckets));
+    if (s.chunkLen > n) {
+        ctx.warn("chunk_len = " + std::to_string(s.chunkLen) + " is more than the " + std::to_string(n) +
+                 " tokens; using chunk_len = " + std::to_string(n));
+        s.chunkLen = n;
+    }
+    // Auto: lucidrains' n / bucket_size (buckets of about one chunk), rounded up to even. trax's
+    // 2·n / chunk_len doubles the hashing GEMM for the same chunk structure.
+    if (s.buckets == 0) s.buckets = std::max<std::int64_t>(2, (n / s.chunkLen + 1) / 2 * 2);
+    s.nPad = (n + s.chunkLen - 1) / s.chunkLen * s.chunkLen;
+    if (s.nPad != n)
+        ctx.warn("n = " + std::to_string(n) + " is not a multiple of chunk_len = " + std::to_string(s.chunkLen) +
+                 "; each hash round is padded with " + std::to_string(s.nPad - n) +
+                 " masked slots after its last bucket (padded keys get weight 0, padded queries are dropped)");
+
+    AttentionResult result = startResult(m_info.id, params, qkv);
+    result.params["n_buckets"] = s.buckets;  // the values actually used, so the file recomputes
+    result.params["chunk_len"] = s.chunkLen;
+    const std::int64_t L = s.chunkLen, windowChunks = s.before + 1 + s.after, WL = s.window(), C = s.chunks();
+    const bool listPattern = ctx.keepPatternWeights || ctx.keepWeights || !s.allowDuplicates;
+    const std::vector<std::uint8_t>& keyPad = qkv.keyPadding;
+    const auto padded = [&](std::int64_t t) { return !keyPad.empty() && keyPad[static_cast<std::size_t>(t)] != 0; };
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+
+    ctx.beginStage("hash");
+    const at::Tensor rotations = drawRotations(heads, d, s, ctx.seed);
+    PlainTensor buckets = PlainTensor::zeros(DType::I64, {heads, s.hashes, n});
+    PlainTensor sorted = PlainTensor::zeros(DType::I64, {heads, s.hashes, s.nPad});
+    std::vector<LshOrder> orders;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        orders.push_back(hashAndSort(qkv.q[h], rotations[h], s, buckets.i64.data() + h * s.hashes * n));
+        std::copy(orders.back().token.begin(), orders.back().token.end(), sorted.i64.begin() + h * s.hashes * s.nPad);
+    }
+    ctx.endStage();
+
+    ctx.beginStage("attention");
+    auto outBuffer = ctx.pool().resultBuffer("reformer.output", static_cast<std::size_t>(heads * n * d));
+    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
+    out.zero_();
+    // keys: [H, n, d] = q / max(|q|, 1e-12) (F.normalize)
+    const at::Tensor keys = (qkv.q / qkv.q.norm(2, 2, true).clamp_min(1e-12)).contiguous();
+    PlainTensor roundWeights = PlainTensor::zeros(DType::F32, {heads, s.hashes, n});
+    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    SparsePattern pattern;
+    pattern.rows = n;
+    pattern.cols = n;
+    pattern.perHead = true;
+    pattern.rowPtr.assign(static_cast<std::size_t>(heads * n + 1), 0);
+    auto weightValues = std::make_shared<std::vector<float>>();
+    std::vector<StagedEntry> stage;
+    std::vector<std::int32_t> keyToken, keyBucket;
+    std::vector<double> lse(static_cast<std::size_t>(s.hashes * n));
+    const std::int64_t groups = (C + kChunksPerGroup - 1) / kChunksPerGroup;
+
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const LshOrder& order = orders[static_cast<std::size_t>(h)];
+        const float* qp = qkv.q[h].data_ptr<float>();
+        const float* kp = keys[h].data_ptr<float>();
+        const float* vp = qkv.v[h].data_ptr<float>();
+        // rounds: [hashes, n, d], each round's output o_r(i) before the log-sum-exp combination
+        at::Tensor rounds = ctx.pool().workspace("reformer.rounds", {s.hashes, n, d});
+        float* roundOut = rounds.data_ptr<float>();
+        if (listPattern) stage.assign(static_cast<std::size_t>(n * s.hashes * WL), StagedEntry{-1, kMaskedScore, 0});
+
+        for (std::int64_t grp = 0; grp < groups; ++grp) {
+            const std::int64_t c0 = grp * kChunksPerGroup, G = std::min(kChunksPerGroup, C - c0);
+            // qs: [G, L, d]; ks, vs: [G, WL, d] (window chunks c - before .. c + after, wrapping);
+            // scores: [G, L, WL]; outs: [G, L, d]
+            at::Tensor qs = ctx.pool().workspace("reformer.qs", {G, L, d});
+            at::Tensor ks = ctx.pool().workspace("reformer.ks", {G, WL, d});
+            at::Tensor vs = ctx.pool().workspace("reformer.vs", {G, WL, d});
+            at::Tensor scores = ctx.pool().workspace("reformer.scores", {G, L, WL});
+            float* qsp = qs.data_ptr<float>();
+            float* ksp = ks.data_ptr<float>();
+            float* vsp = vs.data_ptr<float>();
+            const auto copyRow = [d](float* dst, const float* src, std::int32_t t) {
+                if (t < 0) std::fill(dst, dst + d, 0.0f);
+                else std::memcpy(dst, src + static_cast<std::int64_t>(t) * d, static_cast<std::size_t>(d) * sizeof(float));
+            };
+            // keyToken, keyBucket: [G, WL] token and global bucket of every window slot
+            keyToken.resize(static_cast<std::size_t>(G * WL));
+            keyBucket.resize(static_cast<std::size_t>(G * WL));
+            for (std::int64_t g = 0; g < G; ++g) {
+                const std::int64_t c = c0 + g;
+                for (std::int64_t a = 0; a < L; ++a) copyRow(qsp + (g * L + a) * d, qp, order.token[static_cast<std::size_t>(c * L + a)]);
+                for (std::int64_t o = 0; o < windowChunks; ++o) {
+                    const std::int64_t wc = ((c - s.before + o) % C + C) % C;
+                    for (std::int64_t b = 0; b < L; ++b) {
+                        const std::int32_t t = order.token[static_cast<std::size_t>(wc * L + b)];
+                        keyToken[static_cast<std::size_t>(g * WL + o * L + b)] = t;
+                        keyBucket[static_cast<std::size_t>(g * WL + o * L + b)] = order.bucket[static_cast<std::size_t>(wc * L + b)];
+                        copyRow(ksp + (g * WL + o * L + b) * d, kp, t);
+                        copyRow(vsp + (g * WL + o * L + b) * d, vp, t);
+                    }
+                }
+            }
+            at::bmm_out(scores, qs, ks.transpose(1, 2));
+            float* sp = scores.data_ptr<float>();
+
+            // Masks, then (when the output comes from the chunks) the per-round softmax in place.
+            at::parallel_for(0, G * L, 16, [&](std::int64_t r0, std::int64_t r1) {
+                for (std::int64_t row = r0; row < r1; ++row) {
+                    const std::int64_t g = row / L, slot = (c0 + g) * L + row % L;
+                    const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
+                    float* x = sp + row * WL;
+                    if (i < 0 || padded(i)) {
+                        std::fill(x, x + WL, 0.0f);
+                        continue;
+                    }
+                    const std::int64_t round = slot / s.nPad;
+                    const std::int32_t qBucket = order.bucket[static_cast<std::size_t>(slot)];
+                    StagedEntry* staged = listPattern ? stage.data() + (i * s.hashes + round) * WL : nullptr;
+                    const std::int32_t* kt = keyToken.data() + g * WL;
+                    const std::int32_t* kb = keyBucket.data() + g * WL;
+                    for (std::int64_t e = 0; e < WL; ++e) {
+                        const std::int32_t j = kt[e];
+                        // Set in the reference's order: padding, causal, self, other bucket.
+                        float value = x[e] * scale;
+                        if (j < 0 || padded(j) || (s.causal && i < j)) value = kMaskedScore;
+                        if (j == i) value = kSelfScore;
+                        if (!s.acrossBuckets && kb[e] != qBucket) value = kMaskedScore;
+                        x[e] = value;
+                        if (staged)
+                            staged[e] = StagedEntry{j, value, static_cast<std::uint8_t>(kb[e] == qBucket ? PatternReason::Bucket
+                                                                                                     : PatternReason::Local)};
+                    }
+                    if (!s.allowDuplicates) continue;  // the output comes from the counted union below
+                    // x - max is exact in float even near the self value -5e4, where the float
+                    // ulp is 0.004; the log-sum-exp itself is kept in double for the same reason.
+                    float mx = 0, sum = 0;
+                    expRowsInPlace(x, 1, WL, WL, 1.0f, &mx, &sum);
+                    const float inv = 1.0f / sum;
+                    for (std::int64_t e = 0; e < WL; ++e) x[e] *= inv;
+                    lse[static_cast<std::size_t>(round * n + i)] = static_cast<double>(mx) + std::log(static_cast<double>(sum));
+                }
+            });
+            if (s.allowDuplicates) {
+                at::Tensor outs = ctx.pool().workspace("reformer.outs", {G, L, d});
+                at::bmm_out(outs, scores, vs);
+                const float* op = outs.data_ptr<float>();
+                for (std::int64_t row = 0; row < G * L; ++row) {
+                    const std::int64_t slot = c0 * L + row;
+                    const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
+                    if (i < 0 || padded(i)) continue;
+                    std::memcpy(roundOut + ((slot / s.nPad) * n + i) * d, op + row * d, static_cast<std::size_t>(d) * sizeof(float));
+                }
+            }
+            ctx.checkpoint("attention", h * groups + grp + 1, heads * groups);
+        }
+
+        float* outH = out[h].data_ptr<float>();
+        float* rw = roundWeights.f32.data() + h * s.hashes * n;
+        std::vector<StagedEntry> row;
+        std::vector<std::int64_t> rowRound;
+        std::vector<std::size_t> idx;
+        std::vector<double> adjusted;  // scores - log(count), in double (see the note on -5e4)
+        for (std::int64_t i = 0; i < n; ++i) {
+            std::int64_t& rowEnd = pattern.rowPtr[static_cast<std::size_t>(h * n + i + 1)];
+            rowEnd = static_cast<std::int64_t>(pattern.colIdx.size());
+            if (padded(i)) {
+                status.u8[static_cast<std::size_t>(h * n + i)] = 2;
+                continue;
+            }
+            double total = -std::numeric_limits<double>::infinity();
+            if (listPattern) {
+                // The row's unmasked candidates over all rounds, sorted by key (stable).
+                row.clear();
+                rowRound.clear();
+                for (std::int64_t r = 0; r < s.hashes; ++r)
+                    for (std::int64_t e = 0; e < WL; ++e) {
+                        const StagedEntry& entry = stage[static_cast<std::size_t>((i * s.hashes + r) * WL + e)];
+                        if (entry.score == kMaskedScore) continue;
+                        row.push_back(entry);
+                        rowRound.push_back(r);
+                    }
+                idx.resize(row.size());
+                for (std::size_t t = 0; t < idx.size(); ++t) idx[t] = t;
+                std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return row[a].key < row[b].key; });
+                adjusted.resize(row.size());
+                for (std::size_t t = 0; t < row.size(); ++t) adjusted[t] = row[t].score;
+                if (!s.allowDuplicates) {
+                    // The correct count: every occurrence in the union, wrap-around included
+                    // (lucidrains misses wrap-around copies and gives them +20.7 instead).
+                    for (std::size_t a = 0; a < idx.size();) {
+                        std::size_t b = a;
+                        while (b < idx.size() && row[idx[b]].key == row[idx[a]].key) ++b;
+                        const double logCount = std::log(static_cast<double>(b - a));
+                        for (std::size_t t = a; t < b; ++t) adjusted[idx[t]] -= logCount;
+                        a = b;
+                    }
+                    // Per-round log-sum-exp of the adjusted scores (for round_weights).
+                    for (std::int64_t r = 0; r < s.hashes; ++r) {
+                        double mx = -std::numeric_limits<double>::infinity();
+                        for (std::size_t t = 0; t < row.size(); ++t)
+                            if (rowRound[t] == r) mx = std::max(mx, adjusted[t]);
+                        double sum = 0;
+                        for (std::size_t t = 0; t < row.size(); ++t)
+                            if (rowRound[t] == r) sum += std::exp(adjusted[t] - mx);
+                        lse[static_cast<std::size_t>(r * n + i)] = mx + std::log(sum);
+                    }
+                }
+            }
+            // LSE over the rounds: the normaliser of the union softmax.
+            for (std::int64_t r = 0; r < s.hashes; ++r) total = std::max(total, lse[static_cast<std::size_t>(r * n + i)]);
+            double sum = 0;
+            for (std::int64_t r = 0; r < s.hashes; ++r) sum += std::exp(lse[static_cast<std::size_t>(r * n + i)] - total);
+            total += std::log(sum);
+            float* o = outH + i * d;
+            for (std::int64_t r = 0; r < s.hashes; ++r) {
+                const auto w = static_cast<float>(std::exp(lse[static_cast<std::size_t>(r * n + i)] - total));
+                rw[r * n + i] = w;
+                if (s.allowDuplicates) {
+                    const float* src = roundOut + (r * n + i) * d;
+                    for (std::int64_t c = 0; c < d; ++c) o[c] += w * src[c];
+                }
+            }
+            if (!listPattern) continue;
+            for (std::size_t t : idx) {
+                const auto w = static_cast<float>(std::exp(adjusted[t] - total));
+                pattern.colIdx.push_back(row[t].key);
+                pattern.reason.push_back(row[t].reason);
+                weightValues->push_back(w);
+                if (!s.allowDuplicates) {
+                    const float* src = vp + static_cast<std::int64_t>(row[t].key) * d;
+                    for (std::int64_t c = 0; c < d; ++c) o[c] += w * src[c];
+                }
+            }
+            rowEnd = static_cast<std::int64_t>(pattern.colIdx.size());
+        }
+    }
+    ctx.endStage();
+
+    result.pattern = std::move(pattern);
+    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
+    if (listPattern && (ctx.keepPatternWeights || ctx.keepWeights)) {
+        result.weightsLayout = WeightsLayout::AlignedWithPattern;
+        const auto nnz = static_cast<std::int64_t>(weightValues->size());
+        result.weights = SharedTensorF32{{nnz}, std::move(weightValues)};
+    }
+    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
+        result.rowStatus = std::move(status);
+    result.diagnostics["rotations"] = toPlain(rotations);
+    result.diagnostics["buckets"] = std::move(buckets);
+    result.diagnostics["sorted"] = std::move(sorted);
+    result.diagnostics["round_weights"] = std::move(roundWeights);
+    result.diagnostics["pattern_listed"] = PlainTensor::fromU8({1}, {static_cast<std::uint8_t>(listPattern ? 1 : 0)});
+
+    auto& counters = ctx.counters();
+    const double entries = static_cast<double>(heads * s.hashes * s.nPad * WL);
+    counters.flops = 2.0 * static_cast<double>(heads * n * d * s.hashes * (s.buckets / 2)) + 4.0 * entries * static_cast<double>(d);
+    counters.entriesComputed = static_cast<std::int64_t>(entries);
+    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(s.hashes * n * d) * 4 +
+                  static_cast<std::uint64_t>(kChunksPerGroup * (L * d * 2 + WL * d * 2 + L * WL)) * 4 +
+                  static_cast<std::uint64_t>(result.pattern.nnz()) * 9 + stage.size() * sizeof(StagedEntry));
+    result.counters = counters;
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeReformerAttention() { return std::make_unique<ReformerAttention>(); }
+
+}  // namespace attnscope::engine

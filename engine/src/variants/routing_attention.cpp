@@ -1,0 +1,354 @@
+// `routing`: Routing Transformer attention (Roy et al. 2021, arXiv 2003.05997) with the semantics
+// of lucidrains' KmeansAttention in eval mode (VARIANTS.md §7): spherical k-means with centroids
+// shared by queries and keys (routed separately), then either balanced top-w routing (`topw`: each
+// cluster takes its w nearest queries and w nearest keys; outputs are scatter-means with
+// 1/(count + 1e-5), unrouted queries output 0) or the paper's same-cluster graph (`argmax`).
+//
+// Cost: k-means O(iterations·n·clusters·d); attention per cluster [w x w] GEMMs,
+// O(clusters·w²·d) = O(n^1.5·d) with clusters ≈ w ≈ √n. No n x n matrix.
+
+#include "core/softmax_kernel.h"
+#include "core/to_plain.h"
+#include "qkv/seeded_normal.h"
+#include "variants/sparse_kernel.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+namespace attnscope::engine {
+namespace {
+
+constexpr std::uint64_t kInitStream = 0x800000000ull;
+constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
+constexpr double kScatterBias = 1e-5;  // lucidrains scatter_mean: sum / (count + 1e-5)
+constexpr std::int64_t kBatchScores = std::int64_t{1} << 22;  // score floats per batched GEMM
+
+// x / max(|x|, 1e-12) per row (F.normalize).
+at::Tensor normalizeRows(const at::Tensor& x) { return (x / x.norm(2, 1, true).clamp_min(1e-12)).contiguous(); }
+
+// Index of the first maximum of each row of a [rows, cols] float matrix (torch.argmax's rule).
+std::vector<std::int64_t> rowArgmax(const at::Tensor& m) {
+    const std::int64_t rows = m.size(0), cols = m.size(1);
+    const float* p = m.data_ptr<float>();
+    std::vector<std::int64_t> best(static_cast<std::size_t>(rows), 0);
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 1; c < cols; ++c)
+            if (p[r * cols + c] > p[r * cols + best[static_cast<std::size_t>(r)]]) best[static_cast<std::size_t>(r)] = c;
+    return best;
+}
+
+struct ClusterAttention {
+    std::vector<std::int64_t> queries;  ///< ascending token indices
+    std::vector<std::int64_t> keys;     ///< ascending token indices
+    at::Tensor probs;                   ///< [queries, keys] softmax rows (zero rows when nothing is admissible)
+};
+
+class RoutingAttention final : public Variant {
+public:
+    RoutingAttention() {
+        m_info.id = "routing";
+        m_info.name = "Routing Transformer (k-means)";
+        m_info.paper = "Roy et al. 2021, Efficient Content-Based Sparse Attention with Routing Transformers, arXiv 2003.05997";
+        m_info.summary = "Spherical k-means on normalised queries and keys with shared centroids; attention inside "
+                         "clusters (balanced top-w or same-cluster argmax).";
+        m_info.params.push_back(intParam("clusters", 0, 0, 1 << 16, "Number of centroids; 0 = round(sqrt(n)); "
+                                                                    "more than n is clamped to n (with a notice)."));
+        m_info.params.push_back(intParam("iterations", 3, 1, 1000,
+                                         "Spherical k-means steps from the seeded initialisation (lucidrains "
+                                         "initialises with 10); each costs one [2n, d] x [d, clusters] GEMM."));
+        m_info.params.push_back(intParam("window_size", 0, 0, 1 << 20,
+                                         "topw: queries and keys each cluster takes; 0 = ceil(n / clusters); capped at n."));
+        m_info.params.push_back(choiceParam("mode", "topw", {"topw", "argmax"},
+                                            "topw: balanced top-w per cluster, scatter-mean outputs (lucidrains); "
+                                            "argmax: query i attends key j iff both have the same nearest centroid (paper)."));
+        m_info.params.push_back(boolParam("causal", false, "Mask keys after the query (j > i)."));
+    }
+
+    const VariantInfo& info() const override { return m_info; }
+
+    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
+        std::int64_t clusters = paramInt(params, "clusters");
+        if (clusters <= 0) clusters = std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(s.n))));
+        clusters = std::min(clusters, s.n);
+        std::int64_t w = paramInt(params, "window_size");
+        if (w <= 0) w = (s.n + clusters - 1) / clusters;
+        w = std::min(w, s.n);
+        // argmax clusters can be unbalanced; count the balanced size as the estimate.
+        const double entries = static_cast<double>(clusters) * static_cast<double>(w) * static_cast<double>(w);
+        return sparsePatternBytes(s, entries, true, keepWeights) + static_cast<std::uint64_t>(entries * 4.0 * s.heads);
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+
+private:
+    VariantInfo m_info;
+};
+
+AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    requireSelfAttention(m_info.id, qkv);
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), d = qkv.d();
+    std::int64_t clusters = paramInt(params, "clusters");
+    if (clusters == 0) clusters = std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(n))));
+    if (clusters > n) {
+        ctx.warn("clusters = " + std::to_string(clusters) + " is more than the " + std::to_string(n) +
+                 " tokens; using clusters = " + std::to_string(n));
+        clusters = n;
+    }
+    const std::int64_t iterations = paramInt(params, "iterations");
+    std::int64_t window = paramInt(params, "window_size");
+    if (window == 0) window = (n + clusters - 1) / clusters;
+    window = std::min(window, n);  // lucidrains: wsz = min(window_size, t)
+    const bool topw = paramChoice(params, "mode") == "topw";
+    const bool causal = paramBool(params, "causal");
+    const bool listPattern = ctx.keepPatternWeights || ctx.keepWeights;
+    const std::vector<std::uint8_t>& pad = qkv.keyPadding;
+    const auto padded = [&](std::int64_t t) { return !pad.empty() && pad[static_cast<std::size_t>(t)] != 0; };
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+
+    AttentionResult result = startResult(m_info.id, params, qkv);
+    result.params["clusters"] = clusters;  // the values actually used, so the file recomputes
+    result.params["window_size"] = window;
+
+    PlainTensor history = PlainTensor::zeros(DType::F32, {heads, iterations + 1, clusters, d});
+    PlainTensor assignments = PlainTensor::zeros(DType::I64, {heads, iterations, 2, n});
+    PlainTensor routed = PlainTensor::zeros(DType::I64, {heads, 2, n});
+    PlainTensor routedCount = PlainTensor::zeros(DType::I64, {heads, n});
+    PlainTensor clusterQueries, clusterKeys;
+    if (topw) {
+        clusterQueries = PlainTensor::zeros(DType::I64, {heads, clusters, window});
+        clusterKeys = PlainTensor::zeros(DType::I64, {heads, clusters, window});
+    }
+    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    auto outBuffer = ctx.pool().resultBuffer("routing.output", static_cast<std::size_t>(heads * n * d));
+    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
+    out.zero_();
+    SparsePattern pattern;
+    pattern.rows = n;
+    pattern.cols = n;
+    pattern.perHead = true;
+    pattern.rowPtr.assign(static_cast<std::size_t>(heads * n + 1), 0);
+    auto weightValues = std::make_shared<std::vector<float>>();
+    double flops = 0, kmeansSeconds = 0, attentionSeconds = 0;  // stages summed over heads
+    std::int64_t entriesComputed = 0, emptyRows = 0;
+
+    for (std::int64_t h = 0; h < heads; ++h) {
+        auto stageStart = std::chrono::steady_clock::now();
+        // x: [2n, d] = [q̂; k̂], the routing vectors; mu: [clusters, d]
+        const at::Tensor x = normalizeRows(at::cat({qkv.q[h], qkv.k[h]}, 0));
+        // Initial centroids: `clusters` distinct routing vectors, chosen by a partial Fisher–Yates
+        // shuffle of 0..2n-1 driven by the seed (lucidrains: randperm(2n)[:clusters]).
+        std::vector<std::int64_t> perm(static_cast<std::size_t>(2 * n));
+        std::iota(perm.begin(), perm.end(), 0);
+        SeededNormal gen(mixSeed(ctx.seed, kInitStream + static_cast<std::uint64_t>(h)));
+        for (std::int64_t t = 0; t < clusters; ++t) {
+            const auto pick = t + static_cast<std::int64_t>(gen.nextU64() % static_cast<std::uint64_t>(2 * n - t));
+            std::swap(perm[static_cast<std::size_t>(t)], perm[static_cast<std::size_t>(pick)]);
+        }
+        at::Tensor mu = x.index_select(0, at::tensor(std::vector<std::int64_t>(perm.begin(), perm.begin() + clusters), at::kLong))
+                            .contiguous();
+        float* hist = history.f32.data() + h * (iterations + 1) * clusters * d;
+        std::memcpy(hist, mu.data_ptr<float>(), static_cast<std::size_t>(clusters * d) * sizeof(float));
+        for (std::int64_t it = 0; it < iterations; ++it) {
+            // One step: assign to the most similar centroid, centroid = normalised sum of its
+            // members; a cluster left empty keeps its centroid (lucidrains kmeans_iter).
+            const std::vector<std::int64_t> assign = rowArgmax(at::mm(x, mu.t()).contiguous());
+            std::copy(assign.begin(), assign.end(), assignments.i64.begin() + (h * iterations + it) * 2 * n);
+            at::Tensor sums = at::zeros({clusters, d}, at::kFloat);
+            sums.index_add_(0, at::tensor(assign, at::kLong), x);
+            const at::Tensor sizes = at::bincount(at::tensor(assign, at::kLong), {}, clusters);
+            const at::Tensor fresh = normalizeRows(sums);
+            mu = at::where(sizes.eq(0).unsqueeze(1), mu, fresh).contiguous();
+            std::memcpy(hist + (it + 1) * clusters * d, mu.data_ptr<float>(), static_cast<std::size_t>(clusters * d) * sizeof(float));
+            flops += 2.0 * 2 * n * clusters * d;
+        }
+        // dists: [2n, clusters] against the final centroids
+        const at::Tensor dists = at::mm(x, mu.t()).contiguous();
+        const std::vector<std::int64_t> nearest = rowArgmax(dists);
+        std::copy(nearest.begin(), nearest.end(), routed.i64.begin() + h * 2 * n);
+        auto now = std::chrono::steady_clock::now();
+        kmeansSeconds += std::chrono::duration<double>(now - stageStart).count();
+        stageStart = now;
+        // The clusters' query and key lists.
+        std::vector<ClusterAttention> groups(static_cast<std::size_t>(clusters));
+        if (topw) {
+            // Each cluster's w most similar queries and keys; ties go to the lower index
+            // (torch.topk leaves them implementation-defined). simT: [clusters, 2n]
+            const at::Tensor simT = dists.t().contiguous();
+            const float* dp = simT.data_ptr<float>();
+            at::parallel_for(0, 2 * clusters, 1, [&](std::int64_t t0, std::int64_t t1) {
+                std::vector<std::pair<float, std::int64_t>> ranked(static_cast<std::size_t>(n));
+                for (std::int64_t task = t0; task < t1; ++task) {
+                    const std::int64_t c = task / 2, side = task % 2;
+                    const float* sim = dp + c * 2 * n + side * n;
+                    for (std::int64_t t = 0; t < n; ++t) ranked[static_cast<std::size_t>(t)] = {-sim[t], t};
+                    std::nth_element(ranked.begin(), ranked.begin() + (window - 1), ranked.end());
+                    std::vector<std::int64_t> chosen(static_cast<std::size_t>(window));
+                    for (std::int64_t t = 0; t < window; ++t) chosen[static_cast<std::size_t>(t)] = ranked[static_cast<std::size_t>(t)].second;
+                    std::sort(chosen.begin(), chosen.end());
+                    std::copy(chosen.begin(), chosen.end(),
+                              (side == 0 ? clusterQueries : clusterKeys).i64.begin() + (h * clusters + c) * window);
+                    (side == 0 ? groups[static_cast<std::size_t>(c)].queries : groups[static_cast<std::size_t>(c)].keys) =
+                        std::move(chosen);
+                }
+            });
+        } else {
+            for (std::int64_t t = 0; t < n; ++t) {
+                groups[static_cast<std::size_t>(nearest[static_cast<std::size_t>(t)])].queries.push_back(t);
+                groups[static_cast<std::size_t>(nearest[static_cast<std::size_t>(n + t)])].keys.push_back(t);
+            }
+        }
+
+        // Per cluster: scores = Q_c K_c^T / sqrt(d), masks, row softmax, out += P V_c.
+        const at::Tensor qh = qkv.q[h], kh = qkv.k[h], vh = qkv.v[h];
+        float* outH = out[h].data_ptr<float>();
+        std::int64_t* count = routedCount.i64.data() + h * n;
+        std::vector<std::uint8_t> hasEntry(static_cast<std::size_t>(n), 0);
+        // topw clusters all have w queries and w keys: a batch of them is one gather and two
+        // batched GEMMs (scores [B, w, w]); argmax clusters differ in size and go one by one.
+        const std::int64_t batch = topw ? std::max<std::int64_t>(1, kBatchScores / (window * window)) : 1;
+        for (std::int64_t c0 = 0; c0 < clusters; c0 += batch) {
+            const std::int64_t c1 = std::min(clusters, c0 + batch), B = c1 - c0;
+            const auto rows = static_cast<std::int64_t>(groups[static_cast<std::size_t>(c0)].queries.size());
+            const auto cols = static_cast<std::int64_t>(groups[static_cast<std::size_t>(c0)].keys.size());
+            std::vector<std::int64_t> qList, kList;
+            for (std::int64_t c = c0; c < c1; ++c) {
+                const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
+                for (std::int64_t i : g.queries) ++count[i];
+                qList.insert(qList.end(), g.queries.begin(), g.queries.end());
+                kList.insert(kList.end(), g.keys.begin(), g.keys.end());
+            }
+            if (rows == 0 || cols == 0) continue;
+            const at::Tensor qi = at::tensor(qList, at::kLong), ki = at::tensor(kList, at::kLong);
+            // scores: [B, rows, cols]; o: [B, rows, d]
+            at::Tensor scores = at::bmm(qh.index_select(0, qi).view({B, rows, d}),
+                                        kh.index_select(0, ki).view({B, cols, d}).transpose(1, 2)).contiguous();
+            float* sp = scores.data_ptr<float>();
+            if (causal || !pad.empty())
+                for (std::int64_t r = 0; r < B * rows; ++r) {
+                    const std::int64_t i = qList[static_cast<std::size_t>(r)];
+                    const std::int64_t* keys = kList.data() + (r / rows) * cols;
+                    float* row = sp + r * cols;
+                    for (std::int64_t e = 0; e < cols; ++e)
+                        if (padded(keys[e]) || (causal && keys[e] > i)) row[e] = kMaskedScore;
+                    if (padded(i)) std::fill(row, row + cols, kMaskedScore);
+                }
+            std::vector<std::uint8_t> rowEmpty(static_cast<std::size_t>(B * rows), 0);
+            softmaxRowsInPlace(sp, B * rows, cols, cols, scale, rowEmpty.data());
+            const at::Tensor o = at::bmm(scores, vh.index_select(0, ki).view({B, cols, d})).contiguous();
+            const float* op = o.data_ptr<float>();
+            for (std::int64_t r = 0; r < B * rows; ++r) {
+                const std::int64_t i = qList[static_cast<std::size_t>(r)];
+                if (rowEmpty[static_cast<std::size_t>(r)]) continue;
+                hasEntry[static_cast<std::size_t>(i)] = 1;
+                for (std::int64_t e = 0; e < d; ++e) outH[i * d + e] += op[r * d + e];
+            }
+            if (listPattern)
+                for (std::int64_t c = c0; c < c1; ++c) groups[static_cast<std::size_t>(c)].probs = scores[c - c0];
+            flops += 4.0 * static_cast<double>(B * rows * cols * d);
+            entriesComputed += B * rows * cols;
+            ctx.checkpoint("attention", h * clusters + c1, heads * clusters);
+        }
+
+        // Scatter-mean (topw) and row status: 2 padded query, 1 nothing admissible (unrouted,
+        // or every routed row masked).
+        std::vector<double> divisor(static_cast<std::size_t>(n), 1.0);
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (topw) divisor[static_cast<std::size_t>(i)] = static_cast<double>(count[i]) + kScatterBias;
+            const auto inv = static_cast<float>(1.0 / divisor[static_cast<std::size_t>(i)]);
+            for (std::int64_t e = 0; e < d; ++e) outH[i * d + e] *= inv;
+            if (padded(i)) {
+                status.u8[static_cast<std::size_t>(h * n + i)] = 2;
+            } else if (!hasEntry[static_cast<std::size_t>(i)]) {
+                status.u8[static_cast<std::size_t>(h * n + i)] = 1;
+                ++emptyRows;
+            }
+        }
+
+        if (listPattern) {
+            // Rows in query order: the query's entries of every cluster it is in, sorted by key
+            // (stable); a key shared by several of its clusters is listed once per cluster.
+            std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> member(static_cast<std::size_t>(n));
+            for (std::int64_t c = 0; c < clusters; ++c) {
+                const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
+                if (!g.probs.defined()) continue;
+                for (std::size_t r = 0; r < g.queries.size(); ++r)
+                    member[static_cast<std::size_t>(g.queries[r])].emplace_back(c, static_cast<std::int64_t>(r));
+            }
+            std::vector<std::pair<std::int32_t, float>> row;
+            for (std::int64_t i = 0; i < n; ++i) {
+                row.clear();
+                if (status.u8[static_cast<std::size_t>(h * n + i)] == 0)
+                    for (const auto& [c, r] : member[static_cast<std::size_t>(i)]) {
+                        const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
+                        const float* p = g.probs.data_ptr<float>() + r * static_cast<std::int64_t>(g.keys.size());
+                        for (std::size_t e = 0; e < g.keys.size(); ++e) {
+                            const std::int64_t j = g.keys[e];
+                            if (padded(j) || (causal && j > i)) continue;
+                            row.emplace_back(static_cast<std::int32_t>(j),
+                                             static_cast<float>(p[e] / divisor[static_cast<std::size_t>(i)]));
+                        }
+                    }
+                std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                for (const auto& [j, w] : row) {
+                    pattern.colIdx.push_back(j);
+                    pattern.reason.push_back(static_cast<std::uint8_t>(PatternReason::Cluster));
+                    weightValues->push_back(w);
+                }
+                pattern.rowPtr[static_cast<std::size_t>(h * n + i + 1)] = static_cast<std::int64_t>(pattern.colIdx.size());
+            }
+        } else {
+            for (std::int64_t i = 0; i < n; ++i) pattern.rowPtr[static_cast<std::size_t>(h * n + i + 1)] = 0;
+        }
+        attentionSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stageStart).count();
+    }
+
+    result.pattern = std::move(pattern);
+    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
+    if (listPattern) {
+        result.weightsLayout = WeightsLayout::AlignedWithPattern;
+        const auto nnz = static_cast<std::int64_t>(weightValues->size());
+        result.weights = SharedTensorF32{{nnz}, std::move(weightValues)};
+    }
+    result.emptyRowCount = emptyRows;
+    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
+        result.rowStatus = std::move(status);
+    PlainTensor centroids = PlainTensor::zeros(DType::F32, {heads, clusters, d});
+    for (std::int64_t h = 0; h < heads; ++h)
+        std::copy_n(history.f32.begin() + (h * (iterations + 1) + iterations) * clusters * d, clusters * d,
+                    centroids.f32.begin() + h * clusters * d);
+    result.diagnostics["centroids"] = std::move(centroids);
+    result.diagnostics["centroid_history"] = std::move(history);
+    result.diagnostics["assignments"] = std::move(assignments);
+    result.diagnostics["nearest"] = std::move(routed);
+    result.diagnostics["routed_count"] = std::move(routedCount);
+    if (topw) {
+        result.diagnostics["cluster_queries"] = std::move(clusterQueries);
+        result.diagnostics["cluster_keys"] = std::move(clusterKeys);
+    }
+    result.diagnostics["pattern_listed"] = PlainTensor::fromU8({1}, {static_cast<std::uint8_t>(listPattern ? 1 : 0)});
+
+    auto& counters = ctx.counters();
+    counters.stages.push_back(StageTime{"kmeans", kmeansSeconds});
+    counters.stages.push_back(StageTime{"attention", attentionSeconds});
+    counters.seconds += kmeansSeconds + attentionSeconds;
+    counters.flops = flops;
+    counters.entriesComputed = entriesComputed;
+    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(entriesComputed) * 4 / std::max<std::int64_t>(1, heads) +
+                  static_cast<std::uint64_t>(result.pattern.nnz()) * 9);
+    result.counters = counters;
+    return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> makeRoutingAttention() { return std::make_unique<RoutingAttention>(); }
+
+}  // namespace attnscope::engine
