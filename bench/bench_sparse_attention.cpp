@@ -3,13 +3,21 @@
 // tables (docs/PERFORMANCE.md quotes them).
 //
 //   bench_sparse_attention [--n 1024,2048,...] [--variants full,longformer,...]
-//                          [--full-max-n 16384] [--min-time 1.0] [--smoke]
+//                          [--full-max-n 16384] [--min-time 1.0] [--threads N] [--smoke]
+//
+// --threads N: engines with N intra-op threads and OpenBLAS limited to N threads (default: the
+// engine's default, all cores). --threads 1 compares per-core efficiency, which other processes
+// on a shared machine distort least (each variant then uses one core, and `full` no longer waits
+// on a descheduled second BLAS thread).
 //
 // Per case: median wall time of the steady-state calls (after one warm-up call on the same
 // engine), useful-FLOP rate = 4·d·(pattern entries, per head) / time, the engine's own
 // counters.flops rate, `full`'s rate at the same n, the speed-up over `full`, counters.peakBytes,
 // the process RSS growth during the first (cold) call of a fresh engine, and minor page faults
-// per steady-state call (getrusage ru_minflt).
+// per steady-state call (getrusage ru_minflt), and the median process CPU time (all threads) of
+// one steady-state call with the useful-FLOP rate per CPU-second relative to `full`'s (a ratio
+// that other processes on a shared machine distort much less than wall time), and the median
+// time of the "pattern" stage (listing the CSR pattern the result carries).
 
 #include "common/omp_wait_policy.h"
 
@@ -24,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fstream>
 #include <map>
 #include <malloc.h>
@@ -56,6 +65,14 @@ std::vector<Case> allCases() {
         {"sparse_strided l=128", "sparse_strided", {{"stride", std::int64_t{128}}}},
         {"sparse_fixed l=128 c=16", "sparse_fixed", {{"block", std::int64_t{128}}, {"summary", std::int64_t{16}}}},
     };
+}
+
+// CPU time (user + system) of the whole process, all threads, in seconds.
+double processCpuSeconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
 long minorFaults() {
@@ -124,6 +141,8 @@ struct Measured {
     std::uint64_t peakBytes = 0;
     double rssDeltaMiB = 0;    // RSS growth during the cold call
     double faultsPerCall = 0;
+    double cpuSeconds = 0;     // median process CPU time (all threads) of one steady-state call
+    double patternSeconds = 0; // median "pattern" stage (listing the pattern) of one steady-state call
     int calls = 0;
 };
 
@@ -136,6 +155,8 @@ double patternEntriesAllHeads(const AttentionResult& r) {
     return r.pattern.perHead ? nnz : nnz * static_cast<double>(r.heads);
 }
 
+int g_threads = 0;  // --threads (0 = the engine's default)
+
 Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCalls) {
     Measured m;
     RunRequest request;
@@ -143,7 +164,9 @@ Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCa
     request.variants.push_back(VariantRequest{c.id, c.params});
     request.keepWeights = false;
     malloc_trim(0);
-    auto engine = Engine::create({});
+    EngineOptions options;
+    options.threads = g_threads;
+    auto engine = Engine::create(options);
     if (!engine) {
         m.error = engine.error().message;
         return m;
@@ -164,14 +187,16 @@ Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCa
         m.counterFlops = r.counters.flops;
         m.peakBytes = r.counters.peakBytes;
     }
-    std::vector<double> times;
+    std::vector<double> times, cpuTimes, patternTimes;
     double total = 0;
     long faults = 0;
     while ((total < minTime || times.size() < 2) && static_cast<int>(times.size()) < maxCalls) {
         const long f0 = minorFaults();
+        const double c0 = processCpuSeconds();
         const auto t0 = std::chrono::steady_clock::now();
         auto result = (*engine)->run(request);
         const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        cpuTimes.push_back(processCpuSeconds() - c0);
         faults += minorFaults() - f0;
         if (!result) {
             m.error = result.error().message;
@@ -179,10 +204,18 @@ Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCa
         }
         times.push_back(dt);
         total += dt;
+        double pattern = 0;
+        for (const auto& st : (*result)->results[0].counters.stages)
+            if (st.stage == "pattern") pattern += st.seconds;
+        patternTimes.push_back(pattern);
         // `result` is released here, as a caller that keeps only the last result would.
     }
     std::sort(times.begin(), times.end());
+    std::sort(cpuTimes.begin(), cpuTimes.end());
     m.seconds = times[times.size() / 2];
+    m.cpuSeconds = cpuTimes[cpuTimes.size() / 2];
+    std::sort(patternTimes.begin(), patternTimes.end());
+    m.patternSeconds = patternTimes[patternTimes.size() / 2];
     m.calls = static_cast<int>(times.size());
     m.faultsPerCall = static_cast<double>(faults) / static_cast<double>(times.size());
     m.ok = true;
@@ -222,6 +255,8 @@ int main(int argc, char** argv) {
             fullMax = std::stoll(next());
         } else if (arg == "--min-time") {
             minTime = std::stod(next());
+        } else if (arg == "--threads") {
+            g_threads = std::stoi(next());
         } else if (arg == "--smoke") {
             sizes = {1024};
             minTime = 0;
@@ -229,7 +264,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "usage: bench_sparse_attention [--n LIST] [--variants LIST] [--full-max-n N] "
-                         "[--min-time SECONDS] [--smoke]\n");
+                         "[--min-time SECONDS] [--threads N] [--smoke]\n");
             return 2;
         }
     }
@@ -237,49 +272,65 @@ int main(int argc, char** argv) {
     for (const auto& c : allCases())
         if (wanted.empty() || std::find(wanted.begin(), wanted.end(), c.id) != wanted.end()) cases.push_back(c);
 
-    if (!Engine::create({})) return 1;  // sets LibTorch's intra-op threads, as every engine does
+    {
+        EngineOptions options;
+        options.threads = g_threads;
+        if (!Engine::create(options)) return 1;  // sets LibTorch's intra-op threads, as every engine does
+    }
+    if (g_threads > 0) {  // OpenBLAS's own pool (used by `full`) to the same count
+        if (auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(g_threads);
+    }
+    const auto blasThreads = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
     const char* wait = std::getenv("OMP_WAIT_POLICY");
     std::printf("<!-- bench_sparse_attention: %lld heads, d = %lld, float32, keepWeights = false; "
-                "%d intra-op threads, %u hardware threads, OMP_WAIT_POLICY=%s -->\n\n",
+                "%d intra-op threads, %d OpenBLAS threads, %u hardware threads, OMP_WAIT_POLICY=%s -->\n\n",
                 static_cast<long long>(kHeads), static_cast<long long>(kDim), at::get_num_threads(),
-                std::thread::hardware_concurrency(), wait ? wait : "(unset)");
+                blasThreads ? blasThreads() : -1, std::thread::hardware_concurrency(), wait ? wait : "(unset)");
     std::printf("| variant | n | time (ms) | useful GFLOP/s | counted GFLOP/s | full GFLOP/s | rate / full | "
-                "speed-up vs full | peakBytes (MiB) | RSS Δ cold (MiB) | faults/call | calls |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                "speed-up vs full | peakBytes (MiB) | RSS Δ cold (MiB) | faults/call | calls | CPU time (ms) | "
+                "CPU rate / full | pattern (ms) |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     std::fflush(stdout);
 
     std::map<std::string, std::map<std::int64_t, double>> times;
+    std::map<std::int64_t, double> fullCpuRate;
     bool failed = false;
     for (std::int64_t n : sizes) {
         const QkvTensors qkv{randomTensor(n, 1), randomTensor(n, 2), randomTensor(n, 3)};
         double fullRate = 0, fullTime = 0;
         for (const auto& c : cases) {
             if (c.id == "full" && n > fullMax) {
-                std::printf("| %s | %lld | skipped (n > --full-max-n %lld) | | | | | | | | | |\n", c.name.c_str(),
+                std::printf("| %s | %lld | skipped (n > --full-max-n %lld) | | | | | | | | | | | | |\n", c.name.c_str(),
                             static_cast<long long>(n), static_cast<long long>(fullMax));
                 continue;
             }
             const Measured m = measure(c, qkv, c.id == "full" ? std::min(minTime, 0.5) : minTime, maxCalls);
             if (!m.ok) {
-                std::printf("| %s | %lld | error: %s | | | | | | | | | |\n", c.name.c_str(), static_cast<long long>(n),
+                std::printf("| %s | %lld | error: %s | | | | | | | | | | | | |\n", c.name.c_str(), static_cast<long long>(n),
                             m.error.c_str());
                 failed = true;
                 continue;
             }
             const double rate = m.usefulFlops / m.seconds / 1e9;
+            // useful FLOPs per CPU-second: less sensitive to other processes on the machine
+            const double cpuRate = m.usefulFlops / std::max(m.cpuSeconds, 1e-9) / 1e9;
             if (c.id == "full") {
                 fullRate = rate;
                 fullTime = m.seconds;
+                fullCpuRate[n] = cpuRate;
             }
+            const double fullCpu = fullCpuRate.count(n) ? fullCpuRate[n] : 0.0;
             times[c.name][n] = m.seconds;
-            std::printf("| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", c.name.c_str(),
+            std::printf("| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", c.name.c_str(),
                         static_cast<long long>(n), fmt("%.1f", m.seconds * 1e3).c_str(), fmt("%.1f", rate).c_str(),
                         fmt("%.1f", m.counterFlops / m.seconds / 1e9).c_str(),
                         fullRate > 0 ? fmt("%.1f", fullRate).c_str() : "—",
                         fullRate > 0 ? fmt("%.2f", rate / fullRate).c_str() : "—",
                         fullTime > 0 ? fmt("%.1f×", fullTime / m.seconds).c_str() : "—",
                         fmt("%.1f", static_cast<double>(m.peakBytes) / (1 << 20)).c_str(),
-                        fmt("%.1f", m.rssDeltaMiB).c_str(), fmt("%.0f", m.faultsPerCall).c_str(), m.calls);
+                        fmt("%.1f", m.rssDeltaMiB).c_str(), fmt("%.0f", m.faultsPerCall).c_str(), m.calls,
+                        fmt("%.1f", m.cpuSeconds * 1e3).c_str(), fullCpu > 0 ? fmt("%.2f", cpuRate / fullCpu).c_str() : "—",
+                        fmt("%.1f", m.patternSeconds * 1e3).c_str());
             std::fflush(stdout);
         }
     }

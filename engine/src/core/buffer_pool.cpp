@@ -32,6 +32,10 @@ std::uint64_t BufferPool::heldBytes() const {
         if (t.defined()) bytes += t.storage().nbytes();
     for (const auto& [slot, v] : m_results)
         if (v) bytes += v->capacity() * sizeof(float);
+    for (const auto& v : m_recycledF32) bytes += v.capacity() * sizeof(float);
+    for (const auto& v : m_recycledI64) bytes += v.capacity() * sizeof(std::int64_t);
+    for (const auto& v : m_recycledI32) bytes += v.capacity() * sizeof(std::int32_t);
+    for (const auto& v : m_recycledU8) bytes += v.capacity();
     return bytes;
 }
 

@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,10 +28,73 @@ public:
     /// Bytes currently held by the pool (workspaces + result buffers it still owns).
     std::uint64_t heldBytes() const;
 
+    /// Recycled vector storage for results made of plain std::vectors (the listed pattern,
+    /// diagnostics, row status). `give` keeps a released vector's capacity (its pages are already
+    /// mapped); `take` returns a vector with capacity >= minCapacity, empty unless keepSize: the
+    /// smallest pooled one that has that capacity, else the largest pooled one (reserve grows
+    /// it), else a new one.
+    /// Only vectors no result can still see may be given (engine.cpp: use_count() == 1).
+    /// keepSize: the vector keeps the size (and stale contents) it had when given, so that a
+    /// caller that overwrites every element can resize() it to the same size without the
+    /// value-initialising pass (a whole extra write of the memory) that clear() + resize() costs.
+    template <class T>
+    std::vector<T> take(std::size_t minCapacity, bool keepSize = false) {
+        auto& list = recycled<T>();
+        const std::size_t none = list.size();
+        std::size_t fit = none, largest = none;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::size_t cap = list[i].capacity();
+            if (cap >= minCapacity) {
+                if (fit == none || cap < list[fit].capacity()) fit = i;
+            } else if (largest == none || cap > list[largest].capacity()) {
+                largest = i;
+            }
+        }
+        const std::size_t best = fit != none ? fit : largest;
+        std::vector<T> out;
+        if (best < list.size()) {
+            out = std::move(list[best]);
+            list.erase(list.begin() + static_cast<std::ptrdiff_t>(best));
+        }
+        if (!keepSize) out.clear();
+        out.reserve(minCapacity);
+        return out;
+    }
+    template <class T>
+    void give(std::vector<T>&& v) {
+        if (v.capacity() * sizeof(T) < kMinRecycledBytes) return;  // small: the heap handles it
+        auto& list = recycled<T>();
+        list.push_back(std::move(v));  // size kept for take(..., keepSize = true)
+        if (list.size() > kMaxRecycledPerType) {  // drop the smallest
+            auto smallest = std::min_element(list.begin(), list.end(),
+                                             [](const auto& a, const auto& b) { return a.capacity() < b.capacity(); });
+            list.erase(smallest);
+        }
+    }
+
 private:
+    static constexpr std::size_t kMinRecycledBytes = 64 * 1024;
+    static constexpr std::size_t kMaxRecycledPerType = 16;
+
+    template <class T>
+    std::vector<std::vector<T>>& recycled();
+
     std::map<std::string, std::shared_ptr<std::vector<float>>> m_results;
     std::map<std::string, at::Tensor> m_workspaces;
+    std::vector<std::vector<float>> m_recycledF32;
+    std::vector<std::vector<std::int64_t>> m_recycledI64;
+    std::vector<std::vector<std::int32_t>> m_recycledI32;
+    std::vector<std::vector<std::uint8_t>> m_recycledU8;
 };
+
+template <>
+inline std::vector<std::vector<float>>& BufferPool::recycled<float>() { return m_recycledF32; }
+template <>
+inline std::vector<std::vector<std::int64_t>>& BufferPool::recycled<std::int64_t>() { return m_recycledI64; }
+template <>
+inline std::vector<std::vector<std::int32_t>>& BufferPool::recycled<std::int32_t>() { return m_recycledI32; }
+template <>
+inline std::vector<std::vector<std::uint8_t>>& BufferPool::recycled<std::uint8_t>() { return m_recycledU8; }
 
 /// Wraps a vector's memory as a tensor without copying. The vector must outlive the tensor.
 at::Tensor tensorOver(std::vector<float>& values, at::IntArrayRef sizes);

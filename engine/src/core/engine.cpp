@@ -26,6 +26,31 @@ struct Engine::Impl {
     std::uint64_t budget = 0;
     std::vector<std::unique_ptr<Variant>> variants;
     BufferPool pool;
+    /// The result returned by the last run. Created non-const by the engine; handed out as
+    /// shared_ptr<const>. When no caller holds it any more (use_count() == 1) the next run moves
+    /// its vectors (pattern, diagnostics, row status) into the pool, so that the next pattern is
+    /// built in memory that is already mapped (no page faults). A held result is never touched.
+    std::shared_ptr<RunResult> last;
+
+    void recycleLast() {
+        if (!last) return;
+        if (last.use_count() == 1) {
+            for (auto& r : last->results) {
+                pool.give(std::move(r.pattern.rowPtr));
+                pool.give(std::move(r.pattern.colIdx));
+                pool.give(std::move(r.pattern.reason));
+                for (auto& [name, t] : r.diagnostics) recycleTensor(t);
+                recycleTensor(r.rowStatus);
+            }
+        }
+        last.reset();  // also drops the result's references to pooled output/weight buffers
+    }
+    void recycleTensor(PlainTensor& t) {
+        pool.give(std::move(t.f32));
+        pool.give(std::move(t.i64));
+        pool.give(std::move(t.i32));
+        pool.give(std::move(t.u8));
+    }
 
     const Variant* find(const std::string& id) const {
         for (const auto& v : variants)
@@ -126,6 +151,7 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
 Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, const ProgressFn& progress) {
     auto& impl = *m_impl;
     try {
+        impl.recycleLast();
         if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
         std::vector<const Variant*> variants;
         std::vector<ParamValues> resolved;
@@ -204,6 +230,7 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
             run->warnings.push_back("weights not kept: n = " + std::to_string(shape.n) + " exceeds the dense limit of " +
                                     std::to_string(request.denseLimit) + " tokens");
         run->requestJson = requestJson(request, resolved, shape.n);
+        impl.last = run;
         return std::shared_ptr<const RunResult>(std::move(run));
     } catch (const CancelledError&) {
         return makeError(ErrorCode::Cancelled, "cancelled");

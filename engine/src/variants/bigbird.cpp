@@ -5,10 +5,39 @@
 #include "qkv/seeded_normal.h"
 #include "variants/sparse_kernel.h"
 
+#include <ATen/Parallel.h>
+
+#include <emmintrin.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
 
 namespace attnscope::engine {
 namespace {
+
+// Copies with non-temporal (cache-bypassing) stores for the 16-byte-aligned bulk. The listed
+// pattern is written once per run and not read again by the fast path; streaming it to memory
+// saves reading every destination line first (a plain store's read-for-ownership). The source
+// must not have been written with streaming stores itself (it would be read back from memory).
+// Callers issue _mm_sfence() before other threads read the destination.
+void streamCopy(void* dstv, const void* srcv, std::size_t bytes) {
+    auto* dst = static_cast<char*>(dstv);
+    const auto* src = static_cast<const char*>(srcv);
+    const std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15u)) & 15u;
+    if (bytes < head + 64) {
+        std::memcpy(dst, src, bytes);
+        return;
+    }
+    std::memcpy(dst, src, head);
+    dst += head;
+    src += head;
+    bytes -= head;
+    for (; bytes >= 16; bytes -= 16, dst += 16, src += 16)
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+    std::memcpy(dst, src, bytes);
+}
 
 // Diagnostic `rand_hits` values: where a random block landed.
 constexpr std::uint8_t kHitNone = 0, kHitWindow = 1, kHitGlobal = 2;
@@ -151,48 +180,127 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
     };
     const auto isGlobalRow = [&](std::int64_t i) { return etc ? i < g : (i < b || i >= n - b); };
 
-    PatternBuilder builder(n, n, true, heads * n * ((5 + r) * b + g));
+    // The computed pattern. Row lengths are known up front (a global row lists every key, a row of
+    // query block qb lists g + b · (its blocks, duplicates counted or not) keys), so the row
+    // pointers come first and then every head fills its own rows, heads in parallel, straight into
+    // recycled storage: the first row of a query block block by block in key order (a block
+    // listed c > 1 times gives each of its keys c consecutive entries, exactly as a stable sort of
+    // the listed entries would; set semantics keep the first-listed reason), the other rows of the
+    // block, and the global rows, as copies of the row before them.
+    ctx.beginStage("pattern");  // listing the pattern (counters.stages)
+    const std::int64_t qbFirst = etc ? 0 : 1, qbEnd = etc ? nb : nb - 1;  // query blocks with a block list
+    std::vector<std::vector<BlockRef>> sortedRefs(static_cast<std::size_t>(heads * nb));
+    for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t qb = qbFirst; qb < qbEnd; ++qb) {
+            auto& refs = sortedRefs[static_cast<std::size_t>(h * nb + qb)];
+            refs = blockList(h, qb);
+            std::stable_sort(refs.begin(), refs.end(), [](const BlockRef& a, const BlockRef& c) { return a.block < c.block; });
+            if (!keepDuplicates)  // one entry per block, the first-listed reason
+                refs.erase(std::unique(refs.begin(), refs.end(),
+                                       [](const BlockRef& a, const BlockRef& c) { return a.block == c.block; }),
+                           refs.end());
+        }
+    SparsePattern pattern;
+    pattern.rows = n;
+    pattern.cols = n;
+    pattern.perHead = true;
+    pattern.rowPtr = ctx.pool().take<std::int64_t>(static_cast<std::size_t>(heads * n + 1), true);
+    pattern.rowPtr.resize(static_cast<std::size_t>(heads * n + 1));
+    pattern.rowPtr[0] = 0;
     for (std::int64_t h = 0; h < heads; ++h)
         for (std::int64_t i = 0; i < n; ++i) {
-            // rows of one query block (and all global rows) list the same keys: copy the last row
-            const bool sameAsPrevious = i > 0 && (isGlobalRow(i) ? isGlobalRow(i - 1)
-                                                                 : !isGlobalRow(i - 1) && (i - g) / b == (i - 1 - g) / b);
-            if (sameAsPrevious) {
-                builder.repeatLastRow();
-                continue;
-            }
-            if (isGlobalRow(i)) {
-                for (std::int64_t j = 0; j < n; ++j) builder.add(j, PatternReason::Global);
-            } else {
-                for (std::int64_t j = 0; j < g; ++j) builder.add(j, PatternReason::Global);
-                for (const auto& ref : blockList(h, (i - g) / b))
-                    for (std::int64_t j = g + ref.block * b; j < g + (ref.block + 1) * b; ++j) builder.add(j, ref.reason);
-            }
-            builder.endRow(keepDuplicates);
+            const std::int64_t len =
+                isGlobalRow(i) ? n
+                               : g + b * static_cast<std::int64_t>(sortedRefs[static_cast<std::size_t>(h * nb + (i - g) / b)].size());
+            pattern.rowPtr[static_cast<std::size_t>(h * n + i + 1)] = pattern.rowPtr[static_cast<std::size_t>(h * n + i)] + len;
         }
+    const auto total = static_cast<std::size_t>(pattern.rowPtr.back());
+    pattern.colIdx = ctx.pool().take<std::int32_t>(total, true);
+    pattern.colIdx.resize(total);
+    pattern.reason = ctx.pool().take<std::uint8_t>(total, true);
+    pattern.reason.resize(total);
+    std::atomic<std::int64_t> nextHead{0};  // heads claimed one at a time (a busy machine)
+    at::parallel_for(0, std::min<std::int64_t>(heads, at::get_num_threads()), 1, [&](std::int64_t, std::int64_t) {
+        const std::int32_t* runCol = nullptr;  // first row of the current run of equal rows
+        const std::uint8_t* runWhy = nullptr;
+        for (std::int64_t h = nextHead.fetch_add(1); h < heads; h = nextHead.fetch_add(1))
+            for (std::int64_t i = 0; i < n; ++i) {
+                const auto e0 = static_cast<std::size_t>(pattern.rowPtr[static_cast<std::size_t>(h * n + i)]);
+                const auto e1 = static_cast<std::size_t>(pattern.rowPtr[static_cast<std::size_t>(h * n + i + 1)]);
+                std::int32_t* col = pattern.colIdx.data() + e0;
+                std::uint8_t* why = pattern.reason.data() + e0;
+                // rows of one query block (and all global rows) list the same keys: copy the last row
+                const bool sameAsPrevious = i > 0 && (isGlobalRow(i) ? isGlobalRow(i - 1)
+                                                                     : !isGlobalRow(i - 1) && (i - g) / b == (i - 1 - g) / b);
+                if (sameAsPrevious) {  // from the run's first row, which plain stores left in cache
+                    const std::size_t len = e1 - e0;
+                    streamCopy(col, runCol, len * sizeof(std::int32_t));
+                    streamCopy(why, runWhy, len);
+                    continue;
+                }
+                runCol = col;
+                runWhy = why;
+                if (isGlobalRow(i)) {
+                    for (std::int64_t j = 0; j < n; ++j) col[j] = static_cast<std::int32_t>(j);
+                    std::memset(why, static_cast<int>(PatternReason::Global), static_cast<std::size_t>(n));
+                    continue;
+                }
+                std::size_t e = 0;
+                for (std::int64_t j = 0; j < g; ++j, ++e) {
+                    col[e] = static_cast<std::int32_t>(j);
+                    why[e] = static_cast<std::uint8_t>(PatternReason::Global);
+                }
+                const auto& refs = sortedRefs[static_cast<std::size_t>(h * nb + (i - g) / b)];
+                for (std::size_t s0 = 0; s0 < refs.size();) {
+                    std::size_t s1 = s0 + 1;
+                    while (s1 < refs.size() && refs[s1].block == refs[s0].block) ++s1;
+                    const std::int64_t k0 = g + refs[s0].block * b;
+                    for (std::int64_t j = k0; j < k0 + b; ++j)
+                        for (std::size_t t = s0; t < s1; ++t, ++e) {
+                            col[e] = static_cast<std::int32_t>(j);
+                            why[e] = static_cast<std::uint8_t>(refs[t].reason);
+                        }
+                    s0 = s1;
+                }
+                if (e != e1 - e0)
+                    throw EngineError(ErrorCode::Internal, "bigbird: row length mismatch while listing the pattern");
+            }
+        _mm_sfence();  // the streamed rows are visible to every thread from here on
+    });
 
     // The paper's element graph: global tokens (ITC: first and last block; ETC: the g extras),
     // a window |i - j| <= floor(3b/2) among the other tokens, and the keys of the drawn blocks.
-    PatternBuilder element(n, n, true, heads * n * ((3 + r) * b + 2 * b + g));
-    for (std::int64_t h = 0; h < heads; ++h)
-        for (std::int64_t i = 0; i < n; ++i) {
-            if (isGlobalRow(i)) {
-                for (std::int64_t j = 0; j < n; ++j) element.add(j, PatternReason::Global);
-            } else {
-                // the global keys (ETC: [0, g); ITC: the first and last block), without an O(n) scan
-                for (std::int64_t j = 0; j < (etc ? g : b); ++j) element.add(j, PatternReason::Global);
-                if (!etc)
-                    for (std::int64_t j = n - b; j < n; ++j) element.add(j, PatternReason::Global);
-                for (std::int64_t j = std::max(g, i - 3 * b / 2); j <= std::min(n - 1, i + 3 * b / 2); ++j)
-                    element.add(j, PatternReason::Local);
-                for (std::int64_t s = 0; s < r; ++s) {
-                    const std::int64_t blk = randOf(h, (i - g) / b, s);
-                    for (std::int64_t j = g + blk * b; j < g + (blk + 1) * b; ++j) element.add(j, PatternReason::Random);
+    // A diagnostic for the mask view, as large as the computed pattern: built only when the
+    // caller asked for weights (RunRequest::keepWeights), i.e. when the result is for viewing;
+    // a benchmark or batch run without weights gets no element_* diagnostics.
+    const bool wantElementGraph = ctx.keepPatternWeights || ctx.keepWeights;
+    const std::int64_t globalRows = etc ? g : 2 * b;
+    SparsePattern graph;
+    if (wantElementGraph) {
+        PatternBuilder element(ctx.pool(), n, n, true, heads,
+                               heads * ((n - globalRows) * ((3 + r) * b + 2 * b + g + 1) + globalRows * n));
+        for (std::int64_t h = 0; h < heads; ++h)
+            for (std::int64_t i = 0; i < n; ++i) {
+                if (isGlobalRow(i)) {
+                    for (std::int64_t j = 0; j < n; ++j) element.add(j, PatternReason::Global);
+                } else {
+                    // the global keys (ETC: [0, g); ITC: the first and last block), without an O(n) scan
+                    for (std::int64_t j = 0; j < (etc ? g : b); ++j) element.add(j, PatternReason::Global);
+                    if (!etc)
+                        for (std::int64_t j = n - b; j < n; ++j) element.add(j, PatternReason::Global);
+                    for (std::int64_t j = std::max(g, i - 3 * b / 2); j <= std::min(n - 1, i + 3 * b / 2); ++j)
+                        element.add(j, PatternReason::Local);
+                    for (std::int64_t s = 0; s < r; ++s) {
+                        const std::int64_t blk = randOf(h, (i - g) / b, s);
+                        for (std::int64_t j = g + blk * b; j < g + (blk + 1) * b; ++j) element.add(j, PatternReason::Random);
+                    }
                 }
+                element.endRow(false);
             }
-            element.endRow(false);
-        }
-    SparsePattern graph = element.finish();
+        graph = element.finish();
+    }
+
+    ctx.endStage();
 
     AttentionResult result = startResult(m_info.id, params, qkv);
     const auto tiles = [&](int h, SparseTiles& t) {
@@ -245,17 +353,27 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
         if (!etc) addGlobalRows(n - b, n);
         return true;
     };
-    runPatternVariant(qkv, builder.finish(), tiles, ctx, result, densePlan);
+    runPatternVariant(qkv, std::move(pattern), tiles, ctx, result, densePlan);
 
     result.diagnostics["rand_attn"] = std::move(randAttn);
     result.diagnostics["rand_hits"] = std::move(randHits);
-    result.diagnostics["element_row_ptr"] = PlainTensor::fromI64({static_cast<std::int64_t>(graph.rowPtr.size())}, graph.rowPtr);
-    PlainTensor cols;
-    cols.dtype = DType::I32;
-    cols.shape = {graph.nnz()};
-    cols.i32 = std::move(graph.colIdx);
-    result.diagnostics["element_col_idx"] = std::move(cols);
-    result.diagnostics["element_reason"] = PlainTensor::fromU8({static_cast<std::int64_t>(graph.reason.size())}, graph.reason);
+    if (wantElementGraph) {
+        PlainTensor rowPtr;
+        rowPtr.dtype = DType::I64;
+        rowPtr.shape = {static_cast<std::int64_t>(graph.rowPtr.size())};
+        rowPtr.i64 = std::move(graph.rowPtr);
+        result.diagnostics["element_row_ptr"] = std::move(rowPtr);
+        PlainTensor cols;
+        cols.dtype = DType::I32;
+        cols.shape = {graph.nnz()};
+        cols.i32 = std::move(graph.colIdx);
+        result.diagnostics["element_col_idx"] = std::move(cols);
+        PlainTensor reasons;
+        reasons.dtype = DType::U8;
+        reasons.shape = {static_cast<std::int64_t>(graph.reason.size())};
+        reasons.u8 = std::move(graph.reason);
+        result.diagnostics["element_reason"] = std::move(reasons);
+    }
     return result;
 }
 

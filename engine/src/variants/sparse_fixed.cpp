@@ -69,19 +69,26 @@ AttentionResult SparseFixed::run(const Qkv& qkv, const ParamValues& params, RunC
     const auto offsetOf = [&](std::int64_t h) { return offsets.size() == 1 ? offsets[0] : offsets[static_cast<std::size_t>(h)]; };
     const auto isSummary = [&](std::int64_t j, std::int64_t o) { return j % l >= o && j % l < o + c; };
 
-    PatternBuilder builder(n, n, perHead, (perHead ? heads : 1) * n * (l + (n / l + 1) * c));
-    for (std::int64_t h = 0; h < (perHead ? heads : 1); ++h) {
+    // Rows come out sorted and distinct (summary runs of earlier blocks, the own block, summary
+    // runs of later blocks): written straight into the CSR, one run of c cells at a time.
+    ctx.beginStage("pattern");  // listing the pattern (counters.stages)
+    const std::int64_t rowSets = perHead ? heads : 1;
+    PatternBuilder builder(ctx.pool(), n, n, perHead, rowSets, rowSets * n * (l + (n / l + 1) * c));
+    for (std::int64_t h = 0; h < rowSets; ++h) {
         const std::int64_t o = offsetOf(h);
         for (std::int64_t i = 0; i < n; ++i) {
             const std::int64_t b0 = (i / l) * l, b1 = causal ? i : std::min(n, b0 + l) - 1;
             const std::int64_t last = causal ? i : n - 1;
-            for (std::int64_t j = o; j < b0; j += (j % l == o + c - 1) ? l - c + 1 : 1) builder.add(j, PatternReason::Summary);
-            for (std::int64_t j = b0; j <= b1; ++j) builder.add(j, PatternReason::Local);
-            for (std::int64_t j = b0 + l + o; j <= last; j += (j % l == o + c - 1) ? l - c + 1 : 1)
-                builder.add(j, PatternReason::Summary);
-            builder.endRow();
+            for (std::int64_t s0 = 0; s0 + o < b0; s0 += l)  // runs [s0 + o, s0 + o + c) below b0
+                builder.appendRange(s0 + o, 1, std::min(s0 + o + c, b0) - (s0 + o), PatternReason::Summary);
+            builder.appendRange(b0, 1, b1 - b0 + 1, PatternReason::Local);
+            for (std::int64_t s0 = b0 + l; s0 + o <= last; s0 += l)
+                builder.appendRange(s0 + o, 1, std::min(s0 + o + c - 1, last) - (s0 + o) + 1, PatternReason::Summary);
+            builder.closeRow();
         }
     }
+
+    ctx.endStage();
 
     AttentionResult result = startResult(m_info.id, params, qkv);
     const auto tiles = [&](int h, SparseTiles& t) {
@@ -107,8 +114,13 @@ AttentionResult SparseFixed::run(const Qkv& qkv, const ParamValues& params, RunC
         const std::int64_t o = offsetOf(h);
         for (std::int64_t b0 = 0; b0 < n; b0 += l) {
             const std::int64_t bEnd = std::min(n, b0 + l);
-            for (std::int64_t i0 = b0; i0 < bEnd; i0 += kBlockRows) {
-                const std::int64_t i1 = std::min(bEnd, i0 + kBlockRows);
+            // Causal: while the block's summary keys are fewer than l, its own block (a
+            // triangle, half of it masked) dominates the tile, and tiles of half the rows
+            // compute a quarter fewer own-block scores; further on the summary keys dominate
+            // and gathering them once per 128 rows is cheaper.
+            const std::int64_t rowsPerGroup = causal && c * (b0 / l) < l ? kBlockRows / 2 : kBlockRows;
+            for (std::int64_t i0 = b0; i0 < bEnd; i0 += rowsPerGroup) {
+                const std::int64_t i1 = std::min(bEnd, i0 + rowsPerGroup);
                 plan.beginGroup(i0, 1, i1 - i0, causal ? 1 : 0);
                 plan.addSegment(b0, 1, (causal ? i1 : bEnd) - b0);
                 for (std::int64_t s0 = 0; s0 < (causal ? b0 : n); s0 += l) {

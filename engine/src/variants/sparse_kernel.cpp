@@ -3,6 +3,9 @@
 #include "core/softmax_kernel.h"
 
 #include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -146,33 +149,224 @@ void DensePlan::addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int
 
 namespace {
 
-// Keys of a group's segments as one [keys, d] matrix: a strided view for a single segment,
-// otherwise rows copied into `gather`.
-at::Tensor segmentRows(const at::Tensor& matrix, const DensePlan& plan, const DenseGroup& g, std::int64_t keys,
-                       const at::Tensor& gather) {
-    if (g.segEnd - g.segBegin == 1) {
-        const DenseSegment& s = plan.segments[static_cast<std::size_t>(g.segBegin)];
-        return rowView(matrix, s.keyStart, s.keyStep, s.keyCount);
-    }
-    const std::int64_t d = matrix.size(1);
-    at::Tensor out = gather.narrow(0, 0, keys * d).view({keys, d});
-    const float* src = matrix.data_ptr<float>();
-    float* dst = out.data_ptr<float>();
-    for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
-        const DenseSegment& s = plan.segments[static_cast<std::size_t>(si)];
-        if (s.keyStep == 1) {
-            std::memcpy(dst, src + s.keyStart * d, static_cast<std::size_t>(s.keyCount * d) * sizeof(float));
-        } else {
-            for (std::int64_t t = 0; t < s.keyCount; ++t)
-                std::memcpy(dst + t * d, src + (s.keyStart + t * s.keyStep) * d, static_cast<std::size_t>(d) * sizeof(float));
+// OpenBLAS's own thread count, switched to 1 while the dense-plan kernel runs its groups on
+// LibTorch's intra-op threads (one single-threaded SGEMM per core instead of two-thread SGEMMs
+// on small matrices with a hand-over between thread pools around every softmax), and restored
+// afterwards. Resolved at run time so that another BLAS (or none) is simply left alone.
+class SingleThreadedBlas {
+public:
+    SingleThreadedBlas() {
+        static const auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+        static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+        if (get && set) {
+            m_set = set;
+            m_previous = get();
+            if (m_previous != 1) set(1);
         }
-        dst += s.keyCount * d;
     }
-    return out;
+    ~SingleThreadedBlas() {
+        if (m_set && m_previous != 1) m_set(m_previous);
+    }
+    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+private:
+    void (*m_set)(int) = nullptr;
+    int m_previous = 1;
+};
+
+// Scratch of one worker thread of the dense-plan kernel.
+struct DenseScratch {
+    at::Tensor scores, gatherK, gatherV, part;
+    float* accMax = nullptr;  // [n] running max / sum of split rows (merge plans)
+    float* accSum = nullptr;
+    std::vector<std::uint8_t> groupStatus;
+    std::int64_t entries = 0, allowed = 0, emptyRows = 0;
+};
+
+// The allowed keys of one row of group g as the interval [a, b) of the group's concatenated
+// keys, when they form one interval (returns false otherwise: several masked segments with gaps).
+bool allowedInterval(const DensePlan& plan, const DenseGroup& g, std::int64_t i, std::int64_t& a, std::int64_t& b) {
+    a = 0;
+    b = 0;
+    bool any = false;
+    std::int64_t off = 0;
+    for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+        const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
+        const std::int64_t cnt = seg.keyCount;
+        std::int64_t lo = 0, hi = cnt;
+        if (si - g.segBegin < g.maskedSegments) {
+            plan.range(i, si - g.segBegin, seg, lo, hi);
+            lo = std::clamp<std::int64_t>(lo, 0, cnt);
+            hi = std::clamp<std::int64_t>(hi, lo, cnt);
+        }
+        if (hi > lo) {
+            if (!any) {
+                a = off + lo;
+                b = off + hi;
+                any = true;
+            } else if (b == off + lo) {
+                b = off + hi;
+            } else {
+                return false;
+            }
+        }
+        off += cnt;
+    }
+    return true;
+}
+
+// C[m x n] = A[m x k] · B (B: [k x n], or its transpose stored [n x k] when transB), row-major
+// with leading dimensions; beta = 0. Straight into the BLAS (cblas_sgemm, looked up at run time)
+// when there is one: the groups' products are small (64 x 192 x 64 and the like), and LibTorch's
+// per-call dispatch and view building cost a noticeable share of each. Otherwise at::mm_out.
+using CblasSgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                              int);
+CblasSgemmFn cblasSgemm() {
+    static const auto fn = reinterpret_cast<CblasSgemmFn>(dlsym(RTLD_DEFAULT, "cblas_sgemm"));
+    return fn;
+}
+
+void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+    constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+    if (const CblasSgemmFn fn = cblasSgemm()) {
+        fn(kRowMajor, kNoTrans, transB ? kTrans : kNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+           1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
+        return;
+    }
+    const auto opts = at::TensorOptions().dtype(at::kFloat);
+    const at::Tensor ta = at::from_blob(const_cast<float*>(a), {m, k}, {lda, 1}, opts);
+    const at::Tensor tb = transB ? at::from_blob(const_cast<float*>(b), {n, k}, {ldb, 1}, opts).t()
+                                 : at::from_blob(const_cast<float*>(b), {k, n}, {ldb, 1}, opts);
+    at::Tensor tc = at::from_blob(c, {m, n}, {ldc, 1}, opts);
+    at::mm_out(tc, ta, tb);
+}
+
+// The keys (or values) of a group's segments as rows of a matrix: in place with a stride for a
+// single segment, otherwise copied together into `gather` (leading dimension d).
+const float* groupRows(const float* base, std::int64_t d, const DensePlan& plan, const DenseGroup& g, float* gather,
+                       std::int64_t& ld) {
+    if (g.segEnd - g.segBegin == 1) {
+        const DenseSegment& seg = plan.segments[static_cast<std::size_t>(g.segBegin)];
+        ld = seg.keyStep * d;
+        return base + seg.keyStart * d;
+    }
+    float* dst = gather;
+    for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+        const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
+        if (seg.keyStep == 1) {
+            std::memcpy(dst, base + seg.keyStart * d, static_cast<std::size_t>(seg.keyCount * d) * sizeof(float));
+        } else {
+            for (std::int64_t t = 0; t < seg.keyCount; ++t)
+                std::memcpy(dst + t * d, base + (seg.keyStart + t * seg.keyStep) * d, static_cast<std::size_t>(d) * sizeof(float));
+        }
+        dst += seg.keyCount * d;
+    }
+    ld = d;
+    return gather;
+}
+
+// One group of the dense plan on one worker: scores = Q_rows K_keys^T, mask + softmax (only over
+// the allowed keys when they form one interval; the rest is zeroed), output = P V_keys (or a
+// partial output merged by log-sum-exp into the rows' running result when rows are split).
+// qp, kp, vp: this head's [n, d] / [m, d] rows; op: this head's output rows.
+void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, const float* kp, const float* vp,
+                   float* op, std::int64_t d, float scale, bool merge, DenseScratch& ws, std::uint8_t* rowStatus) {
+    const std::int64_t rows = g.rowCount;
+    std::int64_t keys = 0;
+    for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
+    if (rows <= 0 || keys <= 0) return;
+    float* sp = ws.scores.data_ptr<float>();
+    std::int64_t ldk = d;
+    const float* keyRows = groupRows(kp, d, plan, g, ws.gatherK.defined() ? ws.gatherK.data_ptr<float>() : nullptr, ldk);
+    gemmRowMajor(true, rows, keys, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk, sp, keys);
+    ws.entries += rows * keys;
+    float* partMax = merge ? ws.part.data_ptr<float>() + rows * d : nullptr;
+    float* partSum = merge ? partMax + rows : nullptr;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = sp + r * keys;
+        const std::int64_t i = g.rowStart + r * g.rowStep;
+        std::int64_t a = 0, b = keys;
+        if (g.maskedSegments > 0 && allowedInterval(plan, g, i, a, b)) {
+            // one interval: softmax over it alone; the other scores become exact zeros
+            ws.allowed += b - a;
+            if (b <= a) {
+                std::memset(row, 0, static_cast<std::size_t>(keys) * sizeof(float));
+                if (merge) {
+                    partMax[r] = kMinusInf;
+                    partSum[r] = 0.0f;
+                } else {
+                    ws.groupStatus[static_cast<std::size_t>(r)] = 1;
+                }
+                continue;
+            }
+            std::memset(row, 0, static_cast<std::size_t>(a) * sizeof(float));
+            std::memset(row + b, 0, static_cast<std::size_t>(keys - b) * sizeof(float));
+            if (merge)
+                expRowsInPlace(row + a, 1, b - a, b - a, scale, partMax + r, partSum + r);
+            else
+                softmaxRowsInPlace(row + a, 1, b - a, b - a, scale, ws.groupStatus.data() + r);
+            continue;
+        }
+        // general case: mask every disallowed score with -inf, softmax over the whole row
+        std::int64_t off = 0, rowAllowed = keys;
+        for (std::int64_t si = g.segBegin; si < g.segBegin + g.maskedSegments; ++si) {
+            const std::int64_t cnt = plan.segments[static_cast<std::size_t>(si)].keyCount;
+            std::int64_t lo = 0, hi = cnt;
+            plan.range(i, si - g.segBegin, plan.segments[static_cast<std::size_t>(si)], lo, hi);
+            lo = std::clamp<std::int64_t>(lo, 0, cnt);
+            hi = std::clamp<std::int64_t>(hi, lo, cnt);
+            std::fill(row + off, row + off + lo, kMinusInf);
+            std::fill(row + off + hi, row + off + cnt, kMinusInf);
+            rowAllowed -= cnt - (hi - lo);
+            off += cnt;
+        }
+        ws.allowed += rowAllowed;
+        if (merge)
+            expRowsInPlace(row, 1, keys, keys, scale, partMax + r, partSum + r);
+        else
+            softmaxRowsInPlace(row, 1, keys, keys, scale, ws.groupStatus.data() + r);
+    }
+    std::int64_t ldv = d;
+    const float* valueRows = groupRows(vp, d, plan, g, ws.gatherV.defined() ? ws.gatherV.data_ptr<float>() : nullptr, ldv);
+    if (!merge) {
+        gemmRowMajor(false, rows, d, keys, sp, keys, valueRows, ldv, op + g.rowStart * d, g.rowStep * d);
+        for (std::int64_t r = 0; r < rows; ++r)
+            if (ws.groupStatus[static_cast<std::size_t>(r)]) {
+                ws.groupStatus[static_cast<std::size_t>(r)] = 0;
+                rowStatus[g.rowStart + r * g.rowStep] = 1;
+                ++ws.emptyRows;
+            }
+        return;
+    }
+    float* pp = ws.part.data_ptr<float>();
+    gemmRowMajor(false, rows, d, keys, sp, keys, valueRows, ldv, pp, d);
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const float sum = partSum[r];
+        if (sum == 0.0f) continue;
+        const std::int64_t i = g.rowStart + r * g.rowStep;
+        float* o = op + i * d;
+        const float* p = pp + r * d;
+        if (ws.accSum[i] == 0.0f) {
+            std::memcpy(o, p, static_cast<std::size_t>(d) * sizeof(float));
+            ws.accMax[i] = partMax[r];
+            ws.accSum[i] = sum;
+            continue;
+        }
+        const float mx = std::max(ws.accMax[i], partMax[r]);
+        const float ea = std::exp((ws.accMax[i] - mx) * scale), eb = std::exp((partMax[r] - mx) * scale);
+        for (std::int64_t c = 0; c < d; ++c) o[c] = o[c] * ea + p[c] * eb;
+        ws.accSum[i] = ws.accSum[i] * ea + sum * eb;
+        ws.accMax[i] = mx;
+    }
 }
 
 // The dense-plan fast path (see DensePlan). Returns false, having done nothing, when the variant
-// has no plan for these parameters.
+// has no plan for these parameters. Work is split over LibTorch's intra-op threads: by group
+// when every row lies in one group (groups then write disjoint output rows), else by head (the
+// split rows of a head are merged by one thread). Each thread runs single-threaded SGEMMs on its
+// own pooled scratch.
 bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
                         RunContext& ctx, AttentionResult& result) {
     const SparsePattern& pattern = *input.pattern;
@@ -180,28 +374,31 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
     const bool strict = std::getenv("ATTNSCOPE_SPARSE_STRICT") != nullptr;
 
-    DensePlan plan;
-    if (!input.densePlan(0, plan)) return false;
-
-    auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
-    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
-    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
-    std::int64_t emptyRows = 0;
-    double flops = 0;
-    std::int64_t entriesComputed = 0;
-    std::uint64_t workspaceBytes = 0;
-    std::vector<std::uint8_t> groupStatus;
-
+    // The plans' vectors keep their capacity from one run to the next (sparse_fixed's plan has
+    // n²/l² segments: rebuilt in fresh memory every run, it page-faulted).
+    static thread_local std::vector<DensePlan> plans;
+    if (plans.size() < static_cast<std::size_t>(heads)) plans.resize(static_cast<std::size_t>(heads));
     for (std::int64_t h = 0; h < heads; ++h) {
-        if (h > 0) {
-            plan = DensePlan{};
-            if (!input.densePlan(static_cast<int>(h), plan))
-                throw EngineError(ErrorCode::Internal, input.slot + ": dense plan missing for head " + std::to_string(h));
-        }
-        const std::int64_t* rowPtr = pattern.rowPtr.data() + (pattern.perHead ? h * n : 0);
-        const std::int64_t eCount = rowPtr[n] - rowPtr[0];
-        std::int64_t maxRows = 1, maxKeys = 1;
-        bool gathers = false;
+        DensePlan& plan = plans[static_cast<std::size_t>(h)];
+        plan.segments.clear();
+        plan.groups.clear();
+        plan.range = nullptr;
+        plan.singleCover = true;
+    }
+    if (!input.densePlan(0, plans[0])) return false;
+    for (std::int64_t h = 1; h < heads; ++h)
+        if (!input.densePlan(static_cast<int>(h), plans[static_cast<std::size_t>(h)]))
+            throw EngineError(ErrorCode::Internal, input.slot + ": dense plan missing for head " + std::to_string(h));
+
+    std::int64_t maxRows = 1, maxKeys = 1;
+    bool gathers = false, merge = false;
+    struct Item {
+        std::int64_t head, group0, group1;
+    };
+    std::vector<Item> items;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const DensePlan& plan = plans[static_cast<std::size_t>(h)];
+        merge = merge || !plan.singleCover;
         for (const auto& g : plan.groups) {
             std::int64_t keys = 0;
             for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
@@ -209,129 +406,129 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
             maxKeys = std::max(maxKeys, keys);
             gathers = gathers || g.segEnd - g.segBegin > 1;
         }
-        const bool merge = !plan.singleCover;
-        at::Tensor scoresWs = ctx.pool().workspace(input.slot + ".dense_scores", {maxRows * maxKeys});
-        at::Tensor gatherK = gathers ? ctx.pool().workspace(input.slot + ".dense_k", {maxKeys * d}) : at::Tensor();
-        at::Tensor gatherV = gathers ? ctx.pool().workspace(input.slot + ".dense_v", {maxKeys * d}) : at::Tensor();
-        at::Tensor partWs = merge ? ctx.pool().workspace(input.slot + ".dense_part", {maxRows * (d + 2) + 2 * n}) : at::Tensor();
-        workspaceBytes = std::max<std::uint64_t>(
-            workspaceBytes, static_cast<std::uint64_t>(maxRows * maxKeys + (gathers ? 2 * maxKeys * d : 0) +
-                                                       (merge ? maxRows * (d + 2) + 2 * n : 0)) * 4);
-        groupStatus.assign(static_cast<std::size_t>(maxRows), 0);
-        const at::Tensor qh = q[h], kh = k[h], vh = v[h];
-        at::Tensor outH = out[h];
-        float* op = outH.data_ptr<float>();
-        float* accMax = merge ? partWs.data_ptr<float>() + maxRows * (d + 2) : nullptr;
-        float* accSum = merge ? accMax + n : nullptr;
-        if (merge) {
-            outH.zero_();
-            std::fill(accMax, accMax + n, kMinusInf);
-            std::fill(accSum, accSum + n, 0.0f);
-        }
-        std::uint8_t* rowStatus = status.u8.data() + h * n;
-        std::int64_t allowed = 0;
-
-        for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
-            const DenseGroup& g = plan.groups[gi];
-            const std::int64_t rows = g.rowCount;
-            std::int64_t keys = 0;
-            for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
-            if (rows <= 0 || keys <= 0) continue;
-            at::Tensor s = scoresWs.narrow(0, 0, rows * keys).view({rows, keys});
-            at::mm_out(s, rowView(qh, g.rowStart, g.rowStep, rows), segmentRows(kh, plan, g, keys, gatherK).t());
-            entriesComputed += rows * keys;
-            float* sp = s.data_ptr<float>();
-            float* partMax = merge ? partWs.data_ptr<float>() + maxRows * d : nullptr;
-            float* partSum = merge ? partMax + maxRows : nullptr;
-            std::atomic<std::int64_t> allowedInGroup{0};
-            at::parallel_for(0, rows, 8, [&](std::int64_t r0, std::int64_t r1) {
-                std::int64_t count = 0;
-                for (std::int64_t r = r0; r < r1; ++r) {
-                    float* row = sp + r * keys;
-                    const std::int64_t i = g.rowStart + r * g.rowStep;
-                    std::int64_t off = 0, rowAllowed = keys;
-                    for (std::int64_t si = g.segBegin; si < g.segBegin + g.maskedSegments; ++si) {
-                        const std::int64_t cnt = plan.segments[static_cast<std::size_t>(si)].keyCount;
-                        std::int64_t lo = 0, hi = cnt;
-                        plan.range(i, si - g.segBegin, plan.segments[static_cast<std::size_t>(si)], lo, hi);
-                        lo = std::clamp<std::int64_t>(lo, 0, cnt);
-                        hi = std::clamp<std::int64_t>(hi, lo, cnt);
-                        std::fill(row + off, row + off + lo, kMinusInf);
-                        std::fill(row + off + hi, row + off + cnt, kMinusInf);
-                        rowAllowed -= cnt - (hi - lo);
-                        off += cnt;
-                    }
-                    count += rowAllowed;
-                }
-                allowedInGroup += count;
-                if (merge)
-                    expRowsInPlace(sp + r0 * keys, r1 - r0, keys, keys, scale, partMax + r0, partSum + r0);
-                else
-                    softmaxRowsInPlace(sp + r0 * keys, r1 - r0, keys, keys, scale, groupStatus.data() + r0);
-            });
-            allowed += allowedInGroup.load();
-            const at::Tensor vRows = segmentRows(vh, plan, g, keys, gatherV);
-            if (!merge) {
-                at::Tensor outRows = rowView(outH, g.rowStart, g.rowStep, rows);
-                at::mm_out(outRows, s, vRows);
-                for (std::int64_t r = 0; r < rows; ++r)
-                    if (groupStatus[static_cast<std::size_t>(r)]) {
-                        groupStatus[static_cast<std::size_t>(r)] = 0;
-                        rowStatus[g.rowStart + r * g.rowStep] = 1;
-                        ++emptyRows;
-                    }
-            } else {
-                at::Tensor part = partWs.narrow(0, 0, rows * d).view({rows, d});
-                at::mm_out(part, s, vRows);
-                const float* pp = part.data_ptr<float>();
-                for (std::int64_t r = 0; r < rows; ++r) {
-                    const float sum = partSum[r];
-                    if (sum == 0.0f) continue;
-                    const std::int64_t i = g.rowStart + r * g.rowStep;
-                    float* o = op + i * d;
-                    const float* p = pp + r * d;
-                    if (accSum[i] == 0.0f) {
-                        std::memcpy(o, p, static_cast<std::size_t>(d) * sizeof(float));
-                        accMax[i] = partMax[r];
-                        accSum[i] = sum;
-                        continue;
-                    }
-                    const float mx = std::max(accMax[i], partMax[r]);
-                    const float a = std::exp((accMax[i] - mx) * scale), b = std::exp((partMax[r] - mx) * scale);
-                    for (std::int64_t c = 0; c < d; ++c) o[c] = o[c] * a + p[c] * b;
-                    accSum[i] = accSum[i] * a + sum * b;
-                    accMax[i] = mx;
-                }
-            }
-            if ((gi + 1) % kTilesPerCheckpoint == 0) ctx.checkpoint("attention", h, heads);
-        }
-        if (merge) {
-            for (std::int64_t i = 0; i < n; ++i) {
-                float* o = op + i * d;
-                if (accSum[i] == 0.0f) {
-                    std::fill(o, o + d, 0.0f);
-                    rowStatus[i] = 1;
-                    ++emptyRows;
-                    continue;
-                }
-                const float inv = 1.0f / accSum[i];
-                for (std::int64_t c = 0; c < d; ++c) o[c] *= inv;
-            }
-        }
-        if (allowed != eCount && strict)
-            throw EngineError(ErrorCode::Internal, input.slot + ": dense plan of head " + std::to_string(h) + " allows " +
-                                                       std::to_string(allowed) + " entries, the pattern lists " +
-                                                       std::to_string(eCount));
-        flops += 4.0 * static_cast<double>(eCount) * static_cast<double>(d);
-        ctx.checkpoint("attention", h + 1, heads);
     }
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const auto groups = static_cast<std::int64_t>(plans[static_cast<std::size_t>(h)].groups.size());
+        if (merge)
+            items.push_back({h, 0, groups});
+        else
+            for (std::int64_t gi = 0; gi < groups; ++gi) items.push_back({h, gi, gi + 1});
+    }
+
+    const int threads = std::max(1, at::get_num_threads());
+    std::vector<DenseScratch> scratch(static_cast<std::size_t>(threads));
+    std::uint64_t workspaceBytes = 0;
+    for (int t = 0; t < threads; ++t) {
+        DenseScratch& ws = scratch[static_cast<std::size_t>(t)];
+        const std::string tag = input.slot + ".dense" + std::to_string(t);
+        ws.scores = ctx.pool().workspace(tag + ".scores", {maxRows * maxKeys});
+        if (gathers) {
+            ws.gatherK = ctx.pool().workspace(tag + ".k", {maxKeys * d});
+            ws.gatherV = ctx.pool().workspace(tag + ".v", {maxKeys * d});
+        }
+        if (merge) {
+            ws.part = ctx.pool().workspace(tag + ".part", {maxRows * (d + 2) + 2 * n});
+            ws.accMax = ws.part.data_ptr<float>() + maxRows * (d + 2);
+            ws.accSum = ws.accMax + n;
+        }
+        ws.groupStatus.assign(static_cast<std::size_t>(maxRows), 0);
+        workspaceBytes += static_cast<std::uint64_t>(maxRows * maxKeys + (gathers ? 2 * maxKeys * d : 0) +
+                                                     (merge ? maxRows * (d + 2) + 2 * n : 0)) * 4;
+    }
+
+    auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
+    float* outBase = outBuffer->data();
+    const std::int64_t m = k.size(1);
+    const at::Tensor qc = q.contiguous(), kc = k.contiguous(), vc = v.contiguous();
+    const float* qBase = qc.data_ptr<float>();
+    const float* kBase = kc.data_ptr<float>();
+    const float* vBase = vc.data_ptr<float>();
+    PlainTensor status;
+    status.dtype = DType::U8;
+    status.shape = {heads, n};
+    status.u8 = ctx.pool().take<std::uint8_t>(static_cast<std::size_t>(heads * n));
+    status.u8.assign(static_cast<std::size_t>(heads * n), 0);
+
+    std::atomic<bool> stop{false};
+    std::atomic<std::int64_t> itemsDone{0};
+    const auto total = static_cast<std::int64_t>(items.size());
+    {
+        SingleThreadedBlas singleBlas;
+        // Items are claimed one at a time (not split in fixed halves), so that a thread the
+        // scheduler holds back on a busy machine does not leave the other waiting at the end.
+        std::atomic<std::int64_t> next{0};
+        at::parallel_for(0, std::min<std::int64_t>(threads, total), 1, [&](std::int64_t, std::int64_t) {
+            c10::InferenceMode guard;  // the caller's mode is thread-local
+            const int tid = std::min(at::get_thread_num(), threads - 1);
+            DenseScratch& ws = scratch[static_cast<std::size_t>(tid)];
+            for (std::int64_t it = next.fetch_add(1); it < total && !stop.load(std::memory_order_relaxed);
+                 it = next.fetch_add(1)) {
+                const Item& item = items[static_cast<std::size_t>(it)];
+                const std::int64_t h = item.head;
+                const DensePlan& plan = plans[static_cast<std::size_t>(h)];
+                float* op = outBase + h * n * d;
+                if (merge) {
+                    std::memset(op, 0, static_cast<std::size_t>(n * d) * sizeof(float));
+                    std::fill(ws.accMax, ws.accMax + n, kMinusInf);
+                    std::fill(ws.accSum, ws.accSum + n, 0.0f);
+                }
+                const float* qp = qBase + h * n * d;
+                const float* kp = kBase + h * m * d;
+                const float* vp = vBase + h * m * d;
+                std::uint8_t* rowStatus = status.u8.data() + h * n;
+                for (std::int64_t gi = item.group0; gi < item.group1; ++gi)
+                    runDenseGroup(plan, plan.groups[static_cast<std::size_t>(gi)], qp, kp, vp, op, d, scale, merge, ws,
+                                  rowStatus);
+                if (merge) {
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        float* o = op + i * d;
+                        if (ws.accSum[i] == 0.0f) {
+                            std::fill(o, o + d, 0.0f);
+                            rowStatus[i] = 1;
+                            ++ws.emptyRows;
+                            continue;
+                        }
+                        const float inv = 1.0f / ws.accSum[i];
+                        for (std::int64_t c = 0; c < d; ++c) o[c] *= inv;
+                    }
+                }
+                const std::int64_t done = itemsDone.fetch_add(1) + 1;
+                if (tid == 0) {
+                    try {
+                        ctx.checkpoint("attention", done * heads / std::max<std::int64_t>(total, 1), heads);
+                    } catch (...) {
+                        stop = true;
+                        throw;
+                    }
+                }
+            }
+        });
+    }
+
+    std::int64_t emptyRows = 0, entriesComputed = 0, allowed = 0;
+    for (const auto& ws : scratch) {
+        emptyRows += ws.emptyRows;
+        entriesComputed += ws.entries;
+        allowed += ws.allowed;
+    }
+    std::int64_t listed = 0;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const std::int64_t* rowPtr = pattern.rowPtr.data() + (pattern.perHead ? h * n : 0);
+        listed += rowPtr[n] - rowPtr[0];
+    }
+    if (allowed != listed && strict)
+        throw EngineError(ErrorCode::Internal, input.slot + ": dense plan allows " + std::to_string(allowed) +
+                                                   " entries, the pattern lists " + std::to_string(listed));
+    ctx.checkpoint("attention", heads, heads);
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
     result.emptyRowCount = emptyRows;
     if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t st) { return st != 0; }))
         result.rowStatus = std::move(status);
+    else
+        ctx.pool().give(std::move(status.u8));
     auto& c = ctx.counters();
-    c.flops += flops;
+    c.flops += 4.0 * static_cast<double>(listed) * static_cast<double>(d);
     c.entriesComputed += entriesComputed;
     ctx.noteBytes(outBuffer->size() * sizeof(float) + workspaceBytes + static_cast<std::uint64_t>(pattern.nnz()) * 5 +
                   pattern.rowPtr.size() * 8);
@@ -573,17 +770,35 @@ void PatternBuilder::endRow(bool keepDuplicates) {
     }
     m_pattern.rowPtr.push_back(static_cast<std::int64_t>(m_pattern.colIdx.size()));
     m_row.clear();
+    m_sideHoldsLastRow = false;
+}
+
+PatternBuilder::PatternBuilder(BufferPool& pool, std::int64_t rows, std::int64_t cols, bool perHead,
+                               std::int64_t rowSets, std::int64_t reserveEntries) {
+    m_pattern.rows = rows;
+    m_pattern.cols = cols;
+    m_pattern.perHead = perHead;
+    const auto entries = static_cast<std::size_t>(std::max<std::int64_t>(reserveEntries, 0));
+    m_pattern.rowPtr = pool.take<std::int64_t>(static_cast<std::size_t>(std::max<std::int64_t>(rowSets, 1) * rows) + 1);
+    m_pattern.rowPtr.push_back(0);
+    m_pattern.colIdx = pool.take<std::int32_t>(entries);
+    m_pattern.reason = pool.take<std::uint8_t>(entries);
 }
 
 void PatternBuilder::repeatLastRow() {
     auto& rp = m_pattern.rowPtr;
     const auto b = static_cast<std::size_t>(rp[rp.size() - 2]), e = static_cast<std::size_t>(rp.back());
-    const std::size_t len = e - b;
-    m_pattern.colIdx.resize(e + len);
-    m_pattern.reason.resize(e + len);
-    std::copy_n(m_pattern.colIdx.begin() + static_cast<std::ptrdiff_t>(b), len, m_pattern.colIdx.begin() + static_cast<std::ptrdiff_t>(e));
-    std::copy_n(m_pattern.reason.begin() + static_cast<std::ptrdiff_t>(b), len, m_pattern.reason.begin() + static_cast<std::ptrdiff_t>(e));
-    rp.push_back(static_cast<std::int64_t>(e + len));
+    // Copy through a small side buffer: inserting a vector's own range into itself is not allowed.
+    if (!m_sideHoldsLastRow) {
+        m_lastCols.assign(m_pattern.colIdx.begin() + static_cast<std::ptrdiff_t>(b),
+                          m_pattern.colIdx.begin() + static_cast<std::ptrdiff_t>(e));
+        m_lastReasons.assign(m_pattern.reason.begin() + static_cast<std::ptrdiff_t>(b),
+                             m_pattern.reason.begin() + static_cast<std::ptrdiff_t>(e));
+        m_sideHoldsLastRow = true;
+    }
+    m_pattern.colIdx.insert(m_pattern.colIdx.end(), m_lastCols.begin(), m_lastCols.end());
+    m_pattern.reason.insert(m_pattern.reason.end(), m_lastReasons.begin(), m_lastReasons.end());
+    rp.push_back(static_cast<std::int64_t>(m_pattern.colIdx.size()));
 }
 
 SparsePattern PatternBuilder::finish() { return std::move(m_pattern); }

@@ -111,11 +111,38 @@ void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
 class PatternBuilder {
 public:
     PatternBuilder(std::int64_t rows, std::int64_t cols, bool perHead, std::int64_t reserveEntries);
+    /// Takes the CSR vectors from the pool's recycled storage (memory an earlier, released result
+    /// already mapped), so that a steady-state run builds its pattern without page faults.
+    /// rowSets: heads when perHead, else 1.
+    PatternBuilder(BufferPool& pool, std::int64_t rows, std::int64_t cols, bool perHead, std::int64_t rowSets,
+                   std::int64_t reserveEntries);
     void add(std::int64_t key, PatternReason reason) {
         m_row.push_back({static_cast<std::int32_t>(key), static_cast<std::uint8_t>(reason)});
     }
     /// Closes the current row; keepDuplicates = false keeps one entry per key.
     void endRow(bool keepDuplicates = false);
+    /// Appends keys key0, key0 + step, ... (count of them) straight to the current row, without
+    /// sorting: the caller appends a row's keys in ascending order (equal keys only as intended
+    /// duplicates) and closes it with closeRow(). Not to be mixed with add() in one row.
+    void appendRange(std::int64_t key0, std::int64_t step, std::int64_t count, PatternReason reason) {
+        if (count <= 0) return;
+        auto& c = m_pattern.colIdx;
+        const std::size_t old = c.size();
+        c.resize(old + static_cast<std::size_t>(count));
+        std::int32_t* p = c.data() + old;
+        for (std::int64_t t = 0; t < count; ++t) p[t] = static_cast<std::int32_t>(key0 + t * step);
+        m_pattern.reason.resize(old + static_cast<std::size_t>(count), static_cast<std::uint8_t>(reason));
+    }
+    /// Appends one key straight to the current row (see appendRange).
+    void append(std::int64_t key, PatternReason reason) {
+        m_pattern.colIdx.push_back(static_cast<std::int32_t>(key));
+        m_pattern.reason.push_back(static_cast<std::uint8_t>(reason));
+    }
+    /// Closes a row filled with appendRange / append.
+    void closeRow() {
+        m_pattern.rowPtr.push_back(static_cast<std::int64_t>(m_pattern.colIdx.size()));
+        m_sideHoldsLastRow = false;
+    }
     /// Appends a row equal to the last closed row (rows of one query block), without sorting.
     void repeatLastRow();
     SparsePattern finish();
@@ -127,6 +154,9 @@ private:
     };
     SparsePattern m_pattern;
     std::vector<Entry> m_row;
+    std::vector<std::int32_t> m_lastCols;
+    std::vector<std::uint8_t> m_lastReasons;
+    bool m_sideHoldsLastRow = false;  ///< m_lastCols/m_lastReasons equal the last closed row
 };
 
 /// Bytes of a listed pattern with `entries` entries plus its aligned weights, as the budget check
