@@ -64,6 +64,12 @@ std::vector<Case> allCases() {
         {"bigbird b=64 r=3", "bigbird", {{"block", std::int64_t{64}}, {"random", std::int64_t{3}}}},
         {"sparse_strided l=128", "sparse_strided", {{"stride", std::int64_t{128}}}},
         {"sparse_fixed l=128 c=16", "sparse_fixed", {{"block", std::int64_t{128}}, {"summary", std::int64_t{16}}}},
+        // Content-based and approximate variants (issue 4), with the issue's benchmark settings.
+        {"linear", "linear", {}},
+        {"performer m=256", "performer", {{"nb_features", std::int64_t{256}}}},
+        {"linformer k=256", "linformer", {{"k", std::int64_t{256}}}},
+        {"routing w=256", "routing", {{"window_size", std::int64_t{256}}}},
+        {"reformer h=8 c=64", "reformer", {{"n_hashes", std::int64_t{8}}, {"chunk_len", std::int64_t{64}}}},
     };
 }
 
