@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QLoggingCategory>
 
 #include <cmath>
@@ -51,19 +52,36 @@ std::optional<Colormap> Colormap::load(const QString& path, QString* error) {
     return fromCsv(QFileInfo(path).baseName(), file.readAll(), error);
 }
 
-const Colormap& Colormap::viridis() {
-    static const Colormap map = [] {
+const Colormap& Colormap::viridis() { return builtin(QStringLiteral("viridis")); }
+
+QStringList Colormap::builtinNames() {
+    return {QStringLiteral("viridis"), QStringLiteral("magma"), QStringLiteral("cividis"), QStringLiteral("rdbu")};
+}
+
+const Colormap& Colormap::builtin(const QString& name) {
+    // Loaded eagerly, once: function-local statics are thread-safe and references stay valid.
+    static const QHash<QString, Colormap> maps = [] {
         initViewsResources();
-        QString error;
-        if (auto loaded = load(QStringLiteral(":/colormaps/viridis.csv"), &error)) return *loaded;
-        // A missing resource is a build bug; a grey ramp keeps the views usable meanwhile.
-        qCWarning(lcColormap) << "cannot load viridis:" << error;
+        QHash<QString, Colormap> out;
+        for (const QString& n : builtinNames()) {
+            QString error;
+            if (auto loaded = load(QStringLiteral(":/colormaps/%1.csv").arg(n), &error)) {
+                out.insert(n, *loaded);
+                continue;
+            }
+            // A missing resource is a build bug; a grey ramp keeps the views usable meanwhile.
+            qCWarning(lcColormap) << "cannot load" << n << ":" << error;
+        }
         Colormap grey;
         grey.m_name = QStringLiteral("grey");
         for (int i = 0; i < kSize; ++i) grey.m_colors.push_back(qRgb(i, i, i));
-        return grey;
+        out.insert(grey.m_name, grey);
+        return out;
     }();
-    return map;
+    const auto it = maps.constFind(name);
+    if (it != maps.constEnd()) return *it;
+    qCWarning(lcColormap) << "unknown colormap" << name;
+    return *maps.constFind(QStringLiteral("grey"));
 }
 
 QRgb Colormap::map(double t) const {

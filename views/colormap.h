@@ -4,6 +4,7 @@
 #include <QtGui/qrgb.h>
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 #include <optional>
@@ -16,6 +17,13 @@ public:
 
     /// viridis from the resource :/colormaps/viridis.csv; loaded once, thread-safe.
     static const Colormap& viridis();
+    /// A built-in map by file name: "viridis", "magma", "cividis" (sequential) or "rdbu"
+    /// (diverging, index 0 = blue = most negative). Loaded once, thread-safe; unknown names and
+    /// broken resources give a grey ramp named "grey" (a build bug, logged).
+    static const Colormap& builtin(const QString& name);
+    /// Names accepted by builtin(), sequential maps first.
+    static QStringList builtinNames();
+    static bool isDiverging(const QString& name) { return name == QLatin1String("rdbu"); }
 
     /// Parses kSize lines "r,g,b" (0-255; blank lines and '#' comments ignored).
     /// Returns nullopt and sets *error on any other content.

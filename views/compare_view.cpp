@@ -30,6 +30,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
         auto* pane = new HeadHeatmap(this);
         pane->setInspectionState(state);
         pane->setTitlePrefix(QStringLiteral("%1: ").arg(QLatin1String(kPaneNames[i])));
+        pane->setToolbarVisible(false);  // the main window shares the Heatmap tab's choices
         panes->addWidget(pane, 1);
         m_paneStates[static_cast<std::size_t>(i)] = state;
         m_panes[static_cast<std::size_t>(i)] = pane;

@@ -5,7 +5,12 @@
 #include "views/qcp.h"
 #include "views/token_label.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
 #include <QLoggingCategory>
+#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -48,8 +53,11 @@ void styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont) {
 HeadHeatmap::HeadHeatmap(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    buildToolbar();
+    layout->addWidget(m_toolbar);
     m_plot = new QCustomPlot(this);
-    layout->addWidget(m_plot);
+    layout->addWidget(m_plot, 1);
 
     // Scientific figures go on the base colour (white in light themes); axes follow the palette.
     const QColor fg = palette().color(QPalette::Text);
@@ -76,7 +84,8 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QWidget(parent) {
 
     m_colorMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_colorMap->setInterpolate(false);
-    m_colorMap->setTightBoundary(true);
+    // Whole cells at the edges too: a tight boundary would cut the outer rows and columns in half.
+    m_colorMap->setTightBoundary(false);
 
     m_colorScale = new QCPColorScale(m_plot);
     m_body->addElement(1, 2, m_colorScale);
@@ -109,10 +118,14 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QWidget(parent) {
 
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeadHeatmap::onPlotMouseMove);
     connect(m_plot, &QCustomPlot::afterLayout, this, &HeadHeatmap::fitAxisRect);
-    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] {
-        fitRanges();
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
-    });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &HeadHeatmap::resetZoom);
+    connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &HeadHeatmap::onRangeChanged);
+    connect(m_plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &HeadHeatmap::onRangeChanged);
+    // Wheel zoom and drag fire many range changes; the full-resolution region follows once they pause.
+    m_lodTimer = new QTimer(this);
+    m_lodTimer->setSingleShot(true);
+    m_lodTimer->setInterval(40);
+    connect(m_lodTimer, &QTimer::timeout, this, &HeadHeatmap::updateLevelOfDetail);
     // Keyboard focus lands on the plot, so window shortcuts (PgUp/PgDn) work after a click on it.
     m_plot->setFocusPolicy(Qt::StrongFocus);
     setFocusProxy(m_plot);
@@ -134,6 +147,8 @@ void HeadHeatmap::setInspectionState(InspectionState* state) {
 }
 
 void HeadHeatmap::setResult(std::shared_ptr<const engine::RunResult> result) {
+    // Entries are keyed by address: a new result may reuse a freed one's, and old pools cost memory.
+    if (result != m_result) m_cache.clear();
     m_result = std::move(result);
     rebuild();
 }
@@ -150,108 +165,308 @@ const engine::AttentionResult* HeadHeatmap::shownResult() const {
     return &m_result->results[static_cast<std::size_t>(index)];
 }
 
+std::shared_ptr<const HeadMatrix> HeadHeatmap::pooledMatrix(const engine::AttentionResult& r, int head) {
+    const int index = m_state ? m_state->resultIndex() : 0;
+    const std::int64_t side = std::max(r.n, r.m);
+    // Unpooled heads do not depend on the mode: one entry serves both.
+    const PoolMode mode = side > HeadMatrix::kMaxDisplaySide ? m_options.pooling : PoolMode::Max;
+    for (auto it = m_cache.begin(); it != m_cache.end(); ++it) {
+        if (it->run == m_result.get() && it->resultIndex == index && it->head == head && it->mode == mode) {
+            CacheEntry hit = *it;
+            m_cache.erase(it);
+            m_cache.push_front(hit);
+            return hit.matrix;
+        }
+    }
+    ++m_poolingCount;
+    auto matrix = std::make_shared<const HeadMatrix>(HeadMatrix::fromResult(r, head, HeadMatrix::kMaxDisplaySide, mode));
+    m_cache.push_front({m_result.get(), index, head, mode, matrix});
+    while (static_cast<int>(m_cache.size()) > kCacheSize) m_cache.pop_back();
+    return matrix;
+}
+
 void HeadHeatmap::rebuild() {
     clearHover();
     m_markedQuery = m_markedKey = -1;
     m_marker->setVisible(false);
+    m_lodTimer->stop();
     const engine::AttentionResult* r = shownResult();
     const int head = m_state ? m_state->head() : 0;
-    QCPColorMapData* data = m_colorMap->data();
     if (!r || head < 0 || head >= r->heads || r->n <= 0 || r->m <= 0) {
         m_shownHead = -1;
-        m_matrix = HeadMatrix();
-        data->clear();
+        m_pooled.reset();
+        m_shown.reset();
+        m_colorMap->data()->clear();
         m_colorMap->setVisible(false);
         m_title->setText(m_result ? tr("No head to show") : tr("No result yet: press Run (F5)"));
-        m_tokenAxes = false;
+        m_keyTokens = m_queryTokens = false;
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     m_shownHead = head;
-    m_matrix = HeadMatrix::fromResult(*r, head);
-    const int rows = m_matrix.rows(), cols = m_matrix.cols(), f = m_matrix.poolFactor();
+    m_pooled = pooledMatrix(*r, head);
+    m_colorMap->setVisible(true);
+    showMatrix(m_pooled);
+    updateAxes();
+    qCDebug(lcHeatmap) << "showing head" << head << "of" << r->variantId.c_str() << m_pooled->rows() << "x"
+                       << m_pooled->cols();
+}
+
+void HeadHeatmap::showMatrix(std::shared_ptr<const HeadMatrix> matrix) {
+    m_shown = std::move(matrix);
+    const HeadMatrix& mx = *m_shown;
+    const int rows = mx.rows(), cols = mx.cols(), f = mx.poolFactor();
     // Cell centres sit on input indices (the middle of the block when pooled).
     const double offset = (f - 1) / 2.0;
+    const double k0 = static_cast<double>(mx.colOffset()) + offset, q0 = static_cast<double>(mx.rowOffset()) + offset;
+    QCPColorMapData* data = m_colorMap->data();
     data->setSize(cols, rows);
-    data->setRange(QCPRange(offset, (cols - 1) * f + offset), QCPRange(offset, (rows - 1) * f + offset));
+    data->setRange(QCPRange(k0, k0 + (cols - 1) * f), QCPRange(q0, q0 + (rows - 1) * f));
     data->clearAlpha();
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    // Keys outside the pattern keep weightAt's 0 in the data but are drawn blank, so they differ
+    // from attended keys whose weight is ~0 (FORMATS.md §5).
+    if (mx.hasMaskedCells()) {
+        for (int q = 0; q < rows; ++q)
+            for (int k = 0; k < cols; ++k)
+                if (!mx.inPattern(q, k)) data->setAlpha(k, q, 0);
+    }
+    applyColors();
+    updateTitle();
+}
+
+void HeadHeatmap::applyColors() {
+    if (!m_shown || !m_pooled) return;
+    const HeadMatrix& mx = *m_shown;
+    // Sign and range come from the whole head, so zooming in does not change the colours.
+    const bool fixed = m_rangeHi > m_rangeLo;
+    const bool signedData = m_pooled->minValue() < 0.0f || (fixed && m_rangeLo < 0.0);
+    double lo = fixed ? m_rangeLo : std::min(0.0, static_cast<double>(m_pooled->minValue()));
+    double hi = fixed ? m_rangeHi : m_pooled->maxValue();
+    if (!(hi > lo)) hi = lo + 1.0;
+    m_shownColormap = signedData ? QStringLiteral("rdbu") : m_options.colormap;
+    if (signedData) {
+        // Diverging: centred at 0 with a symmetric range (FORMATS.md §5).
+        const double a = std::max({std::abs(lo), std::abs(hi), static_cast<double>(std::abs(m_pooled->minValue()))});
+        lo = -a;
+        hi = a;
+    }
+    m_logShown = m_options.scale == ColorScale::Log && !signedData && hi > 0.0;
+    m_logFloor = 0.0;
+    if (m_logShown) {
+        const double floorValue = std::max(static_cast<double>(m_pooled->minPositive()), hi * kLogFloorRatio);
+        m_logFloor = fixed && m_rangeLo > 0.0 ? std::max(m_rangeLo, floorValue) : floorValue;
+        lo = m_logFloor;
+        if (!(hi > lo)) hi = lo * 10.0;
+    }
+    QCPColorMapData* data = m_colorMap->data();
+    const int rows = mx.rows(), cols = mx.cols();
     for (int q = 0; q < rows; ++q) {
         for (int k = 0; k < cols; ++k) {
-            const float v = m_matrix.at(q, k);
-            data->setCell(k, q, v);
-            // Keys outside the pattern stay 0 in the data (as weightAt says) but are drawn blank,
-            // so they differ from attended keys whose weight is ~0 (FORMATS.md §5).
-            if (!m_matrix.inPattern(q, k)) data->setAlpha(k, q, 0);
-            if (std::isfinite(v)) {
-                lo = std::min(lo, v);
-                hi = std::max(hi, v);
-            }
+            const double v = mx.at(q, k);
+            // Log: zeros would be -inf; they are drawn at the floor, as the legend says.
+            data->setCell(k, q, m_logShown && !(v >= m_logFloor) && !std::isnan(v) ? m_logFloor : v);
         }
     }
-    // Weights are >= 0 for softmax-like variants: anchor the scale at 0 unless some are negative.
-    lo = std::isfinite(lo) ? std::min(lo, 0.0f) : 0.0f;
-    if (!(hi > lo)) hi = lo + 1.0f;
-    m_colorMap->setDataRange(m_rangeHi > m_rangeLo ? QCPRange(m_rangeLo, m_rangeHi) : QCPRange(lo, hi));
-    m_colorScale->axis()->setLabel(m_matrix.hasMaskedCells() ? tr("attention weight (blank: key not in pattern)")
-                                                             : tr("attention weight"));
-    m_colorMap->setVisible(true);
-    updateAxes(r->n, r->m);
+    const QCPColorGradient gradient = gradientFrom(Colormap::builtin(m_shownColormap));
+    m_colorScale->setGradient(gradient);
+    m_colorMap->setGradient(gradient);
+    const auto scaleType = m_logShown ? QCPAxis::stLogarithmic : QCPAxis::stLinear;
+    m_colorScale->setDataScaleType(scaleType);
+    m_colorMap->setDataScaleType(scaleType);
+    if (m_logShown) {
+        m_colorScale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+        m_colorScale->axis()->setNumberFormat(QStringLiteral("eb"));
+        m_colorScale->axis()->setNumberPrecision(0);
+    } else {
+        m_colorScale->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        m_colorScale->axis()->setNumberFormat(QStringLiteral("gb"));
+        m_colorScale->axis()->setNumberPrecision(4);
+    }
+    m_colorMap->setDataRange(QCPRange(lo, hi));
+    m_colorScale->axis()->setLabel(colorBarLabel());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
 
+QString HeadHeatmap::colorBarLabel() const {
+    if (!m_shown) return tr("attention weight");
+    QStringList parts;
+    const int f = m_shown->poolFactor();
+    if (f > 1)
+        parts << (m_shown->poolMode() == PoolMode::Mean ? tr("mean of %1×%1 blocks") : tr("max of %1×%1 blocks")).arg(f);
+    else if (showsRegion())
+        parts << tr("zoomed: full resolution");
+    if (m_logShown) parts << tr("log, zeros at %1").arg(m_logFloor, 0, 'g', 2);
+    else if (m_options.scale == ColorScale::Log && m_shownColormap == QLatin1String("rdbu"))
+        parts << tr("signed: linear");
+    if (m_shown->hasMaskedCells()) parts << tr("blank: key not in pattern");
+    return parts.isEmpty() ? tr("attention weight") : tr("attention weight (%1)").arg(parts.join(QStringLiteral("; ")));
+}
+
+std::pair<double, double> HeadHeatmap::colorRange() const {
+    const QCPRange r = m_colorMap->dataRange();
+    return {r.lower, r.upper};
+}
+
+void HeadHeatmap::updateTitle() {
+    const engine::AttentionResult* r = shownResult();
+    if (!r || !m_pooled) return;
     const QString id = QString::fromStdString(r->variantId);
-    QString name = m_variantNames.value(id, id);
+    const QString name = m_variantNames.value(id, id);
     QStringList params;
     for (const auto& [key, value] : r->params)
         params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
     const QString tokenizer = m_result->input.tokens.empty() ? tr("positions") : QString::fromLatin1(engine::tokenizerName(m_result->input.kind));
-    QString text = m_titlePrefix + tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(head).arg(r->heads).arg(r->n).arg(tokenizer);
-    if (f > 1) text += tr(" — max-pooled %1×%1").arg(f);
-    if (!m_matrix.hasWeights()) text += tr(" — weights not kept");
+    QString text = m_titlePrefix + tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(m_shownHead).arg(r->heads).arg(r->n).arg(tokenizer);
+    const int f = m_pooled->poolFactor();
+    if (showsRegion()) text += tr(" — zoomed region at full resolution");
+    else if (f > 1) text += (m_pooled->poolMode() == PoolMode::Mean ? tr(" — mean-pooled %1×%1") : tr(" — max-pooled %1×%1")).arg(f);
+    if (!m_pooled->hasWeights()) text += tr(" — weights not kept");
     // Parameters on a line of their own, so long lists do not set the window's minimum width.
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
     m_title->setText(text);
-    qCDebug(lcHeatmap) << "showing head" << head << "of" << id << rows << "x" << cols;
+}
+
+void HeadHeatmap::updateAxes() {
+    m_plot->xAxis->setSubTicks(false);
+    m_plot->yAxis->setSubTicks(false);
+    fitRanges();
+    updateTickLabels();
+}
+
+void HeadHeatmap::updateTickLabels() {
+    const engine::AttentionResult* r = shownResult();
+    const auto& tokens = m_result ? m_result->input.tokens : std::vector<engine::Token>{};
+    const auto count = static_cast<std::int64_t>(tokens.size());
+    auto visible = [](QCPAxis* axis) { return axis->range().size(); };
+    // Token text only where it can be read: at most kMaxTokenTicks cells visible, full resolution.
+    const bool fullRes = poolFactor() == 1;
+    const bool keyTokens = r && m_shownHead >= 0 && fullRes && count == r->m && visible(m_plot->xAxis) <= kMaxTokenTicks + 0.5;
+    const bool queryTokens = r && m_shownHead >= 0 && fullRes && count == r->n && visible(m_plot->yAxis) <= kMaxTokenTicks + 0.5;
+    auto setup = [&](QCPAxis* axis, bool useTokens, const QString& tokenLabel, const QString& indexLabel) {
+        QFont tickFont = font();
+        if (useTokens) {
+            const QCPRange range = axis->range();
+            const auto first = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(range.lower)));
+            const auto last = std::min<std::int64_t>(count - 1, static_cast<std::int64_t>(std::floor(range.upper)));
+            const double shown = static_cast<double>(last - first + 1);
+            tickFont.setPointSizeF(std::max(7.0, std::min(9.0, 9.0 - (shown - 32) / 16.0)));
+            auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+            for (std::int64_t i = first; i <= last; ++i) ticker->addTick(static_cast<double>(i), tokenText(i));
+            axis->setTicker(ticker);
+            axis->setLabel(tokenLabel);
+        } else if (!qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker())) {
+            auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+            ticker->setTickStep(1.0);
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // integer indices only
+            axis->setTicker(ticker);
+        }
+        if (!useTokens) axis->setLabel(indexLabel);
+        axis->setTickLabelFont(tickFont);
+    };
+    setup(m_plot->xAxis, keyTokens, tr("key token"), tr("key index"));
+    setup(m_plot->yAxis, queryTokens, tr("query token"), tr("query index"));
+    m_plot->xAxis->setTickLabelRotation(keyTokens ? -90 : 0);
+    m_keyTokens = keyTokens;
+    m_queryTokens = queryTokens;
+}
+
+void HeadHeatmap::onRangeChanged() {
+    if (m_inRangeUpdate) return;
+    const engine::AttentionResult* r = shownResult();
+    if (!r || m_shownHead < 0) return;
+    m_inRangeUpdate = true;
+    // Keep the view on the matrix: no panning past its edges, no zooming out beyond it.
+    auto clamp = [](QCPAxis* axis, double cells) {
+        QCPRange range = axis->range();
+        const double lo = -0.5, hi = cells - 0.5;
+        if (range.size() > hi - lo) range = QCPRange(lo, hi);
+        if (range.size() < 1.0) range = QCPRange(range.center() - 0.5, range.center() + 0.5);
+        if (range.lower < lo) range += lo - range.lower;
+        if (range.upper > hi) range -= range.upper - hi;
+        if (range != axis->range()) axis->setRange(range);
+    };
+    clamp(m_plot->xAxis, static_cast<double>(r->m));
+    clamp(m_plot->yAxis, static_cast<double>(r->n));
+    m_inRangeUpdate = false;
+    updateTickLabels();
+    if (m_pooled && m_pooled->poolFactor() > 1) m_lodTimer->start();
+}
+
+void HeadHeatmap::updateLevelOfDetail() {
+    const engine::AttentionResult* r = shownResult();
+    if (!r || !m_pooled || m_pooled->poolFactor() == 1) return;
+    const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
+    const auto k0 = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(x.lower + 0.5)));
+    const auto k1 = std::min<std::int64_t>(r->m - 1, static_cast<std::int64_t>(std::ceil(x.upper - 0.5)));
+    const auto q0 = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(y.lower + 0.5)));
+    const auto q1 = std::min<std::int64_t>(r->n - 1, static_cast<std::int64_t>(std::ceil(y.upper - 0.5)));
+    const std::int64_t side = HeadMatrix::kMaxDisplaySide;
+    const bool small = k1 - k0 + 1 <= side && q1 - q0 + 1 <= side;
+    if (!small) {
+        if (showsRegion()) {
+            showMatrix(m_pooled);
+            updateTickLabels();
+        }
+        return;
+    }
+    if (showsRegion() && m_shown->colOffset() <= k0 && m_shown->rowOffset() <= q0 &&
+        m_shown->colOffset() + m_shown->cols() > k1 && m_shown->rowOffset() + m_shown->rows() > q1)
+        return;  // the region drawn already covers the view
+    // Load up to `side` cells around the view, so small pans need no new region.
+    auto window = [side](std::int64_t a, std::int64_t b, std::int64_t total) {
+        const std::int64_t want = std::min(side, total);
+        std::int64_t start = std::clamp<std::int64_t>((a + b) / 2 - want / 2, 0, total - want);
+        return std::pair<std::int64_t, std::int64_t>(start, want);
+    };
+    const auto [rc0, rcn] = window(k0, k1, r->m);
+    const auto [rr0, rrn] = window(q0, q1, r->n);
+    showMatrix(std::make_shared<const HeadMatrix>(HeadMatrix::fromRegion(*r, m_shownHead, rr0, rc0, rrn, rcn)));
+    updateTickLabels();
+}
+
+void HeadHeatmap::setVisibleRange(double keyLo, double keyHi, double queryLo, double queryHi) {
+    m_inRangeUpdate = true;
+    m_plot->xAxis->setRange(keyLo - 0.5, keyHi + 0.5);
+    m_plot->yAxis->setRange(queryLo - 0.5, queryHi + 0.5);
+    m_inRangeUpdate = false;
+    onRangeChanged();
+    m_lodTimer->stop();
+    updateLevelOfDetail();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void HeadHeatmap::updateAxes(std::int64_t n, std::int64_t m) {
-    const auto& tokens = m_result->input.tokens;
-    m_tokenAxes = poolFactor() == 1 && n <= kMaxTokenTicks && m <= kMaxTokenTicks &&
-                  static_cast<std::int64_t>(tokens.size()) == n && n == m;
-    QFont tickFont = font();
-    if (m_tokenAxes) {
-        tickFont.setPointSizeF(std::max(7.0, std::min(9.0, 9.0 - (n - 32) / 16.0)));
-        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-        for (std::int64_t i = 0; i < n; ++i) ticker->addTick(static_cast<double>(i), tokenText(i));
-        m_plot->xAxis->setTicker(ticker);
-        m_plot->yAxis->setTicker(ticker);
-        m_plot->xAxis->setTickLabelRotation(-90);
-        m_plot->xAxis->setSubTicks(false);
-        m_plot->yAxis->setSubTicks(false);
-        m_plot->xAxis->setLabel(tr("key token"));
-        m_plot->yAxis->setLabel(tr("query token"));
-    } else {
-        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-        ticker->setTickStep(1.0);
-        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // integer indices only
-        m_plot->xAxis->setTicker(ticker);
-        m_plot->yAxis->setTicker(ticker);
-        m_plot->xAxis->setTickLabelRotation(0);
-        m_plot->xAxis->setSubTicks(false);
-        m_plot->yAxis->setSubTicks(false);
-        m_plot->xAxis->setLabel(tr("key index"));
-        m_plot->yAxis->setLabel(tr("query index"));
-    }
-    m_plot->xAxis->setTickLabelFont(tickFont);
-    m_plot->yAxis->setTickLabelFont(tickFont);
+std::pair<double, double> HeadHeatmap::visibleKeyRange() const {
+    const QCPRange r = m_plot->xAxis->range();
+    return {r.lower + 0.5, r.upper - 0.5};
+}
+
+std::pair<double, double> HeadHeatmap::visibleQueryRange() const {
+    const QCPRange r = m_plot->yAxis->range();
+    return {r.lower + 0.5, r.upper - 0.5};
+}
+
+void HeadHeatmap::zoomBy(double factor) {
+    if (m_shownHead < 0 || !(factor > 0.0)) return;
+    m_plot->xAxis->scaleRange(factor);
+    m_plot->yAxis->scaleRange(factor);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadHeatmap::resetZoom() {
     fitRanges();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void HeadHeatmap::fitRanges() {
     const engine::AttentionResult* r = shownResult();
     const bool shown = r && m_shownHead >= 0;
+    m_inRangeUpdate = true;
     m_plot->xAxis->setRange(-0.5, shown ? static_cast<double>(r->m) - 0.5 : 0.5);
     m_plot->yAxis->setRange(-0.5, shown ? static_cast<double>(r->n) - 0.5 : 0.5);
+    m_inRangeUpdate = false;
+    if (!shown) return;
+    if (showsRegion()) showMatrix(m_pooled);
+    updateTickLabels();
 }
 
 void HeadHeatmap::fitAxisRect() {
@@ -284,12 +499,87 @@ void HeadHeatmap::setTitlePrefix(const QString& prefix) {
 void HeadHeatmap::setValueRange(double lo, double hi) {
     m_rangeLo = lo;
     m_rangeHi = hi;
-    if (hi > lo && m_shownHead >= 0) {
-        m_colorMap->setDataRange(QCPRange(lo, hi));
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
-    } else {
-        rebuild();
+    if (m_shownHead >= 0) applyColors();
+}
+
+void HeadHeatmap::setOptions(const HeatmapOptions& options) {
+    if (options == m_options) return;
+    const bool poolingChanged = options.pooling != m_options.pooling;
+    m_options = options;
+    if (!Colormap::builtinNames().contains(m_options.colormap)) m_options.colormap = QStringLiteral("viridis");
+    syncToolbar();
+    if (m_shownHead < 0) return;
+    if (poolingChanged && m_pooled && m_pooled->poolFactor() > 1) {
+        // Re-pool (or take the cached pooling) but keep the zoom.
+        const auto x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
+        const bool region = showsRegion();
+        m_pooled = pooledMatrix(*shownResult(), m_shownHead);
+        if (!region) showMatrix(m_pooled);
+        m_inRangeUpdate = true;
+        m_plot->xAxis->setRange(x);
+        m_plot->yAxis->setRange(y);
+        m_inRangeUpdate = false;
+        if (region) applyColors();
+        updateTitle();
+        return;
     }
+    applyColors();
+    updateTitle();
+}
+
+void HeadHeatmap::setToolbarVisible(bool visible) { m_toolbar->setVisible(visible); }
+
+void HeadHeatmap::buildToolbar() {
+    m_toolbar = new QWidget(this);
+    // Controls are not part of exported figures (app/gui/export).
+    m_toolbar->setProperty("attnscopeExportSkip", true);
+    auto* row = new QHBoxLayout(m_toolbar);
+    row->setContentsMargins(4, 0, 4, 0);
+    auto addCombo = [&](const QString& label, const QString& tip) {
+        auto* text = new QLabel(label, m_toolbar);
+        auto* combo = new QComboBox(m_toolbar);
+        combo->setToolTip(tip);
+        text->setBuddy(combo);
+        row->addWidget(text);
+        row->addWidget(combo);
+        return combo;
+    };
+    m_colormapCombo = addCombo(tr("&Colours"), tr("Colour map; heads with negative weights always use the diverging RdBu map, centred at 0"));
+    m_colormapCombo->addItem(tr("viridis"), QStringLiteral("viridis"));
+    m_colormapCombo->addItem(tr("magma"), QStringLiteral("magma"));
+    m_colormapCombo->addItem(tr("cividis"), QStringLiteral("cividis"));
+    m_colormapCombo->addItem(tr("RdBu (diverging)"), QStringLiteral("rdbu"));
+    m_scaleCombo = addCombo(tr("&Scale"), tr("Linear or logarithmic colour scale; the log scale draws zeros at a small floor"));
+    m_scaleCombo->addItem(tr("linear"), static_cast<int>(ColorScale::Linear));
+    m_scaleCombo->addItem(tr("log"), static_cast<int>(ColorScale::Log));
+    m_poolingCombo = addCombo(tr("&Pooling"), tr("How a cell summarises its block when a head has more than %1 tokens per side")
+                                                  .arg(HeadMatrix::kMaxDisplaySide));
+    m_poolingCombo->addItem(tr("block max"), static_cast<int>(PoolMode::Max));
+    m_poolingCombo->addItem(tr("block mean"), static_cast<int>(PoolMode::Mean));
+    row->addStretch(1);
+    auto* hint = new QLabel(tr("wheel or +/− zoom · drag pans · double-click resets"), m_toolbar);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    row->addWidget(hint);
+    syncToolbar();
+    for (QComboBox* combo : {m_colormapCombo, m_scaleCombo, m_poolingCombo})
+        connect(combo, &QComboBox::activated, this, &HeadHeatmap::onToolbarChanged);
+}
+
+void HeadHeatmap::syncToolbar() {
+    const QSignalBlocker b1(m_colormapCombo), b2(m_scaleCombo), b3(m_poolingCombo);
+    m_colormapCombo->setCurrentIndex(std::max(0, m_colormapCombo->findData(m_options.colormap)));
+    m_scaleCombo->setCurrentIndex(std::max(0, m_scaleCombo->findData(static_cast<int>(m_options.scale))));
+    m_poolingCombo->setCurrentIndex(std::max(0, m_poolingCombo->findData(static_cast<int>(m_options.pooling))));
+}
+
+void HeadHeatmap::onToolbarChanged() {
+    HeatmapOptions options;
+    options.colormap = m_colormapCombo->currentData().toString();
+    options.scale = static_cast<ColorScale>(m_scaleCombo->currentData().toInt());
+    options.pooling = static_cast<PoolMode>(m_poolingCombo->currentData().toInt());
+    if (options == m_options) return;
+    setOptions(options);
+    Q_EMIT optionsChanged(m_options);
 }
 
 void HeadHeatmap::setMarkedCell(int query, int key) {
@@ -336,9 +626,14 @@ QString HeadHeatmap::hoverText(int query, int key) const {
         return token.isEmpty() ? QStringLiteral("%1 %2").arg(role).arg(index)
                                : QStringLiteral("%1 %2 '%3'").arg(role).arg(index).arg(token);
     };
-    const int f = poolFactor();
-    const double w = m_matrix.at(query / f, key / f);
-    const bool attended = m_matrix.inPattern(query / f, key / f);
+    // The zoomed region when it holds the cell, else the whole (maybe pooled) head.
+    const bool inRegion = showsRegion() && query >= m_shown->rowOffset() && key >= m_shown->colOffset() &&
+                          query < m_shown->rowOffset() + m_shown->rows() && key < m_shown->colOffset() + m_shown->cols();
+    const HeadMatrix& mx = inRegion ? *m_shown : *m_pooled;
+    const int f = mx.poolFactor();
+    const auto qi = static_cast<int>((query - mx.rowOffset()) / f), ki = static_cast<int>((key - mx.colOffset()) / f);
+    const double w = mx.at(qi, ki);
+    const bool attended = mx.inPattern(qi, ki);
     if (f == 1 && !attended)
         return tr("%1 → %2: not in the pattern").arg(describe(tr("query"), query), describe(tr("key"), key));
     if (f == 1)
@@ -347,7 +642,13 @@ QString HeadHeatmap::hoverText(int query, int key) const {
             .arg(w, 0, 'f', 4);
     const int q0 = query / f * f, k0 = key / f * f;
     const int q1 = std::min<int>(q0 + f, r->n) - 1, k1 = std::min<int>(k0 + f, r->m) - 1;
-    return tr("queries %1–%2 → keys %3–%4: max weight %5").arg(q0).arg(q1).arg(k0).arg(k1).arg(w, 0, 'f', 4);
+    return (mx.poolMode() == PoolMode::Mean ? tr("queries %1–%2 → keys %3–%4: mean weight %5")
+                                             : tr("queries %1–%2 → keys %3–%4: max weight %5"))
+        .arg(q0)
+        .arg(q1)
+        .arg(k0)
+        .arg(k1)
+        .arg(w, 0, 'f', 4);
 }
 
 void HeadHeatmap::onPlotMouseMove(QMouseEvent* event) {
@@ -381,6 +682,15 @@ void HeadHeatmap::clearHover() {
 
 bool HeadHeatmap::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_plot && event->type() == QEvent::Leave) clearHover();
+    if (watched == m_plot && event->type() == QEvent::KeyPress) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        const bool in = key->matches(QKeySequence::ZoomIn) || key->key() == Qt::Key_Plus || key->key() == Qt::Key_Equal;
+        const bool out = key->matches(QKeySequence::ZoomOut) || key->key() == Qt::Key_Minus;
+        if (in || out) {
+            zoomBy(in ? kKeyZoomFactor : 1.0 / kKeyZoomFactor);
+            return true;
+        }
+    }
     return QWidget::eventFilter(watched, event);
 }
 

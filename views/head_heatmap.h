@@ -1,7 +1,9 @@
 #pragma once
-// One head's n x m attention weights as a colour map with a colour bar and token tooltips.
+// One head's n x m attention weights as a colour map with a colour bar and token tooltips; zoom
+// and pan, a colour map / scale / pooling toolbar, and level of detail for long inputs.
 
 #include "views/head_matrix.h"
+#include "views/heatmap_options.h"
 
 #include <attnscope/types.h>
 
@@ -10,7 +12,9 @@
 #include <QString>
 #include <QWidget>
 
+#include <deque>
 #include <memory>
+#include <utility>
 
 class QCustomPlot;
 class QCPColorMap;
@@ -19,7 +23,9 @@ class QCPColorScale;
 class QCPItemRect;
 class QCPLayoutGrid;
 class QCPTextElement;
+class QComboBox;
 class QMouseEvent;
+class QTimer;
 
 namespace attnscope::views {
 
@@ -28,8 +34,15 @@ class InspectionState;
 class HeadHeatmap : public QWidget {
     Q_OBJECT
 public:
-    /// Axes show token text up to this many queries/keys, indices above it.
+    /// An axis shows token text while at most this many queries/keys are visible, indices above.
     static constexpr int kMaxTokenTicks = 64;
+    /// The log scale's floor relative to the largest value: zeros and smaller weights are drawn
+    /// at max(smallest positive weight, kLogFloorRatio x max) (FORMATS.md §5).
+    static constexpr double kLogFloorRatio = 1e-6;
+    /// Pooled heads cached per (result, variant, head, mode), so switching back is free.
+    static constexpr int kCacheSize = 6;
+    /// Zoom factor of one +/- key press (the visible span is multiplied by it or divided by it).
+    static constexpr double kKeyZoomFactor = 0.8;
 
     explicit HeadHeatmap(QWidget* parent = nullptr);
     ~HeadHeatmap() override;
@@ -49,8 +62,15 @@ public:
     void setMarkedCell(int query, int key);
     int markedQuery() const { return m_markedQuery; }
     int markedKey() const { return m_markedKey; }
-    /// Largest value of the shown matrix (0 when nothing is shown).
-    float matrixMax() const { return m_matrix.maxValue(); }
+    /// Largest value of the shown head (0 when nothing is shown).
+    float matrixMax() const { return m_pooled ? m_pooled->maxValue() : 0.0f; }
+
+    /// Colour map, scale and pooling; the toolbar shows them. Emits nothing (setters are not intents).
+    void setOptions(const HeatmapOptions& options);
+    const HeatmapOptions& options() const { return m_options; }
+    /// The colour/scale/pooling toolbar above the plot (the compare view's panes hide theirs).
+    void setToolbarVisible(bool visible);
+    QWidget* toolbar() const { return m_toolbar; }
 
     const std::shared_ptr<const engine::RunResult>& result() const { return m_result; }
     QCustomPlot* plot() const { return m_plot; }
@@ -60,24 +80,79 @@ public:
     const QCPColorMapData* colorData() const;
     QSize dataSize() const;  ///< width = key cells, height = query cells; empty when nothing is shown
     double cellValue(int query, int key) const;  ///< NaN outside dataSize()
-    int poolFactor() const { return m_matrix.poolFactor(); }
+    /// Pool factor of the drawn cells: 1 when the head is small or a zoomed region is drawn at
+    /// full resolution.
+    int poolFactor() const { return m_shown ? m_shown->poolFactor() : 1; }
+    /// Pool factor of the whole head (what the unzoomed view draws).
+    int headPoolFactor() const { return m_pooled ? m_pooled->poolFactor() : 1; }
+    /// Input indices of drawn cell (0, 0): non-zero while a zoomed region is drawn.
+    std::int64_t shownRowOffset() const { return m_shown ? m_shown->rowOffset() : 0; }
+    std::int64_t shownColOffset() const { return m_shown ? m_shown->colOffset() : 0; }
+    /// True while a zoomed-in region of a pooled head is drawn at full resolution.
+    bool showsRegion() const { return m_shown && m_shown != m_pooled; }
+    /// How often a head was pooled since construction (cache misses), for the LOD cache test.
+    int poolingCount() const { return m_poolingCount; }
     int shownHead() const { return m_shownHead; }  ///< -1 when nothing is shown
-    bool tokenAxes() const { return m_tokenAxes; }
+    /// True when both axes show token text (at most kMaxTokenTicks visible on each).
+    bool tokenAxes() const { return m_keyTokens && m_queryTokens; }
+    bool keyAxisShowsTokens() const { return m_keyTokens; }
+    bool queryAxisShowsTokens() const { return m_queryTokens; }
+    /// The colour map actually drawn: "rdbu" whenever the head has negative weights.
+    QString shownColormap() const { return m_shownColormap; }
+    /// True when the log scale is drawn (asked for, and the head has no negative weights).
+    bool logScaleShown() const { return m_logShown; }
+    /// Value drawn for zeros under the log scale (0 when the linear scale is drawn).
+    double logFloor() const { return m_logFloor; }
+    /// The colour range [lower, upper] of the drawn data.
+    std::pair<double, double> colorRange() const;
+    QString colorBarLabel() const;
+    /// Visible input ranges [first, last] of keys (x) and queries (y), in cell-centre units.
+    std::pair<double, double> visibleKeyRange() const;
+    std::pair<double, double> visibleQueryRange() const;
+    /// Shows keys [keyLo, keyHi] x queries [queryLo, queryHi] (cell-centre coordinates) and
+    /// updates labels and level of detail at once.
+    void setVisibleRange(double keyLo, double keyHi, double queryLo, double queryHi);
     QString title() const;
     /// Plain-text tooltip of a (query, key) cell in input indices:
     /// "query 3 'it' → key 1 'cat': weight 0.1234".
     QString hoverText(int query, int key) const;
 
+public Q_SLOTS:
+    /// Multiplies the visible span of both axes by `factor` around the centre (< 1 zooms in).
+    void zoomBy(double factor);
+    /// Shows the whole head.
+    void resetZoom();
+
 Q_SIGNALS:
     /// Intent: the pointer is over (query, key) in input indices; (-1, -1) when it left.
     void cellHovered(int query, int key);
+    /// Intent: the user picked another colour map, scale or pooling in the toolbar.
+    void optionsChanged(const attnscope::views::HeatmapOptions& options);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    struct CacheEntry {
+        const engine::RunResult* run = nullptr;
+        int resultIndex = -1;
+        int head = -1;
+        PoolMode mode = PoolMode::Max;
+        std::shared_ptr<const HeadMatrix> matrix;
+    };
+
+    void buildToolbar();
+    void syncToolbar();
+    void onToolbarChanged();
     void rebuild();
-    void updateAxes(std::int64_t n, std::int64_t m);
+    std::shared_ptr<const HeadMatrix> pooledMatrix(const engine::AttentionResult& r, int head);
+    void showMatrix(std::shared_ptr<const HeadMatrix> matrix);
+    void applyColors();
+    void updateTitle();
+    void updateAxes();
+    void updateTickLabels();
+    void onRangeChanged();
+    void updateLevelOfDetail();
     void fitRanges();
     void fitAxisRect();
     void onPlotMouseMove(QMouseEvent* event);
@@ -96,12 +171,26 @@ private:
     int m_markedQuery = -1;
     int m_markedKey = -1;
     QCPLayoutGrid* m_body = nullptr;
+    QWidget* m_toolbar = nullptr;
+    QComboBox* m_colormapCombo = nullptr;
+    QComboBox* m_scaleCombo = nullptr;
+    QComboBox* m_poolingCombo = nullptr;
+    QTimer* m_lodTimer = nullptr;
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
     QHash<QString, QString> m_variantNames;
-    HeadMatrix m_matrix;
+    HeatmapOptions m_options;
+    std::deque<CacheEntry> m_cache;  // most recent first
+    std::shared_ptr<const HeadMatrix> m_pooled;  // the whole head
+    std::shared_ptr<const HeadMatrix> m_shown;   // m_pooled or a full-resolution region of it
+    int m_poolingCount = 0;
     int m_shownHead = -1;
-    bool m_tokenAxes = false;
+    bool m_keyTokens = false;
+    bool m_queryTokens = false;
+    bool m_inRangeUpdate = false;
+    QString m_shownColormap;
+    bool m_logShown = false;
+    double m_logFloor = 0;
     int m_hoverQuery = -1;
     int m_hoverKey = -1;
 };

@@ -1,5 +1,8 @@
 #pragma once
-// One head's attention weights as a dense matrix for display, max-pooled when large.
+// One head's attention weights as a dense matrix for display: the whole head, block-pooled
+// (max or mean) when large, or a full-resolution region of it (the zoomed-in heatmap).
+
+#include "views/heatmap_options.h"
 
 #include <attnscope/types.h>
 
@@ -15,17 +18,31 @@ public:
     static constexpr int kMaxDisplaySide = 2048;
 
     /// weights of `head`: [rows, cols] = [ceil(n / f), ceil(m / f)] where the pool factor
-    /// f = ceil(max(n, m) / maxSide); each cell holds the max over its f x f block. Keys listed
-    /// twice in a pattern row count twice (same as AttentionResult::weightAt). Rows without weights
-    /// (empty rows, WeightsLayout::None, an out-of-range head) are zeros.
-    static HeadMatrix fromResult(const engine::AttentionResult& result, int head, int maxSide = kMaxDisplaySide);
+    /// f = ceil(max(n, m) / maxSide); each cell holds the max (or the mean) over its f x f block;
+    /// edge blocks are smaller and average over the cells they have. Keys listed twice in a
+    /// pattern row count twice (same as AttentionResult::weightAt); keys outside the pattern count
+    /// as 0. Rows without weights (empty rows, WeightsLayout::None, an out-of-range head) are zeros.
+    static HeadMatrix fromResult(const engine::AttentionResult& result, int head, int maxSide = kMaxDisplaySide,
+                                 PoolMode mode = PoolMode::Max);
+    /// Queries [row0, row0 + rows) x keys [col0, col0 + cols) of `head` at full resolution
+    /// (poolFactor() 1), clamped to the matrix. Cost is O(rows x cols), plus the pattern's
+    /// entries of those rows for sparse layouts.
+    static HeadMatrix fromRegion(const engine::AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
+                                 std::int64_t rows, std::int64_t cols);
 
     int rows() const { return m_rows; }
     int cols() const { return m_cols; }
+    /// Input indices of cell (0, 0)'s first query and key (non-zero for regions).
+    std::int64_t rowOffset() const { return m_rowOffset; }
+    std::int64_t colOffset() const { return m_colOffset; }
     int poolFactor() const { return m_poolFactor; }
+    PoolMode poolMode() const { return m_poolMode; }
     /// False when the result kept no weights (the matrix is all zeros then).
     bool hasWeights() const { return m_hasWeights; }
     float maxValue() const { return m_max; }
+    float minValue() const { return m_min; }
+    /// Smallest value > 0, or 0 when there is none (the log scale's natural floor).
+    float minPositive() const { return m_minPositive; }
     float at(int row, int col) const { return m_values[static_cast<std::size_t>(row) * m_cols + col]; }
     const std::vector<float>& values() const { return m_values; }
     /// False when the result's pattern excludes every (query, key) of the cell, so views can tell
@@ -37,13 +54,22 @@ public:
     bool hasMaskedCells() const { return m_hasMaskedCells; }
 
 private:
-    void markPattern(const engine::SparsePattern& pattern, int head, std::int64_t n, std::int64_t m);
+    /// Pools queries [r0, r0 + nr) x keys [c0, c0 + nc) by f.
+    static HeadMatrix build(const engine::AttentionResult& result, int head, std::int64_t r0, std::int64_t c0,
+                            std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode);
+    void markPattern(const engine::SparsePattern& pattern, int head, std::int64_t n, std::int64_t m, std::int64_t nr,
+                     std::int64_t nc);
 
     int m_rows = 0;
     int m_cols = 0;
+    std::int64_t m_rowOffset = 0;
+    std::int64_t m_colOffset = 0;
     int m_poolFactor = 1;
+    PoolMode m_poolMode = PoolMode::Max;
     bool m_hasWeights = false;
     float m_max = 0.0f;
+    float m_min = 0.0f;
+    float m_minPositive = 0.0f;
     bool m_hasMaskedCells = false;
     std::vector<float> m_values;            // [m_rows, m_cols] row-major
     std::vector<std::uint8_t> m_inPattern;  // [m_rows, m_cols]; empty = every cell is in the pattern

@@ -1,6 +1,7 @@
 #include "gui/app_settings.h"
 
 #include <QSettings>
+#include <QStringList>
 
 #include <limits>
 
@@ -15,6 +16,17 @@ constexpr char kSeedKey[] = "run/seed";
 constexpr char kGeometryKey[] = "window/geometry";
 constexpr char kStateKey[] = "window/state";
 constexpr char kStateVersionKey[] = "window/stateVersion";
+constexpr char kHeatmapColormapKey[] = "heatmap/colormap";
+constexpr char kHeatmapScaleKey[] = "heatmap/scale";
+constexpr char kHeatmapPoolingKey[] = "heatmap/pooling";
+constexpr char kExportDpiKey[] = "export/dpi";
+constexpr char kExportFolderKey[] = "export/folder";
+
+/// `fallback` unless the stored text is one of `allowed`.
+QString readChoice(QSettings& s, const char* key, const QString& fallback, const QStringList& allowed) {
+    const QString v = s.value(QLatin1String(key), fallback).toString();
+    return allowed.contains(v) ? v : fallback;
+}
 
 int readInt(QSettings& s, const char* key, int fallback, int lo, int hi) {
     bool ok = false;
@@ -33,6 +45,12 @@ AppSettings AppSettings::load(QSettings& s) {
     out.heads = readInt(s, kHeadsKey, out.heads, 1, 64);
     out.headDim = readInt(s, kHeadDimKey, out.headDim, 1, 1024);
     out.seed = readInt(s, kSeedKey, out.seed, 0, std::numeric_limits<int>::max());
+    out.heatmapColormap = readChoice(s, kHeatmapColormapKey, out.heatmapColormap,
+                                     {QStringLiteral("viridis"), QStringLiteral("magma"), QStringLiteral("cividis"), QStringLiteral("rdbu")});
+    out.heatmapScale = readChoice(s, kHeatmapScaleKey, out.heatmapScale, {QStringLiteral("linear"), QStringLiteral("log")});
+    out.heatmapPooling = readChoice(s, kHeatmapPoolingKey, out.heatmapPooling, {QStringLiteral("max"), QStringLiteral("mean")});
+    out.exportDpi = readInt(s, kExportDpiKey, out.exportDpi, 72, 1200);
+    out.exportFolder = s.value(QLatin1String(kExportFolderKey), out.exportFolder).toString();
     out.windowGeometry = s.value(QLatin1String(kGeometryKey)).toByteArray();
     // A state saved by another layout version would misplace docks: drop it.
     if (s.value(QLatin1String(kStateVersionKey)).toInt() == kWindowStateVersion)
@@ -46,6 +64,11 @@ void AppSettings::save(QSettings& s) const {
     s.setValue(QLatin1String(kHeadsKey), heads);
     s.setValue(QLatin1String(kHeadDimKey), headDim);
     s.setValue(QLatin1String(kSeedKey), seed);
+    s.setValue(QLatin1String(kHeatmapColormapKey), heatmapColormap);
+    s.setValue(QLatin1String(kHeatmapScaleKey), heatmapScale);
+    s.setValue(QLatin1String(kHeatmapPoolingKey), heatmapPooling);
+    s.setValue(QLatin1String(kExportDpiKey), exportDpi);
+    s.setValue(QLatin1String(kExportFolderKey), exportFolder);
     s.setValue(QLatin1String(kGeometryKey), windowGeometry);
     s.setValue(QLatin1String(kStateKey), windowState);
     s.setValue(QLatin1String(kStateVersionKey), kWindowStateVersion);

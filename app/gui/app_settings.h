@@ -20,6 +20,11 @@ struct AppSettings {
     int seed = 0;
     QByteArray windowGeometry;
     QByteArray windowState;  ///< QMainWindow::saveState(kWindowStateVersion)
+    QString heatmapColormap = QStringLiteral("viridis");  ///< a views::Colormap::builtin() name
+    QString heatmapScale = QStringLiteral("linear");      ///< "linear" | "log"
+    QString heatmapPooling = QStringLiteral("max");       ///< "max" | "mean"
+    int exportDpi = 300;                                  ///< PNG figures, 72-1200
+    QString exportFolder;                                 ///< last folder of an export; empty = home
 
     /// Missing or invalid values keep their defaults.
     static AppSettings load(QSettings& settings);
@@ -28,7 +33,9 @@ struct AppSettings {
     friend bool operator==(const AppSettings& a, const AppSettings& b) {
         return a.tokenizer == b.tokenizer && a.variantId == b.variantId && a.heads == b.heads &&
                a.headDim == b.headDim && a.seed == b.seed && a.windowGeometry == b.windowGeometry &&
-               a.windowState == b.windowState;
+               a.windowState == b.windowState && a.heatmapColormap == b.heatmapColormap &&
+               a.heatmapScale == b.heatmapScale && a.heatmapPooling == b.heatmapPooling && a.exportDpi == b.exportDpi &&
+               a.exportFolder == b.exportFolder;
     }
 };
 

@@ -7,6 +7,8 @@
 #include "gui/main_window.h"
 
 #include "views/compare_view.h"
+#include "views/diagnostics/approximation_view.h"
+#include "views/diagnostics/diagnostics_stack.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 
@@ -70,7 +72,7 @@ int main(int argc, char** argv) {
                                            QStringLiteral("Select this variant id (see attnscope-cli variants)."),
                                            QStringLiteral("ID"));
     const QCommandLineOption viewOption(QStringLiteral("view"),
-                                        QStringLiteral("Show this view: heatmap (default), mask or compare."),
+                                        QStringLiteral("Show this view: heatmap (default), mask, compare or diagnostics."),
                                         QStringLiteral("VIEW"));
     const QCommandLineOption compareOption(
         QStringLiteral("compare"), QStringLiteral("The \"Compare with\" variant id (the compare view runs both)."),
@@ -90,6 +92,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption keyOption(
         QStringLiteral("key"), QStringLiteral("Compare view: with --query, hover the cell (query, key) (screenshots)."),
         QStringLiteral("J"));
+    const QCommandLineOption errorCurveOption(
+        QStringLiteral("error-curve"),
+        QStringLiteral("Diagnostics view: compute the approximation error curve before the screenshot."));
+    parser.addOption(errorCurveOption);
     const QCommandLineOption maskWeightsOption(QStringLiteral("mask-weights"),
                                                QStringLiteral("Mask view: shade allowed cells by their weights."));
     parser.addOptions({viewOption, compareOption, paramOption, compareParamOption, headOption, queryOption,
@@ -129,8 +135,10 @@ int main(int argc, char** argv) {
         options.initialView = MainWindow::View::Mask;
     } else if (view == QLatin1String("compare")) {
         options.initialView = MainWindow::View::Compare;
+    } else if (view == QLatin1String("diagnostics")) {
+        options.initialView = MainWindow::View::Diagnostics;
     } else if (!view.isEmpty() && view != QLatin1String("heatmap")) {
-        printError(QStringLiteral("--view %1: expected heatmap, mask or compare").arg(view));
+        printError(QStringLiteral("--view %1: expected heatmap, mask, compare or diagnostics").arg(view));
         return 2;
     }
     options.compareVariant = parser.value(compareOption);
@@ -150,23 +158,42 @@ int main(int argc, char** argv) {
     MainWindow window(&runner, settings, options);
     window.maskView()->setShowWeights(parser.isSet(maskWeightsOption));
 
+    const auto grabLater = [&] {
+        QTimer::singleShot(kScreenshotSettleMs, &window, [&] {
+            const QImage image = window.grab().toImage();
+            if (!image.save(screenshotPath, "PNG")) {
+                printError(QStringLiteral("cannot write %1").arg(screenshotPath));
+                QApplication::exit(1);
+                return;
+            }
+            QApplication::exit(0);
+        });
+    };
     if (screenshot) {
         window.resize(kScreenshotWidth, kScreenshotHeight);
         QObject::connect(&window, &MainWindow::resultShown, &window, [&] {
             // The result of the first request may be superseded by the compare tab's pair.
             if (window.currentView() == MainWindow::View::Compare && window.lastResult()->results.size() < 2) return;
+            // The Diagnostics tab of an approximating variant waits for its `full` reference.
+            if (window.currentView() == MainWindow::View::Diagnostics &&
+                attnscope::views::DiagnosticsStack::needsExactReference(settings.variantId) &&
+                window.lastResult()->results.size() < 2)
+                return;
             if (head > 0) window.inspection()->setHead(head);
             if (query >= 0) window.maskView()->showQuery(query);
             if (query >= 0 && key >= 0) window.compareView()->hoverCell(query, key);
-            QTimer::singleShot(kScreenshotSettleMs, &window, [&] {
-                const QImage image = window.grab().toImage();
-                if (!image.save(screenshotPath, "PNG")) {
-                    printError(QStringLiteral("cannot write %1").arg(screenshotPath));
-                    QApplication::exit(1);
-                    return;
-                }
-                QApplication::exit(0);
-            });
+            if (parser.isSet(errorCurveOption) && window.currentView() == MainWindow::View::Diagnostics) {
+                // Connected after the window's own handler, so the curve is drawn when this runs.
+                QObject::connect(&runner, &attnscope::app::EngineRunner::runFinished, &window, grabLater);
+                QObject::connect(&runner, &attnscope::app::EngineRunner::jobFailed, &window,
+                                 [](quint64, const QString& message, int) {
+                                     printError(QStringLiteral("error curve failed: %1").arg(message));
+                                     QApplication::exit(1);
+                                 });
+                window.diagnostics()->approximationView()->requestErrorCurve();
+                return;
+            }
+            grabLater();
         });
         QObject::connect(&window, &MainWindow::runFailed, &window, [](quint64, const QString& message, int) {
             printError(QStringLiteral("run failed: %1").arg(message));

@@ -1,9 +1,13 @@
 #include "gui/main_window.h"
 
 #include "gui/engine_runner.h"
+#include "gui/export/export_controller.h"
 
 #include "views/compare_view.h"
+#include "views/diagnostics/approximation_view.h"
+#include "views/diagnostics/diagnostics_stack.h"
 #include "views/head_heatmap.h"
+#include "views/heatmap_options.h"
 #include "views/mask_view.h"
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
@@ -63,6 +67,8 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     buildUi(settings);
     showView(options.initialView);  // before the variants are known: starts no run
     buildActions();
+    m_export->setDpi(settings.exportDpi);
+    m_export->setLastFolder(settings.exportFolder);
     if (!settings.windowGeometry.isEmpty()) restoreGeometry(settings.windowGeometry);
     if (!settings.windowState.isEmpty()) restoreState(settings.windowState, AppSettings::kWindowStateVersion);
 
@@ -180,9 +186,28 @@ void MainWindow::buildUi(const AppSettings& settings) {
     m_maskView->setInspectionState(m_state);
     m_compareView = new views::CompareView(m_viewTabs);
     m_compareView->setInspectionState(m_state);
+    // Colour map, scale and pooling: persisted, and shared by the compare panes.
+    views::HeatmapOptions heatmapOptions;
+    heatmapOptions.colormap = settings.heatmapColormap;
+    heatmapOptions.scale = views::colorScaleFromName(settings.heatmapScale);
+    heatmapOptions.pooling = views::poolModeFromName(settings.heatmapPooling);
+    m_heatmap->setOptions(heatmapOptions);
+    auto shareOptions = [this](const views::HeatmapOptions& options) {
+        for (int i = 0; i < views::CompareView::kPaneCount; ++i) m_compareView->pane(i)->setOptions(options);
+    };
+    shareOptions(heatmapOptions);
+    connect(m_heatmap, &views::HeadHeatmap::optionsChanged, this, shareOptions);
     m_viewTabs->addTab(m_heatmap, tr("Heatmap"));
     m_viewTabs->addTab(m_maskView, tr("Mask"));
     m_viewTabs->addTab(m_compareView, tr("Compare"));
+    m_diagnostics = new views::DiagnosticsStack(m_viewTabs);
+    m_diagnostics->setInspectionState(m_state);
+    m_viewTabs->addTab(m_diagnostics, tr("Diagnostics"));
+    m_viewTabs->setTabToolTip(static_cast<int>(View::Diagnostics),
+                              tr("The variant's inner workings: approximation error against exact softmax, "
+                                 "Linformer's spectrum, Reformer's LSH buckets, Routing's clusters"));
+    connect(m_diagnostics->approximationView(), &views::ApproximationView::errorCurveRequested, this,
+            &MainWindow::uiRunErrorCurve);
     m_viewTabs->setTabToolTip(static_cast<int>(View::Heatmap), tr("The selected head's attention weights"));
     m_viewTabs->setTabToolTip(static_cast<int>(View::Mask),
                               tr("Which keys each query may attend and why, with a row panel for the hovered query"));
@@ -236,6 +261,22 @@ void MainWindow::buildActions() {
     QAction* open = fileMenu->addAction(tr("&Open Text…"), this, &MainWindow::openTextFile);
     open->setShortcut(QKeySequence::Open);
     fileMenu->addSeparator();
+    m_export = new ExportController(
+        this, [this] { return m_viewTabs->currentWidget(); },
+        [this] {
+            QHash<QString, QString> names;
+            for (int i = 0; i < m_variantCombo->count(); ++i)
+                names.insert(m_variantCombo->itemData(i).toString(), m_variantCombo->itemText(i));
+            return FigureSubject::describe(m_viewTabs->currentWidget(), m_result, m_state->resultIndex(), m_state->layer(),
+                                           m_state->head(), names);
+        },
+        m_options.showErrorDialogs);
+    connect(m_export, &ExportController::exported, this, [this](const QString& text) { setStatusMessage(text); });
+    connect(m_export, &ExportController::exportFailed, this, [this](const QString& text) { setStatusMessage(text, text); });
+    fileMenu->addAction(m_export->exportFigureAction());
+    fileMenu->addAction(m_export->exportDataAction());
+    fileMenu->addAction(m_export->copyFigureAction());
+    fileMenu->addSeparator();
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -263,6 +304,12 @@ AppSettings MainWindow::settings() const {
     s.heads = m_headsSpin->value();
     s.headDim = m_headDimSpin->value();
     s.seed = m_seedSpin->value();
+    const views::HeatmapOptions heatmap = m_heatmap->options();
+    s.heatmapColormap = heatmap.colormap;
+    s.heatmapScale = views::colorScaleName(heatmap.scale);
+    s.heatmapPooling = views::poolModeName(heatmap.pooling);
+    s.exportDpi = m_export->dpi();
+    s.exportFolder = m_export->lastFolder();
     s.windowGeometry = saveGeometry();
     s.windowState = saveState(AppSettings::kWindowStateVersion);
     return s;
@@ -383,9 +430,19 @@ bool MainWindow::uiCompareNeedsRun() const {
            QString::fromStdString(results[0].variantId) != m_variantCombo->currentData().toString();
 }
 
+bool MainWindow::uiDiagnosticsNeedsRun() const {
+    const QString id = m_variantCombo->currentData().toString();
+    if (currentView() != View::Diagnostics || !m_variantsKnown || !views::DiagnosticsStack::needsExactReference(id))
+        return false;
+    if (!m_result || m_result->results.empty() || QString::fromStdString(m_result->results[0].variantId) != id) return true;
+    return std::none_of(m_result->results.begin(), m_result->results.end(),
+                        [](const engine::AttentionResult& r) { return r.variantId == "full"; });
+}
+
 void MainWindow::uiViewChanged() {
     // A run in flight for this tab already asks for the pair; otherwise fetch it once.
     if (uiCompareNeedsRun() && !(m_runner->isRunning() && m_currentRunCompares)) uiStartRun(false);
+    if (uiDiagnosticsNeedsRun() && !(m_runner->isRunning() && m_currentRunHasExact)) uiStartRun(false);
 }
 
 quint64 MainWindow::runNow() { return uiStartRun(true); }
@@ -416,6 +473,20 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
         request.variants.push_back(std::move(second));
     }
     m_currentRunCompares = compare;
+    // The Diagnostics tab's approximation view needs exact softmax on the same Q, K, V.
+    m_currentRunHasExact = currentView() == View::Diagnostics &&
+                           views::DiagnosticsStack::needsExactReference(QString::fromStdString(request.variants[0].id));
+    if (m_currentRunHasExact) {
+        engine::VariantRequest exact;
+        exact.id = "full";
+        if (const auto causal = request.variants[0].params.find("causal"); causal != request.variants[0].params.end())
+            exact.params["causal"] = causal->second;
+        request.variants.push_back(std::move(exact));
+    }
+    if (m_curveJob != 0) {  // this run supersedes the curve's
+        m_curveJob = 0;
+        m_diagnostics->approximationView()->setErrorCurveFailed(tr("superseded by a new run"));
+    }
 
     m_currentJob = m_runner->requestRun(std::move(request));
     m_currentJobByUser = userInitiated;
@@ -443,12 +514,13 @@ void MainWindow::uiRunStateChanged(bool running) {
 }
 
 void MainWindow::uiShowProgress(quint64 job, int permille, const QString& stage) {
-    if (job != m_currentJob) return;
+    if (job != m_currentJob && job != m_curveJob) return;
     m_progress->setValue(permille);
     m_progress->setFormat(tr("%1 %p%").arg(stage));
 }
 
 void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result) {
+    if (job != 0 && job == m_curveJob && result) return uiShowErrorCurve(result);
     if (job != m_currentJob || !result) return;
     m_result = std::move(result);
     uiRunStateChanged(false);
@@ -461,6 +533,7 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     m_heatmap->setResult(m_result);
     m_maskView->setResult(m_result);
     m_compareView->setResult(m_result);
+    m_diagnostics->setResult(m_result);
 
     double seconds = 0;
     std::uint64_t peak = 0;
@@ -487,6 +560,13 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
 }
 
 void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
+    if (job != 0 && job == m_curveJob) {
+        m_curveJob = 0;
+        uiRunStateChanged(false);
+        m_diagnostics->approximationView()->setErrorCurveFailed(message);
+        setStatusMessage(tr("Error curve not computed: %1").arg(message), message);
+        return;
+    }
     if (job != m_currentJob) return;
     uiRunStateChanged(false);
     if (code == static_cast<int>(ErrorCode::Cancelled)) {
@@ -505,6 +585,58 @@ void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
         box->open();  // window-modal, without a nested event loop
     }
     Q_EMIT runFailed(job, message, code);
+}
+
+void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values) {
+    views::ApproximationView* view = m_diagnostics->approximationView();
+    // NOTE: a new request supersedes (cancels) the runner's current one; let a run in flight finish.
+    if (m_runner->isRunning() || values.isEmpty()) {
+        view->setErrorCurveFailed(values.isEmpty() ? tr("no values") : tr("a run is in progress; try again when it ends"));
+        return;
+    }
+    // Same input, Q/K/V and seed as the shown result; the variant's other parameters as in the form.
+    engine::RunRequest request;
+    request.input.text = m_text->toPlainText().toStdString();
+    request.input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
+    request.projection.heads = m_headsSpin->value();
+    request.projection.headDim = m_headDimSpin->value();
+    request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
+    const engine::ParamValues base =
+        m_variantCombo->currentData().toString() == variantId ? m_paramForm->values() : engine::ParamValues{};
+    for (double value : values) {
+        engine::VariantRequest copy{variantId.toStdString(), base};
+        copy.params[paramName.toStdString()] = static_cast<std::int64_t>(value);
+        request.variants.push_back(std::move(copy));
+    }
+    engine::VariantRequest exact{"full", {}};
+    if (const auto causal = base.find("causal"); causal != base.end()) exact.params["causal"] = causal->second;
+    request.variants.push_back(std::move(exact));
+    m_curveVariant = variantId;
+    m_curveParam = paramName;
+    m_curveValues = values;
+    m_curveJob = m_runner->requestRun(std::move(request));
+    m_progress->setValue(0);
+    m_progressDelay->start();
+    setStatusMessage(tr("Computing the error curve of %1 (%2 runs)…").arg(variantId).arg(values.size()));
+    uiRunStateChanged(true);
+}
+
+void MainWindow::uiShowErrorCurve(const std::shared_ptr<const engine::RunResult>& result) {
+    m_curveJob = 0;
+    uiRunStateChanged(false);
+    // results: one per value in request order, then the exact `full` last.
+    const auto& results = result->results;
+    QVector<double> values, errors;
+    for (int i = 0; i < m_curveValues.size() && i + 1 < static_cast<int>(results.size()); ++i) {
+        values << m_curveValues[i];
+        errors << views::ApproximationView::meanRowL1Error(results[static_cast<std::size_t>(i)], results.back());
+    }
+    m_diagnostics->approximationView()->setErrorCurve(m_curveVariant, m_curveParam, values, errors);
+    QStringList warnings;
+    for (const auto& w : result->warnings) warnings << QString::fromStdString(w);
+    setStatusMessage(warnings.isEmpty() ? tr("Error curve of %1: %2 points.").arg(m_curveVariant).arg(values.size())
+                                        : tr("Error curve of %1 — warning: %2").arg(m_curveVariant, warnings.join(QStringLiteral("; "))),
+                     warnings.join(QLatin1Char('\n')));
 }
 
 void MainWindow::uiStepHead(int delta) {

@@ -1,6 +1,6 @@
 #pragma once
 // The main window: input text and run settings on the left; on the right the heads grid above
-// the view tabs (Heatmap, Mask, Compare). All engine work goes through EngineRunner; nothing
+// the view tabs (Heatmap, Mask, Compare, Diagnostics). All engine work goes through EngineRunner; nothing
 // here blocks.
 
 #include "gui/app_settings.h"
@@ -10,6 +10,7 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <QVector>
 
 #include <memory>
 #include <vector>
@@ -26,6 +27,7 @@ class QTimer;
 
 namespace attnscope::views {
 class CompareView;
+class DiagnosticsStack;
 class HeadHeatmap;
 class MaskView;
 class HeadsGrid;
@@ -36,12 +38,13 @@ class ParamForm;
 namespace attnscope::app {
 
 class EngineRunner;
+class ExportController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// Tabs of the view switcher, in order.
-    enum class View { Heatmap = 0, Mask = 1, Compare = 2 };
+    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3 };
 
     struct Options {
         /// A QMessageBox for failed user-initiated runs. Off in tests and headless runs, where
@@ -74,12 +77,17 @@ public:
     views::HeadsGrid* headsGrid() const { return m_headsGrid; }
     views::MaskView* maskView() const { return m_maskView; }
     views::CompareView* compareView() const { return m_compareView; }
+    /// The Diagnostics tab: the selected variant's own diagnostics view (spectrum, approximation,
+    /// LSH, clusters). For performer/linear/linformer its runs add `full` as the exact reference.
+    views::DiagnosticsStack* diagnostics() const { return m_diagnostics; }
     QTabWidget* viewTabs() const { return m_viewTabs; }
     View currentView() const;
     /// The second variant of the Compare tab and its schema-driven form.
     QComboBox* compareCombo() const { return m_compareCombo; }
     views::ParamForm* compareParamForm() const { return m_compareForm; }
     views::InspectionState* inspection() const { return m_state; }
+    /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
+    ExportController* exportController() const { return m_export; }
     views::ParamForm* paramForm() const { return m_paramForm; }
     QPlainTextEdit* textEdit() const { return m_text; }
     QComboBox* variantCombo() const { return m_variantCombo; }
@@ -118,11 +126,18 @@ private:
     void uiViewChanged();
     /// True when the Compare tab is shown and the last result lacks the chosen second variant.
     bool uiCompareNeedsRun() const;
+    /// True when the Diagnostics tab is shown, the variant approximates softmax and the last
+    /// result lacks it or the exact `full` beside it.
+    bool uiDiagnosticsNeedsRun() const;
+    /// The approximation view's intent: one request holding the variant once per value, then `full`.
+    void uiRunErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values);
+    void uiShowErrorCurve(const std::shared_ptr<const engine::RunResult>& result);
     void uiStepHead(int delta);
     void uiRunStateChanged(bool running);
     void setStatusMessage(const QString& text, const QString& details = {});
 
     EngineRunner* m_runner = nullptr;
+    ExportController* m_export = nullptr;
     Options m_options;
     QString m_preferredVariant;
     std::vector<engine::VariantInfo> m_variants;
@@ -131,6 +146,11 @@ private:
     bool m_currentJobByUser = false;
     bool m_variantsKnown = false;
     bool m_currentRunCompares = false;  // the latest request holds the Compare tab's pair
+    bool m_currentRunHasExact = false;  // the latest request holds the Diagnostics tab's `full`
+    quint64 m_curveJob = 0;             // the error curve's job while it runs, else 0
+    QString m_curveVariant;
+    QString m_curveParam;
+    QVector<double> m_curveValues;
 
     views::InspectionState* m_state = nullptr;
     views::HeadHeatmap* m_heatmap = nullptr;
@@ -138,6 +158,7 @@ private:
     views::ParamForm* m_paramForm = nullptr;
     views::MaskView* m_maskView = nullptr;
     views::CompareView* m_compareView = nullptr;
+    views::DiagnosticsStack* m_diagnostics = nullptr;
     QTabWidget* m_viewTabs = nullptr;
     QComboBox* m_compareCombo = nullptr;
     QLabel* m_compareInfo = nullptr;

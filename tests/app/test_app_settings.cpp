@@ -23,6 +23,11 @@ private Q_SLOTS:
         s.seed = 42;
         s.windowGeometry = QByteArray("geometry");
         s.windowState = QByteArray("state");
+        s.heatmapColormap = QStringLiteral("cividis");
+        s.heatmapScale = QStringLiteral("log");
+        s.heatmapPooling = QStringLiteral("mean");
+        s.exportDpi = 600;
+        s.exportFolder = QStringLiteral("/tmp/figures");
         s.save(store);
         store.sync();
         QCOMPARE(AppSettings::load(store), s);
@@ -35,6 +40,9 @@ private Q_SLOTS:
         store.setValue(QStringLiteral("run/heads"), 0);
         store.setValue(QStringLiteral("run/headDim"), QStringLiteral("many"));
         store.setValue(QStringLiteral("window/state"), QByteArray("old"));
+        store.setValue(QStringLiteral("heatmap/colormap"), QStringLiteral("jet"));
+        store.setValue(QStringLiteral("heatmap/scale"), QStringLiteral("sqrt"));
+        store.setValue(QStringLiteral("export/dpi"), 5);
         store.setValue(QStringLiteral("window/stateVersion"), AppSettings::kWindowStateVersion - 1);
         const AppSettings loaded = AppSettings::load(store);
         const AppSettings defaults;
@@ -42,6 +50,9 @@ private Q_SLOTS:
         QCOMPARE(loaded.heads, defaults.heads);
         QCOMPARE(loaded.headDim, defaults.headDim);
         QVERIFY(loaded.windowState.isEmpty());  // saved by another layout version
+        QCOMPARE(loaded.heatmapColormap, defaults.heatmapColormap);
+        QCOMPARE(loaded.heatmapScale, defaults.heatmapScale);
+        QCOMPARE(loaded.exportDpi, defaults.exportDpi);
     }
 };
 

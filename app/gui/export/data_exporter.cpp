@@ -1,0 +1,66 @@
+#include "gui/export/data_exporter.h"
+
+#include "views/head_matrix.h"
+
+#include <attnscope/result_file.h>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <algorithm>
+
+namespace attnscope::app {
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("DataExporter", text); }
+
+}  // namespace
+
+QString DataExporter::exportSafetensors(const QString& path, const engine::RunResult& run, std::size_t variantIndex) {
+    const QString shown = QDir::toNativeSeparators(path);
+    if (variantIndex >= run.results.size()) return tr("Cannot write %1: the result has no variant %2.").arg(shown).arg(variantIndex);
+    // NOTE: engine::writeResultFile reads `output` and the CSR pattern unchecked; engine results
+    // always have both, hand-made ones might not.
+    const engine::AttentionResult& r = run.results[variantIndex];
+    const auto patternRows = (r.pattern.perHead ? r.heads : 1) * r.n + 1;
+    if (!r.output.values || (!r.pattern.implicitDense && static_cast<std::int64_t>(r.pattern.rowPtr.size()) < patternRows))
+        return tr("Cannot write %1: the result lacks its output or pattern.").arg(shown);
+    // The engine writes through a temporary file; check the folder first for a clearer message.
+    const QFileInfo folder(QFileInfo(path).absolutePath());
+    if (!folder.isDir()) return tr("Cannot write %1: the folder %2 does not exist.").arg(shown, QDir::toNativeSeparators(folder.filePath()));
+    const auto written = engine::writeResultFile(QFile::encodeName(path).toStdString(), run, variantIndex);
+    if (!written) return tr("Cannot write %1: %2").arg(shown, QString::fromStdString(written.error().message));
+    return {};
+}
+
+QString DataExporter::exportHeadCsv(const QString& path, const engine::AttentionResult& result, int head) {
+    const QString shown = QDir::toNativeSeparators(path);
+    if (head < 0 || head >= result.heads) return tr("Cannot write %1: the result has no head %2.").arg(shown).arg(head);
+    if (result.weightsLayout == engine::WeightsLayout::None)
+        return tr("Cannot write %1: this result kept no weights (n above the dense limit?).").arg(shown);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return tr("Cannot write %1: %2").arg(shown, file.errorString());
+    QByteArray line;
+    for (std::int64_t row0 = 0; row0 < result.n; row0 += kCsvChunkRows) {
+        const views::HeadMatrix chunk = views::HeadMatrix::fromRegion(result, head, row0, 0, kCsvChunkRows, result.m);
+        for (int i = 0; i < chunk.rows(); ++i) {
+            line.clear();
+            for (int j = 0; j < chunk.cols(); ++j) {
+                if (j > 0) line += ',';
+                line += QByteArray::number(chunk.at(i, j), 'g', 9);
+            }
+            line += '\n';
+            if (file.write(line) != line.size()) {
+                file.cancelWriting();
+                return tr("Cannot write %1: %2").arg(shown, file.errorString());
+            }
+        }
+    }
+    if (!file.commit()) return tr("Cannot write %1: %2").arg(shown, file.errorString());
+    return {};
+}
+
+}  // namespace attnscope::app

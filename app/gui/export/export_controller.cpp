@@ -1,0 +1,155 @@
+#include "gui/export/export_controller.h"
+
+#include "gui/export/data_exporter.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QKeySequence>
+#include <QMessageBox>
+#include <QMimeData>
+
+#include <algorithm>
+
+namespace attnscope::app {
+
+namespace {
+constexpr int kMinDpi = 72;
+constexpr int kMaxDpi = 1200;
+constexpr int kClipboardDpi = 150;  // pasted figures land in slides and chats: keep them light
+}  // namespace
+
+ExportController::ExportController(QWidget* dialogParent, ViewFn view, SubjectFn subject, bool showDialogs)
+    : QObject(dialogParent), m_parent(dialogParent), m_view(std::move(view)), m_subject(std::move(subject)),
+      m_showDialogs(showDialogs) {
+    m_exportFigure = new QAction(tr("Export &Figure…"), this);
+    m_exportFigure->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportFigure->setToolTip(tr("Save the shown view as PNG, SVG or PDF with a title, caption and a JSON sidecar"));
+    m_exportData = new QAction(tr("Export &Data…"), this);
+    m_exportData->setToolTip(tr("Save the result as safetensors, or the shown head's weights as CSV"));
+    m_copyFigure = new QAction(tr("&Copy Figure"), this);
+    m_copyFigure->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    connect(m_exportFigure, &QAction::triggered, this, &ExportController::exportFigureInteractive);
+    connect(m_exportData, &QAction::triggered, this, &ExportController::exportDataInteractive);
+    connect(m_copyFigure, &QAction::triggered, this, &ExportController::copyFigureInteractive);
+}
+
+ExportController::~ExportController() = default;
+
+void ExportController::setDpi(int dpi) { m_dpi = std::clamp(dpi, kMinDpi, kMaxDpi); }
+
+FigureRequest ExportController::figureRequest(FigureFormat format, int dpi) const {
+    const FigureSubject subject = m_subject();
+    FigureRequest request;
+    request.format = format;
+    request.dpi = dpi;
+    request.title = FigureMetadata::title(subject);
+    request.caption = FigureMetadata::caption(subject);
+    request.sidecar = FigureMetadata::sidecar(subject);
+    return request;
+}
+
+FigureOutcome ExportController::exportFigureTo(const QString& path, int dpi) {
+    const auto format = FigureExporter::formatForPath(path);
+    if (!format) {
+        FigureOutcome out;
+        out.error = tr("Cannot export to %1: use a .png, .svg or .pdf name.").arg(QDir::toNativeSeparators(path));
+        return out;
+    }
+    return FigureExporter::exportFigure(m_view(), path, figureRequest(*format, dpi));
+}
+
+QString ExportController::exportDataTo(const QString& path) {
+    const FigureSubject subject = m_subject();
+    const QString shown = QDir::toNativeSeparators(path);
+    if (!subject.run || subject.variantIndexes.empty()) return tr("Nothing to export yet: run a variant first.");
+    const int index = subject.variantIndexes.front();
+    if (index < 0 || index >= static_cast<int>(subject.run->results.size()))
+        return tr("Nothing to export yet: run a variant first.");
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("safetensors"))
+        return DataExporter::exportSafetensors(path, *subject.run, static_cast<std::size_t>(index));
+    if (suffix == QLatin1String("csv"))
+        return DataExporter::exportHeadCsv(path, subject.run->results[static_cast<std::size_t>(index)], std::max(subject.head, 0));
+    return tr("Cannot export to %1: use a .safetensors or .csv name.").arg(shown);
+}
+
+QString ExportController::copyFigure() {
+    QString error;
+    QMimeData* mime = FigureExporter::mimeData(m_view(), figureRequest(FigureFormat::Png, kClipboardDpi), &error);
+    if (!mime) return error;
+    QApplication::clipboard()->setMimeData(mime);  // the clipboard takes ownership
+    return {};
+}
+
+QString ExportController::suggestedName(const QString& suffix) const {
+    const FigureSubject subject = m_subject();
+    QString name = QStringLiteral("attnscope-%1").arg(subject.view);
+    if (subject.run && !subject.variantIndexes.empty() && subject.variantIndexes.front() < static_cast<int>(subject.run->results.size()))
+        name += QLatin1Char('-') + QString::fromStdString(subject.run->results[static_cast<std::size_t>(subject.variantIndexes.front())].variantId);
+    if (subject.head >= 0) name += QStringLiteral("-head%1").arg(subject.head);
+    const QString folder = m_lastFolder.isEmpty() ? QDir::homePath() : m_lastFolder;
+    return QDir(folder).filePath(name + QLatin1Char('.') + suffix);
+}
+
+void ExportController::report(const QString& error, const QString& done) {
+    if (error.isEmpty()) {
+        Q_EMIT exported(done);
+        return;
+    }
+    Q_EMIT exportFailed(error);
+    if (!m_showDialogs) return;
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Export failed"), error, QMessageBox::Ok, m_parent);
+    box->setTextFormat(Qt::PlainText);  // paths and variant names are shown as data
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void ExportController::exportFigureInteractive() {
+    QString filter = tr("PNG image (*.png)");
+    const QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Figure"), suggestedName(QStringLiteral("png")),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"),
+                                                      &filter);
+    if (path.isEmpty()) return;
+    m_lastFolder = QFileInfo(path).absolutePath();
+    QString target = path;
+    if (!FigureExporter::formatForPath(target)) {
+        // The dialog's filter decides when the name has no known suffix.
+        target += filter.contains(QLatin1String("*.svg")) ? QStringLiteral(".svg")
+                  : filter.contains(QLatin1String("*.pdf")) ? QStringLiteral(".pdf")
+                                                            : QStringLiteral(".png");
+    }
+    if (FigureExporter::formatForPath(target) == FigureFormat::Png) {
+        bool ok = false;
+        const int dpi = QInputDialog::getInt(m_parent, tr("PNG Resolution"), tr("Dots per inch:"), m_dpi, kMinDpi, kMaxDpi, 50, &ok);
+        if (!ok) return;
+        setDpi(dpi);
+    }
+    const FigureOutcome out = exportFigureTo(target, m_dpi);
+    report(out.error, tr("Saved %1 (%2 × %3) and its sidecar.")
+                          .arg(QDir::toNativeSeparators(target))
+                          .arg(out.size.width())
+                          .arg(out.size.height()));
+}
+
+void ExportController::exportDataInteractive() {
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Data"), suggestedName(QStringLiteral("safetensors")),
+                                                      tr("Result as safetensors (*.safetensors);;Shown head's weights as CSV (*.csv)"),
+                                                      &filter);
+    if (path.isEmpty()) return;
+    m_lastFolder = QFileInfo(path).absolutePath();
+    QString target = path;
+    const QString suffix = QFileInfo(target).suffix().toLower();
+    if (suffix != QLatin1String("safetensors") && suffix != QLatin1String("csv"))
+        target += filter.contains(QLatin1String("*.csv")) ? QStringLiteral(".csv") : QStringLiteral(".safetensors");
+    report(exportDataTo(target), tr("Saved %1.").arg(QDir::toNativeSeparators(target)));
+}
+
+void ExportController::copyFigureInteractive() { report(copyFigure(), tr("Figure copied (PNG and SVG).")); }
+
+}  // namespace attnscope::app

@@ -1,0 +1,74 @@
+#pragma once
+// File → Export Figure… (Ctrl+E), Export Data…, Copy Figure (Ctrl+Shift+C) for whichever view
+// tab is shown. The actions ask for a path (and DPI) and call the headless entry points below,
+// which tests call directly. Errors reach the user once: one plain-text dialog (when enabled) and
+// the exportFailed signal (the main window's status bar).
+
+#include "gui/export/figure_exporter.h"
+#include "gui/export/figure_metadata.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+class QAction;
+class QWidget;
+
+namespace attnscope::app {
+
+class ExportController : public QObject {
+    Q_OBJECT
+public:
+    /// The shown view and a description of it, read when an export starts (GUI thread).
+    using ViewFn = std::function<QWidget*()>;
+    using SubjectFn = std::function<FigureSubject()>;
+
+    ExportController(QWidget* dialogParent, ViewFn view, SubjectFn subject, bool showDialogs);
+    ~ExportController() override;
+
+    QAction* exportFigureAction() const { return m_exportFigure; }
+    QAction* exportDataAction() const { return m_exportData; }
+    QAction* copyFigureAction() const { return m_copyFigure; }
+
+    int dpi() const { return m_dpi; }
+    void setDpi(int dpi);
+    QString lastFolder() const { return m_lastFolder; }
+    void setLastFolder(const QString& folder) { m_lastFolder = folder; }
+
+    /// Headless: the shown view to `path` (format by suffix) at `dpi`, with title, caption and
+    /// sidecar from the subject.
+    FigureOutcome exportFigureTo(const QString& path, int dpi);
+    /// Headless: .safetensors = the shown variant's whole result; .csv = the shown head's weights.
+    /// Returns an empty string on success, else the message.
+    QString exportDataTo(const QString& path);
+    /// The figure as image/png + image/svg+xml on the clipboard; empty string on success.
+    QString copyFigure();
+
+public Q_SLOTS:
+    void exportFigureInteractive();
+    void exportDataInteractive();
+    void copyFigureInteractive();
+
+Q_SIGNALS:
+    /// A file was written or the clipboard filled: a short message for the status bar.
+    void exported(const QString& message);
+    void exportFailed(const QString& message);
+
+private:
+    FigureRequest figureRequest(FigureFormat format, int dpi) const;
+    QString suggestedName(const QString& suffix) const;
+    void report(const QString& error, const QString& done);
+
+    QWidget* m_parent = nullptr;
+    ViewFn m_view;
+    SubjectFn m_subject;
+    bool m_showDialogs = true;
+    int m_dpi = FigureExporter::kDefaultDpi;
+    QString m_lastFolder;
+    QAction* m_exportFigure = nullptr;
+    QAction* m_exportData = nullptr;
+    QAction* m_copyFigure = nullptr;
+};
+
+}  // namespace attnscope::app

@@ -1,0 +1,307 @@
+// Figure and data export: files decode, carry their sidecar, and fail politely.
+#include "support/qt_test_support.h"
+#include "views/test_fixtures.h"
+
+#include "gui/app_settings.h"
+#include "gui/engine_runner.h"
+#include "gui/export/data_exporter.h"
+#include "gui/export/export_controller.h"
+#include "gui/export/figure_exporter.h"
+#include "gui/export/figure_metadata.h"
+#include "gui/local_engine_backend.h"
+#include "gui/main_window.h"
+
+#include "views/figure_painter.h"
+#include "views/head_heatmap.h"
+#include "views/inspection_state.h"
+#include "views/mask_view.h"
+
+#include <attnscope/safetensors.h>
+
+#include <QAction>
+#include <QFile>
+#include <QImageReader>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMimeData>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <cmath>
+
+using attnscope::app::DataExporter;
+using attnscope::app::FigureExporter;
+using attnscope::app::FigureFormat;
+using attnscope::app::FigureMetadata;
+using attnscope::app::FigureRequest;
+using attnscope::app::FigureSubject;
+using attnscope::testing::fixtureWeight;
+using attnscope::testing::makeDenseResult;
+using attnscope::views::FigurePainter;
+using attnscope::views::HeadHeatmap;
+using attnscope::views::InspectionState;
+namespace engine = attnscope::engine;
+
+namespace {
+
+constexpr char kRequestJson[] = R"({"variants":[{"id":"full","params":{"causal":false}}],"projection":{"seed":7}})";
+
+std::shared_ptr<const engine::RunResult> makeRun(int heads, int n) {
+    auto run = std::make_shared<engine::RunResult>(*makeDenseResult(heads, n));
+    run->requestJson = kRequestJson;
+    run->projection.seed = 7;
+    // The safetensors writer needs `output` [heads, n, d] and a pattern, as engine results have.
+    auto& r = run->results[0];
+    r.pattern.rows = r.n;
+    r.pattern.cols = r.m;
+    r.pattern.implicitDense = true;
+    r.output.shape = {r.heads, r.n, r.d};
+    r.output.values = std::make_shared<const std::vector<float>>(static_cast<std::size_t>(r.heads * r.n * r.d), 0.5f);
+    return run;
+}
+
+QJsonObject readJson(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+/// A shown heatmap of head 1 with its request.
+struct Fixture {
+    InspectionState state;
+    HeadHeatmap heatmap;
+    std::shared_ptr<const engine::RunResult> run;
+    explicit Fixture(int n = 6) : run(makeRun(2, n)) {
+        heatmap.setInspectionState(&state);
+        heatmap.setVariantNames({{QStringLiteral("full"), QStringLiteral("Full softmax attention")}});
+        heatmap.setResult(run);
+        state.setHead(1);
+        heatmap.resize(640, 520);
+        heatmap.show();
+    }
+    FigureRequest request(FigureFormat format, int dpi) const {
+        const FigureSubject subject = FigureSubject::describe(
+            const_cast<HeadHeatmap*>(&heatmap), run, 0, 0, 1, {{QStringLiteral("full"), QStringLiteral("Full softmax attention")}});
+        FigureRequest r;
+        r.format = format;
+        r.dpi = dpi;
+        r.title = FigureMetadata::title(subject);
+        r.caption = FigureMetadata::caption(subject);
+        r.sidecar = FigureMetadata::sidecar(subject);
+        return r;
+    }
+};
+
+}  // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void pngHasTheDpiSizeAndCarriesTheSidecar() {
+        Fixture f;
+        QVERIFY(QTest::qWaitForWindowExposed(&f.heatmap));
+        QTemporaryDir dir;
+        dir.setAutoRemove(!qEnvironmentVariableIsSet("ATTNSCOPE_KEEP_EXPORTS"));  // to look at the figures
+        const QString path = dir.filePath(QStringLiteral("head.png"));
+        const FigureRequest request = f.request(FigureFormat::Png, 192);
+        QVERIFY2(request.caption.contains(QStringLiteral("seed 7")), qPrintable(request.caption));
+        QVERIFY2(request.caption.contains(QStringLiteral("causal=false")), qPrintable(request.caption));
+        const auto out = FigureExporter::exportFigure(&f.heatmap, path, request);
+        QVERIFY2(out.ok(), qPrintable(out.error));
+
+        // 192 dpi = 2 pixels per logical unit: twice the figure's logical size.
+        const QSize logical = FigurePainter(&f.heatmap, request.title, request.caption).logicalSize();
+        QVERIFY(!logical.isEmpty());
+        QImageReader reader(path);
+        QCOMPARE(reader.format(), QByteArray("png"));
+        const QJsonObject embedded = QJsonDocument::fromJson(reader.text(QStringLiteral("attnscope")).toUtf8()).object();
+        const QImage image = reader.read();
+        QVERIFY2(!image.isNull(), qPrintable(reader.errorString()));
+        QCOMPARE(image.size(), logical * 2);
+        QCOMPARE(out.size, image.size());
+        QCOMPARE(image.dotsPerMeterX(), qRound(192 / 0.0254));
+        QCOMPARE(image.pixelColor(0, 0), QColor(Qt::white));
+
+        // The sidecar: same basename + .json, also embedded in the PNG.
+        QCOMPARE(out.sidecarPath, dir.filePath(QStringLiteral("head.json")));
+        const QJsonObject sidecar = readJson(out.sidecarPath);
+        QCOMPARE(sidecar, embedded);
+        QCOMPARE(sidecar.value(QStringLiteral("request")).toObject(),
+                 QJsonDocument::fromJson(QByteArray(kRequestJson)).object());
+        QCOMPARE(sidecar.value(QStringLiteral("seed")).toInt(), 7);
+        QCOMPARE(sidecar.value(QStringLiteral("variant")).toString(), QStringLiteral("full"));
+        QCOMPARE(sidecar.value(QStringLiteral("params")).toObject().value(QStringLiteral("causal")).toString(),
+                 QStringLiteral("false"));
+        QCOMPARE(sidecar.value(QStringLiteral("head")).toInt(), 1);
+        QCOMPARE(sidecar.value(QStringLiteral("colormap")).toString(), QStringLiteral("viridis"));
+        QCOMPARE(sidecar.value(QStringLiteral("scale")).toString(), QStringLiteral("linear"));
+        QCOMPARE(sidecar.value(QStringLiteral("dpi")).toInt(), 192);
+        QCOMPARE(sidecar.value(QStringLiteral("format")).toString(), QStringLiteral("png"));
+        QCOMPARE(sidecar.value(QStringLiteral("size")).toObject().value(QStringLiteral("width")).toInt(), image.width());
+        QVERIFY(sidecar.value(QStringLiteral("app")).toObject().contains(QStringLiteral("version")));
+    }
+
+    void everyCellGetsAPixel() {
+        Fixture f(1200);  // 1200 cells across a ~500 pixel axis
+        QVERIFY(QTest::qWaitForWindowExposed(&f.heatmap));
+        QTemporaryDir dir;
+        const FigureRequest request = f.request(FigureFormat::Png, 96);
+        const auto out = FigureExporter::exportFigure(&f.heatmap, dir.filePath(QStringLiteral("big.png")), request);
+        QVERIFY2(out.ok(), qPrintable(out.error));
+        QVERIFY2(out.scale > 1.0, qPrintable(QString::number(out.scale)));
+        QVERIFY(out.size.width() >= 1200);
+    }
+
+    void svgParsesAndPdfStartsWithTheMagic() {
+        Fixture f;
+        QVERIFY(QTest::qWaitForWindowExposed(&f.heatmap));
+        QTemporaryDir dir;
+        dir.setAutoRemove(!qEnvironmentVariableIsSet("ATTNSCOPE_KEEP_EXPORTS"));
+        const QString svgPath = dir.filePath(QStringLiteral("head.svg"));
+        auto out = FigureExporter::exportFigure(&f.heatmap, svgPath, f.request(FigureFormat::Svg, 300));
+        QVERIFY2(out.ok(), qPrintable(out.error));
+        QFile svg(svgPath);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray svgBytes = svg.readAll();
+        QXmlStreamReader xml(svgBytes);
+        QString root;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (xml.isStartElement() && root.isEmpty()) root = xml.name().toString();
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QCOMPARE(root, QStringLiteral("svg"));
+        QVERIFY(svgBytes.contains("Full softmax attention"));  // text stays text
+        QCOMPARE(readJson(dir.filePath(QStringLiteral("head.json"))).value(QStringLiteral("format")).toString(),
+                 QStringLiteral("svg"));
+
+        const QString pdfPath = dir.filePath(QStringLiteral("head.pdf"));
+        out = FigureExporter::exportFigure(&f.heatmap, pdfPath, f.request(FigureFormat::Pdf, 300));
+        QVERIFY2(out.ok(), qPrintable(out.error));
+        QFile pdf(pdfPath);
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        QCOMPARE(readJson(dir.filePath(QStringLiteral("head.json"))).value(QStringLiteral("seed")).toInt(), 7);
+    }
+
+    void maskViewExportsToo() {
+        InspectionState state;
+        attnscope::views::MaskView mask;
+        mask.setInspectionState(&state);
+        mask.setResult(makeRun(1, 5));
+        mask.resize(700, 500);
+        mask.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&mask));
+        QTemporaryDir dir;
+        FigureRequest request;
+        request.title = QStringLiteral("mask");
+        const auto out = FigureExporter::exportFigure(&mask, dir.filePath(QStringLiteral("mask.png")), request);
+        QVERIFY2(out.ok(), qPrintable(out.error));
+        QVERIFY(!QImage(dir.filePath(QStringLiteral("mask.png"))).isNull());
+    }
+
+    void clipboardDataHasPngAndSvg() {
+        Fixture f;
+        QVERIFY(QTest::qWaitForWindowExposed(&f.heatmap));
+        QString error;
+        std::unique_ptr<QMimeData> mime(FigureExporter::mimeData(&f.heatmap, f.request(FigureFormat::Png, 96), &error));
+        QVERIFY2(mime, qPrintable(error));
+        QVERIFY(mime->hasFormat(QStringLiteral("image/png")));
+        QVERIFY(mime->hasFormat(QStringLiteral("image/svg+xml")));
+        QVERIFY(!QImage::fromData(mime->data(QStringLiteral("image/png")), "PNG").isNull());
+        QVERIFY(mime->data(QStringLiteral("image/svg+xml")).contains("<svg"));
+    }
+
+    void csvHoldsTheHeadsWeights() {
+        constexpr int kN = 7;
+        const auto run = makeRun(2, kN);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("head.csv"));
+        QCOMPARE(DataExporter::exportHeadCsv(path, run->results[0], 1), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), kN);
+        for (int i = 0; i < kN; ++i) {
+            const QList<QByteArray> cells = lines[i].split(',');
+            QCOMPARE(cells.size(), kN);
+            for (int j = 0; j < kN; ++j) QCOMPARE(cells[j].toFloat(), fixtureWeight(1, i, j));
+        }
+    }
+
+    void safetensorsReadsBack() {
+        const auto run = makeRun(2, 5);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("run.safetensors"));
+        QCOMPARE(DataExporter::exportSafetensors(path, *run, 0), QString());
+        auto file = engine::SafetensorsFile::open(path.toStdString());
+        QVERIFY2(file, file ? "" : file.error().message.c_str());
+        auto weights = (*file)->read("weights");
+        QVERIFY2(weights, weights ? "" : weights.error().message.c_str());
+        QCOMPARE(weights->numel(), std::int64_t{2 * 5 * 5});
+    }
+
+    void unwritablePathsGiveAClearError() {
+        Fixture f;
+        QVERIFY(QTest::qWaitForWindowExposed(&f.heatmap));
+        QTemporaryDir dir;
+        // A folder that does not exist, and a "folder" that is a file: both fail even as root.
+        QFile blocker(dir.filePath(QStringLiteral("not-a-folder")));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        for (const QString& path : {dir.filePath(QStringLiteral("missing/fig.png")), dir.filePath(QStringLiteral("not-a-folder/fig.pdf"))}) {
+            const auto out = FigureExporter::exportFigure(&f.heatmap, path, f.request(*FigureExporter::formatForPath(path), 96));
+            QVERIFY(!out.ok());
+            QVERIFY2(out.error.startsWith(QStringLiteral("Cannot write ")) && out.error.contains(QStringLiteral("fig.")),
+                     qPrintable(out.error));
+            QVERIFY(!QFile::exists(path));
+        }
+        const QString csv = DataExporter::exportHeadCsv(dir.filePath(QStringLiteral("missing/h.csv")), f.run->results[0], 0);
+        QVERIFY2(csv.startsWith(QStringLiteral("Cannot write ")), qPrintable(csv));
+        const QString st = DataExporter::exportSafetensors(dir.filePath(QStringLiteral("missing/r.safetensors")), *f.run, 0);
+        QVERIFY2(st.startsWith(QStringLiteral("Cannot write ")), qPrintable(st));
+        // A view with nothing drawable: a message, no file.
+        QWidget empty;
+        const auto none = FigureExporter::exportFigure(&empty, dir.filePath(QStringLiteral("none.png")), FigureRequest{});
+        QVERIFY(!none.ok());
+    }
+
+    void mainWindowOffersTheExportActions() {
+        attnscope::app::EngineRunner runner(std::make_unique<attnscope::app::LocalEngineBackend>());
+        attnscope::app::MainWindow::Options options;
+        options.showErrorDialogs = false;
+        attnscope::app::AppSettings settings;
+        settings.heatmapColormap = QStringLiteral("magma");
+        settings.exportDpi = 150;
+        attnscope::app::MainWindow window(&runner, settings, options);
+        window.resize(1200, 800);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, 60000);
+        auto* exporter = window.exportController();
+        QCOMPARE(exporter->exportFigureAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
+        QCOMPARE(exporter->copyFigureAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+        QCOMPARE(window.heatmap()->shownColormap(), QStringLiteral("magma"));
+        QCOMPARE(window.settings().heatmapColormap, QStringLiteral("magma"));
+        QCOMPARE(window.settings().exportDpi, 150);
+
+        QTemporaryDir dir;
+        const auto out = exporter->exportFigureTo(dir.filePath(QStringLiteral("main.png")), 96);
+        QVERIFY2(out.ok(), qPrintable(out.error));
+        const QJsonObject sidecar = readJson(dir.filePath(QStringLiteral("main.json")));
+        QVERIFY(sidecar.value(QStringLiteral("request")).isObject());
+        QCOMPARE(sidecar.value(QStringLiteral("colormap")).toString(), QStringLiteral("magma"));
+        QCOMPARE(exporter->exportDataTo(dir.filePath(QStringLiteral("main.csv"))), QString());
+        QFile csv(dir.filePath(QStringLiteral("main.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(csv.readAll().count('\n'), window.lastResult()->n);
+        const QString error = exporter->exportDataTo(dir.filePath(QStringLiteral("main.txt")));
+        QVERIFY2(error.contains(QStringLiteral(".safetensors or .csv")), qPrintable(error));
+        const auto bad = exporter->exportFigureTo(dir.filePath(QStringLiteral("missing/x.png")), 96);
+        QVERIFY(!bad.ok());
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestExport)
+#include "test_export.moc"

@@ -1,0 +1,103 @@
+#include "views/diagnostics/diagnostics_stack.h"
+
+#include "views/diagnostics/approximation_view.h"
+#include "views/diagnostics/cluster_view.h"
+#include "views/diagnostics/lsh_view.h"
+#include "views/diagnostics/spectrum_plot.h"
+#include "views/inspection_state.h"
+
+#include <QLabel>
+#include <QTabWidget>
+
+namespace attnscope::views {
+
+namespace {
+
+constexpr int kApproximationTab = 0;
+constexpr int kSpectrumTab = 1;
+
+}  // namespace
+
+DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
+    m_placeholder = new QLabel(this);
+    m_placeholder->setTextFormat(Qt::PlainText);
+    m_placeholder->setWordWrap(true);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setMargin(24);
+    m_approximationTabs = new QTabWidget(this);
+    m_approximation = new ApproximationView(m_approximationTabs);
+    m_spectrum = new SpectrumPlot(m_approximationTabs);
+    m_approximationTabs->insertTab(kApproximationTab, m_approximation, tr("Approximation"));
+    m_approximationTabs->insertTab(kSpectrumTab, m_spectrum, tr("Spectrum"));
+    m_approximationTabs->setTabToolTip(kApproximationTab, tr("Implied attention against exact softmax, error map and curve"));
+    m_approximationTabs->setTabToolTip(kSpectrumTab, tr("Singular values of the exact softmax matrix (Linformer's low-rank evidence)"));
+    m_lsh = new LshView(this);
+    m_clusters = new ClusterView(this);
+    addWidget(m_placeholder);
+    addWidget(m_approximationTabs);
+    addWidget(m_lsh);
+    addWidget(m_clusters);
+    m_pages = {{"performer", m_approximationTabs},
+               {"linear", m_approximationTabs},
+               {"linformer", m_approximationTabs},
+               {"reformer", m_lsh},
+               {"routing", m_clusters}};
+    updatePage();
+}
+
+DiagnosticsStack::~DiagnosticsStack() = default;
+
+bool DiagnosticsStack::needsExactReference(const QString& variantId) {
+    return ApproximationView::approximatesSoftmax(variantId.toStdString());
+}
+
+void DiagnosticsStack::setInspectionState(InspectionState* state) {
+    if (m_state) disconnect(m_state, nullptr, this, nullptr);
+    m_state = state;
+    if (state) connect(state, &InspectionState::resultIndexChanged, this, &DiagnosticsStack::updatePage);
+    m_spectrum->setInspectionState(state);
+    m_approximation->setInspectionState(state);
+    m_lsh->setInspectionState(state);
+    m_clusters->setInspectionState(state);
+    updatePage();
+}
+
+void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result) {
+    m_result = std::move(result);
+    m_spectrum->setResult(m_result);
+    m_approximation->setResult(m_result);
+    m_lsh->setResult(m_result);
+    m_clusters->setResult(m_result);
+    updatePage();
+}
+
+void DiagnosticsStack::updatePage() {
+    const int index = m_state ? m_state->resultIndex() : 0;
+    const QString previous = m_shownVariant;
+    m_shownVariant.clear();
+    if (m_result && index >= 0 && index < static_cast<int>(m_result->results.size()))
+        m_shownVariant = QString::fromStdString(m_result->results[static_cast<std::size_t>(index)].variantId);
+    const auto page = m_pages.find(m_shownVariant.toStdString());
+    if (page == m_pages.end()) {
+        m_placeholder->setText(m_shownVariant.isEmpty()
+                                   ? tr("No result yet.")
+                                   : tr("No diagnostics for this variant (%1). Diagnostics exist for performer, linear "
+                                        "and linformer (approximation of softmax; linformer's spectrum), reformer (LSH "
+                                        "buckets and chunks) and routing (k-means clusters).")
+                                         .arg(m_shownVariant));
+        setCurrentWidget(m_placeholder);
+        return;
+    }
+    const bool linformer = m_shownVariant == QLatin1String("linformer");
+    m_approximationTabs->setTabVisible(kSpectrumTab, linformer);
+    // Entering linformer shows its spectrum first (the paper's evidence); leaving it shows the
+    // approximation, the one page every approximating variant has.
+    if (linformer && previous != m_shownVariant) m_approximationTabs->setCurrentIndex(kSpectrumTab);
+    if (!linformer) m_approximationTabs->setCurrentIndex(kApproximationTab);
+    setCurrentWidget(page->second);
+}
+
+QString DiagnosticsStack::placeholderText() const { return m_placeholder->text(); }
+bool DiagnosticsStack::showsPlaceholder() const { return currentWidget() == m_placeholder; }
+
+}  // namespace attnscope::views

@@ -1,0 +1,65 @@
+#pragma once
+// The Diagnostics tab: one page per variant family, chosen by the selected result's variant id
+// through a small id → page map; a sentence for variants without diagnostics. The views behind
+// the pages are per variant on purpose: showing a variant's inner workings is their job.
+
+#include <attnscope/types.h>
+
+#include <QPointer>
+#include <QString>
+#include <QStackedWidget>
+
+#include <map>
+#include <memory>
+#include <string>
+
+class QLabel;
+class QTabWidget;
+
+namespace attnscope::views {
+
+class ApproximationView;
+class ClusterView;
+class InspectionState;
+class LshView;
+class SpectrumPlot;
+
+class DiagnosticsStack : public QStackedWidget {
+    Q_OBJECT
+public:
+    explicit DiagnosticsStack(QWidget* parent = nullptr);
+    ~DiagnosticsStack() override;
+
+    /// True when the Diagnostics tab needs an exact `full` result beside `variantId` in the run.
+    static bool needsExactReference(const QString& variantId);
+
+    void setInspectionState(InspectionState* state);
+    void setResult(std::shared_ptr<const engine::RunResult> result);
+
+    /// Variant id of the selected result ("" when there is none).
+    QString shownVariant() const { return m_shownVariant; }
+    bool showsPlaceholder() const;
+    QString placeholderText() const;
+    SpectrumPlot* spectrumPlot() const { return m_spectrum; }
+    ApproximationView* approximationView() const { return m_approximation; }
+    LshView* lshView() const { return m_lsh; }
+    ClusterView* clusterView() const { return m_clusters; }
+    /// The approximation page's tabs: "Approximation" and (linformer only) "Spectrum".
+    QTabWidget* approximationTabs() const { return m_approximationTabs; }
+
+private:
+    void updatePage();
+
+    QLabel* m_placeholder = nullptr;
+    QTabWidget* m_approximationTabs = nullptr;
+    SpectrumPlot* m_spectrum = nullptr;
+    ApproximationView* m_approximation = nullptr;
+    LshView* m_lsh = nullptr;
+    ClusterView* m_clusters = nullptr;
+    std::map<std::string, QWidget*> m_pages;  // variant id → page
+    QPointer<InspectionState> m_state;
+    std::shared_ptr<const engine::RunResult> m_result;
+    QString m_shownVariant;
+};
+
+}  // namespace attnscope::views

@@ -1,0 +1,97 @@
+#include "views/diagnostics/plot_style.h"
+
+#include "views/colormap.h"
+#include "views/diagnostics/categorical_palette.h"
+#include "views/qcp.h"
+
+#include <QEvent>
+
+#include <algorithm>
+
+namespace attnscope::views {
+
+namespace {
+
+// Replots its plot when the plot is shown (a diagnostics tab being opened).
+class ReplotOnShow : public QObject {
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::Show) static_cast<QCustomPlot*>(watched)->replot(QCustomPlot::rpQueuedReplot);
+        return false;
+    }
+};
+
+}  // namespace
+
+const Colormap& divergingColormap() { return Colormap::builtin(QStringLiteral("rdbu")); }
+
+QCPColorGradient gradientFromLut(const Colormap& lut) {
+    QMap<double, QColor> stops;
+    const int last = std::max(lut.size() - 1, 1);
+    for (int i = 0; i < lut.size(); ++i) stops.insert(static_cast<double>(i) / last, QColor(lut.color(i)));
+    QCPColorGradient gradient;
+    gradient.setColorStops(stops);
+    gradient.setLevelCount(std::max(lut.size(), 2));
+    gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(QColor(200, 200, 200));
+    return gradient;
+}
+
+QCPColorGradient categoricalGradient(const CategoricalPalette& palette, int count) {
+    // Stops sit exactly on the levels, so level i is palette colour i without blending.
+    count = std::max(count, 2);
+    QMap<double, QColor> stops;
+    for (int i = 0; i < count; ++i) stops.insert(static_cast<double>(i) / (count - 1), palette.color(i));
+    QCPColorGradient gradient;
+    gradient.setColorStops(stops);
+    gradient.setLevelCount(count);
+    gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    // Blank, not grey: Tableau 20 has greys of its own, so "no category" must look like a gap.
+    gradient.setNanColor(Qt::transparent);
+    return gradient;
+}
+
+void styleDiagnosticAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont) {
+    axis->setBasePen(QPen(fg));
+    axis->setTickPen(QPen(fg));
+    axis->setSubTickPen(QPen(fg));
+    axis->setTickLabelColor(fg);
+    axis->setLabelColor(fg);
+    axis->setLabelFont(labelFont);
+    axis->grid()->setPen(QPen(QColor(128, 128, 128, 60), 0, Qt::DotLine));
+}
+
+void styleDiagnosticPlot(QCustomPlot* plot) {
+    const QPalette palette = plot->palette();
+    const QColor fg = palette.color(QPalette::Text);
+    plot->setBackground(palette.brush(QPalette::Base));
+    QFont labelFont = plot->font();
+    labelFont.setPointSizeF(std::max(9.0, labelFont.pointSizeF()));
+    for (QCPAxis* axis : plot->axisRect()->axes()) styleDiagnosticAxis(axis, fg, labelFont);
+    plot->installEventFilter(new ReplotOnShow(plot));
+    // NOTE: QCustomPlot replots on every resize; a plot laid out at 0 px in a hidden page draws into an
+    // empty paint buffer and QPainter warns. A small minimum keeps the buffer valid.
+    plot->setMinimumSize(120, 80);
+}
+
+void replotWhenShown(QCustomPlot* plot) {
+    if (plot->isVisible()) plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+const engine::PlainTensor* findDiagnostic(const engine::AttentionResult& result, const char* name) {
+    const auto it = result.diagnostics.find(name);
+    return it == result.diagnostics.end() ? nullptr : &it->second;
+}
+
+long long resultParamInt(const engine::AttentionResult& result, const char* name, long long fallback) {
+    const auto it = result.params.find(name);
+    if (it == result.params.end()) return fallback;
+    if (const auto* i = std::get_if<std::int64_t>(&it->second)) return *i;
+    if (const auto* d = std::get_if<double>(&it->second)) return static_cast<long long>(*d);
+    return fallback;
+}
+
+}  // namespace attnscope::views

@@ -1,0 +1,42 @@
+#pragma once
+// Shared plumbing of the diagnostics views: colour gradients, axis styling, diagnostic lookup.
+// Free functions, no class. QCustomPlot types are forward-declared (CONVENTIONS.md rule 2); the
+// .cpp files that call these include views/qcp.h.
+
+#include <attnscope/types.h>
+
+#include <QColor>
+#include <QFont>
+
+class QCPAxis;
+class QCPColorGradient;
+class QCustomPlot;
+
+namespace attnscope::views {
+
+class Colormap;
+class CategoricalPalette;
+
+/// The 256-entry diverging map (resources/colormaps/rdbu.csv, index 0 = blue = negative).
+const Colormap& divergingColormap();
+/// A gradient that reproduces `lut` entry by entry (FORMATS.md §5), NaN drawn light grey.
+QCPColorGradient gradientFromLut(const Colormap& lut);
+/// `count` discrete levels, level i = palette colour i, for a data range [0, count - 1]; NaN
+/// (no category: chunk padding, unrouted query) is transparent, i.e. a gap.
+QCPColorGradient categoricalGradient(const CategoricalPalette& palette, int count);
+/// Palette-following axes, no grid.
+void styleDiagnosticAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont);
+/// White-on-light or dark background and axes from the widget palette; the plot replots itself
+/// whenever it is shown (see replotWhenShown()).
+void styleDiagnosticPlot(QCustomPlot* plot);
+/// Queues a replot when the plot is visible. NOTE: replotting a plot that was never shown draws
+/// into an unsized paint buffer (QPainter warnings); hidden plots are replotted when shown.
+void replotWhenShown(QCustomPlot* plot);
+
+/// The named diagnostic of `result` ("singular_values", not "linformer.singular_values"), or
+/// nullptr when the engine did not store it.
+const engine::PlainTensor* findDiagnostic(const engine::AttentionResult& result, const char* name);
+/// Integer parameter `name` of a result (int or double values), or `fallback`.
+long long resultParamInt(const engine::AttentionResult& result, const char* name, long long fallback);
+
+}  // namespace attnscope::views

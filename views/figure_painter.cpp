@@ -1,0 +1,167 @@
+#include "views/figure_painter.h"
+
+#include "views/qcp.h"
+
+#include <QFontMetricsF>
+#include <QLabel>
+#include <QPainter>
+#include <QTextLayout>
+#include <QWidget>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace attnscope::views {
+
+namespace {
+
+constexpr double kMargin = 12.0;       // logical units around the title, content and caption
+constexpr double kTitlePixels = 17.0;  // pixel-sized fonts: the same on every device
+constexpr double kCaptionPixels = 12.0;
+
+bool skipped(const QWidget* widget, const QWidget* root) {
+    for (const QWidget* w = widget; w && w != root; w = w->parentWidget())
+        if (w->property(FigurePainter::kSkipProperty).toBool()) return true;
+    return false;
+}
+
+QFont figureFont(double pixels, bool bold) {
+    QFont font;
+    font.setPixelSize(static_cast<int>(pixels));
+    font.setBold(bold);
+    return font;
+}
+
+/// Lines of `text` wrapped to `width` (logical units) in `font`.
+std::vector<QString> wrap(const QString& text, const QFont& font, double width) {
+    std::vector<QString> lines;
+    for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+        QTextLayout layout(paragraph, font);
+        layout.beginLayout();
+        for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+            line.setLineWidth(width);
+            lines.push_back(paragraph.mid(line.textStart(), line.textLength()).trimmed());
+        }
+        layout.endLayout();
+        if (paragraph.isEmpty()) lines.emplace_back();
+    }
+    return lines;
+}
+
+}  // namespace
+
+struct FigurePainter::Layout {
+    QRect content;  // in view coordinates: the union of what is drawn
+    std::vector<std::pair<QCustomPlot*, QRect>> plots;
+    std::vector<std::pair<QLabel*, QRect>> labels;
+    std::vector<QString> titleLines, captionLines;
+    double titleHeight = 0, captionHeight = 0, width = 0;
+};
+
+FigurePainter::FigurePainter(QWidget* view, QString title, QString caption)
+    : m_view(view), m_title(std::move(title)), m_caption(std::move(caption)) {}
+
+FigurePainter::Layout FigurePainter::layout() const {
+    Layout out;
+    if (!m_view) return out;
+    // Plots and labels only: controls (combo boxes, check boxes) are not part of a figure.
+    for (QWidget* w : m_view->findChildren<QWidget*>()) {
+        if (!w->isVisibleTo(m_view) || skipped(w, m_view) || w->width() <= 0 || w->height() <= 0) continue;
+        const QRect rect(w->mapTo(m_view, QPoint(0, 0)), w->size());
+        if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+            out.plots.emplace_back(plot, rect);
+        } else if (auto* label = qobject_cast<QLabel*>(w); label && !label->text().isEmpty()) {
+            // Labels inside a plot's area would be drawn twice; none exist today.
+            out.labels.emplace_back(label, rect);
+        } else {
+            continue;
+        }
+        out.content = out.content.united(rect);
+    }
+    out.width = std::max(out.content.width() + 2 * kMargin, 320.0);
+    const QFont titleFont = figureFont(kTitlePixels, true), captionFont = figureFont(kCaptionPixels, false);
+    const double textWidth = out.width - 2 * kMargin;
+    if (!m_title.isEmpty()) out.titleLines = wrap(m_title, titleFont, textWidth);
+    if (!m_caption.isEmpty()) out.captionLines = wrap(m_caption, captionFont, textWidth);
+    out.titleHeight = kMargin + out.titleLines.size() * QFontMetricsF(titleFont).lineSpacing();
+    out.captionHeight = kMargin + out.captionLines.size() * QFontMetricsF(captionFont).lineSpacing() + kMargin;
+    return out;
+}
+
+QSize FigurePainter::logicalSize() const {
+    const Layout l = layout();
+    if (l.content.isEmpty()) return {};
+    return {static_cast<int>(std::ceil(l.width)),
+            static_cast<int>(std::ceil(l.titleHeight + kMargin + l.content.height() + l.captionHeight))};
+}
+
+double FigurePainter::minScaleForCells() const {
+    double scale = 1.0;
+    for (const auto& [plot, rect] : layout().plots) {
+        for (int i = 0; i < plot->plottableCount(); ++i) {
+            auto* map = qobject_cast<QCPColorMap*>(plot->plottable(i));
+            if (!map || !map->visible() || !map->data()) continue;
+            const QCPColorMapData* data = map->data();
+            // Cell size in plot pixels along each axis; the plot keeps its size when exported.
+            auto need = [](QCPAxis* axis, const QCPRange& range, int cells) {
+                if (cells < 1 || !axis) return 1.0;
+                const double step = cells > 1 ? range.size() / (cells - 1) : 1.0;
+                const double pixels = std::abs(axis->coordToPixel(range.lower + step) - axis->coordToPixel(range.lower));
+                return pixels > 0 && pixels < 1.0 ? 1.0 / pixels : 1.0;
+            };
+            scale = std::max({scale, need(map->keyAxis(), data->keyRange(), data->keySize()),
+                              need(map->valueAxis(), data->valueRange(), data->valueSize())});
+        }
+    }
+    return scale;
+}
+
+bool FigurePainter::paint(QPaintDevice* device, double scale) const {
+    const Layout l = layout();
+    QCPPainter painter;
+    if (!device || !painter.begin(device)) return false;
+    painter.scale(scale, scale);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setRenderHint(QPainter::TextAntialiasing, true);
+    const QSize size = logicalSize();
+    painter.fillRect(QRectF(0, 0, size.width(), size.height()), Qt::white);  // white figures (FORMATS.md §5)
+
+    painter.setPen(Qt::black);
+    double y = kMargin;
+    painter.setFont(figureFont(kTitlePixels, true));
+    const double titleStep = QFontMetricsF(painter.font()).lineSpacing();
+    for (const QString& line : l.titleLines) {
+        painter.drawText(QRectF(kMargin, y, l.width - 2 * kMargin, titleStep), Qt::AlignHCenter | Qt::AlignTop, line);
+        y += titleStep;
+    }
+
+    const QPointF origin((l.width - l.content.width()) / 2.0 - l.content.left(), l.titleHeight + kMargin - l.content.top());
+    for (const auto& [plot, rect] : l.plots) {
+        painter.save();
+        painter.translate(origin + QPointF(rect.topLeft()));
+        painter.setClipRect(QRect(QPoint(0, 0), rect.size()));
+        // toPainter() lays the plot out again at its widget size and draws it with our painter.
+        plot->toPainter(&painter, rect.width(), rect.height());
+        painter.restore();
+    }
+    for (const auto& [label, rect] : l.labels) {
+        painter.save();
+        painter.translate(origin + QPointF(rect.topLeft()));
+        label->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+        painter.restore();
+    }
+
+    painter.setPen(QColor(40, 40, 40));
+    painter.setFont(figureFont(kCaptionPixels, false));
+    const double captionStep = QFontMetricsF(painter.font()).lineSpacing();
+    y = l.titleHeight + kMargin + l.content.height() + kMargin;
+    for (const QString& line : l.captionLines) {
+        painter.drawText(QRectF(kMargin, y, l.width - 2 * kMargin, captionStep), Qt::AlignLeft | Qt::AlignTop, line);
+        y += captionStep;
+    }
+    return painter.end();
+}
+
+}  // namespace attnscope::views

@@ -1,0 +1,45 @@
+#pragma once
+// Paints a view as a figure (title, the view's plots with their colour bars, caption) on any
+// QPaintDevice: QImage, QSvgGenerator or QPdfWriter. Plots are drawn through QCustomPlot's own
+// painter, so axes and text stay vector on SVG and PDF; colour maps stay bitmaps there, at their
+// data resolution (FORMATS.md §5 "Export").
+
+#include <QSize>
+#include <QString>
+
+class QPaintDevice;
+class QWidget;
+
+namespace attnscope::views {
+
+class FigurePainter {
+public:
+    /// Logical units are 1/96 inch: a view's widget pixels at 100 % scaling.
+    static constexpr double kLogicalDpi = 96.0;
+    /// Widgets with this dynamic property set to true, and their children, are left out (toolbars).
+    static constexpr const char* kSkipProperty = "attnscopeExportSkip";
+
+    FigurePainter(QWidget* view, QString title, QString caption);
+
+    /// Logical size of the figure: the view's drawn content plus a title band above and a
+    /// caption band below. Empty when the view shows nothing that can be drawn.
+    QSize logicalSize() const;
+    /// Device pixels per logical unit needed so every colour-map cell drawn gets at least one
+    /// device pixel (1 when cells are already larger than a pixel).
+    double minScaleForCells() const;
+    /// Paints the figure with its top-left corner at the device origin. `scale` maps logical units
+    /// to device units (dpi / 96 for images; 1 for SVG and PDF devices set to 96 dpi). The device's
+    /// logical DPI must be 96 while painting, or point-sized fonts would be scaled twice.
+    /// Returns false when no painter could be opened on the device.
+    bool paint(QPaintDevice* device, double scale) const;
+
+private:
+    struct Layout;
+    Layout layout() const;
+
+    QWidget* m_view = nullptr;
+    QString m_title;
+    QString m_caption;
+};
+
+}  // namespace attnscope::views

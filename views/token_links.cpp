@@ -1,0 +1,383 @@
+#include "views/token_links.h"
+
+#include "views/inspection_state.h"
+#include "views/token_label.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QSlider>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::views {
+
+namespace {
+constexpr int kLabelWidth = 120;
+constexpr int kMargin = 8;
+constexpr int kMinimapWidth = 64;
+const QColor kLinkColor(31, 119, 180);
+const QColor kIsolatedColor(214, 39, 40);
+}  // namespace
+
+// Draws the two token columns and the links; hovering a token isolates its links.
+class TokenLinkCanvas : public QWidget {
+public:
+    explicit TokenLinkCanvas(TokenLinks* owner) : QWidget(owner), m_owner(owner) {
+        setMouseTracking(true);
+        setMinimumSize(320, 240);
+    }
+
+    // Position of token `index` (window-relative slot) on the query or key side.
+    QPointF anchor(int slot, bool querySide) const {
+        const int window = std::max(1, m_owner->m_window);
+        if (!m_owner->m_horizontal) {
+            const double rowHeight = (height() - 2.0 * kMargin) / window;
+            const double y = kMargin + (slot + 0.5) * rowHeight;
+            return {querySide ? kMargin + kLabelWidth + 4.0 : width() - kMargin - kLabelWidth - 4.0, y};
+        }
+        const double colWidth = (width() - 2.0 * kMargin) / window;
+        const double x = kMargin + (slot + 0.5) * colWidth;
+        return {x, querySide ? kMargin + 28.0 : height() - kMargin - 28.0};
+    }
+
+    // The token under the pointer: (index, querySide), index -1 when none.
+    std::pair<int, bool> tokenAt(const QPointF& p) const {
+        const int window = std::max(1, m_owner->m_window);
+        int slot = -1;
+        bool querySide = false;
+        if (!m_owner->m_horizontal) {
+            const double rowHeight = (height() - 2.0 * kMargin) / window;
+            slot = static_cast<int>(std::floor((p.y() - kMargin) / rowHeight));
+            if (p.x() < kMargin + kLabelWidth + 8) querySide = true;
+            else if (p.x() <= width() - kMargin - kLabelWidth - 8) return {-1, false};
+        } else {
+            const double colWidth = (width() - 2.0 * kMargin) / window;
+            slot = static_cast<int>(std::floor((p.x() - kMargin) / colWidth));
+            if (p.y() < kMargin + 32) querySide = true;
+            else if (p.y() <= height() - kMargin - 32) return {-1, false};
+        }
+        const int index = m_owner->m_first + slot;
+        if (slot < 0 || slot >= window || index >= m_owner->tokenCount()) return {-1, false};
+        return {index, querySide};
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter painter(this);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.fillRect(rect(), palette().base());
+        const int count = m_owner->tokenCount();
+        if (count == 0) {
+            painter.setPen(palette().text().color());
+            painter.drawText(rect(), Qt::AlignCenter, tr("Run a variant to see its token links."));
+            return;
+        }
+        const float maxWeight = std::max(m_owner->m_headMax, 1e-12f);
+        for (const TokenLink& link : m_owner->visibleLinks()) {
+            const double strength = std::clamp(link.weight / maxWeight, 0.0f, 1.0f);
+            QColor color = (m_owner->m_isolatedQuery >= 0 || m_owner->m_isolatedKey >= 0) ? kIsolatedColor : kLinkColor;
+            color.setAlphaF(0.15 + 0.85 * strength);
+            painter.setPen(QPen(color, 0.5 + 3.0 * strength));
+            painter.drawLine(anchor(link.query - m_owner->m_first, true), anchor(link.key - m_owner->m_first, false));
+        }
+        const int last = std::min(count, m_owner->m_first + m_owner->m_window);
+        QFont font = painter.font();
+        for (int index = m_owner->m_first; index < last; ++index) {
+            const int slot = index - m_owner->m_first;
+            for (bool querySide : {true, false}) {
+                const bool isolated = querySide ? index == m_owner->m_isolatedQuery : index == m_owner->m_isolatedKey;
+                font.setBold(isolated);
+                painter.setFont(font);
+                painter.setPen(isolated ? kIsolatedColor : palette().text().color());
+                const QPointF a = anchor(slot, querySide);
+                const QString text = m_owner->tokenText(index);
+                if (!m_owner->m_horizontal) {
+                    const QRectF box = querySide ? QRectF(kMargin, a.y() - 9, kLabelWidth, 18)
+                                                 : QRectF(a.x() + 8, a.y() - 9, kLabelWidth, 18);
+                    painter.drawText(box, (querySide ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter, text);
+                } else {
+                    const double colWidth = (width() - 2.0 * kMargin) / std::max(1, m_owner->m_window);
+                    const QRectF box(a.x() - colWidth / 2, querySide ? kMargin : a.y() + 6, colWidth, 20);
+                    painter.drawText(box, Qt::AlignCenter, painter.fontMetrics().elidedText(text, Qt::ElideRight, int(colWidth)));
+                }
+            }
+        }
+        // Attention that leaves the window, for the isolated query: "↑ 0.12" before, "↓ 0.03" after.
+        if (m_owner->m_isolatedQuery >= 0) {
+            const OutsideMass mass = m_owner->outsideMass(m_owner->m_isolatedQuery);
+            painter.setPen(kIsolatedColor);
+            font.setBold(false);
+            painter.setFont(font);
+            const QString before = QStringLiteral("%1 %2").arg(m_owner->m_horizontal ? QStringLiteral("←") : QStringLiteral("↑")).arg(mass.before, 0, 'f', 3);
+            const QString after = QStringLiteral("%1 %2").arg(m_owner->m_horizontal ? QStringLiteral("→") : QStringLiteral("↓")).arg(mass.after, 0, 'f', 3);
+            if (mass.before > 0) painter.drawText(QRectF(0, 0, width() - kMargin, kMargin + 2), Qt::AlignRight | Qt::AlignTop, before);
+            if (mass.after > 0) painter.drawText(QRectF(0, height() - kMargin - 12, width() - kMargin, 14), Qt::AlignRight, after);
+        }
+    }
+
+    void mouseMoveEvent(QMouseEvent* event) override {
+        const auto [index, querySide] = tokenAt(event->position());
+        if (index < 0) {
+            m_owner->isolateQuery(-1);
+            m_owner->isolateKey(-1);
+            return;
+        }
+        if (querySide) {
+            m_owner->isolateKey(-1);
+            m_owner->isolateQuery(index);
+        } else {
+            m_owner->isolateQuery(-1);
+            m_owner->isolateKey(index);
+        }
+        Q_EMIT m_owner->tokenHovered(index, querySide);
+    }
+
+    void leaveEvent(QEvent*) override {
+        m_owner->isolateQuery(-1);
+        m_owner->isolateKey(-1);
+    }
+
+private:
+    TokenLinks* m_owner;
+};
+
+// The whole head at a glance (row-max pooled) with the visible window outlined; a click moves
+// the window there.
+class TokenLinkMinimap : public QWidget {
+public:
+    explicit TokenLinkMinimap(TokenLinks* owner) : QWidget(owner), m_owner(owner) {
+        setFixedWidth(kMinimapWidth);
+        setToolTip(tr("The whole head; the outlined square is the visible window. Click to move there."));
+    }
+    void refresh() {
+        const int count = m_owner->tokenCount();
+        const int side = std::max(1, std::min(count, kMinimapWidth));
+        m_image = QImage(side, side, QImage::Format_ARGB32);
+        m_image.fill(Qt::white);
+        const float maxWeight = m_owner->m_headMax;
+        if (count > 0 && maxWeight > 0) {
+            std::vector<float> pooled(static_cast<std::size_t>(side * side), 0.0f);
+            for (int q = 0; q < count; ++q)
+                for (int k = 0; k < count; ++k) {
+                    float& cell = pooled[static_cast<std::size_t>((q * side / count) * side + k * side / count)];
+                    cell = std::max(cell, m_owner->weight(q, k));
+                }
+            for (int y = 0; y < side; ++y)
+                for (int x = 0; x < side; ++x) {
+                    const int shade = 255 - static_cast<int>(std::sqrt(pooled[static_cast<std::size_t>(y * side + x)] / maxWeight) * 200);
+                    m_image.setPixel(x, y, qRgb(shade, shade, 255));
+                }
+        }
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter painter(this);
+        const int side = width();
+        painter.drawImage(QRect(0, 0, side, side), m_image);
+        const int count = m_owner->tokenCount();
+        if (count == 0) return;
+        const double scale = static_cast<double>(side) / count;
+        painter.setPen(QPen(kIsolatedColor, 1.5));
+        const double a = m_owner->m_first * scale, len = std::min(m_owner->m_window, count) * scale;
+        painter.drawRect(QRectF(a, a, len, len));
+    }
+    void mousePressEvent(QMouseEvent* event) override {
+        const int count = m_owner->tokenCount();
+        if (count == 0) return;
+        const int center = static_cast<int>(event->position().y() / width() * count);
+        m_owner->setWindow(center - m_owner->m_window / 2, m_owner->m_window);
+    }
+
+private:
+    TokenLinks* m_owner;
+    QImage m_image;
+};
+
+TokenLinks::TokenLinks(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Threshold"), this));
+    m_thresholdSlider = new QSlider(Qt::Horizontal, this);
+    m_thresholdSlider->setRange(0, 100);
+    m_thresholdSlider->setValue(static_cast<int>(m_threshold * 100));
+    m_thresholdSlider->setToolTip(tr("Hide links weaker than this share of the head's largest weight."));
+    controls->addWidget(m_thresholdSlider, 1);
+    m_horizontalBox = new QCheckBox(tr("Horizontal (long or CJK text)"), this);
+    controls->addWidget(m_horizontalBox);
+    layout->addLayout(controls);
+    auto* body = new QHBoxLayout;
+    m_canvas = new TokenLinkCanvas(this);
+    body->addWidget(m_canvas, 1);
+    m_scroll = new QScrollBar(Qt::Vertical, this);
+    body->addWidget(m_scroll);
+    auto* side = new QVBoxLayout;
+    m_minimap = new TokenLinkMinimap(this);
+    m_minimap->setFixedHeight(kMinimapWidth);
+    side->addWidget(m_minimap);
+    side->addStretch(1);
+    body->addLayout(side);
+    layout->addLayout(body, 1);
+    m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText);
+    layout->addWidget(m_status);
+
+    connect(m_thresholdSlider, &QSlider::valueChanged, this, [this](int v) { setThreshold(v / 100.0); });
+    connect(m_horizontalBox, &QCheckBox::toggled, this, &TokenLinks::setHorizontal);
+    connect(m_scroll, &QScrollBar::valueChanged, this, [this](int v) { setWindow(v, m_window); });
+    rebuild();
+}
+
+TokenLinks::~TokenLinks() = default;
+
+void TokenLinks::setInspectionState(InspectionState* state) {
+    if (m_state) disconnect(m_state, nullptr, this, nullptr);
+    m_state = state;
+    if (state) {
+        connect(state, &InspectionState::headChanged, this, &TokenLinks::rebuild);
+        connect(state, &InspectionState::resultIndexChanged, this, &TokenLinks::rebuild);
+    }
+    rebuild();
+}
+
+void TokenLinks::setResult(std::shared_ptr<const engine::RunResult> result) {
+    m_result = std::move(result);
+    m_first = 0;
+    m_isolatedQuery = m_isolatedKey = -1;
+    rebuild();
+}
+
+void TokenLinks::setThreshold(double fraction) {
+    m_threshold = std::clamp(fraction, 0.0, 1.0);
+    const QSignalBlocker blocker(m_thresholdSlider);
+    m_thresholdSlider->setValue(static_cast<int>(std::lround(m_threshold * 100)));
+    updateChrome();
+}
+
+void TokenLinks::setHorizontal(bool horizontal) {
+    m_horizontal = horizontal;
+    const QSignalBlocker blocker(m_horizontalBox);
+    m_horizontalBox->setChecked(horizontal);
+    updateChrome();
+}
+
+void TokenLinks::setWindow(int first, int size) {
+    m_window = std::max(1, size);
+    m_first = std::clamp(first, 0, std::max(0, tokenCount() - m_window));
+    updateChrome();
+}
+
+void TokenLinks::isolateQuery(int query) {
+    if (query == m_isolatedQuery) return;
+    m_isolatedQuery = query;
+    updateChrome();
+}
+
+void TokenLinks::isolateKey(int key) {
+    if (key == m_isolatedKey) return;
+    m_isolatedKey = key;
+    updateChrome();
+}
+
+const engine::AttentionResult* TokenLinks::shownResult() const {
+    if (!m_result || m_result->results.empty()) return nullptr;
+    const int index = m_state ? m_state->resultIndex() : 0;
+    if (index < 0 || index >= static_cast<int>(m_result->results.size())) return nullptr;
+    return &m_result->results[static_cast<std::size_t>(index)];
+}
+
+int TokenLinks::head() const { return m_state ? m_state->head() : 0; }
+
+int TokenLinks::tokenCount() const {
+    const auto* r = shownResult();
+    // Links need a square self-attention matrix; extra key columns (a relay) are not tokens.
+    return r ? static_cast<int>(std::min(r->n, r->m)) : 0;
+}
+
+QString TokenLinks::tokenText(int index) const {
+    if (m_result && index >= 0 && index < static_cast<int>(m_result->input.tokens.size()))
+        return tokenLabel(m_result->input.tokens[static_cast<std::size_t>(index)].text);
+    return QString::number(index);
+}
+
+float TokenLinks::weight(int query, int key) const {
+    const auto* r = shownResult();
+    return r ? r->weightAt(head(), query, key) : 0.0f;
+}
+
+std::vector<TokenLink> TokenLinks::visibleLinks() const {
+    std::vector<TokenLink> links;
+    const int count = tokenCount();
+    if (count == 0 || m_headMax <= 0) return links;
+    const int last = std::min(count, m_first + m_window);
+    const float cut = static_cast<float>(m_threshold) * m_headMax;
+    for (int q = m_first; q < last; ++q) {
+        if (m_isolatedQuery >= 0 && q != m_isolatedQuery) continue;
+        for (int k = m_first; k < last; ++k) {
+            if (m_isolatedKey >= 0 && k != m_isolatedKey) continue;
+            const float w = weight(q, k);
+            // Signed weights (Linformer's P̄F) are drawn by magnitude.
+            if (w != 0.0f && std::abs(w) >= cut) links.push_back(TokenLink{q, k, w});
+        }
+    }
+    return links;
+}
+
+OutsideMass TokenLinks::outsideMass(int query) const {
+    OutsideMass mass;
+    const int count = tokenCount();
+    if (query < 0 || query >= count) return mass;
+    for (int k = 0; k < m_first; ++k) mass.before += weight(query, k);
+    for (int k = std::min(count, m_first + m_window); k < count; ++k) mass.after += weight(query, k);
+    return mass;
+}
+
+void TokenLinks::rebuild() {
+    m_headMax = 0.0f;
+    const auto* r = shownResult();
+    if (r && r->weightsLayout != engine::WeightsLayout::None) {
+        const int count = tokenCount();
+        for (int q = 0; q < count; ++q)
+            for (int k = 0; k < count; ++k) m_headMax = std::max(m_headMax, std::abs(weight(q, k)));
+    }
+    m_first = std::clamp(m_first, 0, std::max(0, tokenCount() - m_window));
+    m_minimap->refresh();
+    updateChrome();
+}
+
+void TokenLinks::updateChrome() {
+    const int count = tokenCount();
+    const bool scrolls = count > m_window;
+    m_scroll->setVisible(scrolls);
+    m_minimap->setVisible(scrolls);
+    {
+        const QSignalBlocker blocker(m_scroll);
+        m_scroll->setRange(0, std::max(0, count - m_window));
+        m_scroll->setPageStep(m_window);
+        m_scroll->setValue(m_first);
+    }
+    const auto* r = shownResult();
+    if (!r) m_status->setText(tr("No result."));
+    else if (r->weightsLayout == engine::WeightsLayout::None)
+        m_status->setText(tr("Weights were not kept for this run (the input is longer than the dense limit)."));
+    else
+        m_status->setText(tr("head %1 · tokens %2–%3 of %4 · %5 links ≥ %6 of the largest weight %7")
+                              .arg(head())
+                              .arg(m_first)
+                              .arg(std::min(count, m_first + m_window) - 1)
+                              .arg(count)
+                              .arg(visibleLinks().size())
+                              .arg(m_threshold, 0, 'f', 2)
+                              .arg(m_headMax, 0, 'g', 4));
+    m_minimap->update();
+    m_canvas->update();
+}
+
+}  // namespace attnscope::views

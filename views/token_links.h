@@ -1,0 +1,102 @@
+#pragma once
+// The token link view ("head view" in BertViz): query tokens on one side, key tokens on the
+// other, a line per (query, key) weighted by attention. Long inputs show a window of tokens with
+// a minimap; attention leaving the window is summarised at its edges.
+
+#include <attnscope/types.h>
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QLabel;
+class QScrollBar;
+class QSlider;
+
+namespace attnscope::views {
+
+class InspectionState;
+class TokenLinkCanvas;
+class TokenLinkMinimap;
+
+/// One drawn line: weight is the result's weight of (query, key) for the shown head.
+struct TokenLink {
+    int query = 0;
+    int key = 0;
+    float weight = 0.0f;
+};
+
+/// Attention of one query row that falls outside the visible window of keys.
+struct OutsideMass {
+    double before = 0;  ///< keys before the window
+    double after = 0;   ///< keys after it
+};
+
+class TokenLinks : public QWidget {
+    Q_OBJECT
+public:
+    /// Tokens shown at once; longer inputs scroll and show the minimap.
+    static constexpr int kDefaultWindow = 48;
+
+    explicit TokenLinks(QWidget* parent = nullptr);
+    ~TokenLinks() override;
+
+    void setInspectionState(InspectionState* state);
+    void setResult(std::shared_ptr<const engine::RunResult> result);
+
+    /// Lines are drawn for weights >= threshold x (largest weight of the head).
+    void setThreshold(double fraction);
+    double threshold() const { return m_threshold; }
+    /// Query tokens on top and keys below (for long words and CJK text) instead of left/right.
+    void setHorizontal(bool horizontal);
+    bool horizontal() const { return m_horizontal; }
+    /// First token of the visible window and its size.
+    void setWindow(int first, int size);
+    int windowFirst() const { return m_first; }
+    int windowSize() const { return m_window; }
+    /// Isolates one token's links (its row as a query, or its column as a key); -1 shows all.
+    void isolateQuery(int query);
+    void isolateKey(int key);
+    int isolatedQuery() const { return m_isolatedQuery; }
+    int isolatedKey() const { return m_isolatedKey; }
+
+    /// The lines currently drawn, in (query, key) order.
+    std::vector<TokenLink> visibleLinks() const;
+    OutsideMass outsideMass(int query) const;
+    int tokenCount() const;
+    QString tokenText(int index) const;
+    /// Largest weight of the shown head (the threshold's reference), 0 without weights.
+    float headMax() const { return m_headMax; }
+    const engine::AttentionResult* shownResult() const;
+
+Q_SIGNALS:
+    void tokenHovered(int index, bool asQuery);
+
+private:
+    friend class TokenLinkCanvas;
+    friend class TokenLinkMinimap;
+    void rebuild();
+    void updateChrome();
+    int head() const;
+    float weight(int query, int key) const;
+
+    std::shared_ptr<const engine::RunResult> m_result;
+    InspectionState* m_state = nullptr;
+    TokenLinkCanvas* m_canvas = nullptr;
+    TokenLinkMinimap* m_minimap = nullptr;
+    QScrollBar* m_scroll = nullptr;
+    QSlider* m_thresholdSlider = nullptr;
+    QCheckBox* m_horizontalBox = nullptr;
+    QLabel* m_status = nullptr;
+    double m_threshold = 0.05;
+    bool m_horizontal = false;
+    int m_first = 0;
+    int m_window = kDefaultWindow;
+    int m_isolatedQuery = -1;
+    int m_isolatedKey = -1;
+    float m_headMax = 0.0f;
+};
+
+}  // namespace attnscope::views
