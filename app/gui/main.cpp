@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
                                            QStringLiteral("Select this variant id (see attnscope-cli variants)."),
                                            QStringLiteral("ID"));
     const QCommandLineOption viewOption(QStringLiteral("view"),
-                                        QStringLiteral("Show this view: heatmap (default), mask, compare or diagnostics."),
+                                        QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics or links."),
                                         QStringLiteral("VIEW"));
     const QCommandLineOption compareOption(
         QStringLiteral("compare"), QStringLiteral("The \"Compare with\" variant id (the compare view runs both)."),
@@ -135,6 +135,8 @@ int main(int argc, char** argv) {
         options.initialView = MainWindow::View::Mask;
     } else if (view == QLatin1String("compare")) {
         options.initialView = MainWindow::View::Compare;
+    } else if (view == QLatin1String("links")) {
+        options.initialView = MainWindow::View::Links;
     } else if (view == QLatin1String("diagnostics")) {
         options.initialView = MainWindow::View::Diagnostics;
     } else if (!view.isEmpty() && view != QLatin1String("heatmap")) {

@@ -9,6 +9,7 @@
 #include "views/head_heatmap.h"
 #include "views/heatmap_options.h"
 #include "views/mask_view.h"
+#include "views/token_links.h"
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
 #include "views/param_form.h"
@@ -208,6 +209,11 @@ void MainWindow::buildUi(const AppSettings& settings) {
                                  "Linformer's spectrum, Reformer's LSH buckets, Routing's clusters"));
     connect(m_diagnostics->approximationView(), &views::ApproximationView::errorCurveRequested, this,
             &MainWindow::uiRunErrorCurve);
+    m_tokenLinks = new views::TokenLinks(m_viewTabs);
+    m_tokenLinks->setInspectionState(m_state);
+    m_viewTabs->addTab(m_tokenLinks, tr("Links"));
+    m_viewTabs->setTabToolTip(static_cast<int>(View::Links),
+                              tr("Query tokens linked to key tokens, lines weighted by attention; hover a token to isolate it"));
     m_viewTabs->setTabToolTip(static_cast<int>(View::Heatmap), tr("The selected head's attention weights"));
     m_viewTabs->setTabToolTip(static_cast<int>(View::Mask),
                               tr("Which keys each query may attend and why, with a row panel for the hovered query"));
@@ -532,6 +538,7 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     m_headsGrid->setResult(m_result);
     m_heatmap->setResult(m_result);
     m_maskView->setResult(m_result);
+    m_tokenLinks->setResult(m_result);
     m_compareView->setResult(m_result);
     m_diagnostics->setResult(m_result);
 

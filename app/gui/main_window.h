@@ -30,6 +30,7 @@ class CompareView;
 class DiagnosticsStack;
 class HeadHeatmap;
 class MaskView;
+class TokenLinks;
 class HeadsGrid;
 class InspectionState;
 class ParamForm;
@@ -44,7 +45,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// Tabs of the view switcher, in order.
-    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3 };
+    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4 };
 
     struct Options {
         /// A QMessageBox for failed user-initiated runs. Off in tests and headless runs, where
@@ -76,6 +77,7 @@ public:
     views::HeadHeatmap* heatmap() const { return m_heatmap; }
     views::HeadsGrid* headsGrid() const { return m_headsGrid; }
     views::MaskView* maskView() const { return m_maskView; }
+    views::TokenLinks* tokenLinks() const { return m_tokenLinks; }
     views::CompareView* compareView() const { return m_compareView; }
     /// The Diagnostics tab: the selected variant's own diagnostics view (spectrum, approximation,
     /// LSH, clusters). For performer/linear/linformer its runs add `full` as the exact reference.
@@ -157,6 +159,7 @@ private:
     views::HeadsGrid* m_headsGrid = nullptr;
     views::ParamForm* m_paramForm = nullptr;
     views::MaskView* m_maskView = nullptr;
+    views::TokenLinks* m_tokenLinks = nullptr;
     views::CompareView* m_compareView = nullptr;
     views::DiagnosticsStack* m_diagnostics = nullptr;
     QTabWidget* m_viewTabs = nullptr;
