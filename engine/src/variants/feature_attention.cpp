@@ -20,15 +20,6 @@ at::Tensor denominators(const at::Tensor& phiQ, const at::Tensor& z, const Featu
 
 }  // namespace
 
-void initResult(AttentionResult& result, const VariantInfo& info, const ParamValues& params, const Qkv& qkv) {
-    result.variantId = info.id;
-    result.params = params;
-    result.heads = qkv.heads();
-    result.n = qkv.n();
-    result.m = qkv.m();
-    result.d = qkv.d();
-}
-
 at::Tensor keyKeepMask(const Qkv& qkv) {
     if (qkv.keyPadding.empty()) return {};
     at::Tensor keep = at::empty({qkv.m()}, at::kFloat);

@@ -29,9 +29,6 @@ struct FeatureAttentionSpec {
 void featureAttention(const at::Tensor& phiQ, const at::Tensor& phiK, const at::Tensor& v,
                       const FeatureAttentionSpec& spec, RunContext& ctx, AttentionResult& result);
 
-/// Fills the fields every variant result shares (id, params, shape).
-void initResult(AttentionResult& result, const VariantInfo& info, const ParamValues& params, const Qkv& qkv);
-
 /// [m] float: 0 for padded keys, 1 otherwise; undefined when no key is padded.
 at::Tensor keyKeepMask(const Qkv& qkv);
 

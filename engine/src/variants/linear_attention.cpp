@@ -28,8 +28,7 @@ public:
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
-        AttentionResult result;
-        initResult(result, m_info, params, qkv);
+        AttentionResult result = startResult(m_info.id, params, qkv);
         ctx.beginStage("attention");
         // phiQ: [H, n, d], phiK: [H, m, d]; padded keys get zero features (idiap's length mask).
         at::Tensor phiQ = at::elu(qkv.q).add_(1.0);

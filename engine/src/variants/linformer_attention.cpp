@@ -57,8 +57,7 @@ private:
 };
 
 AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
-    AttentionResult result;
-    initResult(result, m_info, params, qkv);
+    AttentionResult result = startResult(m_info.id, params, qkv);
     const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d();
     std::int64_t k = paramInt(params, "k");
     if (k > m) {

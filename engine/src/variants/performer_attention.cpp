@@ -87,8 +87,7 @@ public:
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
-        AttentionResult result;
-        initResult(result, m_info, params, qkv);
+        AttentionResult result = startResult(m_info.id, params, qkv);
         const std::int64_t heads = qkv.heads(), d = qkv.d();
         std::int64_t features = paramInt(params, "nb_features");
         if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(d * std::log(static_cast<double>(d))));

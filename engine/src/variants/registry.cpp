@@ -25,6 +25,17 @@ const std::string& paramChoice(const ParamValues& params, const std::string& nam
     return std::get<std::string>(params.at(name));
 }
 
+AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv) {
+    AttentionResult result;
+    result.variantId = variantId;
+    result.params = params;
+    result.heads = qkv.heads();
+    result.n = qkv.n();
+    result.m = qkv.m();
+    result.d = qkv.d();
+    return result;
+}
+
 std::vector<std::unique_ptr<Variant>> makeAllVariants() {
     std::vector<std::unique_ptr<Variant>> all;
     all.push_back(makeFullAttention());

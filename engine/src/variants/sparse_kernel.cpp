@@ -857,17 +857,6 @@ ParamSpec intListParam(const std::string& name, std::vector<std::int64_t> value,
     return p;
 }
 
-AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv) {
-    AttentionResult result;
-    result.variantId = variantId;
-    result.params = params;
-    result.heads = qkv.heads();
-    result.n = qkv.n();
-    result.m = qkv.m();
-    result.d = qkv.d();
-    return result;
-}
-
 void runPatternVariant(const Qkv& qkv, SparsePattern pattern, const SparseTileFn& tiles, RunContext& ctx,
                        AttentionResult& result, const DensePlanFn& densePlan) {
     result.pattern = std::move(pattern);

@@ -171,9 +171,6 @@ ParamSpec choiceParam(const std::string& name, const std::string& value, std::ve
 ParamSpec intListParam(const std::string& name, std::vector<std::int64_t> value, double minValue, double maxValue,
                        const std::string& help);
 
-/// A result with the id, resolved params and shape filled in.
-AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv);
-
 /// Runs the kernel on the variant's pattern (moved into result.pattern) as the "attention"
 /// stage, with the request's key padding, and copies the counters into the result.
 void runPatternVariant(const Qkv& qkv, SparsePattern pattern, const SparseTileFn& tiles, RunContext& ctx,

@@ -38,6 +38,9 @@ std::int64_t paramInt(const ParamValues& params, const std::string& name);
 double paramFloat(const ParamValues& params, const std::string& name);
 const std::string& paramChoice(const ParamValues& params, const std::string& name);
 
+/// A result with the id, resolved params and shape filled in: how every variant's run() starts.
+AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv);
+
 std::vector<std::unique_ptr<Variant>> makeAllVariants();
 
 }  // namespace attnscope::engine
