@@ -3,6 +3,7 @@
 #include "views/colormap.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
+#include "views/square_cells.h"
 #include "views/token_label.h"
 
 #include <QComboBox>
@@ -470,25 +471,9 @@ void HeadHeatmap::fitRanges() {
 }
 
 void HeadHeatmap::fitAxisRect() {
-    // Runs after each layout pass: caps the matrix's inner rect so cells are square, then lets
-    // one more (queued) replot apply it. Margins hardly depend on the size, so this settles at once.
-    QCPAxisRect* rect = m_plot->axisRect();
     const engine::AttentionResult* r = shownResult();
-    QSize cap(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
-    if (r && m_shownHead >= 0) {
-        const QRect body = m_body->rect();
-        const int marginW = rect->outerRect().width() - rect->rect().width();
-        const int marginH = rect->outerRect().height() - rect->rect().height();
-        const int availW = body.width() - m_colorScale->outerRect().width() - 3 * m_body->columnSpacing() - marginW;
-        const int availH = body.height() - 2 * m_body->rowSpacing() - marginH;
-        if (availW <= 0 || availH <= 0) return;
-        const double cell = std::min(static_cast<double>(availW) / r->m, static_cast<double>(availH) / r->n);
-        cap = QSize(std::max(1, static_cast<int>(cell * r->m)), std::max(1, static_cast<int>(cell * r->n)));
-    }
-    const QSize old = rect->maximumSize();
-    if (std::abs(old.width() - cap.width()) <= 2 && std::abs(old.height() - cap.height()) <= 2) return;
-    rect->setMaximumSize(cap);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    const bool shown = r && m_shownHead >= 0;
+    fitSquareCells(m_plot, m_body, shown ? r->n : 0, shown ? r->m : 0, m_colorScale->outerRect().width(), 3);
 }
 
 void HeadHeatmap::setTitlePrefix(const QString& prefix) {
