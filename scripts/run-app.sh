@@ -9,4 +9,5 @@ if [[ -z ${DISPLAY:-} && -z ${WAYLAND_DISPLAY:-} && -z ${QT_QPA_PLATFORM:-} ]]; 
   echo "run-app: on a headless machine, try: xvfb-run -a $build/app/gui/attnscope --screenshot shot.png" >&2
   exit 1
 fi
-exec "$build/app/gui/attnscope" --text-file "$root/samples/sample.txt" "$@"
+# The app opens on the bundled sample, or on the text autosaved from the last session.
+exec "$build/app/gui/attnscope" "$@"

@@ -5,6 +5,7 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/text_autosave.h"
 
 #include "views/compare_view.h"
 #include "views/diagnostics/approximation_view.h"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     attnscope::app::ensurePassiveOpenMpWait(argv);
     using attnscope::app::AppSettings;
     using attnscope::app::MainWindow;
+    using attnscope::app::TextAutosave;
 
     // Headless figure export must work without a display (DESIGN.md): --screenshot picks the
     // offscreen platform unless the user chose one.
@@ -123,6 +125,17 @@ int main(int argc, char** argv) {
 
     const QString screenshotPath = parser.value(screenshotOption);
     const bool screenshot = !screenshotPath.isEmpty();
+    if (!screenshot) {
+        // What the user typed last time comes back after a crash or an accidental close,
+        // unless a file was named on the command line.
+        options.autosavePath = TextAutosave::defaultPath();
+        if (!parser.isSet(textFileOption)) {
+            if (const auto restored = TextAutosave::load(options.autosavePath); restored && !restored->isEmpty()) {
+                options.initialText = *restored;
+                options.textSource = QObject::tr("restored text");
+            }
+        }
+    }
     // Screenshots use the defaults, so they do not depend on the machine's saved settings.
     AppSettings settings;
     if (!screenshot) {

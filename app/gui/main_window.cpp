@@ -2,6 +2,7 @@
 
 #include "gui/engine_runner.h"
 #include "gui/export/export_controller.h"
+#include "gui/text_autosave.h"
 
 #include "views/compare_view.h"
 #include "views/diagnostics/approximation_view.h"
@@ -104,6 +105,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     m_text = new QPlainTextEdit(inputBox);
     m_text->setPlainText(m_options.initialText.isNull() ? sampleText() : m_options.initialText);
     m_text->setPlaceholderText(tr("Paste text here, then press Run (F5)."));
+    if (!m_options.autosavePath.isEmpty()) m_autosave = new TextAutosave(m_text, m_options.autosavePath, 1500, this);
     inputLayout->addWidget(m_text, 1);
     auto* tokenizerRow = new QFormLayout;
     m_tokenizerCombo = new QComboBox(inputBox);

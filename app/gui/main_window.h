@@ -40,6 +40,7 @@ namespace attnscope::app {
 
 class EngineRunner;
 class ExportController;
+class TextAutosave;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -56,6 +57,8 @@ public:
         /// Input text; a null string means the bundled sample.
         QString initialText;
         QString textSource;  ///< shown in the window title; empty = "sample"
+        /// Where the typed text is autosaved (TextAutosave); empty = no autosave (tests).
+        QString autosavePath;
         View initialView = View::Heatmap;
         QString compareVariant;  ///< "Compare with" variant id; empty = longformer or the second
         /// "name=value" texts for the variant's and the compare variant's forms, applied once the
@@ -78,6 +81,7 @@ public:
     views::HeadsGrid* headsGrid() const { return m_headsGrid; }
     views::MaskView* maskView() const { return m_maskView; }
     views::TokenLinks* tokenLinks() const { return m_tokenLinks; }
+    TextAutosave* autosave() const { return m_autosave; }
     views::CompareView* compareView() const { return m_compareView; }
     /// The Diagnostics tab: the selected variant's own diagnostics view (spectrum, approximation,
     /// LSH, clusters). For performer/linear/linformer its runs add `full` as the exact reference.
@@ -160,6 +164,7 @@ private:
     views::ParamForm* m_paramForm = nullptr;
     views::MaskView* m_maskView = nullptr;
     views::TokenLinks* m_tokenLinks = nullptr;
+    TextAutosave* m_autosave = nullptr;
     views::CompareView* m_compareView = nullptr;
     views::DiagnosticsStack* m_diagnostics = nullptr;
     QTabWidget* m_viewTabs = nullptr;
