@@ -138,13 +138,7 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QWidget(parent) {
 HeadHeatmap::~HeadHeatmap() = default;
 
 void HeadHeatmap::setInspectionState(InspectionState* state) {
-    if (m_state) disconnect(m_state, nullptr, this, nullptr);
-    m_state = state;
-    if (state) {
-        connect(state, &InspectionState::headChanged, this, &HeadHeatmap::rebuild);
-        connect(state, &InspectionState::resultIndexChanged, this, &HeadHeatmap::rebuild);
-    }
-    rebuild();
+    followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
 void HeadHeatmap::setResult(std::shared_ptr<const engine::RunResult> result) {

@@ -29,4 +29,15 @@ void InspectionState::setHovered(int query, int key) {
     Q_EMIT hoveredChanged(query, key);
 }
 
+void followInspectionState(QObject* view, QPointer<InspectionState>& current, InspectionState* state,
+                           const std::function<void()>& rebuild) {
+    if (current) QObject::disconnect(current, nullptr, view, nullptr);
+    current = state;
+    if (state) {
+        QObject::connect(state, &InspectionState::headChanged, view, rebuild);
+        QObject::connect(state, &InspectionState::resultIndexChanged, view, rebuild);
+    }
+    rebuild();
+}
+
 }  // namespace attnscope::views

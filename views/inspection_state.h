@@ -3,6 +3,9 @@
 // observe it; only the app changes it (views emit intents instead).
 
 #include <QObject>
+#include <QPointer>
+
+#include <functional>
 
 namespace attnscope::views {
 
@@ -37,5 +40,10 @@ private:
     int m_hoveredQuery = -1;
     int m_hoveredKey = -1;
 };
+
+/// How a view follows the inspection state: replaces `current` (the view's member) by `state`,
+/// calls `rebuild` now and again whenever the head or the shown result changes.
+void followInspectionState(QObject* view, QPointer<InspectionState>& current, InspectionState* state,
+                           const std::function<void()>& rebuild);
 
 }  // namespace attnscope::views

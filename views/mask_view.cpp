@@ -140,13 +140,7 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
 MaskView::~MaskView() = default;
 
 void MaskView::setInspectionState(InspectionState* state) {
-    if (m_state) disconnect(m_state, nullptr, this, nullptr);
-    m_state = state;
-    if (state) {
-        connect(state, &InspectionState::headChanged, this, &MaskView::rebuild);
-        connect(state, &InspectionState::resultIndexChanged, this, &MaskView::rebuild);
-    }
-    rebuild();
+    followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
 void MaskView::setResult(std::shared_ptr<const engine::RunResult> result) {

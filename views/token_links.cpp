@@ -238,13 +238,7 @@ TokenLinks::TokenLinks(QWidget* parent) : QWidget(parent) {
 TokenLinks::~TokenLinks() = default;
 
 void TokenLinks::setInspectionState(InspectionState* state) {
-    if (m_state) disconnect(m_state, nullptr, this, nullptr);
-    m_state = state;
-    if (state) {
-        connect(state, &InspectionState::headChanged, this, &TokenLinks::rebuild);
-        connect(state, &InspectionState::resultIndexChanged, this, &TokenLinks::rebuild);
-    }
-    rebuild();
+    followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
 void TokenLinks::setResult(std::shared_ptr<const engine::RunResult> result) {

@@ -5,6 +5,7 @@
 
 #include <attnscope/types.h>
 
+#include <QPointer>
 #include <QWidget>
 
 #include <memory>
@@ -83,7 +84,7 @@ private:
     float weight(int query, int key) const;
 
     std::shared_ptr<const engine::RunResult> m_result;
-    InspectionState* m_state = nullptr;
+    QPointer<InspectionState> m_state;
     TokenLinkCanvas* m_canvas = nullptr;
     TokenLinkMinimap* m_minimap = nullptr;
     QScrollBar* m_scroll = nullptr;

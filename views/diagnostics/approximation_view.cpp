@@ -187,13 +187,7 @@ ApproximationView::ApproximationView(QWidget* parent) : QWidget(parent) {
 ApproximationView::~ApproximationView() = default;
 
 void ApproximationView::setInspectionState(InspectionState* state) {
-    if (m_state) disconnect(m_state, nullptr, this, nullptr);
-    m_state = state;
-    if (state) {
-        connect(state, &InspectionState::headChanged, this, &ApproximationView::rebuild);
-        connect(state, &InspectionState::resultIndexChanged, this, &ApproximationView::rebuild);
-    }
-    rebuild();
+    followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
 void ApproximationView::setResult(std::shared_ptr<const engine::RunResult> result) {

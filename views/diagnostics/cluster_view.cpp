@@ -100,13 +100,7 @@ ClusterView::ClusterView(QWidget* parent) : QWidget(parent) {
 ClusterView::~ClusterView() = default;
 
 void ClusterView::setInspectionState(InspectionState* state) {
-    if (m_state) disconnect(m_state, nullptr, this, nullptr);
-    m_state = state;
-    if (state) {
-        connect(state, &InspectionState::headChanged, this, &ClusterView::rebuild);
-        connect(state, &InspectionState::resultIndexChanged, this, &ClusterView::rebuild);
-    }
-    rebuild();
+    followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
 void ClusterView::setResult(std::shared_ptr<const engine::RunResult> result) {

@@ -91,13 +91,7 @@ LshView::LshView(QWidget* parent) : QWidget(parent) {
 LshView::~LshView() = default;
 
 void LshView::setInspectionState(InspectionState* state) {
-    if (m_state) disconnect(m_state, nullptr, this, nullptr);
-    m_state = state;
-    if (state) {
-        connect(state, &InspectionState::headChanged, this, &LshView::rebuild);
-        connect(state, &InspectionState::resultIndexChanged, this, &LshView::rebuild);
-    }
-    rebuild();
+    followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
 void LshView::setResult(std::shared_ptr<const engine::RunResult> result) {

@@ -112,13 +112,7 @@ SpectrumPlot::SpectrumPlot(QWidget* parent) : QWidget(parent) {
 SpectrumPlot::~SpectrumPlot() = default;
 
 void SpectrumPlot::setInspectionState(InspectionState* state) {
-    if (m_state) disconnect(m_state, nullptr, this, nullptr);
-    m_state = state;
-    if (state) {
-        connect(state, &InspectionState::headChanged, this, &SpectrumPlot::rebuild);
-        connect(state, &InspectionState::resultIndexChanged, this, &SpectrumPlot::rebuild);
-    }
-    rebuild();
+    followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
 void SpectrumPlot::setResult(std::shared_ptr<const engine::RunResult> result) {
