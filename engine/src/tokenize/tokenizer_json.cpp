@@ -1,0 +1,348 @@
+// tokenizer.json (HF tokenizers) for the two shapes we support: BERT (WordPiece + BertNormalizer
+// + BertPreTokenizer) and GPT-2/RoBERTa (BPE + ByteLevel). Anything else is refused by name
+// rather than approximated (FORMATS.md §1.7.3).
+
+#include "plain/strict_json.h"
+#include "tokenize/byte_level_bpe.h"
+#include "tokenize/tokenizer_common.h"
+#include "tokenize/wordpiece.h"
+
+#include <nlohmann/json.hpp>
+
+#include <utility>
+
+namespace attnscope::engine {
+
+namespace {
+
+using Json = nlohmann::json;
+
+/// Thrown inside this file only; makeTokenizerFromJson turns it into an Error.
+struct FieldError {
+    ErrorCode code;
+    std::string message;
+};
+
+[[noreturn]] void fail(const std::string& where, const std::string& rule,
+                       ErrorCode code = ErrorCode::InvalidInput) {
+    throw FieldError{code, where + ": " + rule};
+}
+
+[[noreturn]] void unsupported(const std::string& where, const std::string& what) {
+    fail(where, what + " not supported (AttnScope reads the BERT WordPiece and GPT-2/RoBERTa byte-level BPE shapes)",
+         ErrorCode::Unsupported);
+}
+
+const Json* member(const Json& object, const char* key) {
+    const auto it = object.find(key);
+    return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+bool boolField(const Json& object, const char* key, bool fallback, const std::string& where) {
+    const Json* v = member(object, key);
+    if (v == nullptr) return fallback;
+    if (!v->is_boolean()) fail(where + "." + key, "must be true or false");
+    return v->get<bool>();
+}
+
+std::string stringField(const Json& object, const char* key, const std::string& fallback, const std::string& where) {
+    const Json* v = member(object, key);
+    if (v == nullptr) return fallback;
+    if (!v->is_string()) fail(where + "." + key, "must be a string");
+    return v->get<std::string>();
+}
+
+std::int64_t idValue(const Json& v, const std::string& where) {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxVocabularyId))
+        fail(where, "must be an integer id in 0.." + std::to_string(kMaxVocabularyId));
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+}
+
+/// The "type" of a component, "" when the component is null or absent. A one-element "Sequence"
+/// is unwrapped (some files wrap a single pre-tokenizer that way).
+std::string componentType(const Json& root, const char* key, const Json** component) {
+    const std::string where = std::string("$.") + key;
+    const Json* c = member(root, key);
+    *component = c;
+    if (c == nullptr) return {};
+    if (!c->is_object()) fail(where, "must be an object or null");
+    std::string type = stringField(*c, "type", "", where);
+    if (type.empty()) fail(where, "has no \"type\"");
+    if (type == "Sequence") {
+        const char* listKey = c->contains("pretokenizers") ? "pretokenizers"
+                              : c->contains("normalizers") ? "normalizers"
+                              : c->contains("processors")  ? "processors"
+                                                           : "decoders";
+        const Json* list = member(*c, listKey);
+        if (list == nullptr || !list->is_array()) fail(where, "a Sequence needs a list");
+        if (list->empty()) {
+            *component = nullptr;
+            return {};
+        }
+        if (list->size() != 1 || !(*list)[0].is_object())
+            unsupported(where, "a Sequence of " + std::to_string(list->size()) + " components is");
+        *component = &(*list)[0];
+        type = stringField((*list)[0], "type", "", where + "[0]");
+    }
+    return type;
+}
+
+struct AddedToken {
+    std::int64_t id;
+    std::string content;
+    bool special;
+};
+
+std::vector<AddedToken> parseAddedTokens(const Json& root) {
+    std::vector<AddedToken> out;
+    const Json* list = member(root, "added_tokens");
+    if (list == nullptr) return out;
+    if (!list->is_array()) fail("$.added_tokens", "must be a list");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const std::string where = "$.added_tokens[" + std::to_string(i) + "]";
+        const Json& t = (*list)[i];
+        if (!t.is_object()) fail(where, "must be an object");
+        const Json* id = member(t, "id");
+        if (id == nullptr) fail(where + ".id", "is missing");
+        AddedToken token{idValue(*id, where + ".id"), stringField(t, "content", "", where), boolField(t, "special", false, where)};
+        if (token.content.empty()) fail(where + ".content", "must be a non-empty string");
+        if (auto error = checkVocabString(token.content, where + ".content")) fail(where + ".content", "invalid token");
+        out.push_back(std::move(token));
+    }
+    return out;
+}
+
+/// Added tokens are part of the vocabulary even when model.vocab lacks them.
+void addToVocab(Vocab& vocab, const std::vector<AddedToken>& added) {
+    for (const AddedToken& t : added) {
+        const std::int64_t existing = vocab.find(t.content);
+        if (existing == t.id) continue;
+        if (existing >= 0)
+            fail("$.added_tokens", quoteForMessage(t.content) + " has id " + std::to_string(t.id) +
+                                       " but the vocabulary gives it " + std::to_string(existing));
+        const auto id = static_cast<std::size_t>(t.id);
+        if (id < vocab.tokens.size() && vocab.ids.count(vocab.tokens[id]) != 0 &&
+            vocab.ids.at(vocab.tokens[id]) == t.id)
+            fail("$.added_tokens", "id " + std::to_string(t.id) + " of " + quoteForMessage(t.content) +
+                                       " already belongs to " + quoteForMessage(vocab.tokens[id]));
+        if (id >= vocab.tokens.size()) vocab.tokens.resize(id + 1);
+        vocab.tokens[id] = t.content;
+        vocab.ids[t.content] = t.id;
+    }
+}
+
+Vocab parseVocab(const Json& model) {
+    const Json* v = member(model, "vocab");
+    if (v == nullptr) fail("$.model.vocab", "is missing");
+    auto vocab = vocabFromJsonObject(*v, "$.model.vocab");
+    if (!vocab) throw FieldError{vocab.error().code, vocab.error().message};
+    return std::move(vocab).value();
+}
+
+/// [name, id] as in BertProcessing and RobertaProcessing.
+TemplateItem namedSpecial(const Json& processor, const char* key, const std::string& where) {
+    const Json* pair = member(processor, key);
+    if (pair == nullptr || !pair->is_array() || pair->size() != 2 || !(*pair)[0].is_string())
+        fail(where + "." + key, "must be [token, id]");
+    return TemplateItem{false, (*pair)[0].get<std::string>(), idValue((*pair)[1], where + "." + key + "[1]"), 0};
+}
+
+std::vector<TemplateItem> parseTemplateProcessing(const Json& processor, const std::string& where) {
+    const Json* single = member(processor, "single");
+    if (single == nullptr || !single->is_array()) fail(where + ".single", "must be a list");
+    const Json* specials = member(processor, "special_tokens");
+    std::vector<TemplateItem> items;
+    for (std::size_t i = 0; i < single->size(); ++i) {
+        const std::string at = where + ".single[" + std::to_string(i) + "]";
+        const Json& piece = (*single)[i];
+        if (!piece.is_object() || piece.size() != 1) fail(at, "must be {\"SpecialToken\": …} or {\"Sequence\": …}");
+        if (const Json* seq = member(piece, "Sequence")) {
+            if (!seq->is_object()) fail(at + ".Sequence", "must be an object");
+            if (stringField(*seq, "id", "A", at + ".Sequence") != "A") fail(at + ".Sequence.id", "must be \"A\" in a single template");
+            const Json* type = member(*seq, "type_id");
+            items.push_back(TemplateItem{true, {}, -1, type == nullptr ? 0 : idValue(*type, at + ".Sequence.type_id")});
+            continue;
+        }
+        const Json* special = member(piece, "SpecialToken");
+        if (special == nullptr || !special->is_object()) fail(at, "must be {\"SpecialToken\": …} or {\"Sequence\": …}");
+        const std::string name = stringField(*special, "id", "", at + ".SpecialToken");
+        const Json* type = member(*special, "type_id");
+        const std::int64_t typeId = type == nullptr ? 0 : idValue(*type, at + ".SpecialToken.type_id");
+        const Json* entry = specials == nullptr ? nullptr : member(*specials, name.c_str());
+        if (entry == nullptr || !entry->is_object())
+            fail(at, "special token " + quoteForMessage(name) + " is not listed in special_tokens");
+        const Json* ids = member(*entry, "ids");
+        const Json* tokens = member(*entry, "tokens");
+        if (ids == nullptr || tokens == nullptr || !ids->is_array() || !tokens->is_array() || ids->empty() ||
+            ids->size() != tokens->size())
+            fail(where + ".special_tokens." + name, "needs equally long, non-empty \"ids\" and \"tokens\" lists");
+        for (std::size_t k = 0; k < ids->size(); ++k) {
+            if (!(*tokens)[k].is_string()) fail(where + ".special_tokens." + name + ".tokens", "must hold strings");
+            items.push_back(TemplateItem{false, (*tokens)[k].get<std::string>(),
+                                         idValue((*ids)[k], where + ".special_tokens." + name + ".ids"), typeId});
+        }
+    }
+    return items;
+}
+
+/// Template from post_processor; `byteLevelOk` accepts a ByteLevel processor (no specials).
+std::vector<TemplateItem> parsePostProcessor(const Json& root, bool byteLevelOk) {
+    const Json* processor = nullptr;
+    const std::string type = componentType(root, "post_processor", &processor);
+    const std::string where = "$.post_processor";
+    if (type.empty() || (byteLevelOk && type == "ByteLevel")) return {};
+    if (type == "TemplateProcessing") return parseTemplateProcessing(*processor, where);
+    if (type == "BertProcessing" || type == "RobertaProcessing") {
+        TemplateItem cls = namedSpecial(*processor, "cls", where);
+        TemplateItem sep = namedSpecial(*processor, "sep", where);
+        return {cls, TemplateItem{true, {}, -1, 0}, sep};
+    }
+    unsupported(where, "post-processor type " + quoteForMessage(type) + " is");
+}
+
+void checkDecoder(const Json& root, const char* expected) {
+    const Json* decoder = nullptr;
+    const std::string type = componentType(root, "decoder", &decoder);
+    if (!type.empty() && type != expected) unsupported("$.decoder", "decoder type " + quoteForMessage(type) + " is");
+}
+
+Result<std::shared_ptr<const ModelTokenizer>> buildWordPiece(const Json& root, const Json& model,
+                                                             const std::vector<AddedToken>& added,
+                                                             const std::string& source) {
+    WordPieceData data;
+    data.options.source = source;
+    data.vocab = parseVocab(model);
+    addToVocab(data.vocab, added);
+    data.options.unkToken = stringField(model, "unk_token", "[UNK]", "$.model");
+    data.options.continuingSubwordPrefix = stringField(model, "continuing_subword_prefix", "##", "$.model");
+    if (const Json* max = member(model, "max_input_chars_per_word"))
+        data.options.maxInputCharsPerWord = idValue(*max, "$.model.max_input_chars_per_word");
+
+    const Json* normalizer = nullptr;
+    const std::string normalizerType = componentType(root, "normalizer", &normalizer);
+    if (normalizerType == "BertNormalizer") {
+        data.options.cleanText = boolField(*normalizer, "clean_text", true, "$.normalizer");
+        data.options.handleChineseChars = boolField(*normalizer, "handle_chinese_chars", true, "$.normalizer");
+        data.options.lowercase = boolField(*normalizer, "lowercase", true, "$.normalizer");
+        if (const Json* strip = member(*normalizer, "strip_accents")) {
+            if (!strip->is_boolean()) fail("$.normalizer.strip_accents", "must be true, false or null");
+            data.options.stripAccents = strip->get<bool>();
+        }
+    } else if (normalizerType.empty()) {
+        data.options.cleanText = false;
+        data.options.handleChineseChars = false;
+        data.options.lowercase = false;
+        data.options.stripAccents = false;
+    } else {
+        unsupported("$.normalizer", "normalizer type " + quoteForMessage(normalizerType) + " with WordPiece is");
+    }
+
+    const Json* pre = nullptr;
+    const std::string preType = componentType(root, "pre_tokenizer", &pre);
+    if (preType != "BertPreTokenizer")
+        unsupported("$.pre_tokenizer", "pre-tokenizer type " + quoteForMessage(preType.empty() ? "null" : preType) +
+                                           " with WordPiece is");
+    checkDecoder(root, "WordPiece");
+    data.options.singleTemplate = parsePostProcessor(root, false);
+    data.options.neverSplit.clear();
+    for (const AddedToken& t : added)
+        if (t.special) data.options.neverSplit.push_back(t.content);
+    return buildWordPieceTokenizer(std::move(data));
+}
+
+std::vector<MergeRule> parseMerges(const Json& model, const std::string& source) {
+    const Json* merges = member(model, "merges");
+    if (merges == nullptr || !merges->is_array()) fail("$.model.merges", "must be a list");
+    std::vector<MergeRule> out;
+    out.reserve(merges->size());
+    for (std::size_t i = 0; i < merges->size(); ++i) {
+        const std::string where = "$.model.merges[" + std::to_string(i) + "]";
+        const Json& m = (*merges)[i];
+        if (m.is_string()) {  // legacy "left right"
+            const std::string s = m.get<std::string>();
+            const std::size_t space = s.find(' ');
+            if (space == std::string::npos || space == 0 || space + 1 >= s.size() ||
+                s.find(' ', space + 1) != std::string::npos)
+                fail(where, "expected \"left right\" (two tokens, one space), found " + quoteForMessage(s));
+            out.push_back(MergeRule{s.substr(0, space), s.substr(space + 1), source + " " + where});
+        } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {  // tokenizers ≥ 0.20
+            out.push_back(MergeRule{m[0].get<std::string>(), m[1].get<std::string>(), source + " " + where});
+            if (out.back().left.empty() || out.back().right.empty()) fail(where, "merge parts must not be empty");
+        } else {
+            fail(where, "a merge must be \"left right\" or [\"left\", \"right\"]");
+        }
+    }
+    return out;
+}
+
+Result<std::shared_ptr<const ModelTokenizer>> buildBpe(const Json& root, const Json& model,
+                                                       const std::vector<AddedToken>& added, const std::string& source) {
+    ByteLevelBpeData data;
+    data.options.vocabSource = source + " $.model.vocab";
+    data.options.mergesSource = source + " $.model.merges";
+    if (const Json* dropout = member(model, "dropout")) {
+        if (!dropout->is_number() || dropout->get<double>() != 0.0) unsupported("$.model.dropout", "BPE dropout is");
+    }
+    if (!stringField(model, "continuing_subword_prefix", "", "$.model").empty())
+        unsupported("$.model.continuing_subword_prefix", "a BPE continuing_subword_prefix is");
+    if (!stringField(model, "end_of_word_suffix", "", "$.model").empty())
+        unsupported("$.model.end_of_word_suffix", "a BPE end_of_word_suffix is");
+    if (boolField(model, "byte_fallback", false, "$.model")) unsupported("$.model.byte_fallback", "BPE byte_fallback is");
+    data.options.ignoreMerges = boolField(model, "ignore_merges", false, "$.model");
+    data.vocab = parseVocab(model);
+    addToVocab(data.vocab, added);
+    data.merges = parseMerges(model, source);
+
+    const Json* normalizer = nullptr;
+    const std::string normalizerType = componentType(root, "normalizer", &normalizer);
+    if (!normalizerType.empty())
+        unsupported("$.normalizer", "normalizer type " + quoteForMessage(normalizerType) + " with byte-level BPE is");
+    const Json* pre = nullptr;
+    const std::string preType = componentType(root, "pre_tokenizer", &pre);
+    if (preType != "ByteLevel")
+        unsupported("$.pre_tokenizer", "pre-tokenizer type " + quoteForMessage(preType.empty() ? "null" : preType) +
+                                           " with BPE is");
+    // tokenizers' ByteLevel defaults: add_prefix_space true, use_regex true.
+    data.options.addPrefixSpace = boolField(*pre, "add_prefix_space", true, "$.pre_tokenizer");
+    data.options.useRegex = boolField(*pre, "use_regex", true, "$.pre_tokenizer");
+    checkDecoder(root, "ByteLevel");
+    data.options.singleTemplate = parsePostProcessor(root, true);
+    for (const AddedToken& t : added)
+        if (t.special) data.options.specialTokens.push_back(t.content);
+    return buildByteLevelBpeTokenizer(std::move(data));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const ModelTokenizer>> makeTokenizerFromJson(const std::string& tokenizerJson,
+                                                                    const std::string& source) {
+    std::string text = tokenizerJson;
+    if (auto error = sniffTokenizerFile(text, source)) return *error;
+    auto parsed = parseStrictJson(text, source);
+    if (!parsed) return parsed.error();
+    const Json& root = parsed.value();
+    try {
+        if (!root.is_object()) fail("$", "must be a JSON object");
+        const Json* model = member(root, "model");
+        if (model == nullptr || !model->is_object()) fail("$.model", "is missing or not an object");
+        std::string type = stringField(*model, "type", "", "$.model");
+        if (type.empty()) {  // older files leave the model untagged
+            if (model->contains("merges")) type = "BPE";
+            else if (model->contains("max_input_chars_per_word") || model->contains("continuing_subword_prefix"))
+                type = "WordPiece";
+            else fail("$.model", "has no \"type\" and is neither BPE nor WordPiece");
+        }
+        const std::vector<AddedToken> added = parseAddedTokens(root);
+        if (type == "WordPiece") return buildWordPiece(root, *model, added, source);
+        if (type == "BPE") return buildBpe(root, *model, added, source);
+        throw FieldError{ErrorCode::Unsupported, source + ": tokenizer type " + quoteForMessage(type) +
+                                                     " not supported (AttnScope reads WordPiece and byte-level BPE)"};
+    } catch (const FieldError& e) {
+        const bool prefixed = e.message.rfind(source, 0) == 0;
+        return makeError(e.code, prefixed ? e.message : source + " " + e.message);
+    } catch (const nlohmann::json::exception& e) {
+        return makeError(ErrorCode::InvalidInput, source + ": " + e.what());
+    }
+}
+
+}  // namespace attnscope::engine
