@@ -13,6 +13,8 @@ struct RunOptions {
     std::string variant;
     std::vector<std::string> params;  ///< NAME=VALUE
     std::string text, textFile, qkvFile;
+    std::string model;  ///< model folder: Q/K/V come from layer `layer` of this checkpoint
+    int layer = 0;
     std::string tokenizer = "words";
     int heads = 4;
     int headDim = 32;

@@ -117,6 +117,7 @@ int runCommand(const RunOptions& options) {
         } else {
             request.input.text = options.text;
         }
+        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer};
     }
 
     const bool showProgress = !options.quiet && isatty(STDERR_FILENO);

@@ -25,8 +25,15 @@ int main(int argc, char** argv) {
     auto* textFile = runCmd->add_option("--text-file", run.textFile, "Read the input text from a file.");
     auto* qkv = runCmd->add_option("--qkv", run.qkvFile,
                                    "safetensors file with float32 q, k, v [H, n, d] (skips tokenizing).");
+    auto* model = runCmd->add_option("--model", run.model,
+                                     "Model folder (config.json + model.safetensors + tokenizer): run the variant "
+                                     "on the real Q/K/V of --layer for the text.");
+    auto* layer = runCmd->add_option("--layer", run.layer, "Layer of --model whose Q/K/V are used (from 0).")
+                      ->check(CLI::Range(0, 999));
+    layer->needs(model);
     text->excludes(textFile)->excludes(qkv);
     textFile->excludes(qkv);
+    model->excludes(qkv);
     runCmd->add_option("--tokenizer", run.tokenizer, "bytes | chars | words")
         ->check(CLI::IsMember({"bytes", "chars", "words"}));
     runCmd->add_option("--heads", run.heads, "Heads of the random projections.")->check(CLI::Range(1, 256));
@@ -58,7 +65,7 @@ int main(int argc, char** argv) {
     if (variants->parsed()) return variantsCommand(variantsOptions);
     if (runCmd->parsed()) {
         if (run.text.empty() && run.textFile.empty() && run.qkvFile.empty() && !text->count()) {
-            printError("run needs an input: --text STR, --text-file PATH or --qkv PATH");
+            printError("run needs an input: --text STR, --text-file PATH or --qkv PATH (with --model: --text or --text-file)");
             return kExitUsage;
         }
         return runCommand(run);

@@ -2,7 +2,9 @@
 // The engine: the one object that owns LibTorch state. Use from one thread at a time (the engine
 // thread); every call is synchronous, cancellable through its ProgressFn, and never throws.
 
+#include <attnscope/head_atlas.h>
 #include <attnscope/log.h>
+#include <attnscope/model.h>
 #include <attnscope/progress.h>
 #include <attnscope/result.h>
 #include <attnscope/types.h>
@@ -48,6 +50,19 @@ public:
     /// OutOfBudget (dense matrices over budget; checked before anything is allocated), Cancelled.
     Result<std::shared_ptr<const RunResult>> run(const RunRequest& request,
                                                  const ProgressFn& progress = {});
+
+    /// Opens a model folder (config, weights mapped and shape-checked; weights are read on the
+    /// first forward pass) and makes it the engine's current model.
+    Result<ModelInfo> openModel(const std::string& folder);
+    /// The current model, or nullptr.
+    const ModelInfo* currentModel() const;
+    /// Runs the current model (opened with openModel) on `input`, keeping every layer's Q, K, V.
+    /// Texts longer than the model's positions are truncated with a notice.
+    Result<std::shared_ptr<const ModelForward>> forwardModel(const ModelInput& input, const ProgressFn& progress = {});
+
+    /// The head atlas of the current model on `request.text` (one forward pass, then every
+    /// coverage setting on every layer's real Q/K/V). Cancellable between layers.
+    Result<std::shared_ptr<const HeadAtlas>> analyzeModel(const AtlasRequest& request, const ProgressFn& progress = {});
 
     std::uint64_t memoryBudgetBytes() const;
     int threads() const;

@@ -129,6 +129,8 @@ struct AttentionResult {
 struct RunResult {
     TokenizedInput input;     ///< empty tokens when Q/K/V were given explicitly
     ProjectionSpec projection;
+    std::string modelFolder;  ///< set when Q/K/V came from a checkpoint's layer
+    int modelLayer = -1;
     std::int64_t n = 0, heads = 0, headDim = 0;
     std::vector<AttentionResult> results;  ///< one per requested variant, in request order
     std::vector<std::string> warnings;     ///< non-fatal notices shown to the user
@@ -142,9 +144,16 @@ struct VariantRequest {
     ParamValues params;  ///< missing names take the schema default
 };
 
+/// Q, K, V taken from one layer of a trained checkpoint run on `RunRequest::input.text`.
+struct ModelLayerSource {
+    std::string folder;  ///< a model folder (config.json + model.safetensors + tokenizer files)
+    int layer = 0;
+};
+
 struct RunRequest {
     InputSpec input;                 ///< used when `qkv` is empty
     std::optional<QkvTensors> qkv;   ///< explicit inputs; skips tokenizing and projections
+    std::optional<ModelLayerSource> model;  ///< the model's real Q/K/V of one layer (text input)
     ProjectionSpec projection;
     std::vector<VariantRequest> variants;
     std::vector<std::uint8_t> keyPadding;  ///< [m] 1 = padded key; empty = none padded

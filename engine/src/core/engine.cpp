@@ -3,6 +3,8 @@
 #include "core/buffer_pool.h"
 #include "core/request_checks.h"
 #include "core/run_context.h"
+#include "metrics/head_atlas.h"
+#include "model/model_session.h"
 #include "qkv/random_projections.h"
 #include "variants/variant.h"
 
@@ -15,10 +17,19 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 #include <unistd.h>
 
 namespace attnscope::engine {
+
+namespace {
+
+bool hasParam(const VariantInfo& info, const std::string& name) {
+    return std::any_of(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.name == name; });
+}
+
+}  // namespace
 
 struct Engine::Impl {
     EngineOptions options;
@@ -31,6 +42,7 @@ struct Engine::Impl {
     /// its vectors (pattern, diagnostics, row status) into the pool, so that the next pattern is
     /// built in memory that is already mapped (no page faults). A held result is never touched.
     std::shared_ptr<RunResult> last;
+    std::unique_ptr<ModelSession> model;
 
     void recycleLast() {
         if (!last) return;
@@ -44,6 +56,14 @@ struct Engine::Impl {
             }
         }
         last.reset();  // also drops the result's references to pooled output/weight buffers
+    }
+    /// Makes `folder` the open model, reusing it (and its cached pass) when it already is.
+    Result<void> ensureModel(const std::string& folder) {
+        if (model && model->info().folder == folder) return {};
+        auto opened = ModelSession::open(folder);
+        if (!opened) return opened.error();
+        model = std::move(opened.value());
+        return {};
     }
     void recycleTensor(PlainTensor& t) {
         pool.give(std::move(t.f32));
@@ -117,6 +137,91 @@ const VariantInfo* Engine::findVariant(const std::string& id) const {
 std::uint64_t Engine::memoryBudgetBytes() const { return m_impl->budget; }
 int Engine::threads() const { return m_impl->threads; }
 
+Result<ModelInfo> Engine::openModel(const std::string& folder) {
+    try {
+        // Opening again re-reads the folder, so edits on disk are picked up.
+        m_impl->model.reset();
+        auto ok = m_impl->ensureModel(folder);
+        if (!ok) return ok.error();
+        return m_impl->model->info();
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, std::string("opening the model failed: ") + e.what());
+    }
+}
+
+const ModelInfo* Engine::currentModel() const { return m_impl->model ? &m_impl->model->info() : nullptr; }
+
+Result<std::shared_ptr<const ModelForward>> Engine::forwardModel(const ModelInput& input, const ProgressFn& progress) {
+    if (!m_impl->model) return makeError(ErrorCode::InvalidArgument, "no model is open (open a model folder first)");
+    try {
+        c10::InferenceMode inferenceGuard;
+        return m_impl->model->forward(input, progress);
+    } catch (const CancelledError&) {
+        return makeError(ErrorCode::Cancelled, "cancelled");
+    } catch (const EngineError& e) {
+        return makeError(e.code, e.what());
+    } catch (const c10::Error& e) {
+        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::OutOfBudget, "out of memory running the model: try a shorter input");
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, e.what());
+    }
+}
+
+Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest& request, const ProgressFn& progress) {
+    auto& impl = *m_impl;
+    if (!impl.model) return makeError(ErrorCode::InvalidArgument, "no model is open (open a model folder first)");
+    try {
+        c10::InferenceMode inferenceGuard;
+        const auto started = std::chrono::steady_clock::now();
+        auto atlas = std::make_shared<HeadAtlas>();
+        atlas->model = impl.model->info();
+        atlas->settings = request.settings.empty() ? defaultCoverageSettings() : request.settings;
+        std::vector<ResolvedSetting> resolved;
+        for (auto& setting : atlas->settings) {
+            const Variant* v = impl.find(setting.variantId);
+            if (!v)
+                return makeError(ErrorCode::NotFound, "unknown variant '" + setting.variantId +
+                                                          "' in a coverage setting (available: " + impl.variantList() + ")");
+            ParamValues given = setting.params;
+            // Coverage compares like with like: a bidirectional head against the bidirectional
+            // form of the pattern, a causal (GPT-2) head against the causal form.
+            if (hasParam(v->info(), "causal") && !given.count("causal")) given["causal"] = atlas->model.causal;
+            auto params = resolveParams(v->info(), given);
+            if (!params) return params.error();
+            if (setting.label.empty()) {
+                setting.label = setting.variantId;
+                for (const auto& [name, value] : setting.params) setting.label += " " + name + "=" + formatParamValue(value);
+            }
+            resolved.push_back(ResolvedSetting{v, std::move(params.value())});
+        }
+        ModelInput input;
+        input.text = request.text;
+        input.keepAttention = true;
+        const ModelSession::Pass& pass = impl.model->run(input, progress);
+        atlas->input = pass.tokens;
+        atlas->notices = pass.notices;
+        computeHeadAtlas(pass, resolved, request.rollout, impl.pool, progress, *atlas);
+        for (std::size_t s = 0; s < atlas->settingNotes.size(); ++s) {
+            if (!atlas->settingNotes[s].empty())
+                atlas->notices.push_back(atlas->settings[s].label + ": not applicable: " + atlas->settingNotes[s]);
+        }
+        atlas->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        return std::shared_ptr<const HeadAtlas>(std::move(atlas));
+    } catch (const CancelledError&) {
+        return makeError(ErrorCode::Cancelled, "cancelled");
+    } catch (const EngineError& e) {
+        return makeError(e.code, e.what());
+    } catch (const c10::Error& e) {
+        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::OutOfBudget, "out of memory analysing the model: try a shorter input");
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, e.what());
+    }
+}
+
 Result<TokenizedInput> Engine::tokenize(const InputSpec& input, const ProgressFn& progress) const {
     return attnscope::engine::tokenize(input, progress);
 }
@@ -125,10 +230,15 @@ namespace {
 
 std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n) {
     nlohmann::json j;
-    j["input"] = request.qkv ? nlohmann::json{{"source", "qkv"}}
-                             : nlohmann::json{{"source", "text"},
-                                              {"tokenizer", tokenizerName(request.input.tokenizer)},
-                                              {"bytes", request.input.text.size()}};
+    if (request.qkv) {
+        j["input"] = {{"source", "qkv"}};
+    } else if (request.model) {
+        j["input"] = {{"source", "model"}, {"model", request.model->folder}, {"layer", request.model->layer},
+                      {"bytes", request.input.text.size()}};
+    } else {
+        j["input"] = {{"source", "text"}, {"tokenizer", tokenizerName(request.input.tokenizer)},
+                      {"bytes", request.input.text.size()}};
+    }
     j["projection"] = {{"heads", request.projection.heads},
                        {"head_dim", request.projection.headDim},
                        {"model_dim", request.projection.modelDim},
@@ -155,12 +265,23 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
         std::vector<const Variant*> variants;
         std::vector<ParamValues> resolved;
+        std::vector<std::string> causalNotices;
         for (const auto& vr : request.variants) {
             const Variant* v = impl.find(vr.id);
             if (!v)
                 return makeError(ErrorCode::NotFound,
                                  "unknown variant '" + vr.id + "' (available: " + impl.variantList() + ")");
-            auto params = resolveParams(v->info(), vr.params);
+            ParamValues given = vr.params;
+            if (request.model && !request.qkv) {
+                auto session = impl.ensureModel(request.model->folder);
+                if (!session) return session.error();
+                // A causal model's own attention never looks ahead: variants follow unless told otherwise.
+                if (impl.model->info().causal && !given.count("causal") && hasParam(v->info(), "causal")) {
+                    given["causal"] = true;
+                    causalNotices.push_back(vr.id + ": causal = true, as the model is causal");
+                }
+            }
+            auto params = resolveParams(v->info(), given);
             if (!params) return params.error();
             variants.push_back(v);
             resolved.push_back(std::move(params.value()));
@@ -168,14 +289,26 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
 
         auto run = std::make_shared<RunResult>();
         run->projection = request.projection;
+        run->warnings = causalNotices;
         c10::InferenceMode inferenceGuard;
 
         // Shape first: the budget check must happen before any n x n allocation.
         ProblemShape shape;
+        Qkv modelQkv;
         if (request.qkv) {
             auto checked = checkExplicitQkv(*request.qkv);
             if (!checked) return checked.error();
             shape = *checked;
+        } else if (request.model) {
+            std::vector<std::string> notices;
+            modelQkv = impl.model->layerQkv(request.input.text, request.model->layer, progress, run->input, notices);
+            for (auto& note : notices) run->warnings.push_back(std::move(note));
+            run->modelFolder = request.model->folder;
+            run->modelLayer = request.model->layer;
+            shape.heads = modelQkv.heads();
+            shape.n = modelQkv.n();
+            shape.m = modelQkv.m();
+            shape.d = modelQkv.d();
         } else {
             auto projectionOk = checkProjectionSpec(request.projection);
             if (!projectionOk) return projectionOk.error();
@@ -205,6 +338,8 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         Qkv qkv;
         if (request.qkv) {
             qkv = wrapExplicitQkv(*request.qkv);
+        } else if (request.model) {
+            qkv = std::move(modelQkv);
         } else {
             if (progress && !progress(Progress{"qkv", 0, 1})) return makeError(ErrorCode::Cancelled, "cancelled");
             qkv = randomProjections(run->input, request.projection);

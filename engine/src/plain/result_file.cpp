@@ -49,6 +49,7 @@ std::string resultSummaryJson(const RunResult& run, std::size_t variantIndex) {
     j["heads"] = r.heads;
     j["head_dim"] = r.d;
     j["seed"] = run.projection.seed;
+    if (!run.modelFolder.empty()) j["model"] = {{"folder", run.modelFolder}, {"layer", run.modelLayer}};
     j["seconds"] = r.counters.seconds;
     j["peak_bytes"] = r.counters.peakBytes;
     j["flops"] = r.counters.flops;

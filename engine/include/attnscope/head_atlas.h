@@ -1,0 +1,63 @@
+#pragma once
+// The head atlas of a trained checkpoint: per layer and head, what the head does (entropy,
+// distance, positional shares, spectral rank) and what each efficient variant would keep of it
+// (pattern coverage), plus attention rollout across layers (Abnar & Zuidema 2020).
+
+#include <attnscope/model.h>
+#include <attnscope/variant_info.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+
+/// One efficient variant with its parameters, as the atlas's coverage columns name it.
+struct CoverageSetting {
+    std::string label;   ///< e.g. "longformer window=16"; empty = built from id and params
+    std::string variantId;
+    ParamValues params;  ///< `causal` follows the model unless given
+};
+
+/// The default settings (10 of them: windows, strides, blocks, top-k, entmax, low-rank, kernels).
+std::vector<CoverageSetting> defaultCoverageSettings();
+
+struct AtlasRequest {
+    std::string text;
+    std::vector<CoverageSetting> settings;  ///< empty = defaultCoverageSettings()
+    bool rollout = true;
+};
+
+struct HeadMetrics {
+    int layer = 0, head = 0;
+    double entropy = 0;       ///< mean over queries of -sum p log p (nats)
+    double meanDistance = 0;  ///< mean over queries of sum_j p_ij |i - j| (tokens)
+    double selfShare = 0, previousShare = 0, nextShare = 0;  ///< mean p_ii, p_i,i-1, p_i,i+1
+    double specialShare = 0;  ///< mean mass on template specials ([CLS], [SEP], <s>, ...)
+    double firstShare = 0;    ///< mean mass on token 0
+    std::int64_t rank90 = 0;  ///< singular values needed for 90 % of the squared spectrum
+    /// Per coverage setting (same order as HeadAtlas::settings); NaN where not applicable.
+    std::vector<double> keptMass;     ///< mean share of the head's softmax mass inside the pattern
+    std::vector<double> outputError;  ///< ||O_variant - O_head||_F / ||O_head||_F
+    std::int64_t bestWindow = 0;      ///< smallest one-sided window keeping >= 90 % of the mass
+    double bestWindowKept = 0;
+    std::int64_t bestStride = 0;      ///< stride l >= 2 whose keys (i - j) mod l == 0 keep the most
+    double bestStrideKept = 0;        ///<   mass relative to their share of keys (see docs)
+};
+
+struct HeadAtlas {
+    ModelInfo model;
+    TokenizedInput input;
+    std::int64_t n = 0, layers = 0, heads = 0;
+    std::vector<CoverageSetting> settings;
+    std::vector<std::string> settingNotes;  ///< per setting: "" or why it does not apply
+    std::vector<HeadMetrics> metrics;       ///< layer-major: metrics[layer * heads + head]
+    PlainTensor rollout;                    ///< F32 [n, n]: output token i <- input token j
+    std::vector<std::string> notices;
+    double seconds = 0;
+};
+
+/// The atlas as JSON (what `attnscope-cli analyze --out ATLAS.json` writes; docs/ATLAS.md).
+std::string headAtlasJson(const HeadAtlas& atlas);
+
+}  // namespace attnscope::engine

@@ -1,0 +1,44 @@
+#pragma once
+// What the engine tells about an opened checkpoint and what one forward pass captured, as plain
+// data (no LibTorch). The engine keeps one model open at a time (DESIGN.md: the engine thread
+// owns models).
+
+#include <attnscope/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+
+struct ModelInfo {
+    std::string folder;
+    std::string arch;             ///< "bert", "roberta", "gpt2"
+    std::int64_t layers = 0, heads = 0, headDim = 0, hiddenSize = 0, vocabSize = 0;
+    std::int64_t maxTokens = 0;   ///< usable positions; longer inputs are truncated with a notice
+    bool causal = false;
+    std::uint64_t weightBytes = 0;
+    std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", or "" when the folder has none
+    std::vector<std::string> warnings;
+};
+
+/// Text is tokenized with the model's own tokenizer (special tokens added as the model expects);
+/// explicit `ids` skip the tokenizer (for tests and for callers with their own ids).
+struct ModelInput {
+    std::string text;
+    std::vector<std::int64_t> ids;
+    bool addSpecialTokens = true;
+    bool keepAttention = true;  ///< capture each layer's [heads, n, n] attention weights
+};
+
+struct ModelForward {
+    TokenizedInput input;   ///< tokens with vocabulary ids and byte spans (empty spans for specials)
+    std::int64_t layers = 0, heads = 0, n = 0, headDim = 0, hiddenSize = 0;
+    bool causal = false;
+    std::vector<QkvTensors> qkv;          ///< per layer: the model's own per-head Q, K, V
+    std::vector<PlainTensor> attention;   ///< per layer: F32 [heads, n, n] (when kept)
+    std::vector<PlainTensor> hidden;      ///< layers + 1 entries: F32 [n, hiddenSize]
+    std::vector<std::string> notices;     ///< truncation, NaN weights, tokenizer notices
+};
+
+}  // namespace attnscope::engine

@@ -1,0 +1,112 @@
+#pragma once
+// Trained checkpoints in the Hugging Face folder layout (FORMATS.md §1): content sniffing,
+// config.json read as allow-listed data, memory-mapped (sharded) safetensors, and every weight's
+// shape checked against the config before any forward pass. Plain C++ (no LibTorch).
+
+#include <attnscope/result.h>
+#include <attnscope/safetensors.h>
+#include <attnscope/tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+
+/// What a file is, judged by its bytes rather than its name.
+enum class FileKind {
+    Missing, Empty, Safetensors, GitLfsPointer, Html, TorchScriptZip, TorchPickleZip, Zip,
+    Pickle, Json, Other,
+};
+const char* fileKindName(FileKind kind);
+
+struct SniffedFile {
+    FileKind kind = FileKind::Other;
+    std::uint64_t size = 0;
+};
+/// Reads at most the first few KiB (and a zip's central directory names) of `path`.
+SniffedFile sniffFile(const std::string& path);
+
+/// The user-facing refusal for a file that is not usable weights (LFS pointer, HTML, pickle,
+/// TorchScript, ...), or an empty string when `kind` is Safetensors.
+std::string weightsFileProblem(const std::string& path, const SniffedFile& sniffed);
+
+enum class ModelArch { Bert, Roberta, Gpt2 };
+const char* modelArchName(ModelArch arch);  ///< "bert", "roberta", "gpt2"
+
+enum class Activation { GeluErf, GeluTanh, Relu };
+
+/// The fields of config.json the forward pass needs, range-checked. Unknown fields are ignored
+/// (risky ones such as auto_map are reported in `notices`).
+struct ModelConfig {
+    ModelArch arch = ModelArch::Bert;
+    std::string modelType;
+    std::int64_t vocabSize = 0;
+    std::int64_t hiddenSize = 0;
+    std::int64_t numLayers = 0;
+    std::int64_t numHeads = 0;
+    std::int64_t intermediateSize = 0;
+    std::int64_t maxPositions = 0;     ///< rows of the position embedding table
+    std::int64_t typeVocabSize = 0;    ///< 0 for GPT-2
+    std::int64_t positionOffset = 0;   ///< RoBERTa: positions start at pad_token_id + 1
+    std::int64_t padTokenId = -1;
+    double layerNormEps = 1e-12;
+    Activation activation = Activation::GeluErf;
+    bool causal = false;
+    std::vector<std::string> notices;
+
+    std::int64_t headDim() const { return numHeads > 0 ? hiddenSize / numHeads : 0; }
+    /// Tokens the model can take at once (positions minus the RoBERTa offset).
+    std::int64_t usablePositions() const { return maxPositions - positionOffset; }
+};
+
+/// Parses config.json text. `source` names the file in errors.
+Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::string& source);
+
+/// One weight the architecture needs: its name without the base-model prefix and its shape.
+struct ExpectedTensor {
+    std::string name;
+    std::vector<std::int64_t> shape;
+};
+/// Every tensor a forward pass with all attentions needs, derived from the config.
+std::vector<ExpectedTensor> expectedTensors(const ModelConfig& config);
+
+/// A validated model folder: config + tokenizer files present + weights mapped and checked.
+class ModelCheckpoint {
+public:
+    /// Opens `folder`: config.json, then model.safetensors or model.safetensors.index.json with
+    /// its shards. Pickles, TorchScript, LFS pointers and HTML pages are refused with advice.
+    static Result<std::unique_ptr<ModelCheckpoint>> open(const std::string& folder);
+    ~ModelCheckpoint();
+    ModelCheckpoint(const ModelCheckpoint&) = delete;
+    ModelCheckpoint& operator=(const ModelCheckpoint&) = delete;
+
+    const std::string& folder() const { return m_folder; }
+    const ModelConfig& config() const { return m_config; }
+    /// The base-model prefix found in the file ("bert.", "roberta.", "transformer." or "").
+    const std::string& prefix() const { return m_prefix; }
+    /// Non-fatal findings: unused tensors, dtypes upcast, total_size mismatch, NaN weights.
+    const std::vector<std::string>& warnings() const { return m_warnings; }
+    /// Total bytes of the mapped weight files.
+    std::uint64_t mappedBytes() const;
+
+    /// Reads `name` (without prefix) converted to F32. Shapes were checked at open().
+    Result<PlainTensor> readF32(const std::string& name) const;
+
+private:
+    ModelCheckpoint() = default;
+    struct Located {
+        const SafetensorsFile* file = nullptr;
+        const StTensorInfo* info = nullptr;
+    };
+    std::string m_folder;
+    ModelConfig m_config;
+    std::string m_prefix;
+    std::vector<std::string> m_warnings;
+    std::vector<std::unique_ptr<SafetensorsFile>> m_files;
+    std::map<std::string, Located> m_resolved;  ///< expected name (no prefix) -> where it lives
+};
+
+}  // namespace attnscope::engine

@@ -1,0 +1,242 @@
+// Opening a model folder (FORMATS.md §1.1–§1.3, §1.5): config, then weights (single file or a
+// sharded index whose file names are untrusted), then every expected tensor checked against the
+// config so the forward pass never meets a surprise shape.
+
+#include <attnscope/model_checkpoint.h>
+
+#include "plain/strict_json.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace attnscope::engine {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+Error invalid(std::string message) { return Error{ErrorCode::InvalidInput, std::move(message)}; }
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+bool isFloatDType(StDType t) {
+    return t == StDType::F32 || t == StDType::F16 || t == StDType::BF16 || t == StDType::F64;
+}
+
+/// weight_map values must be bare file names in the same folder (FORMATS.md §1.3).
+bool isBareFileName(const std::string& name) {
+    if (name.empty() || name == "." || name == "..") return false;
+    return name.find_first_of(std::string("/\\\0", 3)) == std::string::npos && name.find("..") == std::string::npos;
+}
+
+/// Names users' weights might have when model.safetensors is absent, for a specific message.
+const char* const kOtherWeightNames[] = {"pytorch_model.bin", "model.bin", "model.pt", "model.pth",
+                                         "pytorch_model.bin.index.json", "tf_model.h5", "model.onnx",
+                                         "flax_model.msgpack", "model.ckpt.index"};
+
+}  // namespace
+
+ModelCheckpoint::~ModelCheckpoint() = default;
+
+std::uint64_t ModelCheckpoint::mappedBytes() const {
+    std::uint64_t total = 0;
+    for (const auto& f : m_files) {
+        for (const auto& t : f->header().tensors) total += t.end - t.begin;
+    }
+    return total;
+}
+
+Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string& folder) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+        return Error{ErrorCode::NotFound, folder + ": not a folder (a model folder holds config.json, "
+                                                   "model.safetensors and tokenizer files)"};
+    std::unique_ptr<ModelCheckpoint> ckpt(new ModelCheckpoint());
+    ckpt->m_folder = folder;
+    const fs::path dir(folder);
+
+    // --- config ---------------------------------------------------------------------------------
+    const std::string configPath = (dir / "config.json").string();
+    const SniffedFile configKind = sniffFile(configPath);
+    if (configKind.kind == FileKind::Missing)
+        return Error{ErrorCode::NotFound, folder + ": no config.json (a model folder holds config.json, "
+                                                   "model.safetensors and tokenizer files)"};
+    if (configKind.kind != FileKind::Json)
+        return invalid(configPath + ": expected JSON, found " + fileKindName(configKind.kind));
+    auto configText = readWholeFile(configPath, 4u << 20);
+    if (!configText) return configText.error();
+    auto config = parseModelConfig(configText.value(), configPath);
+    if (!config) return config.error();
+    ckpt->m_config = std::move(config.value());
+    for (const auto& n : ckpt->m_config.notices) ckpt->m_warnings.push_back(n);
+
+    // --- weights --------------------------------------------------------------------------------
+    std::map<std::string, std::pair<const SafetensorsFile*, const StTensorInfo*>> all;
+    auto openShard = [&](const std::string& name) -> Result<const SafetensorsFile*> {
+        const std::string path = (dir / name).string();
+        const SniffedFile sniffed = sniffFile(path);
+        if (sniffed.kind != FileKind::Safetensors)
+            return Error{sniffed.kind == FileKind::Missing ? ErrorCode::NotFound : ErrorCode::InvalidInput,
+                         weightsFileProblem(path, sniffed)};
+        auto file = SafetensorsFile::open(path);
+        if (!file) return file.error();
+        for (const auto& w : file.value()->header().warnings) ckpt->m_warnings.push_back(path + ": " + w);
+        ckpt->m_files.push_back(std::move(file.value()));
+        return ckpt->m_files.back().get();
+    };
+
+    const std::string indexPath = (dir / "model.safetensors.index.json").string();
+    const std::string singlePath = (dir / "model.safetensors").string();
+    if (sniffFile(indexPath).kind != FileKind::Missing) {
+        auto index = readStrictJsonFile(indexPath, 64u << 20);
+        if (!index) return index.error();
+        const Json& root = index.value();
+        if (!root.is_object() || !root.contains("weight_map") || !root["weight_map"].is_object())
+            return invalid(indexPath + ": must be an object with a 'weight_map' object");
+        std::map<std::string, const SafetensorsFile*> shards;
+        std::map<std::string, std::string> mapped;  // tensor -> shard
+        for (const auto& [tensor, shardValue] : root["weight_map"].items()) {
+            if (!shardValue.is_string()) return invalid(indexPath + ": weight_map['" + tensor + "'] must be a file name");
+            const std::string shard = shardValue.get<std::string>();
+            if (!isBareFileName(shard))
+                return invalid(indexPath + ": weight_map['" + tensor + "'] names '" + shard +
+                               "', which is not a plain file name in the model folder (refused)");
+            mapped[tensor] = shard;
+            if (!shards.count(shard)) {
+                auto opened = openShard(shard);
+                if (!opened) return opened.error();
+                shards[shard] = opened.value();
+            }
+        }
+        std::uint64_t totalBytes = 0;
+        for (const auto& [shardName, file] : shards) {
+            for (const auto& info : file->header().tensors) {
+                const auto it = mapped.find(info.name);
+                if (it == mapped.end())
+                    return invalid((dir / shardName).string() + ": tensor '" + info.name + "' is not listed in " + indexPath);
+                if (all.count(info.name))
+                    return invalid(indexPath + ": tensor '" + info.name + "' is stored in two shards");
+                if (it->second != shardName)
+                    return invalid(indexPath + ": tensor '" + info.name + "' is listed for '" + it->second +
+                                   "' but stored in '" + shardName + "'");
+                all[info.name] = {file, &info};
+                totalBytes += info.end - info.begin;
+            }
+        }
+        for (const auto& [tensor, shard] : mapped) {
+            if (!all.count(tensor)) return invalid(indexPath + ": tensor '" + tensor + "' is not in its shard '" + shard + "'");
+        }
+        if (root.contains("metadata") && root["metadata"].is_object() && root["metadata"].contains("total_size") &&
+            root["metadata"]["total_size"].is_number_unsigned() &&
+            root["metadata"]["total_size"].get<std::uint64_t>() != totalBytes) {
+            ckpt->m_warnings.push_back(indexPath + ": metadata.total_size says " +
+                                       std::to_string(root["metadata"]["total_size"].get<std::uint64_t>()) +
+                                       " bytes, the shards hold " + std::to_string(totalBytes));
+        }
+    } else {
+        const SniffedFile single = sniffFile(singlePath);
+        if (single.kind == FileKind::Missing) {
+            for (const char* other : kOtherWeightNames) {
+                const std::string path = (dir / other).string();
+                const SniffedFile sniffed = sniffFile(path);
+                if (sniffed.kind == FileKind::Missing) continue;
+                const std::string problem = weightsFileProblem(path, sniffed);
+                return Error{ErrorCode::Unsupported,
+                             problem.empty() ? path + ": weights must be named model.safetensors" : problem};
+            }
+            return Error{ErrorCode::NotFound, folder + ": no model.safetensors or model.safetensors.index.json"};
+        }
+        auto opened = openShard("model.safetensors");
+        if (!opened) return opened.error();
+        for (const auto& info : opened.value()->header().tensors) all[info.name] = {opened.value(), &info};
+    }
+
+    // --- tensors against the config ---------------------------------------------------------------
+    const ModelConfig& cfg = ckpt->m_config;
+    const auto expected = expectedTensors(cfg);
+    const std::vector<std::string> prefixes =
+        cfg.arch == ModelArch::Gpt2 ? std::vector<std::string>{"", "transformer."}
+        : cfg.arch == ModelArch::Roberta ? std::vector<std::string>{"roberta.", ""}
+                                         : std::vector<std::string>{"bert.", ""};
+    bool prefixFound = false;
+    for (const auto& p : prefixes) {
+        if (all.count(p + expected.front().name)) {
+            ckpt->m_prefix = p;
+            prefixFound = true;
+            break;
+        }
+    }
+    if (!prefixFound)
+        return invalid(folder + ": no tensor '" + prefixes.front() + expected.front().name + "' (nor without the '" +
+                       prefixes.front() + "' prefix): the weights do not belong to a " + modelArchName(cfg.arch) +
+                       " model as config.json says");
+
+    std::set<std::string> used;
+    bool upcast = false;
+    for (const auto& e : expected) {
+        std::string full = ckpt->m_prefix + e.name;
+        if (!all.count(full)) {
+            // Checkpoints converted from TensorFlow name LayerNorm parameters gamma/beta.
+            std::string alt = full;
+            const auto dot = alt.rfind('.');
+            const std::string leaf = alt.substr(dot + 1);
+            if (alt.find("LayerNorm") != std::string::npos && (leaf == "weight" || leaf == "bias"))
+                alt = alt.substr(0, dot + 1) + (leaf == "weight" ? "gamma" : "beta");
+            if (!all.count(alt)) return invalid(folder + ": missing tensor '" + full + "' required by config.json");
+            full = alt;
+        }
+        const auto& [file, info] = all.at(full);
+        std::vector<std::int64_t> shape(info->shape.begin(), info->shape.end());
+        if (shape != e.shape) {
+            std::vector<std::int64_t> reversed(shape.rbegin(), shape.rend());
+            return invalid(file->path() + ": tensor '" + full + "' has shape " + shapeText(shape) + ", expected " +
+                           shapeText(e.shape) + " from config.json" +
+                           (shape.size() == 2 && reversed == e.shape ? " (looks transposed)" : ""));
+        }
+        if (!isFloatDType(info->dtype))
+            return invalid(file->path() + ": tensor '" + full + "' has dtype " + stDTypeName(info->dtype) +
+                           ", expected a floating-point type");
+        upcast = upcast || info->dtype != StDType::F32;
+        used.insert(full);
+        ckpt->m_resolved[e.name] = Located{file, info};
+    }
+    if (upcast) ckpt->m_warnings.push_back("weights stored as F16/BF16/F64 are converted to F32 for analysis");
+
+    // A layer group beyond num_hidden_layers means the config and the weights disagree.
+    const std::string layerStem = ckpt->m_prefix + (cfg.arch == ModelArch::Gpt2 ? "h." : "encoder.layer.");
+    std::int64_t maxLayer = -1;
+    std::size_t unused = 0;
+    for (const auto& [name, where] : all) {
+        if (name.rfind(layerStem, 0) == 0) {
+            const std::string rest = name.substr(layerStem.size());
+            const auto dot = rest.find('.');
+            try {
+                maxLayer = std::max<std::int64_t>(maxLayer, std::stoll(rest.substr(0, dot)));
+            } catch (const std::exception&) {
+            }
+        }
+        if (!used.count(name)) ++unused;
+    }
+    if (maxLayer + 1 != cfg.numLayers)
+        return invalid(folder + ": the weights hold " + std::to_string(maxLayer + 1) + " layers, config.json says " +
+                       std::to_string(cfg.numLayers));
+    if (unused > 0)
+        ckpt->m_warnings.push_back(std::to_string(unused) + " tensors not needed for attention analysis were ignored "
+                                                            "(heads, pooler, buffers)");
+    return ckpt;
+}
+
+Result<PlainTensor> ModelCheckpoint::readF32(const std::string& name) const {
+    const auto it = m_resolved.find(name);
+    if (it == m_resolved.end()) return Error{ErrorCode::NotFound, m_folder + ": no tensor '" + name + "'"};
+    auto t = it->second.file->read(it->second.info->name);
+    if (!t) return t.error();
+    return std::move(t.value());
+}
+
+}  // namespace attnscope::engine

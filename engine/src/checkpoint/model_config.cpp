@@ -1,0 +1,231 @@
+// config.json read as data (FORMATS.md §1.5, §1.6): only the fields the forward pass needs, each
+// type- and range-checked before anything is allocated from it.
+
+#include <attnscope/model_checkpoint.h>
+
+#include "plain/strict_json.h"
+
+#include <cmath>
+#include <optional>
+
+namespace attnscope::engine {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::int64_t kMaxHeads = 1024;
+constexpr std::int64_t kMaxLayers = 1000;
+constexpr std::int64_t kMaxHidden = 65536;
+constexpr std::int64_t kMaxIntermediate = 1 << 20;
+constexpr std::int64_t kMaxVocab = 10'000'000;
+constexpr std::int64_t kMaxPositions = 1 << 20;
+constexpr std::int64_t kMaxTypeVocab = 1024;
+
+class FieldReader {
+public:
+    FieldReader(const Json& root, std::string source) : m_root(root), m_source(std::move(source)) {}
+
+    /// An integer in [lo, hi]; `fallback` when the key is absent (or null, when allowed).
+    Result<std::int64_t> integer(const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi,
+                                 bool nullMeansFallback = false) const {
+        const auto it = m_root.find(key);
+        if (it == m_root.end() || (nullMeansFallback && it->is_null())) return fallback;
+        if (!it->is_number_integer())
+            return fail(key, std::string("must be an integer, got ") + it->type_name() + " " + it->dump());
+        const bool negative = it->is_number_integer() && !it->is_number_unsigned();
+        const std::int64_t v = negative ? it->get<std::int64_t>() : static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                                         it->get<std::uint64_t>(), std::uint64_t{1} << 62));
+        if (v < lo || v > hi)
+            return fail(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + it->dump());
+        return v;
+    }
+    Result<double> number(const char* key, double fallback, double lo, double hi) const {
+        const auto it = m_root.find(key);
+        if (it == m_root.end()) return fallback;
+        if (!it->is_number()) return fail(key, std::string("must be a number, got ") + it->type_name());
+        const double v = it->get<double>();
+        if (!(v >= lo && v <= hi))
+            return fail(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + it->dump());
+        return v;
+    }
+    Result<std::string> text(const char* key, const std::string& fallback) const {
+        const auto it = m_root.find(key);
+        if (it == m_root.end() || it->is_null()) return fallback;
+        if (!it->is_string()) return fail(key, std::string("must be a string, got ") + it->type_name());
+        return it->get<std::string>();
+    }
+    Result<bool> flag(const char* key, bool fallback) const {
+        const auto it = m_root.find(key);
+        if (it == m_root.end()) return fallback;
+        if (!it->is_boolean()) return fail(key, std::string("must be true or false, got ") + it->dump());
+        return it->get<bool>();
+    }
+    Error fail(const char* key, const std::string& rule) const {
+        return Error{ErrorCode::InvalidInput, m_source + ": field '" + key + "' " + rule};
+    }
+    const std::string& source() const { return m_source; }
+
+private:
+    const Json& m_root;
+    std::string m_source;
+};
+
+#define ATTNSCOPE_TRY_ASSIGN(target, expr) \
+    do {                                   \
+        auto attnscopeValue = (expr);      \
+        if (!attnscopeValue) return attnscopeValue.error(); \
+        target = attnscopeValue.value();   \
+    } while (false)
+
+Result<Activation> parseActivation(const FieldReader& fields, const char* key, const std::string& fallback) {
+    std::string name;
+    ATTNSCOPE_TRY_ASSIGN(name, fields.text(key, fallback));
+    if (name == "gelu") return Activation::GeluErf;
+    if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
+    if (name == "relu") return Activation::Relu;
+    return fields.fail(key, "names activation '" + name + "'; supported: gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu");
+}
+
+Result<void> readBertLike(const FieldReader& f, ModelConfig& c) {
+    const bool roberta = c.arch == ModelArch::Roberta;
+    ATTNSCOPE_TRY_ASSIGN(c.vocabSize, f.integer("vocab_size", roberta ? 50265 : 30522, 1, kMaxVocab));
+    ATTNSCOPE_TRY_ASSIGN(c.hiddenSize, f.integer("hidden_size", 768, 1, kMaxHidden));
+    ATTNSCOPE_TRY_ASSIGN(c.numLayers, f.integer("num_hidden_layers", 12, 1, kMaxLayers));
+    ATTNSCOPE_TRY_ASSIGN(c.numHeads, f.integer("num_attention_heads", 12, 1, kMaxHeads));
+    ATTNSCOPE_TRY_ASSIGN(c.intermediateSize, f.integer("intermediate_size", 3072, 1, kMaxIntermediate));
+    ATTNSCOPE_TRY_ASSIGN(c.maxPositions, f.integer("max_position_embeddings", roberta ? 514 : 512, 1, kMaxPositions));
+    ATTNSCOPE_TRY_ASSIGN(c.typeVocabSize, f.integer("type_vocab_size", roberta ? 1 : 2, 0, kMaxTypeVocab));
+    ATTNSCOPE_TRY_ASSIGN(c.layerNormEps, f.number("layer_norm_eps", roberta ? 1e-5 : 1e-12, 1e-30, 1.0));
+    ATTNSCOPE_TRY_ASSIGN(c.padTokenId, f.integer("pad_token_id", roberta ? 1 : 0, -1, kMaxVocab, true));
+    ATTNSCOPE_TRY_ASSIGN(c.activation, parseActivation(f, "hidden_act", "gelu"));
+    std::string positions;
+    ATTNSCOPE_TRY_ASSIGN(positions, f.text("position_embedding_type", "absolute"));
+    if (positions != "absolute")
+        return Error{ErrorCode::Unsupported, f.source() + ": position_embedding_type '" + positions +
+                                                 "' is not supported (only 'absolute')"};
+    bool decoder = false;
+    ATTNSCOPE_TRY_ASSIGN(decoder, f.flag("is_decoder", false));
+    if (decoder) c.notices.push_back(f.source() + ": is_decoder is set; attention is computed causally as the config says");
+    c.causal = decoder;
+    if (roberta) {
+        if (c.padTokenId < 0) return f.fail("pad_token_id", "must be set for RoBERTa (positions start after it)");
+        c.positionOffset = c.padTokenId + 1;
+        if (c.positionOffset >= c.maxPositions)
+            return f.fail("max_position_embeddings", "leaves no usable position after the offset pad_token_id + 1 = " +
+                                                         std::to_string(c.positionOffset));
+    }
+    return {};
+}
+
+Result<void> readGpt2(const FieldReader& f, ModelConfig& c) {
+    ATTNSCOPE_TRY_ASSIGN(c.vocabSize, f.integer("vocab_size", 50257, 1, kMaxVocab));
+    ATTNSCOPE_TRY_ASSIGN(c.hiddenSize, f.integer("n_embd", 768, 1, kMaxHidden));
+    ATTNSCOPE_TRY_ASSIGN(c.numLayers, f.integer("n_layer", 12, 1, kMaxLayers));
+    ATTNSCOPE_TRY_ASSIGN(c.numHeads, f.integer("n_head", 12, 1, kMaxHeads));
+    ATTNSCOPE_TRY_ASSIGN(c.intermediateSize, f.integer("n_inner", 4 * c.hiddenSize, 1, kMaxIntermediate, true));
+    ATTNSCOPE_TRY_ASSIGN(c.maxPositions, f.integer("n_positions", 1024, 1, kMaxPositions));
+    ATTNSCOPE_TRY_ASSIGN(c.layerNormEps, f.number("layer_norm_epsilon", 1e-5, 1e-30, 1.0));
+    ATTNSCOPE_TRY_ASSIGN(c.activation, parseActivation(f, "activation_function", "gelu_new"));
+    bool scaled = true, byLayer = false;
+    ATTNSCOPE_TRY_ASSIGN(scaled, f.flag("scale_attn_weights", true));
+    ATTNSCOPE_TRY_ASSIGN(byLayer, f.flag("scale_attn_by_inverse_layer_idx", false));
+    if (!scaled || byLayer)
+        return Error{ErrorCode::Unsupported, f.source() + ": only GPT-2 attention scaled by 1/sqrt(head dim) is supported "
+                                                          "(scale_attn_weights true, scale_attn_by_inverse_layer_idx false)"};
+    c.typeVocabSize = 0;
+    c.causal = true;
+    return {};
+}
+
+}  // namespace
+
+const char* modelArchName(ModelArch arch) {
+    switch (arch) {
+    case ModelArch::Bert: return "bert";
+    case ModelArch::Roberta: return "roberta";
+    case ModelArch::Gpt2: return "gpt2";
+    }
+    return "?";
+}
+
+Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::string& source) {
+    auto parsed = parseStrictJson(jsonText, source);
+    if (!parsed) return parsed.error();
+    const Json& root = parsed.value();
+    if (!root.is_object()) return Error{ErrorCode::InvalidInput, source + ": must be a JSON object"};
+    FieldReader fields(root, source);
+
+    ModelConfig config;
+    ATTNSCOPE_TRY_ASSIGN(config.modelType, fields.text("model_type", ""));
+    if (config.modelType == "bert") config.arch = ModelArch::Bert;
+    else if (config.modelType == "roberta") config.arch = ModelArch::Roberta;
+    else if (config.modelType == "gpt2") config.arch = ModelArch::Gpt2;
+    else if (config.modelType.empty())
+        return Error{ErrorCode::Unsupported, source + ": no model_type; supported architectures: bert, roberta, gpt2"};
+    else
+        return Error{ErrorCode::Unsupported, source + ": model_type '" + config.modelType +
+                                                 "' is not supported; supported architectures: bert, roberta, gpt2"};
+
+    for (const auto& [key, value] : root.items()) {
+        if (key == "auto_map" || key == "trust_remote_code" || (!key.empty() && key.front() == '_' && key != "_name_or_path"))
+            config.notices.push_back(source + ": field '" + key + "' ignored (code references are never followed)");
+    }
+    auto status = config.arch == ModelArch::Gpt2 ? readGpt2(fields, config) : readBertLike(fields, config);
+    if (!status) return status.error();
+    if (config.hiddenSize % config.numHeads != 0)
+        return Error{ErrorCode::InvalidInput, source + ": hidden size " + std::to_string(config.hiddenSize) +
+                                                  " is not a multiple of the head count " + std::to_string(config.numHeads)};
+    return config;
+}
+
+std::vector<ExpectedTensor> expectedTensors(const ModelConfig& c) {
+    const std::int64_t h = c.hiddenSize, inter = c.intermediateSize;
+    std::vector<ExpectedTensor> out;
+    auto add = [&out](std::string name, std::vector<std::int64_t> shape) { out.push_back({std::move(name), std::move(shape)}); };
+    auto addNorm = [&](const std::string& base) {
+        add(base + ".weight", {h});
+        add(base + ".bias", {h});
+    };
+    auto addLinear = [&](const std::string& base, std::int64_t rows, std::int64_t cols) {
+        add(base + ".weight", {rows, cols});
+        add(base + ".bias", {rows});
+    };
+    if (c.arch == ModelArch::Gpt2) {
+        add("wte.weight", {c.vocabSize, h});
+        add("wpe.weight", {c.maxPositions, h});
+        for (std::int64_t l = 0; l < c.numLayers; ++l) {
+            const std::string p = "h." + std::to_string(l) + ".";
+            addNorm(p + "ln_1");
+            // Conv1D stores [in, out] (y = x W + b), transposed against nn.Linear.
+            add(p + "attn.c_attn.weight", {h, 3 * h});
+            add(p + "attn.c_attn.bias", {3 * h});
+            add(p + "attn.c_proj.weight", {h, h});
+            add(p + "attn.c_proj.bias", {h});
+            addNorm(p + "ln_2");
+            add(p + "mlp.c_fc.weight", {h, inter});
+            add(p + "mlp.c_fc.bias", {inter});
+            add(p + "mlp.c_proj.weight", {inter, h});
+            add(p + "mlp.c_proj.bias", {h});
+        }
+        addNorm("ln_f");
+        return out;
+    }
+    add("embeddings.word_embeddings.weight", {c.vocabSize, h});
+    add("embeddings.position_embeddings.weight", {c.maxPositions, h});
+    if (c.typeVocabSize > 0) add("embeddings.token_type_embeddings.weight", {c.typeVocabSize, h});
+    addNorm("embeddings.LayerNorm");
+    for (std::int64_t l = 0; l < c.numLayers; ++l) {
+        const std::string p = "encoder.layer." + std::to_string(l) + ".";
+        addLinear(p + "attention.self.query", h, h);
+        addLinear(p + "attention.self.key", h, h);
+        addLinear(p + "attention.self.value", h, h);
+        addLinear(p + "attention.output.dense", h, h);
+        addNorm(p + "attention.output.LayerNorm");
+        addLinear(p + "intermediate.dense", inter, h);
+        addLinear(p + "output.dense", h, inter);
+        addNorm(p + "output.LayerNorm");
+    }
+    return out;
+}
+
+}  // namespace attnscope::engine

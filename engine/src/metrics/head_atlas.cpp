@@ -1,0 +1,202 @@
+#include "metrics/head_atlas.h"
+
+#include "core/run_context.h"
+
+#include <cmath>
+#include <limits>
+
+namespace attnscope::engine {
+namespace {
+
+constexpr double kWindowTarget = 0.9;
+constexpr double kSpectrumTarget = 0.9;
+constexpr std::int64_t kMaxStride = 64;
+
+/// Mean share of each head's softmax mass inside the variant's pattern. A key listed twice
+/// (BigBird counting duplicates) is counted once: the question is which keys are reachable.
+std::vector<double> keptMassPerHead(const AttentionResult& r, const at::Tensor& probs) {
+    const std::int64_t heads = probs.size(0), n = probs.size(1), m = probs.size(2);
+    std::vector<double> kept(static_cast<std::size_t>(heads), 0.0);
+    const SparsePattern& pattern = r.pattern;
+    if (pattern.implicitDense) {
+        if (!pattern.causal) return std::vector<double>(static_cast<std::size_t>(heads), 1.0);
+        at::Tensor lower = at::ones({n, m}, at::kFloat).tril_(m - n);
+        at::Tensor mass = (probs * lower).sum({1, 2}) / static_cast<double>(n);
+        for (std::int64_t h = 0; h < heads; ++h) kept[static_cast<std::size_t>(h)] = mass[h].item<double>();
+        return kept;
+    }
+    at::Tensor p = probs.contiguous();
+    const float* data = p.data_ptr<float>();
+    for (std::int64_t h = 0; h < heads; ++h) {
+        double total = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t row = pattern.perHead ? h * n + i : i;
+            const auto begin = pattern.rowPtr[static_cast<std::size_t>(row)];
+            const auto end = pattern.rowPtr[static_cast<std::size_t>(row) + 1];
+            std::int32_t previous = -1;
+            for (auto e = begin; e < end; ++e) {
+                const std::int32_t j = pattern.colIdx[static_cast<std::size_t>(e)];
+                if (j == previous) continue;
+                previous = j;
+                total += data[(h * n + i) * m + j];
+            }
+        }
+        kept[static_cast<std::size_t>(h)] = total / static_cast<double>(n);
+    }
+    return kept;
+}
+
+/// Mass per |i - j| distance, averaged over queries: [heads, n].
+at::Tensor distanceHistogram(const at::Tensor& probs) {
+    const std::int64_t heads = probs.size(0), n = probs.size(1);
+    at::Tensor idx = at::arange(n, at::kLong);
+    at::Tensor dist = (idx.unsqueeze(1) - idx.unsqueeze(0)).abs().reshape({1, n * n}).expand({heads, n * n});
+    at::Tensor hist = at::zeros({heads, n}, at::kFloat);
+    hist.scatter_add_(1, dist, probs.reshape({heads, n * n}));
+    return hist / static_cast<double>(n);
+}
+
+void fillPositional(const at::Tensor& probs, const std::vector<bool>& special, std::vector<HeadMetrics>& out) {
+    const std::int64_t heads = probs.size(0), n = probs.size(1);
+    at::Tensor entropy = -(probs * probs.clamp_min(1e-30).log()).sum(-1).mean(-1);
+    at::Tensor idx = at::arange(n, at::kFloat);
+    at::Tensor dist = (idx.unsqueeze(1) - idx.unsqueeze(0)).abs();
+    at::Tensor distance = (probs * dist).sum(-1).mean(-1);
+    at::Tensor diag = probs.diagonal(0, 1, 2).mean(-1);
+    at::Tensor previous = n > 1 ? probs.diagonal(-1, 1, 2).mean(-1) : at::zeros({heads});
+    at::Tensor next = n > 1 ? probs.diagonal(1, 1, 2).mean(-1) : at::zeros({heads});
+    at::Tensor first = probs.select(2, 0).mean(-1);
+    std::vector<std::int64_t> specialIdx;
+    for (std::size_t i = 0; i < special.size(); ++i)
+        if (special[i]) specialIdx.push_back(static_cast<std::int64_t>(i));
+    at::Tensor specialShare = specialIdx.empty()
+                                  ? at::zeros({heads})
+                                  : probs.index_select(2, at::tensor(at::ArrayRef<std::int64_t>(specialIdx), at::kLong))
+                                        .sum(-1)
+                                        .mean(-1);
+    // Squared singular values of P are the eigenvalues of P P^T (symmetric: cheaper than an SVD).
+    at::Tensor energy = at::linalg_eigvalsh(at::bmm(probs, probs.transpose(1, 2)).to(at::kDouble)).flip({-1}).clamp_min(0);
+    at::Tensor cumulative = energy.cumsum(-1) / energy.sum(-1, true).clamp_min(1e-300);
+    at::Tensor hist = distanceHistogram(probs);
+    at::Tensor windowKept = hist.cumsum(-1);
+    for (std::int64_t h = 0; h < heads; ++h) {
+        HeadMetrics& m = out[static_cast<std::size_t>(h)];
+        m.entropy = entropy[h].item<double>();
+        m.meanDistance = distance[h].item<double>();
+        m.selfShare = diag[h].item<double>();
+        m.previousShare = previous[h].item<double>();
+        m.nextShare = next[h].item<double>();
+        m.firstShare = first[h].item<double>();
+        m.specialShare = specialShare[h].item<double>();
+        m.rank90 = (cumulative[h] < kSpectrumTarget - 1e-12).sum().item<std::int64_t>() + 1;
+        m.rank90 = std::min(m.rank90, n);
+        const at::Tensor keptRow = windowKept[h].contiguous();
+        auto kept = keptRow.accessor<float, 1>();
+        m.bestWindow = n - 1;
+        for (std::int64_t w = 0; w < n; ++w) {
+            if (kept[w] >= kWindowTarget) {
+                m.bestWindow = w;
+                break;
+            }
+        }
+        m.bestWindowKept = kept[m.bestWindow];
+        const at::Tensor histRow = hist[h].contiguous();
+        auto histogram = histRow.accessor<float, 1>();
+        double bestLift = -1;
+        for (std::int64_t l = 2; l <= std::min(kMaxStride, n / 2); ++l) {
+            double mass = 0;
+            for (std::int64_t d = l; d < n; d += l) mass += histogram[d];
+            const double lift = mass * static_cast<double>(l);
+            if (lift > bestLift + 1e-12) {
+                bestLift = lift;
+                m.bestStride = l;
+                m.bestStrideKept = mass;
+            }
+        }
+    }
+}
+
+at::Tensor attentionRollout(const std::vector<at::Tensor>& attention) {
+    const std::int64_t n = attention.front().size(1);
+    at::Tensor eye = at::eye(n, at::kDouble);
+    at::Tensor rollout = eye;
+    for (const auto& probs : attention) {
+        // Residual connections: half the flow stays on the token itself (Abnar & Zuidema 2020).
+        at::Tensor a = 0.5 * probs.to(at::kDouble).mean(0) + 0.5 * eye;
+        a = a / a.sum(-1, true);
+        rollout = at::mm(a, rollout);
+    }
+    return rollout.to(at::kFloat);
+}
+
+}  // namespace
+
+void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<ResolvedSetting>& settings, bool rollout,
+                      BufferPool& pool, const ProgressFn& progress, HeadAtlas& atlas) {
+    const ModelCapture& capture = pass.capture;
+    const std::int64_t layers = static_cast<std::int64_t>(capture.attention.size());
+    const std::int64_t heads = capture.attention.front().size(0);
+    atlas.layers = layers;
+    atlas.heads = heads;
+    atlas.n = capture.attention.front().size(1);
+    atlas.settingNotes.assign(settings.size(), std::string());
+    atlas.metrics.assign(static_cast<std::size_t>(layers * heads), HeadMetrics{});
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::int64_t steps = layers * static_cast<std::int64_t>(settings.size() + 1);
+    std::int64_t step = 0;
+    auto tick = [&]() {
+        if (progress && !progress(Progress{"atlas", step, steps})) throw CancelledError();
+        ++step;
+    };
+
+    for (std::int64_t l = 0; l < layers; ++l) {
+        tick();
+        const at::Tensor& probs = capture.attention[static_cast<std::size_t>(l)];
+        std::vector<HeadMetrics> layerMetrics(static_cast<std::size_t>(heads));
+        for (std::int64_t h = 0; h < heads; ++h) {
+            layerMetrics[static_cast<std::size_t>(h)].layer = static_cast<int>(l);
+            layerMetrics[static_cast<std::size_t>(h)].head = static_cast<int>(h);
+            layerMetrics[static_cast<std::size_t>(h)].keptMass.assign(settings.size(), nan);
+            layerMetrics[static_cast<std::size_t>(h)].outputError.assign(settings.size(), nan);
+        }
+        fillPositional(probs, pass.special, layerMetrics);
+
+        Qkv qkv;
+        qkv.q = capture.q[static_cast<std::size_t>(l)];
+        qkv.k = capture.k[static_cast<std::size_t>(l)];
+        qkv.v = capture.v[static_cast<std::size_t>(l)];
+        const at::Tensor exact = at::bmm(probs, qkv.v);  // the head's own output
+        const at::Tensor exactNorm = exact.reshape({heads, -1}).norm(2, 1);
+        for (std::size_t s = 0; s < settings.size(); ++s) {
+            tick();
+            if (!atlas.settingNotes[s].empty()) continue;  // failed on an earlier layer: same n, same reason
+            RunContext ctx(pool, {});
+            ctx.seed = 0;
+            ctx.keepWeights = false;
+            ctx.keepPatternWeights = false;
+            AttentionResult r;
+            try {
+                r = settings[s].variant->run(qkv, settings[s].params, ctx);
+            } catch (const EngineError& e) {
+                atlas.settingNotes[s] = e.what();
+                continue;
+            }
+            const std::vector<double> kept = keptMassPerHead(r, probs);
+            at::Tensor output = at::from_blob(const_cast<float*>(r.output.data()), {heads, atlas.n, qkv.d()}, at::kFloat);
+            at::Tensor error = (output - exact).reshape({heads, -1}).norm(2, 1) / exactNorm.clamp_min(1e-30);
+            for (std::int64_t h = 0; h < heads; ++h) {
+                layerMetrics[static_cast<std::size_t>(h)].keptMass[s] = kept[static_cast<std::size_t>(h)];
+                layerMetrics[static_cast<std::size_t>(h)].outputError[s] = error[h].item<double>();
+            }
+        }
+        for (std::int64_t h = 0; h < heads; ++h)
+            atlas.metrics[static_cast<std::size_t>(l * heads + h)] = std::move(layerMetrics[static_cast<std::size_t>(h)]);
+    }
+    if (rollout) {
+        at::Tensor r = attentionRollout(capture.attention);
+        atlas.rollout = PlainTensor::fromF32({atlas.n, atlas.n},
+                                             std::vector<float>(r.data_ptr<float>(), r.data_ptr<float>() + r.numel()));
+    }
+}
+
+}  // namespace attnscope::engine

@@ -1,0 +1,133 @@
+#include "model/model_session.h"
+
+#include "core/to_plain.h"
+
+namespace attnscope::engine {
+
+Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& folder) {
+    auto checkpoint = ModelCheckpoint::open(folder);
+    if (!checkpoint) return checkpoint.error();
+    std::unique_ptr<ModelSession> session(new ModelSession());
+    const ModelConfig& c = checkpoint.value()->config();
+    ModelInfo& info = session->m_info;
+    info.folder = folder;
+    info.arch = modelArchName(c.arch);
+    info.layers = c.numLayers;
+    info.heads = c.numHeads;
+    info.headDim = c.headDim();
+    info.hiddenSize = c.hiddenSize;
+    info.vocabSize = c.vocabSize;
+    info.maxTokens = c.usablePositions();
+    info.causal = c.causal;
+    info.weightBytes = checkpoint.value()->mappedBytes();
+    info.warnings = checkpoint.value()->warnings();
+    // A folder without tokenizer files still serves explicit ids; text then gets a clear error.
+    auto tokenizer = loadModelTokenizer(folder, c.modelType);
+    if (tokenizer) {
+        session->m_tokenizer = tokenizer.value();
+        info.tokenizer = tokenizer.value()->kind() == ModelTokenizerKind::WordPiece ? "wordpiece" : "byte-level-bpe";
+        if (tokenizer.value()->vocabSize() > c.vocabSize)
+            info.warnings.push_back("the tokenizer has " + std::to_string(tokenizer.value()->vocabSize()) +
+                                    " tokens, the model's embedding only " + std::to_string(c.vocabSize));
+    } else {
+        info.warnings.push_back("no usable tokenizer: " + tokenizer.error().message);
+    }
+    session->m_model = std::make_unique<TransformerModel>(std::move(checkpoint.value()));
+    return session;
+}
+
+const ModelSession::Pass& ModelSession::run(const ModelInput& input, const ProgressFn& progress) {
+    const bool byIds = !input.ids.empty();
+    if (m_last && !byIds && m_last->text == input.text && m_last->addSpecialTokens == input.addSpecialTokens &&
+        (m_last->keepAttention || !input.keepAttention))
+        return *m_last;
+
+    auto pass = std::make_unique<Pass>();
+    pass->text = input.text;
+    pass->addSpecialTokens = input.addSpecialTokens;
+    pass->keepAttention = input.keepAttention;
+    pass->tokens.text = input.text;
+    if (byIds) {
+        pass->ids = input.ids;
+        for (std::size_t i = 0; i < input.ids.size(); ++i) {
+            Token t;
+            t.id = input.ids[i];
+            t.text = m_tokenizer ? m_tokenizer->tokenString(t.id) : std::to_string(t.id);
+            pass->tokens.tokens.push_back(std::move(t));
+        }
+        pass->special.assign(input.ids.size(), false);
+    } else {
+        if (!m_tokenizer)
+            throw EngineError(ErrorCode::NotFound, m_info.folder + ": the model folder has no usable tokenizer "
+                                                                   "(vocab.txt, vocab.json + merges.txt, or tokenizer.json)");
+        auto encoded = m_tokenizer->encode(input.text, input.addSpecialTokens, progress);
+        if (!encoded) throw EngineError(encoded.error().code, encoded.error().message);
+        pass->notices = encoded.value().notices;
+        pass->special = encoded.value().special;
+        pass->tokens.tokens = std::move(encoded.value().tokens);
+        for (const auto& t : pass->tokens.tokens) pass->ids.push_back(t.id);
+        const std::int64_t total = static_cast<std::int64_t>(pass->ids.size());
+        if (total > m_info.maxTokens) {
+            // Keep the closing special token (BERT's [SEP], RoBERTa's </s>) as truncation does.
+            const auto& special = encoded.value().special;
+            const bool keepLast = input.addSpecialTokens && !special.empty() && special.back();
+            const std::int64_t head = keepLast ? m_info.maxTokens - 1 : m_info.maxTokens;
+            auto& tokens = pass->tokens.tokens;
+            if (keepLast) {
+                tokens[static_cast<std::size_t>(head)] = tokens.back();
+                pass->special[static_cast<std::size_t>(head)] = true;
+            }
+            tokens.resize(static_cast<std::size_t>(m_info.maxTokens));
+            pass->special.resize(tokens.size());
+            pass->ids.clear();
+            for (const auto& t : tokens) pass->ids.push_back(t.id);
+            pass->notices.push_back("the text has " + std::to_string(total) + " tokens but the model takes at most " +
+                                    std::to_string(m_info.maxTokens) + "; only the first " + std::to_string(head) +
+                                    " text tokens were used");
+        }
+    }
+    pass->capture = m_model->forward(pass->ids, input.keepAttention, progress, pass->notices);
+    m_last = std::move(pass);
+    return *m_last;
+}
+
+std::shared_ptr<const ModelForward> ModelSession::forward(const ModelInput& input, const ProgressFn& progress) {
+    const Pass& pass = run(input, progress);
+    auto out = std::make_shared<ModelForward>();
+    out->input = pass.tokens;
+    out->layers = m_info.layers;
+    out->heads = m_info.heads;
+    out->headDim = m_info.headDim;
+    out->hiddenSize = m_info.hiddenSize;
+    out->causal = m_info.causal;
+    out->n = static_cast<std::int64_t>(pass.ids.size());
+    out->notices = pass.notices;
+    for (std::size_t l = 0; l < pass.capture.q.size(); ++l)
+        out->qkv.push_back(QkvTensors{toPlain(pass.capture.q[l]), toPlain(pass.capture.k[l]), toPlain(pass.capture.v[l])});
+    if (input.keepAttention) {
+        for (const auto& a : pass.capture.attention) out->attention.push_back(toPlain(a));
+    }
+    for (const auto& h : pass.capture.hidden) out->hidden.push_back(toPlain(h));
+    return out;
+}
+
+Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn& progress, TokenizedInput& tokens,
+                           std::vector<std::string>& notices) {
+    if (layer < 0 || layer >= m_info.layers)
+        throw EngineError(ErrorCode::InvalidArgument, "layer " + std::to_string(layer) + " is outside [0, " +
+                                                          std::to_string(m_info.layers - 1) + "] for this model");
+    ModelInput input;
+    input.text = text;
+    input.keepAttention = false;
+    const Pass& pass = run(input, progress);
+    tokens = pass.tokens;
+    notices = pass.notices;
+    Qkv qkv;
+    const auto l = static_cast<std::size_t>(layer);
+    qkv.q = pass.capture.q[l];
+    qkv.k = pass.capture.k[l];
+    qkv.v = pass.capture.v[l];
+    return qkv;
+}
+
+}  // namespace attnscope::engine

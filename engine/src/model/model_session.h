@@ -1,0 +1,55 @@
+#pragma once
+// The engine's open checkpoint: the model, its tokenizer, and the last forward pass, kept so that
+// running several variants (or several layers) on the same text costs one forward pass.
+
+#include <attnscope/model.h>
+#include <attnscope/model_tokenizer.h>
+
+#include "core/run_context.h"
+#include "model/transformer_model.h"
+
+#include <memory>
+#include <string>
+
+namespace attnscope::engine {
+
+class ModelSession {
+public:
+    static Result<std::unique_ptr<ModelSession>> open(const std::string& folder);
+
+    const ModelInfo& info() const { return m_info; }
+
+    /// Tokenizes (or takes `input.ids`), truncates to the model's positions with a notice, and
+    /// runs the model. Throws EngineError / CancelledError.
+    std::shared_ptr<const ModelForward> forward(const ModelInput& input, const ProgressFn& progress);
+
+    /// The Q, K, V of `layer` for `text`, from the cached pass when the text is the same.
+    /// `tokens` and `notices` describe that pass. Throws EngineError / CancelledError.
+    /// One forward pass and what it was run on.
+    struct Pass {
+        std::string text;
+        bool addSpecialTokens = true;
+        bool keepAttention = false;
+        std::vector<std::int64_t> ids;
+        TokenizedInput tokens;
+        std::vector<bool> special;  ///< per token: a template special ([CLS], </s>, ...)
+        std::vector<std::string> notices;
+        ModelCapture capture;
+    };
+    /// The pass for `input`, reused when the last one ran on the same text with at least the
+    /// same captures. Throws EngineError / CancelledError.
+    const Pass& run(const ModelInput& input, const ProgressFn& progress);
+
+
+    Qkv layerQkv(const std::string& text, int layer, const ProgressFn& progress, TokenizedInput& tokens,
+                 std::vector<std::string>& notices);
+
+private:
+
+    ModelInfo m_info;
+    std::unique_ptr<TransformerModel> m_model;
+    std::shared_ptr<const ModelTokenizer> m_tokenizer;
+    std::unique_ptr<Pass> m_last;
+};
+
+}  // namespace attnscope::engine

@@ -1,0 +1,140 @@
+#include "model/transformer_model.h"
+
+#include "core/run_context.h"
+
+#include <cmath>
+
+namespace attnscope::engine {
+namespace {
+
+void checkProgress(const ProgressFn& progress, std::int64_t done, std::int64_t total) {
+    if (progress && !progress(Progress{"model", done, total})) throw CancelledError();
+}
+
+}  // namespace
+
+TransformerModel::TransformerModel(std::unique_ptr<ModelCheckpoint> checkpoint) : m_checkpoint(std::move(checkpoint)) {}
+
+const at::Tensor& TransformerModel::weight(const std::string& name) {
+    auto it = m_weights.find(name);
+    if (it != m_weights.end()) return it->second;
+    auto plain = m_checkpoint->readF32(name);
+    if (!plain) throw EngineError(plain.error().code, plain.error().message);
+    // The tensor borrows the vector's storage; the deleter keeps the vector alive, so weights are
+    // copied once (mapping -> F32 vector), not twice.
+    auto holder = std::make_shared<PlainTensor>(std::move(plain.value()));
+    at::Tensor t = at::from_blob(holder->f32.data(), holder->shape, [holder](void*) {}, at::kFloat);
+    if (!at::isfinite(t).all().item<bool>())
+        m_weightNotices.push_back("weight '" + m_checkpoint->prefix() + name + "' contains NaN or Inf values");
+    return m_weights.emplace(name, std::move(t)).first->second;
+}
+
+at::Tensor TransformerModel::activation(const at::Tensor& x) const {
+    switch (config().activation) {
+    case Activation::GeluErf: return at::gelu(x);
+    case Activation::GeluTanh: return at::gelu(x, "tanh");
+    case Activation::Relu: return at::relu(x);
+    }
+    return x;
+}
+
+at::Tensor TransformerModel::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal,
+                                    bool keepAttention, ModelCapture& capture) {
+    const std::int64_t n = q.size(0), heads = config().numHeads, dh = config().headDim();
+    auto split = [&](const at::Tensor& x) { return x.reshape({n, heads, dh}).transpose(0, 1).contiguous(); };
+    at::Tensor qh = split(q), kh = split(k), vh = split(v);
+    at::Tensor scores = at::bmm(qh, kh.transpose(1, 2)).mul_(1.0 / std::sqrt(static_cast<double>(dh)));
+    if (causal) {
+        at::Tensor future = at::ones({n, n}, at::kBool).triu_(1);
+        scores.masked_fill_(future, -std::numeric_limits<float>::infinity());
+    }
+    at::Tensor probs = at::softmax(scores, -1);
+    at::Tensor context = at::bmm(probs, vh);  // [heads, n, dh]
+    capture.q.push_back(qh);
+    capture.k.push_back(kh);
+    capture.v.push_back(vh);
+    if (keepAttention) capture.attention.push_back(probs);
+    return context.transpose(0, 1).reshape({n, heads * dh});
+}
+
+ModelCapture TransformerModel::forwardBertLike(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress) {
+    const ModelConfig& c = config();
+    const std::int64_t n = ids.size(0);
+    const double eps = c.layerNormEps;
+    ModelCapture capture;
+    at::Tensor positions = at::arange(c.positionOffset, c.positionOffset + n, at::kLong);
+    at::Tensor x = at::embedding(weight("embeddings.word_embeddings.weight"), ids) +
+                   at::embedding(weight("embeddings.position_embeddings.weight"), positions);
+    if (c.typeVocabSize > 0) x = x + weight("embeddings.token_type_embeddings.weight")[0];
+    x = at::layer_norm(x, {c.hiddenSize}, weight("embeddings.LayerNorm.weight"), weight("embeddings.LayerNorm.bias"), eps);
+    capture.hidden.push_back(x);
+    for (std::int64_t l = 0; l < c.numLayers; ++l) {
+        checkProgress(progress, l, c.numLayers);
+        const std::string p = "encoder.layer." + std::to_string(l) + ".";
+        auto linear = [&](const at::Tensor& in, const std::string& base) {
+            return at::linear(in, weight(p + base + ".weight"), weight(p + base + ".bias"));
+        };
+        at::Tensor context = attend(linear(x, "attention.self.query"), linear(x, "attention.self.key"),
+                                    linear(x, "attention.self.value"), c.causal, keepAttention, capture);
+        at::Tensor attnOut = at::layer_norm(x + linear(context, "attention.output.dense"), {c.hiddenSize},
+                                            weight(p + "attention.output.LayerNorm.weight"),
+                                            weight(p + "attention.output.LayerNorm.bias"), eps);
+        at::Tensor inner = activation(linear(attnOut, "intermediate.dense"));
+        x = at::layer_norm(attnOut + linear(inner, "output.dense"), {c.hiddenSize}, weight(p + "output.LayerNorm.weight"),
+                           weight(p + "output.LayerNorm.bias"), eps);
+        capture.hidden.push_back(x);
+    }
+    return capture;
+}
+
+ModelCapture TransformerModel::forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress) {
+    const ModelConfig& c = config();
+    const std::int64_t n = ids.size(0), h = c.hiddenSize;
+    const double eps = c.layerNormEps;
+    ModelCapture capture;
+    at::Tensor x = at::embedding(weight("wte.weight"), ids) + at::embedding(weight("wpe.weight"), at::arange(n, at::kLong));
+    capture.hidden.push_back(x);
+    // Conv1D: y = x W + b with W stored [in, out].
+    auto conv1d = [&](const at::Tensor& in, const std::string& base) {
+        return at::addmm(weight(base + ".bias"), in, weight(base + ".weight"));
+    };
+    for (std::int64_t l = 0; l < c.numLayers; ++l) {
+        checkProgress(progress, l, c.numLayers);
+        const std::string p = "h." + std::to_string(l) + ".";
+        at::Tensor a = at::layer_norm(x, {h}, weight(p + "ln_1.weight"), weight(p + "ln_1.bias"), eps);
+        at::Tensor qkv = conv1d(a, p + "attn.c_attn");
+        auto parts = qkv.split(h, 1);
+        at::Tensor context = attend(parts[0], parts[1], parts[2], true, keepAttention, capture);
+        x = x + conv1d(context, p + "attn.c_proj");
+        at::Tensor m = at::layer_norm(x, {h}, weight(p + "ln_2.weight"), weight(p + "ln_2.bias"), eps);
+        x = x + conv1d(activation(conv1d(m, p + "mlp.c_fc")), p + "mlp.c_proj");
+        // As the reference model reports them: the last hidden state is taken after ln_f.
+        capture.hidden.push_back(l + 1 == c.numLayers
+                                     ? at::layer_norm(x, {h}, weight("ln_f.weight"), weight("ln_f.bias"), eps)
+                                     : x);
+    }
+    return capture;
+}
+
+ModelCapture TransformerModel::forward(const std::vector<std::int64_t>& ids, bool keepAttention,
+                                       const ProgressFn& progress, std::vector<std::string>& notices) {
+    const ModelConfig& c = config();
+    if (ids.empty()) throw EngineError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
+    if (static_cast<std::int64_t>(ids.size()) > c.usablePositions())
+        throw EngineError(ErrorCode::InvalidArgument, std::to_string(ids.size()) + " tokens, but the model takes at most " +
+                                                          std::to_string(c.usablePositions()));
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] < 0 || ids[i] >= c.vocabSize)
+            throw EngineError(ErrorCode::InvalidInput, "token " + std::to_string(i) + " has id " + std::to_string(ids[i]) +
+                                                           ", outside the vocabulary [0, " + std::to_string(c.vocabSize) + ")");
+    }
+    at::Tensor idTensor = at::tensor(at::ArrayRef<std::int64_t>(ids), at::kLong);
+    ModelCapture capture = c.arch == ModelArch::Gpt2 ? forwardGpt2(idTensor, keepAttention, progress)
+                                                     : forwardBertLike(idTensor, keepAttention, progress);
+    // Weights are read once and kept, so their findings are kept too and repeated on every pass.
+    notices.insert(notices.end(), m_weightNotices.begin(), m_weightNotices.end());
+    checkProgress(progress, c.numLayers, c.numLayers);
+    return capture;
+}
+
+}  // namespace attnscope::engine

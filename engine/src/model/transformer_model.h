@@ -1,0 +1,50 @@
+#pragma once
+// Forward pass of a trained checkpoint (BERT, RoBERTa, GPT-2) that keeps, for every layer, the
+// real per-head Q, K, V the model attends with, its attention weights and the hidden states.
+
+#include <attnscope/model_checkpoint.h>
+#include <attnscope/progress.h>
+
+#include <ATen/ATen.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace attnscope::engine {
+
+struct ModelCapture {
+    std::vector<at::Tensor> q, k, v;  ///< per layer, [heads, n, headDim], contiguous
+    std::vector<at::Tensor> attention; ///< per layer, [heads, n, n] (empty unless asked for)
+    std::vector<at::Tensor> hidden;    ///< layers + 1 entries, [n, hidden]
+};
+
+class TransformerModel {
+public:
+    explicit TransformerModel(std::unique_ptr<ModelCheckpoint> checkpoint);
+
+    const ModelCheckpoint& checkpoint() const { return *m_checkpoint; }
+    const ModelConfig& config() const { return m_checkpoint->config(); }
+
+    /// Runs the model on vocabulary ids (already truncated to usablePositions()). Throws
+    /// EngineError for bad ids and CancelledError when `progress` asks to stop (between layers).
+    /// Non-fatal findings (NaN weights) are appended to `notices`.
+    ModelCapture forward(const std::vector<std::int64_t>& ids, bool keepAttention, const ProgressFn& progress,
+                         std::vector<std::string>& notices);
+
+private:
+    const at::Tensor& weight(const std::string& name);
+    ModelCapture forwardBertLike(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
+    ModelCapture forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
+    /// Multi-head attention core shared by both families: q, k, v are [n, hidden].
+    at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal, bool keepAttention,
+                      ModelCapture& capture);
+    at::Tensor activation(const at::Tensor& x) const;
+
+    std::unique_ptr<ModelCheckpoint> m_checkpoint;
+    std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept
+    std::vector<std::string> m_weightNotices;
+};
+
+}  // namespace attnscope::engine

@@ -1,0 +1,96 @@
+// The atlas's default coverage settings and its JSON form (docs/ATLAS.md).
+
+#include <attnscope/head_atlas.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace attnscope::engine {
+namespace {
+
+nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+CoverageSetting setting(const std::string& id, ParamValues params) {
+    CoverageSetting s;
+    s.variantId = id;
+    s.params = std::move(params);
+    return s;
+}
+
+}  // namespace
+
+std::vector<CoverageSetting> defaultCoverageSettings() {
+    using P = ParamValues;
+    return {
+        setting("longformer", P{{"window", std::int64_t{16}}}),
+        setting("longformer", P{{"window", std::int64_t{64}}}),
+        setting("sparse_strided", P{{"stride", std::int64_t{16}}}),
+        setting("sparse_fixed", P{{"block", std::int64_t{16}}, {"summary", std::int64_t{4}}}),
+        setting("bigbird", P{{"block", std::int64_t{16}}, {"random", std::int64_t{2}}}),
+        setting("star", P{}),
+        setting("topk", P{{"k", std::int64_t{16}}}),
+        setting("entmax", P{{"alpha", std::vector<double>{1.5}}}),
+        setting("linformer", P{{"k", std::int64_t{64}}}),
+        setting("performer", P{{"nb_features", std::int64_t{64}}}),
+    };
+}
+
+std::string headAtlasJson(const HeadAtlas& atlas) {
+    nlohmann::json j;
+    j["format"] = "attnscope-atlas";
+    j["version"] = 1;
+    j["model"] = {{"folder", atlas.model.folder}, {"arch", atlas.model.arch},    {"layers", atlas.model.layers},
+                  {"heads", atlas.model.heads},   {"head_dim", atlas.model.headDim}, {"causal", atlas.model.causal}};
+    j["n"] = atlas.n;
+    nlohmann::json tokens = nlohmann::json::array();
+    for (const auto& t : atlas.input.tokens)
+        tokens.push_back({{"id", t.id}, {"text", t.text}, {"begin", t.byteBegin}, {"end", t.byteEnd}});
+    j["tokens"] = tokens;
+    nlohmann::json settings = nlohmann::json::array();
+    for (std::size_t s = 0; s < atlas.settings.size(); ++s) {
+        nlohmann::json params = nlohmann::json::object();
+        for (const auto& [name, value] : atlas.settings[s].params) params[name] = formatParamValue(value);
+        settings.push_back({{"label", atlas.settings[s].label},
+                            {"variant", atlas.settings[s].variantId},
+                            {"params", params},
+                            {"note", s < atlas.settingNotes.size() ? atlas.settingNotes[s] : std::string()}});
+    }
+    j["coverage_settings"] = settings;
+    nlohmann::json heads = nlohmann::json::array();
+    for (const auto& m : atlas.metrics) {
+        nlohmann::json kept = nlohmann::json::array(), error = nlohmann::json::array();
+        for (double v : m.keptMass) kept.push_back(numberOrNull(v));
+        for (double v : m.outputError) error.push_back(numberOrNull(v));
+        heads.push_back({{"layer", m.layer},
+                         {"head", m.head},
+                         {"entropy", m.entropy},
+                         {"mean_distance", m.meanDistance},
+                         {"self_share", m.selfShare},
+                         {"previous_share", m.previousShare},
+                         {"next_share", m.nextShare},
+                         {"special_share", m.specialShare},
+                         {"first_share", m.firstShare},
+                         {"rank90", m.rank90},
+                         {"kept_mass", kept},
+                         {"output_error", error},
+                         {"best_window", m.bestWindow},
+                         {"best_window_kept", m.bestWindowKept},
+                         {"best_stride", m.bestStride},
+                         {"best_stride_kept", m.bestStrideKept}});
+    }
+    j["heads"] = heads;
+    if (!atlas.rollout.f32.empty()) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (std::int64_t i = 0; i < atlas.n; ++i) {
+            const auto begin = atlas.rollout.f32.begin() + i * atlas.n;
+            rows.push_back(std::vector<float>(begin, begin + atlas.n));
+        }
+        j["rollout"] = rows;
+    }
+    j["notices"] = atlas.notices;
+    j["seconds"] = atlas.seconds;
+    return j.dump(1);
+}
+
+}  // namespace attnscope::engine
