@@ -1,11 +1,17 @@
 #include "views/compare_view.h"
 
+#include "views/compare_difference_map.h"
+#include "views/compare_error_panel.h"
+#include "views/diagnostics/categorical_palette.h"
 #include "views/head_heatmap.h"
 #include "views/inspection_state.h"
 #include "views/token_label.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSignalBlocker>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -16,36 +22,87 @@ namespace attnscope::views {
 
 namespace {
 
-const char* const kPaneNames[CompareView::kPaneCount] = {"A", "B"};
+bool sameShape(const engine::AttentionResult& a, const engine::AttentionResult& b) {
+    return a.heads == b.heads && a.n == b.n && a.m == b.m;
+}
+
+QString shapeText(const engine::AttentionResult& r) {
+    return QStringLiteral("%1 heads × %2 × %3").arg(r.heads).arg(r.n).arg(r.m);
+}
 
 }  // namespace
+
+QString CompareView::paneName(int index) {
+    return index >= 0 && index < kMaxPanes ? QString(QChar(u'A' + index)) : QStringLiteral("?");
+}
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* panes = new QHBoxLayout;
-    for (int i = 0; i < kPaneCount; ++i) {
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
+
+    auto* panesWidget = new QWidget(splitter);
+    auto* panes = new QHBoxLayout(panesWidget);
+    panes->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < kMaxPanes; ++i) {
         auto* state = new InspectionState(this);
         state->setResultIndex(i);
-        auto* pane = new HeadHeatmap(this);
+        auto* pane = new HeadHeatmap(panesWidget);
         pane->setInspectionState(state);
-        pane->setTitlePrefix(QStringLiteral("%1: ").arg(QLatin1String(kPaneNames[i])));
+        pane->setTitlePrefix(QStringLiteral("%1: ").arg(paneName(i)));
         pane->setToolbarVisible(false);  // the main window shares the Heatmap tab's choices
+        pane->setVisible(i < kMinPanes);
         panes->addWidget(pane, 1);
         m_paneStates[static_cast<std::size_t>(i)] = state;
         m_panes[static_cast<std::size_t>(i)] = pane;
         connect(pane, &HeadHeatmap::cellHovered, this, &CompareView::hoverCell);
     }
-    layout->addLayout(panes, 1);
+    splitter->addWidget(panesWidget);
+
+    auto* bottom = new QWidget(splitter);
+    auto* bottomLayout = new QHBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    auto* diffBox = new QWidget(bottom);
+    auto* diffLayout = new QVBoxLayout(diffBox);
+    diffLayout->setContentsMargins(0, 0, 0, 0);
+    auto* diffControls = new QHBoxLayout;
+    diffControls->setContentsMargins(6, 2, 6, 0);
+    m_minuendCombo = new QComboBox(diffBox);
+    m_referenceCombo = new QComboBox(diffBox);
+    m_minuendCombo->setToolTip(tr("The pane whose weights the difference map shows"));
+    m_referenceCombo->setToolTip(tr("What is subtracted: another pane, or exact softmax when the run holds it"));
+    diffControls->addWidget(new QLabel(tr("Difference"), diffBox));
+    diffControls->addWidget(m_minuendCombo, 1);
+    diffControls->addWidget(new QLabel(QStringLiteral("−"), diffBox));
+    diffControls->addWidget(m_referenceCombo, 1);
+    diffLayout->addLayout(diffControls);
+    m_diffMap = new CompareDifferenceMap(diffBox);
+    diffLayout->addWidget(m_diffMap, 1);
+    bottomLayout->addWidget(diffBox, 1);
+    m_errorPanel = new CompareErrorPanel(bottom);
+    bottomLayout->addWidget(m_errorPanel, 1);
+    splitter->addWidget(bottom);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+    connect(m_diffMap, &CompareDifferenceMap::cellHovered, this, &CompareView::hoverCell);
+    const auto onDiffChoice = [this] {
+        setDifference(m_minuendCombo->currentData().toInt(), m_referenceCombo->currentData().toInt());
+    };
+    connect(m_minuendCombo, &QComboBox::currentIndexChanged, this, onDiffChoice);
+    connect(m_referenceCombo, &QComboBox::currentIndexChanged, this, onDiffChoice);
+
     m_info = new QLabel(this);
     m_info->setTextFormat(Qt::PlainText);  // token text is untrusted
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_info->setContentsMargins(8, 2, 8, 4);
+    m_info->setWordWrap(true);
     QFont infoFont = m_info->font();
     infoFont.setPointSizeF(infoFont.pointSizeF() + 1);
     m_info->setFont(infoFont);
     layout->addWidget(m_info);
-    updateInfo();
+    rebuildPanes();
 }
 
 CompareView::~CompareView() = default;
@@ -57,39 +114,191 @@ void CompareView::setInspectionState(InspectionState* state) {
     syncHead();
 }
 
-void CompareView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void CompareView::setResult(std::shared_ptr<const engine::RunResult> result, int paneCount) {
     m_result = std::move(result);
     m_query = m_key = -1;
-    for (HeadHeatmap* pane : m_panes) pane->setResult(m_result);
-    updateSharedRange();
-    updateInfo();
+    const int available = m_result ? static_cast<int>(m_result->results.size()) : 0;
+    m_paneCount = std::min({paneCount > 0 ? paneCount : available, available, kMaxPanes});
+    m_refusal.clear();
+    m_exactIndex = -1;
+    if (m_result) {
+        const auto& results = m_result->results;
+        // Side by side only what ran on the same Q, K, V: a hand-built or merged result with other
+        // shapes is refused with a message instead of being drawn misaligned.
+        for (int i = 1; i < m_paneCount && m_refusal.isEmpty(); ++i) {
+            if (!sameShape(results[static_cast<std::size_t>(i)], results[0]))
+                m_refusal = tr("Cannot compare: %1 (%2) has %3 but A (%4) has %5; compared variants must run on the "
+                               "same input and Q, K, V.")
+                                .arg(paneName(i), QString::fromStdString(results[static_cast<std::size_t>(i)].variantId),
+                                     shapeText(results[static_cast<std::size_t>(i)]),
+                                     QString::fromStdString(results[0].variantId), shapeText(results[0]));
+        }
+        for (int i = 0; i < available && m_exactIndex < 0; ++i)
+            if (results[static_cast<std::size_t>(i)].variantId == "full" && sameShape(results[static_cast<std::size_t>(i)], results[0]))
+                m_exactIndex = i;
+    }
+    rebuildPanes();
 }
 
 void CompareView::setVariantNames(const QHash<QString, QString>& idToName) {
+    m_names = idToName;
     for (HeadHeatmap* pane : m_panes) pane->setVariantNames(idToName);
     updateSharedRange();
+    updateDifferenceChoices();
+    updateErrors();
 }
 
-bool CompareView::hasComparison() const { return m_result && m_result->results.size() >= kPaneCount; }
+void CompareView::setExactNote(const QString& note) {
+    m_exactNote = note;
+    updateErrors();
+}
+
+bool CompareView::hasComparison() const { return m_result && m_paneCount >= kMinPanes && m_refusal.isEmpty(); }
+
+int CompareView::shownHead() const { return m_state ? m_state->head() : 0; }
+
+void CompareView::rebuildPanes() {
+    const bool ok = m_refusal.isEmpty();
+    for (int i = 0; i < kMaxPanes; ++i) {
+        HeadHeatmap* pane = m_panes[static_cast<std::size_t>(i)];
+        const bool used = ok && i < m_paneCount;
+        pane->setResult(used ? m_result : nullptr);
+        // Two panes stay visible (empty) so the tab explains itself before the first compare run.
+        pane->setVisible(i < std::max(kMinPanes, ok ? m_paneCount : 0));
+    }
+    updateSharedRange();
+    updateDifferenceChoices();
+    updateErrors();
+    updateInfo();
+}
 
 void CompareView::syncHead() {
-    const int head = m_state ? m_state->head() : 0;
+    const int head = shownHead();
     m_query = m_key = -1;
     for (InspectionState* state : m_paneStates) state->setHead(head);
+    for (HeadHeatmap* pane : m_panes) pane->setMarkedCell(-1, -1);
+    m_diffMap->setMarkedCell(-1, -1);
     updateSharedRange();
+    updateDifference();
+    updateErrors();
     updateInfo();
 }
 
 void CompareView::updateSharedRange() {
-    // One colour scale for both panes, or equal colours would not mean equal weights.
+    // One colour scale for every pane, or equal colours would not mean equal weights.
     float hi = 0.0f;
-    for (HeadHeatmap* pane : m_panes) hi = std::max(hi, pane->matrixMax());
+    for (int i = 0; i < m_paneCount; ++i) hi = std::max(hi, m_panes[static_cast<std::size_t>(i)]->matrixMax());
     for (HeadHeatmap* pane : m_panes) pane->setValueRange(0.0, hi > 0.0f ? hi : 0.0);
 }
 
+QString CompareView::paneLabel(int pane) const {
+    const engine::AttentionResult* r = paneResult(pane);
+    if (!r) return paneName(pane);
+    const QString id = QString::fromStdString(r->variantId);
+    return QStringLiteral("%1: %2").arg(paneName(pane), m_names.value(id, id));
+}
+
+void CompareView::updateDifferenceChoices() {
+    const bool exactIsPane = m_exactIndex >= 0 && m_exactIndex < m_paneCount;
+    {
+        const QSignalBlocker blockMinuend(m_minuendCombo);
+        const QSignalBlocker blockReference(m_referenceCombo);
+        m_minuendCombo->clear();
+        m_referenceCombo->clear();
+        if (hasComparison()) {
+            if (m_exactIndex >= 0 && !exactIsPane) m_referenceCombo->addItem(tr("exact softmax (full)"), kExactReference);
+            for (int i = 0; i < m_paneCount; ++i) {
+                m_minuendCombo->addItem(paneLabel(i), i);
+                m_referenceCombo->addItem(paneLabel(i), i);
+            }
+        }
+    }
+    // Keep the user's choice while it still exists; otherwise the first pane that is not the
+    // reference minus exact softmax (or pane A when there is none).
+    const bool keep = m_diffChosen && m_referenceCombo->findData(m_diffReference) >= 0 &&
+                      m_minuendCombo->findData(m_diffMinuend) >= 0;
+    int reference = m_diffReference;
+    int minuend = m_diffMinuend;
+    if (!keep) {
+        reference = m_exactIndex < 0 ? 0 : (exactIsPane ? m_exactIndex : kExactReference);
+        minuend = 0;
+        while (minuend < m_paneCount - 1 && minuend == reference) ++minuend;
+    }
+    applyDifference(minuend, reference);
+}
+
+void CompareView::setDifference(int minuend, int reference) {
+    m_diffChosen = true;
+    applyDifference(minuend, reference);
+}
+
+void CompareView::applyDifference(int minuend, int reference) {
+    m_diffMinuend = minuend;
+    m_diffReference = reference;
+    {
+        const QSignalBlocker blockMinuend(m_minuendCombo);
+        const QSignalBlocker blockReference(m_referenceCombo);
+        m_minuendCombo->setCurrentIndex(m_minuendCombo->findData(minuend));
+        m_referenceCombo->setCurrentIndex(m_referenceCombo->findData(reference));
+    }
+    updateDifference();
+}
+
 const engine::AttentionResult* CompareView::paneResult(int pane) const {
-    if (!m_result || pane < 0 || pane >= static_cast<int>(m_result->results.size())) return nullptr;
+    if (!m_result || !m_refusal.isEmpty() || pane < 0 || pane >= m_paneCount) return nullptr;
     return &m_result->results[static_cast<std::size_t>(pane)];
+}
+
+const engine::AttentionResult* CompareView::referenceResult(int choice) const {
+    if (choice == kExactReference)
+        return m_result && m_exactIndex >= 0 ? &m_result->results[static_cast<std::size_t>(m_exactIndex)] : nullptr;
+    return paneResult(choice);
+}
+
+void CompareView::updateDifference() {
+    if (!hasComparison()) {
+        m_diffMap->clear(m_refusal.isEmpty() ? tr("The difference map needs two variants.") : tr("Not comparable."));
+        return;
+    }
+    const engine::AttentionResult* variant = paneResult(m_diffMinuend);
+    const engine::AttentionResult* reference = referenceResult(m_diffReference);
+    const QString label = QStringLiteral("%1 − %2").arg(
+        paneName(m_diffMinuend), m_diffReference == kExactReference ? QStringLiteral("full") : paneName(m_diffReference));
+    m_diffMap->setDifference(variant, reference, shownHead(), label);
+    m_diffMap->setMarkedCell(m_query, m_key);
+}
+
+ErrorSummary CompareView::errorSummary(int index) const {
+    const engine::AttentionResult* variant = paneResult(index);
+    const engine::AttentionResult* exact = referenceResult(kExactReference);
+    if (!variant || !exact) {
+        ErrorSummary none;
+        none.message = !variant ? "no such pane" : "no exact softmax (full) in this result";
+        none.meanL1 = none.maxL1 = none.meanKl = none.meanKeptMass = std::numeric_limits<double>::quiet_NaN();
+        return none;
+    }
+    return summarizeAgainstExact(*variant, *exact, shownHead());
+}
+
+void CompareView::updateErrors() {
+    if (!hasComparison()) {
+        m_errorPanel->clear(m_refusal.isEmpty() ? tr("The error summary needs a comparison.") : m_refusal);
+        return;
+    }
+    if (m_exactIndex < 0) {
+        m_errorPanel->clear(m_exactNote.isEmpty()
+                                ? tr("No exact softmax (full) in this result, so no error summary: add full as a "
+                                     "variant, or run from the Compare tab, which adds it when it fits the memory budget.")
+                                : m_exactNote);
+        return;
+    }
+    QVector<CompareErrorPanel::Entry> entries;
+    for (int i = 0; i < m_paneCount; ++i)
+        entries.push_back({paneLabel(i), CategoricalPalette::standard().color(i), errorSummary(i)});
+    const bool alongside = m_exactIndex >= m_paneCount;
+    m_errorPanel->setEntries(entries, tr("Against exact softmax (full%1) on the same Q, K, V, head %2.")
+                                          .arg(alongside ? tr(", run alongside for this summary") : QString())
+                                          .arg(shownHead()));
 }
 
 void CompareView::hoverCell(int query, int key) {
@@ -97,29 +306,30 @@ void CompareView::hoverCell(int query, int key) {
     m_query = query;
     m_key = key;
     for (HeadHeatmap* pane : m_panes) pane->setMarkedCell(query, key);
+    m_diffMap->setMarkedCell(query, key);
     if (m_state) m_state->setHovered(query, key);
     updateInfo();
     Q_EMIT cellHovered(query, key);
 }
 
 int CompareView::hoveredQuery(int pane) const {
-    return pane >= 0 && pane < kPaneCount ? m_panes[static_cast<std::size_t>(pane)]->markedQuery() : -1;
+    return pane >= 0 && pane < kMaxPanes ? m_panes[static_cast<std::size_t>(pane)]->markedQuery() : -1;
 }
 
 int CompareView::hoveredKey(int pane) const {
-    return pane >= 0 && pane < kPaneCount ? m_panes[static_cast<std::size_t>(pane)]->markedKey() : -1;
+    return pane >= 0 && pane < kMaxPanes ? m_panes[static_cast<std::size_t>(pane)]->markedKey() : -1;
 }
 
 double CompareView::shownValue(int pane) const {
     const engine::AttentionResult* r = paneResult(pane);
-    const int head = pane >= 0 && pane < kPaneCount ? m_panes[static_cast<std::size_t>(pane)]->shownHead() : -1;
+    const int head = r ? m_panes[static_cast<std::size_t>(pane)]->shownHead() : -1;
     if (!r || head < 0 || hoveredQuery(pane) < 0) return std::numeric_limits<double>::quiet_NaN();
     return r->weightAt(head, hoveredQuery(pane), hoveredKey(pane));
 }
 
 bool CompareView::shownInPattern(int pane) const {
     const engine::AttentionResult* r = paneResult(pane);
-    const int head = pane >= 0 && pane < kPaneCount ? m_panes[static_cast<std::size_t>(pane)]->shownHead() : -1;
+    const int head = r ? m_panes[static_cast<std::size_t>(pane)]->shownHead() : -1;
     if (!r || head < 0 || hoveredQuery(pane) < 0) return false;
     // A result without a listed pattern (rows unset) attends every key, as HeadMatrix assumes.
     if (r->pattern.rows != r->n) return true;
@@ -139,17 +349,22 @@ void CompareView::updateInfo() {
         m_info->setText(tr("No result yet."));
         return;
     }
+    if (!m_refusal.isEmpty()) {
+        m_info->setText(m_refusal);
+        return;
+    }
     if (!hasComparison()) {
         m_info->setText(tr("Only one variant in this result: choose “Compare with” and run again (F5)."));
         return;
     }
     if (m_query < 0 || m_key < 0) {
-        m_info->setText(tr("Hover a cell: the same (query, key) is marked in both panes, on one colour scale."));
+        m_info->setText(tr("Hover a cell: the same (query, key) is marked in every pane and the difference map, on one "
+                           "colour scale."));
         return;
     }
     QStringList values;
-    for (int i = 0; i < kPaneCount; ++i) {
-        const QString name = QLatin1String(kPaneNames[i]);
+    for (int i = 0; i < m_paneCount; ++i) {
+        const QString name = paneName(i);
         values << (shownInPattern(i) ? QStringLiteral("%1 = %2").arg(name).arg(shownValue(i), 0, 'f', 4)
                                      : tr("%1 = — (not in pattern)").arg(name));
     }

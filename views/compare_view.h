@@ -1,41 +1,75 @@
 #pragma once
-// The compare view: two variants run on the same input and Q, K, V (one RunRequest), side by
-// side for the same head on one colour scale, with synchronised hover and a shared info line.
+// The compare view: 2–4 variants run on the same input and Q, K, V (one RunRequest), side by side
+// for the same head on one colour scale, with synchronised hover, a difference map (one pane
+// minus a reference, diverging and centred at 0) and an error summary of every pane against exact
+// softmax (`full`) when the result holds it. Everything comes from the result format: no
+// per-variant code.
+
+#include "views/error_summary.h"
 
 #include <attnscope/types.h>
 
 #include <QHash>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
+#include <QVector>
 #include <QWidget>
 
 #include <array>
 #include <memory>
 
+class QComboBox;
 class QLabel;
 
 namespace attnscope::views {
 
+class CompareDifferenceMap;
+class CompareErrorPanel;
 class HeadHeatmap;
 class InspectionState;
 
 class CompareView : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kPaneCount = 2;
+    static constexpr int kMinPanes = 2;
+    static constexpr int kMaxPanes = 4;
+    /// The difference map's reference choice meaning "the result's exact `full`".
+    static constexpr int kExactReference = -1;
 
     explicit CompareView(QWidget* parent = nullptr);
     ~CompareView() override;
 
-    /// Follows state->head(); the panes show RunResult::results[0] and [1] whatever
+    /// Follows state->head(); the panes show RunResult::results[0 .. paneCount-1] whatever
     /// state->resultIndex() says. Hovered cells are written to state->setHovered().
     void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    /// `paneCount` results become panes (0 = every result, at most kMaxPanes); results after them
+    /// (the exact `full` the app adds for the error summary) are not shown as panes. Results whose
+    /// shape differs from the first are refused with a message, never drawn side by side.
+    void setResult(std::shared_ptr<const engine::RunResult> result, int paneCount = 0);
     void setVariantNames(const QHash<QString, QString>& idToName);
+    /// Shown with the error summary when the result has no `full` (e.g. "full was not run: over
+    /// the memory budget"); empty restores the default text.
+    void setExactNote(const QString& note);
 
+    int paneCount() const { return m_paneCount; }
     HeadHeatmap* pane(int index) const { return m_panes[static_cast<std::size_t>(index)]; }
-    /// True when the result holds two variants to compare.
+    static QString paneName(int index);  ///< "A", "B", "C", "D"
+    /// True when the result holds at least two comparable variants.
     bool hasComparison() const;
+    /// Index into RunResult::results of the exact reference (the first `full`), -1 when none.
+    int exactIndex() const { return m_exactIndex; }
+
+    // Difference map: pane `minuend` minus the reference (a pane index or kExactReference).
+    void setDifference(int minuend, int reference);
+    int differenceMinuend() const { return m_diffMinuend; }
+    int differenceReference() const { return m_diffReference; }
+    CompareDifferenceMap* differenceMap() const { return m_diffMap; }
+    CompareErrorPanel* errorPanel() const { return m_errorPanel; }
+    /// Error summary of pane `index` against `full` for the shown head (not ok when there is no
+    /// `full` or the pane cannot be compared; `message` says why).
+    ErrorSummary errorSummary(int index) const;
+
     // Test accessors. The hovered cell is marked in every pane; (-1, -1) when none.
     int hoveredQuery(int pane) const;
     int hoveredKey(int pane) const;
@@ -43,11 +77,11 @@ public:
     double shownValue(int pane) const;
     /// False when the hovered cell is outside that pane's pattern.
     bool shownInPattern(int pane) const;
-    /// "query 3 'it' → key 1 'cat': A = 0.1200, B = 0.0300"; B reads "— (not in pattern)" there.
+    /// "query 3 'it' → key 1 'cat': A = 0.1200, B = 0.0300, C = — (not in pattern)".
     QString infoText() const;
 
 public Q_SLOTS:
-    /// As if the pointer were over (query, key) of either pane; (-1, -1) clears.
+    /// As if the pointer were over (query, key) of any pane; (-1, -1) clears.
     void hoverCell(int query, int key);
 
 Q_SIGNALS:
@@ -56,16 +90,36 @@ Q_SIGNALS:
 
 private:
     void syncHead();
+    void rebuildPanes();
     void updateSharedRange();
+    void updateDifferenceChoices();
+    void applyDifference(int minuend, int reference);
+    void updateDifference();
+    void updateErrors();
     void updateInfo();
     const engine::AttentionResult* paneResult(int pane) const;
+    const engine::AttentionResult* referenceResult(int choice) const;
+    QString paneLabel(int pane) const;
     QString describe(const QString& role, int index) const;
+    int shownHead() const;
 
-    std::array<HeadHeatmap*, kPaneCount> m_panes{};
-    std::array<InspectionState*, kPaneCount> m_paneStates{};
+    std::array<HeadHeatmap*, kMaxPanes> m_panes{};
+    std::array<InspectionState*, kMaxPanes> m_paneStates{};
+    CompareDifferenceMap* m_diffMap = nullptr;
+    CompareErrorPanel* m_errorPanel = nullptr;
+    QComboBox* m_minuendCombo = nullptr;
+    QComboBox* m_referenceCombo = nullptr;
     QLabel* m_info = nullptr;
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
+    QHash<QString, QString> m_names;
+    QString m_exactNote;
+    QString m_refusal;  // why the result cannot be compared; empty when it can
+    int m_paneCount = 0;
+    int m_exactIndex = -1;
+    int m_diffMinuend = 1;
+    int m_diffReference = 0;
+    bool m_diffChosen = false;  // the user (or setDifference) picked the pair: keep it while valid
     int m_query = -1;
     int m_key = -1;
 };

@@ -1,14 +1,19 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
+#include "views/compare_difference_map.h"
+#include "views/compare_error_panel.h"
 #include "views/compare_view.h"
+#include "views/error_summary.h"
 #include "views/head_heatmap.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
 
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using attnscope::testing::fixtureWeight;
@@ -21,12 +26,11 @@ namespace {
 
 constexpr int kHeads = 2, kN = 5;
 
-// results[0]: the dense fixture; results[1]: a band |i - j| <= 1 whose weights are the fixture's
-// halved, aligned with a shared pattern.
-std::shared_ptr<const engine::RunResult> makePair() {
-    auto run = std::const_pointer_cast<engine::RunResult>(attnscope::testing::makeDenseResult(kHeads, kN));
+// A band |i - j| <= 1 whose weights are the fixture's divided by `divisor`, aligned with a shared
+// pattern.
+engine::AttentionResult makeBand(const std::string& id, float divisor) {
     engine::AttentionResult band;
-    band.variantId = "band";
+    band.variantId = id;
     band.heads = kHeads;
     band.n = band.m = kN;
     band.pattern.rows = band.pattern.cols = kN;
@@ -42,11 +46,30 @@ std::shared_ptr<const engine::RunResult> makePair() {
     for (int h = 0; h < kHeads; ++h)
         for (int i = 0; i < kN; ++i)
             for (auto e = band.pattern.rowPtr[i]; e < band.pattern.rowPtr[i + 1]; ++e)
-                w.push_back(fixtureWeight(h, i, band.pattern.colIdx[e]) / 2);
+                w.push_back(fixtureWeight(h, i, band.pattern.colIdx[e]) / divisor);
     band.weightsLayout = engine::WeightsLayout::AlignedWithPattern;
     band.weights.shape = {kHeads, band.pattern.nnz()};
     band.weights.values = std::make_shared<const std::vector<float>>(std::move(w));
-    run->results.push_back(std::move(band));
+    return band;
+}
+
+// results[0]: the dense fixture; results[1]: the band with the fixture's weights halved.
+std::shared_ptr<const engine::RunResult> makePair() {
+    auto run = std::const_pointer_cast<engine::RunResult>(attnscope::testing::makeDenseResult(kHeads, kN));
+    run->results.push_back(makeBand("band", 2));
+    return run;
+}
+
+// Three bands (halved, thirded, quartered) and then the dense fixture as the exact `full`, which
+// the app adds behind the compared variants.
+std::shared_ptr<const engine::RunResult> makeThreePlusExact() {
+    auto dense = attnscope::testing::makeDenseResult(kHeads, kN);
+    auto run = std::make_shared<engine::RunResult>(*dense);
+    run->results.clear();
+    run->results.push_back(makeBand("half", 2));
+    run->results.push_back(makeBand("third", 3));
+    run->results.push_back(makeBand("quarter", 4));
+    run->results.push_back(dense->results[0]);
     return run;
 }
 
@@ -112,6 +135,158 @@ private Q_SLOTS:
         view.hoverCell(-1, -1);
         QCOMPARE(view.hoveredQuery(0), -1);
         QCOMPARE(view.hoveredQuery(1), -1);
+    }
+
+    void threePanesStayInSyncAndTheExactReferenceIsNoPane() {
+        InspectionState state;
+        CompareView view;
+        view.setInspectionState(&state);
+        view.setResult(makeThreePlusExact(), 3);
+        QVERIFY(view.hasComparison());
+        QCOMPARE(view.paneCount(), 3);
+        QCOMPARE(view.exactIndex(), 3);
+        QVERIFY(!view.pane(3)->isVisibleTo(&view));
+        QCOMPARE(view.pane(3)->shownHead(), -1);
+        state.setHead(1);
+        for (int pane : {0, 1, 2}) QCOMPARE(view.pane(pane)->shownHead(), 1);
+        QVERIFY(view.pane(2)->title().startsWith(QStringLiteral("C: quarter")));
+
+        // Hover in pane C marks the cell in A, B, C and the difference map.
+        QSignalSpy hovered(&view, &CompareView::cellHovered);
+        Q_EMIT view.pane(2)->cellHovered(2, 1);
+        QCOMPARE(hovered.count(), 1);
+        for (int pane : {0, 1, 2}) {
+            QCOMPARE(view.hoveredQuery(pane), 2);
+            QCOMPARE(view.hoveredKey(pane), 1);
+        }
+        QCOMPARE(state.hoveredQuery(), 2);
+        QCOMPARE(view.shownValue(1), static_cast<double>(fixtureWeight(1, 2, 1) / 3));
+        QCOMPARE(view.infoText(), QStringLiteral("query 2 't2' → key 1 '<b>x</b>': A = %1, B = %2, C = %3")
+                                      .arg(fixtureWeight(1, 2, 1) / 2, 0, 'f', 4)
+                                      .arg(fixtureWeight(1, 2, 1) / 3, 0, 'f', 4)
+                                      .arg(fixtureWeight(1, 2, 1) / 4, 0, 'f', 4));
+        // Hover in the difference map reaches the panes too.
+        Q_EMIT view.differenceMap()->cellHovered(4, 3);
+        for (int pane : {0, 1, 2}) QCOMPARE(view.hoveredQuery(pane), 4);
+        QVERIFY(view.infoText().endsWith(QStringLiteral("C = %1").arg(fixtureWeight(1, 4, 3) / 4, 0, 'f', 4)));
+        view.hoverCell(0, 4);  // outside every band
+        QVERIFY(view.infoText().endsWith(QStringLiteral("C = — (not in pattern)")));
+    }
+
+    void differenceMapIsPaneMinusReference() {
+        InspectionState state;
+        state.setHead(1);
+        CompareView view;
+        view.setInspectionState(&state);
+        const auto run = makeThreePlusExact();
+        view.setResult(run, 3);
+        // Default: pane A minus exact softmax, since the result holds `full`.
+        QCOMPARE(view.differenceMinuend(), 0);
+        QCOMPARE(view.differenceReference(), int{CompareView::kExactReference});
+        const auto& full = run->results[3];
+        const auto check = [&](const engine::AttentionResult& a, const engine::AttentionResult& b) {
+            const auto* map = view.differenceMap();
+            QCOMPARE(map->dataSize(), QSize(kN, kN));
+            double largest = 0;
+            for (int i = 0; i < kN; ++i) {
+                for (int j = 0; j < kN; ++j) {
+                    const double expected = static_cast<double>(a.weightAt(1, i, j)) - b.weightAt(1, i, j);
+                    QCOMPARE(map->cellValue(i, j), expected);
+                    largest = std::max(largest, std::abs(expected));
+                }
+            }
+            // Diverging, centred at 0 with a symmetric range reaching the largest |difference|.
+            QCOMPARE(map->colormapName(), QStringLiteral("rdbu"));
+            QCOMPARE(map->rangeLimit(), largest);
+            QCOMPARE(map->colorRange().first, -largest);
+            QCOMPARE(map->colorRange().second, largest);
+        };
+        check(run->results[0], full);
+        QCOMPARE(view.differenceMap()->title(), QStringLiteral("difference A − full, head 1"));
+        view.setDifference(2, 0);  // C − A
+        check(run->results[2], run->results[0]);
+        QCOMPARE(view.differenceMap()->title(), QStringLiteral("difference C − A, head 1"));
+        // A new result of the same layout keeps the choice.
+        view.setResult(run, 3);
+        QCOMPARE(view.differenceMinuend(), 2);
+        QCOMPARE(view.differenceReference(), 0);
+    }
+
+    void errorSummaryOfEveryPaneAgainstFull() {
+        InspectionState state;
+        CompareView view;
+        view.setInspectionState(&state);
+        const auto run = makeThreePlusExact();
+        view.setResult(run, 3);
+        auto* table = view.errorPanel()->table();
+        QCOMPARE(table->rowCount(), 3);
+        for (int pane = 0; pane < 3; ++pane) {
+            const auto expected = attnscope::views::summarizeAgainstExact(run->results[static_cast<std::size_t>(pane)],
+                                                                          run->results[3], 0);
+            QVERIFY(expected.ok);
+            const auto shown = view.errorSummary(pane);
+            QCOMPARE(shown.meanL1, expected.meanL1);
+            QCOMPARE(shown.meanKeptMass, expected.meanKeptMass);
+            QCOMPARE(table->item(pane, attnscope::views::CompareErrorPanel::MeanL1Column)->text(),
+                     QString::number(expected.meanL1, 'f', 4));
+            // A band gives 0 outside |i - j| <= 1 where full has mass: KL is undefined in every row.
+            QCOMPARE(table->item(pane, attnscope::views::CompareErrorPanel::KlColumn)->text(), QStringLiteral("undefined"));
+            QCOMPARE(view.errorPanel()->plottedRowL1(pane).size(), kN);
+            QCOMPARE(view.errorPanel()->plottedRowL1(pane).at(2), expected.rowL1[2]);
+        }
+        QVERIFY(view.errorPanel()->note().contains(QStringLiteral("run alongside")));
+
+        // Without `full`: no summary, and the app's note says why.
+        view.setResult(makePair(), 0);
+        QCOMPARE(view.exactIndex(), 0);  // the dense fixture is named full: it is pane A
+        auto pair = std::const_pointer_cast<engine::RunResult>(makePair());
+        pair->results[0].variantId = "dense";
+        view.setExactNote(QStringLiteral("full was not run: over the memory budget"));
+        view.setResult(pair, 0);
+        QCOMPARE(view.exactIndex(), -1);
+        QCOMPARE(view.errorPanel()->table()->rowCount(), 0);
+        QCOMPARE(view.errorPanel()->note(), QStringLiteral("full was not run: over the memory budget"));
+    }
+
+    void fourPanesInSync() {
+        auto run = std::const_pointer_cast<engine::RunResult>(makeThreePlusExact());
+        std::rotate(run->results.begin(), run->results.end() - 1, run->results.end());  // full first
+        InspectionState state;
+        CompareView view;
+        view.setInspectionState(&state);
+        view.setResult(run);
+        QCOMPARE(view.paneCount(), 4);
+        QCOMPARE(view.exactIndex(), 0);
+        QCOMPARE(view.differenceReference(), 0);  // full is pane A: the reference is that pane
+        QCOMPARE(view.differenceMinuend(), 1);
+        view.hoverCell(3, 3);
+        for (int pane = 0; pane < 4; ++pane) {
+            QVERIFY(view.pane(pane)->isVisibleTo(&view));
+            QCOMPARE(view.hoveredQuery(pane), 3);
+            QCOMPARE(view.shownValue(pane), static_cast<double>(run->results[static_cast<std::size_t>(pane)].weightAt(0, 3, 3)));
+        }
+        QCOMPARE(view.errorSummary(0).meanL1, 0.0);  // full against itself
+        QCOMPARE(view.errorSummary(0).meanKeptMass, 1.0);
+        // One colour scale across the four panes.
+        for (int pane = 0; pane < 4; ++pane)
+            QCOMPARE(view.pane(pane)->colorRange().second, static_cast<double>(fixtureWeight(0, kN - 1, kN - 1)));
+    }
+
+    void variantsOfDifferentLengthAreRefused() {
+        auto run = std::const_pointer_cast<engine::RunResult>(makePair());
+        engine::AttentionResult longer = makeBand("longer", 2);
+        longer.n = longer.m = kN + 2;
+        longer.pattern.rows = longer.pattern.cols = kN + 2;
+        run->results.push_back(longer);
+        CompareView view;
+        view.setResult(run);
+        QVERIFY(!view.hasComparison());
+        QVERIFY2(view.infoText().startsWith(QStringLiteral("Cannot compare: C (longer) has 2 heads × 7 × 7")),
+                 qPrintable(view.infoText()));
+        QVERIFY(!view.differenceMap()->hasData());
+        QCOMPARE(view.pane(0)->shownHead(), -1);
+        view.hoverCell(1, 1);  // nothing to mark, nothing to crash on
+        QVERIFY(std::isnan(view.shownValue(0)));
     }
 
     void aSingleResultAsksForASecondVariant() {

@@ -1,0 +1,189 @@
+#include "views/compare_difference_map.h"
+
+#include "views/colormap.h"
+#include "views/diagnostics/plot_style.h"
+#include "views/error_summary.h"
+#include "views/qcp.h"
+
+#include <QMouseEvent>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnscope::views {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Range of an all-zero difference: a tiny symmetric range keeps the map centred (and white).
+constexpr double kZeroRange = 1e-12;
+
+QCPColorMap* mapOf(QCustomPlot* plot) { return static_cast<QCPColorMap*>(plot->plottable(0)); }
+QCPTextElement* titleOf(QCustomPlot* plot) { return static_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0)); }
+QCPItemRect* markerOf(QCustomPlot* plot) { return static_cast<QCPItemRect*>(plot->item(0)); }
+
+}  // namespace
+
+CompareDifferenceMap::CompareDifferenceMap(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_plot = new QCustomPlot(this);
+    styleDiagnosticPlot(m_plot);
+    QFont titleFont = m_plot->font();
+    titleFont.setBold(true);
+    auto* title = new QCPTextElement(m_plot, QString(), titleFont);
+    title->setTextColor(m_plot->palette().color(QPalette::Text));
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, title);
+    auto* map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    map->setInterpolate(false);
+    map->setTightBoundary(true);
+    auto* bar = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(1, 1, bar);
+    bar->setType(QCPAxis::atRight);
+    bar->setBarWidth(10);
+    map->setColorScale(bar);
+    bar->setGradient(gradientFromLut(divergingColormap()));
+    map->setGradient(bar->gradient());
+    styleDiagnosticAxis(bar->axis(), m_plot->palette().color(QPalette::Text), m_plot->font());
+    auto* margins = new QCPMarginGroup(m_plot);
+    m_plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    bar->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    m_plot->xAxis->setLabel(tr("key"));
+    m_plot->yAxis->setLabel(tr("query"));
+    m_plot->yAxis->setRangeReversed(true);  // query 0 on top, as in the panes
+    auto* marker = new QCPItemRect(m_plot);
+    marker->setPen(QPen(QColor(20, 20, 20), 2.0));  // dark: visible on red, blue and the white centre
+    marker->setBrush(Qt::NoBrush);
+    marker->setVisible(false);
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+    layout->addWidget(m_plot);
+    clear(tr("No difference to show."));
+}
+
+CompareDifferenceMap::~CompareDifferenceMap() = default;
+
+void CompareDifferenceMap::clear(const QString& message) {
+    m_cells.clear();
+    m_rows = m_cols = 0;
+    m_factor = 1;
+    m_n = m_m = 0;
+    m_limit = 0;
+    m_message = message;
+    mapOf(m_plot)->data()->clear();
+    titleOf(m_plot)->setText(message);
+    markerOf(m_plot)->setVisible(false);
+    replotWhenShown(m_plot);
+}
+
+void CompareDifferenceMap::setDifference(const engine::AttentionResult* variant, const engine::AttentionResult* reference,
+                                         int head, const QString& label) {
+    if (!variant || !reference) return clear(tr("No difference to show: choose two variants."));
+    if (variant->n != reference->n || variant->m != reference->m || variant->heads != reference->heads) {
+        return clear(tr("%1: the two results have different shapes (%2 x %3 and %4 x %5); they must come from the "
+                        "same input and Q, K, V")
+                         .arg(label)
+                         .arg(variant->n)
+                         .arg(variant->m)
+                         .arg(reference->n)
+                         .arg(reference->m));
+    }
+    if (head < 0 || head >= variant->heads || variant->n <= 0 || variant->m <= 0)
+        return clear(tr("%1: head %2 is not in the result").arg(label).arg(head));
+    if (variant->weightsLayout == engine::WeightsLayout::None || reference->weightsLayout == engine::WeightsLayout::None)
+        return clear(tr("%1: a result kept no weights (n above the dense limit?)").arg(label));
+
+    m_n = variant->n;
+    m_m = variant->m;
+    m_factor = static_cast<int>(std::max<std::int64_t>(1, (std::max(m_n, m_m) + kMaxDisplaySide - 1) / kMaxDisplaySide));
+    m_rows = static_cast<int>((m_n + m_factor - 1) / m_factor);
+    m_cols = static_cast<int>((m_m + m_factor - 1) / m_factor);
+    m_cells.assign(static_cast<std::size_t>(m_rows) * m_cols, 0.0);
+    std::vector<double> a, b;
+    double largest = 0;
+    for (std::int64_t i = 0; i < m_n; ++i) {
+        denseWeightRow(*variant, head, i, a);
+        denseWeightRow(*reference, head, i, b);
+        double* line = m_cells.data() + static_cast<std::size_t>(i / m_factor) * m_cols;
+        for (std::int64_t j = 0; j < m_m; ++j) {
+            const double d = a[static_cast<std::size_t>(j)] - b[static_cast<std::size_t>(j)];
+            double& cell = line[j / m_factor];
+            if (std::abs(d) > std::abs(cell)) cell = d;
+            largest = std::max(largest, std::abs(d));
+        }
+    }
+    m_limit = largest > 0 ? largest : kZeroRange;
+    m_message.clear();
+
+    QCPColorMap* map = mapOf(m_plot);
+    QCPColorMapData* data = map->data();
+    const double offset = (m_factor - 1) / 2.0;
+    data->setSize(m_cols, m_rows);
+    data->setRange(QCPRange(offset, (m_cols - 1) * m_factor + offset), QCPRange(offset, (m_rows - 1) * m_factor + offset));
+    for (int i = 0; i < m_rows; ++i)
+        for (int j = 0; j < m_cols; ++j) data->setCell(j, i, m_cells[static_cast<std::size_t>(i) * m_cols + j]);
+    map->setDataRange(QCPRange(-m_limit, m_limit));
+    map->colorScale()->axis()->setLabel(label);
+    m_plot->xAxis->setRange(-0.5, static_cast<double>(m_m) - 0.5);
+    m_plot->yAxis->setRange(-0.5, static_cast<double>(m_n) - 0.5);
+    const QString pooled =
+        m_factor > 1 ? tr(" (largest |difference| per %1×%1 block)").arg(m_factor) : QString();
+    titleOf(m_plot)->setText(tr("difference %1, head %2%3").arg(label).arg(head).arg(pooled));
+    setMarkedCell(m_hoverQuery, m_hoverKey);
+    replotWhenShown(m_plot);
+}
+
+void CompareDifferenceMap::setMarkedCell(int query, int key) {
+    m_hoverQuery = query;
+    m_hoverKey = key;
+    QCPItemRect* marker = markerOf(m_plot);
+    const bool valid = hasData() && query >= 0 && key >= 0 && query < m_n && key < m_m;
+    marker->setVisible(valid);
+    if (valid) {
+        marker->topLeft->setCoords(key - 0.5, query - 0.5);
+        marker->bottomRight->setCoords(key + 0.5, query + 0.5);
+    }
+    replotWhenShown(m_plot);
+}
+
+double CompareDifferenceMap::cellValue(int query, int key) const {
+    if (query < 0 || key < 0 || query >= m_rows || key >= m_cols) return kNaN;
+    return mapOf(m_plot)->data()->cell(key, query);
+}
+
+std::pair<double, double> CompareDifferenceMap::colorRange() const {
+    const QCPRange range = mapOf(m_plot)->dataRange();
+    return {range.lower, range.upper};
+}
+
+QString CompareDifferenceMap::colormapName() const { return divergingColormap().name(); }
+
+QString CompareDifferenceMap::title() const { return titleOf(m_plot)->text(); }
+
+bool CompareDifferenceMap::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_plot) {
+        if (event->type() == QEvent::MouseMove) {
+            onMouseMove(static_cast<QMouseEvent*>(event));
+        } else if (event->type() == QEvent::Leave && hasData()) {
+            Q_EMIT cellHovered(-1, -1);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void CompareDifferenceMap::onMouseMove(QMouseEvent* event) {
+    if (!hasData()) return;
+    const QPointF pos = event->position();
+    const auto key = static_cast<std::int64_t>(std::floor(m_plot->xAxis->pixelToCoord(pos.x()) + 0.5));
+    const auto query = static_cast<std::int64_t>(std::floor(m_plot->yAxis->pixelToCoord(pos.y()) + 0.5));
+    if (!m_plot->axisRect()->rect().contains(pos.toPoint()) || key < 0 || query < 0 || key >= m_m || query >= m_n) {
+        Q_EMIT cellHovered(-1, -1);
+        return;
+    }
+    Q_EMIT cellHovered(static_cast<int>(query), static_cast<int>(key));
+}
+
+}  // namespace attnscope::views

@@ -1,0 +1,73 @@
+#pragma once
+// The compare view's difference map: one variant's weights minus a reference's (another pane or
+// exact softmax) for one head, on the diverging RdBu map centred at 0 with a symmetric range and a
+// colour bar (FORMATS.md §5). Large heads keep, per display block, the entry of largest |value|,
+// so the sign and the peak of a difference survive pooling.
+
+#include <attnscope/types.h>
+
+#include <QSize>
+#include <QString>
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+class QMouseEvent;
+
+namespace attnscope::views {
+
+class CompareDifferenceMap : public QWidget {
+    Q_OBJECT
+public:
+    /// Largest side drawn cell by cell.
+    static constexpr int kMaxDisplaySide = 512;
+
+    explicit CompareDifferenceMap(QWidget* parent = nullptr);
+    ~CompareDifferenceMap() override;
+
+    /// Shows variant − reference for `head`; `label` names the difference ("C − A"). A null
+    /// result or a shape mismatch clears the map and shows `message()` instead.
+    void setDifference(const engine::AttentionResult* variant, const engine::AttentionResult* reference, int head,
+                       const QString& label);
+    void clear(const QString& message);
+    /// Outlines (query, key) as the panes do; (-1, -1) removes the outline.
+    void setMarkedCell(int query, int key);
+
+    // Data accessors for tests (display cells; poolFactor() inputs per cell).
+    bool hasData() const { return !m_cells.empty(); }
+    QSize dataSize() const { return {m_cols, m_rows}; }  ///< width = key cells, height = query cells
+    int poolFactor() const { return m_factor; }
+    double cellValue(int query, int key) const;  ///< NaN outside dataSize()
+    /// The colour range is [-rangeLimit(), +rangeLimit()]: symmetric, so 0 is the map's centre.
+    double rangeLimit() const { return m_limit; }
+    std::pair<double, double> colorRange() const;
+    QString colormapName() const;
+    QString title() const;
+    QString message() const { return m_message; }
+    QCustomPlot* plot() const { return m_plot; }
+
+Q_SIGNALS:
+    /// Intent: the pointer is over (query, key) in input indices; (-1, -1) when it left.
+    void cellHovered(int query, int key);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void onMouseMove(QMouseEvent* event);
+
+    QCustomPlot* m_plot = nullptr;
+    std::vector<double> m_cells;  // [m_rows, m_cols]
+    int m_rows = 0;
+    int m_cols = 0;
+    int m_factor = 1;
+    std::int64_t m_n = 0;
+    std::int64_t m_m = 0;
+    double m_limit = 0;
+    QString m_message;
+    int m_hoverQuery = -1;
+    int m_hoverKey = -1;
+};
+
+}  // namespace attnscope::views
