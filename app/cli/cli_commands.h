@@ -29,12 +29,22 @@ struct RunOptions {
     bool quiet = false;
 };
 
+struct AnalyzeOptions {
+    std::string model;
+    std::string text, textFile;
+    std::vector<std::string> coverage;  ///< VARIANT[:NAME=VALUE,...]; empty = the default settings
+    int threads = 0;
+    std::string out;
+    bool quiet = false;
+};
+
 struct VariantsOptions {
     bool json = false;
 };
 
 int runCommand(const RunOptions& options);
 int variantsCommand(const VariantsOptions& options);
+int analyzeCommand(const AnalyzeOptions& options);
 
 /// Prints "attnscope-cli: error: MESSAGE" on one line of stderr.
 void printError(const std::string& message);

@@ -50,6 +50,19 @@ int main(int argc, char** argv) {
     runCmd->add_option("--summary", run.summary, "Also write a SUMMARY.json.");
     runCmd->add_flag("--quiet", run.quiet, "No progress on stderr.");
 
+    AnalyzeOptions analyze;
+    auto* analyzeCmd = app.add_subcommand("analyze", "Head atlas of a checkpoint: per-head metrics and pattern coverage.");
+    analyzeCmd->add_option("--model", analyze.model, "Model folder (config.json + model.safetensors + tokenizer).")
+        ->required();
+    auto* analyzeText = analyzeCmd->add_option("--text", analyze.text, "Input text.");
+    auto* analyzeTextFile = analyzeCmd->add_option("--text-file", analyze.textFile, "Read the input text from a file.");
+    analyzeText->excludes(analyzeTextFile);
+    analyzeCmd->add_option("--coverage", analyze.coverage,
+                           "Coverage setting VARIANT[:NAME=VALUE,...] (repeatable; default: 10 settings).");
+    analyzeCmd->add_option("--threads", analyze.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    analyzeCmd->add_option("--out", analyze.out, "ATLAS.json to write.")->required();
+    analyzeCmd->add_flag("--quiet", analyze.quiet, "No progress on stderr.");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -63,6 +76,13 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     if (variants->parsed()) return variantsCommand(variantsOptions);
+    if (analyzeCmd->parsed()) {
+        if (!analyzeText->count() && analyze.textFile.empty()) {
+            printError("analyze needs an input: --text STR or --text-file PATH");
+            return kExitUsage;
+        }
+        return analyzeCommand(analyze);
+    }
     if (runCmd->parsed()) {
         if (run.text.empty() && run.textFile.empty() && run.qkvFile.empty() && !text->count()) {
             printError("run needs an input: --text STR, --text-file PATH or --qkv PATH (with --model: --text or --text-file)");

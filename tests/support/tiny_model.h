@@ -123,4 +123,15 @@ inline void writeTinyModel(const TinyModel& model, const std::filesystem::path& 
     if (!written) throw std::runtime_error(written.error().message);
 }
 
+/// A 40-entry WordPiece vocabulary (ids fit the tiny models' vocab of 40), as vocab.txt.
+inline void writeTinyWordPieceVocab(const std::filesystem::path& folder) {
+    const char* tokens[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat",
+                            "a", "dog", "ran", "to", "park", ".", ",", "and", "##s", "##ing",
+                            "is", "was", "it", "he", "she", "they", "big", "small", "red", "blue",
+                            "in", "of", "for", "with", "at", "by", "from", "up", "down", "out"};
+    std::string text;
+    for (const char* t : tokens) text += std::string(t) + "\n";
+    writeText(folder / "vocab.txt", text);
+}
+
 }  // namespace attnscope::testing

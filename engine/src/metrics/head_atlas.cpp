@@ -170,7 +170,9 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
         for (std::size_t s = 0; s < settings.size(); ++s) {
             tick();
             if (!atlas.settingNotes[s].empty()) continue;  // failed on an earlier layer: same n, same reason
-            RunContext ctx(pool, {});
+            // RunContext keeps a reference to its progress function: it must outlive ctx.
+            static const ProgressFn kNoProgress;
+            RunContext ctx(pool, kNoProgress);
             ctx.seed = 0;
             ctx.keepWeights = false;
             ctx.keepPatternWeights = false;

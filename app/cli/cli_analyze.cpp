@@ -1,0 +1,109 @@
+// attnscope-cli analyze: the head atlas of a checkpoint on a text, written as JSON.
+
+#include "cli/cli_commands.h"
+
+#include <attnscope/engine.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace attnscope::cli {
+
+using namespace attnscope::engine;
+
+namespace {
+
+Result<std::vector<CoverageSetting>> parseSettings(const Engine& engine, const std::vector<std::string>& specs) {
+    // Each --coverage is "VARIANT[:NAME=VALUE[,NAME=VALUE...]]".
+    std::vector<CoverageSetting> out;
+    for (const auto& spec : specs) {
+        CoverageSetting s;
+        const auto colon = spec.find(':');
+        s.variantId = spec.substr(0, colon);
+        const VariantInfo* info = engine.findVariant(s.variantId);
+        if (!info) return makeError(ErrorCode::InvalidArgument, "--coverage '" + spec + "': unknown variant '" + s.variantId + "'");
+        if (colon != std::string::npos) {
+            std::stringstream rest(spec.substr(colon + 1));
+            std::string item;
+            while (std::getline(rest, item, ',')) {
+                const auto eq = item.find('=');
+                const ParamSpec* p = eq == std::string::npos ? nullptr : info->findParam(item.substr(0, eq));
+                if (!p)
+                    return makeError(ErrorCode::InvalidArgument, "--coverage '" + spec + "': '" + item +
+                                                                     "' is not NAME=VALUE of a parameter of " + s.variantId);
+                auto value = parseParamValue(*p, item.substr(eq + 1));
+                if (!value) return makeError(ErrorCode::InvalidArgument, "--coverage '" + spec + "': " + value.error().message);
+                s.params[p->name] = value.value();
+            }
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+}  // namespace
+
+int analyzeCommand(const AnalyzeOptions& options) {
+    std::string text = options.text;
+    if (!options.textFile.empty()) {
+        std::ifstream in(options.textFile, std::ios::binary);
+        if (!in) {
+            printError(options.textFile + ": cannot open the text file");
+            return kExitFailure;
+        }
+        std::ostringstream s;
+        s << in.rdbuf();
+        text = s.str();
+    }
+    EngineOptions engineOptions;
+    engineOptions.threads = options.threads;
+    auto engine = Engine::create(engineOptions);
+    if (!engine) {
+        printError(engine.error().message);
+        return kExitFailure;
+    }
+    auto settings = parseSettings(**engine, options.coverage);
+    if (!settings) {
+        printError(settings.error().message);
+        return kExitUsage;
+    }
+    auto info = (*engine)->openModel(options.model);
+    if (!info) {
+        printError(info.error().message);
+        return kExitFailure;
+    }
+    for (const auto& w : info->warnings) std::cerr << "attnscope-cli: warning: " << w << "\n";
+
+    const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
+    ProgressFn progress;
+    if (showProgress) {
+        progress = [](const Progress& p) {
+            std::cerr << "\r" << p.stage << " " << p.done << "/" << p.total << "    " << std::flush;
+            return true;
+        };
+    }
+    AtlasRequest request;
+    request.text = text;
+    request.settings = std::move(settings.value());
+    auto atlas = (*engine)->analyzeModel(request, progress);
+    if (showProgress) std::cerr << "\r                              \r" << std::flush;
+    if (!atlas) {
+        printError(atlas.error().message);
+        return atlas.error().code == ErrorCode::Cancelled ? 130 : kExitFailure;
+    }
+    for (const auto& note : (*atlas)->notices) std::cerr << "attnscope-cli: notice: " << note << "\n";
+    std::ofstream out(options.out, std::ios::binary | std::ios::trunc);
+    out << headAtlasJson(**atlas) << "\n";
+    if (!out) {
+        printError(options.out + ": cannot write the atlas");
+        return kExitFailure;
+    }
+    if (!options.quiet)
+        std::cerr << "attnscope-cli: atlas of " << (*atlas)->layers << " x " << (*atlas)->heads << " heads on "
+                  << (*atlas)->n << " tokens in " << (*atlas)->seconds << " s -> " << options.out << "\n";
+    return 0;
+}
+
+}  // namespace attnscope::cli

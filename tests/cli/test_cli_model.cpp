@@ -1,0 +1,117 @@
+// attnscope-cli with trained checkpoints: run --model/--layer and analyze, end to end.
+
+#include <attnscope/safetensors.h>
+
+#include "../support/tiny_model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace attnscope::engine;
+using namespace attnscope::testing;
+
+namespace {
+
+struct Outcome {
+    int status = -1;
+    std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class CliModel : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / ("attnscope-cli-model-" + std::to_string(::getpid()));
+        fs::remove_all(m_dir);
+        writeTinyModel(makeTinyModel({}), m_dir / "model", "bert.");
+        writeTinyWordPieceVocab(m_dir / "model");
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+
+    Outcome cli(const std::string& args) {
+        const fs::path err = m_dir / "stderr.txt";
+        const std::string command = std::string(ATTNSCOPE_CLI_PATH) + " " + args + " >/dev/null 2>" + err.string();
+        const int raw = std::system(command.c_str());
+        return Outcome{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(err)};
+    }
+
+    fs::path m_dir;
+};
+
+}  // namespace
+
+TEST_F(CliModel, RunOnALayersRealQkvWritesModelTokens) {
+    const fs::path out = m_dir / "r.safetensors";
+    const Outcome r = cli("run --model " + (m_dir / "model").string() + " --layer 1 --variant longformer --param window=2"
+                          " --text 'the cat sat on the mat' --out " + out.string() + " --summary " + (m_dir / "s.json").string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto file = SafetensorsFile::open(out.string());
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    const auto tokens = nlohmann::json::parse(file.value()->header().metadata.at("attnscope.tokens"));
+    ASSERT_EQ(tokens.size(), 8u);
+    EXPECT_EQ(tokens[0]["text"], "[CLS]");
+    EXPECT_EQ(tokens[2]["text"], "cat");
+    EXPECT_EQ(tokens[2]["id"], 6);
+    EXPECT_EQ(tokens[7]["text"], "[SEP]");
+    auto output = file.value()->read("output");
+    ASSERT_TRUE(output.ok());
+    EXPECT_EQ(output->shape, (std::vector<std::int64_t>{4, 8, 4}));
+    const auto summary = nlohmann::json::parse(slurp(m_dir / "s.json"));
+    EXPECT_EQ(summary["model"]["layer"], 1);
+    const auto request = nlohmann::json::parse(file.value()->header().metadata.at("attnscope.request"));
+    EXPECT_EQ(request["input"]["source"], "model");
+}
+
+TEST_F(CliModel, AnalyzeWritesTheAtlas) {
+    const fs::path out = m_dir / "atlas.json";
+    const Outcome r = cli("analyze --model " + (m_dir / "model").string() +
+                          " --text 'the cat sat on the mat' --coverage longformer:window=1 --coverage topk:k=2 --quiet --out " +
+                          out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto atlas = nlohmann::json::parse(slurp(out));
+    EXPECT_EQ(atlas["format"], "attnscope-atlas");
+    EXPECT_EQ(atlas["n"], 8);
+    ASSERT_EQ(atlas["heads"].size(), 8u);  // 2 layers x 4 heads
+    ASSERT_EQ(atlas["coverage_settings"].size(), 2u);
+    EXPECT_EQ(atlas["coverage_settings"][1]["label"], "topk k=2");
+    for (const auto& head : atlas["heads"]) {
+        const double kept = head["kept_mass"][0].get<double>();
+        EXPECT_GT(kept, 0.0);
+        EXPECT_LE(kept, 1.0 + 1e-6);
+    }
+    EXPECT_EQ(atlas["rollout"].size(), 8u);
+}
+
+TEST_F(CliModel, RefusalsAreOneLineErrors) {
+    writeText(m_dir / "model" / "model.safetensors", "version https://git-lfs.github.com/spec/v1\noid sha256:0\nsize 9\n");
+    Outcome r = cli("run --model " + (m_dir / "model").string() + " --variant full --text 'the cat' --out " +
+                    (m_dir / "x.safetensors").string());
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("Git LFS pointer"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+
+    r = cli("analyze --model " + (m_dir / "nowhere").string() + " --text x --out " + (m_dir / "a.json").string());
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("not a folder"), std::string::npos) << r.err;
+
+    r = cli("analyze --model " + (m_dir / "model").string() + " --text x --coverage nonesuch --out " + (m_dir / "a.json").string());
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("unknown variant 'nonesuch'"), std::string::npos) << r.err;
+
+    r = cli("run --layer 1 --variant full --text x --out " + (m_dir / "x.safetensors").string());
+    EXPECT_EQ(r.status, 2) << "--layer needs --model";
+}
