@@ -24,6 +24,7 @@ std::vector<CoverageSetting> defaultCoverageSettings();
 
 struct AtlasRequest {
     std::string text;
+    std::vector<std::int64_t> ids;  ///< explicit vocabulary ids instead of text (no specials added)
     std::vector<CoverageSetting> settings;  ///< empty = defaultCoverageSettings()
     bool rollout = true;
 };

@@ -198,6 +198,7 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
         }
         ModelInput input;
         input.text = request.text;
+        input.ids = request.ids;
         input.keepAttention = true;
         const ModelSession::Pass& pass = impl.model->run(input, progress);
         atlas->input = pass.tokens;
