@@ -91,7 +91,13 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
 
     ctx.beginStage("attention");
     // pbar: [H, n, k] = softmax(Q kProj^T / sqrt(d)), a distribution over projected slots
-    const at::Tensor pbar = at::softmax(at::bmm(qkv.q, kProj.transpose(1, 2)).mul_(1.0 / std::sqrt(static_cast<double>(d))), 2);
+    // pbar [H, n, k] is 128 MiB at n = 16384, k = 256: a pooled workspace with the softmax done in
+    // place, so steady-state calls touch no fresh memory.
+    at::Tensor pbar = ctx.pool().workspace("linformer.pbar", {heads, n, k});
+    at::bmm_out(pbar, qkv.q, kProj.transpose(1, 2));
+    pbar.mul_(1.0 / std::sqrt(static_cast<double>(d)));
+    pbar.sub_(at::amax(pbar, {2}, true)).exp_();
+    pbar.div_(pbar.sum(2, true));
     auto outBuffer = ctx.pool().resultBuffer("linformer.output", static_cast<std::size_t>(heads * n * d));
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
     at::bmm_out(out, pbar, vProj);
@@ -104,7 +110,9 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     result.pattern.implicitDense = true;
     result.diagnostics["E"] = toPlain(count == 1 ? e[0] : e);
     result.diagnostics["F"] = toPlain(count == 1 ? f[0] : f);
-    result.diagnostics["pbar"] = toPlain(pbar);
+    // pbar is a weights-like [H, n, k] matrix: kept when the caller keeps weights (the GUI does),
+    // not copied out on runs that only want the output.
+    if (ctx.keepPatternWeights) result.diagnostics["pbar"] = toPlain(pbar);
     std::uint64_t bytes = outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(pbar.numel()) * 4;
 
     if (ctx.keepWeights) {

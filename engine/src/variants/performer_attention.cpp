@@ -96,22 +96,28 @@ public:
         ctx.beginStage("features");
         const at::Tensor w = orthogonalFeatures(heads, features, d, static_cast<int>(paramInt(params, "ortho_scaling")), ctx.seed);
         const double normalizer = std::pow(static_cast<double>(d), -0.25);
-        // dash: [H, rows, m] = (x d^(-1/4)) W^T
-        const at::Tensor qDash = at::bmm(qkv.q * normalizer, w.transpose(1, 2));
-        const at::Tensor kDash = at::bmm(qkv.k * normalizer, w.transpose(1, 2));
-        at::Tensor phiQ, phiK;
+        // dash: [H, rows, m] = (x d^(-1/4)) W^T, computed as x (d^(-1/4) W)^T straight into pooled
+        // workspaces and turned into the features in place: at n = 16384, m = 256 each is 128 MiB,
+        // and fresh tensors of that size cost more in page faults than the GEMMs themselves.
+        const at::Tensor wScaledT = (w * normalizer).transpose(1, 2);
+        at::Tensor phiQ = ctx.pool().workspace("performer.phi_q", {heads, qkv.n(), features});
+        at::Tensor phiK = ctx.pool().workspace("performer.phi_k", {heads, qkv.m(), features});
+        at::bmm_out(phiQ, qkv.q, wScaledT);
+        at::bmm_out(phiK, qkv.k, wScaledT);
         if (relu) {
-            phiQ = at::relu(qDash).add_(1e-3);
-            phiK = at::relu(kDash).add_(1e-3);
+            phiQ.relu_().add_(1e-3);
+            phiK.relu_().add_(1e-3);
         } else {
             const double ratio = 1.0 / std::sqrt(static_cast<double>(features));
             const double eps = paramFloat(params, "feature_eps");
-            const at::Tensor qDiag = qkv.q.pow(2).sum(2, true).mul_(0.5 * normalizer * normalizer);
-            const at::Tensor kDiag = qkv.k.pow(2).sum(2, true).mul_(0.5 * normalizer * normalizer);
-            const at::Tensor qMax = std::get<0>(qDash.max(2, true));
-            const at::Tensor kMax = std::get<0>(std::get<0>(kDash.max(2, true)).max(1, true));
-            phiQ = (qDash - qDiag - qMax).exp_().add_(eps).mul_(ratio);
-            phiK = (kDash - kDiag - kMax).exp_().add_(eps).mul_(ratio);
+            const double half = 0.5 * normalizer * normalizer;
+            const at::Tensor qDiag = at::linalg_vector_norm(qkv.q, 2, {2}, true, c10::nullopt).square_().mul_(half);
+            const at::Tensor kDiag = at::linalg_vector_norm(qkv.k, 2, {2}, true, c10::nullopt).square_().mul_(half);
+            // The stabilisers come from the raw projections, before the diagonal term.
+            const at::Tensor qMax = at::amax(phiQ, {2}, true);
+            const at::Tensor kMax = at::amax(phiK, {1, 2}, true);
+            phiQ.sub_(qDiag).sub_(qMax).exp_().add_(eps).mul_(ratio);
+            phiK.sub_(kDiag).sub_(kMax).exp_().add_(eps).mul_(ratio);
         }
         if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
         ctx.endStage();

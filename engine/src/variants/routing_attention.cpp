@@ -39,9 +39,21 @@ std::vector<std::int64_t> rowArgmax(const at::Tensor& m) {
     const std::int64_t rows = m.size(0), cols = m.size(1);
     const float* p = m.data_ptr<float>();
     std::vector<std::int64_t> best(static_cast<std::size_t>(rows), 0);
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t c = 1; c < cols; ++c)
-            if (p[r * cols + c] > p[r * cols + best[static_cast<std::size_t>(r)]]) best[static_cast<std::size_t>(r)] = c;
+    // The running maximum stays in a register; rows are independent, so they share the threads.
+    at::parallel_for(0, rows, 1024, [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+            const float* row = p + r * cols;
+            float top = row[0];
+            std::int64_t arg = 0;
+            for (std::int64_t c = 1; c < cols; ++c) {
+                if (row[c] > top) {
+                    top = row[c];
+                    arg = c;
+                }
+            }
+            best[static_cast<std::size_t>(r)] = arg;
+        }
+    });
     return best;
 }
 
@@ -142,7 +154,12 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     for (std::int64_t h = 0; h < heads; ++h) {
         auto stageStart = std::chrono::steady_clock::now();
         // x: [2n, d] = [q̂; k̂], the routing vectors; mu: [clusters, d]
-        const at::Tensor x = normalizeRows(at::cat({qkv.q[h], qkv.k[h]}, 0));
+        // The large per-head temporaries live in pooled workspaces: fresh [2n, clusters] tensors
+        // per iteration and head cost more in page faults than the GEMMs that fill them.
+        at::Tensor x = ctx.pool().workspace("routing.x", {2 * n, d});
+        at::cat_out(x, {qkv.q[h], qkv.k[h]}, 0);
+        x.div_(x.norm(2, 1, true).clamp_min(1e-12));  // normalizeRows, in place
+        at::Tensor sim = ctx.pool().workspace("routing.sim", {2 * n, clusters});
         // Initial centroids: `clusters` distinct routing vectors, chosen by a partial Fisher–Yates
         // shuffle of 0..2n-1 driven by the seed (lucidrains: randperm(2n)[:clusters]).
         std::vector<std::int64_t> perm(static_cast<std::size_t>(2 * n));
@@ -159,7 +176,8 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         for (std::int64_t it = 0; it < iterations; ++it) {
             // One step: assign to the most similar centroid, centroid = normalised sum of its
             // members; a cluster left empty keeps its centroid (lucidrains kmeans_iter).
-            const std::vector<std::int64_t> assign = rowArgmax(at::mm(x, mu.t()).contiguous());
+            at::mm_out(sim, x, mu.t());
+            const std::vector<std::int64_t> assign = rowArgmax(sim);
             std::copy(assign.begin(), assign.end(), assignments.i64.begin() + (h * iterations + it) * 2 * n);
             at::Tensor sums = at::zeros({clusters, d}, at::kFloat);
             sums.index_add_(0, at::tensor(assign, at::kLong), x);
@@ -170,7 +188,8 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
             flops += 2.0 * 2 * n * clusters * d;
         }
         // dists: [2n, clusters] against the final centroids
-        const at::Tensor dists = at::mm(x, mu.t()).contiguous();
+        at::mm_out(sim, x, mu.t());
+        const at::Tensor& dists = sim;
         const std::vector<std::int64_t> nearest = rowArgmax(dists);
         std::copy(nearest.begin(), nearest.end(), routed.i64.begin() + h * 2 * n);
         auto now = std::chrono::steady_clock::now();
@@ -181,7 +200,8 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         if (topw) {
             // Each cluster's w most similar queries and keys; ties go to the lower index
             // (torch.topk leaves them implementation-defined). simT: [clusters, 2n]
-            const at::Tensor simT = dists.t().contiguous();
+            at::Tensor simT = ctx.pool().workspace("routing.sim_t", {clusters, 2 * n});
+            simT.copy_(dists.t());
             const float* dp = simT.data_ptr<float>();
             at::parallel_for(0, 2 * clusters, 1, [&](std::int64_t t0, std::int64_t t1) {
                 std::vector<std::pair<float, std::int64_t>> ranked(static_cast<std::size_t>(n));
@@ -228,8 +248,15 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
             if (rows == 0 || cols == 0) continue;
             const at::Tensor qi = at::tensor(qList, at::kLong), ki = at::tensor(kList, at::kLong);
             // scores: [B, rows, cols]; o: [B, rows, d]
-            at::Tensor scores = at::bmm(qh.index_select(0, qi).view({B, rows, d}),
-                                        kh.index_select(0, ki).view({B, cols, d}).transpose(1, 2)).contiguous();
+            at::Tensor qGathered = ctx.pool().workspace("routing.q_gathered", {B * rows, d});
+            at::Tensor kGathered = ctx.pool().workspace("routing.k_gathered", {B * cols, d});
+            at::index_select_out(qGathered, qh, 0, qi);
+            at::index_select_out(kGathered, kh, 0, ki);
+            // Listed patterns keep views of the probabilities per cluster: those need their own
+            // tensor; otherwise the scores are scratch.
+            at::Tensor scores = listPattern ? at::empty({B, rows, cols}, at::kFloat)
+                                            : ctx.pool().workspace("routing.scores", {B, rows, cols});
+            at::bmm_out(scores, qGathered.view({B, rows, d}), kGathered.view({B, cols, d}).transpose(1, 2));
             float* sp = scores.data_ptr<float>();
             if (causal || !pad.empty())
                 for (std::int64_t r = 0; r < B * rows; ++r) {
@@ -242,7 +269,9 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
                 }
             std::vector<std::uint8_t> rowEmpty(static_cast<std::size_t>(B * rows), 0);
             softmaxRowsInPlace(sp, B * rows, cols, cols, scale, rowEmpty.data());
-            const at::Tensor o = at::bmm(scores, vh.index_select(0, ki).view({B, cols, d})).contiguous();
+            at::index_select_out(kGathered, vh, 0, ki);  // the gathered keys are no longer needed
+            at::Tensor o = ctx.pool().workspace("routing.o", {B, rows, d});
+            at::bmm_out(o, scores, kGathered.view({B, cols, d}));
             const float* op = o.data_ptr<float>();
             for (std::int64_t r = 0; r < B * rows; ++r) {
                 const std::int64_t i = qList[static_cast<std::size_t>(r)];
