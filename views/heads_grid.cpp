@@ -4,8 +4,10 @@
 #include "views/head_matrix.h"
 #include "views/inspection_state.h"
 
+#include <QComboBox>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QSignalBlocker>
 #include <QToolTip>
 
 #include <algorithm>
@@ -22,6 +24,15 @@ HeadsGrid::HeadsGrid(QWidget* parent) : QWidget(parent) {
     QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     policy.setHeightForWidth(true);
     setSizePolicy(policy);
+    m_scaleCombo = new QComboBox(this);
+    m_scaleCombo->addItem(tr("per-head colour scale"), static_cast<int>(ScaleMode::PerHead));
+    m_scaleCombo->addItem(tr("shared colour scale"), static_cast<int>(ScaleMode::Shared));
+    m_scaleCombo->setToolTip(tr("Per head: each thumbnail spans its own head's weights. Shared: one range for "
+                                "every head, so equal colours mean equal weights."));
+    connect(m_scaleCombo, &QComboBox::currentIndexChanged, this, [this] {
+        setScaleMode(static_cast<ScaleMode>(m_scaleCombo->currentData().toInt()));
+        Q_EMIT scaleModeChanged(m_scaleMode);
+    });
 }
 
 void HeadsGrid::setInspectionState(InspectionState* state) {
@@ -29,6 +40,7 @@ void HeadsGrid::setInspectionState(InspectionState* state) {
     m_state = state;
     if (state) {
         connect(state, &InspectionState::headChanged, this, qOverload<>(&QWidget::update));
+        connect(state, &InspectionState::layerChanged, this, qOverload<>(&QWidget::update));
         connect(state, &InspectionState::resultIndexChanged, this, &HeadsGrid::rebuild);
     }
     rebuild();
@@ -39,36 +51,87 @@ void HeadsGrid::setResult(std::shared_ptr<const engine::RunResult> result) {
     rebuild();
 }
 
+void HeadsGrid::setScaleMode(ScaleMode mode) {
+    {
+        const QSignalBlocker block(m_scaleCombo);
+        m_scaleCombo->setCurrentIndex(m_scaleCombo->findData(static_cast<int>(mode)));
+    }
+    if (mode == m_scaleMode) return;
+    m_scaleMode = mode;
+    recolor();
+}
+
 void HeadsGrid::rebuild() {
-    m_thumbnails.clear();
+    m_heads.clear();
+    m_sharedMax = 0;
     const int index = m_state ? m_state->resultIndex() : 0;
     if (m_result && index >= 0 && index < static_cast<int>(m_result->results.size())) {
         const engine::AttentionResult& r = m_result->results[static_cast<std::size_t>(index)];
-        const Colormap& lut = Colormap::viridis();
-        const QRgb blank = palette().color(QPalette::Base).rgb();  // keys outside the pattern, as in the heatmap
+        // One layer per RunResult today; the grid keeps [layer][head] so checkpoints with several
+        // layers per result only need to fill more rows.
+        QVector<Head> layer;
         for (int h = 0; h < r.heads; ++h) {
             const HeadMatrix matrix = HeadMatrix::fromResult(r, h, kThumbnailSide);
-            QImage image(std::max(matrix.cols(), 1), std::max(matrix.rows(), 1), QImage::Format_RGB32);
-            image.fill(lut.color(0));
-            // Each head scaled to its own maximum, like the large heatmap, so patterns stay visible.
-            const float scale = matrix.maxValue() > 0.0f ? 1.0f / matrix.maxValue() : 0.0f;
-            for (int y = 0; y < matrix.rows(); ++y) {
-                auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
-                for (int x = 0; x < matrix.cols(); ++x)
-                    line[x] = matrix.inPattern(y, x) ? lut.map(matrix.at(y, x) * scale) : blank;
-            }
-            m_thumbnails.push_back(image);
+            Head head;
+            head.rows = matrix.rows();
+            head.cols = matrix.cols();
+            head.values = matrix.values();
+            head.max = matrix.maxValue();
+            head.inPattern.resize(head.values.size(), 1);
+            for (int y = 0; y < head.rows; ++y)
+                for (int x = 0; x < head.cols; ++x)
+                    head.inPattern[static_cast<std::size_t>(y) * head.cols + x] = matrix.inPattern(y, x) ? 1 : 0;
+            m_sharedMax = std::max(m_sharedMax, head.max);
+            layer.push_back(std::move(head));
         }
+        m_heads.push_back(std::move(layer));
     }
+    recolor();
     updateGeometry();
+}
+
+void HeadsGrid::recolor() {
+    m_thumbnails.clear();
+    const Colormap& lut = Colormap::viridis();
+    const QRgb blank = palette().color(QPalette::Base).rgb();  // keys outside the pattern, as in the heatmap
+    for (int l = 0; l < m_heads.size(); ++l) {
+        QVector<QImage> images;
+        for (int h = 0; h < m_heads[l].size(); ++h) {
+            const Head& head = m_heads[l][h];
+            QImage image(std::max(head.cols, 1), std::max(head.rows, 1), QImage::Format_RGB32);
+            image.fill(lut.color(0));
+            const double hi = scaleRange(l, h).second;
+            const double scale = hi > 0 ? 1.0 / hi : 0.0;
+            for (int y = 0; y < head.rows; ++y) {
+                auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
+                for (int x = 0; x < head.cols; ++x) {
+                    const std::size_t i = static_cast<std::size_t>(y) * head.cols + x;
+                    line[x] = head.inPattern[i] ? lut.map(head.values[i] * scale) : blank;
+                }
+            }
+            images.push_back(image);
+        }
+        m_thumbnails.push_back(images);
+    }
     update();
 }
 
 QImage HeadsGrid::thumbnail(int layer, int head) const {
-    if (layer != 0 || head < 0 || head >= m_thumbnails.size()) return {};
-    return m_thumbnails[head];
+    if (layer < 0 || layer >= layerCount() || head < 0 || head >= m_thumbnails[layer].size()) return {};
+    return m_thumbnails[layer][head];
 }
 
+double HeadsGrid::headMax(int layer, int head) const {
+    if (layer < 0 || layer >= m_heads.size() || head < 0 || head >= m_heads[layer].size()) return 0;
+    return m_heads[layer][head].max;
+}
+
+std::pair<double, double> HeadsGrid::scaleRange(int layer, int head) const {
+    if (layer < 0 || layer >= m_heads.size() || head < 0 || head >= m_heads[layer].size()) return {0, 0};
+    return {0.0, m_scaleMode == ScaleMode::Shared ? m_sharedMax : m_heads[layer][head].max};
+}
+
+int HeadsGrid::headerHeight() const { return m_scaleCombo->sizeHint().height() + 2; }
 int HeadsGrid::labelHeight() const { return fontMetrics().height() + 2; }
 int HeadsGrid::rowLabelWidth() const { return fontMetrics().horizontalAdvance(QStringLiteral("L00")) + kSpacing; }
 
@@ -82,13 +145,13 @@ QRect HeadsGrid::thumbnailRect(int layer, int head) const {
     if (layer < 0 || layer >= layerCount() || head < 0 || head >= headCount()) return {};
     const int side = cellSide(width());
     const int x = rowLabelWidth() + kSpacing + head * (side + kSpacing);
-    const int y = kSpacing + layer * (side + labelHeight() + kSpacing);
+    const int y = headerHeight() + kSpacing + layer * (side + labelHeight() + kSpacing);
     return {x, y, side, side};
 }
 
 int HeadsGrid::heightForWidth(int width) const {
     const int layers = std::max(layerCount(), 1);
-    return kSpacing + layers * (cellSide(width) + labelHeight() + kSpacing);
+    return headerHeight() + kSpacing + layers * (cellSide(width) + labelHeight() + kSpacing);
 }
 
 QSize HeadsGrid::sizeHint() const {
@@ -101,15 +164,22 @@ QSize HeadsGrid::minimumSizeHint() const {
     return {rowLabelWidth() + 4 * (kMinCellSide + kSpacing), heightForWidth(0)};
 }
 
+void HeadsGrid::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    const QSize combo = m_scaleCombo->sizeHint();
+    m_scaleCombo->setGeometry(rowLabelWidth() + kSpacing, 1, combo.width(), combo.height());
+}
+
 void HeadsGrid::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().brush(QPalette::Base));
     painter.setPen(palette().color(QPalette::Text));
-    if (m_thumbnails.isEmpty()) {
-        painter.drawText(rect(), Qt::AlignCenter, tr("Heads appear here after a run"));
+    if (headCount() == 0) {
+        painter.drawText(rect().adjusted(0, headerHeight(), 0, 0), Qt::AlignCenter, tr("Heads appear here after a run"));
         return;
     }
-    const int selected = m_state ? m_state->head() : -1;
+    const int selectedHead = m_state ? m_state->head() : -1;
+    const int selectedLayer = m_state ? m_state->layer() : 0;
     for (int layer = 0; layer < layerCount(); ++layer) {
         const QRect first = thumbnailRect(layer, 0);
         painter.setPen(palette().color(QPalette::Text));
@@ -119,8 +189,8 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
             const QRect cell = thumbnailRect(layer, head);
             // Nearest-neighbour scaling keeps cells crisp, as in the large heatmap.
             painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
-            painter.drawImage(cell, m_thumbnails[head]);
-            const bool isSelected = head == selected;
+            painter.drawImage(cell, m_thumbnails[layer][head]);
+            const bool isSelected = head == selectedHead && layer == selectedLayer;
             QPen frame(isSelected ? palette().color(QPalette::Highlight) : palette().color(QPalette::Mid),
                        isSelected ? 3 : 1);
             painter.setPen(frame);
@@ -139,28 +209,46 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
     }
 }
 
-void HeadsGrid::mousePressEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton) return QWidget::mousePressEvent(event);
-    for (int layer = 0; layer < layerCount(); ++layer) {
-        for (int head = 0; head < headCount(); ++head) {
-            if (thumbnailRect(layer, head).contains(event->position().toPoint())) {
-                Q_EMIT headSelected(layer, head);
-                return;
+bool HeadsGrid::hitTest(const QPoint& pos, int* layer, int* head) const {
+    for (int l = 0; l < layerCount(); ++l) {
+        for (int h = 0; h < headCount(); ++h) {
+            if (thumbnailRect(l, h).contains(pos)) {
+                *layer = l;
+                *head = h;
+                return true;
             }
         }
+    }
+    return false;
+}
+
+void HeadsGrid::mousePressEvent(QMouseEvent* event) {
+    int layer = 0, head = 0;
+    if (event->button() == Qt::LeftButton && hitTest(event->position().toPoint(), &layer, &head)) {
+        Q_EMIT headSelected(layer, head);
+        return;
     }
     QWidget::mousePressEvent(event);
 }
 
+void HeadsGrid::mouseDoubleClickEvent(QMouseEvent* event) {
+    int layer = 0, head = 0;
+    if (event->button() == Qt::LeftButton && hitTest(event->position().toPoint(), &layer, &head)) {
+        Q_EMIT headOpened(layer, head);
+        return;
+    }
+    QWidget::mouseDoubleClickEvent(event);
+}
+
 void HeadsGrid::mouseMoveEvent(QMouseEvent* event) {
-    for (int layer = 0; layer < layerCount(); ++layer) {
-        for (int head = 0; head < headCount(); ++head) {
-            if (thumbnailRect(layer, head).contains(event->position().toPoint())) {
-                setCursor(Qt::PointingHandCursor);
-                setToolTip(tr("Layer %1, head %2: click to enlarge").arg(layer).arg(head));
-                return;
-            }
-        }
+    int layer = 0, head = 0;
+    if (hitTest(event->position().toPoint(), &layer, &head)) {
+        setCursor(Qt::PointingHandCursor);
+        setToolTip(tr("Layer %1, head %2 (max weight %3): click to select, double-click to open")
+                       .arg(layer)
+                       .arg(head)
+                       .arg(headMax(layer, head), 0, 'g', 3));
+        return;
     }
     unsetCursor();
     setToolTip(QString());

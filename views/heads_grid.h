@@ -1,5 +1,7 @@
 #pragma once
-// Small multiples: one thumbnail per (layer, head) of the selected result; click to select.
+// Small multiples ("model view"): one thumbnail per (layer, head) of the selected result, laid out
+// layers × heads; click to select, double-click to open it in the heatmap. Each thumbnail is
+// coloured on its own head's range or on one range shared by every head, so heads can be compared.
 
 #include <attnscope/types.h>
 
@@ -9,6 +11,9 @@
 #include <QWidget>
 
 #include <memory>
+#include <utility>
+
+class QComboBox;
 
 namespace attnscope::views {
 
@@ -20,16 +25,29 @@ public:
     static constexpr int kThumbnailSide = 128;  ///< pixels of a thumbnail image before scaling
     static constexpr int kMaxCellSide = 112;    ///< largest drawn thumbnail, in device-independent px
 
+    /// PerHead: each thumbnail spans [0, its head's max], so every pattern is visible. Shared: one
+    /// range [0, max over all heads], so colours mean the same weight in every thumbnail.
+    enum class ScaleMode { PerHead, Shared };
+
     explicit HeadsGrid(QWidget* parent = nullptr);
 
     /// Highlights state->head() and shows state->resultIndex(); follows their changes.
     void setInspectionState(InspectionState* state);
     void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setScaleMode(ScaleMode mode);
+    ScaleMode scaleMode() const { return m_scaleMode; }
+    QComboBox* scaleCombo() const { return m_scaleCombo; }
 
-    int layerCount() const { return m_thumbnails.isEmpty() ? 0 : 1; }  // one layer until checkpoints
-    int headCount() const { return m_thumbnails.size(); }
-    /// The thumbnail image (viridis, scaled to the head's own maximum); null when out of range.
+    /// Layers of the shown result: one today (random projections and one checkpoint layer per
+    /// run); the layout is layers × heads.
+    int layerCount() const { return static_cast<int>(m_thumbnails.size()); }
+    int headCount() const { return m_thumbnails.isEmpty() ? 0 : static_cast<int>(m_thumbnails.front().size()); }
+    /// The thumbnail image (viridis over scaleRange()); null when out of range.
     QImage thumbnail(int layer, int head) const;
+    /// The colour range [0, max] of a thumbnail under the current scale mode; (0, 0) when out of range.
+    std::pair<double, double> scaleRange(int layer, int head) const;
+    /// Largest weight of a head (the per-head range's upper end).
+    double headMax(int layer, int head) const;
     /// Where a thumbnail is drawn, in widget coordinates; empty when out of range.
     QRect thumbnailRect(int layer, int head) const;
 
@@ -41,21 +59,41 @@ public:
 Q_SIGNALS:
     /// Intent: the user clicked the thumbnail of (layer, head).
     void headSelected(int layer, int head);
+    /// Intent: the user double-clicked it: show it large.
+    void headOpened(int layer, int head);
+    /// The user switched between per-head and shared colour scales.
+    void scaleModeChanged(attnscope::views::HeadsGrid::ScaleMode mode);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
+    struct Head {
+        std::vector<float> values;  // [rows, cols], pooled to kThumbnailSide
+        std::vector<std::uint8_t> inPattern;
+        int rows = 0;
+        int cols = 0;
+        float max = 0;
+    };
     void rebuild();
+    void recolor();
+    bool hitTest(const QPoint& pos, int* layer, int* head) const;
     int cellSide(int width) const;
+    int headerHeight() const;
     int labelHeight() const;
     int rowLabelWidth() const;
 
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
-    QVector<QImage> m_thumbnails;  // [heads] of layer 0
+    QComboBox* m_scaleCombo = nullptr;
+    ScaleMode m_scaleMode = ScaleMode::PerHead;
+    QVector<QVector<Head>> m_heads;         // [layer][head]
+    QVector<QVector<QImage>> m_thumbnails;  // [layer][head]
+    float m_sharedMax = 0;
 };
 
 }  // namespace attnscope::views

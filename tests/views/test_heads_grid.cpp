@@ -5,6 +5,7 @@
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
 
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -29,6 +30,47 @@ private Q_SLOTS:
         QCOMPARE(thumb.pixel(5, 5) & 0xffffff, lut.color(255) & 0xffffff);
         QVERIFY(grid.thumbnail(0, 3).isNull());
         QVERIFY(grid.thumbnail(1, 0).isNull());
+    }
+
+    void sharedOrPerHeadColourScale() {
+        HeadsGrid grid;
+        grid.setResult(makeDenseResult(3, 6));
+        const double max0 = attnscope::testing::fixtureWeight(0, 5, 5);
+        const double max2 = attnscope::testing::fixtureWeight(2, 5, 5);  // the largest weight of all heads
+        // Per head (default): each thumbnail spans [0, its own maximum].
+        QCOMPARE(grid.scaleMode(), HeadsGrid::ScaleMode::PerHead);
+        QCOMPARE(grid.scaleRange(0, 0), std::make_pair(0.0, max0));
+        QCOMPARE(grid.scaleRange(0, 2), std::make_pair(0.0, max2));
+        const Colormap& lut = Colormap::viridis();
+        QCOMPARE(grid.thumbnail(0, 0).pixel(5, 5) & 0xffffff, lut.color(255) & 0xffffff);
+
+        QSignalSpy changed(&grid, &HeadsGrid::scaleModeChanged);
+        grid.scaleCombo()->setCurrentIndex(grid.scaleCombo()->findData(static_cast<int>(HeadsGrid::ScaleMode::Shared)));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(grid.scaleMode(), HeadsGrid::ScaleMode::Shared);
+        // Shared: one range [0, max over every head].
+        for (int head = 0; head < 3; ++head) QCOMPARE(grid.scaleRange(0, head), std::make_pair(0.0, max2));
+        QCOMPARE(grid.thumbnail(0, 2).pixel(5, 5) & 0xffffff, lut.color(255) & 0xffffff);
+        const float w = attnscope::testing::fixtureWeight(0, 5, 5);
+        QCOMPARE(grid.thumbnail(0, 0).pixel(5, 5) & 0xffffff, lut.map(static_cast<double>(w) * (1.0 / max2)) & 0xffffff);
+        QVERIFY((grid.thumbnail(0, 0).pixel(5, 5) & 0xffffff) != (lut.color(255) & 0xffffff));
+        QCOMPARE(grid.scaleRange(1, 0), std::make_pair(0.0, 0.0));  // no such layer
+
+        grid.setScaleMode(HeadsGrid::ScaleMode::PerHead);  // a setter, not an intent
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(grid.scaleRange(0, 0), std::make_pair(0.0, max0));
+    }
+
+    void doubleClickOpensTheHead() {
+        HeadsGrid grid;
+        grid.setResult(makeDenseResult(2, 4));
+        grid.resize(500, grid.heightForWidth(500));
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grid));
+        QSignalSpy opened(&grid, &HeadsGrid::headOpened);
+        QTest::mouseDClick(&grid, Qt::LeftButton, {}, grid.thumbnailRect(0, 1).center());
+        QCOMPARE(opened.count(), 1);
+        QCOMPARE(opened.at(0).at(1).toInt(), 1);
     }
 
     void clickEmitsHeadSelected() {

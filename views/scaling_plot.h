@@ -1,0 +1,71 @@
+#pragma once
+// Log-log plots of time and peak memory against sequence length n, one line per variant, with the
+// fitted log-log slope in the legend ("full (slope 2.01)"): the Long Range Arena way of comparing
+// efficient attention, measured on the user's machine.
+
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+#include <cstdint>
+#include <vector>
+
+class QCustomPlot;
+
+namespace attnscope::views {
+
+/// One measured (variant, n) of a scaling run. Plain values, so they cross threads.
+struct ScalingPoint {
+    QString variantId;
+    QString label;             ///< legend text, e.g. the variant's display name
+    std::int64_t n = 0;
+    double seconds = 0;        ///< attention wall time (the engine's counters), best of the repeats
+    std::uint64_t peakBytes = 0;
+    double flops = 0;
+    bool skipped = false;      ///< not run: over the memory budget, or failed
+    QString message;           ///< why it was skipped
+};
+
+/// Least-squares slope of ln(y) against ln(x) over the points with x > 0 and y > 0; NaN with
+/// fewer than two such points. A slope of 2 means y grows as n².
+double logLogSlope(const std::vector<double>& x, const std::vector<double>& y);
+
+class ScalingPlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScalingPlot(QWidget* parent = nullptr);
+    ~ScalingPlot() override;
+
+    void clear();
+    /// Adds a measured point (skipped points are listed in skippedText(), not drawn).
+    void addPoint(const ScalingPoint& point);
+
+    QStringList variantIds() const;
+    /// Measured (not skipped) points of a variant, in the order they arrived.
+    QVector<ScalingPoint> points(const QString& variantId) const;
+    double timeSlope(const QString& variantId) const;
+    double memorySlope(const QString& variantId) const;
+    /// Legend text of the time plot's line for the variant.
+    QString timeLegend(const QString& variantId) const;
+    /// One line per skipped point: "full, n = 8192: <why>".
+    QStringList skippedText() const;
+
+    QCustomPlot* timePlot() const { return m_timePlot; }
+    QCustomPlot* memoryPlot() const { return m_memoryPlot; }
+
+private:
+    struct Series {
+        QString id;
+        QString label;
+        QVector<ScalingPoint> points;
+    };
+    void redraw();
+    const Series* find(const QString& id) const;
+
+    QCustomPlot* m_timePlot = nullptr;
+    QCustomPlot* m_memoryPlot = nullptr;
+    QVector<Series> m_series;
+    QStringList m_skipped;
+};
+
+}  // namespace attnscope::views
