@@ -8,6 +8,7 @@
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -25,5 +26,10 @@ public:
     /// The registered variants with their parameter schemas; empty when the engine failed to start.
     virtual std::vector<engine::VariantInfo> variants() = 0;
 };
+
+/// A unit of background work other than a run (the scaling sweep): called on the engine thread
+/// with the backend; returns true to be called again, queued behind whatever was posted meanwhile,
+/// so the user's runs go between its steps instead of waiting for the whole sweep.
+using EngineTask = std::function<bool(EngineBackend& backend)>;
 
 }  // namespace attnscope::app

@@ -54,6 +54,8 @@ quint64 EngineRunner::requestVariants() {
     return id;
 }
 
+void EngineRunner::postTask(EngineTask task) { m_worker->postTask(std::move(task)); }
+
 void EngineRunner::cancel() {
     Q_ASSERT(QThread::currentThread() == thread());
     if (!isRunning()) return;

@@ -32,6 +32,10 @@ public:
     quint64 requestVariants();
     /// Cancels the latest run: jobFailed(id, …, ErrorCode::Cancelled) follows once.
     void cancel();
+    /// Queues background work of another kind than runs (e.g. ScalingJob's sweep): it neither
+    /// supersedes nor is superseded by runs; runs requested meanwhile go between its steps. The
+    /// task owns its cancel flag and reports back itself (queued to the GUI thread).
+    void postTask(EngineTask task);
 
     quint64 latestRunJob() const { return m_latestRun; }
     /// True from requestRun until the latest run's runFinished or jobFailed.

@@ -37,6 +37,16 @@ void EngineWorker::postVariants(quint64 job) {
         this, [this, job] { etLoadVariants(job); }, Qt::QueuedConnection);
 }
 
+void EngineWorker::postTask(EngineTask task) {
+    QMetaObject::invokeMethod(
+        this, [this, task = std::move(task)] { etRunTask(task); }, Qt::QueuedConnection);
+}
+
+void EngineWorker::etRunTask(const EngineTask& task) {
+    etProcessPending();  // a run the user asked for meanwhile goes before the next step
+    if (task(*m_backend)) postTask(task);
+}
+
 void EngineWorker::etProcessPending() {
     while (std::optional<RunJob> job = takePending()) etRun(*job);
 }

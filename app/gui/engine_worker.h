@@ -36,6 +36,8 @@ public:
     std::optional<RunJob> takePending();
     /// Queues a variants query behind the jobs already queued.
     void postVariants(quint64 job);
+    /// Queues one step of `task`; the pending run (if any) goes first.
+    void postTask(EngineTask task);
 
 Q_SIGNALS:
     void progressChanged(quint64 job, int permille, QString stage);
@@ -47,6 +49,7 @@ private:
     void etProcessPending();
     void etRun(const RunJob& job);
     void etLoadVariants(quint64 job);
+    void etRunTask(const EngineTask& task);
 
     std::unique_ptr<EngineBackend> m_backend;  // used on the engine thread only
     std::mutex m_mutex;

@@ -1,10 +1,12 @@
 #include "gui/main_window.h"
 
+#include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
 #include "gui/export/export_controller.h"
 #include "gui/text_autosave.h"
 
 #include "views/compare_view.h"
+#include "views/cost_view.h"
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/head_heatmap.h"
@@ -65,7 +67,8 @@ QString formatSeconds(double seconds) {
 
 MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const Options& options, QWidget* parent)
     : QMainWindow(parent), m_runner(runner), m_options(options), m_preferredVariant(settings.variantId) {
-    if (!options.compareVariant.isEmpty()) m_preferredCompare = options.compareVariant;
+    // "--compare a,b,c": the first row takes a; the rest get rows once the variants are known.
+    if (!options.compareVariant.isEmpty()) m_preferredCompare = options.compareVariant.section(QLatin1Char(','), 0, 0).trimmed();
     buildUi(settings);
     showView(options.initialView);  // before the variants are known: starts no run
     buildActions();
@@ -138,17 +141,12 @@ void MainWindow::buildUi(const AppSettings& settings) {
     // other tabs do not pay for it.
     auto* compareBox = new QGroupBox(tr("Compare with (Compare tab)"), left);
     auto* compareLayout = new QVBoxLayout(compareBox);
-    m_compareCombo = new QComboBox(compareBox);
-    compareLayout->addWidget(m_compareCombo);
-    m_compareInfo = new QLabel(compareBox);
-    m_compareInfo->setTextFormat(Qt::PlainText);
-    m_compareInfo->setWordWrap(true);
-    m_compareInfo->setForegroundRole(QPalette::PlaceholderText);
-    compareLayout->addWidget(m_compareInfo);
-    m_compareForm = new views::ParamForm(compareBox);
-    compareLayout->addWidget(m_compareForm);
+    m_compareEditor = new CompareVariantsEditor(compareBox);
+    compareLayout->addWidget(m_compareEditor);
     leftLayout->addWidget(compareBox);
-    connect(m_compareCombo, &QComboBox::currentIndexChanged, this, &MainWindow::uiCompareVariantChanged);
+    m_compareCombo = m_compareEditor->combo(0);
+    m_compareForm = m_compareEditor->form(0);
+    connect(m_compareEditor, &CompareVariantsEditor::changed, this, &MainWindow::uiCompareVariantChanged);
 
     auto* projectionBox = new QGroupBox(tr("Q, K, V: seeded random projections"), left);
     auto* projectionLayout = new QFormLayout(projectionBox);
@@ -196,7 +194,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     heatmapOptions.pooling = views::poolModeFromName(settings.heatmapPooling);
     m_heatmap->setOptions(heatmapOptions);
     auto shareOptions = [this](const views::HeatmapOptions& options) {
-        for (int i = 0; i < views::CompareView::kPaneCount; ++i) m_compareView->pane(i)->setOptions(options);
+        for (int i = 0; i < views::CompareView::kMaxPanes; ++i) m_compareView->pane(i)->setOptions(options);
     };
     shareOptions(heatmapOptions);
     connect(m_heatmap, &views::HeadHeatmap::optionsChanged, this, shareOptions);
@@ -214,6 +212,11 @@ void MainWindow::buildUi(const AppSettings& settings) {
     m_tokenLinks = new views::TokenLinks(m_viewTabs);
     m_tokenLinks->setInspectionState(m_state);
     m_viewTabs->addTab(m_tokenLinks, tr("Links"));
+    m_costView = new views::CostView(m_viewTabs);
+    m_viewTabs->addTab(m_costView, tr("Cost"));
+    m_viewTabs->setTabToolTip(static_cast<int>(View::Cost),
+                              tr("Time, memory and FLOPs of the run per stage; scaling of time and memory with n"));
+    uiConnectExplorerViews();
     m_viewTabs->setTabToolTip(static_cast<int>(View::Links),
                               tr("Query tokens linked to key tokens, lines weighted by attention; hover a token to isolate it"));
     m_viewTabs->setTabToolTip(static_cast<int>(View::Heatmap), tr("The selected head's attention weights"));
@@ -351,18 +354,7 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
     m_heatmap->setVariantNames(names);
     m_maskView->setVariantNames(names);
     m_compareView->setVariantNames(names);
-    {
-        const QSignalBlocker block(m_compareCombo);
-        m_compareCombo->clear();
-        for (int i = 0; i < m_variantCombo->count(); ++i) {
-            m_compareCombo->addItem(m_variantCombo->itemText(i), m_variantCombo->itemData(i));
-            m_compareCombo->setItemData(i, m_variantCombo->itemData(i, Qt::ToolTipRole), Qt::ToolTipRole);
-        }
-        int index = m_compareCombo->findData(m_preferredCompare);
-        if (index < 0) index = std::min(1, m_compareCombo->count() - 1);
-        m_compareCombo->setCurrentIndex(index);
-    }
-    uiCompareVariantChanged();
+    uiShowExplorerVariants();
     uiVariantChanged();
     uiRunStateChanged(m_runner->isRunning());
     setStatusMessage(m_variants.empty() ? tr("The engine did not start; press Run to see why.") : tr("Ready."));
@@ -388,17 +380,9 @@ void MainWindow::uiVariantChanged() {
 }
 
 void MainWindow::uiCompareVariantChanged() {
+    // The editor shows each row's schema form itself; remember the first row's choice.
     const QString id = m_compareCombo->currentData().toString();
-    const auto it = std::find_if(m_variants.begin(), m_variants.end(),
-                                 [&](const auto& v) { return QString::fromStdString(v.id) == id; });
-    if (it == m_variants.end()) {
-        m_compareInfo->clear();
-        m_compareForm->setVariant({});
-        return;
-    }
-    m_preferredCompare = id;
-    m_compareInfo->setText(QString::fromStdString(it->summary));
-    m_compareForm->setVariant(*it);
+    if (!id.isEmpty()) m_preferredCompare = id;
 }
 
 QStringList MainWindow::applyParamTexts(views::ParamForm* form, const QStringList& texts) {
@@ -429,13 +413,15 @@ MainWindow::View MainWindow::currentView() const { return static_cast<View>(m_vi
 void MainWindow::showView(View view) { m_viewTabs->setCurrentIndex(static_cast<int>(view)); }
 
 bool MainWindow::uiCompareNeedsRun() const {
-    if (currentView() != View::Compare || !m_variantsKnown || m_compareCombo->currentData().toString().isEmpty())
-        return false;
+    if (currentView() != View::Compare || !m_variantsKnown || m_compareEditor->ids().isEmpty()) return false;
     if (!m_result) return true;
+    // Also re-run when the form changed since: the shown variants must match what the tab says.
+    const QStringList wanted = QStringList{m_variantCombo->currentData().toString()} + m_compareEditor->ids();
     const auto& results = m_result->results;
-    // Also re-run when the form changed since: the shown pair must match what the tab says.
-    return results.size() < 2 || QString::fromStdString(results[1].variantId) != m_compareCombo->currentData().toString() ||
-           QString::fromStdString(results[0].variantId) != m_variantCombo->currentData().toString();
+    if (results.size() < static_cast<std::size_t>(wanted.size())) return true;
+    for (int i = 0; i < wanted.size(); ++i)
+        if (QString::fromStdString(results[static_cast<std::size_t>(i)].variantId) != wanted[i]) return true;
+    return false;
 }
 
 bool MainWindow::uiDiagnosticsNeedsRun() const {
@@ -456,9 +442,9 @@ void MainWindow::uiViewChanged() {
 quint64 MainWindow::runNow() { return uiStartRun(true); }
 
 quint64 MainWindow::uiStartRun(bool userInitiated) {
-    const bool compare = currentView() == View::Compare && !m_compareCombo->currentData().toString().isEmpty();
+    const bool compare = currentView() == View::Compare && !m_compareEditor->ids().isEmpty();
     QStringList invalid = m_paramForm->invalidParams();
-    if (compare) invalid += m_compareForm->invalidParams();
+    if (compare) invalid += m_compareEditor->invalidParams();
     if (!invalid.isEmpty()) {
         setStatusMessage(tr("Parameter %1: expected comma-separated numbers.").arg(invalid.join(QStringLiteral(", "))));
         return 0;
@@ -474,12 +460,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
     variant.id = (id.isEmpty() ? m_preferredVariant : id).toStdString();
     variant.params = m_paramForm->values();
     request.variants.push_back(std::move(variant));
-    if (compare) {
-        engine::VariantRequest second;
-        second.id = m_compareCombo->currentData().toString().toStdString();
-        second.params = m_compareForm->values();
-        request.variants.push_back(std::move(second));
-    }
+    uiAddCompareVariants(request, compare);
     m_currentRunCompares = compare;
     // The Diagnostics tab's approximation view needs exact softmax on the same Q, K, V.
     m_currentRunHasExact = currentView() == View::Diagnostics &&
@@ -541,7 +522,9 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     m_heatmap->setResult(m_result);
     m_maskView->setResult(m_result);
     m_tokenLinks->setResult(m_result);
-    m_compareView->setResult(m_result);
+    m_compareView->setExactNote(m_compareExactNote);
+    m_compareView->setResult(m_result, m_currentRunCompares ? m_comparePanes : 0);
+    m_costView->setResult(m_result);
     m_diagnostics->setResult(m_result);
 
     double seconds = 0;
@@ -577,6 +560,7 @@ void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
         return;
     }
     if (job != m_currentJob) return;
+    if (uiRetryCompareWithoutExact(code, message)) return;
     uiRunStateChanged(false);
     if (code == static_cast<int>(ErrorCode::Cancelled)) {
         setStatusMessage(tr("Run cancelled."));

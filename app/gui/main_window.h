@@ -27,6 +27,7 @@ class QTimer;
 
 namespace attnscope::views {
 class CompareView;
+class CostView;
 class DiagnosticsStack;
 class HeadHeatmap;
 class MaskView;
@@ -41,12 +42,14 @@ namespace attnscope::app {
 class EngineRunner;
 class ExportController;
 class TextAutosave;
+class CompareVariantsEditor;
+class ScalingJob;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// Tabs of the view switcher, in order.
-    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4 };
+    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5 };
 
     struct Options {
         /// A QMessageBox for failed user-initiated runs. Off in tests and headless runs, where
@@ -91,6 +94,11 @@ public:
     /// The second variant of the Compare tab and its schema-driven form.
     QComboBox* compareCombo() const { return m_compareCombo; }
     views::ParamForm* compareParamForm() const { return m_compareForm; }
+    /// Every compared variant (1–3 rows besides the main one); row 0 is compareCombo().
+    CompareVariantsEditor* compareEditor() const { return m_compareEditor; }
+    /// The Cost tab: the run's counters and the scaling plot (computed by scalingJob()).
+    views::CostView* costView() const { return m_costView; }
+    ScalingJob* scalingJob() const { return m_scalingJob; }
     views::InspectionState* inspection() const { return m_state; }
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
@@ -119,6 +127,15 @@ Q_SIGNALS:
 
 private:
     void buildUi(const AppSettings& settings);
+    // ---- compare variants and cost tab (main_window_compare.cpp)
+    void uiConnectExplorerViews();
+    /// Fills the compared-variant rows and the cost view's variant list from m_variants.
+    void uiShowExplorerVariants();
+    /// Appends the compared variants and, when none is `full`, exact softmax for the error summary.
+    void uiAddCompareVariants(engine::RunRequest& request, bool compare);
+    /// A compare request that failed over budget because of the added `full` runs again without
+    /// it; true when it did.
+    bool uiRetryCompareWithoutExact(int code, const QString& message);
     void buildActions();
     quint64 uiStartRun(bool userInitiated);
     void uiShowVariants(quint64 job, const std::vector<engine::VariantInfo>& variants);
@@ -168,9 +185,15 @@ private:
     views::CompareView* m_compareView = nullptr;
     views::DiagnosticsStack* m_diagnostics = nullptr;
     QTabWidget* m_viewTabs = nullptr;
-    QComboBox* m_compareCombo = nullptr;
-    QLabel* m_compareInfo = nullptr;
+    QComboBox* m_compareCombo = nullptr;  // row 0 of m_compareEditor
     views::ParamForm* m_compareForm = nullptr;
+    CompareVariantsEditor* m_compareEditor = nullptr;
+    int m_comparePanes = 0;            // variants of the latest compare request shown as panes
+    bool m_compareExactAdded = false;  // the latest compare request added `full` for the errors
+    QString m_compareExactNote;        // why the shown comparison has no `full`, if it has none
+    bool m_compareSkipExact = false;   // the next compare request leaves `full` out (over budget)
+    views::CostView* m_costView = nullptr;
+    ScalingJob* m_scalingJob = nullptr;
     QString m_preferredCompare = QStringLiteral("longformer");
     QPlainTextEdit* m_text = nullptr;
     QComboBox* m_tokenizerCombo = nullptr;

@@ -49,7 +49,7 @@ FigureSubject FigureSubject::describe(QWidget* view, std::shared_ptr<const engin
     if (auto* compare = qobject_cast<views::CompareView*>(view)) {
         s.view = QStringLiteral("compare");
         s.variantIndexes.clear();
-        for (int i = 0; i < views::CompareView::kPaneCount; ++i)
+        for (int i = 0; i < compare->paneCount(); ++i)
             if (s.run && i < static_cast<int>(s.run->results.size())) s.variantIndexes.push_back(i);
         heatmap = compare->pane(0);
     } else if (qobject_cast<views::MaskView*>(view)) {

@@ -1,0 +1,101 @@
+// MainWindow: the compared variants of the Compare tab (2–4 with their forms, plus exact softmax
+// for the error summary) and the Cost tab's scaling run. Kept apart from main_window.cpp so the
+// explorer's wiring stays in one place.
+
+#include "gui/main_window.h"
+
+#include "gui/compare_variants_editor.h"
+#include "gui/engine_runner.h"
+#include "gui/scaling_job.h"
+
+#include "views/cost_view.h"
+#include "views/heads_grid.h"
+#include "views/param_form.h"
+
+#include <QComboBox>
+#include <QSpinBox>
+
+#include <algorithm>
+
+namespace attnscope::app {
+
+void MainWindow::uiConnectExplorerViews() {
+    // Double-clicking a thumbnail opens that head large (the click itself already selected it).
+    connect(m_headsGrid, &views::HeadsGrid::headOpened, this, [this] { showView(View::Heatmap); });
+    m_scalingJob = new ScalingJob(m_runner, this);
+    connect(m_costView, &views::CostView::scalingRequested, this, [this](const QStringList& ids, const QVector<int>& sizes) {
+        // The window's Q/K/V settings; each variant with the parameters its form shows, if any.
+        ScalingRequest request;
+        request.variantIds = ids;
+        request.sizes = sizes;
+        request.projection.heads = m_headsSpin->value();
+        request.projection.headDim = m_headDimSpin->value();
+        request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
+        for (const QString& id : ids) {
+            const int index = m_variantCombo->findData(id);
+            request.labels.insert(id, index >= 0 ? m_variantCombo->itemText(index) : id);
+        }
+        for (const engine::VariantRequest& v : m_compareEditor->requests()) request.params[v.id] = v.params;
+        request.params[m_variantCombo->currentData().toString().toStdString()] = m_paramForm->values();
+        m_scalingJob->start(request);
+    });
+    connect(m_costView, &views::CostView::scalingCancelRequested, m_scalingJob, &ScalingJob::cancel);
+    connect(m_scalingJob, &ScalingJob::started, m_costView, &views::CostView::setScalingStarted);
+    connect(m_scalingJob, &ScalingJob::pointMeasured, m_costView, &views::CostView::addScalingPoint);
+    connect(m_scalingJob, &ScalingJob::progressChanged, m_costView, &views::CostView::setScalingProgress);
+    connect(m_scalingJob, &ScalingJob::finished, m_costView,
+            [this](const QString& message, bool) { m_costView->setScalingFinished(message); });
+}
+
+void MainWindow::uiShowExplorerVariants() {
+    m_compareEditor->setVariants(m_variants, m_preferredCompare);
+    const QStringList extra = m_options.compareVariant.split(QLatin1Char(','), Qt::SkipEmptyParts).mid(1);
+    for (const QString& id : extra) m_compareEditor->addRow(id.trimmed());
+    m_options.compareVariant.clear();  // extra rows are added once, not on every variants reload
+
+    QVector<QPair<QString, QString>> names;
+    for (const auto& v : m_variants) names.push_back({QString::fromStdString(v.id), QString::fromStdString(v.name)});
+    const bool firstFill = m_costView->checkedVariants().isEmpty();
+    m_costView->setVariants(names);
+    if (firstFill) {
+        // A useful first sweep: exact softmax against the chosen and the first compared variant.
+        QStringList ids{QStringLiteral("full"), m_preferredVariant};
+        ids += m_compareEditor->ids().mid(0, 1);
+        m_costView->setCheckedVariants(ids);
+    }
+}
+
+void MainWindow::uiAddCompareVariants(engine::RunRequest& request, bool compare) {
+    m_comparePanes = 0;
+    m_compareExactAdded = false;
+    if (!compare) return;
+    for (engine::VariantRequest& v : m_compareEditor->requests()) request.variants.push_back(std::move(v));
+    m_comparePanes = static_cast<int>(request.variants.size());
+    const bool hasExact = std::any_of(request.variants.begin(), request.variants.end(),
+                                      [](const engine::VariantRequest& v) { return v.id == "full"; });
+    if (hasExact) m_compareExactNote.clear();
+    if (!hasExact && !m_compareSkipExact) {
+        // Exact softmax on the same Q, K, V for the error summary, causal when the first variant is.
+        engine::VariantRequest exact{"full", {}};
+        if (const auto causal = request.variants[0].params.find("causal"); causal != request.variants[0].params.end())
+            exact.params["causal"] = causal->second;
+        request.variants.push_back(std::move(exact));
+        m_compareExactAdded = true;
+        m_compareExactNote.clear();
+    }
+    m_compareSkipExact = false;
+}
+
+bool MainWindow::uiRetryCompareWithoutExact(int code, const QString& message) {
+    if (!m_currentRunCompares || !m_compareExactAdded || code != static_cast<int>(engine::ErrorCode::OutOfBudget))
+        return false;
+    // The budget is checked per variant before anything is allocated, so this costs no work: run
+    // the compared variants alone and say why the error summary is missing.
+    m_compareSkipExact = true;
+    m_compareExactNote =
+        tr("Exact softmax (full) was not run for the error summary: it does not fit the memory budget (%1).").arg(message);
+    uiStartRun(m_currentJobByUser);
+    return true;
+}
+
+}  // namespace attnscope::app

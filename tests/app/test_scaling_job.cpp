@@ -1,0 +1,179 @@
+#include "app/fake_backend.h"
+#include "support/qt_test_support.h"
+
+#include "gui/engine_runner.h"
+#include "gui/scaling_job.h"
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QThread>
+
+#include <atomic>
+#include <cmath>
+
+using attnscope::app::EngineBackend;
+using attnscope::app::EngineRunner;
+using attnscope::app::ScalingJob;
+using attnscope::app::ScalingRequest;
+using attnscope::testing::FakeBackend;
+using attnscope::views::ScalingPoint;
+namespace engine = attnscope::engine;
+
+namespace {
+
+// Answers at once with counters that follow a power law in n (time 1e-9 n², memory 64 n), and
+// refuses "full" above 1024 tokens as the engine refuses requests over the memory budget. Records
+// the thread and the requests it saw.
+class CountingBackend final : public EngineBackend {
+public:
+    struct Seen {
+        std::atomic<int> runs{0};
+        std::atomic<bool> onGuiThread{false};
+        std::atomic<bool> keptWeights{false};
+        std::atomic<int> wrongLength{0};
+        QThread* gui = nullptr;
+    };
+    explicit CountingBackend(std::shared_ptr<Seen> seen) : m_seen(std::move(seen)) {}
+
+    engine::Result<std::shared_ptr<const engine::RunResult>> run(const engine::RunRequest& request,
+                                                                 const engine::ProgressFn& progress) override {
+        ++m_seen->runs;
+        if (QThread::currentThread() == m_seen->gui) m_seen->onGuiThread = true;
+        if (request.keepWeights) m_seen->keptWeights = true;
+        if (progress && !progress(engine::Progress{"attention", 0, 1}))
+            return engine::makeError(engine::ErrorCode::Cancelled, "cancelled");
+        const auto n = static_cast<std::int64_t>(request.input.text.size());
+        if (request.input.tokenizer != engine::TokenizerKind::Bytes) ++m_seen->wrongLength;
+        if (request.variants.at(0).id == "full" && n > 1024)
+            return engine::makeError(engine::ErrorCode::OutOfBudget, "variant 'full' needs more than the budget");
+        auto run = std::make_shared<engine::RunResult>();
+        run->n = n;
+        engine::AttentionResult r;
+        r.variantId = request.variants.at(0).id;
+        r.counters.seconds = 1e-9 * static_cast<double>(n * n);
+        r.counters.peakBytes = static_cast<std::uint64_t>(64 * n);
+        run->results.push_back(std::move(r));
+        return std::shared_ptr<const engine::RunResult>(std::move(run));
+    }
+    std::vector<engine::VariantInfo> variants() override { return {}; }
+
+private:
+    std::shared_ptr<Seen> m_seen;
+};
+
+ScalingRequest request(QStringList ids, QVector<int> sizes) {
+    ScalingRequest r;
+    r.variantIds = std::move(ids);
+    r.sizes = std::move(sizes);
+    r.repeats = 1;
+    return r;
+}
+
+}  // namespace
+
+class TestScalingJob : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void onePointPerSizeWithProgressAndSkippedSizes() {
+        auto seen = std::make_shared<CountingBackend::Seen>();
+        seen->gui = QThread::currentThread();
+        EngineRunner runner(std::make_unique<CountingBackend>(seen));
+        ScalingJob job(&runner);
+        QSignalSpy started(&job, &ScalingJob::started);
+        QSignalSpy points(&job, &ScalingJob::pointMeasured);
+        QSignalSpy progress(&job, &ScalingJob::progressChanged);
+        QSignalSpy finished(&job, &ScalingJob::finished);
+        job.start(request({QStringLiteral("star"), QStringLiteral("full")}, {256, 512, 1024, 2048}));
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(started.at(0).at(0).toInt(), 8);
+        QVERIFY(job.isRunning());
+        QTRY_COMPARE(finished.count(), 1);
+        QVERIFY(!job.isRunning());
+        QCOMPARE(finished.at(0).at(1).toBool(), false);
+
+        // One point per (variant, n), in request order; full at 2048 is skipped with the reason.
+        QCOMPARE(points.count(), 8);
+        const QVector<std::int64_t> sizes{256, 512, 1024, 2048};
+        for (int i = 0; i < 8; ++i) {
+            const auto p = points.at(i).at(0).value<ScalingPoint>();
+            QCOMPARE(p.variantId, i < 4 ? QStringLiteral("star") : QStringLiteral("full"));
+            QCOMPARE(p.n, sizes[i % 4]);
+            const bool over = i == 7;
+            QCOMPARE(p.skipped, over);
+            if (!over) {
+                QCOMPARE(p.seconds, 1e-9 * static_cast<double>(p.n * p.n));
+                QCOMPARE(p.peakBytes, static_cast<std::uint64_t>(64 * p.n));
+            } else {
+                QVERIFY2(p.message.contains(QStringLiteral("memory budget")), qPrintable(p.message));
+            }
+        }
+        // Progress counts up to the total; the last report is 8 of 8.
+        QVERIFY(progress.count() >= 8);
+        QCOMPARE(progress.last().at(0).toInt(), 8);
+        QCOMPARE(progress.last().at(1).toInt(), 8);
+        // Every run on the engine thread, weights not kept, n bytes for n tokens.
+        QCOMPARE(seen->runs.load(), 8);
+        QVERIFY(!seen->onGuiThread.load());
+        QVERIFY(!seen->keptWeights.load());
+        QCOMPARE(seen->wrongLength.load(), 0);
+        QCOMPARE(ScalingJob::syntheticText(100).size(), std::size_t{100});
+    }
+
+    void cancelStopsTheSweep() {
+        // The fake blocks every run until released, polling the progress callback like the engine.
+        auto control = std::make_shared<FakeBackend::Control>();
+        EngineRunner runner(std::make_unique<FakeBackend>(control));
+        ScalingJob job(&runner);
+        QSignalSpy points(&job, &ScalingJob::pointMeasured);
+        QSignalSpy finished(&job, &ScalingJob::finished);
+        ScalingRequest r = request({QStringLiteral("full")}, {256, 512, 1024});
+        r.projection.seed = 7;  // the fake's run tag
+        job.start(r);
+        QTRY_VERIFY(control->hasStarted(7));
+        job.cancel();
+        QTRY_COMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(1).toBool(), true);
+        QVERIFY(control->sawCancel(7));
+        QCOMPARE(points.count(), 0);
+        QCOMPARE(control->startedTags().size(), std::size_t{1});  // the other sizes never ran
+        QVERIFY(!job.isRunning());
+        control->releaseEverything();
+    }
+
+    void userRunsGoBetweenSteps() {
+        // A run requested during a sweep is not superseded by it and does not wait for all of it.
+        auto control = std::make_shared<FakeBackend::Control>();
+        EngineRunner runner(std::make_unique<FakeBackend>(control));
+        ScalingJob job(&runner);
+        QSignalSpy finished(&job, &ScalingJob::finished);
+        QSignalSpy runFinished(&runner, &EngineRunner::runFinished);
+        ScalingRequest r = request({QStringLiteral("full")}, {256, 512});
+        r.projection.seed = 7;
+        job.start(r);
+        QTRY_VERIFY(control->hasStarted(7));
+        engine::RunRequest user;
+        user.projection.seed = 9;
+        runner.requestRun(user);
+        control->release(7);  // the first step ends …
+        QTRY_VERIFY(control->hasStarted(9));  // … and the user's run goes before the second
+        QCOMPARE(control->startedTags(), (std::vector<std::uint64_t>{7, 9}));
+        control->release(9);
+        QTRY_COMPARE(runFinished.count(), 1);
+        QTRY_COMPARE(finished.count(), 1);
+        QCOMPARE(control->startedTags(), (std::vector<std::uint64_t>{7, 9, 7}));
+    }
+
+    void emptyRequestFinishesWithAMessage() {
+        auto seen = std::make_shared<CountingBackend::Seen>();
+        EngineRunner runner(std::make_unique<CountingBackend>(seen));
+        ScalingJob job(&runner);
+        QSignalSpy finished(&job, &ScalingJob::finished);
+        job.start(request({}, {256}));
+        QTRY_COMPARE(finished.count(), 1);
+        QVERIFY(finished.at(0).at(0).toString().contains(QStringLiteral("Nothing to measure")));
+        QCOMPARE(seen->runs.load(), 0);
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestScalingJob)
+#include "test_scaling_job.moc"
