@@ -38,6 +38,20 @@ struct AnalyzeOptions {
     bool quiet = false;
 };
 
+struct TrainCliOptions {
+    std::string task = "copy";
+    std::string textFile;
+    std::string variant = "full";
+    std::vector<std::string> params;
+    int layers = 2, heads = 4, dim = 64;
+    std::int64_t steps = 1000, batch = 32, length = 0;
+    double learningRate = 3e-3;
+    std::uint64_t seed = 0;
+    int threads = 0;
+    std::string out;
+    bool quiet = false;
+};
+
 struct VariantsOptions {
     bool json = false;
 };
@@ -45,6 +59,7 @@ struct VariantsOptions {
 int runCommand(const RunOptions& options);
 int variantsCommand(const VariantsOptions& options);
 int analyzeCommand(const AnalyzeOptions& options);
+int trainCommand(const TrainCliOptions& options);
 
 /// Prints "attnscope-cli: error: MESSAGE" on one line of stderr.
 void printError(const std::string& message);

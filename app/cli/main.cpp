@@ -63,6 +63,26 @@ int main(int argc, char** argv) {
     analyzeCmd->add_option("--out", analyze.out, "ATLAS.json to write.")->required();
     analyzeCmd->add_flag("--quiet", analyze.quiet, "No progress on stderr.");
 
+    TrainCliOptions train;
+    auto* trainCmd = app.add_subcommand("train", "Train a small model with a chosen attention variant (CPU).");
+    trainCmd->add_option("--task", train.task, "copy | reverse | duplicate | text")
+        ->check(CLI::IsMember({"copy", "reverse", "duplicate", "text"}));
+    trainCmd->add_option("--text-file", train.textFile, "Training text for --task text.");
+    trainCmd->add_option("--variant", train.variant, "Attention variant of every layer.");
+    trainCmd->add_option("--param", train.params, "Variant parameter NAME=VALUE (repeatable).");
+    trainCmd->add_option("--layers", train.layers, "Layers.")->check(CLI::Range(1, 48));
+    trainCmd->add_option("--heads", train.heads, "Heads per layer.")->check(CLI::Range(1, 64));
+    trainCmd->add_option("--dim", train.dim, "Model dimension (a multiple of --heads).")->check(CLI::Range(1, 1024));
+    trainCmd->add_option("--steps", train.steps, "Optimisation steps.")->check(CLI::Range(std::int64_t{1}, std::int64_t{10000000}));
+    trainCmd->add_option("--batch", train.batch, "Examples per step.")->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
+    trainCmd->add_option("--length", train.length, "Symbols per example (0 = 8 for tasks, 48 bytes for text).")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1024}));
+    trainCmd->add_option("--lr", train.learningRate, "Peak learning rate (Adam).");
+    trainCmd->add_option("--seed", train.seed, "Seed of the data, the initial weights and the variant's draws.");
+    trainCmd->add_option("--threads", train.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    trainCmd->add_option("--out", train.out, "Model folder to write.")->required();
+    trainCmd->add_flag("--quiet", train.quiet, "No progress on stderr.");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -76,6 +96,7 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     if (variants->parsed()) return variantsCommand(variantsOptions);
+    if (trainCmd->parsed()) return trainCommand(train);
     if (analyzeCmd->parsed()) {
         if (!analyzeText->count() && analyze.textFile.empty()) {
             printError("analyze needs an input: --text STR or --text-file PATH");

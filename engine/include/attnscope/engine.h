@@ -7,10 +7,12 @@
 #include <attnscope/model.h>
 #include <attnscope/progress.h>
 #include <attnscope/result.h>
+#include <attnscope/train.h>
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +65,12 @@ public:
     /// The head atlas of the current model on `request.text` (one forward pass, then every
     /// coverage setting on every layer's real Q/K/V). Cancellable between layers.
     Result<std::shared_ptr<const HeadAtlas>> analyzeModel(const AtlasRequest& request, const ProgressFn& progress = {});
+
+    /// Trains a small model with `options.variant` as its attention and writes it to
+    /// `options.out`. `onLog` is called every few steps with the loss and held-out accuracy;
+    /// `progress` (stage "train") can cancel between steps.
+    Result<TrainReport> train(const TrainOptions& options, const std::function<void(const TrainLogEntry&)>& onLog = {},
+                              const ProgressFn& progress = {});
 
     std::uint64_t memoryBudgetBytes() const;
     int threads() const;

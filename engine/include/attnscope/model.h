@@ -19,6 +19,7 @@ struct ModelInfo {
     bool causal = false;
     std::uint64_t weightBytes = 0;
     std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", or "" when the folder has none
+    std::string attention;        ///< "softmax", or the variant a trained model uses ("longformer window=4")
     std::vector<std::string> warnings;
 };
 

@@ -55,6 +55,11 @@ struct ModelConfig {
     double layerNormEps = 1e-12;
     Activation activation = Activation::GeluErf;
     bool causal = false;
+    /// Models written by the built-in trainer record the attention they were trained with
+    /// (config.json "attnscope": {"variant", "params", "seed"}); empty = ordinary softmax.
+    std::string attentionVariant;
+    std::map<std::string, std::string> attentionParams;  ///< as typed: parsed against the schema
+    std::uint64_t attentionSeed = 0;
     std::vector<std::string> notices;
 
     std::int64_t headDim() const { return numHeads > 0 ? hiddenSize / numHeads : 0; }

@@ -137,6 +137,31 @@ Result<void> readGpt2(const FieldReader& f, ModelConfig& c) {
     return {};
 }
 
+/// The attention a model of the built-in trainer was trained with: ids and parameter values are
+/// strings here; the engine checks them against the variant's schema when the model is opened.
+Result<void> readTrainedAttention(const Json& node, const std::string& source, ModelConfig& c) {
+    const auto bad = [&](const std::string& rule) {
+        return Error{ErrorCode::InvalidInput, source + ": field 'attnscope' " + rule};
+    };
+    if (!node.is_object()) return bad("must be an object");
+    const auto variant = node.find("variant");
+    if (variant == node.end() || !variant->is_string() || variant->get<std::string>().empty())
+        return bad("needs a 'variant' string");
+    c.attentionVariant = variant->get<std::string>();
+    if (const auto params = node.find("params"); params != node.end()) {
+        if (!params->is_object()) return bad("'params' must be an object of strings");
+        for (const auto& [name, value] : params->items()) {
+            if (!value.is_string()) return bad("'params." + name + "' must be a string");
+            c.attentionParams[name] = value.get<std::string>();
+        }
+    }
+    if (const auto seed = node.find("seed"); seed != node.end()) {
+        if (!seed->is_number_unsigned()) return bad("'seed' must be a non-negative integer");
+        c.attentionSeed = seed->get<std::uint64_t>();
+    }
+    return {};
+}
+
 }  // namespace
 
 const char* modelArchName(ModelArch arch) {
@@ -172,6 +197,10 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     }
     auto status = config.arch == ModelArch::Gpt2 ? readGpt2(fields, config) : readBertLike(fields, config);
     if (!status) return status.error();
+    if (const auto it = root.find("attnscope"); it != root.end()) {
+        auto trained = readTrainedAttention(*it, source, config);
+        if (!trained) return trained.error();
+    }
     if (config.hiddenSize % config.numHeads != 0)
         return Error{ErrorCode::InvalidInput, source + ": hidden size " + std::to_string(config.hiddenSize) +
                                                   " is not a multiple of the head count " + std::to_string(config.numHeads)};

@@ -5,6 +5,7 @@
 #include "core/run_context.h"
 #include "metrics/head_atlas.h"
 #include "model/model_session.h"
+#include "train/trainer.h"
 #include "qkv/random_projections.h"
 #include "variants/variant.h"
 
@@ -60,7 +61,7 @@ struct Engine::Impl {
     /// Makes `folder` the open model, reusing it (and its cached pass) when it already is.
     Result<void> ensureModel(const std::string& folder) {
         if (model && model->info().folder == folder) return {};
-        auto opened = ModelSession::open(folder);
+        auto opened = ModelSession::open(folder, [this](const std::string& id) { return find(id); });
         if (!opened) return opened.error();
         model = std::move(opened.value());
         return {};
@@ -218,6 +219,35 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
         return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
     } catch (const std::bad_alloc&) {
         return makeError(ErrorCode::OutOfBudget, "out of memory analysing the model: try a shorter input");
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, e.what());
+    }
+}
+
+Result<TrainReport> Engine::train(const TrainOptions& options, const std::function<void(const TrainLogEntry&)>& onLog,
+                                  const ProgressFn& progress) {
+    auto& impl = *m_impl;
+    try {
+        const Variant* v = impl.find(options.variant);
+        if (!v) return makeError(ErrorCode::InvalidArgument, "unknown variant '" + options.variant + "' (available: " + impl.variantList() + ")");
+        const auto trainable = trainableVariants();
+        if (std::find(trainable.begin(), trainable.end(), options.variant) == trainable.end()) {
+            std::string list;
+            for (const auto& id : trainable) list += (list.empty() ? "" : ", ") + id;
+            return makeError(ErrorCode::Unsupported, "variant '" + options.variant +
+                                                         "' cannot be trained yet (no differentiable path); trainable: " + list);
+        }
+        auto params = resolveParams(v->info(), options.params);
+        if (!params) return params.error();
+        return trainModel(options, *v, params.value(), impl.pool, onLog, progress);
+    } catch (const CancelledError&) {
+        return makeError(ErrorCode::Cancelled, "cancelled");
+    } catch (const EngineError& e) {
+        return makeError(e.code, e.what());
+    } catch (const c10::Error& e) {
+        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::OutOfBudget, "out of memory training: try a smaller model, batch or length");
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Internal, e.what());
     }

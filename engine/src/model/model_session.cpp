@@ -2,9 +2,29 @@
 
 #include "core/to_plain.h"
 
+#include <cstring>
+
 namespace attnscope::engine {
 
-Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& folder) {
+namespace {
+
+/// Dense [heads, n, m] weights of any layout (0 outside the pattern).
+at::Tensor denseWeights(const AttentionResult& r) {
+    at::Tensor out = at::zeros({r.heads, r.n, r.m}, at::kFloat);
+    if (r.weightsLayout == WeightsLayout::Dense) {
+        std::memcpy(out.data_ptr<float>(), r.weights.data(), static_cast<std::size_t>(out.numel()) * sizeof(float));
+    } else if (r.weightsLayout == WeightsLayout::AlignedWithPattern) {
+        float* p = out.data_ptr<float>();
+        for (int h = 0; h < r.heads; ++h)
+            for (std::int64_t i = 0; i < r.n; ++i)
+                for (std::int64_t j = 0; j < r.m; ++j) p[(h * r.n + i) * r.m + j] = r.weightAt(h, i, j);
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& folder, const VariantLookup& lookup) {
     auto checkpoint = ModelCheckpoint::open(folder);
     if (!checkpoint) return checkpoint.error();
     std::unique_ptr<ModelSession> session(new ModelSession());
@@ -33,6 +53,48 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
         info.warnings.push_back("no usable tokenizer: " + tokenizer.error().message);
     }
     session->m_model = std::make_unique<TransformerModel>(std::move(checkpoint.value()));
+    info.attention = "softmax";
+    const ModelConfig& cfg = session->m_model->config();
+    if (!cfg.attentionVariant.empty() && cfg.attentionVariant != "full") {
+        const std::string configPath = folder + "/config.json";
+        const Variant* variant = lookup ? lookup(cfg.attentionVariant) : nullptr;
+        if (!variant)
+            return Error{ErrorCode::Unsupported, configPath + ": the model was trained with variant '" +
+                                                     cfg.attentionVariant + "', which this build does not have"};
+        ParamValues given;
+        info.attention = cfg.attentionVariant;
+        for (const auto& [name, text] : cfg.attentionParams) {
+            const ParamSpec* spec = variant->info().findParam(name);
+            if (!spec)
+                return Error{ErrorCode::InvalidInput, configPath + ": variant '" + cfg.attentionVariant +
+                                                          "' has no parameter '" + name + "'"};
+            auto value = parseParamValue(*spec, text);
+            if (!value) return Error{ErrorCode::InvalidInput, configPath + ": " + value.error().message};
+            given[name] = value.value();
+            info.attention += " " + name + "=" + text;
+        }
+        auto params = resolveParams(variant->info(), given);
+        if (!params) return Error{ErrorCode::InvalidInput, configPath + ": " + params.error().message};
+        ModelSession* self = session.get();
+        const std::uint64_t seed = cfg.attentionSeed;
+        // The model attends exactly as it was trained: through the same variant code as every run.
+        session->m_model->setAttentionHook([self, variant, resolved = params.value(), seed](
+                                               const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                               bool keepWeights, at::Tensor& weights) {
+            static const ProgressFn kNoProgress;
+            RunContext ctx(self->m_pool, kNoProgress);
+            ctx.seed = seed;
+            ctx.keepWeights = keepWeights;
+            ctx.keepPatternWeights = keepWeights;
+            Qkv qkv;
+            qkv.q = q;
+            qkv.k = k;
+            qkv.v = v;
+            AttentionResult r = variant->run(qkv, resolved, ctx);
+            if (keepWeights) weights = denseWeights(r);
+            return at::from_blob(const_cast<float*>(r.output.data()), {r.heads, r.n, r.d}, at::kFloat).clone();
+        });
+    }
     return session;
 }
 

@@ -6,8 +6,11 @@
 #include <attnscope/model_tokenizer.h>
 
 #include "core/run_context.h"
+#include "core/buffer_pool.h"
 #include "model/transformer_model.h"
+#include "variants/variant.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -15,7 +18,9 @@ namespace attnscope::engine {
 
 class ModelSession {
 public:
-    static Result<std::unique_ptr<ModelSession>> open(const std::string& folder);
+    using VariantLookup = std::function<const Variant*(const std::string& id)>;
+    /// `lookup` finds the variant a model of the built-in trainer was trained with.
+    static Result<std::unique_ptr<ModelSession>> open(const std::string& folder, const VariantLookup& lookup);
 
     const ModelInfo& info() const { return m_info; }
 
@@ -50,6 +55,7 @@ private:
     std::unique_ptr<TransformerModel> m_model;
     std::shared_ptr<const ModelTokenizer> m_tokenizer;
     std::unique_ptr<Pass> m_last;
+    BufferPool m_pool;  ///< for the variant attention of trained models
 };
 
 }  // namespace attnscope::engine

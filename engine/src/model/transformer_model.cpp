@@ -43,6 +43,15 @@ at::Tensor TransformerModel::attend(const at::Tensor& q, const at::Tensor& k, co
     const std::int64_t n = q.size(0), heads = config().numHeads, dh = config().headDim();
     auto split = [&](const at::Tensor& x) { return x.reshape({n, heads, dh}).transpose(0, 1).contiguous(); };
     at::Tensor qh = split(q), kh = split(k), vh = split(v);
+    if (m_attentionHook) {
+        at::Tensor weights;
+        at::Tensor context = m_attentionHook(qh, kh, vh, keepAttention, weights);
+        capture.q.push_back(qh);
+        capture.k.push_back(kh);
+        capture.v.push_back(vh);
+        if (keepAttention) capture.attention.push_back(weights);
+        return context.transpose(0, 1).reshape({n, heads * dh});
+    }
     at::Tensor scores = at::bmm(qh, kh.transpose(1, 2)).mul_(1.0 / std::sqrt(static_cast<double>(dh)));
     if (causal) {
         at::Tensor future = at::ones({n, n}, at::kBool).triu_(1);

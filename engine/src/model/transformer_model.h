@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -22,7 +23,14 @@ struct ModelCapture {
 
 class TransformerModel {
 public:
+    /// Attention other than softmax, for models trained with another variant: q, k, v are
+    /// [heads, n, headDim]; returns the context [heads, n, headDim] and, when `keepWeights`, sets
+    /// `weights` to the dense [heads, n, n] weights.
+    using AttentionHook = std::function<at::Tensor(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                                   bool keepWeights, at::Tensor& weights)>;
+
     explicit TransformerModel(std::unique_ptr<ModelCheckpoint> checkpoint);
+    void setAttentionHook(AttentionHook hook) { m_attentionHook = std::move(hook); }
 
     const ModelCheckpoint& checkpoint() const { return *m_checkpoint; }
     const ModelConfig& config() const { return m_checkpoint->config(); }
@@ -45,6 +53,7 @@ private:
     std::unique_ptr<ModelCheckpoint> m_checkpoint;
     std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept
     std::vector<std::string> m_weightNotices;
+    AttentionHook m_attentionHook;
 };
 
 }  // namespace attnscope::engine

@@ -1,0 +1,89 @@
+// attnscope-cli train: a small model trained with a chosen attention variant, written as a model
+// folder that `run --model` and `analyze` (and the GUI) open.
+
+#include "cli/cli_commands.h"
+
+#include <attnscope/engine.h>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace attnscope::cli {
+
+using namespace attnscope::engine;
+
+int trainCommand(const TrainCliOptions& options) {
+    EngineOptions engineOptions;
+    engineOptions.threads = options.threads;
+    auto engine = Engine::create(engineOptions);
+    if (!engine) {
+        printError(engine.error().message);
+        return kExitFailure;
+    }
+    TrainOptions train;
+    train.task = options.task;
+    train.variant = options.variant;
+    train.layers = options.layers;
+    train.heads = options.heads;
+    train.dim = options.dim;
+    train.steps = options.steps;
+    train.batch = options.batch;
+    train.length = options.length;
+    train.learningRate = options.learningRate;
+    train.seed = options.seed;
+    train.out = options.out;
+    if (!options.textFile.empty()) {
+        std::ifstream in(options.textFile, std::ios::binary);
+        if (!in) {
+            printError(options.textFile + ": cannot open the text file");
+            return kExitFailure;
+        }
+        std::ostringstream s;
+        s << in.rdbuf();
+        train.text = s.str();
+    } else if (options.task == "text") {
+        printError("task 'text' needs --text-file");
+        return kExitUsage;
+    }
+    const VariantInfo* info = (*engine)->findVariant(options.variant);
+    if (!info) {
+        printError("unknown variant '" + options.variant + "'");
+        return kExitUsage;
+    }
+    for (const auto& text : options.params) {
+        const auto eq = text.find('=');
+        const ParamSpec* spec = eq == std::string::npos ? nullptr : info->findParam(text.substr(0, eq));
+        if (!spec) {
+            printError("--param '" + text + "' is not NAME=VALUE of a parameter of " + info->id);
+            return kExitUsage;
+        }
+        auto value = parseParamValue(*spec, text.substr(eq + 1));
+        if (!value) {
+            printError(value.error().message);
+            return kExitUsage;
+        }
+        train.params[spec->name] = value.value();
+    }
+    auto report = (*engine)->train(
+        train,
+        [&](const TrainLogEntry& e) {
+            if (!options.quiet)
+                std::cerr << "step " << e.step << "/" << options.steps << "  loss " << std::fixed << std::setprecision(4)
+                          << e.loss << "  accuracy " << std::setprecision(3) << e.accuracy << "\n";
+        });
+    if (!report) {
+        printError(report.error().message);
+        return report.error().code == ErrorCode::InvalidArgument || report.error().code == ErrorCode::Unsupported
+                   ? kExitUsage
+                   : kExitFailure;
+    }
+    if (!options.quiet)
+        std::cerr << "attnscope-cli: " << report->parameters << " parameters, " << report->sequenceLength
+                  << " tokens per example, " << report->seconds << " s; chance accuracy " << report->chanceAccuracy
+                  << "; model written to " << report->folder << "\n";
+    return 0;
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,127 @@
+#include "train/trainable_attention.h"
+
+#include "core/run_context.h"
+
+#include <cmath>
+#include <limits>
+
+namespace attnscope::engine {
+namespace {
+
+at::Tensor fromPlain(const PlainTensor& t) {
+    return at::from_blob(const_cast<float*>(t.f32.data()), t.shape, at::kFloat).clone();
+}
+
+/// Feature attention in its quadratic form (exact for the sizes the trainer uses):
+/// out = (A v) / (A 1 + eps) with A = phi(q) phi(k)^T, lower-triangular when causal.
+at::Tensor featureQuadratic(const at::Tensor& phiQ, const at::Tensor& phiK, const at::Tensor& v, bool causal, double eps,
+                            bool epsPerFeatureSum) {
+    at::Tensor a = at::matmul(phiQ, phiK.transpose(-1, -2));
+    if (causal) a = a.tril();
+    at::Tensor den = a.sum(-1, true);
+    if (eps != 0.0) den = epsPerFeatureSum ? den + eps * phiQ.sum(-1, true) : den + eps;
+    return at::matmul(a, v) / den;
+}
+
+}  // namespace
+
+TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues& params, std::int64_t heads,
+                                       std::int64_t n, std::int64_t headDim, std::uint64_t seed, BufferPool& pool) {
+    const std::string& id = variant.info().id;
+    m_scale = 1.0 / std::sqrt(static_cast<double>(headDim));
+    static const ProgressFn kNoProgress;
+    RunContext ctx(pool, kNoProgress);
+    ctx.seed = seed;
+    ctx.keepWeights = false;
+    ctx.keepPatternWeights = true;
+    // The draws and the pattern do not depend on the values of Q and K for these variants.
+    Qkv probe;
+    probe.q = at::randn({heads, n, headDim}, at::kFloat);
+    probe.k = at::randn({heads, n, headDim}, at::kFloat);
+    probe.v = at::randn({heads, n, headDim}, at::kFloat);
+    const AttentionResult r = variant.run(probe, params, ctx);
+
+    if (id == "linformer") {
+        m_kind = Kind::Linformer;
+        m_e = fromPlain(r.diagnostics.at("E"));
+        m_f = fromPlain(r.diagnostics.at("F"));
+    } else if (id == "linear") {
+        m_kind = Kind::Linear;
+        m_causal = paramBool(params, "causal");
+        m_eps = paramFloat(params, "eps");
+        m_epsPerFeatureSum = paramChoice(params, "eps_mode") == "kcumsum";
+    } else if (id == "performer") {
+        m_kind = Kind::Performer;
+        m_projection = fromPlain(r.diagnostics.at("projection"));
+        m_causal = paramBool(params, "causal");
+        m_relu = paramChoice(params, "kernel") == "relu";
+        m_featureEps = paramFloat(params, "feature_eps");
+        m_eps = m_causal ? paramFloat(params, "causal_eps") : 0.0;
+        m_epsPerFeatureSum = true;
+    } else if (id == "full" || id == "sparse_strided" || id == "sparse_fixed" || id == "longformer" || id == "bigbird") {
+        m_kind = Kind::Pattern;
+        const SparsePattern& p = r.pattern;
+        if (p.cols != n)  // a pattern over extra nodes (Star's relay) is not a token-to-token mask
+            throw EngineError(ErrorCode::Unsupported, id + ": its pattern has keys that are not tokens");
+        at::Tensor count = at::zeros({heads, n, n}, at::kFloat);
+        if (p.implicitDense) {
+            count.fill_(1.0);
+            if (p.causal) count.tril_();
+        } else {
+            float* c = count.data_ptr<float>();
+            for (std::int64_t h = 0; h < heads; ++h)
+                for (std::int64_t i = 0; i < n; ++i) {
+                    const std::int64_t row = p.perHead ? h * n + i : i;
+                    for (auto e = p.rowPtr[static_cast<std::size_t>(row)]; e < p.rowPtr[static_cast<std::size_t>(row) + 1]; ++e)
+                        c[(h * n + i) * n + p.colIdx[static_cast<std::size_t>(e)]] += 1.0f;
+                }
+        }
+        if (at::any(count.sum(-1) == 0).item<bool>())
+            throw EngineError(ErrorCode::InvalidArgument,
+                              id + ": with these parameters some query has no key to attend at " + std::to_string(n) +
+                                  " tokens; the trainer needs every row attended");
+        m_bias = count.log();  // log 0 = -inf: outside the pattern
+    } else {
+        throw EngineError(ErrorCode::Unsupported, "variant '" + id + "' has no differentiable path in the trainer yet");
+    }
+}
+
+at::Tensor TrainableAttention::operator()(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const {
+    switch (m_kind) {
+    case Kind::Pattern: {
+        at::Tensor scores = at::matmul(q, k.transpose(-1, -2)) * m_scale + m_bias;
+        return at::matmul(at::softmax(scores, -1), v);
+    }
+    case Kind::Linformer: {
+        const at::Tensor e = m_e.dim() == 2 ? m_e : m_e.unsqueeze(0);  // broadcast over the batch
+        const at::Tensor f = m_f.dim() == 2 ? m_f : m_f.unsqueeze(0);
+        const at::Tensor kProj = at::matmul(e, k), vProj = at::matmul(f, v);
+        return at::matmul(at::softmax(at::matmul(q, kProj.transpose(-1, -2)) * m_scale, -1), vProj);
+    }
+    case Kind::Linear:
+        return featureQuadratic(at::elu(q) + 1.0, at::elu(k) + 1.0, v, m_causal, m_eps, m_epsPerFeatureSum);
+    case Kind::Performer: {
+        const std::int64_t d = q.size(-1), features = m_projection.size(1);
+        const double normalizer = std::pow(static_cast<double>(d), -0.25);
+        const at::Tensor wT = (m_projection * normalizer).transpose(1, 2);  // [H, d, m]
+        at::Tensor qDash = at::matmul(q, wT), kDash = at::matmul(k, wT);
+        at::Tensor phiQ, phiK;
+        if (m_relu) {
+            phiQ = at::relu(qDash) + 1e-3;
+            phiK = at::relu(kDash) + 1e-3;
+        } else {
+            const double half = 0.5 * normalizer * normalizer;
+            const double ratio = 1.0 / std::sqrt(static_cast<double>(features));
+            // The stabilisers are constants for the gradient, as in the reference.
+            const at::Tensor qMax = at::amax(qDash, {-1}, true).detach();
+            const at::Tensor kMax = at::amax(kDash, {-2, -1}, true).detach();
+            phiQ = (at::exp(qDash - q.pow(2).sum(-1, true) * half - qMax) + m_featureEps) * ratio;
+            phiK = (at::exp(kDash - k.pow(2).sum(-1, true) * half - kMax) + m_featureEps) * ratio;
+        }
+        return featureQuadratic(phiQ, phiK, v, m_causal, m_eps, m_epsPerFeatureSum);
+    }
+    }
+    return {};
+}
+
+}  // namespace attnscope::engine

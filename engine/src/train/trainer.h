@@ -1,0 +1,18 @@
+#pragma once
+// The trainer's loop (see attnscope/train.h); engine.cpp wraps it in the error boundary.
+
+#include <attnscope/train.h>
+
+#include "core/buffer_pool.h"
+#include "variants/variant.h"
+
+#include <functional>
+
+namespace attnscope::engine {
+
+/// Trains and writes the model folder. Throws EngineError / CancelledError.
+TrainReport trainModel(const TrainOptions& options, const Variant& variant, const ParamValues& params,
+                       BufferPool& pool, const std::function<void(const TrainLogEntry&)>& onLog,
+                       const ProgressFn& progress);
+
+}  // namespace attnscope::engine
