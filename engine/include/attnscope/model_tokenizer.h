@@ -97,8 +97,9 @@ public:
     virtual const std::vector<std::string>& loadNotices() const = 0;
 };
 
-/// Largest text encode() accepts (32 MiB): beyond it tokens alone would need gigabytes.
-constexpr std::size_t kMaxModelTokenizerTextBytes = std::size_t{32} << 20;
+/// Largest text encode() accepts (8 MiB, eight times a novel): adversarial text can give one
+/// token per byte, ~64 bytes each, so this bounds the result at about 512 MiB.
+constexpr std::size_t kMaxModelTokenizerTextBytes = std::size_t{8} << 20;
 
 /// Loads the tokenizer of a model folder: tokenizer.json if present, else vocab.txt (+
 /// tokenizer_config.json), else vocab.json/encoder.json + merges.txt/vocab.bpe.

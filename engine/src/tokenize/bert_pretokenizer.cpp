@@ -135,7 +135,7 @@ void BertPreTokenizer::split(const std::string& text, std::int64_t begin, std::i
 
 void BertPreTokenizer::finishToken(std::vector<BertChar>& token, std::vector<BertWord>& out) const {
     if (token.empty()) return;
-    if (!m_neverSplit.empty() && m_neverSplit.count(toUtf8(token)) != 0) {
+    if (token.size() <= m_longestNeverSplit && m_neverSplit.count(toUtf8(token)) != 0) {
         out.push_back(BertWord{std::move(token), true});
         token.clear();
         return;

@@ -5,6 +5,7 @@
 // (NFD without Mn) per word, split on punctuation. Every output character remembers the span of
 // the input character it came from.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_set>
@@ -33,7 +34,9 @@ struct BertPreTokenizerOptions {
 class BertPreTokenizer {
 public:
     BertPreTokenizer(BertPreTokenizerOptions options, std::unordered_set<std::string> neverSplit)
-        : m_options(options), m_neverSplit(std::move(neverSplit)) {}
+        : m_options(options), m_neverSplit(std::move(neverSplit)) {
+        for (const std::string& token : m_neverSplit) m_longestNeverSplit = std::max(m_longestNeverSplit, token.size());
+    }
 
     /// Appends the words of text[begin, end) (valid UTF-8) to `out`.
     void split(const std::string& text, std::int64_t begin, std::int64_t end, std::vector<BertWord>& out) const;
@@ -43,6 +46,7 @@ private:
 
     BertPreTokenizerOptions m_options;
     std::unordered_set<std::string> m_neverSplit;
+    std::size_t m_longestNeverSplit = 0;  ///< in bytes, so also a bound on characters
 };
 
 /// transformers' _is_control: category C* (Cc, Cf, Cs, Co, Cn) except \t \n \r.

@@ -19,7 +19,15 @@ namespace attnscope::engine {
 namespace {
 
 /// openai/gpt-2 encoder.py. Case-sensitive on purpose: "'S" is not a contraction there.
-constexpr char kGpt2Pattern[] = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+/// NOTE: `[\s]` instead of `\s` in the last two alternatives: both are the White_Space property
+/// in ICU 72 (checked over every code point), but ICU keeps one backtracking state per character
+/// for `\s+` and only one in all for `[\s]+`, so 1 MiB of white space overflowed its 8 MB stack.
+constexpr char kGpt2Pattern[] = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|[\s]+(?!\S)|[\s]+)";
+
+/// Pre-tokens longer than this are merged in parts of at most this many bytes (cut at character
+/// boundaries), which bounds the time and memory of one merge and lets cancel act between parts.
+/// The reference would merge across a cut; no natural text has a 64 KiB run of letters.
+constexpr std::int64_t kMaxPieceBytes = 64 << 10;
 
 /// Pieces up to this length are cached per encode() call; longer ones are rare and would only
 /// bloat the cache.
@@ -110,18 +118,30 @@ private:
         const auto size = static_cast<std::int64_t>(segLength) + prefix;
 
         // Piece offsets are relative to `bytes`; the prefix space maps to the segment start.
+        // Returns false when cancelled between the parts of an over-long piece.
         auto emitPiece = [&](std::int64_t pieceBegin, std::int64_t pieceEnd) {
-            const std::vector<BpeSymbol>& symbols = encodePiece(bytes + pieceBegin, pieceEnd - pieceBegin, cache);
-            for (const BpeSymbol& s : symbols) {
-                const std::int64_t b = std::max<std::int64_t>(0, pieceBegin + s.begin - prefix) + seg.begin;
-                const std::int64_t e = std::max<std::int64_t>(0, pieceBegin + s.begin + s.length - prefix) + seg.begin;
-                pushToken(out, s.id, m_vocab.at(s.id), sanitized.inputBegin(b), sanitized.inputEnd(e), false);
+            while (pieceBegin < pieceEnd) {
+                std::int64_t partEnd = pieceEnd;
+                if (partEnd - pieceBegin > kMaxPieceBytes) {
+                    partEnd = pieceBegin + kMaxPieceBytes;
+                    while ((static_cast<unsigned char>(bytes[partEnd]) & 0xC0) == 0x80) --partEnd;
+                }
+                const std::vector<BpeSymbol>& symbols = encodePiece(bytes + pieceBegin, partEnd - pieceBegin, cache);
+                for (const BpeSymbol& s : symbols) {
+                    const std::int64_t b = std::max<std::int64_t>(0, pieceBegin + s.begin - prefix) + seg.begin;
+                    const std::int64_t e =
+                        std::max<std::int64_t>(0, pieceBegin + s.begin + s.length - prefix) + seg.begin;
+                    pushToken(out, s.id, m_vocab.at(s.id), sanitized.inputBegin(b), sanitized.inputEnd(e), false);
+                }
+                pieceBegin = partEnd;
+                if (pieceBegin < pieceEnd && !ticker.at(seg.begin + pieceBegin)) return false;
             }
+            return true;
         };
 
         if (!m_options.useRegex) {
-            emitPiece(0, size);
-            return ticker.at(seg.end) ? std::nullopt : std::optional<Error>(cancelledTokenizing(seg.end, ticker.total()));
+            if (!emitPiece(0, size) || !ticker.at(seg.end)) return cancelledTokenizing(seg.end, ticker.total());
+            return std::nullopt;
         }
 
         const icu::UnicodeString utf16 =
@@ -149,7 +169,8 @@ private:
             if (U_FAILURE(status) || end <= start) break;
             const std::int64_t pieceBegin = utf16ToByte[static_cast<std::size_t>(start)];
             if (!ticker.at(seg.begin + pieceBegin)) return cancelledTokenizing(seg.begin + pieceBegin, ticker.total());
-            emitPiece(pieceBegin, utf16ToByte[static_cast<std::size_t>(end)]);
+            if (!emitPiece(pieceBegin, utf16ToByte[static_cast<std::size_t>(end)]))
+                return cancelledTokenizing(seg.begin + pieceBegin, ticker.total());
         }
         if (U_FAILURE(status)) return makeError(ErrorCode::Internal, std::string("regex: ") + u_errorName(status));
         return std::nullopt;

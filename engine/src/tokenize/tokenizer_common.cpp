@@ -115,7 +115,7 @@ std::optional<Error> checkTextSize(const std::string& text) {
     if (text.size() <= kMaxModelTokenizerTextBytes) return std::nullopt;
     return makeError(ErrorCode::InvalidArgument, "text is " + std::to_string(text.size()) +
                                                      " bytes; the model tokenizers accept at most " +
-                                                     std::to_string(kMaxModelTokenizerTextBytes) + " bytes (32 MiB)");
+                                                     std::to_string(kMaxModelTokenizerTextBytes) + " bytes (8 MiB)");
 }
 
 std::optional<Error> sniffTokenizerFile(std::string& text, const std::string& source, bool emptyOk) {

@@ -4,7 +4,10 @@
 #include "tokenize/byte_level.h"
 #include "tokenize/sanitized_text.h"
 
+#include <algorithm>
+#include <array>
 #include <new>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 
@@ -14,6 +17,16 @@ namespace {
 
 /// Longer per-word limits would make greedy matching quadratic in a pathological word.
 constexpr std::int64_t kMaxWordCharsLimit = 10'000;
+constexpr std::int64_t kChunkBytes = 64 << 10;
+
+/// ASCII punctuation after which a chunk may end: it is a word of its own, neither cased nor
+/// case-ignorable (so no Greek final-sigma context reaches across it) and not part of the usual
+/// special-token spellings ([X], <x>, <|x|>). Excludes . : ' ^ ` (case-ignorable).
+constexpr auto kCutAfter = [] {
+    std::array<bool, 128> table{};
+    for (const char c : std::string_view(",;!?(){}/\"#$%&*+-=@\\~_")) table[static_cast<unsigned char>(c)] = true;
+    return table;
+}();
 
 Error invalid(std::string message) { return makeError(ErrorCode::InvalidInput, std::move(message)); }
 
@@ -80,6 +93,17 @@ public:
     }
 
 private:
+    /// First position at or after `from` where a chunk may end without changing any token: before
+    /// ASCII white space, or after a word-separating punctuation character (kCutAfter).
+    std::int64_t chunkBoundary(const std::string& work, std::int64_t from, std::int64_t end) const {
+        for (std::int64_t i = from; i < end; ++i) {
+            const auto c = static_cast<unsigned char>(work[static_cast<std::size_t>(i)]);
+            if (c == ' ' || c == '\n' || c == '\t' || c == '\r') return i;
+            if (c < 0x80 && kCutAfter[c]) return i + 1;
+        }
+        return end;
+    }
+
     Result<EncodedText> encodeChecked(const std::string& text, bool addSpecialTokens,
                                       const ProgressFn& progress) const {
         const SanitizedText sanitized(text);
@@ -102,13 +126,10 @@ private:
                           sanitized.inputEnd(seg.end), true);
                 continue;
             }
-            // Chunks end at white space so that no word is cut; progress and cancel between them.
+            // About 64 KiB per chunk, with progress and cancel between chunks.
             std::int64_t chunkBegin = seg.begin;
             while (chunkBegin < seg.end) {
-                std::int64_t chunkEnd = std::min(seg.end, chunkBegin + (std::int64_t{64} << 10));
-                while (chunkEnd < seg.end && work[static_cast<std::size_t>(chunkEnd)] != ' ' &&
-                       work[static_cast<std::size_t>(chunkEnd)] != '\n')
-                    ++chunkEnd;
+                const std::int64_t chunkEnd = chunkBoundary(work, std::min(seg.end, chunkBegin + kChunkBytes), seg.end);
                 if (!ticker.at(chunkBegin)) return cancelledTokenizing(chunkBegin, ticker.total());
                 words.clear();
                 m_pre.split(work, chunkBegin, chunkEnd, words);

@@ -136,6 +136,29 @@ TEST(ByteLevelBpe, LongRunWithoutSpacesFinishes) {
     EXPECT_EQ(e.value().tokens.back().byteEnd, 100000);
 }
 
+TEST(ByteLevelBpe, LongWhiteSpaceRunsFinish) {
+    // A megabyte of white space once overflowed ICU's backtracking stack (`\s+(?!\S)`).
+    const auto tok = makeBpe({}, "");
+    for (const std::string& text : {std::string(1 << 20, ' ') + "x", std::string(1 << 20, '\n')}) {
+        const auto e = tok->encode(text);
+        ASSERT_TRUE(e.ok()) << e.error().message;
+        EXPECT_EQ(e.value().tokens.size(), text.size());
+    }
+}
+
+TEST(ByteLevelBpe, OverLongPieceIsMergedInPartsAndCancellable) {
+    const auto tok = makeBpe({"aa", "aaaa"}, "a a\naa aa\n");
+    // 64 KiB parts: 1 MiB of 'a' is 16 parts of 16384 "aaaa" each.
+    const auto e = tok->encode(std::string(1 << 20, 'a'));
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_EQ(e.value().tokens.size(), std::size_t{1} << 18);
+    int calls = 0;
+    const auto cancelled = tok->encode(std::string(1 << 20, 'a'), true, [&](const Progress&) { return ++calls < 3; });
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error().code, ErrorCode::Cancelled);
+    EXPECT_EQ(calls, 3);
+}
+
 TEST(ByteLevelBpe, InvalidUtf8BecomesReplacementBytesWithTheirSpan) {
     const auto tok = makeBpe({}, "");
     const EncodedText e = encodeOk(*tok, "a\xFF" "b");

@@ -220,6 +220,24 @@ TEST(WordPiece, CancelStopsEncoding) {
     EXPECT_EQ(result.error().code, ErrorCode::Cancelled);
 }
 
+TEST(WordPiece, ChunkCutsDoNotChangeTokens) {
+    // 270 KB without white space: chunks may only end after a comma, which must not move a word
+    // boundary or a final sigma. "ΑΣ" + ",ΣΑΑΣ" × 30000 → ας, then (",", σαας) × 30000.
+    WordPieceOptions options;
+    options.singleTemplate = {};
+    auto tok = makeWordPieceTokenizer("[UNK]\n\xCE\xB1\xCF\x82\n,\n\xCF\x83\xCE\xB1\xCE\xB1\xCF\x82\n", options);
+    ASSERT_TRUE(tok.ok()) << tok.error().message;
+    std::string text = "\xCE\x91\xCE\xA3";
+    for (int i = 0; i < 30000; ++i) text += ",\xCE\xA3\xCE\x91\xCE\x91\xCE\xA3";
+    const EncodedText e = encodeOk(*tok.value(), text);
+    ASSERT_EQ(e.tokens.size(), 60001u);
+    EXPECT_EQ(e.tokens[0].id, 1);
+    for (std::size_t i = 1; i < e.tokens.size(); ++i) {
+        ASSERT_EQ(e.tokens[i].id, i % 2 == 1 ? 2 : 3) << "token " << i;
+        ASSERT_EQ(e.tokens[i].byteBegin, 4 + static_cast<std::int64_t>((i - 1) / 2) * 9 + (i % 2 == 1 ? 0 : 1));
+    }
+}
+
 TEST(WordPieceVocab, BomCrlfAndDuplicates) {
     WordPieceOptions noTemplate;
     noTemplate.singleTemplate = {};
