@@ -29,6 +29,8 @@ const ByteLevelTable& ByteLevelTable::instance() {
     return table;
 }
 
+// bytes_to_unicode: the 188 printable bytes keep their code point; the other 68, in increasing
+// order, take U+0100 onwards, so every byte has a visible stand-in and the mapping is reversible.
 ByteLevelTable::ByteLevelTable() {
     m_bytes.fill(-1);
     char32_t next = 0x100;

@@ -39,6 +39,8 @@ std::size_t invalidUtf8Length(const unsigned char* data, std::size_t size, std::
     return n;
 }
 
+// Valid input (the usual case) is not copied: text() returns the input itself and the offset
+// maps are the identity.
 SanitizedText::SanitizedText(const std::string& input) : m_input(input) {
     const auto* data = reinterpret_cast<const unsigned char*>(input.data());
     const std::size_t size = input.size();

@@ -30,6 +30,8 @@ std::vector<TextSegment> splitOnSpecialTokens(const std::string& text, const std
         if (s.empty() || id < 0) continue;
         candidates.push_back(Candidate{&s, id, text.find(s)});
     }
+    // Leftmost first, longest on a tie: what transformers' trie split and tokenizers' added-token
+    // matcher both do, so "[MASK]" wins over a hypothetical "[MA" starting at the same byte.
     std::vector<TextSegment> out;
     const auto size = static_cast<std::int64_t>(text.size());
     std::size_t pos = 0;
@@ -118,6 +120,8 @@ std::optional<Error> checkTextSize(const std::string& text) {
                                                      std::to_string(kMaxModelTokenizerTextBytes) + " bytes (8 MiB)");
 }
 
+// The common ways a download goes wrong (FORMATS.md §1.1) get their own message, because "not valid
+// JSON" or "line 1: expected two tokens" would not tell the user what happened.
 std::optional<Error> sniffTokenizerFile(std::string& text, const std::string& source, bool emptyOk) {
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
     if (text.empty() && emptyOk) return std::nullopt;
