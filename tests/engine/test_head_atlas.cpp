@@ -156,6 +156,45 @@ TEST_F(HeadAtlasTest, RolloutOfOneLayerIsHalfAttentionHalfIdentity) {
     }
 }
 
+TEST_F(HeadAtlasTest, FlowThroughTwoLayersIsTheSumOfDisjointPathBottlenecks) {
+    // With two layers every path j -> k -> i uses its own middle node k, so the maximum flow is
+    // sum_k min(A1[k][j], A2[i][k]) for the residual-mixed, row-normalised head means A1, A2.
+    AtlasRequest request;
+    request.text = "the cat sat on the mat";
+    request.settings = {{"", "full", {}}};
+    auto atlas = m_engine->analyzeModel(request);
+    ASSERT_TRUE(atlas.ok()) << atlas.error().message;
+    ModelInput input;
+    input.text = request.text;
+    auto f = m_engine->forwardModel(input);
+    ASSERT_TRUE(f.ok());
+    const std::int64_t n = f.value()->n, heads = 4;
+    ASSERT_EQ(atlas.value()->flow.shape, (std::vector<std::int64_t>{n, n}));
+    std::vector<std::vector<double>> mixed;
+    for (int l = 0; l < 2; ++l) {
+        std::vector<double> a(static_cast<std::size_t>(n * n));
+        for (std::int64_t i = 0; i < n; ++i) {
+            double rowSum = 0;
+            for (std::int64_t j = 0; j < n; ++j) {
+                double mean = 0;
+                for (std::int64_t h = 0; h < heads; ++h)
+                    mean += f.value()->attention[static_cast<std::size_t>(l)].f32[static_cast<std::size_t>((h * n + i) * n + j)];
+                a[static_cast<std::size_t>(i * n + j)] = 0.5 * mean / heads + (i == j ? 0.5 : 0.0);
+                rowSum += a[static_cast<std::size_t>(i * n + j)];
+            }
+            for (std::int64_t j = 0; j < n; ++j) a[static_cast<std::size_t>(i * n + j)] /= rowSum;
+        }
+        mixed.push_back(std::move(a));
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+            double expected = 0;
+            for (std::int64_t k = 0; k < n; ++k)
+                expected += std::min(mixed[0][static_cast<std::size_t>(k * n + j)], mixed[1][static_cast<std::size_t>(i * n + k)]);
+            EXPECT_NEAR(atlas.value()->flow.f32[static_cast<std::size_t>(i * n + j)], expected, 1e-5) << i << "," << j;
+        }
+}
+
 TEST_F(HeadAtlasTest, UnknownCoverageVariantAndNoModelAreErrors) {
     AtlasRequest request;
     request.text = kText;

@@ -22,11 +22,14 @@ struct CoverageSetting {
 /// The default settings (10 of them: windows, strides, blocks, top-k, entmax, low-rank, kernels).
 std::vector<CoverageSetting> defaultCoverageSettings();
 
+/// Longest input for which attention flow is computed.
+constexpr std::int64_t kMaxFlowTokens = 64;
+
 struct AtlasRequest {
     std::string text;
     std::vector<std::int64_t> ids;  ///< explicit vocabulary ids instead of text (no specials added)
     std::vector<CoverageSetting> settings;  ///< empty = defaultCoverageSettings()
-    bool rollout = true;
+    bool rollout = true;  ///< rollout and, up to kMaxFlowTokens tokens, attention flow
 };
 
 struct HeadMetrics {
@@ -54,6 +57,9 @@ struct HeadAtlas {
     std::vector<std::string> settingNotes;  ///< per setting: "" or why it does not apply
     std::vector<HeadMetrics> metrics;       ///< layer-major: metrics[layer * heads + head]
     PlainTensor rollout;                    ///< F32 [n, n]: output token i <- input token j
+    /// F32 [n, n]: attention flow (max-flow) from input token j to output token i; empty when n
+    /// exceeds kMaxFlowTokens (n^2 max-flow problems), with a notice.
+    PlainTensor flow;
     std::vector<std::string> notices;
     double seconds = 0;
 };

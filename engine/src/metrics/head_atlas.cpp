@@ -1,6 +1,7 @@
 #include "metrics/head_atlas.h"
 
 #include "core/run_context.h"
+#include "metrics/attention_flow.h"
 
 #include <cmath>
 #include <limits>
@@ -116,16 +117,22 @@ void fillPositional(const at::Tensor& probs, const std::vector<bool>& special, s
     }
 }
 
-at::Tensor attentionRollout(const std::vector<at::Tensor>& attention) {
+/// Ã_l = ½ head-mean + ½ I, rows re-normalised: residual connections keep half the flow on the
+/// token itself (Abnar & Zuidema 2020). Shared by rollout and flow.
+std::vector<at::Tensor> residualAttention(const std::vector<at::Tensor>& attention) {
     const std::int64_t n = attention.front().size(1);
-    at::Tensor eye = at::eye(n, at::kDouble);
-    at::Tensor rollout = eye;
+    const at::Tensor eye = at::eye(n, at::kDouble);
+    std::vector<at::Tensor> out;
     for (const auto& probs : attention) {
-        // Residual connections: half the flow stays on the token itself (Abnar & Zuidema 2020).
         at::Tensor a = 0.5 * probs.to(at::kDouble).mean(0) + 0.5 * eye;
-        a = a / a.sum(-1, true);
-        rollout = at::mm(a, rollout);
+        out.push_back(a / a.sum(-1, true));
     }
+    return out;
+}
+
+at::Tensor attentionRollout(const std::vector<at::Tensor>& residual) {
+    at::Tensor rollout = at::eye(residual.front().size(0), at::kDouble);
+    for (const auto& a : residual) rollout = at::mm(a, rollout);
     return rollout.to(at::kFloat);
 }
 
@@ -195,9 +202,22 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
             atlas.metrics[static_cast<std::size_t>(l * heads + h)] = std::move(layerMetrics[static_cast<std::size_t>(h)]);
     }
     if (rollout) {
-        at::Tensor r = attentionRollout(capture.attention);
+        const std::vector<at::Tensor> residual = residualAttention(capture.attention);
+        at::Tensor r = attentionRollout(residual);
         atlas.rollout = PlainTensor::fromF32({atlas.n, atlas.n},
                                              std::vector<float>(r.data_ptr<float>(), r.data_ptr<float>() + r.numel()));
+        if (atlas.n <= kMaxFlowTokens) {
+            std::vector<std::vector<double>> layersAsRows;
+            for (const auto& a : residual) {
+                const at::Tensor c = a.contiguous();
+                layersAsRows.emplace_back(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+            }
+            const std::vector<double> flow = attentionFlow(layersAsRows, atlas.n);
+            atlas.flow = PlainTensor::fromF32({atlas.n, atlas.n}, std::vector<float>(flow.begin(), flow.end()));
+        } else {
+            atlas.notices.push_back("attention flow not computed: " + std::to_string(atlas.n) + " tokens (it needs n^2 "
+                                    "max-flow problems; up to " + std::to_string(kMaxFlowTokens) + " tokens)");
+        }
     }
 }
 

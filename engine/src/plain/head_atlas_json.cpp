@@ -88,6 +88,14 @@ std::string headAtlasJson(const HeadAtlas& atlas) {
         }
         j["rollout"] = rows;
     }
+    if (!atlas.flow.f32.empty()) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (std::int64_t i = 0; i < atlas.n; ++i) {
+            const auto begin = atlas.flow.f32.begin() + i * atlas.n;
+            rows.push_back(std::vector<float>(begin, begin + atlas.n));
+        }
+        j["flow"] = rows;
+    }
     j["notices"] = atlas.notices;
     j["seconds"] = atlas.seconds;
     return j.dump(1);
