@@ -37,8 +37,8 @@ CompareErrorPanel::CompareErrorPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_note);
 
     m_table = new QTableWidget(0, ColumnCount, this);
-    m_table->setHorizontalHeaderLabels({tr("variant"), tr("mean row L1"), tr("max row L1 (row)"),
-                                        tr("KL(full ‖ variant)"), tr("kept mass")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("variant"), tr("mean L1"), tr("max L1 (row)"), tr("KL(full ‖ ·)"), tr("kept mass")});
     m_table->horizontalHeaderItem(MeanL1Column)
         ->setToolTip(tr("Σ_j |variant_ij − full_ij| per query row i, averaged over rows (0 = identical, 2 = disjoint)"));
     m_table->horizontalHeaderItem(KlColumn)
@@ -47,8 +47,9 @@ CompareErrorPanel::CompareErrorPanel(QWidget* parent) : QWidget(parent) {
     m_table->horizontalHeaderItem(KeptMassColumn)
         ->setToolTip(tr("Share of full's softmax mass on the keys the variant's pattern allows, averaged over rows"));
     m_table->verticalHeader()->setVisible(false);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // The numbers share the width left by the names, so every column stays visible in a narrow pane.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(VariantColumn, QHeaderView::ResizeToContents);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     layout->addWidget(m_table);

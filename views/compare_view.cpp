@@ -53,6 +53,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
         pane->setTitlePrefix(QStringLiteral("%1: ").arg(paneName(i)));
         pane->setToolbarVisible(false);  // the main window shares the Heatmap tab's choices
         pane->setVisible(i < kMinPanes);
+        // A pane's title names every parameter: let it clip rather than widen the window.
+        pane->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         panes->addWidget(pane, 1);
         m_paneStates[static_cast<std::size_t>(i)] = state;
         m_panes[static_cast<std::size_t>(i)] = pane;

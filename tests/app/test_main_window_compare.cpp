@@ -6,6 +6,7 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 
+#include "views/compare_difference_map.h"
 #include "views/compare_error_panel.h"
 #include "views/compare_view.h"
 #include "views/cost_view.h"
@@ -74,11 +75,12 @@ private Q_SLOTS:
 
         window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
         window.paramForm()->setValues({{"window", std::int64_t{2}}});
-        window.compareCombo()->setCurrentIndex(window.compareCombo()->findData(QStringLiteral("bigbird")));
-        QVERIFY(editor->addRow(QStringLiteral("star")));
+        // (BigBird's blocks must divide n, which the sample's 77 words do not: other variants here.)
+        window.compareCombo()->setCurrentIndex(window.compareCombo()->findData(QStringLiteral("sparse_strided")));
+        QVERIFY(editor->addRow(QStringLiteral("performer")));
         QCOMPARE(editor->rowCount(), 2);
-        QCOMPARE(editor->ids(), (QStringList{QStringLiteral("bigbird"), QStringLiteral("star")}));
-        QCOMPARE(editor->form(1)->variant().id, std::string("star"));
+        QCOMPARE(editor->ids(), (QStringList{QStringLiteral("sparse_strided"), QStringLiteral("performer")}));
+        QCOMPARE(editor->form(1)->variant().id, std::string("performer"));
         // At most 3 rows besides the main variant: 4 panes.
         QVERIFY(editor->addRow(QStringLiteral("topk")));
         QVERIFY(!editor->addRow());
@@ -88,14 +90,16 @@ private Q_SLOTS:
         QCOMPARE(editor->rowCount(), 2);
 
         QSignalSpy shown(&window, &MainWindow::resultShown);
+        QSignalSpy failed(&window, &MainWindow::runFailed);
         window.showView(MainWindow::View::Compare);
-        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() + failed.count() > 0, kRunTimeoutMs);
+        QVERIFY2(failed.isEmpty(), qPrintable(window.statusText()));
         const auto result = window.lastResult();
         // The three compared variants, then `full` added for the error summary, on one Q, K, V.
         QCOMPARE(result->results.size(), std::size_t{4});
         QCOMPARE(result->results[0].variantId, std::string("longformer"));
-        QCOMPARE(result->results[1].variantId, std::string("bigbird"));
-        QCOMPARE(result->results[2].variantId, std::string("star"));
+        QCOMPARE(result->results[1].variantId, std::string("sparse_strided"));
+        QCOMPARE(result->results[2].variantId, std::string("performer"));
         QCOMPARE(result->results[3].variantId, std::string("full"));
 
         views::CompareView* compare = window.compareView();
@@ -135,12 +139,12 @@ private Q_SLOTS:
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
         window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
-        window.compareCombo()->setCurrentIndex(window.compareCombo()->findData(QStringLiteral("bigbird")));
+        window.compareCombo()->setCurrentIndex(window.compareCombo()->findData(QStringLiteral("sparse_strided")));
         QSignalSpy shown(&window, &MainWindow::resultShown);
         QSignalSpy failed(&window, &MainWindow::runFailed);
         window.showView(MainWindow::View::Compare);
-        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kRunTimeoutMs);
-        QCOMPARE(failed.count(), 0);  // the refused request was retried without `full`
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() + failed.count() > 0, kRunTimeoutMs);
+        QVERIFY2(failed.isEmpty(), qPrintable(window.statusText()));  // retried without `full`
         QCOMPARE(window.lastResult()->results.size(), std::size_t{2});
         views::CompareView* compare = window.compareView();
         QVERIFY(compare->hasComparison());
