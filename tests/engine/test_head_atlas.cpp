@@ -195,6 +195,16 @@ TEST_F(HeadAtlasTest, FlowThroughTwoLayersIsTheSumOfDisjointPathBottlenecks) {
         }
 }
 
+TEST_F(HeadAtlasTest, EmptyTextIsAClearError) {
+    for (const char* text : {"", "   \n\t "}) {
+        ModelInput input;
+        input.text = text;
+        auto f = m_engine->forwardModel(input);
+        ASSERT_FALSE(f.ok());
+        EXPECT_NE(f.error().message.find("the text has no tokens"), std::string::npos) << f.error().message;
+    }
+}
+
 TEST_F(HeadAtlasTest, UnknownCoverageVariantAndNoModelAreErrors) {
     AtlasRequest request;
     request.text = kText;

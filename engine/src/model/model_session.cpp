@@ -2,6 +2,7 @@
 
 #include "core/to_plain.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace attnscope::engine {
@@ -124,6 +125,9 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
                                                                    "(vocab.txt, vocab.json + merges.txt, or tokenizer.json)");
         auto encoded = m_tokenizer->encode(input.text, input.addSpecialTokens, progress);
         if (!encoded) throw EngineError(encoded.error().code, encoded.error().message);
+        const auto& flags = encoded.value().special;
+        if (std::find(flags.begin(), flags.end(), false) == flags.end())
+            throw EngineError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
         pass->notices = encoded.value().notices;
         pass->special = encoded.value().special;
         pass->tokens.tokens = std::move(encoded.value().tokens);

@@ -198,6 +198,15 @@ TEST_F(ModelFolder, ShapeMismatchSaysLooksTransposed) {
     EXPECT_NE(message.find("looks transposed"), std::string::npos);
 }
 
+TEST_F(ModelFolder, IntegerWeightsAreRefused) {
+    TinyModel model = makeTinyModel({});
+    PlainTensor ids = PlainTensor::zeros(DType::I64, {16});
+    model.tensors.at("encoder.layer.0.output.dense.bias") = ids;
+    writeTinyModel(model, m_dir, "bert.");
+    EXPECT_NE(openError().find("tensor 'bert.encoder.layer.0.output.dense.bias' has dtype I64, expected a floating-point type"),
+              std::string::npos);
+}
+
 TEST_F(ModelFolder, MissingTensorAndLayerCountDisagreement) {
     TinyModel model = makeTinyModel({});
     model.tensors.erase("encoder.layer.0.attention.self.key.bias");
