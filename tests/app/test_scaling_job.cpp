@@ -2,6 +2,7 @@
 #include "support/qt_test_support.h"
 
 #include "gui/engine_runner.h"
+#include "gui/local_engine_backend.h"
 #include "gui/scaling_job.h"
 
 #include <QSignalSpy>
@@ -161,6 +162,35 @@ private Q_SLOTS:
         QTRY_COMPARE(runFinished.count(), 1);
         QTRY_COMPARE(finished.count(), 1);
         QCOMPARE(control->startedTags(), (std::vector<std::uint64_t>{7, 9, 7}));
+    }
+
+    void realEngineSweepScalesAsExpected() {
+        // The real engine: exact softmax grows about as n², Longformer's window about as n.
+        EngineRunner runner(std::make_unique<attnscope::app::LocalEngineBackend>());
+        ScalingJob job(&runner);
+        QSignalSpy points(&job, &ScalingJob::pointMeasured);
+        QSignalSpy finished(&job, &ScalingJob::finished);
+        ScalingRequest r = request({QStringLiteral("full"), QStringLiteral("longformer")}, {512, 1024, 2048});
+        r.repeats = 2;
+        job.start(r);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(points.count(), 6);
+        attnscope::views::ScalingPlot plot;
+        for (const auto& args : points) {
+            const auto p = args.at(0).value<ScalingPoint>();
+            QVERIFY2(!p.skipped, qPrintable(p.message));
+            QVERIFY(p.seconds > 0);
+            QVERIFY(p.peakBytes > 0);
+            qInfo("%s n=%lld: %.3f ms, peak %llu bytes", qPrintable(p.variantId), static_cast<long long>(p.n),
+                  p.seconds * 1e3, static_cast<unsigned long long>(p.peakBytes));
+            plot.addPoint(p);
+        }
+        const double fullSlope = plot.timeSlope(QStringLiteral("full"));
+        const double windowSlope = plot.timeSlope(QStringLiteral("longformer"));
+        qInfo("time slopes: full %.2f, longformer %.2f; memory slopes: full %.2f, longformer %.2f", fullSlope,
+              windowSlope, plot.memorySlope(QStringLiteral("full")), plot.memorySlope(QStringLiteral("longformer")));
+        QVERIFY2(fullSlope > 1.5, qPrintable(QString::number(fullSlope)));
+        QVERIFY2(fullSlope > windowSlope + 0.4, qPrintable(QStringLiteral("%1 vs %2").arg(fullSlope).arg(windowSlope)));
     }
 
     void emptyRequestFinishesWithAMessage() {
