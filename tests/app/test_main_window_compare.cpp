@@ -3,6 +3,7 @@
 #include "gui/app_settings.h"
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
+#include "gui/scaling_job.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 
@@ -15,6 +16,8 @@
 #include "views/param_form.h"
 
 #include <QComboBox>
+#include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -130,6 +133,32 @@ private Q_SLOTS:
             if (table->item(row, views::CostView::StageColumn)->text() == QStringLiteral("total")) ++totals;
         QCOMPARE(totals, 4);
         QCOMPARE(shown.count(), 1);
+    }
+
+    void costTabMeasuresInTheBackground() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow window(&runner, AppSettings{}, quietOptions());
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        window.showView(MainWindow::View::Cost);
+        views::CostView* cost = window.costView();
+        cost->setCheckedVariants({QStringLiteral("full"), QStringLiteral("linear")});
+        cost->sizesEdit()->setText(QStringLiteral("32, 64, 128"));
+        QSignalSpy finished(window.scalingJob(), &attnscope::app::ScalingJob::finished);
+        cost->scalingButton()->click();
+        QVERIFY(cost->scalingRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kRunTimeoutMs);
+        QVERIFY(!cost->scalingRunning());
+        views::ScalingPlot* plot = cost->scalingPlot();
+        QCOMPARE(plot->variantIds(), (QStringList{QStringLiteral("full"), QStringLiteral("linear")}));
+        for (const QString& id : plot->variantIds()) {
+            const auto points = plot->points(id);
+            QCOMPARE(points.size(), 3);
+            QCOMPARE(points.last().n, std::int64_t{128});
+            QVERIFY(points.last().seconds > 0);
+        }
+        QVERIFY(plot->timeLegend(QStringLiteral("full")).startsWith(QStringLiteral("Full softmax attention (slope ")));
+        QCOMPARE(cost->scalingProgress()->value(), 6);
     }
 
     void exactOverBudgetIsLeftOutAndSaidSo() {
