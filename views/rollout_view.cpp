@@ -1,0 +1,133 @@
+#include "views/rollout_view.h"
+
+#include "views/colormap.h"
+#include "views/diagnostics/plot_style.h"
+#include "views/qcp.h"
+#include "views/token_label.h"
+
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnscope::views {
+
+RolloutView::RolloutView(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_plot = new QCustomPlot(this);
+    styleDiagnosticPlot(m_plot);
+    layout->addWidget(m_plot);
+    QFont titleFont = m_plot->font();
+    titleFont.setBold(true);
+    m_title = new QCPTextElement(m_plot, tr("Attention rollout"), titleFont);
+    m_title->setTextColor(m_plot->palette().color(QPalette::Text));
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);  // whole cells at the edges
+    m_scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(1, 1, m_scale);
+    m_scale->setType(QCPAxis::atRight);
+    m_scale->setBarWidth(12);
+    m_map->setColorScale(m_scale);
+    // NOTE: after setColorScale, which makes the map adopt the scale's default gradient.
+    m_scale->setGradient(gradientFromLut(Colormap::viridis()));
+    m_map->setGradient(m_scale->gradient());
+    m_scale->axis()->setLabel(tr("rollout weight"));
+    styleDiagnosticAxis(m_scale->axis(), m_plot->palette().color(QPalette::Text), m_plot->font());
+    auto* margins = new QCPMarginGroup(m_plot);
+    m_plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    m_scale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    m_plot->xAxis->setLabel(tr("input token"));
+    m_plot->yAxis->setLabel(tr("output token"));
+    m_plot->yAxis->setRangeReversed(true);  // token 0 on top, as matrices are read
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &RolloutView::onMouseMove);
+    clear();
+}
+
+void RolloutView::clear(const QString& message) {
+    m_n = 0;
+    m_labels.clear();
+    m_map->data()->clear();
+    m_map->setVisible(false);
+    m_title->setText(message.isEmpty() ? tr("Attention rollout: analyse a model") : message);
+    replotWhenShown(m_plot);
+}
+
+void RolloutView::setRollout(const engine::PlainTensor& rollout, const std::vector<engine::Token>& tokens) {
+    const bool square = rollout.dtype == engine::DType::F32 && rollout.shape.size() == 2 &&
+                        rollout.shape[0] == rollout.shape[1] && rollout.shape[0] > 0 &&
+                        static_cast<std::int64_t>(rollout.f32.size()) == rollout.numel();
+    if (!square) {
+        clear(tr("Attention rollout: not computed"));
+        return;
+    }
+    m_n = static_cast<int>(rollout.shape[0]);
+    m_labels.assign(static_cast<std::size_t>(m_n), QString());
+    for (int i = 0; i < m_n; ++i)
+        m_labels[static_cast<std::size_t>(i)] =
+            i < static_cast<int>(tokens.size()) ? tokenLabel(tokens[static_cast<std::size_t>(i)].text, 12) : QString::number(i);
+    auto* data = m_map->data();
+    data->setSize(m_n, m_n);
+    data->setRange(QCPRange(0, m_n - 1), QCPRange(0, m_n - 1));
+    double hi = 0;
+    for (int i = 0; i < m_n; ++i) {
+        for (int j = 0; j < m_n; ++j) {
+            const double v = rollout.f32[static_cast<std::size_t>(i) * static_cast<std::size_t>(m_n) + static_cast<std::size_t>(j)];
+            data->setCell(j, i, v);  // x = input token (key), y = output token
+            if (std::isfinite(v)) hi = std::max(hi, v);
+        }
+    }
+    m_map->setDataRange(QCPRange(0, hi > 0 ? hi : 1));
+    m_map->setVisible(true);
+    const bool tokenTicks = m_n <= kMaxTokenTicks;
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        if (tokenTicks) {
+            auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+            for (int i = 0; i < m_n; ++i) ticker->addTick(i, m_labels[static_cast<std::size_t>(i)]);
+            axis->setTicker(ticker);
+        } else {
+            auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+            ticker->setTickStep(1.0);
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+            axis->setTicker(ticker);
+        }
+        axis->setSubTicks(false);
+        axis->setRange(-0.5, m_n - 0.5);
+    }
+    m_plot->xAxis->setTickLabelRotation(tokenTicks ? -90 : 0);
+    m_title->setText(tr("Attention rollout (Abnar & Zuidema 2020), %n token(s)", nullptr, m_n));
+    replotWhenShown(m_plot);
+}
+
+double RolloutView::value(int i, int j) const {
+    if (i < 0 || j < 0 || i >= m_n || j >= m_n) return std::numeric_limits<double>::quiet_NaN();
+    return m_map->data()->cell(j, i);
+}
+
+void RolloutView::onMouseMove(QMouseEvent* event) {
+    if (m_n == 0) return;
+    const int j = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(event->position().x())));
+    const int i = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(event->position().y())));
+    if (i < 0 || j < 0 || i >= m_n || j >= m_n || !m_plot->axisRect()->rect().contains(event->position().toPoint())) {
+        QToolTip::hideText();
+        return;
+    }
+    // Token text is user data: plain text only (FORMATS.md §5).
+    const QString text = tr("output %1 “%2” ← input %3 “%4”: %5")
+                             .arg(i)
+                             .arg(m_labels[static_cast<std::size_t>(i)])
+                             .arg(j)
+                             .arg(m_labels[static_cast<std::size_t>(j)])
+                             .arg(value(i, j), 0, 'g', 4);
+    QToolTip::showText(event->globalPosition().toPoint(),
+                       QStringLiteral("<p style='white-space:pre'>%1</p>").arg(text.toHtmlEscaped()), m_plot);
+}
+
+}  // namespace attnscope::views
