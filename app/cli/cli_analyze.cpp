@@ -48,14 +48,12 @@ Result<std::vector<CoverageSetting>> parseSettings(const Engine& engine, const s
 int analyzeCommand(const AnalyzeOptions& options) {
     std::string text = options.text;
     if (!options.textFile.empty()) {
-        std::ifstream in(options.textFile, std::ios::binary);
-        if (!in) {
-            printError(options.textFile + ": cannot open the text file");
+        auto read = readTextFile(options.textFile);
+        if (!read) {
+            printError(read.error().message);
             return kExitFailure;
         }
-        std::ostringstream s;
-        s << in.rdbuf();
-        text = s.str();
+        text = std::move(read.value());
     }
     EngineOptions engineOptions;
     engineOptions.threads = options.threads;

@@ -1,6 +1,8 @@
 #pragma once
 // Sub-commands of attnscope-cli. Each returns the process exit status.
 
+#include <attnscope/result.h>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
@@ -60,6 +62,9 @@ int runCommand(const RunOptions& options);
 int variantsCommand(const VariantsOptions& options);
 int analyzeCommand(const AnalyzeOptions& options);
 int trainCommand(const TrainCliOptions& options);
+
+/// The whole file as bytes; an Io error naming the path when it cannot be read.
+engine::Result<std::string> readTextFile(const std::string& path);
 
 /// Prints "attnscope-cli: error: MESSAGE" on one line of stderr.
 void printError(const std::string& message);

@@ -26,15 +26,6 @@ int exitFor(const Error& error) {
     }
 }
 
-Result<std::string> readTextFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError(ErrorCode::Io, path + ": cannot open the text file");
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (in.bad()) return makeError(ErrorCode::Io, path + ": read failed");
-    return s.str();
-}
-
 Result<VariantRequest> buildVariantRequest(const Engine& engine, const RunOptions& options) {
     const VariantInfo* info = engine.findVariant(options.variant);
     if (!info) {
@@ -69,6 +60,15 @@ Result<VariantRequest> buildVariantRequest(const Engine& engine, const RunOption
 }
 
 }  // namespace
+
+Result<std::string> readTextFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError(ErrorCode::Io, path + ": cannot open the text file");
+    std::ostringstream s;
+    s << in.rdbuf();
+    if (in.bad()) return makeError(ErrorCode::Io, path + ": read failed");
+    return s.str();
+}
 
 int runCommand(const RunOptions& options) {
     EngineOptions engineOptions;

@@ -35,14 +35,12 @@ int trainCommand(const TrainCliOptions& options) {
     train.seed = options.seed;
     train.out = options.out;
     if (!options.textFile.empty()) {
-        std::ifstream in(options.textFile, std::ios::binary);
-        if (!in) {
-            printError(options.textFile + ": cannot open the text file");
+        auto read = readTextFile(options.textFile);
+        if (!read) {
+            printError(read.error().message);
             return kExitFailure;
         }
-        std::ostringstream s;
-        s << in.rdbuf();
-        train.text = s.str();
+        train.text = std::move(read.value());
     } else if (options.task == "text") {
         printError("task 'text' needs --text-file");
         return kExitUsage;

@@ -26,6 +26,25 @@ namespace attnscope::engine {
 
 namespace {
 
+/// The engine's error boundary: runs `body` and turns every exception into an Error, so none
+/// crosses the public API. `outOfMemory` is the message (with advice) for std::bad_alloc.
+template <class Body>
+auto guarded(const char* outOfMemory, Body&& body) -> decltype(body()) {
+    try {
+        return body();
+    } catch (const CancelledError&) {
+        return makeError(ErrorCode::Cancelled, "cancelled");
+    } catch (const EngineError& e) {
+        return makeError(e.code, e.what());
+    } catch (const c10::Error& e) {
+        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::OutOfBudget, outOfMemory);
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, e.what());
+    }
+}
+
 bool hasParam(const VariantInfo& info, const std::string& name) {
     return std::any_of(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.name == name; });
 }
@@ -154,26 +173,16 @@ const ModelInfo* Engine::currentModel() const { return m_impl->model ? &m_impl->
 
 Result<std::shared_ptr<const ModelForward>> Engine::forwardModel(const ModelInput& input, const ProgressFn& progress) {
     if (!m_impl->model) return makeError(ErrorCode::InvalidArgument, "no model is open (open a model folder first)");
-    try {
+    return guarded("out of memory running the model: try a shorter input", [&]() -> Result<std::shared_ptr<const ModelForward>> {
         c10::InferenceMode inferenceGuard;
         return m_impl->model->forward(input, progress);
-    } catch (const CancelledError&) {
-        return makeError(ErrorCode::Cancelled, "cancelled");
-    } catch (const EngineError& e) {
-        return makeError(e.code, e.what());
-    } catch (const c10::Error& e) {
-        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
-    } catch (const std::bad_alloc&) {
-        return makeError(ErrorCode::OutOfBudget, "out of memory running the model: try a shorter input");
-    } catch (const std::exception& e) {
-        return makeError(ErrorCode::Internal, e.what());
-    }
+    });
 }
 
 Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest& request, const ProgressFn& progress) {
     auto& impl = *m_impl;
     if (!impl.model) return makeError(ErrorCode::InvalidArgument, "no model is open (open a model folder first)");
-    try {
+    return guarded("out of memory analysing the model: try a shorter input", [&]() -> Result<std::shared_ptr<const HeadAtlas>> {
         c10::InferenceMode inferenceGuard;
         const auto started = std::chrono::steady_clock::now();
         auto atlas = std::make_shared<HeadAtlas>();
@@ -211,23 +220,13 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
         }
         atlas->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return std::shared_ptr<const HeadAtlas>(std::move(atlas));
-    } catch (const CancelledError&) {
-        return makeError(ErrorCode::Cancelled, "cancelled");
-    } catch (const EngineError& e) {
-        return makeError(e.code, e.what());
-    } catch (const c10::Error& e) {
-        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
-    } catch (const std::bad_alloc&) {
-        return makeError(ErrorCode::OutOfBudget, "out of memory analysing the model: try a shorter input");
-    } catch (const std::exception& e) {
-        return makeError(ErrorCode::Internal, e.what());
-    }
+    });
 }
 
 Result<TrainReport> Engine::train(const TrainOptions& options, const std::function<void(const TrainLogEntry&)>& onLog,
                                   const ProgressFn& progress) {
     auto& impl = *m_impl;
-    try {
+    return guarded("out of memory training: try a smaller model, batch or length", [&]() -> Result<TrainReport> {
         const Variant* v = impl.find(options.variant);
         if (!v) return makeError(ErrorCode::InvalidArgument, "unknown variant '" + options.variant + "' (available: " + impl.variantList() + ")");
         const auto trainable = trainableVariants();
@@ -240,17 +239,7 @@ Result<TrainReport> Engine::train(const TrainOptions& options, const std::functi
         auto params = resolveParams(v->info(), options.params);
         if (!params) return params.error();
         return trainModel(options, *v, params.value(), impl.pool, onLog, progress);
-    } catch (const CancelledError&) {
-        return makeError(ErrorCode::Cancelled, "cancelled");
-    } catch (const EngineError& e) {
-        return makeError(e.code, e.what());
-    } catch (const c10::Error& e) {
-        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
-    } catch (const std::bad_alloc&) {
-        return makeError(ErrorCode::OutOfBudget, "out of memory training: try a smaller model, batch or length");
-    } catch (const std::exception& e) {
-        return makeError(ErrorCode::Internal, e.what());
-    }
+    });
 }
 
 Result<TokenizedInput> Engine::tokenize(const InputSpec& input, const ProgressFn& progress) const {
@@ -291,7 +280,7 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
 
 Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, const ProgressFn& progress) {
     auto& impl = *m_impl;
-    try {
+    return guarded("out of memory: try a sparse variant or a shorter input", [&]() -> Result<std::shared_ptr<const RunResult>> {
         impl.recycleLast();
         if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
         std::vector<const Variant*> variants;
@@ -398,17 +387,7 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         run->requestJson = requestJson(request, resolved, shape.n);
         impl.last = run;
         return std::shared_ptr<const RunResult>(std::move(run));
-    } catch (const CancelledError&) {
-        return makeError(ErrorCode::Cancelled, "cancelled");
-    } catch (const EngineError& e) {
-        return makeError(e.code, e.what());
-    } catch (const c10::Error& e) {
-        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
-    } catch (const std::bad_alloc&) {
-        return makeError(ErrorCode::OutOfBudget, "out of memory: try a sparse variant or a shorter input");
-    } catch (const std::exception& e) {
-        return makeError(ErrorCode::Internal, e.what());
-    }
+    });
 }
 
 }  // namespace attnscope::engine

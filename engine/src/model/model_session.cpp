@@ -47,6 +47,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     if (tokenizer) {
         session->m_tokenizer = tokenizer.value();
         info.tokenizer = tokenizer.value()->kind() == ModelTokenizerKind::WordPiece ? "wordpiece" : "byte-level-bpe";
+        for (const auto& note : tokenizer.value()->loadNotices()) info.warnings.push_back(note);
         if (tokenizer.value()->vocabSize() > c.vocabSize)
             info.warnings.push_back("the tokenizer has " + std::to_string(tokenizer.value()->vocabSize()) +
                                     " tokens, the model's embedding only " + std::to_string(c.vocabSize));
