@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
                                         QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics or links."),
                                         QStringLiteral("VIEW"));
     const QCommandLineOption compareOption(
-        QStringLiteral("compare"), QStringLiteral("The \"Compare with\" variant id (the compare view runs both)."),
+        QStringLiteral("compare"), QStringLiteral("The \"Compare with\" variant ids, comma-separated (up to 3; the compare view runs them beside --variant)."),
         QStringLiteral("ID"));
     const QCommandLineOption paramOption(QStringLiteral("param"),
                                          QStringLiteral("A parameter of --variant, e.g. window=2 (repeatable)."),
