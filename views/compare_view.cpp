@@ -257,7 +257,47 @@ const engine::AttentionResult* CompareView::referenceResult(int choice) const {
     return paneResult(choice);
 }
 
+CompareDifferenceMap* CompareView::differenceMap() const {
+    const_cast<CompareView*>(this)->refreshDerived();
+    return m_diffMap;
+}
+
+CompareErrorPanel* CompareView::errorPanel() const {
+    const_cast<CompareView*>(this)->refreshDerived();
+    return m_errorPanel;
+}
+
+void CompareView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    refreshDerived();
+}
+
+void CompareView::refreshDerived() {
+    if (!m_derivedStale) return;
+    m_derivedStale = false;
+    computeDifference();
+    computeErrors();
+}
+
+// NOTE: a hidden tab still follows every head change; for n = 4096 the difference map and three
+// error summaries cost about a second, so they wait until the view is shown.
 void CompareView::updateDifference() {
+    if (!isVisible()) {
+        m_derivedStale = true;
+        return;
+    }
+    computeDifference();
+}
+
+void CompareView::updateErrors() {
+    if (!isVisible()) {
+        m_derivedStale = true;
+        return;
+    }
+    computeErrors();
+}
+
+void CompareView::computeDifference() {
     if (!hasComparison()) {
         m_diffMap->clear(m_refusal.isEmpty() ? tr("The difference map needs two variants.") : tr("Not comparable."));
         return;
@@ -282,7 +322,7 @@ ErrorSummary CompareView::errorSummary(int index) const {
     return summarizeAgainstExact(*variant, *exact, shownHead());
 }
 
-void CompareView::updateErrors() {
+void CompareView::computeErrors() {
     if (!hasComparison()) {
         m_errorPanel->clear(m_refusal.isEmpty() ? tr("The error summary needs a comparison.") : m_refusal);
         return;

@@ -64,8 +64,10 @@ public:
     void setDifference(int minuend, int reference);
     int differenceMinuend() const { return m_diffMinuend; }
     int differenceReference() const { return m_diffReference; }
-    CompareDifferenceMap* differenceMap() const { return m_diffMap; }
-    CompareErrorPanel* errorPanel() const { return m_errorPanel; }
+    /// The difference map and the error panel, brought up to date first (they are computed only
+    /// while the view is visible: O(n·m) per pane on every head change).
+    CompareDifferenceMap* differenceMap() const;
+    CompareErrorPanel* errorPanel() const;
     /// Error summary of pane `index` against `full` for the shown head (not ok when there is no
     /// `full` or the pane cannot be compared; `message` says why).
     ErrorSummary errorSummary(int index) const;
@@ -88,14 +90,21 @@ Q_SIGNALS:
     /// Intent: (query, key) is hovered in one of the panes; (-1, -1) when the pointer left.
     void cellHovered(int query, int key);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void syncHead();
     void rebuildPanes();
     void updateSharedRange();
     void updateDifferenceChoices();
     void applyDifference(int minuend, int reference);
+    /// Recompute now when visible, else mark the derived panels stale (see refreshDerived()).
     void updateDifference();
     void updateErrors();
+    void computeDifference();
+    void computeErrors();
+    void refreshDerived();
     void updateInfo();
     const engine::AttentionResult* paneResult(int pane) const;
     const engine::AttentionResult* referenceResult(int choice) const;
@@ -119,7 +128,8 @@ private:
     int m_exactIndex = -1;
     int m_diffMinuend = 1;
     int m_diffReference = 0;
-    bool m_diffChosen = false;  // the user (or setDifference) picked the pair: keep it while valid
+    bool m_diffChosen = false;
+    bool m_derivedStale = false;  // difference map and error panel wait for the view to be shown  // the user (or setDifference) picked the pair: keep it while valid
     int m_query = -1;
     int m_key = -1;
 };
