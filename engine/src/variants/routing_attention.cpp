@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -204,15 +205,29 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
             simT.copy_(dists.t());
             const float* dp = simT.data_ptr<float>();
             at::parallel_for(0, 2 * clusters, 1, [&](std::int64_t t0, std::int64_t t1) {
-                std::vector<std::pair<float, std::int64_t>> ranked(static_cast<std::size_t>(n));
+                std::vector<float> values(static_cast<std::size_t>(n));
                 for (std::int64_t task = t0; task < t1; ++task) {
                     const std::int64_t c = task / 2, side = task % 2;
                     const float* sim = dp + c * 2 * n + side * n;
-                    for (std::int64_t t = 0; t < n; ++t) ranked[static_cast<std::size_t>(t)] = {-sim[t], t};
-                    std::nth_element(ranked.begin(), ranked.begin() + (window - 1), ranked.end());
-                    std::vector<std::int64_t> chosen(static_cast<std::size_t>(window));
-                    for (std::int64_t t = 0; t < window; ++t) chosen[static_cast<std::size_t>(t)] = ranked[static_cast<std::size_t>(t)].second;
-                    std::sort(chosen.begin(), chosen.end());
+                    // The w-th largest similarity is the threshold; one pass in index order then
+                    // takes everything above it and the lowest-index ties at it, already sorted
+                    // (cheaper than ranking (value, index) pairs and sorting the winners).
+                    std::copy(sim, sim + n, values.begin());
+                    std::nth_element(values.begin(), values.begin() + (window - 1), values.end(), std::greater<float>());
+                    const float threshold = values[static_cast<std::size_t>(window - 1)];
+                    std::int64_t above = 0;
+                    for (std::int64_t t = 0; t < n; ++t) above += sim[t] > threshold;
+                    std::int64_t tiesLeft = window - above;
+                    std::vector<std::int64_t> chosen;
+                    chosen.reserve(static_cast<std::size_t>(window));
+                    for (std::int64_t t = 0; t < n; ++t) {
+                        if (sim[t] > threshold) {
+                            chosen.push_back(t);
+                        } else if (sim[t] == threshold && tiesLeft > 0) {
+                            chosen.push_back(t);
+                            --tiesLeft;
+                        }
+                    }
                     std::copy(chosen.begin(), chosen.end(),
                               (side == 0 ? clusterQueries : clusterKeys).i64.begin() + (h * clusters + c) * window);
                     (side == 0 ? groups[static_cast<std::size_t>(c)].queries : groups[static_cast<std::size_t>(c)].keys) =
