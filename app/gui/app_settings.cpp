@@ -21,6 +21,8 @@ constexpr char kHeatmapScaleKey[] = "heatmap/scale";
 constexpr char kHeatmapPoolingKey[] = "heatmap/pooling";
 constexpr char kExportDpiKey[] = "export/dpi";
 constexpr char kExportFolderKey[] = "export/folder";
+constexpr char kThemeKey[] = "window/theme";
+constexpr char kRecentFilesKey[] = "files/recent";
 
 /// `fallback` unless the stored text is one of `allowed`.
 QString readChoice(QSettings& s, const char* key, const QString& fallback, const QStringList& allowed) {
@@ -51,6 +53,8 @@ AppSettings AppSettings::load(QSettings& s) {
     out.heatmapPooling = readChoice(s, kHeatmapPoolingKey, out.heatmapPooling, {QStringLiteral("max"), QStringLiteral("mean")});
     out.exportDpi = readInt(s, kExportDpiKey, out.exportDpi, 72, 1200);
     out.exportFolder = s.value(QLatin1String(kExportFolderKey), out.exportFolder).toString();
+    out.theme = readChoice(s, kThemeKey, out.theme, {QStringLiteral("light"), QStringLiteral("dark")});
+    out.recentFiles = s.value(QLatin1String(kRecentFilesKey)).toStringList();
     out.windowGeometry = s.value(QLatin1String(kGeometryKey)).toByteArray();
     // A state saved by another layout version would misplace docks: drop it.
     if (s.value(QLatin1String(kStateVersionKey)).toInt() == kWindowStateVersion)
@@ -69,9 +73,15 @@ void AppSettings::save(QSettings& s) const {
     s.setValue(QLatin1String(kHeatmapPoolingKey), heatmapPooling);
     s.setValue(QLatin1String(kExportDpiKey), exportDpi);
     s.setValue(QLatin1String(kExportFolderKey), exportFolder);
+    s.setValue(QLatin1String(kThemeKey), theme);
+    saveRecentFiles(s, recentFiles);
     s.setValue(QLatin1String(kGeometryKey), windowGeometry);
     s.setValue(QLatin1String(kStateKey), windowState);
     s.setValue(QLatin1String(kStateVersionKey), kWindowStateVersion);
+}
+
+void AppSettings::saveRecentFiles(QSettings& s, const QStringList& files) {
+    s.setValue(QLatin1String(kRecentFilesKey), files);
 }
 
 }  // namespace attnscope::app

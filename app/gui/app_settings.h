@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 
 class QSettings;
 
@@ -25,17 +26,21 @@ struct AppSettings {
     QString heatmapPooling = QStringLiteral("max");       ///< "max" | "mean"
     int exportDpi = 300;                                  ///< PNG figures, 72-1200
     QString exportFolder;                                 ///< last folder of an export; empty = home
+    QString theme = QStringLiteral("light");              ///< "light" | "dark" (View → Theme)
+    QStringList recentFiles;  ///< File → Recent, most recent first (RecentFiles keeps the cap)
 
     /// Missing or invalid values keep their defaults.
     static AppSettings load(QSettings& settings);
     void save(QSettings& settings) const;
+    /// Stores only the recent-files list, at once, so a crash does not lose it.
+    static void saveRecentFiles(QSettings& settings, const QStringList& files);
 
     friend bool operator==(const AppSettings& a, const AppSettings& b) {
         return a.tokenizer == b.tokenizer && a.variantId == b.variantId && a.heads == b.heads &&
                a.headDim == b.headDim && a.seed == b.seed && a.windowGeometry == b.windowGeometry &&
                a.windowState == b.windowState && a.heatmapColormap == b.heatmapColormap &&
                a.heatmapScale == b.heatmapScale && a.heatmapPooling == b.heatmapPooling && a.exportDpi == b.exportDpi &&
-               a.exportFolder == b.exportFolder;
+               a.exportFolder == b.exportFolder && a.theme == b.theme && a.recentFiles == b.recentFiles;
     }
 };
 

@@ -5,6 +5,7 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/recipe/export_command.h"
 #include "gui/text_autosave.h"
 
 #include "views/compare_view.h"
@@ -53,12 +54,15 @@ int main(int argc, char** argv) {
 
     // Headless figure export must work without a display (DESIGN.md): --screenshot picks the
     // offscreen platform unless the user chose one.
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && wantsScreenshot(argc, argv))
+    // `attnscope export RECIPE.json --out-dir DIR` (batch figures) never opens a window either.
+    const bool exportCommand = attnscope::app::isExportCommand(argc, argv);
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && (wantsScreenshot(argc, argv) || exportCommand))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("AttnScope"));
     QApplication::setOrganizationName(QStringLiteral("AttnScope"));
     QApplication::setApplicationVersion(QStringLiteral(ATTNSCOPE_VERSION));
+    if (exportCommand) return attnscope::app::runExportCommand(QApplication::arguments());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Attention visualiser: per-head heatmaps of attention variants."));
@@ -74,7 +78,7 @@ int main(int argc, char** argv) {
                                            QStringLiteral("Select this variant id (see attnscope-cli variants)."),
                                            QStringLiteral("ID"));
     const QCommandLineOption viewOption(QStringLiteral("view"),
-                                        QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics or links."),
+                                        QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links or atlas."),
                                         QStringLiteral("VIEW"));
     const QCommandLineOption compareOption(
         QStringLiteral("compare"), QStringLiteral("The \"Compare with\" variant ids, comma-separated (up to 3; the compare view runs them beside --variant)."),
@@ -102,6 +106,13 @@ int main(int argc, char** argv) {
                                                QStringLiteral("Mask view: shade allowed cells by their weights."));
     parser.addOptions({viewOption, compareOption, paramOption, compareParamOption, headOption, queryOption,
                        keyOption, maskWeightsOption});
+    const QCommandLineOption modelOption(
+        QStringLiteral("model"), QStringLiteral("Open this model folder; its layer (--layer) is the Q/K/V source."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption layerOption(QStringLiteral("layer"),
+                                         QStringLiteral("With --model: the layer whose Q/K/V runs take (default 0)."),
+                                         QStringLiteral("L"));
+    parser.addOptions({modelOption, layerOption});
     parser.addOption(screenshotOption);
     parser.addOption(textFileOption);
     parser.process(app);
@@ -152,6 +163,8 @@ int main(int argc, char** argv) {
         options.initialView = MainWindow::View::Links;
     } else if (view == QLatin1String("diagnostics")) {
         options.initialView = MainWindow::View::Diagnostics;
+    } else if (view == QLatin1String("atlas")) {
+        options.initialView = MainWindow::View::Atlas;  // analyses --model once it opens
     } else if (!view.isEmpty() && view != QLatin1String("heatmap")) {
         printError(QStringLiteral("--view %1: expected heatmap, mask, compare or diagnostics").arg(view));
         return 2;
@@ -168,6 +181,17 @@ int main(int argc, char** argv) {
         return 2;
     }
     options.showErrorDialogs = !screenshot;
+    bool layerOk = true;
+    options.modelFolder = parser.value(modelOption);
+    options.modelLayer = parser.isSet(layerOption) ? parser.value(layerOption).toInt(&layerOk) : 0;
+    if (!layerOk || options.modelLayer < 0 || (parser.isSet(layerOption) && options.modelFolder.isEmpty())) {
+        printError(QStringLiteral("--layer takes a non-negative integer and needs --model DIR"));
+        return 2;
+    }
+    if (screenshot && options.initialView == MainWindow::View::Atlas && options.modelFolder.isEmpty()) {
+        printError(QStringLiteral("--view atlas needs --model DIR: the atlas describes a model's heads"));
+        return 2;
+    }
 
     attnscope::app::EngineRunner runner(std::make_unique<attnscope::app::LocalEngineBackend>());
     MainWindow window(&runner, settings, options);
@@ -186,7 +210,18 @@ int main(int argc, char** argv) {
     };
     if (screenshot) {
         window.resize(kScreenshotWidth, kScreenshotHeight);
+        // The Atlas tab is grabbed when its analysis is shown, not on the first run.
+        QObject::connect(&window, &MainWindow::atlasShown, &window, [&] { grabLater(); });
+        QObject::connect(&window, &MainWindow::modelOpenFailed, &window, [](const QString& message) {
+            printError(message);
+            QApplication::exit(1);
+        });
+        QObject::connect(&window, &MainWindow::atlasFailed, &window, [](const QString& message, int) {
+            printError(QStringLiteral("analysis failed: %1").arg(message));
+            QApplication::exit(1);
+        });
         QObject::connect(&window, &MainWindow::resultShown, &window, [&] {
+            if (window.currentView() == MainWindow::View::Atlas) return;
             // The result of the first request may be superseded by the compare tab's pair.
             if (window.currentView() == MainWindow::View::Compare && window.lastResult()->results.size() < 2) return;
             // The Diagnostics tab of an approximating variant waits for its `full` reference.

@@ -2,6 +2,7 @@
 
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
+#include "gui/model_source.h"
 #include "gui/export/export_controller.h"
 #include "gui/text_autosave.h"
 
@@ -72,6 +73,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     buildUi(settings);
     showView(options.initialView);  // before the variants are known: starts no run
     buildActions();
+    uiRestoreHabits(settings);
     m_export->setDpi(settings.exportDpi);
     m_export->setLastFolder(settings.exportFolder);
     if (!settings.windowGeometry.isEmpty()) restoreGeometry(settings.windowGeometry);
@@ -85,6 +87,10 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     m_runButton->setEnabled(false);  // until the variants are known
     setStatusMessage(tr("Starting the engine…"));
     m_runner->requestVariants();
+    if (!options.modelFolder.isEmpty()) {
+        m_pendingModelLayer = options.modelLayer;
+        openModelFolder(options.modelFolder);
+    }
 }
 
 MainWindow::~MainWindow() = default;
@@ -163,6 +169,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     projectionLayout->addRow(tr("Head dim"), m_headDimSpin);
     projectionLayout->addRow(tr("Seed"), m_seedSpin);
     leftLayout->addWidget(projectionBox);
+    buildModelSourceUi(leftLayout);  // Q/K/V from a model layer instead (main_window_model.cpp)
 
     auto* buttons = new QHBoxLayout;
     m_runButton = new QPushButton(tr("Run"), left);
@@ -217,6 +224,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     m_viewTabs->setTabToolTip(static_cast<int>(View::Cost),
                               tr("Time, memory and FLOPs of the run per stage; scaling of time and memory with n"));
     uiConnectExplorerViews();
+    buildAtlasTab();  // View::Atlas, after Cost
     m_viewTabs->setTabToolTip(static_cast<int>(View::Links),
                               tr("Query tokens linked to key tokens, lines weighted by attention; hover a token to isolate it"));
     m_viewTabs->setTabToolTip(static_cast<int>(View::Heatmap), tr("The selected head's attention weights"));
@@ -269,8 +277,10 @@ void MainWindow::buildUi(const AppSettings& settings) {
 
 void MainWindow::buildActions() {
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-    QAction* open = fileMenu->addAction(tr("&Open Text…"), this, &MainWindow::openTextFile);
-    open->setShortcut(QKeySequence::Open);
+    buildSessionActions(fileMenu);  // Open Session (Ctrl+O), Save Session (Ctrl+S), Save As, Recent
+    QAction* open = fileMenu->addAction(tr("Open &Text…"), this, &MainWindow::openTextFile);
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    buildModelActions(fileMenu);
     fileMenu->addSeparator();
     m_export = new ExportController(
         this, [this] { return m_viewTabs->currentWidget(); },
@@ -305,6 +315,7 @@ void MainWindow::buildActions() {
     next->setShortcuts({QKeySequence(Qt::Key_PageDown), QKeySequence(Qt::CTRL | Qt::Key_Right)});
     QAction* previous = viewMenu->addAction(tr("&Previous Head"), this, &MainWindow::showPreviousHead);
     previous->setShortcuts({QKeySequence(Qt::Key_PageUp), QKeySequence(Qt::CTRL | Qt::Key_Left)});
+    buildThemeActions(viewMenu);
 }
 
 AppSettings MainWindow::settings() const {
@@ -321,6 +332,8 @@ AppSettings MainWindow::settings() const {
     s.heatmapPooling = views::poolModeName(heatmap.pooling);
     s.exportDpi = m_export->dpi();
     s.exportFolder = m_export->lastFolder();
+    s.theme = m_theme;
+    s.recentFiles = m_recent.paths();
     s.windowGeometry = saveGeometry();
     s.windowState = saveState(AppSettings::kWindowStateVersion);
     return s;
@@ -455,6 +468,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
     request.projection.heads = m_headsSpin->value();
     request.projection.headDim = m_headDimSpin->value();
     request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
+    uiApplyModelSource(request);
     engine::VariantRequest variant;
     const QString id = m_variantCombo->currentData().toString();
     variant.id = (id.isEmpty() ? m_preferredVariant : id).toStdString();
@@ -489,6 +503,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
 
 void MainWindow::cancelRun() {
     if (m_runner->isRunning()) m_runner->cancel();
+    if (m_modelSource->isAnalyzing()) m_modelSource->cancelAnalysis();
 }
 
 void MainWindow::uiRunStateChanged(bool running) {
@@ -594,6 +609,7 @@ void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramN
     request.projection.heads = m_headsSpin->value();
     request.projection.headDim = m_headDimSpin->value();
     request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
+    uiApplyModelSource(request);
     const engine::ParamValues base =
         m_variantCombo->currentData().toString() == variantId ? m_paramForm->values() : engine::ParamValues{};
     for (double value : values) {

@@ -4,7 +4,9 @@
 // here blocks.
 
 #include "gui/app_settings.h"
+#include "gui/recent_files.h"
 
+#include <attnscope/head_atlas.h>
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
 
@@ -13,22 +15,27 @@
 #include <QVector>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QAction;
 class QComboBox;
 class QLabel;
+class QMenu;
+class QMimeData;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTimer;
+class QVBoxLayout;
 
 namespace attnscope::views {
 class CompareView;
 class CostView;
 class DiagnosticsStack;
+class HeadAtlasView;
 class HeadHeatmap;
 class MaskView;
 class TokenLinks;
@@ -44,12 +51,15 @@ class ExportController;
 class TextAutosave;
 class CompareVariantsEditor;
 class ScalingJob;
+class ModelSource;
+class ModelSourcePanel;
+struct SessionState;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// Tabs of the view switcher, in order.
-    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5 };
+    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6 };
 
     struct Options {
         /// A QMessageBox for failed user-initiated runs. Off in tests and headless runs, where
@@ -68,6 +78,11 @@ public:
         /// schemas are known; a text that does not parse is reported in the status bar.
         QStringList params;
         QStringList compareParams;
+        /// Writes File → Recent to QSettings on every change (the app; off in tests).
+        bool persistRecentFiles = false;
+        /// A model folder opened at start (its layer `modelLayer` becomes the Q/K/V source).
+        QString modelFolder;
+        int modelLayer = 0;
     };
 
     /// `runner` must outlive the window.
@@ -108,6 +123,31 @@ public:
     const std::shared_ptr<const engine::RunResult>& lastResult() const { return m_result; }
     QString statusText() const;
 
+    // ---- sessions, recent files, drag and drop, theme (main_window_session.cpp)
+    /// Everything a session file holds, read from the widgets.
+    SessionState captureSession() const;
+    /// Checks the session against the variant schemas, then applies it and runs it. Returns the
+    /// message when it is refused; nothing is changed then.
+    QString applySession(const SessionState& session);
+    /// Opens a session or a text file, judged by content; errors are also shown. Empty on success.
+    QString openPath(const QString& path);
+    /// Saves the session to `path`, which becomes the current session file. Empty on success.
+    QString saveSessionTo(const QString& path);
+    QString sessionPath() const { return m_sessionPath; }
+    QStringList recentFiles() const;
+    QMenu* recentMenu() const { return m_recentMenu; }
+    QString themeName() const { return m_theme; }
+
+    // ---- trained checkpoints and the Atlas tab (main_window_model.cpp)
+    ModelSource* modelSource() const { return m_modelSource; }
+    ModelSourcePanel* modelSourcePanel() const { return m_sourcePanel; }
+    views::HeadAtlasView* atlasView() const { return m_atlasView; }
+    /// Opens a model folder on the engine thread; a refusal is reported and changes nothing.
+    void openModelFolder(const QString& folder);
+    /// Drop and open hook: a folder, config.json or .safetensors opens its model folder (empty
+    /// string: started); nullopt when `path` is not a model's.
+    std::optional<QString> uiOpenModelPath(const QString& path);
+
 public Q_SLOTS:
     /// A user-initiated run (Run button, F5): its errors may open a dialog. Returns the job id,
     /// 0 when the form is invalid.
@@ -116,16 +156,41 @@ public Q_SLOTS:
     void showNextHead();
     void showPreviousHead();
     void openTextFile();
+    void openSessionInteractive();
+    /// Ctrl+S: to the current session file, or asks for one.
+    void saveSession();
+    void saveSessionAs();
+    /// "light" or "dark": Fusion palettes for the whole application; plots follow.
+    void setTheme(const QString& name);
     /// Switches the view tab. The Compare tab runs both variants in one request when the shown
     /// result does not hold that pair yet.
     void showView(View view);
+    void openModelInteractive();
+    /// The head atlas of the opened model on the input text, in the background (Esc cancels).
+    void analyzeModel();
 
 Q_SIGNALS:
     /// The views show the result of `job` (emitted after they were updated).
     void resultShown(quint64 job);
     void runFailed(quint64 job, QString message, int code);
+    void atlasShown();
+    void atlasFailed(QString message, int code);
+    void modelOpenFailed(QString message);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void buildSessionActions(QMenu* fileMenu);
+    void buildThemeActions(QMenu* viewMenu);
+    void uiRestoreHabits(const AppSettings& settings);
+    void uiRebuildRecentMenu();
+    void uiRememberFile(const QString& path);
+    /// Handles a drop of files or text; true when it was ours.
+    bool uiDrop(const QMimeData* mime);
+    void uiReportOpenError(const QString& message);
     void buildUi(const AppSettings& settings);
     // ---- compare variants and cost tab (main_window_compare.cpp)
     void uiConnectExplorerViews();
@@ -137,6 +202,18 @@ private:
     /// it; true when it did.
     bool uiRetryCompareWithoutExact(int code, const QString& message);
     void buildActions();
+    void buildModelSourceUi(QVBoxLayout* leftLayout);
+    void buildAtlasTab();
+    void buildModelActions(QMenu* fileMenu);
+    /// Sets RunRequest::model when the source is a model layer.
+    void uiApplyModelSource(engine::RunRequest& request) const;
+    void uiModelOpened(const engine::ModelInfo& info);
+    void uiModelOpenFailed(const QString& folder, const QString& message, int code);
+    void uiModelSourceChanged();
+    void uiShowAtlas(const std::shared_ptr<const engine::HeadAtlas>& atlas);
+    /// The atlas's intent: that layer's real Q/K/V in the Compare tab, `full` beside the coverage
+    /// settings that replace the head best.
+    void uiCompareAtlasHead(int layer, int head);
     quint64 uiStartRun(bool userInitiated);
     void uiShowVariants(quint64 job, const std::vector<engine::VariantInfo>& variants);
     void uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result);
@@ -194,6 +271,10 @@ private:
     bool m_compareSkipExact = false;   // the next compare request leaves `full` out (over budget)
     views::CostView* m_costView = nullptr;
     ScalingJob* m_scalingJob = nullptr;
+    ModelSource* m_modelSource = nullptr;
+    ModelSourcePanel* m_sourcePanel = nullptr;
+    views::HeadAtlasView* m_atlasView = nullptr;
+    int m_pendingModelLayer = -1;  // Options::modelLayer, applied when the model opens
     QString m_preferredCompare = QStringLiteral("longformer");
     QPlainTextEdit* m_text = nullptr;
     QComboBox* m_tokenizerCombo = nullptr;
@@ -211,6 +292,14 @@ private:
     QTimer* m_progressDelay = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
+
+    QString m_sessionPath;  // the file Ctrl+S writes; empty until a session was opened or saved
+    RecentFiles m_recent;
+    QMenu* m_recentMenu = nullptr;
+    QString m_theme = QStringLiteral("light");
+    QAction* m_lightThemeAction = nullptr;
+    QAction* m_darkThemeAction = nullptr;
+    int m_pendingQuery = -1;  // a loaded session's mask-view query, shown with the next result
 };
 
 }  // namespace attnscope::app

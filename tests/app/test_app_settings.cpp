@@ -28,6 +28,8 @@ private Q_SLOTS:
         s.heatmapPooling = QStringLiteral("mean");
         s.exportDpi = 600;
         s.exportFolder = QStringLiteral("/tmp/figures");
+        s.theme = QStringLiteral("dark");
+        s.recentFiles = QStringList{QStringLiteral("/data/a.attnscope.json"), QStringLiteral("/data/b.txt")};
         s.save(store);
         store.sync();
         QCOMPARE(AppSettings::load(store), s);
@@ -43,6 +45,7 @@ private Q_SLOTS:
         store.setValue(QStringLiteral("heatmap/colormap"), QStringLiteral("jet"));
         store.setValue(QStringLiteral("heatmap/scale"), QStringLiteral("sqrt"));
         store.setValue(QStringLiteral("export/dpi"), 5);
+        store.setValue(QStringLiteral("window/theme"), QStringLiteral("sepia"));
         store.setValue(QStringLiteral("window/stateVersion"), AppSettings::kWindowStateVersion - 1);
         const AppSettings loaded = AppSettings::load(store);
         const AppSettings defaults;
@@ -53,6 +56,7 @@ private Q_SLOTS:
         QCOMPARE(loaded.heatmapColormap, defaults.heatmapColormap);
         QCOMPARE(loaded.heatmapScale, defaults.heatmapScale);
         QCOMPARE(loaded.exportDpi, defaults.exportDpi);
+        QCOMPARE(loaded.theme, QStringLiteral("light"));
     }
 };
 

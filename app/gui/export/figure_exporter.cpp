@@ -1,6 +1,7 @@
 #include "gui/export/figure_exporter.h"
 
 #include "views/figure_painter.h"
+#include "views/plot_palette.h"
 
 #include <QBuffer>
 #include <QCoreApplication>
@@ -63,6 +64,7 @@ QString FigureExporter::sidecarPathFor(const QString& figurePath) {
 }
 
 QImage FigureExporter::renderPng(QWidget* view, const FigureRequest& request, FigureOutcome* outcome) {
+    const views::LightFigureScope light(view);  // figures are black on white in either theme
     FigureOutcome local;
     FigureOutcome& out = outcome ? *outcome : local;
     const views::FigurePainter painter(view, request.title, request.caption);
@@ -106,6 +108,7 @@ QImage FigureExporter::renderPng(QWidget* view, const FigureRequest& request, Fi
 }
 
 QByteArray FigureExporter::renderSvg(QWidget* view, const FigureRequest& request, FigureOutcome* outcome) {
+    const views::LightFigureScope light(view);  // figures are black on white in either theme
     FigureOutcome local;
     FigureOutcome& out = outcome ? *outcome : local;
     const views::FigurePainter painter(view, request.title, request.caption);
@@ -134,6 +137,7 @@ QByteArray FigureExporter::renderSvg(QWidget* view, const FigureRequest& request
 }
 
 FigureOutcome FigureExporter::exportFigure(QWidget* view, const QString& path, const FigureRequest& request) {
+    const views::LightFigureScope light(view);  // figures are black on white in either theme
     FigureOutcome out;
     const QString shown = QDir::toNativeSeparators(path);
     QSaveFile file(path);

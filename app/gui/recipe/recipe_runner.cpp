@@ -1,0 +1,266 @@
+#include "gui/recipe/recipe_runner.h"
+
+#include "gui/engine_backend.h"
+#include "gui/export/figure_metadata.h"
+
+#include "views/compare_view.h"
+#include "views/diagnostics/diagnostics_stack.h"
+#include "views/head_heatmap.h"
+#include "views/heads_grid.h"
+#include "views/inspection_state.h"
+#include "views/mask_view.h"
+#include "views/token_links.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QTemporaryFile>
+#include <QWidget>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+namespace attnscope::app {
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("RecipeRunner", text); }
+
+/// Progress lines at most this often, so a long run shows life without flooding the terminal.
+constexpr qint64 kProgressIntervalMs = 1000;
+
+engine::RunRequest requestFor(const Recipe& recipe, const RecipeFigure& figure) {
+    engine::RunRequest request;
+    request.input.text = recipe.inputs[static_cast<std::size_t>(figure.input)].text.toStdString();
+    request.input.tokenizer = recipe.tokenizer;
+    request.projection = recipe.projection;
+    const RecipeVariant& primary = recipe.variants[static_cast<std::size_t>(figure.variant)];
+    request.variants.push_back({primary.id.toStdString(), primary.params});
+    if (figure.view == QLatin1String("compare")) {
+        for (int index : figure.compareWith) {
+            const RecipeVariant& other = recipe.variants[static_cast<std::size_t>(index)];
+            request.variants.push_back({other.id.toStdString(), other.params});
+        }
+        // As in the window: exact softmax after the panes, for the error summary.
+        const bool hasExact = std::any_of(request.variants.begin(), request.variants.end(),
+                                          [](const engine::VariantRequest& v) { return v.id == "full"; });
+        if (!hasExact) {
+            engine::VariantRequest exact{"full", {}};
+            if (const auto causal = primary.params.find("causal"); causal != primary.params.end())
+                exact.params["causal"] = causal->second;
+            request.variants.push_back(std::move(exact));
+        }
+    } else if (figure.view == QLatin1String("diagnostics") && views::DiagnosticsStack::needsExactReference(primary.id)) {
+        // The approximation page compares against exact softmax on the same Q, K, V, as in the window.
+        engine::VariantRequest exact{"full", {}};
+        if (const auto causal = primary.params.find("causal"); causal != primary.params.end())
+            exact.params["causal"] = causal->second;
+        request.variants.push_back(std::move(exact));
+    }
+    return request;
+}
+
+/// Figures that share an input and the same variant list share one engine run.
+QString runKey(const RecipeFigure& figure) {
+    QString key = QString::number(figure.input) + QLatin1Char('/') + QString::number(figure.variant);
+    if (figure.view == QLatin1String("compare"))
+        for (int index : figure.compareWith) key += QLatin1Char('/') + QString::number(index);
+    if (figure.view == QLatin1String("diagnostics")) key += QStringLiteral("/exact");
+    return key;
+}
+
+/// The view widget of `figure` showing `run`, laid out at the figure's size and never on screen.
+std::unique_ptr<QWidget> makeView(const RecipeFigure& figure, const std::shared_ptr<const engine::RunResult>& run,
+                                  views::InspectionState* state, const QHash<QString, QString>& names) {
+    std::unique_ptr<QWidget> view;
+    if (figure.view == QLatin1String("heatmap")) {
+        auto* heatmap = new views::HeadHeatmap;
+        heatmap->setVariantNames(names);
+        heatmap->setOptions(figure.heatmap);
+        heatmap->setInspectionState(state);
+        heatmap->setResult(run);
+        view.reset(heatmap);
+    } else if (figure.view == QLatin1String("mask")) {
+        auto* mask = new views::MaskView;
+        mask->setVariantNames(names);
+        mask->setShowWeights(figure.maskWeights);
+        mask->setInspectionState(state);
+        mask->setResult(run);
+        view.reset(mask);
+    } else if (figure.view == QLatin1String("compare")) {
+        auto* compare = new views::CompareView;
+        compare->setVariantNames(names);
+        for (views::HeadHeatmap* pane : compare->findChildren<views::HeadHeatmap*>()) pane->setOptions(figure.heatmap);
+        compare->setInspectionState(state);
+        // The panes are the variant and the ones compared with it; an added `full` only feeds the
+        // error summary.
+        compare->setResult(run, 1 + static_cast<int>(figure.compareWith.size()));
+        view.reset(compare);
+    } else if (figure.view == QLatin1String("links")) {
+        auto* links = new views::TokenLinks;
+        links->setInspectionState(state);
+        links->setResult(run);
+        view.reset(links);
+    } else if (figure.view == QLatin1String("diagnostics")) {
+        auto* diagnostics = new views::DiagnosticsStack;
+        diagnostics->setInspectionState(state);
+        diagnostics->setResult(run);
+        view.reset(diagnostics);
+    } else {
+        auto* grid = new views::HeadsGrid;
+        grid->setInspectionState(state);
+        grid->setResult(run);
+        view.reset(grid);
+    }
+    // Sidecars name the view by the widget's object name where FigureSubject has no better word.
+    view->setObjectName(figure.view);
+    view->setAttribute(Qt::WA_DontShowOnScreen);
+    view->resize(figure.size);
+    view->show();
+    // Layouts and the views' queued replots run before the figure is painted.
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    return view;
+}
+
+}  // namespace
+
+RecipeRunner::RecipeRunner(EngineBackend* backend, LogFn log) : m_backend(backend), m_log(std::move(log)) {
+    if (!m_log) m_log = [](const QString&) {};
+}
+
+QString RecipeRunner::checkOutputFolder(const QString& dir) {
+    const QString shown = QDir::toNativeSeparators(dir);
+    if (dir.isEmpty()) return tr("no output folder given (--out-dir DIR)");
+    if (QFileInfo(dir).exists() && !QFileInfo(dir).isDir()) return tr("output folder %1 is a file").arg(shown);
+    if (!QDir().mkpath(dir)) return tr("cannot create the output folder %1").arg(shown);
+    // NOTE: QFileInfo::isWritable() says yes to root on a read-only folder; creating a file is the
+    // only check that tells the truth.
+    QTemporaryFile probe(QDir(dir).filePath(QStringLiteral(".attnscope-write-test-XXXXXX")));
+    if (!probe.open()) return tr("cannot write in the output folder %1: %2").arg(shown, probe.errorString());
+    return {};
+}
+
+RecipeRunner::Outcome RecipeRunner::run(const Recipe& recipe, const QString& outDir, const QString& recipeName) {
+    Outcome out;
+    if (const QString problem = checkOutputFolder(outDir); !problem.isEmpty()) {
+        out.error = problem;
+        out.exitCode = 1;
+        return out;
+    }
+    const QDir dir(outDir);
+    QHash<QString, QString> names;
+    for (const auto& info : m_backend->variants())
+        names.insert(QString::fromStdString(info.id), QString::fromStdString(info.name));
+
+    std::map<QString, std::shared_ptr<const engine::RunResult>> runs;
+    QJsonArray manifestFiles;
+    const int count = static_cast<int>(recipe.figures.size());
+    for (int index = 0; index < count; ++index) {
+        const RecipeFigure& figure = recipe.figures[static_cast<std::size_t>(index)];
+        const QString label = QStringLiteral("[%1/%2] %3").arg(index + 1).arg(count).arg(figure.file);
+        const QString key = runKey(figure);
+        auto found = runs.find(key);
+        if (found == runs.end()) {
+            const engine::RunRequest request = requestFor(recipe, figure);
+            QStringList ids;
+            for (const auto& v : request.variants) ids << QString::fromStdString(v.id);
+            m_log(tr("%1: running %2 on \"%3\"…").arg(label, ids.join(QStringLiteral(" + ")),
+                                                      recipe.inputs[static_cast<std::size_t>(figure.input)].name));
+            QElapsedTimer clock;
+            clock.start();
+            qint64 lastReport = 0;
+            const auto progress = [&](const engine::Progress& p) {
+                if (clock.elapsed() - lastReport >= kProgressIntervalMs && p.total > 0) {
+                    lastReport = clock.elapsed();
+                    m_log(tr("%1:   %2 %3%").arg(label, QString::fromLatin1(p.stage)).arg(100 * p.done / p.total));
+                }
+                return true;
+            };
+            auto result = m_backend->run(request, progress);
+            if (!result) {
+                out.error = tr("%1: the run of %2 failed (%3): %4")
+                                .arg(figure.file, ids.join(QStringLiteral(" + ")),
+                                     QString::fromLatin1(engine::errorCodeName(result.error().code)),
+                                     QString::fromStdString(result.error().message));
+                out.exitCode = 1;
+                return out;
+            }
+            for (const auto& warning : (*result)->warnings)
+                m_log(tr("%1: warning: %2").arg(label, QString::fromStdString(warning)));
+            found = runs.emplace(key, *result).first;
+        }
+        const std::shared_ptr<const engine::RunResult>& run = found->second;
+
+        views::InspectionState state;
+        state.setHead(figure.head);
+        const std::unique_ptr<QWidget> view = makeView(figure, run, &state, names);
+        const FigureSubject subject = FigureSubject::describe(view.get(), run, 0, 0, figure.head, names);
+        FigureRequest request;
+        request.dpi = figure.dpi;
+        request.title = FigureMetadata::title(subject);
+        request.caption = FigureMetadata::caption(subject);
+        request.sidecar = FigureMetadata::sidecar(subject);
+        request.sidecar.insert(QStringLiteral("recipe"),
+                               QJsonObject{{QStringLiteral("file"), recipeName}, {QStringLiteral("figure"), index}});
+        QString sidecar;
+        for (std::size_t f = 0; f < figure.formats.size(); ++f) {
+            request.format = figure.formats[f];
+            // One sidecar per figure, written with its first format.
+            request.writeSidecar = figure.sidecar && f == 0;
+            const QString name = figure.file + QLatin1Char('.') + FigureExporter::formatName(request.format);
+            const FigureOutcome written = FigureExporter::exportFigure(view.get(), dir.filePath(name), request);
+            if (!written.ok()) {
+                out.error = tr("%1: %2").arg(name, written.error);
+                out.exitCode = 1;
+                return out;
+            }
+            out.files << name;
+            QJsonArray variants;
+            for (const auto& r : run->results) variants.append(QString::fromStdString(r.variantId));
+            manifestFiles.append(QJsonObject{{QStringLiteral("file"), name},
+                                             {QStringLiteral("kind"), QStringLiteral("figure")},
+                                             {QStringLiteral("figure"), index},
+                                             {QStringLiteral("view"), figure.view},
+                                             {QStringLiteral("format"), FigureExporter::formatName(request.format)},
+                                             {QStringLiteral("width"), written.size.width()},
+                                             {QStringLiteral("height"), written.size.height()},
+                                             {QStringLiteral("variants"), variants},
+                                             {QStringLiteral("head"), figure.head}});
+            if (request.writeSidecar) sidecar = QFileInfo(written.sidecarPath).fileName();
+            m_log(tr("%1: wrote %2").arg(label, name));
+        }
+        // Listed after the figure's formats, as RecipeFigure::outputFiles() names them.
+        if (!sidecar.isEmpty()) {
+            out.files << sidecar;
+            manifestFiles.append(QJsonObject{{QStringLiteral("file"), sidecar},
+                                             {QStringLiteral("kind"), QStringLiteral("sidecar")},
+                                             {QStringLiteral("figure"), index}});
+        }
+    }
+
+    const QJsonObject manifest{{QStringLiteral("attnscopeManifest"), 1},
+                               {QStringLiteral("app"), QStringLiteral("AttnScope %1").arg(QCoreApplication::applicationVersion())},
+                               {QStringLiteral("recipe"), recipeName},
+                               {QStringLiteral("title"), recipe.title},
+                               {QStringLiteral("files"), manifestFiles}};
+    QSaveFile file(dir.filePath(QString::fromLatin1(Recipe::kManifestName)));
+    const QByteArray bytes = QJsonDocument(manifest).toJson(QJsonDocument::Indented);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+        out.error = tr("cannot write %1: %2")
+                        .arg(QDir::toNativeSeparators(dir.filePath(QString::fromLatin1(Recipe::kManifestName))), file.errorString());
+        out.exitCode = 1;
+        return out;
+    }
+    out.files << QString::fromLatin1(Recipe::kManifestName);
+    return out;
+}
+
+}  // namespace attnscope::app

@@ -1,0 +1,233 @@
+// Heatmap interactivity (issue 5): repaint time per pan and zoom step and per head switch for a
+// 4096- and a 16384-token head of synthetic dense weights, and the longest event-loop stall while
+// the main window runs a long engine job. Qt on the offscreen platform; prints a Markdown table.
+// Numbers go to docs/PERFORMANCE.md ("Heatmap interactivity").
+//
+//   bench_heatmap            the full run (needs ~2.5 GB for the 16384-token heads)
+//   bench_heatmap --smoke    small sizes, a few seconds (ctest, label `slow`)
+
+#include "common/omp_wait_policy.h"
+#include "gui/app_settings.h"
+#include "gui/engine_runner.h"
+#include "gui/local_engine_backend.h"
+#include "gui/main_window.h"
+
+#include "views/head_heatmap.h"
+#include "views/inspection_state.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QPixmap>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace engine = attnscope::engine;
+using attnscope::views::HeadHeatmap;
+using attnscope::views::InspectionState;
+
+/// Dense weights [heads, n, n] with a band, a few global columns and a per-head stripe, so pooled
+/// and zoomed cells differ; rows are not normalised (display cost does not depend on it).
+std::shared_ptr<const engine::RunResult> makeRun(int heads, int n) {
+    auto run = std::make_shared<engine::RunResult>();
+    run->n = n;
+    run->heads = heads;
+    run->headDim = 32;
+    for (int i = 0; i < n; ++i) run->input.tokens.push_back(engine::Token{"w" + std::to_string(i), i, i + 1, i});
+    engine::AttentionResult r;
+    r.variantId = "full";
+    r.heads = heads;
+    r.n = r.m = n;
+    r.d = 32;
+    r.weightsLayout = engine::WeightsLayout::Dense;
+    r.pattern.rows = r.pattern.cols = n;
+    r.pattern.implicitDense = true;
+    std::vector<float> w(static_cast<std::size_t>(heads) * n * n);
+    for (int h = 0; h < heads; ++h) {
+        for (int i = 0; i < n; ++i) {
+            float* row = w.data() + (static_cast<std::size_t>(h) * n + i) * n;
+            for (int j = 0; j < n; ++j) {
+                const int d = std::abs(i - j);
+                row[j] = 1.0f / (1.0f + static_cast<float>(d)) + (j % 512 == h ? 0.5f : 0.0f);
+            }
+        }
+    }
+    r.weights.shape = {heads, n, n};
+    r.weights.values = std::make_shared<const std::vector<float>>(std::move(w));
+    run->results.push_back(std::move(r));
+    return run;
+}
+
+struct Stats {
+    std::vector<double> ms;
+    double median() const {
+        if (ms.empty()) return 0;
+        std::vector<double> s = ms;
+        std::sort(s.begin(), s.end());
+        return s[s.size() / 2];
+    }
+    double max() const { return ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()); }
+};
+
+/// Runs the queued replots and paints the widget, as a frame on screen would.
+double paintMs(QWidget* widget, QElapsedTimer& clock) {
+    QCoreApplication::processEvents();
+    const QPixmap frame = widget->grab();
+    (void)frame;
+    return static_cast<double>(clock.nsecsElapsed()) / 1e6;
+}
+
+struct HeatmapNumbers {
+    int n = 0;
+    double firstShowMs = 0;
+    Stats zoom, pan, firstSwitch, cachedSwitch;
+};
+
+HeatmapNumbers measureHeatmap(int n, int steps) {
+    HeatmapNumbers out;
+    out.n = n;
+    const auto run = makeRun(2, n);
+    InspectionState state;
+    HeadHeatmap heatmap;
+    heatmap.resize(1200, 900);
+    heatmap.setInspectionState(&state);
+    heatmap.show();
+    QCoreApplication::processEvents();
+
+    QElapsedTimer clock;
+    clock.start();
+    heatmap.setResult(run);  // pools head 0 once
+    out.firstShowMs = paintMs(&heatmap, clock);
+
+    // Zoom in by 0.8 per step around a point off the diagonal, then pan by 10 % of the span.
+    double lo = -0.5, hi = n - 0.5;
+    const double centre = n * 0.37;
+    for (int s = 0; s < steps; ++s) {
+        const double span = (hi - lo) * 0.8;
+        lo = centre - span / 2;
+        hi = centre + span / 2;
+        clock.restart();
+        heatmap.setVisibleRange(lo, hi, lo + n * 0.05, hi + n * 0.05);
+        out.zoom.ms.push_back(paintMs(&heatmap, clock));
+    }
+    for (int s = 0; s < steps; ++s) {
+        const double shift = (hi - lo) * 0.1;
+        lo += shift;
+        hi += shift;
+        clock.restart();
+        heatmap.setVisibleRange(lo, hi, lo + n * 0.05, hi + n * 0.05);
+        out.pan.ms.push_back(paintMs(&heatmap, clock));
+    }
+    heatmap.resetZoom();
+    QCoreApplication::processEvents();
+
+    // Head switches: the first visit of head 1 pools it; later ones come from the cache.
+    for (int s = 0; s < steps; ++s) {
+        const int head = (s + 1) % 2;
+        clock.restart();
+        state.setHead(head);
+        (s == 0 ? out.firstSwitch : out.cachedSwitch).ms.push_back(paintMs(&heatmap, clock));
+    }
+    return out;
+}
+
+struct StallNumbers {
+    int n = 0;
+    double runMs = 0;        ///< request to result shown
+    double maxGapMs = 0;     ///< longest tick gap while the engine worked
+    double showGapMs = 0;    ///< the gap that contains showing the result in every view
+    int ticks = 0;
+};
+
+StallNumbers measureStall(int words) {
+    using attnscope::app::AppSettings;
+    using attnscope::app::EngineRunner;
+    using attnscope::app::LocalEngineBackend;
+    using attnscope::app::MainWindow;
+    StallNumbers out;
+    out.n = words;
+    std::string text;
+    for (int i = 0; i < words; ++i) text += "w" + std::to_string(i * 7919 % 100003) + ' ';
+    EngineRunner runner(std::make_unique<LocalEngineBackend>());
+    MainWindow::Options options;
+    options.showErrorDialogs = false;
+    options.runOnStart = false;
+    options.initialText = QString::fromStdString(text);
+    MainWindow window(&runner, AppSettings{}, options);
+    window.resize(1400, 900);
+    window.show();
+    QEventLoop wait;
+    QObject::connect(&runner, &EngineRunner::variantsLoaded, &wait, &QEventLoop::quit);
+    wait.exec();
+
+    std::vector<qint64> ticks;
+    QElapsedTimer clock;
+    qint64 shownAt = -1;
+    QTimer tick;
+    tick.setInterval(1);
+    tick.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&tick, &QTimer::timeout, [&] { ticks.push_back(clock.nsecsElapsed()); });
+    QEventLoop loop;
+    QObject::connect(&window, &MainWindow::resultShown, &loop, [&] {
+        shownAt = clock.nsecsElapsed();
+        // A few more ticks after the views updated, so the display's gap is closed.
+        QTimer::singleShot(50, &loop, &QEventLoop::quit);
+    });
+    QObject::connect(&window, &MainWindow::runFailed, &loop, [&](quint64, const QString& message, int) {
+        std::fprintf(stderr, "bench_heatmap: run failed: %s\n", qPrintable(message));
+        loop.quit();
+    });
+    clock.start();
+    ticks.push_back(0);
+    tick.start();
+    window.runNow();
+    loop.exec();
+    tick.stop();
+    out.ticks = static_cast<int>(ticks.size());
+    out.runMs = shownAt / 1e6;
+    for (std::size_t i = 1; i < ticks.size(); ++i) {
+        const double gap = (ticks[i] - ticks[i - 1]) / 1e6;
+        if (shownAt >= ticks[i - 1] && shownAt <= ticks[i])
+            out.showGapMs = std::max(out.showGapMs, gap);
+        else
+            out.maxGapMs = std::max(out.maxGapMs, gap);
+    }
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    attnscope::app::ensurePassiveOpenMpWait(argv);
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    const bool smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
+    QApplication app(argc, argv);
+
+    const std::vector<int> sizes = smoke ? std::vector<int>{512, 1024} : std::vector<int>{4096, 16384};
+    const int steps = smoke ? 3 : 10;
+    std::printf("| n | first show (pooling) | zoom step median / max | pan step median / max | head switch, first (pools) | head switch, cached median / max |\n");
+    std::printf("| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int n : sizes) {
+        const HeatmapNumbers h = measureHeatmap(n, steps);
+        std::printf("| %d | %.1f ms | %.1f / %.1f ms | %.1f / %.1f ms | %.1f ms | %.1f / %.1f ms |\n", h.n, h.firstShowMs,
+                    h.zoom.median(), h.zoom.max(), h.pan.median(), h.pan.max(), h.firstSwitch.max(),
+                    h.cachedSwitch.median(), h.cachedSwitch.max());
+        std::fflush(stdout);
+    }
+    const StallNumbers s = measureStall(smoke ? 256 : 4096);
+    std::printf("\n| long run in the background | request → result shown | longest event-loop gap while the engine works | gap while every view takes the result | 1 ms ticks |\n");
+    std::printf("| --- | ---: | ---: | ---: | ---: |\n");
+    std::printf("| `full`, %d words, 4 heads × 32 | %.0f ms | %.1f ms | %.1f ms | %d |\n", s.n, s.runMs, s.maxGapMs, s.showGapMs,
+                s.ticks);
+    return s.runMs > 0 ? 0 : 1;
+}

@@ -1,0 +1,329 @@
+// Sessions and habits: a session round-trips into a fresh window, newer and damaged sessions are
+// refused with the typed text kept, the recent-files list keeps its cap and drops missing files,
+// and drops are dispatched on content (session, text, binary).
+#include "support/qt_test_support.h"
+
+#include "gui/app_settings.h"
+#include "gui/compare_variants_editor.h"
+#include "gui/engine_runner.h"
+#include "gui/local_engine_backend.h"
+#include "gui/main_window.h"
+#include "gui/recent_files.h"
+#include "gui/session.h"
+
+#include "views/head_heatmap.h"
+#include "views/inspection_state.h"
+#include "views/mask_view.h"
+#include "views/param_form.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDropEvent>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMenu>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using attnscope::app::AppSettings;
+using attnscope::app::EngineRunner;
+using attnscope::app::FileKind;
+using attnscope::app::LocalEngineBackend;
+using attnscope::app::MainWindow;
+using attnscope::app::RecentFiles;
+using attnscope::app::Session;
+using attnscope::app::SessionState;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 60000;
+
+/// A window with the real engine, no dialogs, no run on start; waits until the variants are known.
+struct Window {
+    EngineRunner runner{std::make_unique<LocalEngineBackend>()};
+    std::unique_ptr<MainWindow> window;
+    explicit Window(const QString& text = QStringLiteral("typed by the user, not saved anywhere")) {
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = text;
+        window = std::make_unique<MainWindow>(&runner, AppSettings{}, options);
+        window->resize(1200, 800);
+        window->show();
+    }
+    bool ready() { return QTest::qWaitFor([&] { return window->variantCombo()->count() > 0; }, kRunTimeoutMs); }
+};
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QCOMPARE(file.write(bytes), bytes.size());
+}
+
+/// Sends a drop of `mime` onto the window, as a drag from a file manager would.
+void drop(QWidget* target, QMimeData* mime) {
+    const QPointF at(target->width() / 2.0, target->height() / 2.0);
+    QDragEnterEvent enter(at.toPoint(), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent dropEvent(at, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &dropEvent);
+}
+
+}  // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void sessionRoundTripsIntoAFreshWindow() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("study.attnscope.json"));
+        SessionState saved;
+        {
+            Window a(QStringLiteral("The cat sat on the mat because it was tired and the mat was warm."));
+            QVERIFY(a.ready());
+            MainWindow& w = *a.window;
+            w.variantCombo()->setCurrentIndex(w.variantCombo()->findData(QStringLiteral("longformer")));
+            w.paramForm()->setValues({{"window", std::int64_t{3}}});
+            w.compareCombo()->setCurrentIndex(w.compareCombo()->findData(QStringLiteral("bigbird")));
+            QVERIFY(w.compareEditor()->addRow(QStringLiteral("topk")));
+            // The heads spin box: the unnamed one with range [1, 64] (schema editors carry their names).
+            QSpinBox* heads = nullptr;
+            for (QSpinBox* spin : w.findChildren<QSpinBox*>())
+                if (spin->objectName().isEmpty() && spin->minimum() == 1 && spin->maximum() == 64) heads = spin;
+            QVERIFY(heads);
+            heads->setValue(3);
+            w.heatmap()->setOptions({QStringLiteral("magma"), attnscope::views::ColorScale::Log, attnscope::views::PoolMode::Mean});
+            w.maskView()->setShowWeights(true);
+            w.showView(MainWindow::View::Mask);
+            QVERIFY(w.runNow() != 0);
+            QTRY_VERIFY_WITH_TIMEOUT(w.lastResult() != nullptr, kRunTimeoutMs);
+            w.inspection()->setHead(2);
+            w.maskView()->showQuery(4);
+            saved = w.captureSession();
+            QCOMPARE(saved.variantId, QStringLiteral("longformer"));
+            QCOMPARE(saved.params.value(QStringLiteral("window")).toInt(), 3);
+            QCOMPARE(saved.compare.size(), 2);
+            QCOMPARE(saved.compare.front().id, QStringLiteral("bigbird"));
+            QCOMPARE(saved.compare.back().id, QStringLiteral("topk"));
+            QCOMPARE(saved.heads, 3);
+            QCOMPARE(saved.view, QStringLiteral("mask"));
+            QCOMPARE(saved.head, 2);
+            QCOMPARE(saved.query, 4);
+            QVERIFY2(w.saveSessionTo(path).isEmpty(), qPrintable(w.statusText()));
+            QCOMPARE(w.sessionPath(), QFileInfo(path).absoluteFilePath());
+        }
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(json.value(QStringLiteral("attnscopeSession")).toInt(), SessionState::kVersion);
+
+        Window b;
+        QVERIFY(b.ready());
+        MainWindow& w = *b.window;
+        QVERIFY(w.captureSession() != saved);
+        QVERIFY2(w.openPath(path).isEmpty(), qPrintable(w.statusText()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastResult() != nullptr && w.maskView()->panelQuery() == 4, kRunTimeoutMs);
+        QCOMPARE(w.captureSession(), saved);
+        QCOMPARE(w.compareEditor()->rowCount(), 2);
+        // The state is live, not only in the form: the run used it.
+        const auto& result = *w.lastResult();
+        QCOMPARE(result.heads, 3);
+        QCOMPARE(result.results[0].variantId, std::string("longformer"));
+        QCOMPARE(std::get<std::int64_t>(result.results[0].params.at("window")), std::int64_t{3});
+        QCOMPARE(w.maskView()->shownHead(), 2);
+        QCOMPARE(w.currentView(), MainWindow::View::Mask);
+        QCOMPARE(w.heatmap()->options().colormap, QStringLiteral("magma"));
+        QVERIFY(w.windowTitle().contains(QStringLiteral("study.attnscope.json")));
+        QCOMPARE(w.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+    }
+
+    void newerAndDamagedSessionsAreRefusedAndTheTextIsKept_data() {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("message");
+        SessionState state;
+        state.text = QStringLiteral("from the file");
+        state.variantId = QStringLiteral("full");
+        const QJsonObject root = QJsonDocument::fromJson(state.toJson()).object();
+        const auto edited = [&](const QString& section, const QString& key, const QJsonValue& value) {
+            QJsonObject copy = root;
+            if (section.isEmpty()) {
+                copy.insert(key, value);
+            } else {
+                QJsonObject inner = copy.value(section).toObject();
+                inner.insert(key, value);
+                copy.insert(section, inner);
+            }
+            return QJsonDocument(copy).toJson();
+        };
+        QTest::newRow("newer") << edited({}, QStringLiteral("attnscopeSession"), 2)
+                               << QStringLiteral("was saved by a newer AttnScope (session format 2; this version reads format 1)");
+        QTest::newRow("truncated") << state.toJson().left(60) << QStringLiteral("the session file is damaged (");
+        QTest::newRow("wrong type") << edited(QStringLiteral("projection"), QStringLiteral("heads"), QStringLiteral("four"))
+                                    << QStringLiteral("projection.heads should be an integer in [1, 64]");
+        QTest::newRow("unknown variant") << edited(QStringLiteral("variant"), QStringLiteral("id"), QStringLiteral("flash"))
+                                         << QStringLiteral("uses the variant \"flash\", which this AttnScope does not have");
+        QTest::newRow("bad parameter")
+            << edited(QStringLiteral("variant"), QStringLiteral("params"), QJsonObject{{QStringLiteral("causal"), 7}})
+            << QStringLiteral("variant.params.causal: expected true or false");
+    }
+
+    void newerAndDamagedSessionsAreRefusedAndTheTextIsKept() {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, message);
+        QVERIFY(bytes.contains("attnscopeSession"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        writeFile(path, bytes);
+        Window w;
+        QVERIFY(w.ready());
+        const QString typed = w.window->textEdit()->toPlainText();
+        const SessionState before = w.window->captureSession();
+        const QString error = w.window->openPath(path);
+        QVERIFY2(error.contains(message), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("Nothing was changed")), qPrintable(error));
+        QCOMPARE(w.window->statusText(), error);
+        QCOMPARE(w.window->textEdit()->toPlainText(), typed);
+        QCOMPARE(w.window->captureSession(), before);
+        QVERIFY(w.window->sessionPath().isEmpty());
+        QVERIFY(w.window->recentFiles().isEmpty() || w.window->recentFiles().front() != QFileInfo(path).absoluteFilePath());
+    }
+
+    void recentFilesKeepTheCapAndDropMissingFiles() {
+        QTemporaryDir dir;
+        QStringList created;
+        for (int i = 0; i < RecentFiles::kCapacity + 3; ++i) {
+            const QString path = dir.filePath(QStringLiteral("f%1.txt").arg(i));
+            writeFile(path, "x");
+            created << path;
+        }
+        RecentFiles recent;
+        for (const QString& path : created) recent.add(path);
+        QCOMPARE(recent.paths().size(), RecentFiles::kCapacity);
+        QCOMPARE(recent.paths().front(), created.back());  // most recent first
+        QCOMPARE(recent.paths().back(), created.at(3));    // the three oldest fell off
+        recent.add(created.at(5));                          // re-opening moves it up, no duplicate
+        QCOMPARE(recent.paths().front(), created.at(5));
+        QCOMPARE(recent.paths().count(created.at(5)), 1);
+        QCOMPARE(recent.paths().size(), RecentFiles::kCapacity);
+
+        QVERIFY(QFile::remove(created.at(5)));
+        QVERIFY(QFile::remove(created.at(12)));
+        QCOMPARE(recent.pruneMissing(), 2);
+        QCOMPARE(recent.paths().size(), RecentFiles::kCapacity - 2);
+        QVERIFY(!recent.paths().contains(created.at(5)));
+
+        // Stored through AppSettings and restored in order, the cap applied to a longer stored list.
+        QSettings store(dir.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+        AppSettings::saveRecentFiles(store, created);
+        const RecentFiles restored(AppSettings::load(store).recentFiles);
+        QCOMPARE(restored.paths(), created.mid(0, RecentFiles::kCapacity));
+
+        // The window's menu drops a vanished file and "Clear" empties it.
+        Window w;
+        QVERIFY(w.ready());
+        QVERIFY(w.window->openPath(created.at(0)).isEmpty());
+        QVERIFY(w.window->openPath(created.at(1)).isEmpty());
+        QCOMPARE(w.window->recentFiles(), (QStringList{created.at(1), created.at(0)}));
+        QVERIFY(QFile::remove(created.at(0)));
+        Q_EMIT w.window->recentMenu()->aboutToShow();
+        QCOMPARE(w.window->recentFiles(), QStringList{created.at(1)});
+        QStringList entries;
+        for (QAction* action : w.window->recentMenu()->actions())
+            if (!action->data().toString().isEmpty()) entries << action->data().toString();
+        QCOMPARE(entries, QStringList{created.at(1)});
+        auto* clear = w.window->recentMenu()->findChild<QAction*>(QStringLiteral("clearRecentFiles"));
+        if (!clear)
+            for (QAction* action : w.window->recentMenu()->actions())
+                if (action->objectName() == QLatin1String("clearRecentFiles")) clear = action;
+        QVERIFY(clear);
+        clear->trigger();
+        QVERIFY(w.window->recentFiles().isEmpty());
+    }
+
+    void dropsAreDispatchedOnContent() {
+        QTemporaryDir dir;
+        SessionState state;
+        state.text = QStringLiteral("text from a dropped session");
+        state.variantId = QStringLiteral("longformer");
+        state.seed = 11;
+        const QString sessionPath = dir.filePath(QStringLiteral("named-like-text.txt"));  // content decides
+        writeFile(sessionPath, state.toJson());
+        const QString textPath = dir.filePath(QStringLiteral("notes.json"));
+        writeFile(textPath, "{\"just\": \"some JSON\", \"not\": \"a session\"}");
+        const QString binaryPath = dir.filePath(QStringLiteral("weights.txt"));
+        writeFile(binaryPath, QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+
+        QCOMPARE(Session::classify(state.toJson()), FileKind::Session);
+        QCOMPARE(Session::classify("plain words"), FileKind::Text);
+        QCOMPARE(Session::classify(QByteArray("caf\xc3(")), FileKind::Binary);
+
+        Window w;
+        QVERIFY(w.ready());
+        MainWindow& window = *w.window;
+        const QString typed = window.textEdit()->toPlainText();
+
+        auto* binary = new QMimeData;
+        binary->setUrls({QUrl::fromLocalFile(binaryPath)});
+        drop(&window, binary);
+        QVERIFY2(window.statusText().contains(QStringLiteral("weights.txt is neither text nor an AttnScope session")),
+                 qPrintable(window.statusText()));
+        QCOMPARE(window.textEdit()->toPlainText(), typed);
+        delete binary;
+
+        auto* session = new QMimeData;
+        session->setUrls({QUrl::fromLocalFile(sessionPath)});
+        drop(window.textEdit()->viewport(), session);  // onto the editor: opened, not inserted as a URL
+        QCOMPARE(window.textEdit()->toPlainText(), state.text);
+        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("longformer"));
+        QCOMPARE(window.captureSession().seed, 11);
+        QCOMPARE(window.sessionPath(), QFileInfo(sessionPath).absoluteFilePath());
+        delete session;
+
+        auto* text = new QMimeData;
+        text->setUrls({QUrl::fromLocalFile(textPath)});
+        drop(&window, text);
+        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("{\"just\": \"some JSON\", \"not\": \"a session\"}"));
+        QVERIFY(window.windowTitle().contains(QStringLiteral("notes.json")));
+        delete text;
+
+        auto* plain = new QMimeData;
+        plain->setText(QStringLiteral("dragged words"));
+        drop(&window, plain);
+        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("dragged words"));
+        delete plain;
+        QCOMPARE(window.recentFiles(), (QStringList{QFileInfo(textPath).absoluteFilePath(), QFileInfo(sessionPath).absoluteFilePath()}));
+    }
+
+    void themeSwitchRestylesPlotsAndKeepsFiguresLight() {
+        Window w;
+        QVERIFY(w.ready());
+        MainWindow& window = *w.window;
+        window.setTheme(QStringLiteral("dark"));
+        QCOMPARE(window.themeName(), QStringLiteral("dark"));
+        QCOMPARE(window.settings().theme, QStringLiteral("dark"));
+        QVERIFY(window.heatmap()->palette().color(QPalette::Base).lightness() < 128);
+        window.setTheme(QStringLiteral("light"));
+        QVERIFY(window.heatmap()->palette().color(QPalette::Base).lightness() > 128);
+        QCOMPARE(window.settings().theme, QStringLiteral("light"));
+    }
+
+    void shortcutsAreOnTheActions() {
+        Window w;
+        QStringList shortcuts;
+        for (QAction* action : w.window->findChildren<QAction*>())
+            for (const QKeySequence& key : action->shortcuts()) shortcuts << key.toString();
+        for (const char* key : {"Ctrl+O", "Ctrl+S", "Ctrl+Shift+S", "Ctrl+R", "F5", "Esc", "PgDown", "PgUp", "Ctrl+Right",
+                                "Ctrl+Left", "Ctrl+E"})
+            QVERIFY2(shortcuts.contains(QLatin1String(key)), key);
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestSession)
+#include "test_session.moc"
