@@ -238,7 +238,7 @@ void HeadAtlasView::setAtlas(std::shared_ptr<const engine::HeadAtlas> atlas) {
     m_metricCombo->setToolTip(metric().definition());
     if (m_selectedLayer >= layerCount() || m_selectedHead >= headCount()) m_selectedLayer = m_selectedHead = -1;
     if (m_atlas) {
-        m_rollout->setRollout(m_atlas->rollout, m_atlas->input.tokens);
+        m_rollout->setMatrices(m_atlas->rollout, m_atlas->flow, m_atlas->input.tokens);
         QStringList notes;
         notes << tr("%1 tokens, %2 layers × %3 heads, %4 coverage settings, %5 s")
                      .arg(m_atlas->n)

@@ -5,6 +5,7 @@
 #include "views/qcp.h"
 #include "views/token_label.h"
 
+#include <QComboBox>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -15,12 +16,32 @@
 
 namespace attnscope::views {
 
+namespace {
+
+bool isSquareF32(const engine::PlainTensor& t) {
+    return t.dtype == engine::DType::F32 && t.shape.size() == 2 && t.shape[0] == t.shape[1] && t.shape[0] > 0 &&
+           static_cast<std::int64_t>(t.f32.size()) == t.numel();
+}
+
+}  // namespace
+
 RolloutView::RolloutView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    m_kindCombo = new QComboBox(this);
+    m_kindCombo->addItem(tr("Attention rollout"), static_cast<int>(Kind::Rollout));
+    m_kindCombo->addItem(tr("Attention flow"), static_cast<int>(Kind::Flow));
+    m_kindCombo->setItemData(0, tr("Head-mean attention with the residual path (½A + ½I), multiplied across layers"),
+                             Qt::ToolTipRole);
+    m_kindCombo->setItemData(1,
+                             tr("Max-flow from each input token to each output token through the layers' "
+                                "attention graph (computed up to 64 tokens)"),
+                             Qt::ToolTipRole);
+    m_kindCombo->setProperty("attnscopeExportSkip", true);  // FigurePainter::kSkipProperty: not in figures
+    layout->addWidget(m_kindCombo, 0, Qt::AlignLeft);
     m_plot = new QCustomPlot(this);
     styleDiagnosticPlot(m_plot);
-    layout->addWidget(m_plot);
+    layout->addWidget(m_plot, 1);
     QFont titleFont = m_plot->font();
     titleFont.setBold(true);
     m_title = new QCPTextElement(m_plot, tr("Attention rollout"), titleFont);
@@ -48,10 +69,16 @@ RolloutView::RolloutView(QWidget* parent) : QWidget(parent) {
     m_plot->yAxis->setRangeReversed(true);  // token 0 on top, as matrices are read
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &RolloutView::onMouseMove);
+    connect(m_kindCombo, &QComboBox::currentIndexChanged, this, &RolloutView::showMatrix);
     clear();
 }
 
 void RolloutView::clear(const QString& message) {
+    if (message.isEmpty()) {
+        m_rolloutData = {};
+        m_flowData = {};
+        m_tokens.clear();
+    }
     m_n = 0;
     m_labels.clear();
     m_map->data()->clear();
@@ -60,27 +87,43 @@ void RolloutView::clear(const QString& message) {
     replotWhenShown(m_plot);
 }
 
-void RolloutView::setRollout(const engine::PlainTensor& rollout, const std::vector<engine::Token>& tokens) {
-    const bool square = rollout.dtype == engine::DType::F32 && rollout.shape.size() == 2 &&
-                        rollout.shape[0] == rollout.shape[1] && rollout.shape[0] > 0 &&
-                        static_cast<std::int64_t>(rollout.f32.size()) == rollout.numel();
-    if (!square) {
-        clear(tr("Attention rollout: not computed"));
+void RolloutView::setMatrices(const engine::PlainTensor& rollout, const engine::PlainTensor& flow,
+                              const std::vector<engine::Token>& tokens) {
+    m_rolloutData = rollout;
+    m_flowData = flow;
+    m_tokens = tokens;
+    showMatrix();
+}
+
+RolloutView::Kind RolloutView::kind() const { return static_cast<Kind>(m_kindCombo->currentData().toInt()); }
+
+void RolloutView::setKind(Kind kind) { m_kindCombo->setCurrentIndex(m_kindCombo->findData(static_cast<int>(kind))); }
+
+void RolloutView::showMatrix() {
+    const bool flow = kind() == Kind::Flow;
+    const engine::PlainTensor& shown = flow ? m_flowData : m_rolloutData;
+    if (!isSquareF32(shown)) {
+        if (m_rolloutData.shape.empty() && m_flowData.shape.empty() && m_tokens.empty())
+            clear();
+        else
+            clear(flow ? tr("Attention flow: not computed for this input (more than 64 tokens)")
+                       : tr("Attention rollout: not computed"));
         return;
     }
-    m_n = static_cast<int>(rollout.shape[0]);
+    m_n = static_cast<int>(shown.shape[0]);
     m_labels.assign(static_cast<std::size_t>(m_n), QString());
     for (int i = 0; i < m_n; ++i)
-        m_labels[static_cast<std::size_t>(i)] =
-            i < static_cast<int>(tokens.size()) ? tokenLabel(tokens[static_cast<std::size_t>(i)].text, 12) : QString::number(i);
+        m_labels[static_cast<std::size_t>(i)] = i < static_cast<int>(m_tokens.size())
+                                                    ? tokenLabel(m_tokens[static_cast<std::size_t>(i)].text, 12)
+                                                    : QString::number(i);
     auto* data = m_map->data();
     data->setSize(m_n, m_n);
     data->setRange(QCPRange(0, m_n - 1), QCPRange(0, m_n - 1));
     double hi = 0;
     for (int i = 0; i < m_n; ++i) {
         for (int j = 0; j < m_n; ++j) {
-            const double v = rollout.f32[static_cast<std::size_t>(i) * static_cast<std::size_t>(m_n) + static_cast<std::size_t>(j)];
-            data->setCell(j, i, v);  // x = input token (key), y = output token
+            const double v = shown.f32[static_cast<std::size_t>(i) * static_cast<std::size_t>(m_n) + static_cast<std::size_t>(j)];
+            data->setCell(j, i, v);  // x = input token, y = output token
             if (std::isfinite(v)) hi = std::max(hi, v);
         }
     }
@@ -102,7 +145,9 @@ void RolloutView::setRollout(const engine::PlainTensor& rollout, const std::vect
         axis->setRange(-0.5, m_n - 0.5);
     }
     m_plot->xAxis->setTickLabelRotation(tokenTicks ? -90 : 0);
-    m_title->setText(tr("Attention rollout (Abnar & Zuidema 2020), %n token(s)", nullptr, m_n));
+    m_scale->axis()->setLabel(flow ? tr("flow") : tr("rollout weight"));
+    m_title->setText(flow ? tr("Attention flow (Abnar & Zuidema 2020), %n token(s)", nullptr, m_n)
+                          : tr("Attention rollout (Abnar & Zuidema 2020), %n token(s)", nullptr, m_n));
     replotWhenShown(m_plot);
 }
 
@@ -119,13 +164,11 @@ void RolloutView::onMouseMove(QMouseEvent* event) {
         QToolTip::hideText();
         return;
     }
-    // Token text is user data: plain text only (FORMATS.md §5).
-    const QString text = tr("output %1 “%2” ← input %3 “%4”: %5")
-                             .arg(i)
-                             .arg(m_labels[static_cast<std::size_t>(i)])
-                             .arg(j)
-                             .arg(m_labels[static_cast<std::size_t>(j)])
-                             .arg(value(i, j), 0, 'g', 4);
+    // Token text is user data: escaped, inside markup so it is never taken as rich text (FORMATS.md §5).
+    const QString text = tr("output %1 “%2” ← input %3 “%4”: %5 %6")
+                             .arg(QString::number(i), m_labels[static_cast<std::size_t>(i)], QString::number(j),
+                                  m_labels[static_cast<std::size_t>(j)],
+                                  kind() == Kind::Flow ? tr("flow") : tr("rollout"), QString::number(value(i, j), 'g', 4));
     QToolTip::showText(event->globalPosition().toPoint(),
                        QStringLiteral("<p style='white-space:pre'>%1</p>").arg(text.toHtmlEscaped()), m_plot);
 }

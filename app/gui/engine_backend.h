@@ -3,6 +3,8 @@
 // (LocalEngineBackend); tests use a fake that blocks on a latch, so supersede and cancel are
 // tested without LibTorch (CONVENTIONS.md §2).
 
+#include <attnscope/head_atlas.h>
+#include <attnscope/model.h>
 #include <attnscope/progress.h>
 #include <attnscope/result.h>
 #include <attnscope/types.h>
@@ -10,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace attnscope::app {
@@ -25,6 +28,19 @@ public:
                                                                          const engine::ProgressFn& progress) = 0;
     /// The registered variants with their parameter schemas; empty when the engine failed to start.
     virtual std::vector<engine::VariantInfo> variants() = 0;
+
+    /// Opens a model folder and makes it the current model (Engine::openModel). Backends without
+    /// checkpoints (test fakes of runs only) keep this default, which refuses.
+    virtual engine::Result<engine::ModelInfo> openModel(const std::string& folder) {
+        return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot open models (" + folder + ")");
+    }
+    /// The head atlas of the current model (Engine::analyzeModel); cancellable like run().
+    virtual engine::Result<std::shared_ptr<const engine::HeadAtlas>> analyzeModel(const engine::AtlasRequest& request,
+                                                                                   const engine::ProgressFn& progress) {
+        (void)request;
+        (void)progress;
+        return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot analyse models");
+    }
 };
 
 /// A unit of background work other than a run (the scaling sweep): called on the engine thread

@@ -57,4 +57,17 @@ std::vector<engine::VariantInfo> LocalEngineBackend::variants() {
     return eng.value()->variants();
 }
 
+engine::Result<engine::ModelInfo> LocalEngineBackend::openModel(const std::string& folder) {
+    auto eng = etEngine();
+    if (!eng) return eng.error();
+    return eng.value()->openModel(folder);
+}
+
+engine::Result<std::shared_ptr<const engine::HeadAtlas>> LocalEngineBackend::analyzeModel(
+    const engine::AtlasRequest& request, const engine::ProgressFn& progress) {
+    auto eng = etEngine();
+    if (!eng) return eng.error();
+    return eng.value()->analyzeModel(request, progress);
+}
+
 }  // namespace attnscope::app

@@ -18,6 +18,9 @@ public:
     engine::Result<std::shared_ptr<const engine::RunResult>> run(const engine::RunRequest& request,
                                                                  const engine::ProgressFn& progress) override;
     std::vector<engine::VariantInfo> variants() override;
+    engine::Result<engine::ModelInfo> openModel(const std::string& folder) override;
+    engine::Result<std::shared_ptr<const engine::HeadAtlas>> analyzeModel(const engine::AtlasRequest& request,
+                                                                           const engine::ProgressFn& progress) override;
 
 private:
     /// Creates the engine on first use; the creation error is kept and returned on every call.

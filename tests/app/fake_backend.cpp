@@ -63,4 +63,59 @@ std::vector<engine::VariantInfo> FakeBackend::variants() {
     return {info};
 }
 
+engine::Result<engine::ModelInfo> FakeBackend::openModel(const std::string& folder) {
+    std::lock_guard<std::mutex> lock(m_control->mutex);
+    m_control->openCalls.push_back(folder);
+    if (m_control->refusedFolders.count(folder)) {
+        // As the engine: the current model is dropped before the new folder is read.
+        m_control->openFolder.clear();
+        return engine::makeError(engine::ErrorCode::InvalidInput,
+                                 folder + "/pytorch_model.bin: a pickle; convert the checkpoint to safetensors");
+    }
+    m_control->openFolder = folder;
+    engine::ModelInfo info;
+    info.folder = folder;
+    info.arch = "bert";
+    info.layers = 2;
+    info.heads = 3;
+    info.headDim = 4;
+    info.maxTokens = 16;
+    return info;
+}
+
+engine::Result<std::shared_ptr<const engine::HeadAtlas>> FakeBackend::analyzeModel(const engine::AtlasRequest& request,
+                                                                                   const engine::ProgressFn& progress) {
+    std::unique_lock<std::mutex> lock(m_control->mutex);
+    if (m_control->openFolder.empty())
+        return engine::makeError(engine::ErrorCode::InvalidArgument, "no model is open (open a model folder first)");
+    m_control->started.push_back(kAnalysisTag);
+    m_control->changed.notify_all();
+    std::int64_t step = 0;
+    while (!m_control->releaseAll && m_control->released.count(kAnalysisTag) == 0) {
+        lock.unlock();
+        const bool goOn = progress ? progress(engine::Progress{"heads", step++ % 100, 100}) : true;
+        lock.lock();
+        if (!goOn) {
+            m_control->cancelSeen.insert(kAnalysisTag);
+            return engine::makeError(engine::ErrorCode::Cancelled, "cancelled");
+        }
+        m_control->changed.wait_for(lock, std::chrono::milliseconds(2));
+    }
+    auto atlas = std::make_shared<engine::HeadAtlas>();
+    atlas->model.folder = m_control->openFolder;
+    atlas->layers = 2;
+    atlas->heads = 3;
+    atlas->n = static_cast<std::int64_t>(request.text.size());
+    for (int l = 0; l < 2; ++l) {
+        for (int h = 0; h < 3; ++h) {
+            engine::HeadMetrics m;
+            m.layer = l;
+            m.head = h;
+            m.entropy = l * 10 + h;
+            atlas->metrics.push_back(m);
+        }
+    }
+    return std::shared_ptr<const engine::HeadAtlas>(std::move(atlas));
+}
+
 }  // namespace attnscope::testing

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace attnscope::testing {
@@ -28,6 +29,10 @@ public:
         /// When true a run keeps waiting after a cancel and then returns a result, like an engine
         /// that finishes its last unit of work: the runner must drop or convert that result.
         bool ignoreCancel = false;
+        /// openModel refuses these folders (as the engine refuses a pickle) and opens any other.
+        std::set<std::string> refusedFolders;
+        std::vector<std::string> openCalls;  ///< every openModel folder, in call order
+        std::string openFolder;              ///< the backend's current model, "" for none
 
         void release(std::uint64_t tag);
         void releaseEverything();
@@ -41,6 +46,13 @@ public:
     engine::Result<std::shared_ptr<const engine::RunResult>> run(const engine::RunRequest& request,
                                                                  const engine::ProgressFn& progress) override;
     std::vector<engine::VariantInfo> variants() override;
+    /// A 2-layer, 3-head "bert" unless the folder is refused.
+    engine::Result<engine::ModelInfo> openModel(const std::string& folder) override;
+    /// Blocks like run() on the tag kAnalysisTag; the atlas's entropy of (layer, head) is
+    /// layer * 10 + head.
+    engine::Result<std::shared_ptr<const engine::HeadAtlas>> analyzeModel(const engine::AtlasRequest& request,
+                                                                           const engine::ProgressFn& progress) override;
+    static constexpr std::uint64_t kAnalysisTag = 9999;
 
 private:
     std::shared_ptr<Control> m_control;

@@ -54,6 +54,8 @@ std::shared_ptr<const HeadAtlas> makeAtlas() {
     atlas->rollout = attnscope::engine::PlainTensor::zeros(attnscope::engine::DType::F32, {kTokens, kTokens});
     for (int i = 0; i < kTokens; ++i)
         for (int j = 0; j < kTokens; ++j) atlas->rollout.f32[static_cast<std::size_t>(i * kTokens + j)] = 0.01f * (i * kTokens + j);
+    atlas->flow = attnscope::engine::PlainTensor::zeros(attnscope::engine::DType::F32, {kTokens, kTokens});
+    for (int i = 0; i < kTokens * kTokens; ++i) atlas->flow.f32[static_cast<std::size_t>(i)] = 2.0f + 0.5f * i;
     for (int i = 0; i < kTokens; ++i) atlas->input.tokens.push_back({"t" + std::to_string(i), i, i + 1, i});
     return atlas;
 }
@@ -194,6 +196,16 @@ private Q_SLOTS:
         for (int i = 0; i < kTokens; ++i)
             for (int j = 0; j < kTokens; ++j)
                 QCOMPARE(view.rolloutView()->value(i, j), static_cast<double>(atlas->rollout.f32[static_cast<std::size_t>(i * kTokens + j)]));
+        // Attention flow: the other matrix of the atlas, through the view's switch.
+        view.rolloutView()->setKind(attnscope::views::RolloutView::Kind::Flow);
+        QCOMPARE(view.rolloutView()->size(), kTokens);
+        QCOMPARE(view.rolloutView()->value(1, 3), static_cast<double>(atlas->flow.f32[1 * kTokens + 3]));
+        auto noFlow = std::make_shared<HeadAtlas>(*atlas);
+        noFlow->flow = {};  // the engine leaves it empty past 64 tokens
+        view.setAtlas(noFlow);
+        QCOMPARE(view.rolloutView()->size(), 0);
+        view.rolloutView()->setKind(attnscope::views::RolloutView::Kind::Rollout);
+        QCOMPARE(view.rolloutView()->value(4, 4), static_cast<double>(atlas->rollout.f32[4 * kTokens + 4]));
         attnscope::views::RolloutView bad;
         bad.setRollout(attnscope::engine::PlainTensor::zeros(attnscope::engine::DType::F32, {2, 3}), {});
         QCOMPARE(bad.size(), 0);  // not square: refused, not drawn

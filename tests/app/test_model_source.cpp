@@ -1,0 +1,288 @@
+// Trained checkpoints in the GUI: ModelSource against the fake backend (refusals, cancel), and
+// the main window against the real engine on a tiny model written here (model layer as the Q/K/V
+// source, refused folders, the Atlas tab and its click-to-compare).
+
+#include "support/qt_test_support.h"
+#include "support/tiny_model.h"
+
+#include "app/fake_backend.h"
+#include "gui/app_settings.h"
+#include "gui/compare_variants_editor.h"
+#include "gui/engine_runner.h"
+#include "gui/local_engine_backend.h"
+#include "gui/main_window.h"
+#include "gui/model_source.h"
+#include "gui/model_source_panel.h"
+
+#include "views/head_atlas.h"
+#include "views/inspection_state.h"
+#include "views/rollout_view.h"
+
+#include <attnscope/engine.h>
+
+#include <QComboBox>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <fstream>
+
+using attnscope::app::AppSettings;
+using attnscope::app::EngineRunner;
+using attnscope::app::LocalEngineBackend;
+using attnscope::app::MainWindow;
+using attnscope::app::ModelSource;
+using attnscope::app::ModelSourcePanel;
+using attnscope::testing::FakeBackend;
+namespace engine = attnscope::engine;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+const char* const kText = "the cat sat on the mat and the dog ran to the park";
+
+QString writeTinyBert(const QString& dir) {
+    const std::filesystem::path path = dir.toStdString();
+    attnscope::testing::writeTinyModel(attnscope::testing::makeTinyModel({}), path, "bert.");
+    attnscope::testing::writeTinyWordPieceVocab(path);
+    return dir;
+}
+
+/// A folder as users get it from old exports: config.json and a pickled pytorch_model.bin.
+QString writePickleFolder(const QString& dir) {
+    const std::filesystem::path path = dir.toStdString();
+    std::filesystem::create_directories(path);
+    attnscope::testing::writeText(path / "config.json", attnscope::testing::makeTinyModel({}).configJson());
+    attnscope::testing::writeText(path / "pytorch_model.bin", std::string("\x80\x02}q\x00.", 6));
+    return dir;
+}
+
+}  // namespace
+
+class TestModelSource : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void aRefusedFolderKeepsThePreviousModel() {
+        auto control = std::make_shared<FakeBackend::Control>();
+        control->refusedFolders = {"/models/pickled"};
+        EngineRunner runner(std::make_unique<FakeBackend>(control));
+        ModelSource source(&runner);
+        QSignalSpy opened(&source, &ModelSource::modelOpened);
+        QSignalSpy failed(&source, &ModelSource::modelOpenFailed);
+
+        source.open(QStringLiteral("/models/good"));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+        QVERIFY(source.model().has_value());
+        QCOMPARE(source.model()->layers, 2);
+        QCOMPARE(source.folder(), QStringLiteral("/models/good"));
+
+        source.open(QStringLiteral("/models/pickled"));
+        QVERIFY(source.isOpening());
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
+        QVERIFY(!source.isOpening());
+        QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("/models/pickled"));
+        QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("pytorch_model.bin")));
+        QCOMPARE(failed.at(0).at(2).toInt(), static_cast<int>(engine::ErrorCode::InvalidInput));
+        // Nothing changed on the GUI side, and the engine has the previous model open again.
+        QCOMPARE(opened.count(), 1);
+        QCOMPARE(source.folder(), QStringLiteral("/models/good"));
+        {
+            std::lock_guard<std::mutex> lock(control->mutex);
+            QCOMPARE(control->openCalls, (std::vector<std::string>{"/models/good", "/models/pickled", "/models/good"}));
+            QCOMPARE(control->openFolder, std::string("/models/good"));
+        }
+        // So the previous model can still be analysed.
+        control->releaseEverything();
+        QSignalSpy ready(&source, &ModelSource::atlasReady);
+        engine::AtlasRequest request;
+        request.text = "four";
+        source.analyze(request);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
+        QCOMPARE(source.atlas()->n, 4);
+        QCOMPARE(source.atlas()->metrics[4].entropy, 11.0);  // layer 1, head 1
+    }
+
+    void analysisIsCancellable() {
+        auto control = std::make_shared<FakeBackend::Control>();
+        EngineRunner runner(std::make_unique<FakeBackend>(control));
+        ModelSource source(&runner);
+        QSignalSpy opened(&source, &ModelSource::modelOpened);
+        source.open(QStringLiteral("/models/good"));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+
+        QSignalSpy progress(&source, &ModelSource::analysisProgress);
+        QSignalSpy ready(&source, &ModelSource::atlasReady);
+        QSignalSpy failed(&source, &ModelSource::analysisFailed);
+        source.analyze(engine::AtlasRequest{});
+        QTRY_VERIFY_WITH_TIMEOUT(control->hasStarted(FakeBackend::kAnalysisTag), kTimeoutMs);
+        QVERIFY(source.isAnalyzing());
+        QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, kTimeoutMs);
+        source.cancelAnalysis();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
+        QCOMPARE(failed.at(0).at(1).toInt(), static_cast<int>(engine::ErrorCode::Cancelled));
+        QVERIFY(control->sawCancel(FakeBackend::kAnalysisTag));
+        QVERIFY(!source.isAnalyzing());
+        QCOMPARE(ready.count(), 0);
+        QVERIFY(source.atlas() == nullptr);
+    }
+
+    void backendsWithoutModelsRefuseClearly() {
+        // The default of EngineBackend (fakes of runs only): refused, never a crash.
+        struct RunsOnly final : attnscope::app::EngineBackend {
+            engine::Result<std::shared_ptr<const engine::RunResult>> run(const engine::RunRequest&,
+                                                                         const engine::ProgressFn&) override {
+                return engine::makeError(engine::ErrorCode::Unsupported, "no runs");
+            }
+            std::vector<engine::VariantInfo> variants() override { return {}; }
+        } backend;
+        auto opened = backend.openModel("/models/good");
+        QVERIFY(!opened.ok());
+        QCOMPARE(opened.error().code, engine::ErrorCode::Unsupported);
+        QVERIFY(QString::fromStdString(opened.error().message).contains(QStringLiteral("/models/good")));
+    }
+};
+
+class TestModelWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void modelLayerIsTheSourceOfEveryRun() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const QString modelDir = writeTinyBert(temp.filePath(QStringLiteral("tiny-bert")));
+        const QString pickleDir = writePickleFolder(temp.filePath(QStringLiteral("pickled")));
+
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QString::fromLatin1(kText);
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1200, 800);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("full")));
+
+        // Opening switches the source to the model and runs its layer 0.
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        window.openModelFolder(modelDir);
+        QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->hasModel(), kTimeoutMs);
+        QVERIFY(window.modelSourcePanel()->usesModel());
+        QVERIFY(window.modelSourcePanel()->modelText().contains(QStringLiteral("2 layers × 4 heads")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 0, kTimeoutMs);
+
+        // Layer 1 with `full`: the weights are the model's own attention of that layer.
+        window.modelSourcePanel()->setLayer(1);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 1, kTimeoutMs);
+        const auto result = window.lastResult();
+        QCOMPARE(QString::fromStdString(result->modelFolder), modelDir);
+        QCOMPARE(result->results.at(0).variantId, std::string("full"));
+
+        auto reference = engine::Engine::create();
+        QVERIFY(reference.ok());
+        QVERIFY(reference.value()->openModel(modelDir.toStdString()).ok());
+        engine::ModelInput input;
+        input.text = kText;
+        auto forward = reference.value()->forwardModel(input);
+        QVERIFY2(forward.ok(), forward.ok() ? "" : forward.error().message.c_str());
+        const engine::ModelForward& f = *forward.value();
+        QCOMPARE(result->n, f.n);
+        QCOMPARE(result->heads, f.heads);
+        QCOMPARE(result->input.tokens.size(), f.input.tokens.size());
+        QCOMPARE(result->input.tokens.front().text, std::string("[CLS]"));
+        const engine::PlainTensor& attention = f.attention.at(1);
+        double worst = 0;
+        for (std::int64_t h = 0; h < f.heads; ++h)
+            for (std::int64_t i = 0; i < f.n; ++i)
+                for (std::int64_t j = 0; j < f.n; ++j)
+                    worst = std::max(worst, std::abs(static_cast<double>(result->results[0].weightAt(static_cast<int>(h), i, j)) -
+                                                     attention.f32[static_cast<std::size_t>((h * f.n + i) * f.n + j)]));
+        QVERIFY2(worst <= 1e-5, qPrintable(QStringLiteral("largest difference %1").arg(worst)));
+
+        // A refused folder: the message names the file, and the previous model stays the source.
+        QSignalSpy refused(&window, &MainWindow::modelOpenFailed);
+        const QString before = window.modelSourcePanel()->modelText();
+        window.openModelFolder(pickleDir);
+        QTRY_COMPARE_WITH_TIMEOUT(refused.count(), 1, kTimeoutMs);
+        QVERIFY2(window.statusText().contains(QStringLiteral("pytorch_model.bin")), qPrintable(window.statusText()));
+        QVERIFY2(window.statusText().contains(QStringLiteral("pickle")), qPrintable(window.statusText()));
+        QCOMPARE(window.modelSourcePanel()->modelText(), before);
+        QVERIFY(window.modelSourcePanel()->usesModel());
+        QCOMPARE(window.modelSourcePanel()->layer(), 1);
+        QCOMPARE(window.modelSource()->folder(), modelDir);
+        QCOMPARE(window.lastResult(), result);
+        // The GUI stays usable: the next run still takes the model's layer 1.
+        const int shownBefore = shown.count();
+        window.runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() > shownBefore, kTimeoutMs);
+        QCOMPARE(window.lastResult()->modelLayer, 1);
+        QCOMPARE(QString::fromStdString(window.lastResult()->modelFolder), modelDir);
+
+        // Random projections again: no model in the request.
+        window.modelSourcePanel()->setKind(ModelSourcePanel::Kind::RandomProjections);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult()->modelLayer == -1, kTimeoutMs);
+        QCOMPARE(window.lastResult()->heads, AppSettings{}.heads);
+    }
+
+    void atlasTabAnalysesAndOpensAHeadInCompare() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const QString modelDir = writeTinyBert(temp.filePath(QStringLiteral("tiny-bert")));
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QString::fromLatin1(kText);
+        options.initialView = MainWindow::View::Atlas;
+        options.modelFolder = modelDir;  // as --model DIR --view atlas
+        options.modelLayer = 1;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1200, 800);
+        window.show();
+        QSignalSpy atlasShown(&window, &MainWindow::atlasShown);
+        // The Atlas tab analyses a model as soon as it opens.
+        QTRY_COMPARE_WITH_TIMEOUT(atlasShown.count(), 1, kTimeoutMs);
+        QCOMPARE(window.modelSourcePanel()->layer(), 1);
+        const auto atlas = window.atlasView()->atlas();
+        QVERIFY(atlas);
+        QCOMPARE(atlas->layers, 2);
+        QCOMPARE(atlas->heads, 4);
+        QCOMPARE(window.atlasView()->layerCount(), 2);
+        QCOMPARE(window.atlasView()->cellValue(1, 2), atlas->metrics[1 * 4 + 2].entropy);
+        QCOMPARE(window.atlasView()->rolloutView()->size(), static_cast<int>(atlas->n));
+
+        // Clicking a head: its layer's real Q/K/V in Compare, `full` beside coverage settings.
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        Q_EMIT window.atlasView()->headSelected(0, 3);
+        QCOMPARE(window.currentView(), MainWindow::View::Compare);
+        QCOMPARE(window.modelSourcePanel()->layer(), 0);
+        QCOMPARE(window.inspection()->head(), 3);
+        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("full"));
+        const QStringList compared = window.compareEditor()->ids();
+        QVERIFY(compared.size() >= 1 && compared.size() <= 3);
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0 && window.lastResult()->results.size() >= 2 &&
+                                     window.lastResult()->modelLayer == 0,
+                                 kTimeoutMs);
+        const auto result = window.lastResult();
+        QCOMPARE(result->results[0].variantId, std::string("full"));
+        QCOMPARE(QString::fromStdString(result->results[1].variantId), compared.front());
+        QCOMPARE(window.inspection()->head(), 3);
+        // The first compared setting is the one with the lowest output error for that head.
+        const auto& head = atlas->metrics[0 * 4 + 3];
+        double best = std::numeric_limits<double>::infinity();
+        for (std::size_t s = 0; s < atlas->settings.size(); ++s)
+            if (std::isfinite(head.outputError[s])) best = std::min(best, head.outputError[s]);
+        bool firstIsBest = false;
+        for (std::size_t s = 0; s < atlas->settings.size(); ++s)
+            if (head.outputError[s] == best && QString::fromStdString(atlas->settings[s].variantId) == compared.front())
+                firstIsBest = true;
+        QVERIFY(firstIsBest);
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestModelSource)
+ATTNSCOPE_REGISTER_QT_TEST(TestModelWindow)
+#include "test_model_source.moc"
