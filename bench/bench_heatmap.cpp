@@ -12,7 +12,12 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 
+#include "views/compare_view.h"
+#include "views/diagnostics/diagnostics_stack.h"
 #include "views/head_heatmap.h"
+#include "views/heads_grid.h"
+#include "views/mask_view.h"
+#include "views/token_links.h"
 #include "views/inspection_state.h"
 
 #include <QApplication>
@@ -25,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -147,6 +153,9 @@ struct StallNumbers {
     double maxGapMs = 0;     ///< longest tick gap while the engine worked
     double showGapMs = 0;    ///< the gap that contains showing the result in every view
     int ticks = 0;
+    /// Each view's setResult with the same result again (after a reset to none), in ms: where the
+    /// display gap goes.
+    std::vector<std::pair<const char*, double>> perView;
 };
 
 StallNumbers measureStall(int words) {
@@ -195,6 +204,25 @@ StallNumbers measureStall(int words) {
     tick.stop();
     out.ticks = static_cast<int>(ticks.size());
     out.runMs = shownAt / 1e6;
+    // Where the display gap goes: each view takes the same result again, timed alone.
+    const auto result = window.lastResult();
+    if (result) {
+        const auto timeView = [&](const char* name, const std::function<void(std::shared_ptr<const engine::RunResult>)>& set) {
+            set(nullptr);
+            QCoreApplication::processEvents();
+            QElapsedTimer t;
+            t.start();
+            set(result);
+            QCoreApplication::processEvents();  // queued replots belong to the cost
+            out.perView.emplace_back(name, t.nsecsElapsed() / 1e6);
+        };
+        timeView("heads grid", [&](auto r) { window.headsGrid()->setResult(r); });
+        timeView("heatmap", [&](auto r) { window.heatmap()->setResult(r); });
+        timeView("mask view", [&](auto r) { window.maskView()->setResult(r); });
+        timeView("token links", [&](auto r) { window.tokenLinks()->setResult(r); });
+        timeView("compare view (hidden tab)", [&](auto r) { window.compareView()->setResult(r); });
+        timeView("diagnostics", [&](auto r) { window.diagnostics()->setResult(r); });
+    }
     for (std::size_t i = 1; i < ticks.size(); ++i) {
         const double gap = (ticks[i] - ticks[i - 1]) / 1e6;
         if (shownAt >= ticks[i - 1] && shownAt <= ticks[i])
@@ -229,5 +257,7 @@ int main(int argc, char** argv) {
     std::printf("| --- | ---: | ---: | ---: | ---: |\n");
     std::printf("| `full`, %d words, 4 heads × 32 | %.0f ms | %.1f ms | %.1f ms | %d |\n", s.n, s.runMs, s.maxGapMs, s.showGapMs,
                 s.ticks);
+    std::printf("\n| view taking the %d-word result | ms |\n| --- | ---: |\n", s.n);
+    for (const auto& [name, ms] : s.perView) std::printf("| %s | %.1f |\n", name, ms);
     return s.runMs > 0 ? 0 : 1;
 }
