@@ -205,6 +205,7 @@ HeadAtlasView::HeadAtlasView(QWidget* parent) : QWidget(parent) {
     splitter->addWidget(m_rollout);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
+    splitter->setSizes({1, 1});  // proportions: the grid and the rollout share the width equally
     layout->addWidget(splitter, 1);
 
     connect(m_metricCombo, &QComboBox::currentIndexChanged, this, [this] {
@@ -305,8 +306,8 @@ void HeadAtlasView::rebuildGrid() {
     m_plot->xAxis->setRange(-0.5, heads - 0.5);
     m_plot->yAxis->setRange(-0.5, layers - 0.5);
     const QString model = QString::fromStdString(m_atlas->model.arch);
-    m_title->setText(tr("Head atlas%1: %2").arg(model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model),
-                                                shown.name(*m_atlas)));
+    m_title->setText(tr("Head atlas%1\n%2").arg(model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model),
+                                                 shown.name(*m_atlas)));
     setSelectedHead(m_selectedLayer, m_selectedHead);
 }
 

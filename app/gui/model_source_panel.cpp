@@ -60,14 +60,14 @@ void ModelSourcePanel::setModel(const engine::ModelInfo& info) {
     if (auto* items = qobject_cast<QStandardItemModel*>(m_kind->model())) items->item(1)->setEnabled(m_layers > 0);
     m_layer->setRange(0, std::max(0, m_layers - 1));
     const QString name = QDir(QString::fromStdString(info.folder)).dirName();
-    m_model->setText(tr("%1 — %2, %3 layers × %4 heads (d = %5), up to %6 tokens%7")
-                         .arg(name, QString::fromStdString(info.arch))
-                         .arg(info.layers)
-                         .arg(info.heads)
-                         .arg(info.headDim)
-                         .arg(info.maxTokens)
-                         .arg(info.causal ? tr(", causal") : QString()));
-    m_model->setToolTip(QString::fromStdString(info.folder).toHtmlEscaped());
+    m_model->setText(tr("%1 — %2, %3 layers × %4 heads").arg(name, QString::fromStdString(info.arch)).arg(info.layers).arg(info.heads));
+    // Untrusted folder names: escaped inside markup, so the tooltip never renders them as HTML.
+    m_model->setToolTip(QStringLiteral("<p style='white-space:pre'>%1</p>")
+                            .arg(tr("%1\nhead dim %2, up to %3 tokens%4, tokenizer %5")
+                                     .arg(QString::fromStdString(info.folder), QString::number(info.headDim),
+                                          QString::number(info.maxTokens), info.causal ? tr(", causal") : QString(),
+                                          info.tokenizer.empty() ? tr("none") : QString::fromStdString(info.tokenizer))
+                                     .toHtmlEscaped()));
     QStringList warnings;
     for (const auto& w : info.warnings) warnings << QString::fromStdString(w);
     setNote(warnings.join(QLatin1Char('\n')));
