@@ -9,6 +9,7 @@
 #include "gui/app_settings.h"
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
+#include "gui/export/figure_exporter.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 #include "gui/model_source.h"
@@ -21,6 +22,9 @@
 #include <attnscope/engine.h>
 
 #include <QComboBox>
+#include <QImage>
+#include <QDir>
+#include <QFile>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -220,6 +224,12 @@ private Q_SLOTS:
         QCOMPARE(window.lastResult()->modelLayer, 1);
         QCOMPARE(QString::fromStdString(window.lastResult()->modelFolder), modelDir);
 
+        // Dropping or opening config.json opens its folder (the drop handler's model hook).
+        QSignalSpy opened(window.modelSource(), &ModelSource::modelOpened);
+        QCOMPARE(window.openPath(modelDir + QStringLiteral("/config.json")), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kTimeoutMs);
+        QCOMPARE(window.modelSource()->folder(), modelDir);
+
         // Random projections again: no model in the request.
         window.modelSourcePanel()->setKind(ModelSourcePanel::Kind::RandomProjections);
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult()->modelLayer == -1, kTimeoutMs);
@@ -252,6 +262,18 @@ private Q_SLOTS:
         QCOMPARE(window.atlasView()->layerCount(), 2);
         QCOMPARE(window.atlasView()->cellValue(1, 2), atlas->metrics[1 * 4 + 2].entropy);
         QCOMPARE(window.atlasView()->rolloutView()->size(), static_cast<int>(atlas->n));
+
+        // The tab exports through the figure exporter like every view: grid and rollout drawn.
+        const QString figure = QDir(QDir::tempPath()).filePath(QStringLiteral("attnscope-atlas-test.png"));
+        attnscope::app::FigureRequest figureRequest;
+        figureRequest.dpi = 96;
+        figureRequest.writeSidecar = false;
+        const auto exported = attnscope::app::FigureExporter::exportFigure(window.atlasView(), figure, figureRequest);
+        QVERIFY2(exported.ok(), qPrintable(exported.error));
+        const QImage image(figure);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() > 400 && image.height() > 200);
+        QFile::remove(figure);
 
         // Clicking a head: its layer's real Q/K/V in Compare, `full` beside coverage settings.
         QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
