@@ -21,11 +21,14 @@
 
 #include <attnscope/engine.h>
 
+#include <QAction>
 #include <QComboBox>
 #include <QImage>
 #include <QDir>
 #include <QFile>
+#include <QKeySequence>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -131,6 +134,39 @@ private Q_SLOTS:
         QVERIFY(!source.isAnalyzing());
         QCOMPARE(ready.count(), 0);
         QVERIFY(source.atlas() == nullptr);
+    }
+
+    void escapeCancelsTheAtlasAnalysis() {
+        auto control = std::make_shared<FakeBackend::Control>();
+        EngineRunner runner(std::make_unique<FakeBackend>(control));
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("some text");
+        MainWindow window(&runner, AppSettings{}, options);
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        window.openModelFolder(QStringLiteral("/models/good"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->usesModel(), kTimeoutMs);
+        control->release(0);  // the model layer's run (seed 0) that opening started
+
+        QSignalSpy failed(&window, &MainWindow::atlasFailed);
+        window.analyzeModel();
+        QTRY_VERIFY_WITH_TIMEOUT(control->hasStarted(FakeBackend::kAnalysisTag), kTimeoutMs);
+        QVERIFY(!window.atlasView()->analyzeButton()->isEnabled());
+        QVERIFY(window.atlasView()->cancelButton()->isEnabled());
+        // Esc is the Run menu's Cancel action; it must be live while only the analysis runs.
+        QAction* cancel = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->shortcut() == QKeySequence(Qt::Key_Escape)) cancel = action;
+        QVERIFY(cancel);
+        QVERIFY(cancel->isEnabled());
+        cancel->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
+        QCOMPARE(failed.at(0).at(1).toInt(), static_cast<int>(engine::ErrorCode::Cancelled));
+        QVERIFY(control->sawCancel(FakeBackend::kAnalysisTag));
+        QCOMPARE(window.atlasView()->message(), QStringLiteral("Analysis cancelled."));
+        QVERIFY(window.atlasView()->analyzeButton()->isEnabled());
+        QVERIFY(window.atlasView()->atlas() == nullptr);
     }
 
     void backendsWithoutModelsRefuseClearly() {
