@@ -660,22 +660,8 @@ void MainWindow::showPreviousHead() { uiStepHead(-1); }
 void MainWindow::openTextFile() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open Text"), QString(), tr("Text files (*.txt *.md);;All files (*)"));
-    if (path.isEmpty()) return;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        setStatusMessage(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), file.errorString()));
-        return;
-    }
-    QStringDecoder decoder(QStringDecoder::Utf8);
-    const QString text = decoder.decode(file.readAll());
-    if (decoder.hasError()) {
-        setStatusMessage(tr("%1 is not valid UTF-8 text.").arg(QFileInfo(path).fileName()));
-        return;
-    }
-    m_text->setPlainText(text);
-    m_options.textSource = QFileInfo(path).fileName();
-    setWindowTitle(tr("AttnScope — %1").arg(m_options.textSource));
-    uiStartRun(true);
+    // Same path as Recent and drops: judged by content, remembered in File → Recent.
+    if (!path.isEmpty()) openPath(path);
 }
 
 }  // namespace attnscope::app

@@ -6,6 +6,7 @@
 #include "gui/app_settings.h"
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
+#include "gui/export/export_controller.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 #include "gui/recent_files.h"
@@ -20,6 +21,7 @@
 #include <QComboBox>
 #include <QDropEvent>
 #include <QFile>
+#include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMenu>
@@ -30,6 +32,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+
+#include <cmath>
 
 using attnscope::app::AppSettings;
 using attnscope::app::EngineRunner;
@@ -312,6 +316,40 @@ private Q_SLOTS:
         window.setTheme(QStringLiteral("light"));
         QVERIFY(window.heatmap()->palette().color(QPalette::Base).lightness() > 128);
         QCOMPARE(window.settings().theme, QStringLiteral("light"));
+    }
+
+    void figuresStayBlackOnWhiteInTheDarkTheme() {
+        Window w(QStringLiteral("The cat sat on the mat because it was tired."));
+        QVERIFY(w.ready());
+        MainWindow& window = *w.window;
+        QVERIFY(window.runNow() != 0);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
+        QTest::qWait(200);  // the views' queued layouts and replots, so both figures show the same state
+        QTemporaryDir dir;
+        dir.setAutoRemove(!qEnvironmentVariableIsSet("ATTNSCOPE_KEEP_EXPORTS"));  // to look at the figures
+        const QString lightPath = dir.filePath(QStringLiteral("light.png"));
+        const QString darkPath = dir.filePath(QStringLiteral("dark.png"));
+        QVERIFY(window.exportController()->exportFigureTo(lightPath, 96).ok());
+        window.setTheme(QStringLiteral("dark"));
+        QVERIFY(window.exportController()->exportFigureTo(darkPath, 96).ok());
+        // The window is dark again after the export.
+        QVERIFY(window.heatmap()->palette().color(QPalette::Base).lightness() < 128);
+        window.setTheme(QStringLiteral("light"));
+        const QImage light(lightPath), dark(darkPath);
+        QCOMPARE(dark.size(), light.size());
+        // Dark plot backgrounds would turn most of the figure dark: count pixels that differ.
+        qint64 differing = 0, darkPixels = 0;
+        for (int y = 0; y < light.height(); ++y) {
+            for (int x = 0; x < light.width(); ++x) {
+                const QColor a = light.pixelColor(x, y), b = dark.pixelColor(x, y);
+                differing += std::abs(a.lightness() - b.lightness()) > 16;
+                darkPixels += b.lightness() < 64;
+            }
+        }
+        const double total = static_cast<double>(light.width()) * light.height();
+        QVERIFY2(differing < total * 0.01,
+                 qPrintable(QStringLiteral("%1 of %2 pixels differ (%3)").arg(differing).arg(total).arg(dir.path())));
+        QVERIFY2(darkPixels < total * 0.5, qPrintable(QStringLiteral("%1 dark pixels").arg(darkPixels)));
     }
 
     void shortcutsAreOnTheActions() {
