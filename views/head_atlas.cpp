@@ -26,7 +26,8 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 QString settingLabel(const engine::HeadAtlas& atlas, int setting) {
-    if (setting < 0 || setting >= static_cast<int>(atlas.settings.size())) return QObject::tr("setting %1").arg(setting);
+    if (setting < 0 || setting >= static_cast<int>(atlas.settings.size()))
+        return QObject::tr("setting %1").arg(setting);
     const auto& s = atlas.settings[static_cast<std::size_t>(setting)];
     return QString::fromStdString(s.label.empty() ? s.variantId : s.label);
 }
@@ -50,35 +51,56 @@ std::vector<AtlasMetric> AtlasMetric::listFor(const engine::HeadAtlas& atlas) {
 
 double AtlasMetric::valueOf(const engine::HeadMetrics& head) const {
     const auto perSetting = [&](const std::vector<double>& values) {
-        return setting >= 0 && setting < static_cast<int>(values.size()) ? values[static_cast<std::size_t>(setting)] : kNaN;
+        return setting >= 0 && setting < static_cast<int>(values.size()) ? values[static_cast<std::size_t>(setting)]
+                                                                         : kNaN;
     };
     switch (kind) {
-        case Kind::Entropy: return head.entropy;
-        case Kind::MeanDistance: return head.meanDistance;
-        case Kind::SelfShare: return head.selfShare;
-        case Kind::PreviousShare: return head.previousShare;
-        case Kind::NextShare: return head.nextShare;
-        case Kind::SpecialShare: return head.specialShare;
-        case Kind::FirstShare: return head.firstShare;
-        case Kind::Rank90: return static_cast<double>(head.rank90);
-        case Kind::KeptMass: return perSetting(head.keptMass);
-        case Kind::OutputError: return perSetting(head.outputError);
+        case Kind::Entropy:
+            return head.entropy;
+        case Kind::MeanDistance:
+            return head.meanDistance;
+        case Kind::SelfShare:
+            return head.selfShare;
+        case Kind::PreviousShare:
+            return head.previousShare;
+        case Kind::NextShare:
+            return head.nextShare;
+        case Kind::SpecialShare:
+            return head.specialShare;
+        case Kind::FirstShare:
+            return head.firstShare;
+        case Kind::Rank90:
+            return static_cast<double>(head.rank90);
+        case Kind::KeptMass:
+            return perSetting(head.keptMass);
+        case Kind::OutputError:
+            return perSetting(head.outputError);
     }
     return kNaN;
 }
 
 QString AtlasMetric::name(const engine::HeadAtlas& atlas) const {
     switch (kind) {
-        case Kind::Entropy: return QObject::tr("entropy (nats)");
-        case Kind::MeanDistance: return QObject::tr("mean distance (tokens)");
-        case Kind::SelfShare: return QObject::tr("self share");
-        case Kind::PreviousShare: return QObject::tr("previous-token share");
-        case Kind::NextShare: return QObject::tr("next-token share");
-        case Kind::SpecialShare: return QObject::tr("special-token share");
-        case Kind::FirstShare: return QObject::tr("first-token share");
-        case Kind::Rank90: return QObject::tr("rank at 90 %");
-        case Kind::KeptMass: return QObject::tr("kept mass: %1").arg(settingLabel(atlas, setting));
-        case Kind::OutputError: return QObject::tr("output error: %1").arg(settingLabel(atlas, setting));
+        case Kind::Entropy:
+            return QObject::tr("entropy (nats)");
+        case Kind::MeanDistance:
+            return QObject::tr("mean distance (tokens)");
+        case Kind::SelfShare:
+            return QObject::tr("self share");
+        case Kind::PreviousShare:
+            return QObject::tr("previous-token share");
+        case Kind::NextShare:
+            return QObject::tr("next-token share");
+        case Kind::SpecialShare:
+            return QObject::tr("special-token share");
+        case Kind::FirstShare:
+            return QObject::tr("first-token share");
+        case Kind::Rank90:
+            return QObject::tr("rank at 90 %");
+        case Kind::KeptMass:
+            return QObject::tr("kept mass: %1").arg(settingLabel(atlas, setting));
+        case Kind::OutputError:
+            return QObject::tr("output error: %1").arg(settingLabel(atlas, setting));
     }
     return {};
 }
@@ -88,21 +110,28 @@ QString AtlasMetric::definition() const {
     switch (kind) {
         case Kind::Entropy:
             return QObject::tr("Mean over queries i of −Σⱼ Pᵢⱼ ln Pᵢⱼ, in nats: 0 = one key, ln n = uniform.");
-        case Kind::MeanDistance: return QObject::tr("Mean over queries i of Σⱼ Pᵢⱼ·|i − j|, in tokens.");
-        case Kind::SelfShare: return QObject::tr("Mean of Pᵢᵢ: the mass a query puts on its own token.");
-        case Kind::PreviousShare: return QObject::tr("Mean of Pᵢ,ᵢ₋₁ over i ≥ 1: the mass on the previous token.");
-        case Kind::NextShare: return QObject::tr("Mean of Pᵢ,ᵢ₊₁ over i < n − 1: the mass on the next token.");
+        case Kind::MeanDistance:
+            return QObject::tr("Mean over queries i of Σⱼ Pᵢⱼ·|i − j|, in tokens.");
+        case Kind::SelfShare:
+            return QObject::tr("Mean of Pᵢᵢ: the mass a query puts on its own token.");
+        case Kind::PreviousShare:
+            return QObject::tr("Mean of Pᵢ,ᵢ₋₁ over i ≥ 1: the mass on the previous token.");
+        case Kind::NextShare:
+            return QObject::tr("Mean of Pᵢ,ᵢ₊₁ over i < n − 1: the mass on the next token.");
         case Kind::SpecialShare:
             return QObject::tr("Mean mass on template special tokens ([CLS], [SEP], <s>, </s>).");
-        case Kind::FirstShare: return QObject::tr("Mean mass on token 0 (the “attention sink”).");
+        case Kind::FirstShare:
+            return QObject::tr("Mean mass on token 0 (the “attention sink”).");
         case Kind::Rank90:
             return QObject::tr("Number of singular values of P needed for 90 % of Σσ² (its spectral energy).");
         case Kind::KeptMass:
-            return QObject::tr("Share of the head's softmax mass on keys this variant's pattern lets the query reach "
-                               "(1 for dense approximations). Grey: not applicable at this n.");
+            return QObject::tr(
+                "Share of the head's softmax mass on keys this variant's pattern lets the query reach "
+                "(1 for dense approximations). Grey: not applicable at this n.");
         case Kind::OutputError:
-            return QObject::tr("‖O_variant − O_head‖_F / ‖O_head‖_F: the relative error if this variant replaced the "
-                               "head, on the same Q, K, V. Grey: not applicable at this n.");
+            return QObject::tr(
+                "‖O_variant − O_head‖_F / ‖O_head‖_F: the relative error if this variant replaced the "
+                "head, on the same Q, K, V. Grey: not applicable at this n.");
     }
     return {};
 }
@@ -306,8 +335,8 @@ void HeadAtlasView::rebuildGrid() {
     m_plot->xAxis->setRange(-0.5, heads - 0.5);
     m_plot->yAxis->setRange(-0.5, layers - 0.5);
     const QString model = QString::fromStdString(m_atlas->model.arch);
-    m_title->setText(tr("Head atlas%1\n%2").arg(model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model),
-                                                 shown.name(*m_atlas)));
+    m_title->setText(tr("Head atlas%1\n%2")
+                         .arg(model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model), shown.name(*m_atlas)));
     setSelectedHead(m_selectedLayer, m_selectedHead);
 }
 
@@ -340,7 +369,8 @@ QString HeadAtlasView::cellToolTip(int layer, int head) const {
                 .arg(m.bestWindow)
                 .arg(m.bestWindowKept, 0, 'f', 3)
                 .arg(m.bestStride);
-    return text + QStringLiteral("\n\n") + shown.definition() + tr("\nClick: compare this head with the coverage variants.");
+    return text + QStringLiteral("\n\n") + shown.definition() +
+           tr("\nClick: compare this head with the coverage variants.");
 }
 
 void HeadAtlasView::setSelectedHead(int layer, int head) {
@@ -391,10 +421,11 @@ void HeadAtlasView::onMouseMove(QMouseEvent* event) {
         return;
     }
     // Labels come from the model's files and settings: shown as plain text (FORMATS.md §5).
-    QToolTip::showText(event->globalPosition().toPoint(),
-                       QStringLiteral("<p style='white-space:pre-wrap'>%1</p>")
-                           .arg(cellToolTip(layer, head).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))),
-                       m_plot);
+    QToolTip::showText(
+        event->globalPosition().toPoint(),
+        QStringLiteral("<p style='white-space:pre-wrap'>%1</p>")
+            .arg(cellToolTip(layer, head).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))),
+        m_plot);
 }
 
 void HeadAtlasView::onMousePress(QMouseEvent* event) {

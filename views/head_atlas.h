@@ -30,8 +30,16 @@ class RolloutView;
 /// One colouring of the grid: a per-head metric, or a coverage setting's kept mass / output error.
 struct AtlasMetric {
     enum class Kind {
-        Entropy, MeanDistance, SelfShare, PreviousShare, NextShare, SpecialShare, FirstShare, Rank90,
-        KeptMass, OutputError,
+        Entropy,
+        MeanDistance,
+        SelfShare,
+        PreviousShare,
+        NextShare,
+        SpecialShare,
+        FirstShare,
+        Rank90,
+        KeptMass,
+        OutputError,
     };
     Kind kind = Kind::Entropy;
     int setting = -1;  ///< index into HeadAtlas::settings for KeptMass and OutputError

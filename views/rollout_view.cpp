@@ -122,7 +122,8 @@ void RolloutView::showMatrix() {
     double hi = 0;
     for (int i = 0; i < m_n; ++i) {
         for (int j = 0; j < m_n; ++j) {
-            const double v = shown.f32[static_cast<std::size_t>(i) * static_cast<std::size_t>(m_n) + static_cast<std::size_t>(j)];
+            const double v =
+                shown.f32[static_cast<std::size_t>(i) * static_cast<std::size_t>(m_n) + static_cast<std::size_t>(j)];
             data->setCell(j, i, v);  // x = input token, y = output token
             if (std::isfinite(v)) hi = std::max(hi, v);
         }
@@ -165,10 +166,11 @@ void RolloutView::onMouseMove(QMouseEvent* event) {
         return;
     }
     // Token text is user data: escaped, inside markup so it is never taken as rich text (FORMATS.md §5).
-    const QString text = tr("output %1 “%2” ← input %3 “%4”: %5 %6")
-                             .arg(QString::number(i), m_labels[static_cast<std::size_t>(i)], QString::number(j),
-                                  m_labels[static_cast<std::size_t>(j)],
-                                  kind() == Kind::Flow ? tr("flow") : tr("rollout"), QString::number(value(i, j), 'g', 4));
+    const QString text =
+        tr("output %1 “%2” ← input %3 “%4”: %5 %6")
+            .arg(QString::number(i), m_labels[static_cast<std::size_t>(i)], QString::number(j),
+                 m_labels[static_cast<std::size_t>(j)], kind() == Kind::Flow ? tr("flow") : tr("rollout"),
+                 QString::number(value(i, j), 'g', 4));
     QToolTip::showText(event->globalPosition().toPoint(),
                        QStringLiteral("<p style='white-space:pre'>%1</p>").arg(text.toHtmlEscaped()), m_plot);
 }

@@ -52,14 +52,21 @@ void MainWindow::buildModelSourceUi(QVBoxLayout* leftLayout) {
     connect(m_modelSource, &ModelSource::analysisProgress, this,
             [this](int permille, const QString& stage) { m_atlasView->setProgress(permille, stage); });
     connect(m_modelSource, &ModelSource::atlasReady, this, &MainWindow::uiShowAtlas);
+    // A run that ends disables Esc (uiRunStateChanged); queued, this runs after that handler and
+    // keeps Esc live while an analysis is still running.
+    const auto keepEscapeForAnalysis = [this] {
+        if (m_modelSource->isAnalyzing()) m_cancelAction->setEnabled(true);
+    };
+    connect(m_runner, &EngineRunner::runFinished, this, keepEscapeForAnalysis, Qt::QueuedConnection);
+    connect(m_runner, &EngineRunner::jobFailed, this, keepEscapeForAnalysis, Qt::QueuedConnection);
     connect(m_modelSource, &ModelSource::analysisFailed, this, [this](const QString& message, int code) {
         m_atlasView->setBusy(false);
         m_cancelAction->setEnabled(m_runner->isRunning());
-        const QString text = code == static_cast<int>(engine::ErrorCode::Cancelled)
-                                 ? tr("Analysis cancelled.")
-                                 : tr("Analysis failed (%1): %2")
-                                       .arg(QString::fromLatin1(engine::errorCodeName(static_cast<engine::ErrorCode>(code))),
-                                            message);
+        const QString text =
+            code == static_cast<int>(engine::ErrorCode::Cancelled)
+                ? tr("Analysis cancelled.")
+                : tr("Analysis failed (%1): %2")
+                      .arg(QString::fromLatin1(engine::errorCodeName(static_cast<engine::ErrorCode>(code))), message);
         m_atlasView->setMessage(text);
         setStatusMessage(text, message);
         Q_EMIT atlasFailed(message, code);
@@ -118,7 +125,8 @@ void MainWindow::openModelFolder(const QString& folder) {
 void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
     m_sourcePanel->openButton()->setEnabled(true);
     m_sourcePanel->setModel(info);
-    if (m_pendingModelLayer >= 0) m_sourcePanel->setLayer(std::min<int>(m_pendingModelLayer, static_cast<int>(info.layers) - 1));
+    if (m_pendingModelLayer >= 0)
+        m_sourcePanel->setLayer(std::min<int>(m_pendingModelLayer, static_cast<int>(info.layers) - 1));
     m_pendingModelLayer = -1;
     m_atlasView->setAtlas(nullptr);
     m_atlasView->setMessage(tr("%1 is open: press Analyze to describe its heads on the input text.")
@@ -140,17 +148,19 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
 void MainWindow::uiModelOpenFailed(const QString& folder, const QString& message, int code) {
     m_sourcePanel->openButton()->setEnabled(true);
     m_pendingModelLayer = -1;
-    const QString text = tr("Cannot open the model %1 (%2): %3")
-                             .arg(QDir(folder).dirName(),
-                                  QString::fromLatin1(engine::errorCodeName(static_cast<engine::ErrorCode>(code))), message);
+    const QString text =
+        tr("Cannot open the model %1 (%2): %3")
+            .arg(QDir(folder).dirName(),
+                 QString::fromLatin1(engine::errorCodeName(static_cast<engine::ErrorCode>(code))), message);
     // The previous model (if any) stays the source: the refusal changed nothing.
     setStatusMessage(text, message);
     if (m_options.showErrorDialogs) {
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the model"), text, QMessageBox::Ok, this);
         box->setTextFormat(Qt::PlainText);  // file and tensor names are untrusted (FORMATS.md §5)
-        box->setInformativeText(tr("A model folder holds config.json, model.safetensors (or a sharded index) "
-                                   "and tokenizer files. Pickled .bin/.pt checkpoints are refused: convert them "
-                                   "to safetensors."));
+        box->setInformativeText(
+            tr("A model folder holds config.json, model.safetensors (or a sharded index) "
+               "and tokenizer files. Pickled .bin/.pt checkpoints are refused: convert them "
+               "to safetensors."));
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
     }
@@ -167,7 +177,8 @@ void MainWindow::uiModelSourceChanged() {
 
 void MainWindow::analyzeModel() {
     if (!m_modelSource->model()) {
-        const QString text = tr("Open a model first (File ▸ Open Model…): the atlas describes a trained model's heads.");
+        const QString text =
+            tr("Open a model first (File ▸ Open Model…): the atlas describes a trained model's heads.");
         m_atlasView->setMessage(text);
         setStatusMessage(text);
         return;
@@ -203,8 +214,9 @@ void MainWindow::uiCompareAtlasHead(int layer, int head) {
     std::vector<int> order(atlas->settings.size());
     std::iota(order.begin(), order.end(), 0);
     const auto error = [&](int s) {
-        const double e = s < static_cast<int>(metrics.outputError.size()) ? metrics.outputError[static_cast<std::size_t>(s)]
-                                                                          : std::nan("");
+        const double e = s < static_cast<int>(metrics.outputError.size())
+                             ? metrics.outputError[static_cast<std::size_t>(s)]
+                             : std::nan("");
         return std::isfinite(e) ? e : std::numeric_limits<double>::infinity();
     };
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return error(a) < error(b); });

@@ -82,7 +82,8 @@ quint64 ModelSource::analyze(engine::AtlasRequest request) {
             return false;
         };
         if (cancelled->load()) return fail(tr("Cancelled"), engine::ErrorCode::Cancelled);
-        if (folder.empty()) return fail(tr("No model is open: open a model folder first."), engine::ErrorCode::InvalidArgument);
+        if (folder.empty())
+            return fail(tr("No model is open: open a model folder first."), engine::ErrorCode::InvalidArgument);
         // A model folder opened by a run (RunRequest::model) or a refused open may have replaced it.
         if (side->openFolder != folder) {
             auto reopened = backend.openModel(folder);

@@ -18,8 +18,9 @@ ModelSourcePanel::ModelSourcePanel(QWidget* parent) : QGroupBox(tr("Q, K, V sour
     m_kind = new QComboBox(this);
     m_kind->addItem(tr("Random projections"), static_cast<int>(Kind::RandomProjections));
     m_kind->addItem(tr("Model layer"), static_cast<int>(Kind::ModelLayer));
-    m_kind->setToolTip(tr("Random projections: seeded W_q, W_k, W_v on token embeddings.\n"
-                          "Model layer: the real Q, K, V of one layer of the opened model, on its own tokens."));
+    m_kind->setToolTip(
+        tr("Random projections: seeded W_q, W_k, W_v on token embeddings.\n"
+           "Model layer: the real Q, K, V of one layer of the opened model, on its own tokens."));
     // "Model layer" needs a model: disabled until one opened.
     if (auto* items = qobject_cast<QStandardItemModel*>(m_kind->model())) items->item(1)->setEnabled(false);
     layout->addRow(tr("Source"), m_kind);
@@ -60,7 +61,10 @@ void ModelSourcePanel::setModel(const engine::ModelInfo& info) {
     if (auto* items = qobject_cast<QStandardItemModel*>(m_kind->model())) items->item(1)->setEnabled(m_layers > 0);
     m_layer->setRange(0, std::max(0, m_layers - 1));
     const QString name = QDir(QString::fromStdString(info.folder)).dirName();
-    m_model->setText(tr("%1 — %2, %3 layers × %4 heads").arg(name, QString::fromStdString(info.arch)).arg(info.layers).arg(info.heads));
+    m_model->setText(tr("%1 — %2, %3 layers × %4 heads")
+                         .arg(name, QString::fromStdString(info.arch))
+                         .arg(info.layers)
+                         .arg(info.heads));
     // Untrusted folder names: escaped inside markup, so the tooltip never renders them as HTML.
     m_model->setToolTip(QStringLiteral("<p style='white-space:pre'>%1</p>")
                             .arg(tr("%1\nhead dim %2, up to %3 tokens%4, tokenizer %5")

@@ -23,9 +23,9 @@
 
 #include <QAction>
 #include <QComboBox>
-#include <QImage>
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QKeySequence>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -148,6 +148,7 @@ private Q_SLOTS:
         window.openModelFolder(QStringLiteral("/models/good"));
         QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->usesModel(), kTimeoutMs);
         control->release(0);  // the model layer's run (seed 0) that opening started
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kTimeoutMs);
 
         QSignalSpy failed(&window, &MainWindow::atlasFailed);
         window.analyzeModel();
@@ -159,6 +160,9 @@ private Q_SLOTS:
         for (QAction* action : window.findChildren<QAction*>())
             if (action->shortcut() == QKeySequence(Qt::Key_Escape)) cancel = action;
         QVERIFY(cancel);
+        // The run's end (handled after the analysis started) must leave Esc live for the analysis.
+        QTRY_VERIFY_WITH_TIMEOUT(cancel->isEnabled(), kTimeoutMs);
+        QTest::qWait(50);
         QVERIFY(cancel->isEnabled());
         cancel->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
@@ -237,8 +241,9 @@ private Q_SLOTS:
         for (std::int64_t h = 0; h < f.heads; ++h)
             for (std::int64_t i = 0; i < f.n; ++i)
                 for (std::int64_t j = 0; j < f.n; ++j)
-                    worst = std::max(worst, std::abs(static_cast<double>(result->results[0].weightAt(static_cast<int>(h), i, j)) -
-                                                     attention.f32[static_cast<std::size_t>((h * f.n + i) * f.n + j)]));
+                    worst = std::max(
+                        worst, std::abs(static_cast<double>(result->results[0].weightAt(static_cast<int>(h), i, j)) -
+                                        attention.f32[static_cast<std::size_t>((h * f.n + i) * f.n + j)]));
         QVERIFY2(worst <= 1e-5, qPrintable(QStringLiteral("largest difference %1").arg(worst)));
 
         // A refused folder: the message names the file, and the previous model stays the source.
@@ -321,9 +326,9 @@ private Q_SLOTS:
         QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("full"));
         const QStringList compared = window.compareEditor()->ids();
         QVERIFY(compared.size() >= 1 && compared.size() <= 3);
-        QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0 && window.lastResult()->results.size() >= 2 &&
-                                     window.lastResult()->modelLayer == 0,
-                                 kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            shown.count() > 0 && window.lastResult()->results.size() >= 2 && window.lastResult()->modelLayer == 0,
+            kTimeoutMs);
         const auto result = window.lastResult();
         QCOMPARE(result->results[0].variantId, std::string("full"));
         QCOMPARE(QString::fromStdString(result->results[1].variantId), compared.front());

@@ -53,7 +53,8 @@ std::shared_ptr<const HeadAtlas> makeAtlas() {
     }
     atlas->rollout = attnscope::engine::PlainTensor::zeros(attnscope::engine::DType::F32, {kTokens, kTokens});
     for (int i = 0; i < kTokens; ++i)
-        for (int j = 0; j < kTokens; ++j) atlas->rollout.f32[static_cast<std::size_t>(i * kTokens + j)] = 0.01f * (i * kTokens + j);
+        for (int j = 0; j < kTokens; ++j)
+            atlas->rollout.f32[static_cast<std::size_t>(i * kTokens + j)] = 0.01f * (i * kTokens + j);
     atlas->flow = attnscope::engine::PlainTensor::zeros(attnscope::engine::DType::F32, {kTokens, kTokens});
     for (int i = 0; i < kTokens * kTokens; ++i) atlas->flow.f32[static_cast<std::size_t>(i)] = 2.0f + 0.5f * i;
     for (int i = 0; i < kTokens; ++i) atlas->input.tokens.push_back({"t" + std::to_string(i), i, i + 1, i});
@@ -195,7 +196,8 @@ private Q_SLOTS:
         QCOMPARE(view.rolloutView()->size(), kTokens);
         for (int i = 0; i < kTokens; ++i)
             for (int j = 0; j < kTokens; ++j)
-                QCOMPARE(view.rolloutView()->value(i, j), static_cast<double>(atlas->rollout.f32[static_cast<std::size_t>(i * kTokens + j)]));
+                QCOMPARE(view.rolloutView()->value(i, j),
+                         static_cast<double>(atlas->rollout.f32[static_cast<std::size_t>(i * kTokens + j)]));
         // Attention flow: the other matrix of the atlas, through the view's switch.
         view.rolloutView()->setKind(attnscope::views::RolloutView::Kind::Flow);
         QCOMPARE(view.rolloutView()->size(), kTokens);
