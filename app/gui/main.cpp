@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     options.showErrorDialogs = !screenshot;
+    options.persistRecentFiles = !screenshot;  // screenshots leave the user's settings alone
     bool layerOk = true;
     options.modelFolder = parser.value(modelOption);
     options.modelLayer = parser.isSet(layerOption) ? parser.value(layerOption).toInt(&layerOk) : 0;
