@@ -183,8 +183,10 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
     for (int layer = 0; layer < layerCount(); ++layer) {
         const QRect first = thumbnailRect(layer, 0);
         painter.setPen(palette().color(QPalette::Text));
+        // A checkpoint layer's run is labelled with the model's layer number.
+        const int shownLayer = m_result && m_result->modelLayer >= 0 ? m_result->modelLayer + layer : layer;
         painter.drawText(QRect(0, first.top(), rowLabelWidth(), first.height()), Qt::AlignCenter,
-                         QStringLiteral("L%1").arg(layer));
+                         QStringLiteral("L%1").arg(shownLayer));
         for (int head = 0; head < headCount(); ++head) {
             const QRect cell = thumbnailRect(layer, head);
             // Nearest-neighbour scaling keeps cells crisp, as in the large heatmap.
@@ -245,7 +247,7 @@ void HeadsGrid::mouseMoveEvent(QMouseEvent* event) {
     if (hitTest(event->position().toPoint(), &layer, &head)) {
         setCursor(Qt::PointingHandCursor);
         setToolTip(tr("Layer %1, head %2 (max weight %3): click to select, double-click to open")
-                       .arg(layer)
+                       .arg(m_result && m_result->modelLayer >= 0 ? m_result->modelLayer + layer : layer)
                        .arg(head)
                        .arg(headMax(layer, head), 0, 'g', 3));
         return;

@@ -97,6 +97,20 @@ private Q_SLOTS:
         // The grid only emits intents; the selection is the app's to change.
         QCOMPARE(state.head(), 0);
     }
+
+    void checkpointLayerIsNamedByTheModel() {
+        // A run on a model's layer 3 is one row, named after the model's layer in its hover text.
+        auto run = std::make_shared<attnscope::engine::RunResult>(*makeDenseResult(2, 4));
+        run->modelLayer = 3;
+        HeadsGrid grid;
+        grid.resize(400, 200);
+        grid.setResult(run);
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grid));
+        QCOMPARE(grid.layerCount(), 1);
+        QTest::mouseMove(&grid, grid.thumbnailRect(0, 1).center());
+        QTRY_VERIFY2(grid.toolTip().startsWith(QStringLiteral("Layer 3, head 1")), qPrintable(grid.toolTip()));
+    }
 };
 
 ATTNSCOPE_REGISTER_QT_TEST(TestHeadsGrid)
