@@ -9,5 +9,10 @@ if [[ -z ${DISPLAY:-} && -z ${WAYLAND_DISPLAY:-} && -z ${QT_QPA_PLATFORM:-} ]]; 
   echo "run-app: on a headless machine, try: xvfb-run -a $build/app/gui/attnscope --screenshot shot.png" >&2
   exit 1
 fi
-# The app opens on the bundled sample, or on the text autosaved from the last session.
+# The app opens on the bundled sample (or the text autosaved from the last session). Without
+# arguments it also opens the trained sample model (samples/copy-model), so the first run shows
+# learned attention; the Q/K/V source box switches back to random projections.
+if [[ $# -eq 0 && -f "$root/samples/copy-model/config.json" ]]; then
+  set -- --model "$root/samples/copy-model"
+fi
 exec "$build/app/gui/attnscope" "$@"
