@@ -82,6 +82,8 @@ private:
     void updateChrome();
     int head() const;
     float weight(int query, int key) const;
+    /// Row `query` of the shown head when its weights are dense, else nullptr (then use weight()).
+    const float* denseRow(int query) const;
 
     std::shared_ptr<const engine::RunResult> m_result;
     QPointer<InspectionState> m_state;
