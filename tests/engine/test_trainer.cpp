@@ -122,6 +122,23 @@ TEST_F(TrainerTest, CopyIsLearnedWellAboveChance) {
     EXPECT_LE(fs::file_size(fs::path(report->folder) / "model.safetensors"), 5u << 20);
 }
 
+TEST_F(TrainerTest, TextTaskMasksBytesAndTheLossFalls) {
+    TrainOptions o = small("longformer", {{"window", std::int64_t{3}}}, "text");
+    o.task = "text";
+    std::string text;
+    for (int i = 0; i < 40; ++i) text += "abcabcabd ";
+    o.text = text;
+    o.length = 16;
+    o.steps = 150;
+    o.batch = 16;
+    auto report = m_engine->train(o);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_EQ(report->sequenceLength, 18);               // <s> 16 bytes </s>
+    EXPECT_NEAR(report->chanceAccuracy, 1.0 / 5, 1e-12);  // a, b, c, d and the space
+    EXPECT_LT(report->log.back().loss, 0.7 * report->log.front().loss);
+    expectReloadIdentical(report.value(), "longformer");
+}
+
 TEST_F(TrainerTest, RefusalsNameTheProblem) {
     auto star = m_engine->train(small("star", {}, "s"));
     ASSERT_FALSE(star.ok());
