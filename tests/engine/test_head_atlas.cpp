@@ -53,6 +53,13 @@ TEST_F(HeadAtlasTest, TokenizesWithTheModelsTokenizerAndSpecials) {
     EXPECT_EQ(tokens[2].byteBegin, 4);
     EXPECT_EQ(tokens[2].byteEnd, 7);
     EXPECT_EQ(tokens.back().text, "[SEP]");
+
+    // Token text is the input's bytes (the lowercased vocabulary entry is only the id).
+    input.text = "The CAT sat";
+    auto cased = m_engine->forwardModel(input);
+    ASSERT_TRUE(cased.ok()) << cased.error().message;
+    EXPECT_EQ(cased.value()->input.tokens[2].text, "CAT");
+    EXPECT_EQ(cased.value()->input.tokens[2].id, 6);
 }
 
 TEST_F(HeadAtlasTest, MetricsEqualTheirDefinitionsOnTheModelsWeights) {

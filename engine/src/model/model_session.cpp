@@ -132,6 +132,12 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
         pass->notices = encoded.value().notices;
         pass->special = encoded.value().special;
         pass->tokens.tokens = std::move(encoded.value().tokens);
+        // Token::text is the token's bytes in the input (types.h), so views show "␣world" and not
+        // the vocabulary's spelling "Ġworld"; template specials have no bytes and keep "[CLS]".
+        for (auto& t : pass->tokens.tokens) {
+            if (t.byteEnd > t.byteBegin && t.byteEnd <= static_cast<std::int64_t>(input.text.size()))
+                t.text = input.text.substr(static_cast<std::size_t>(t.byteBegin), static_cast<std::size_t>(t.byteEnd - t.byteBegin));
+        }
         for (const auto& t : pass->tokens.tokens) pass->ids.push_back(t.id);
         const std::int64_t total = static_cast<std::int64_t>(pass->ids.size());
         if (total > m_info.maxTokens) {
