@@ -93,7 +93,9 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
             qkv.k = k;
             qkv.v = v;
             AttentionResult r = variant->run(qkv, resolved, ctx);
-            if (keepWeights) weights = denseWeights(r);
+            // Views and the atlas take [heads, n, n]: extra keys (Star's relay) are left out of
+            // the captured weights, so those rows sum to 1 minus the relay's share.
+            if (keepWeights) weights = denseWeights(r).narrow(2, 0, r.n).contiguous();
             return at::from_blob(const_cast<float*>(r.output.data()), {r.heads, r.n, r.d}, at::kFloat).clone();
         });
     }

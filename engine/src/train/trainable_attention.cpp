@@ -58,12 +58,18 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
         m_featureEps = paramFloat(params, "feature_eps");
         m_eps = m_causal ? paramFloat(params, "causal_eps") : 0.0;
         m_epsPerFeatureSum = true;
-    } else if (id == "full" || id == "sparse_strided" || id == "sparse_fixed" || id == "longformer" || id == "bigbird") {
+    } else if (id == "full" || id == "sparse_strided" || id == "sparse_fixed" || id == "longformer" || id == "bigbird" ||
+               id == "star") {
         m_kind = Kind::Pattern;
         const SparsePattern& p = r.pattern;
-        if (p.cols != n)  // a pattern over extra nodes (Star's relay) is not a token-to-token mask
-            throw EngineError(ErrorCode::Unsupported, id + ": its pattern has keys that are not tokens");
-        at::Tensor count = at::zeros({heads, n, n}, at::kFloat);
+        // Star's pattern has one key more than there are tokens: the relay, the mean of the keys
+        // and values (appended in operator()).
+        m_relay = id == "star";
+        const std::int64_t keys = p.cols;
+        if (keys != n + (m_relay ? 1 : 0))
+            throw EngineError(ErrorCode::Unsupported, id + ": its pattern has " + std::to_string(keys) + " keys for " +
+                                                          std::to_string(n) + " tokens");
+        at::Tensor count = at::zeros({heads, n, keys}, at::kFloat);
         if (p.implicitDense) {
             count.fill_(1.0);
             if (p.causal) count.tril_();
@@ -73,7 +79,7 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
                 for (std::int64_t i = 0; i < n; ++i) {
                     const std::int64_t row = p.perHead ? h * n + i : i;
                     for (auto e = p.rowPtr[static_cast<std::size_t>(row)]; e < p.rowPtr[static_cast<std::size_t>(row) + 1]; ++e)
-                        c[(h * n + i) * n + p.colIdx[static_cast<std::size_t>(e)]] += 1.0f;
+                        c[(h * n + i) * keys + p.colIdx[static_cast<std::size_t>(e)]] += 1.0f;
                 }
         }
         if (at::any(count.sum(-1) == 0).item<bool>())
@@ -89,8 +95,10 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
 at::Tensor TrainableAttention::operator()(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const {
     switch (m_kind) {
     case Kind::Pattern: {
-        at::Tensor scores = at::matmul(q, k.transpose(-1, -2)) * m_scale + m_bias;
-        return at::matmul(at::softmax(scores, -1), v);
+        const at::Tensor keys = m_relay ? at::cat({k, k.mean(-2, true)}, -2) : k;
+        const at::Tensor values = m_relay ? at::cat({v, v.mean(-2, true)}, -2) : v;
+        at::Tensor scores = at::matmul(q, keys.transpose(-1, -2)) * m_scale + m_bias;
+        return at::matmul(at::softmax(scores, -1), values);
     }
     case Kind::Linformer: {
         const at::Tensor e = m_e.dim() == 2 ? m_e : m_e.unsqueeze(0);  // broadcast over the batch

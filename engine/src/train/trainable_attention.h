@@ -28,7 +28,8 @@ private:
     enum class Kind { Pattern, Linformer, Linear, Performer };
     Kind m_kind = Kind::Pattern;
     double m_scale = 1.0;
-    at::Tensor m_bias;             ///< Pattern: [heads, n, n], log(count) or -inf
+    at::Tensor m_bias;             ///< Pattern: [heads, n, keys], log(count) or -inf
+    bool m_relay = false;          ///< Star: the relay (mean key and value) is key n
     at::Tensor m_e, m_f;           ///< Linformer: [k, n] or [heads, k, n]
     at::Tensor m_projection;       ///< Performer: [heads, m, d]
     bool m_causal = false;

@@ -226,8 +226,7 @@ void writeFolder(const TrainOptions& o, const Variant& variant, const TinyEncode
 }  // namespace
 
 std::vector<std::string> trainableVariants() {
-    // Star is left out: its relay is a node of its own, not a token, so a token mask cannot train it.
-    return {"full", "sparse_strided", "sparse_fixed", "longformer", "bigbird", "linformer", "linear", "performer"};
+    return {"full", "sparse_strided", "sparse_fixed", "longformer", "bigbird", "star", "linformer", "linear", "performer"};
 }
 
 TrainReport trainModel(const TrainOptions& o, const Variant& variant, const ParamValues& params, BufferPool& pool,
