@@ -56,6 +56,7 @@ struct FigurePainter::Layout {
     QRect content;  // in view coordinates: the union of what is drawn
     std::vector<std::pair<QCustomPlot*, QRect>> plots;
     std::vector<std::pair<QLabel*, QRect>> labels;
+    std::vector<std::pair<QWidget*, QRect>> rendered;  // kRenderProperty widgets
     std::vector<QString> titleLines, captionLines;
     double titleHeight = 0, captionHeight = 0, width = 0;
 };
@@ -67,10 +68,17 @@ FigurePainter::Layout FigurePainter::layout() const {
     Layout out;
     if (!m_view) return out;
     // Plots and labels only: controls (combo boxes, check boxes) are not part of a figure.
-    for (QWidget* w : m_view->findChildren<QWidget*>()) {
-        if (!w->isVisibleTo(m_view) || skipped(w, m_view) || w->width() <= 0 || w->height() <= 0) continue;
+    QList<QWidget*> widgets = m_view->findChildren<QWidget*>();
+    widgets.prepend(m_view);  // a custom-painted view (heads grid) is its own content
+    for (QWidget* w : widgets) {
+        if (w != m_view && (!w->isVisibleTo(m_view) || skipped(w, m_view))) continue;
+        if (w->width() <= 0 || w->height() <= 0) continue;
         const QRect rect(w->mapTo(m_view, QPoint(0, 0)), w->size());
-        if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+        if (w->property(kRenderProperty).toBool()) {
+            out.rendered.emplace_back(w, rect);
+        } else if (w == m_view) {
+            continue;
+        } else if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
             out.plots.emplace_back(plot, rect);
         } else if (auto* label = qobject_cast<QLabel*>(w); label && !label->text().isEmpty()) {
             // Labels inside a plot's area would be drawn twice; none exist today.
@@ -144,6 +152,12 @@ bool FigurePainter::paint(QPaintDevice* device, double scale) const {
         painter.setClipRect(QRect(QPoint(0, 0), rect.size()));
         // toPainter() lays the plot out again at its widget size and draws it with our painter.
         plot->toPainter(&painter, rect.width(), rect.height());
+        painter.restore();
+    }
+    for (const auto& [widget, rect] : l.rendered) {
+        painter.save();
+        painter.translate(origin + QPointF(rect.topLeft()));
+        widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground);
         painter.restore();
     }
     for (const auto& [label, rect] : l.labels) {

@@ -18,6 +18,9 @@ public:
     static constexpr double kLogicalDpi = 96.0;
     /// Widgets with this dynamic property set to true, and their children, are left out (toolbars).
     static constexpr const char* kSkipProperty = "attnscopeExportSkip";
+    /// Custom-painted widgets with this property set to true (the view itself or a child) are part
+    /// of the figure, drawn by QWidget::render (bitmaps and paths as they paint them).
+    static constexpr const char* kRenderProperty = "attnscopeExportRender";
 
     FigurePainter(QWidget* view, QString title, QString caption);
 

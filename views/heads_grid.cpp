@@ -1,5 +1,6 @@
 #include "views/heads_grid.h"
 
+#include "views/figure_painter.h"
 #include "views/colormap.h"
 #include "views/head_matrix.h"
 #include "views/inspection_state.h"
@@ -21,6 +22,7 @@ constexpr int kMinCellSide = 24;
 
 HeadsGrid::HeadsGrid(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
+    setProperty(FigurePainter::kRenderProperty, true);  // custom-painted: exported as it is drawn
     QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     policy.setHeightForWidth(true);
     setSizePolicy(policy);

@@ -1,5 +1,6 @@
 #include "views/token_links.h"
 
+#include "views/figure_painter.h"
 #include "views/inspection_state.h"
 #include "views/token_label.h"
 
@@ -227,6 +228,7 @@ TokenLinks::TokenLinks(QWidget* parent) : QWidget(parent) {
     layout->addLayout(controls);
     auto* body = new QHBoxLayout;
     m_canvas = new TokenLinkCanvas(this);
+    m_canvas->setProperty(FigurePainter::kRenderProperty, true);  // exported figures draw the lines
     body->addWidget(m_canvas, 1);
     m_scroll = new QScrollBar(Qt::Vertical, this);
     body->addWidget(m_scroll);

@@ -36,7 +36,8 @@ constexpr char kGood[] = R"({
     {"file": "mask-lf", "view": "mask", "variant": "lf", "head": 1, "formats": ["png", "svg", "pdf"]},
     {"file": "pair", "view": "compare", "variant": "full", "compareWith": "lf", "formats": ["png"]},
     {"file": "weights", "view": "heatmap", "variant": "full", "formats": ["svg"], "sidecar": false, "colormap": "magma"},
-    {"file": "links", "view": "links", "variant": "lf", "formats": ["png"]}
+    {"file": "links", "view": "links", "variant": "lf", "formats": ["png"]},
+    {"file": "heads", "view": "heads", "variant": "lf", "formats": ["svg"], "sidecar": false}
   ]
 })";
 
@@ -72,7 +73,8 @@ private Q_SLOTS:
         QVERIFY2(recipe, qPrintable(error.message));
         const QStringList expected{QStringLiteral("mask-lf.png"), QStringLiteral("mask-lf.svg"), QStringLiteral("mask-lf.pdf"),
                                    QStringLiteral("mask-lf.json"), QStringLiteral("pair.png"),   QStringLiteral("pair.json"),
-                                   QStringLiteral("weights.svg"),  QStringLiteral("links.png"),  QStringLiteral("links.json")};
+                                   QStringLiteral("weights.svg"),  QStringLiteral("links.png"),  QStringLiteral("links.json"),
+                                   QStringLiteral("heads.svg")};
         QCOMPARE(recipe->outputFiles(), expected);
 
         QTemporaryDir dir;
@@ -103,7 +105,8 @@ private Q_SLOTS:
         QVERIFY(QImageReader(QDir(out).filePath(QStringLiteral("mask-lf.png"))).canRead());
         QVERIFY(!QImageReader(QDir(out).filePath(QStringLiteral("links.png"))).read().isNull());
         // SVG parses as XML with an <svg> root.
-        for (const QString& name : {QStringLiteral("mask-lf.svg"), QStringLiteral("weights.svg")}) {
+        // The heads grid is custom-painted: its thumbnails come out as images in the SVG.
+        for (const QString& name : {QStringLiteral("mask-lf.svg"), QStringLiteral("weights.svg"), QStringLiteral("heads.svg")}) {
             QFile svg(QDir(out).filePath(name));
             QVERIFY(svg.open(QIODevice::ReadOnly));
             QXmlStreamReader xml(&svg);
