@@ -115,6 +115,11 @@ int main(int argc, char** argv) {
     parser.addOptions({modelOption, layerOption});
     parser.addOption(screenshotOption);
     parser.addOption(textFileOption);
+    // NOTE: not "--session": QGuiApplication takes -session/--session for X11 session management.
+    const QCommandLineOption sessionOption(QStringLiteral("session-file"),
+                                           QStringLiteral("Open this session file (docs/SESSIONS.md) once the engine is ready."),
+                                           QStringLiteral("PATH"));
+    parser.addOption(sessionOption);
     parser.process(app);
 
     MainWindow::Options options;
@@ -182,6 +187,8 @@ int main(int argc, char** argv) {
     }
     options.showErrorDialogs = !screenshot;
     options.persistRecentFiles = !screenshot;  // screenshots leave the user's settings alone
+    const QString sessionPath = parser.value(sessionOption);
+    if (!sessionPath.isEmpty()) options.runOnStart = false;  // the session runs its own state
     bool layerOk = true;
     options.modelFolder = parser.value(modelOption);
     options.modelLayer = parser.isSet(layerOption) ? parser.value(layerOption).toInt(&layerOk) : 0;
@@ -196,6 +203,19 @@ int main(int argc, char** argv) {
 
     attnscope::app::EngineRunner runner(std::make_unique<attnscope::app::LocalEngineBackend>());
     MainWindow window(&runner, settings, options);
+    if (!sessionPath.isEmpty()) {
+        // Queued: the window takes the variant list first, then the session is checked against it.
+        QObject::connect(
+            &runner, &attnscope::app::EngineRunner::variantsLoaded, &window,
+            [&window, &sessionPath, screenshot] {
+                const QString error = window.openPath(sessionPath);
+                if (!error.isEmpty() && screenshot) {
+                    printError(error);
+                    QApplication::exit(2);
+                }
+            },
+            Qt::QueuedConnection);
+    }
     window.maskView()->setShowWeights(parser.isSet(maskWeightsOption));
 
     const auto grabLater = [&] {
