@@ -310,7 +310,7 @@ void HeadHeatmap::updateTitle() {
     QStringList params;
     for (const auto& [key, value] : r->params)
         params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
-    const QString tokenizer = m_result->input.tokens.empty() ? tr("positions") : QString::fromLatin1(engine::tokenizerName(m_result->input.kind));
+    const QString tokenizer = tokenUnit(m_result->input);
     QString text = m_titlePrefix + tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(m_shownHead).arg(r->heads).arg(r->n).arg(tokenizer);
     const int f = m_pooled->poolFactor();
     if (showsRegion()) text += tr(" — zoomed region at full resolution");

@@ -200,8 +200,7 @@ void MaskView::rebuild() {
     QStringList params;
     for (const auto& [key, value] : r->params)
         params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
-    const QString tokenizer = m_result->input.tokens.empty() ? tr("positions")
-                                                             : QString::fromLatin1(engine::tokenizerName(m_result->input.kind));
+    const QString tokenizer = tokenUnit(m_result->input);
     QString text = tr("Pattern of %1 — head %2 of %3 — n = %4 %5").arg(name).arg(head).arg(r->heads).arg(r->n).arg(tokenizer);
     if (r->m != r->n) text += tr(", m = %1 keys").arg(r->m);
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));

@@ -1,5 +1,6 @@
 #include "views/token_label.h"
 
+#include <QObject>
 #include <QStringDecoder>
 
 namespace attnscope::views {
@@ -30,6 +31,12 @@ QString tokenLabel(const std::string& bytes, int maxChars) {
     }
     if (maxChars > 1 && out.size() > maxChars) out = out.left(maxChars - 1) + QChar(0x2026);
     return out;
+}
+
+QString tokenUnit(const engine::TokenizedInput& input) {
+    if (input.tokens.empty()) return QObject::tr("positions");
+    if (input.kind == engine::TokenizerKind::Model) return QObject::tr("tokens");
+    return QString::fromLatin1(engine::tokenizerName(input.kind));
 }
 
 }  // namespace attnscope::views

@@ -1,6 +1,8 @@
 #pragma once
 // Display text of a token for axes and tooltips.
 
+#include <attnscope/types.h>
+
 #include <QString>
 
 #include <string>
@@ -11,5 +13,9 @@ namespace attnscope::views {
 /// not valid UTF-8 on their own (a lone byte of the bytes tokenizer) become "0xNN". Longer than
 /// maxChars is elided with "…". The result is plain text; escape it before rich-text use.
 QString tokenLabel(const std::string& bytes, int maxChars = 14);
+
+/// The noun for n in titles: "words", "chars", "bytes", "tokens" (a model's tokenizer), or
+/// "positions" when Q/K/V came without tokens.
+QString tokenUnit(const engine::TokenizedInput& input);
 
 }  // namespace attnscope::views

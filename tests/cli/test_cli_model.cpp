@@ -74,6 +74,7 @@ TEST_F(CliModel, RunOnALayersRealQkvWritesModelTokens) {
     EXPECT_EQ(summary["model"]["layer"], 1);
     const auto request = nlohmann::json::parse(file.value()->header().metadata.at("attnscope.request"));
     EXPECT_EQ(request["input"]["source"], "model");
+    EXPECT_EQ(file.value()->header().metadata.at("attnscope.tokenizer"), "model");
 }
 
 TEST_F(CliModel, AnalyzeWritesTheAtlas) {

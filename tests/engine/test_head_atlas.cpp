@@ -47,6 +47,8 @@ TEST_F(HeadAtlasTest, TokenizesWithTheModelsTokenizerAndSpecials) {
     ASSERT_TRUE(f.ok()) << f.error().message;
     const auto& tokens = f.value()->input.tokens;
     ASSERT_EQ(tokens.size(), 15u);  // [CLS] + 13 words + [SEP]
+    EXPECT_EQ(f.value()->input.kind, TokenizerKind::Model);
+    EXPECT_STREQ(tokenizerName(f.value()->input.kind), "model");
     EXPECT_EQ(tokens.front().text, "[CLS]");
     EXPECT_EQ(tokens.front().id, 2);
     EXPECT_EQ(tokens[2].text, "cat");

@@ -19,8 +19,9 @@ enum class TokenizerKind {
     Bytes,  ///< one token per UTF-8 byte
     Chars,  ///< one token per Unicode code point
     Words,  ///< runs of letters/digits/marks; each punctuation or symbol alone; spaces dropped
+    Model,  ///< a trained model's own tokenizer: set by the engine on checkpoint runs, not requestable
 };
-const char* tokenizerName(TokenizerKind kind);  ///< "bytes", "chars", "words"
+const char* tokenizerName(TokenizerKind kind);  ///< "bytes", "chars", "words", "model"
 
 struct Token {
     std::string text;          ///< the token's bytes, copied from the source

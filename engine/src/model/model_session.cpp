@@ -113,6 +113,7 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
     pass->addSpecialTokens = input.addSpecialTokens;
     pass->keepAttention = input.keepAttention;
     pass->tokens.text = input.text;
+    pass->tokens.kind = TokenizerKind::Model;
     if (byIds) {
         pass->ids = input.ids;
         for (std::size_t i = 0; i < input.ids.size(); ++i) {

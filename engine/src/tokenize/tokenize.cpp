@@ -75,6 +75,7 @@ Result<TokenizedInput> tokenizeChecked(const InputSpec& input, const ProgressFn&
                       static_cast<std::int64_t>(step.codePoint)});
             break;
         case TokenizerKind::Words: words.feed(step.codePoint, begin, end); break;
+        case TokenizerKind::Model: break;  // refused by isKnownKind before the loop
         }
         pos += static_cast<std::size_t>(step.length);
     }
@@ -124,6 +125,7 @@ const char* tokenizerName(TokenizerKind kind) {
     case TokenizerKind::Bytes: return "bytes";
     case TokenizerKind::Chars: return "chars";
     case TokenizerKind::Words: return "words";
+    case TokenizerKind::Model: return "model";
     }
     return "?";
 }
