@@ -55,13 +55,8 @@ int analyzeCommand(const AnalyzeOptions& options) {
         }
         text = std::move(read.value());
     }
-    EngineOptions engineOptions;
-    engineOptions.threads = options.threads;
-    auto engine = Engine::create(engineOptions);
-    if (!engine) {
-        printError(engine.error().message);
-        return kExitFailure;
-    }
+    auto engine = createEngine(options.threads);
+    if (!engine) return kExitFailure;
     auto settings = parseSettings(**engine, options.coverage);
     if (!settings) {
         printError(settings.error().message);

@@ -6,8 +6,14 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace attnscope::engine {
+class Engine;
+}
 
 namespace attnscope::cli {
 
@@ -65,6 +71,9 @@ int trainCommand(const TrainCliOptions& options);
 
 /// The whole file as bytes; an Io error naming the path when it cannot be read.
 engine::Result<std::string> readTextFile(const std::string& path);
+
+/// The engine with `threads` LibTorch threads; on failure prints the error and returns nothing.
+std::optional<std::unique_ptr<engine::Engine>> createEngine(int threads);
 
 /// Prints "attnscope-cli: error: MESSAGE" on one line of stderr.
 void printError(const std::string& message);

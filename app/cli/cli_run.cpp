@@ -70,14 +70,20 @@ Result<std::string> readTextFile(const std::string& path) {
     return s.str();
 }
 
-int runCommand(const RunOptions& options) {
+std::optional<std::unique_ptr<Engine>> createEngine(int threads) {
     EngineOptions engineOptions;
-    engineOptions.threads = options.threads;
+    engineOptions.threads = threads;
     auto engine = Engine::create(engineOptions);
     if (!engine) {
         printError(engine.error().message);
-        return kExitFailure;
+        return std::nullopt;
     }
+    return std::move(engine.value());
+}
+
+int runCommand(const RunOptions& options) {
+    auto engine = createEngine(options.threads);
+    if (!engine) return kExitFailure;
     auto variant = buildVariantRequest(**engine, options);
     if (!variant) {
         printError(variant.error().message);

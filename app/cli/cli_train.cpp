@@ -15,13 +15,8 @@ namespace attnscope::cli {
 using namespace attnscope::engine;
 
 int trainCommand(const TrainCliOptions& options) {
-    EngineOptions engineOptions;
-    engineOptions.threads = options.threads;
-    auto engine = Engine::create(engineOptions);
-    if (!engine) {
-        printError(engine.error().message);
-        return kExitFailure;
-    }
+    auto engine = createEngine(options.threads);
+    if (!engine) return kExitFailure;
     TrainOptions train;
     train.task = options.task;
     train.variant = options.variant;

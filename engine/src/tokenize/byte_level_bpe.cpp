@@ -36,30 +36,14 @@ constexpr std::size_t kMaxCacheEntries = 1 << 16;
 
 Error invalid(std::string message) { return makeError(ErrorCode::InvalidInput, std::move(message)); }
 
-class ByteLevelBpeTokenizer final : public ModelTokenizer {
+class ByteLevelBpeTokenizer final : public VocabTokenizer {
 public:
     ByteLevelBpeTokenizer(ByteLevelBpeData data, BpeMerger merger, std::array<std::int32_t, 256> byteIds,
                           std::unique_ptr<icu::RegexPattern> pattern)
-        : m_vocab(std::move(data.vocab)), m_options(std::move(data.options)), m_notices(std::move(data.notices)),
+        : VocabTokenizer(std::move(data.vocab), std::move(data.notices)), m_options(std::move(data.options)),
           m_merger(std::move(merger)), m_byteIds(byteIds), m_pattern(std::move(pattern)) {}
 
     ModelTokenizerKind kind() const override { return ModelTokenizerKind::ByteLevelBpe; }
-    std::int64_t vocabSize() const override { return static_cast<std::int64_t>(m_vocab.tokens.size()); }
-    std::string tokenString(std::int64_t id) const override { return m_vocab.at(id); }
-    std::int64_t tokenId(const std::string& token) const override { return m_vocab.find(token); }
-    const std::vector<std::string>& loadNotices() const override { return m_notices; }
-
-    Result<EncodedText> encode(const std::string& text, bool addSpecialTokens,
-                               const ProgressFn& progress) const override {
-        if (auto error = checkTextSize(text)) return *error;
-        try {
-            return encodeChecked(text, addSpecialTokens, progress);
-        } catch (const std::bad_alloc&) {
-            return makeError(ErrorCode::OutOfBudget,
-                             "out of memory while tokenizing " + std::to_string(text.size()) + " bytes");
-        }
-    }
-
     std::string decode(const std::vector<std::int64_t>& ids) const override {
         std::string joined;
         for (const std::int64_t id : ids) joined += m_vocab.at(id);
@@ -72,7 +56,7 @@ private:
     using PieceCache = std::unordered_map<std::string, std::vector<BpeSymbol>>;
 
     Result<EncodedText> encodeChecked(const std::string& text, bool addSpecialTokens,
-                                      const ProgressFn& progress) const {
+                                      const ProgressFn& progress) const override {
         const SanitizedText sanitized(text);
         const std::string& work = sanitized.text();
         EncodedText out;
@@ -212,9 +196,7 @@ private:
         return cache.emplace(std::move(key), std::move(symbols)).first->second;
     }
 
-    Vocab m_vocab;
     ByteLevelBpeOptions m_options;
-    std::vector<std::string> m_notices;
     BpeMerger m_merger;
     std::array<std::int32_t, 256> m_byteIds;
     std::unique_ptr<icu::RegexPattern> m_pattern;

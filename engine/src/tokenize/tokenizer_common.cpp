@@ -113,6 +113,16 @@ Error cancelledTokenizing(std::int64_t done, std::int64_t total) {
                      "tokenizing cancelled at byte " + std::to_string(done) + " of " + std::to_string(total));
 }
 
+Result<EncodedText> VocabTokenizer::encode(const std::string& text, bool addSpecialTokens,
+                                           const ProgressFn& progress) const {
+    if (auto error = checkTextSize(text)) return *error;
+    try {
+        return encodeChecked(text, addSpecialTokens, progress);
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::OutOfBudget, "out of memory while tokenizing " + std::to_string(text.size()) + " bytes");
+    }
+}
+
 std::optional<Error> checkTextSize(const std::string& text) {
     if (text.size() <= kMaxModelTokenizerTextBytes) return std::nullopt;
     return makeError(ErrorCode::InvalidArgument, "text is " + std::to_string(text.size()) +

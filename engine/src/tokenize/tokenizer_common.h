@@ -29,6 +29,29 @@ struct Vocab {
     }
 };
 
+/// What both model tokenizers share: the vocabulary, the load notices, and encode()'s size check
+/// and out-of-memory boundary around each tokenizer's own encodeChecked().
+class VocabTokenizer : public ModelTokenizer {
+public:
+    VocabTokenizer(Vocab vocab, std::vector<std::string> notices)
+        : m_vocab(std::move(vocab)), m_notices(std::move(notices)) {}
+
+    std::int64_t vocabSize() const override { return static_cast<std::int64_t>(m_vocab.tokens.size()); }
+    std::string tokenString(std::int64_t id) const override { return m_vocab.at(id); }
+    std::int64_t tokenId(const std::string& token) const override { return m_vocab.find(token); }
+    const std::vector<std::string>& loadNotices() const override { return m_notices; }
+    Result<EncodedText> encode(const std::string& text, bool addSpecialTokens,
+                               const ProgressFn& progress) const override;
+
+protected:
+    /// encode() once the text's size is known to be acceptable.
+    virtual Result<EncodedText> encodeChecked(const std::string& text, bool addSpecialTokens,
+                                              const ProgressFn& progress) const = 0;
+
+    Vocab m_vocab;
+    std::vector<std::string> m_notices;
+};
+
 /// A stretch of the (sanitized) text: plain text, or a special token typed in it.
 struct TextSegment {
     std::int64_t begin = 0;

@@ -53,29 +53,13 @@ std::string cleanUpTokenization(std::string text) {
     return text;
 }
 
-class WordPieceTokenizer final : public ModelTokenizer {
+class WordPieceTokenizer final : public VocabTokenizer {
 public:
     WordPieceTokenizer(WordPieceData data, std::int64_t unkId, BertPreTokenizer pre)
-        : m_vocab(std::move(data.vocab)), m_options(std::move(data.options)), m_notices(std::move(data.notices)),
+        : VocabTokenizer(std::move(data.vocab), std::move(data.notices)), m_options(std::move(data.options)),
           m_unkId(unkId), m_pre(std::move(pre)) {}
 
     ModelTokenizerKind kind() const override { return ModelTokenizerKind::WordPiece; }
-    std::int64_t vocabSize() const override { return static_cast<std::int64_t>(m_vocab.tokens.size()); }
-    std::string tokenString(std::int64_t id) const override { return m_vocab.at(id); }
-    std::int64_t tokenId(const std::string& token) const override { return m_vocab.find(token); }
-    const std::vector<std::string>& loadNotices() const override { return m_notices; }
-
-    Result<EncodedText> encode(const std::string& text, bool addSpecialTokens,
-                               const ProgressFn& progress) const override {
-        if (auto error = checkTextSize(text)) return *error;
-        try {
-            return encodeChecked(text, addSpecialTokens, progress);
-        } catch (const std::bad_alloc&) {
-            return makeError(ErrorCode::OutOfBudget,
-                             "out of memory while tokenizing " + std::to_string(text.size()) + " bytes");
-        }
-    }
-
     std::string decode(const std::vector<std::int64_t>& ids) const override {
         const std::string& prefix = m_options.continuingSubwordPrefix;
         std::string out;
@@ -105,7 +89,7 @@ private:
     }
 
     Result<EncodedText> encodeChecked(const std::string& text, bool addSpecialTokens,
-                                      const ProgressFn& progress) const {
+                                      const ProgressFn& progress) const override {
         const SanitizedText sanitized(text);
         const std::string& work = sanitized.text();
         EncodedText out;
@@ -191,9 +175,7 @@ private:
         }
     }
 
-    Vocab m_vocab;
     WordPieceOptions m_options;
-    std::vector<std::string> m_notices;
     std::int64_t m_unkId;
     BertPreTokenizer m_pre;
 };
