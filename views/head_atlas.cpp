@@ -189,24 +189,11 @@ HeadAtlasView::HeadAtlasView(QWidget* parent) : QWidget(parent) {
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     m_plot = new QCustomPlot(splitter);
     styleDiagnosticPlot(m_plot);
-    QFont titleFont = m_plot->font();
-    titleFont.setBold(true);
-    m_title = new QCPTextElement(m_plot, QString(), titleFont);
-    m_title->setTextColor(m_plot->palette().color(QPalette::Text));
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_title);
-    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-    m_map->setInterpolate(false);
-    m_map->setTightBoundary(false);  // whole cells at the edges
-    m_scale = new QCPColorScale(m_plot);
-    m_plot->plotLayout()->addElement(1, 1, m_scale);
-    m_scale->setType(QCPAxis::atRight);
-    m_scale->setBarWidth(12);
-    m_map->setColorScale(m_scale);
-    // NOTE: after setColorScale, which makes the map adopt the scale's default gradient. Every
-    // metric is sequential (magnitudes, not signed differences): viridis, NaN in grey.
-    m_scale->setGradient(gradientFromLut(Colormap::viridis()));
-    m_map->setGradient(m_scale->gradient());
+    // Every metric is sequential (magnitudes, not signed differences): viridis, NaN in grey.
+    const TitledColorMap frame = addTitledViridisMap(m_plot, QString());
+    m_title = frame.title;
+    m_map = frame.map;
+    m_scale = frame.scale;
     styleDiagnosticAxis(m_scale->axis(), m_plot->palette().color(QPalette::Text), m_plot->font());
     auto* margins = new QCPMarginGroup(m_plot);
     m_plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);

@@ -94,4 +94,26 @@ long long resultParamInt(const engine::AttentionResult& result, const char* name
     return fallback;
 }
 
+TitledColorMap addTitledViridisMap(QCustomPlot* plot, const QString& title) {
+    TitledColorMap out;
+    QFont titleFont = plot->font();
+    titleFont.setBold(true);
+    out.title = new QCPTextElement(plot, title, titleFont);
+    out.title->setTextColor(plot->palette().color(QPalette::Text));
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, out.title);
+    out.map = new QCPColorMap(plot->xAxis, plot->yAxis);
+    out.map->setInterpolate(false);
+    out.map->setTightBoundary(false);  // whole cells at the edges
+    out.scale = new QCPColorScale(plot);
+    plot->plotLayout()->addElement(1, 1, out.scale);
+    out.scale->setType(QCPAxis::atRight);
+    out.scale->setBarWidth(12);
+    out.map->setColorScale(out.scale);
+    // NOTE: after setColorScale, which makes the map adopt the scale's default gradient.
+    out.scale->setGradient(gradientFromLut(Colormap::viridis()));
+    out.map->setGradient(out.scale->gradient());
+    return out;
+}
+
 }  // namespace attnscope::views

@@ -10,6 +10,9 @@
 
 class QCPAxis;
 class QCPColorGradient;
+class QCPColorMap;
+class QCPColorScale;
+class QCPTextElement;
 class QCustomPlot;
 
 namespace attnscope::views {
@@ -32,6 +35,15 @@ void styleDiagnosticPlot(QCustomPlot* plot);
 /// Queues a replot when the plot is visible. NOTE: replotting a plot that was never shown draws
 /// into an unsized paint buffer (QPainter warnings); hidden plots are replotted when shown.
 void replotWhenShown(QCustomPlot* plot);
+
+/// A matrix plot: a bold title row, a colour map with whole cells and no interpolation, and a
+/// viridis colour scale on the right, styled from the plot's palette.
+struct TitledColorMap {
+    QCPTextElement* title = nullptr;
+    QCPColorMap* map = nullptr;
+    QCPColorScale* scale = nullptr;
+};
+TitledColorMap addTitledViridisMap(QCustomPlot* plot, const QString& title);
 
 /// The named diagnostic of `result` ("singular_values", not "linformer.singular_values"), or
 /// nullptr when the engine did not store it.

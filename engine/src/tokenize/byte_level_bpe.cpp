@@ -62,11 +62,8 @@ private:
         EncodedText out;
         if (const std::string notice = sanitized.notice(); !notice.empty()) out.notices.push_back(notice);
 
-        std::vector<TextSegment> segments;
-        if (m_options.recognizeSpecialTokensInText)
-            segments = splitOnSpecialTokens(work, m_options.specialTokens, m_vocab);
-        else if (!work.empty())
-            segments.push_back(TextSegment{0, static_cast<std::int64_t>(work.size()), -1});
+        const std::vector<TextSegment> segments =
+            textSegments(work, m_options.recognizeSpecialTokensInText, m_options.specialTokens, m_vocab);
 
         ProgressTicker ticker(progress, static_cast<std::int64_t>(text.size()));
         PieceCache cache;

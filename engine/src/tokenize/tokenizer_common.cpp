@@ -113,6 +113,13 @@ Error cancelledTokenizing(std::int64_t done, std::int64_t total) {
                      "tokenizing cancelled at byte " + std::to_string(done) + " of " + std::to_string(total));
 }
 
+std::vector<TextSegment> textSegments(const std::string& text, bool recognize, const std::vector<std::string>& specials,
+                                      const Vocab& vocab) {
+    if (recognize) return splitOnSpecialTokens(text, specials, vocab);
+    if (text.empty()) return {};
+    return {TextSegment{0, static_cast<std::int64_t>(text.size()), -1}};
+}
+
 Result<EncodedText> VocabTokenizer::encode(const std::string& text, bool addSpecialTokens,
                                            const ProgressFn& progress) const {
     if (auto error = checkTextSize(text)) return *error;

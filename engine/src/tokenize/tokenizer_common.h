@@ -64,6 +64,11 @@ struct TextSegment {
 std::vector<TextSegment> splitOnSpecialTokens(const std::string& text, const std::vector<std::string>& specials,
                                               const Vocab& vocab);
 
+/// The segments encode() works through: split at typed special tokens when `recognize`, else the
+/// whole (non-empty) text as one plain segment.
+std::vector<TextSegment> textSegments(const std::string& text, bool recognize, const std::vector<std::string>& specials,
+                                      const Vocab& vocab);
+
 /// Looks up template ids that are -1; the error names `source` and the missing token.
 Result<std::vector<TemplateItem>> resolveTemplate(std::vector<TemplateItem> items, const Vocab& vocab,
                                                   const std::string& source);
