@@ -3,7 +3,7 @@
 // tables (docs/PERFORMANCE.md quotes them).
 //
 //   bench_sparse_attention [--n 1024,2048,...] [--variants full,longformer,...]
-//                          [--full-max-n 16384] [--min-time 1.0] [--threads N] [--smoke]
+//                          [--full-max-n 16384] [--min-time 1.0] [--threads N] [--stages] [--smoke]
 //
 // --threads N: engines with N intra-op threads and OpenBLAS limited to N threads (default: the
 // engine's default, all cores). --threads 1 compares per-core efficiency, which other processes
@@ -162,6 +162,7 @@ double patternEntriesAllHeads(const AttentionResult& r) {
 }
 
 int g_threads = 0;  // --threads (0 = the engine's default)
+bool g_stages = false;  // --stages: each call's stage times on stderr
 
 Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCalls) {
     Measured m;
@@ -213,6 +214,12 @@ Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCa
         double pattern = 0;
         for (const auto& st : (*result)->results[0].counters.stages)
             if (st.stage == "pattern") pattern += st.seconds;
+        if (g_stages) {
+            std::fprintf(stderr, "%s n=%lld:", c.name.c_str(), static_cast<long long>(qkv.q.shape[1]));
+            for (const auto& st : (*result)->results[0].counters.stages)
+                std::fprintf(stderr, " %s %.1f ms", st.stage.c_str(), st.seconds * 1e3);
+            std::fprintf(stderr, " (call %.1f ms)\n", dt * 1e3);
+        }
         patternTimes.push_back(pattern);
         // `result` is released here, as a caller that keeps only the last result would.
     }
@@ -263,6 +270,8 @@ int main(int argc, char** argv) {
             minTime = std::stod(next());
         } else if (arg == "--threads") {
             g_threads = std::stoi(next());
+        } else if (arg == "--stages") {
+            g_stages = true;
         } else if (arg == "--smoke") {
             sizes = {1024};
             minTime = 0;
@@ -270,7 +279,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "usage: bench_sparse_attention [--n LIST] [--variants LIST] [--full-max-n N] "
-                         "[--min-time SECONDS] [--threads N] [--smoke]\n");
+                         "[--min-time SECONDS] [--threads N] [--stages] [--smoke]\n");
             return 2;
         }
     }

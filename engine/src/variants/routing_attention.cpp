@@ -7,8 +7,11 @@
 // Cost: k-means O(iterations·n·clusters·d); attention per cluster [w x w] GEMMs,
 // O(clusters·w²·d) = O(n^1.5·d) with clusters ≈ w ≈ √n. No n x n matrix.
 
+#include "core/blas_gemm.h"
+#include "core/row_argmax.h"
 #include "core/softmax_kernel.h"
 #include "core/to_plain.h"
+#include "core/top_select.h"
 #include "qkv/seeded_normal.h"
 #include "variants/sparse_kernel.h"
 
@@ -31,32 +34,8 @@ constexpr std::uint64_t kInitStream = 0x800000000ull;
 constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 constexpr double kScatterBias = 1e-5;  // lucidrains scatter_mean: sum / (count + 1e-5)
 constexpr std::int64_t kBatchScores = std::int64_t{1} << 22;  // score floats per batched GEMM
-
-// x / max(|x|, 1e-12) per row (F.normalize).
-at::Tensor normalizeRows(const at::Tensor& x) { return (x / x.norm(2, 1, true).clamp_min(1e-12)).contiguous(); }
-
-// Index of the first maximum of each row of a [rows, cols] float matrix (torch.argmax's rule).
-std::vector<std::int64_t> rowArgmax(const at::Tensor& m) {
-    const std::int64_t rows = m.size(0), cols = m.size(1);
-    const float* p = m.data_ptr<float>();
-    std::vector<std::int64_t> best(static_cast<std::size_t>(rows), 0);
-    // The running maximum stays in a register; rows are independent, so they share the threads.
-    at::parallel_for(0, rows, 1024, [&](std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t r = r0; r < r1; ++r) {
-            const float* row = p + r * cols;
-            float top = row[0];
-            std::int64_t arg = 0;
-            for (std::int64_t c = 1; c < cols; ++c) {
-                if (row[c] > top) {
-                    top = row[c];
-                    arg = c;
-                }
-            }
-            best[static_cast<std::size_t>(r)] = arg;
-        }
-    });
-    return best;
-}
+// Routing vectors per k-means block: 256 x clusters similarities stay in L2 for the assignment.
+constexpr std::int64_t kKmeansBlockRows = 256;
 
 struct ClusterAttention {
     std::vector<std::int64_t> queries;  ///< ascending token indices
@@ -152,6 +131,10 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     double flops = 0, kmeansSeconds = 0, attentionSeconds = 0;  // stages summed over heads
     std::int64_t entriesComputed = 0, emptyRows = 0;
 
+    float* simBlock =
+        ctx.pool().workspace("routing.sim_block", {std::min(kKmeansBlockRows, 2 * n) * clusters}).data_ptr<float>();
+    std::vector<float> columnBest;
+    std::vector<std::int32_t> nearestCluster;
     for (std::int64_t h = 0; h < heads; ++h) {
         auto stageStart = std::chrono::steady_clock::now();
         // x: [2n, d] = [q̂; k̂], the routing vectors; mu: [clusters, d]
@@ -160,7 +143,7 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         at::Tensor x = ctx.pool().workspace("routing.x", {2 * n, d});
         at::cat_out(x, {qkv.q[h], qkv.k[h]}, 0);
         x.div_(x.norm(2, 1, true).clamp_min(1e-12));  // normalizeRows, in place
-        at::Tensor sim = ctx.pool().workspace("routing.sim", {2 * n, clusters});
+        const float* xp = x.data_ptr<float>();
         // Initial centroids: `clusters` distinct routing vectors, chosen by a partial Fisher–Yates
         // shuffle of 0..2n-1 driven by the seed (lucidrains: randperm(2n)[:clusters]).
         std::vector<std::int64_t> perm(static_cast<std::size_t>(2 * n));
@@ -170,29 +153,52 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
             const auto pick = t + static_cast<std::int64_t>(gen.nextU64() % static_cast<std::uint64_t>(2 * n - t));
             std::swap(perm[static_cast<std::size_t>(t)], perm[static_cast<std::size_t>(pick)]);
         }
-        at::Tensor mu = x.index_select(0, at::tensor(std::vector<std::int64_t>(perm.begin(), perm.begin() + clusters), at::kLong))
-                            .contiguous();
+        std::vector<float> mu(static_cast<std::size_t>(clusters * d));
+        for (std::int64_t c = 0; c < clusters; ++c)
+            std::memcpy(mu.data() + c * d, xp + perm[static_cast<std::size_t>(c)] * d, static_cast<std::size_t>(d) * sizeof(float));
         float* hist = history.f32.data() + h * (iterations + 1) * clusters * d;
-        std::memcpy(hist, mu.data_ptr<float>(), static_cast<std::size_t>(clusters * d) * sizeof(float));
+        std::memcpy(hist, mu.data(), static_cast<std::size_t>(clusters * d) * sizeof(float));
+        // One step: assign to the most similar centroid, centroid = normalised sum of its members;
+        // a cluster left empty keeps its centroid (lucidrains kmeans_iter). The similarities are
+        // computed for a block of vectors at a time and assigned while still in cache: a whole
+        // [2n, clusters] matrix per step was written, zeroed and read back through memory.
+        std::vector<float> sums(static_cast<std::size_t>(clusters * d));
+        std::vector<std::int64_t> sizes(static_cast<std::size_t>(clusters));
         for (std::int64_t it = 0; it < iterations; ++it) {
-            // One step: assign to the most similar centroid, centroid = normalised sum of its
-            // members; a cluster left empty keeps its centroid (lucidrains kmeans_iter).
-            at::mm_out(sim, x, mu.t());
-            const std::vector<std::int64_t> assign = rowArgmax(sim);
-            std::copy(assign.begin(), assign.end(), assignments.i64.begin() + (h * iterations + it) * 2 * n);
-            at::Tensor sums = at::zeros({clusters, d}, at::kFloat);
-            sums.index_add_(0, at::tensor(assign, at::kLong), x);
-            const at::Tensor sizes = at::bincount(at::tensor(assign, at::kLong), {}, clusters);
-            const at::Tensor fresh = normalizeRows(sums);
-            mu = at::where(sizes.eq(0).unsqueeze(1), mu, fresh).contiguous();
-            std::memcpy(hist + (it + 1) * clusters * d, mu.data_ptr<float>(), static_cast<std::size_t>(clusters * d) * sizeof(float));
+            std::fill(sums.begin(), sums.end(), 0.0f);
+            std::fill(sizes.begin(), sizes.end(), 0);
+            std::int64_t* assign = assignments.i64.data() + (h * iterations + it) * 2 * n;
+            for (std::int64_t r0 = 0; r0 < 2 * n; r0 += kKmeansBlockRows) {
+                const std::int64_t rows = std::min(kKmeansBlockRows, 2 * n - r0);
+                gemmRowMajor(true, rows, clusters, d, xp + r0 * d, d, mu.data(), d, simBlock, clusters);
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    const std::int64_t c = firstMaxIndex(simBlock + r * clusters, clusters);
+                    assign[r0 + r] = c;
+                    ++sizes[static_cast<std::size_t>(c)];
+                    float* sum = sums.data() + c * d;
+                    const float* v = xp + (r0 + r) * d;
+                    for (std::int64_t e = 0; e < d; ++e) sum[e] += v[e];
+                }
+            }
+            for (std::int64_t c = 0; c < clusters; ++c) {
+                if (sizes[static_cast<std::size_t>(c)] == 0) continue;
+                const float* sum = sums.data() + c * d;
+                double norm = 0;
+                for (std::int64_t e = 0; e < d; ++e) norm += static_cast<double>(sum[e]) * sum[e];
+                const auto inv = static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
+                for (std::int64_t e = 0; e < d; ++e) mu[static_cast<std::size_t>(c * d + e)] = sum[e] * inv;
+            }
+            std::memcpy(hist + (it + 1) * clusters * d, mu.data(), static_cast<std::size_t>(clusters * d) * sizeof(float));
             flops += 2.0 * 2 * n * clusters * d;
         }
-        // dists: [2n, clusters] against the final centroids
-        at::mm_out(sim, x, mu.t());
-        const at::Tensor& dists = sim;
-        const std::vector<std::int64_t> nearest = rowArgmax(dists);
-        std::copy(nearest.begin(), nearest.end(), routed.i64.begin() + h * 2 * n);
+        // simT: [clusters, 2n], the similarities to the final centroids, one row per cluster as
+        // the top-w selection reads them; nearest: the first most similar centroid per vector.
+        at::Tensor simT = ctx.pool().workspace("routing.sim_t", {clusters, 2 * n});
+        gemmRowMajor(true, clusters, 2 * n, d, mu.data(), d, xp, d, simT.data_ptr<float>(), 2 * n);
+        flops += 2.0 * 2 * n * clusters * d;
+        firstMaxRowPerColumn(simT.data_ptr<float>(), clusters, 2 * n, 2 * n, columnBest, nearestCluster);
+        std::copy(nearestCluster.begin(), nearestCluster.end(), routed.i64.begin() + h * 2 * n);
+        const std::vector<std::int32_t>& nearest = nearestCluster;
         auto now = std::chrono::steady_clock::now();
         kmeansSeconds += std::chrono::duration<double>(now - stageStart).count();
         stageStart = now;
@@ -201,31 +207,26 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         if (topw) {
             // Each cluster's w most similar queries and keys; ties go to the lower index
             // (torch.topk leaves them implementation-defined). simT: [clusters, 2n]
-            at::Tensor simT = ctx.pool().workspace("routing.sim_t", {clusters, 2 * n});
-            simT.copy_(dists.t());
             const float* dp = simT.data_ptr<float>();
             at::parallel_for(0, 2 * clusters, 1, [&](std::int64_t t0, std::int64_t t1) {
-                std::vector<float> values(static_cast<std::size_t>(n));
+                std::vector<float> scratch;
                 for (std::int64_t task = t0; task < t1; ++task) {
                     const std::int64_t c = task / 2, side = task % 2;
                     const float* sim = dp + c * 2 * n + side * n;
-                    // The w-th largest similarity is the threshold; one pass in index order then
-                    // takes everything above it and the lowest-index ties at it, already sorted
-                    // (cheaper than ranking (value, index) pairs and sorting the winners).
-                    std::copy(sim, sim + n, values.begin());
-                    std::nth_element(values.begin(), values.begin() + (window - 1), values.end(), std::greater<float>());
-                    const float threshold = values[static_cast<std::size_t>(window - 1)];
-                    std::int64_t above = 0;
-                    for (std::int64_t t = 0; t < n; ++t) above += sim[t] > threshold;
-                    std::int64_t tiesLeft = window - above;
+                    // The w-th largest similarity is the threshold; one pass in index order takes
+                    // everything at or above it, already sorted, and the ties at it beyond the w
+                    // places are dropped from the end (ties go to the lower index).
+                    const float threshold = wthLargest(sim, n, window, scratch);
                     std::vector<std::int64_t> chosen;
-                    chosen.reserve(static_cast<std::size_t>(window));
-                    for (std::int64_t t = 0; t < n; ++t) {
-                        if (sim[t] > threshold) {
-                            chosen.push_back(t);
-                        } else if (sim[t] == threshold && tiesLeft > 0) {
-                            chosen.push_back(t);
-                            --tiesLeft;
+                    chosen.reserve(static_cast<std::size_t>(window) + 16);
+                    for (std::int64_t t = 0; t < n; ++t)
+                        if (sim[t] >= threshold) chosen.push_back(t);
+                    auto excess = static_cast<std::int64_t>(chosen.size()) - window;
+                    for (auto it = chosen.end(); excess > 0;) {
+                        --it;
+                        if (sim[*it] == threshold) {
+                            it = chosen.erase(it);
+                            --excess;
                         }
                     }
                     std::copy(chosen.begin(), chosen.end(),

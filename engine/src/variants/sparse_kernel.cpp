@@ -1,11 +1,11 @@
 #include "variants/sparse_kernel.h"
 
+#include "core/blas_gemm.h"
 #include "core/softmax_kernel.h"
 
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -149,32 +149,6 @@ void DensePlan::addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int
 
 namespace {
 
-// OpenBLAS's own thread count, switched to 1 while the dense-plan kernel runs its groups on
-// LibTorch's intra-op threads (one single-threaded SGEMM per core instead of two-thread SGEMMs
-// on small matrices with a hand-over between thread pools around every softmax), and restored
-// afterwards. Resolved at run time so that another BLAS (or none) is simply left alone.
-class SingleThreadedBlas {
-public:
-    SingleThreadedBlas() {
-        static const auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-        static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-        if (get && set) {
-            m_set = set;
-            m_previous = get();
-            if (m_previous != 1) set(1);
-        }
-    }
-    ~SingleThreadedBlas() {
-        if (m_set && m_previous != 1) m_set(m_previous);
-    }
-    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
-private:
-    void (*m_set)(int) = nullptr;
-    int m_previous = 1;
-};
-
 // Scratch of one worker thread of the dense-plan kernel.
 struct DenseScratch {
     at::Tensor scores, gatherK, gatherV, part;
@@ -214,33 +188,6 @@ bool allowedInterval(const DensePlan& plan, const DenseGroup& g, std::int64_t i,
         off += cnt;
     }
     return true;
-}
-
-// C[m x n] = A[m x k] · B (B: [k x n], or its transpose stored [n x k] when transB), row-major
-// with leading dimensions; beta = 0. Straight into the BLAS (cblas_sgemm, looked up at run time)
-// when there is one: the groups' products are small (64 x 192 x 64 and the like), and LibTorch's
-// per-call dispatch and view building cost a noticeable share of each. Otherwise at::mm_out.
-using CblasSgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
-                              int);
-CblasSgemmFn cblasSgemm() {
-    static const auto fn = reinterpret_cast<CblasSgemmFn>(dlsym(RTLD_DEFAULT, "cblas_sgemm"));
-    return fn;
-}
-
-void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
-    constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
-    if (const CblasSgemmFn fn = cblasSgemm()) {
-        fn(kRowMajor, kNoTrans, transB ? kTrans : kNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-           1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
-        return;
-    }
-    const auto opts = at::TensorOptions().dtype(at::kFloat);
-    const at::Tensor ta = at::from_blob(const_cast<float*>(a), {m, k}, {lda, 1}, opts);
-    const at::Tensor tb = transB ? at::from_blob(const_cast<float*>(b), {n, k}, {ldb, 1}, opts).t()
-                                 : at::from_blob(const_cast<float*>(b), {k, n}, {ldb, 1}, opts);
-    at::Tensor tc = at::from_blob(c, {m, n}, {ldc, 1}, opts);
-    at::mm_out(tc, ta, tb);
 }
 
 // The keys (or values) of a group's segments as rows of a matrix: in place with a stride for a

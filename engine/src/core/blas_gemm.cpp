@@ -1,0 +1,49 @@
+#include "core/blas_gemm.h"
+
+#include <ATen/ATen.h>
+
+#include <dlfcn.h>
+
+namespace attnscope::engine {
+namespace {
+
+using CblasSgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                              int);
+CblasSgemmFn cblasSgemm() {
+    static const auto fn = reinterpret_cast<CblasSgemmFn>(dlsym(RTLD_DEFAULT, "cblas_sgemm"));
+    return fn;
+}
+
+}  // namespace
+
+void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+    constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+    if (const CblasSgemmFn fn = cblasSgemm()) {
+        fn(kRowMajor, kNoTrans, transB ? kTrans : kNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+           1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
+        return;
+    }
+    const auto opts = at::TensorOptions().dtype(at::kFloat);
+    const at::Tensor ta = at::from_blob(const_cast<float*>(a), {m, k}, {lda, 1}, opts);
+    const at::Tensor tb = transB ? at::from_blob(const_cast<float*>(b), {n, k}, {ldb, 1}, opts).t()
+                                 : at::from_blob(const_cast<float*>(b), {k, n}, {ldb, 1}, opts);
+    at::Tensor tc = at::from_blob(c, {m, n}, {ldc, 1}, opts);
+    at::mm_out(tc, ta, tb);
+}
+
+SingleThreadedBlas::SingleThreadedBlas() {
+    static const auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    if (get && set) {
+        m_set = set;
+        m_previous = get();
+        if (m_previous != 1) set(1);
+    }
+}
+
+SingleThreadedBlas::~SingleThreadedBlas() {
+    if (m_set && m_previous != 1) m_set(m_previous);
+}
+
+}  // namespace attnscope::engine

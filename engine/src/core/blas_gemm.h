@@ -1,0 +1,31 @@
+#pragma once
+// Direct single-precision GEMM into the BLAS, for kernels whose products are small or blocked.
+
+#include <cstdint>
+
+namespace attnscope::engine {
+
+/// C[m x n] = A[m x k] · B (B: [k x n], or its transpose stored [n x k] when transB), row-major
+/// with leading dimensions; beta = 0. Straight into the BLAS (cblas_sgemm, looked up at run time)
+/// when there is one: LibTorch's per-call dispatch and view building cost a noticeable share of a
+/// small product (64 x 192 x 64 and the like). Otherwise at::mm_out.
+void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc);
+
+/// OpenBLAS's own thread count, switched to 1 for the guard's lifetime while a kernel runs its
+/// own work on LibTorch's intra-op threads (one single-threaded SGEMM per core instead of
+/// two-thread SGEMMs on small matrices with a hand-over between thread pools), then restored.
+/// Resolved at run time, so that another BLAS (or none) is simply left alone.
+class SingleThreadedBlas {
+public:
+    SingleThreadedBlas();
+    ~SingleThreadedBlas();
+    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+private:
+    void (*m_set)(int) = nullptr;
+    int m_previous = 1;
+};
+
+}  // namespace attnscope::engine
