@@ -270,3 +270,38 @@ TEST(RoutingAttention, PaddedKeysGetNoWeightAndPaddedQueriesAreZeroed) {
         }
     }
 }
+
+// Long inputs take the sampled-threshold selection: its lists must still be each cluster's exact
+// top w, and at an exact tie (keys repeated 32 times) the lower token indices.
+TEST(RoutingAttention, LongInputsTakeTheExactTopWWithTiesToTheLowerIndex) {
+    auto engine = makeEngine();
+    const std::int64_t n = 2048, d = 8, clusters = 16, w = 48;  // 48: cuts inside a group of 32
+    auto x = randomQkv(1, n, d, 361);
+    for (std::int64_t t = 64; t < n; ++t)
+        std::copy_n(x.k.f32.begin() + (t % 64) * d, d, x.k.f32.begin() + t * d);
+    auto r = runOk(*engine, variantRequest(x, "routing", routingParams(clusters, 2, w, "topw", false)));
+    ASSERT_TRUE(r);
+    const auto& res = r->results[0];
+    const auto& mu = res.diagnostics.at("centroids");
+    const auto xs = routingVectors(x, 0);
+    int checked = 0, tiedCuts = 0;
+    for (std::int64_t c = 0; c < clusters; ++c)
+        for (int side = 0; side < 2; ++side) {
+            std::vector<std::pair<double, std::int64_t>> sims;
+            for (std::int64_t t = 0; t < n; ++t)
+                sims.emplace_back(-dotWith(xs[static_cast<std::size_t>(side * n + t)], mu.f32.data() + c * d), t);
+            std::sort(sims.begin(), sims.end());
+            const double gap = sims[w].first - sims[w - 1].first;
+            if (gap > 0 && gap < 1e-5) continue;  // a near tie that float rounding may order either way
+            tiedCuts += gap == 0;
+            std::vector<std::int64_t> expected;
+            for (std::int64_t t = 0; t < w; ++t) expected.push_back(sims[static_cast<std::size_t>(t)].second);
+            std::sort(expected.begin(), expected.end());
+            const auto& stored = res.diagnostics.at(side == 0 ? "cluster_queries" : "cluster_keys");
+            EXPECT_EQ(std::vector<std::int64_t>(stored.i64.begin() + c * w, stored.i64.begin() + (c + 1) * w), expected)
+                << "cluster " << c << " side " << side;
+            ++checked;
+        }
+    EXPECT_GE(checked, 28);
+    EXPECT_GE(tiedCuts, 8);  // every key cut lies inside a group of 32 equal keys
+}
