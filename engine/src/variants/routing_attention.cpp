@@ -16,6 +16,7 @@
 #include "variants/sparse_kernel.h"
 
 #include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 namespace attnscope::engine {
@@ -33,9 +35,19 @@ namespace {
 constexpr std::uint64_t kInitStream = 0x800000000ull;
 constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 constexpr double kScatterBias = 1e-5;  // lucidrains scatter_mean: sum / (count + 1e-5)
-constexpr std::int64_t kBatchScores = std::int64_t{1} << 22;  // score floats per batched GEMM
 // Routing vectors per k-means block: 256 x clusters similarities stay in L2 for the assignment.
 constexpr std::int64_t kKmeansBlockRows = 256;
+
+// Scratch and partial results of one fixed range of clusters (one intra-op thread).
+struct ClusterPart {
+    float* gatherQ = nullptr;   ///< [maxRows, d] the cluster's query rows
+    float* gatherKV = nullptr;  ///< [maxCols, d] its key rows, then its value rows
+    float* scores = nullptr;    ///< [maxRows, maxCols]
+    float* rowOut = nullptr;    ///< [maxRows, d] P V of the cluster
+    float* acc = nullptr;       ///< [n, d] summed outputs (the head's output for the first range)
+    std::vector<std::uint8_t> hasEntry, rowEmpty;
+    std::int64_t entries = 0;
+};
 
 struct ClusterAttention {
     std::vector<std::int64_t> queries;  ///< ascending token indices
@@ -210,17 +222,17 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
             const float* dp = simT.data_ptr<float>();
             at::parallel_for(0, 2 * clusters, 1, [&](std::int64_t t0, std::int64_t t1) {
                 std::vector<float> scratch;
+                std::vector<std::int64_t> indexScratch;
                 for (std::int64_t task = t0; task < t1; ++task) {
                     const std::int64_t c = task / 2, side = task % 2;
                     const float* sim = dp + c * 2 * n + side * n;
-                    // The w-th largest similarity is the threshold; one pass in index order takes
-                    // everything at or above it, already sorted, and the ties at it beyond the w
-                    // places are dropped from the end (ties go to the lower index).
-                    const float threshold = wthLargest(sim, n, window, scratch);
+                    // The w-th largest similarity is the threshold; everything at or above it, in
+                    // index order, and the ties at it beyond the w places dropped from the end
+                    // (ties go to the lower index).
+                    const float threshold = wthLargest(sim, n, window, scratch, indexScratch);
                     std::vector<std::int64_t> chosen;
                     chosen.reserve(static_cast<std::size_t>(window) + 16);
-                    for (std::int64_t t = 0; t < n; ++t)
-                        if (sim[t] >= threshold) chosen.push_back(t);
+                    indicesAtLeast(sim, n, threshold, chosen);
                     auto excess = static_cast<std::int64_t>(chosen.size()) - window;
                     for (auto it = chosen.end(); excess > 0;) {
                         --it;
@@ -242,65 +254,102 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
             }
         }
 
-        // Per cluster: scores = Q_c K_c^T / sqrt(d), masks, row softmax, out += P V_c.
-        const at::Tensor qh = qkv.q[h], kh = qkv.k[h], vh = qkv.v[h];
+        // Per cluster: scores = Q_c K_c^T / sqrt(d), masks, row softmax, out += P V_c, one cluster
+        // at a time so that its gathered rows and its scores (w x w) stay in cache between the two
+        // products and the softmax (batches of clusters streamed 16 MB of scores through memory
+        // three times). Clusters are split over the intra-op threads in fixed ranges; each range
+        // adds into its own output rows, summed in range order afterwards.
+        const at::Tensor qh = qkv.q[h].contiguous(), kh = qkv.k[h].contiguous(), vh = qkv.v[h].contiguous();
+        const float* qp = qh.data_ptr<float>();
+        const float* kp = kh.data_ptr<float>();
+        const float* vp = vh.data_ptr<float>();
         float* outH = out[h].data_ptr<float>();
         std::int64_t* count = routedCount.i64.data() + h * n;
-        std::vector<std::uint8_t> hasEntry(static_cast<std::size_t>(n), 0);
-        // topw clusters all have w queries and w keys: a batch of them is one gather and two
-        // batched GEMMs (scores [B, w, w]); argmax clusters differ in size and go one by one.
-        const std::int64_t batch = topw ? std::max<std::int64_t>(1, kBatchScores / (window * window)) : 1;
-        for (std::int64_t c0 = 0; c0 < clusters; c0 += batch) {
-            const std::int64_t c1 = std::min(clusters, c0 + batch), B = c1 - c0;
-            const auto rows = static_cast<std::int64_t>(groups[static_cast<std::size_t>(c0)].queries.size());
-            const auto cols = static_cast<std::int64_t>(groups[static_cast<std::size_t>(c0)].keys.size());
-            std::vector<std::int64_t> qList, kList;
-            for (std::int64_t c = c0; c < c1; ++c) {
-                const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
-                for (std::int64_t i : g.queries) ++count[i];
-                qList.insert(qList.end(), g.queries.begin(), g.queries.end());
-                kList.insert(kList.end(), g.keys.begin(), g.keys.end());
+        std::int64_t maxRows = 1, maxCols = 1;
+        for (const ClusterAttention& g : groups) {
+            for (std::int64_t i : g.queries) ++count[i];
+            maxRows = std::max(maxRows, static_cast<std::int64_t>(g.queries.size()));
+            maxCols = std::max(maxCols, static_cast<std::int64_t>(g.keys.size()));
+        }
+        const std::int64_t parts = std::min<std::int64_t>(std::max(1, at::get_num_threads()), clusters);
+        std::vector<ClusterPart> partState(static_cast<std::size_t>(parts));
+        for (std::int64_t part = 0; part < parts; ++part) {
+            ClusterPart& ps = partState[static_cast<std::size_t>(part)];
+            const std::string tag = "routing.part" + std::to_string(part);
+            ps.gatherQ = ctx.pool().workspace(tag + ".q", {maxRows * d}).data_ptr<float>();
+            ps.gatherKV = ctx.pool().workspace(tag + ".kv", {maxCols * d}).data_ptr<float>();
+            ps.scores = ctx.pool().workspace(tag + ".scores", {maxRows * maxCols}).data_ptr<float>();
+            ps.rowOut = ctx.pool().workspace(tag + ".o", {maxRows * d}).data_ptr<float>();
+            if (part == 0) {
+                ps.acc = outH;
+            } else {
+                ps.acc = ctx.pool().workspace(tag + ".acc", {n * d}).data_ptr<float>();
+                std::fill(ps.acc, ps.acc + n * d, 0.0f);
             }
-            if (rows == 0 || cols == 0) continue;
-            const at::Tensor qi = at::tensor(qList, at::kLong), ki = at::tensor(kList, at::kLong);
-            // scores: [B, rows, cols]; o: [B, rows, d]
-            at::Tensor qGathered = ctx.pool().workspace("routing.q_gathered", {B * rows, d});
-            at::Tensor kGathered = ctx.pool().workspace("routing.k_gathered", {B * cols, d});
-            at::index_select_out(qGathered, qh, 0, qi);
-            at::index_select_out(kGathered, kh, 0, ki);
-            // Listed patterns keep views of the probabilities per cluster: those need their own
-            // tensor; otherwise the scores are scratch.
-            at::Tensor scores = listPattern ? at::empty({B, rows, cols}, at::kFloat)
-                                            : ctx.pool().workspace("routing.scores", {B, rows, cols});
-            at::bmm_out(scores, qGathered.view({B, rows, d}), kGathered.view({B, cols, d}).transpose(1, 2));
-            float* sp = scores.data_ptr<float>();
+            ps.hasEntry.assign(static_cast<std::size_t>(n), 0);
+            ps.rowEmpty.assign(static_cast<std::size_t>(maxRows), 0);
+        }
+        const auto gatherRows = [d](const float* base, const std::vector<std::int64_t>& rows, float* dst) {
+            for (std::size_t r = 0; r < rows.size(); ++r)
+                std::memcpy(dst + static_cast<std::int64_t>(r) * d, base + rows[r] * d, static_cast<std::size_t>(d) * sizeof(float));
+        };
+        const auto runCluster = [&](ClusterPart& ps, ClusterAttention& g) {
+            const auto rows = static_cast<std::int64_t>(g.queries.size());
+            const auto cols = static_cast<std::int64_t>(g.keys.size());
+            if (rows == 0 || cols == 0) return;
+            gatherRows(qp, g.queries, ps.gatherQ);
+            gatherRows(kp, g.keys, ps.gatherKV);
+            // Listed patterns keep each cluster's probabilities; otherwise the scores are scratch.
+            float* sp = ps.scores;
+            if (listPattern) {
+                g.probs = at::empty({rows, cols}, at::kFloat);
+                sp = g.probs.data_ptr<float>();
+            }
+            gemmRowMajor(true, rows, cols, d, ps.gatherQ, d, ps.gatherKV, d, sp, cols);
             if (causal || !pad.empty())
-                for (std::int64_t r = 0; r < B * rows; ++r) {
-                    const std::int64_t i = qList[static_cast<std::size_t>(r)];
-                    const std::int64_t* keys = kList.data() + (r / rows) * cols;
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
                     float* row = sp + r * cols;
-                    for (std::int64_t e = 0; e < cols; ++e)
-                        if (padded(keys[e]) || (causal && keys[e] > i)) row[e] = kMaskedScore;
+                    for (std::int64_t e = 0; e < cols; ++e) {
+                        const std::int64_t j = g.keys[static_cast<std::size_t>(e)];
+                        if (padded(j) || (causal && j > i)) row[e] = kMaskedScore;
+                    }
                     if (padded(i)) std::fill(row, row + cols, kMaskedScore);
                 }
-            std::vector<std::uint8_t> rowEmpty(static_cast<std::size_t>(B * rows), 0);
-            softmaxRowsInPlace(sp, B * rows, cols, cols, scale, rowEmpty.data());
-            at::index_select_out(kGathered, vh, 0, ki);  // the gathered keys are no longer needed
-            at::Tensor o = ctx.pool().workspace("routing.o", {B, rows, d});
-            at::bmm_out(o, scores, kGathered.view({B, cols, d}));
-            const float* op = o.data_ptr<float>();
-            for (std::int64_t r = 0; r < B * rows; ++r) {
-                const std::int64_t i = qList[static_cast<std::size_t>(r)];
-                if (rowEmpty[static_cast<std::size_t>(r)]) continue;
-                hasEntry[static_cast<std::size_t>(i)] = 1;
-                for (std::int64_t e = 0; e < d; ++e) outH[i * d + e] += op[r * d + e];
+            std::fill(ps.rowEmpty.begin(), ps.rowEmpty.begin() + rows, 0);
+            softmaxRowsInPlace(sp, rows, cols, cols, scale, ps.rowEmpty.data());
+            gatherRows(vp, g.keys, ps.gatherKV);
+            gemmRowMajor(false, rows, d, cols, sp, cols, ps.gatherKV, d, ps.rowOut, d);
+            for (std::int64_t r = 0; r < rows; ++r) {
+                if (ps.rowEmpty[static_cast<std::size_t>(r)]) continue;
+                const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
+                ps.hasEntry[static_cast<std::size_t>(i)] = 1;
+                float* o = ps.acc + i * d;
+                const float* src = ps.rowOut + r * d;
+                for (std::int64_t e = 0; e < d; ++e) o[e] += src[e];
             }
-            if (listPattern)
-                for (std::int64_t c = c0; c < c1; ++c) groups[static_cast<std::size_t>(c)].probs = scores[c - c0];
-            flops += 4.0 * static_cast<double>(B * rows * cols * d);
-            entriesComputed += B * rows * cols;
-            ctx.checkpoint("attention", h * clusters + c1, heads * clusters);
+            ps.entries += rows * cols;
+        };
+        {
+            std::optional<SingleThreadedBlas> singleBlas;
+            if (parts > 1) singleBlas.emplace();
+            at::parallel_for(0, parts, 1, [&](std::int64_t p0, std::int64_t p1) {
+                c10::InferenceMode guard;  // the caller's mode is thread-local
+                for (std::int64_t part = p0; part < p1; ++part)
+                    for (std::int64_t c = part * clusters / parts; c < (part + 1) * clusters / parts; ++c)
+                        runCluster(partState[static_cast<std::size_t>(part)], groups[static_cast<std::size_t>(c)]);
+            });
         }
+        std::vector<std::uint8_t> hasEntry(static_cast<std::size_t>(n), 0);
+        for (std::int64_t part = 0; part < parts; ++part) {
+            const ClusterPart& ps = partState[static_cast<std::size_t>(part)];
+            if (part > 0)
+                for (std::int64_t e = 0; e < n * d; ++e) outH[e] += ps.acc[e];
+            for (std::int64_t i = 0; i < n; ++i) hasEntry[static_cast<std::size_t>(i)] |= ps.hasEntry[static_cast<std::size_t>(i)];
+            entriesComputed += ps.entries;
+            flops += 4.0 * static_cast<double>(ps.entries) * static_cast<double>(d);
+        }
+        ctx.checkpoint("attention", (h + 1) * clusters, heads * clusters);
 
         // Scatter-mean (topw) and row status: 2 padded query, 1 nothing admissible (unrouted,
         // or every routed row masked).
