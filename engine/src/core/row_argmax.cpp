@@ -82,6 +82,57 @@ __attribute__((target("avx2"))) void firstMaxRowPerColumnAvx2(const float* m, st
 }
 #endif
 
+void firstMaxAndMinScalar(const float* row, std::int64_t cols, std::int64_t& maxAt, std::int64_t& minAt) {
+    maxAt = minAt = 0;
+    for (std::int64_t c = 1; c < cols; ++c) {
+        if (row[c] > row[maxAt]) maxAt = c;
+        if (row[c] < row[minAt]) minAt = c;
+    }
+}
+
+#ifdef ATTNSCOPE_ARGMAX_AVX2
+// As firstMaxIndexAvx2, with a second set of lanes for the minimum (strict <).
+__attribute__((target("avx2"))) void firstMaxAndMinAvx2(const float* row, std::int64_t cols, std::int64_t& maxAt,
+                                                        std::int64_t& minAt) {
+    const std::int64_t body = cols - cols % 8;
+    __m256 hi = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    __m256 lo = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+    __m256i hiAt = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), loAt = hiAt, at = hiAt;
+    const __m256i step = _mm256_set1_epi32(8);
+    for (std::int64_t c = 0; c < body; c += 8) {
+        const __m256 v = _mm256_loadu_ps(row + c);
+        const __m256 above = _mm256_cmp_ps(v, hi, _CMP_GT_OQ), below = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);
+        hi = _mm256_blendv_ps(hi, v, above);
+        lo = _mm256_blendv_ps(lo, v, below);
+        hiAt = _mm256_blendv_epi8(hiAt, at, _mm256_castps_si256(above));
+        loAt = _mm256_blendv_epi8(loAt, at, _mm256_castps_si256(below));
+        at = _mm256_add_epi32(at, step);
+    }
+    alignas(32) float his[8], los[8];
+    alignas(32) std::int32_t hiWhere[8], loWhere[8];
+    _mm256_store_ps(his, hi);
+    _mm256_store_ps(los, lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(hiWhere), hiAt);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(loWhere), loAt);
+    maxAt = finish(his, hiWhere, 8, row, body, cols);
+    // the minimum: the same reduction on negated lanes and tail
+    float top = std::numeric_limits<float>::infinity();
+    std::int64_t arg = 0;
+    if (body > 0)
+        for (int l = 0; l < 8; ++l)
+            if (los[l] < top || (los[l] == top && loWhere[l] < arg)) {
+                top = los[l];
+                arg = loWhere[l];
+            }
+    for (std::int64_t c = body; c < cols; ++c)
+        if (row[c] < top) {
+            top = row[c];
+            arg = c;
+        }
+    minAt = arg;
+}
+#endif
+
 void firstMaxRowPerColumnScalar(const float* m, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* best,
                                 std::int32_t* where) {
     for (std::int64_t r = 1; r < rows; ++r)
@@ -103,6 +154,14 @@ void firstMaxRowPerColumn(const float* m, std::int64_t rows, std::int64_t cols, 
     if (avx2) return firstMaxRowPerColumnAvx2(m, rows, cols, ld, best.data(), where.data());
 #endif
     firstMaxRowPerColumnScalar(m, rows, cols, ld, best.data(), where.data());
+}
+
+void firstMaxAndMinIndex(const float* row, std::int64_t cols, std::int64_t& maxAt, std::int64_t& minAt) {
+#ifdef ATTNSCOPE_ARGMAX_AVX2
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return firstMaxAndMinAvx2(row, cols, maxAt, minAt);
+#endif
+    firstMaxAndMinScalar(row, cols, maxAt, minAt);
 }
 
 std::int64_t firstMaxIndex(const float* row, std::int64_t cols) {

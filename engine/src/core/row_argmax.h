@@ -10,6 +10,9 @@ namespace attnscope::engine {
 /// -inf or cols is 0. NaN-free input.
 std::int64_t firstMaxIndex(const float* row, std::int64_t cols);
 
+/// The first maximum and the first minimum of row[0..cols) in one pass (cols >= 1).
+void firstMaxAndMinIndex(const float* row, std::int64_t cols, std::int64_t& maxAt, std::int64_t& minAt);
+
 /// For each column t of a row-major [rows, cols] matrix (leading dimension ld), the first row
 /// holding its maximum, into where[t] (resized to cols); `best` is scratch. rows >= 1.
 void firstMaxRowPerColumn(const float* m, std::int64_t rows, std::int64_t cols, std::int64_t ld,

@@ -10,6 +10,8 @@
 // No n x n matrix; the CSR pattern (O(n_hashes·n·window) entries) is listed only when weights
 // are requested or duplicates must be counted.
 
+#include "core/blas_gemm.h"
+#include "core/row_argmax.h"
 #include "core/softmax_kernel.h"
 #include "core/to_plain.h"
 #include "qkv/seeded_normal.h"
@@ -32,6 +34,7 @@ constexpr float kSelfScore = -5e4f;  // lucidrains TOKEN_SELF_ATTN_VALUE: set (n
 // Stands for lucidrains' -finfo.max: such an entry gets weight exactly 0 and is not in the pattern.
 constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 constexpr std::int64_t kChunksPerGroup = 32;
+constexpr std::int64_t kHashBlockRows = 256;  // tokens per block of hash projections
 
 struct ReformerSettings {
     std::int64_t buckets = 0, hashes = 0, chunkLen = 0, before = 0, after = 0;
@@ -69,23 +72,25 @@ at::Tensor drawRotations(std::int64_t heads, std::int64_t d, const ReformerSetti
 
 // buckets: [hashes, n] = argmax([xR_r ; -xR_r]) (first maximum wins, as torch.argmax), then the
 // counting sort by (bucket, position) per round; chunk padding goes to the end of each round.
-LshOrder hashAndSort(const at::Tensor& qh, const at::Tensor& rotH, const ReformerSettings& s, std::int64_t* bucketsOut) {
-    const std::int64_t n = qh.size(0), d = qh.size(1), half = s.buckets / 2;
-    // proj: [n, hashes·half]
-    const at::Tensor proj = at::mm(qh, rotH.reshape({d, s.hashes * half})).contiguous();
-    const float* p = proj.data_ptr<float>();
-    for (std::int64_t t = 0; t < n; ++t)
-        for (std::int64_t r = 0; r < s.hashes; ++r) {
-            // argmax of [x; -x] from the first maximum and the first minimum of x: the +x half
-            // comes first, so it wins a tie (torch.argmax returns the first maximum).
-            const float* x = p + t * s.hashes * half + r * half;
-            std::int64_t iMax = 0, iMin = 0;
-            for (std::int64_t i = 1; i < half; ++i) {
-                if (x[i] > x[iMax]) iMax = i;
-                if (x[i] < x[iMin]) iMin = i;
+// The projections are computed for a block of tokens at a time into `projBlock`
+// ([kHashBlockRows, hashes·n_buckets/2]) and hashed while in cache: the whole [n, hashes·half]
+// matrix (64 MiB per head at 16k tokens) was allocated, written and read back per head.
+LshOrder hashAndSort(const float* qp, std::int64_t n, std::int64_t d, const float* rotH, const ReformerSettings& s,
+                     float* projBlock, std::int64_t* bucketsOut) {
+    const std::int64_t half = s.buckets / 2, cols = s.hashes * half;
+    for (std::int64_t t0 = 0; t0 < n; t0 += kHashBlockRows) {
+        const std::int64_t rows = std::min(kHashBlockRows, n - t0);
+        gemmRowMajor(false, rows, cols, d, qp + t0 * d, d, rotH, cols, projBlock, cols);
+        for (std::int64_t t = 0; t < rows; ++t)
+            for (std::int64_t r = 0; r < s.hashes; ++r) {
+                // argmax of [x; -x] from the first maximum and the first minimum of x: the +x half
+                // comes first, so it wins a tie (torch.argmax returns the first maximum).
+                const float* x = projBlock + t * cols + r * half;
+                std::int64_t iMax = 0, iMin = 0;
+                firstMaxAndMinIndex(x, half, iMax, iMin);
+                bucketsOut[r * n + t0 + t] = x[iMax] >= -x[iMin] ? iMax : half + iMin;
             }
-            bucketsOut[r * n + t] = x[iMax] >= -x[iMin] ? iMax : half + iMin;
-        }
+    }
     LshOrder order;
     order.token.assign(static_cast<std::size_t>(s.hashes * s.nPad), -1);
     order.bucket.assign(static_cast<std::size_t>(s.hashes * s.nPad), -1);
@@ -102,6 +107,18 @@ LshOrder hashAndSort(const at::Tensor& qh, const at::Tensor& rotH, const Reforme
         }
     }
     return order;
+}
+
+// The masks of one score row when only chunk padding, causality and self can mask (no key
+// padding, attend_across_buckets, nothing staged): the same values as the general loop, as
+// selects that vectorise (this file is built with -fno-trapping-math).
+void maskRowFast(float* x, const std::int32_t* keyTokens, std::int64_t count, std::int32_t query, float scale, bool causal) {
+    for (std::int64_t e = 0; e < count; ++e) {
+        const std::int32_t j = keyTokens[e];
+        const bool masked = j < 0 || (causal && j > query);
+        const float value = j == query ? kSelfScore : x[e] * scale;
+        x[e] = masked ? kMaskedScore : value;
+    }
 }
 
 class ReformerAttention final : public Variant {
@@ -188,8 +205,12 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     PlainTensor buckets = PlainTensor::zeros(DType::I64, {heads, s.hashes, n});
     PlainTensor sorted = PlainTensor::zeros(DType::I64, {heads, s.hashes, s.nPad});
     std::vector<LshOrder> orders;
+    const at::Tensor queries = qkv.q.contiguous();
+    float* projBlock =
+        ctx.pool().workspace("reformer.proj", {std::min(kHashBlockRows, n) * s.hashes * (s.buckets / 2)}).data_ptr<float>();
     for (std::int64_t h = 0; h < heads; ++h) {
-        orders.push_back(hashAndSort(qkv.q[h], rotations[h], s, buckets.i64.data() + h * s.hashes * n));
+        orders.push_back(hashAndSort(queries[h].data_ptr<float>(), n, d, rotations[h].data_ptr<float>(), s, projBlock,
+                                     buckets.i64.data() + h * s.hashes * n));
         std::copy(orders.back().token.begin(), orders.back().token.end(), sorted.i64.begin() + h * s.hashes * s.nPad);
     }
     ctx.endStage();
@@ -199,7 +220,9 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
     out.zero_();
     // keys: [H, n, d] = q / max(|q|, 1e-12) (F.normalize)
-    const at::Tensor keys = (qkv.q / qkv.q.norm(2, 2, true).clamp_min(1e-12)).contiguous();
+    at::Tensor keys = ctx.pool().workspace("reformer.keys", {heads, n, d});
+    keys.copy_(qkv.q);
+    keys.div_(keys.norm(2, 2, true).clamp_min(1e-12));
     PlainTensor roundWeights = PlainTensor::zeros(DType::F32, {heads, s.hashes, n});
     PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
     SparsePattern pattern;
@@ -273,18 +296,21 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
                     StagedEntry* staged = listPattern ? stage.data() + (i * s.hashes + round) * WL : nullptr;
                     const std::int32_t* kt = keyToken.data() + g * WL;
                     const std::int32_t* kb = keyBucket.data() + g * WL;
-                    for (std::int64_t e = 0; e < WL; ++e) {
-                        const std::int32_t j = kt[e];
-                        // Set in the reference's order: padding, causal, self, other bucket.
-                        float value = x[e] * scale;
-                        if (j < 0 || padded(j) || (s.causal && i < j)) value = kMaskedScore;
-                        if (j == i) value = kSelfScore;
-                        if (!s.acrossBuckets && kb[e] != qBucket) value = kMaskedScore;
-                        x[e] = value;
-                        if (staged)
-                            staged[e] = StagedEntry{j, value, static_cast<std::uint8_t>(kb[e] == qBucket ? PatternReason::Bucket
-                                                                                                     : PatternReason::Local)};
-                    }
+                    if (!staged && keyPad.empty() && s.acrossBuckets)
+                        maskRowFast(x, kt, WL, i, scale, s.causal);
+                    else
+                        for (std::int64_t e = 0; e < WL; ++e) {
+                            const std::int32_t j = kt[e];
+                            // Set in the reference's order: padding, causal, self, other bucket.
+                            float value = x[e] * scale;
+                            if (j < 0 || padded(j) || (s.causal && i < j)) value = kMaskedScore;
+                            if (j == i) value = kSelfScore;
+                            if (!s.acrossBuckets && kb[e] != qBucket) value = kMaskedScore;
+                            x[e] = value;
+                            if (staged)
+                                staged[e] = StagedEntry{j, value, static_cast<std::uint8_t>(kb[e] == qBucket ? PatternReason::Bucket
+                                                                                                         : PatternReason::Local)};
+                        }
                     if (!s.allowDuplicates) continue;  // the output comes from the counted union below
                     // x - max is exact in float even near the self value -5e4, where the float
                     // ulp is 0.004; the log-sum-exp itself is kept in double for the same reason.
