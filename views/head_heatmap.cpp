@@ -7,10 +7,13 @@
 #include "views/token_label.h"
 
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLoggingCategory>
+#include <QPromise>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -38,6 +41,20 @@ QCPColorGradient gradientFrom(const Colormap& lut) {
     gradient.setNanColor(QColor(200, 200, 200));
     return gradient;
 }
+
+/// Raw access to a QCPColorMapData's cells and alpha map, which QCustomPlot 2.1 only offers one
+/// cell at a time. NOTE: setCell() (a library call with bounds checks and a bounds update per cell)
+/// was a third of a zoomed region's build; pointers to the protected members, formed through this
+/// derived class, may be applied to any QCPColorMapData. Never instantiated.
+struct ColorMapDataAccess : QCPColorMapData {
+    static double* cells(QCPColorMapData& d) { return d.*(&ColorMapDataAccess::mData); }
+    static unsigned char* alpha(QCPColorMapData& d) { return d.*(&ColorMapDataAccess::mAlpha); }
+    /// After writing through cells()/alpha(): the colour map rebuilds its image on the next replot.
+    static void markModified(QCPColorMapData& d, const QCPRange& bounds) {
+        d.*(&ColorMapDataAccess::mDataBounds) = bounds;
+        d.*(&ColorMapDataAccess::mDataModified) = true;
+    }
+};
 
 void styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont) {
     axis->setBasePen(QPen(fg));
@@ -143,10 +160,15 @@ void HeadHeatmap::setInspectionState(InspectionState* state) {
 
 void HeadHeatmap::setResult(std::shared_ptr<const engine::RunResult> result) {
     // Entries are keyed by address: a new result may reuse a freed one's, and old pools cost memory.
-    if (result != m_result) m_cache.clear();
+    if (result != m_result) {
+        m_cache.clear();
+        ++m_resultSerial;
+    }
     m_result = std::move(result);
     rebuild();
 }
+
+void HeadHeatmap::setBackgroundPooling(std::int64_t minWeights) { m_backgroundWeights = std::max<std::int64_t>(minWeights, 0); }
 
 void HeadHeatmap::setVariantNames(const QHash<QString, QString>& idToName) {
     m_variantNames = idToName;
@@ -160,24 +182,131 @@ const engine::AttentionResult* HeadHeatmap::shownResult() const {
     return &m_result->results[static_cast<std::size_t>(index)];
 }
 
-std::shared_ptr<const HeadMatrix> HeadHeatmap::pooledMatrix(const engine::AttentionResult& r, int head) {
-    const int index = m_state ? m_state->resultIndex() : 0;
-    const std::int64_t side = std::max(r.n, r.m);
+PoolMode HeadHeatmap::poolModeFor(const engine::AttentionResult& r) const {
     // Unpooled heads do not depend on the mode: one entry serves both.
-    const PoolMode mode = side > HeadMatrix::kMaxDisplaySide ? m_options.pooling : PoolMode::Max;
+    return std::max(r.n, r.m) > HeadMatrix::kMaxDisplaySide ? m_options.pooling : PoolMode::Max;
+}
+
+std::shared_ptr<const HeadMatrix> HeadHeatmap::cachedMatrix(int resultIndex, int head, PoolMode mode) {
     for (auto it = m_cache.begin(); it != m_cache.end(); ++it) {
-        if (it->run == m_result.get() && it->resultIndex == index && it->head == head && it->mode == mode) {
+        if (it->run == m_result.get() && it->resultIndex == resultIndex && it->head == head && it->mode == mode) {
             CacheEntry hit = *it;
             m_cache.erase(it);
             m_cache.push_front(hit);
             return hit.matrix;
         }
     }
+    return nullptr;
+}
+
+void HeadHeatmap::cacheMatrix(int resultIndex, int head, PoolMode mode, std::shared_ptr<const HeadMatrix> matrix) {
+    if (cachedMatrix(resultIndex, head, mode)) return;
+    m_cache.push_front({m_result.get(), resultIndex, head, mode, std::move(matrix)});
+    while (static_cast<int>(m_cache.size()) > kCacheSize) m_cache.pop_back();
+}
+
+std::shared_ptr<const HeadMatrix> HeadHeatmap::pooledMatrix(const engine::AttentionResult& r, int head) {
+    const int index = m_state ? m_state->resultIndex() : 0;
+    const PoolMode mode = poolModeFor(r);
+    if (auto hit = cachedMatrix(index, head, mode)) return hit;
     ++m_poolingCount;
     auto matrix = std::make_shared<const HeadMatrix>(HeadMatrix::fromResult(r, head, HeadMatrix::kMaxDisplaySide, mode));
-    m_cache.push_front({m_result.get(), index, head, mode, matrix});
-    while (static_cast<int>(m_cache.size()) > kCacheSize) m_cache.pop_back();
+    cacheMatrix(index, head, mode, matrix);
     return matrix;
+}
+
+bool HeadHeatmap::poolsInBackground(const engine::AttentionResult& r, int head, PoolMode mode) {
+    return r.n * r.m > m_backgroundWeights && !cachedMatrix(m_state ? m_state->resultIndex() : 0, head, mode);
+}
+
+void HeadHeatmap::startPooling(int head, PoolMode mode) {
+    const int index = m_state ? m_state->resultIndex() : 0;
+    const bool running = isPooling() && m_poolJob.serial == m_resultSerial && m_poolJob.resultIndex == index &&
+                         m_poolJob.head == head && m_poolJob.mode == mode;
+    if (!running) {
+        const PoolJob job{++m_poolGeneration, m_resultSerial, index, head, mode};
+        m_poolJob = job;
+        m_poolingHead = head;
+        ++m_poolingCount;
+        // HeadMatrix is plain data: the worker holds the result alive and touches nothing else.
+        using Matrix = std::shared_ptr<const HeadMatrix>;
+        auto promise = std::make_shared<QPromise<Matrix>>();
+        m_poolFuture = promise->future();
+        promise->start();
+        QThreadPool::globalInstance()->start([promise, run = m_result, index, head, mode] {
+            Matrix matrix;
+            try {
+                matrix = std::make_shared<const HeadMatrix>(HeadMatrix::fromResult(
+                    run->results[static_cast<std::size_t>(index)], head, HeadMatrix::kMaxDisplaySide, mode));
+            } catch (const std::exception&) {
+                matrix.reset();  // out of memory: the head is not shown (see onPooled)
+            }
+            promise->addResult(std::move(matrix));
+            promise->finish();
+        });
+        auto* watcher = new QFutureWatcher<Matrix>(this);
+        connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
+            watcher->deleteLater();
+            onPooled(job, watcher->future().result());
+        });
+        watcher->setFuture(m_poolFuture);
+    }
+    // The previous picture stays while it belongs to this result; a new result starts empty.
+    if (m_shownSerial != m_resultSerial || !m_pooled) {
+        m_shownHead = -1;
+        m_pooled.reset();
+        m_shown.reset();
+        m_colorMap->data()->clear();
+        m_colorMap->setVisible(false);
+        m_keyTokens = m_queryTokens = false;
+    }
+    updateTitle();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadHeatmap::onPooled(const PoolJob& job, std::shared_ptr<const HeadMatrix> matrix) {
+    const bool current = isPooling() && job.generation == m_poolJob.generation;
+    // A pooling that was superseded is still right for its head: kept for a later visit.
+    if (matrix && job.serial == m_resultSerial) cacheMatrix(job.resultIndex, job.head, job.mode, matrix);
+    if (!current) return;
+    m_poolingHead = -1;
+    if (!matrix) {
+        m_title->setText(m_titlePrefix + tr("Head %1 could not be pooled for display (out of memory)").arg(job.head));
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const bool keepZoom = m_pooled && m_shownSerial == m_resultSerial && m_shownHead == job.head;
+    showHead(job.head, std::move(matrix), keepZoom);
+    qCDebug(lcHeatmap) << "pooled head" << job.head << "in the background";
+    Q_EMIT backgroundPoolingFinished(job.head);
+}
+
+void HeadHeatmap::finishPooling() {
+    if (!isPooling()) return;
+    m_poolFuture.waitForFinished();
+    onPooled(m_poolJob, m_poolFuture.result());
+}
+
+void HeadHeatmap::cancelPooling() { m_poolingHead = -1; }
+
+void HeadHeatmap::showHead(int head, std::shared_ptr<const HeadMatrix> matrix, bool keepZoom) {
+    m_shownHead = head;
+    m_shownSerial = m_resultSerial;
+    m_pooled = std::move(matrix);
+    m_colorMap->setVisible(true);
+    if (!keepZoom) {
+        showMatrix(m_pooled);
+        updateAxes();
+        return;
+    }
+    const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
+    showMatrix(m_pooled);
+    m_inRangeUpdate = true;
+    m_plot->xAxis->setRange(x);
+    m_plot->yAxis->setRange(y);
+    m_inRangeUpdate = false;
+    updateLevelOfDetail();
+    updateTickLabels();
 }
 
 void HeadHeatmap::rebuild() {
@@ -188,6 +317,7 @@ void HeadHeatmap::rebuild() {
     const engine::AttentionResult* r = shownResult();
     const int head = m_state ? m_state->head() : 0;
     if (!r || head < 0 || head >= r->heads || r->n <= 0 || r->m <= 0) {
+        cancelPooling();
         m_shownHead = -1;
         m_pooled.reset();
         m_shown.reset();
@@ -198,11 +328,13 @@ void HeadHeatmap::rebuild() {
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
-    m_shownHead = head;
-    m_pooled = pooledMatrix(*r, head);
-    m_colorMap->setVisible(true);
-    showMatrix(m_pooled);
-    updateAxes();
+    const PoolMode mode = poolModeFor(*r);
+    if (poolsInBackground(*r, head, mode)) {
+        startPooling(head, mode);
+        return;
+    }
+    cancelPooling();
+    showHead(head, pooledMatrix(*r, head), false);
     qCDebug(lcHeatmap) << "showing head" << head << "of" << r->variantId.c_str() << m_pooled->rows() << "x"
                        << m_pooled->cols();
 }
@@ -220,10 +352,13 @@ void HeadHeatmap::showMatrix(std::shared_ptr<const HeadMatrix> matrix) {
     data->clearAlpha();
     // Keys outside the pattern keep weightAt's 0 in the data but are drawn blank, so they differ
     // from attended keys whose weight is ~0 (FORMATS.md §5).
-    if (mx.hasMaskedCells()) {
-        for (int q = 0; q < rows; ++q)
-            for (int k = 0; k < cols; ++k)
-                if (!mx.inPattern(q, k)) data->setAlpha(k, q, 0);
+    if (mx.hasMaskedCells() && rows > 0 && cols > 0) {
+        data->setAlpha(0, 0, 255);  // allocates the alpha map, all opaque
+        if (unsigned char* alpha = ColorMapDataAccess::alpha(*data)) {
+            for (int q = 0; q < rows; ++q)
+                for (int k = 0; k < cols; ++k)
+                    alpha[static_cast<std::size_t>(q) * cols + k] = mx.inPattern(q, k) ? 255 : 0;
+        }
     }
     applyColors();
     updateTitle();
@@ -255,12 +390,22 @@ void HeadHeatmap::applyColors() {
     }
     QCPColorMapData* data = m_colorMap->data();
     const int rows = mx.rows(), cols = mx.cols();
-    for (int q = 0; q < rows; ++q) {
-        for (int k = 0; k < cols; ++k) {
-            const double v = mx.at(q, k);
+    // Cells are row-major [query][key] in both, so the values go over in one pass.
+    if (double* cells = ColorMapDataAccess::cells(*data); cells && data->keySize() == cols && data->valueSize() == rows) {
+        const float* values = mx.values().data();
+        const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+        if (m_logShown) {
             // Log: zeros would be -inf; they are drawn at the floor, as the legend says.
-            data->setCell(k, q, m_logShown && !(v >= m_logFloor) && !std::isnan(v) ? m_logFloor : v);
+            const double floorValue = m_logFloor;
+            for (std::size_t i = 0; i < count; ++i) {
+                const double v = values[i];
+                cells[i] = !(v >= floorValue) && !std::isnan(v) ? floorValue : v;
+            }
+        } else {
+            std::copy(values, values + count, cells);
         }
+        ColorMapDataAccess::markModified(*data, QCPRange(std::min<double>(mx.minValue(), m_logShown ? m_logFloor : mx.minValue()),
+                                                         mx.maxValue()));
     }
     const QCPColorGradient gradient = gradientFrom(Colormap::builtin(m_shownColormap));
     m_colorScale->setGradient(gradient);
@@ -304,9 +449,14 @@ std::pair<double, double> HeadHeatmap::colorRange() const {
 
 void HeadHeatmap::updateTitle() {
     const engine::AttentionResult* r = shownResult();
-    if (!r || !m_pooled) return;
+    if (!r) return;
     const QString id = QString::fromStdString(r->variantId);
     const QString name = m_variantNames.value(id, id);
+    if (!m_pooled) {
+        if (isPooling())
+            m_title->setText(m_titlePrefix + tr("%1 — pooling head %2 of %3 (n = %4)…").arg(name).arg(m_poolingHead).arg(r->heads).arg(r->n));
+        return;
+    }
     QStringList params;
     for (const auto& [key, value] : r->params)
         params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
@@ -316,6 +466,7 @@ void HeadHeatmap::updateTitle() {
     if (showsRegion()) text += tr(" — zoomed region at full resolution");
     else if (f > 1) text += (m_pooled->poolMode() == PoolMode::Mean ? tr(" — mean-pooled %1×%1") : tr(" — max-pooled %1×%1")).arg(f);
     if (!m_pooled->hasWeights()) text += tr(" — weights not kept");
+    if (isPooling()) text += tr(" — pooling head %1…").arg(m_poolingHead);
     // Parameters on a line of their own, so long lists do not set the window's minimum width.
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
     m_title->setText(text);
@@ -404,18 +555,31 @@ void HeadHeatmap::updateLevelOfDetail() {
         }
         return;
     }
-    if (showsRegion() && m_shown->colOffset() <= k0 && m_shown->rowOffset() <= q0 &&
+    const bool region = showsRegion();
+    if (region && m_shown->colOffset() <= k0 && m_shown->rowOffset() <= q0 &&
         m_shown->colOffset() + m_shown->cols() > k1 && m_shown->rowOffset() + m_shown->rows() > q1)
         return;  // the region drawn already covers the view
-    // Load up to `side` cells around the view, so small pans need no new region.
-    auto window = [side](std::int64_t a, std::int64_t b, std::int64_t total) {
-        const std::int64_t want = std::min(side, total);
-        std::int64_t start = std::clamp<std::int64_t>((a + b) / 2 - want / 2, 0, total - want);
-        return std::pair<std::int64_t, std::int64_t>(start, want);
+    // The view plus kRegionMargin of its span on each side (at most `side` cells), so pans and
+    // zooms inside it reuse it. An axis the view has not left keeps its extent; one it left
+    // towards higher (lower) indices puts most of the margin ahead of the view.
+    auto window = [side](std::int64_t a, std::int64_t b, std::int64_t total, std::int64_t prev0, std::int64_t prevN) {
+        const std::int64_t span = b - a + 1;
+        if (prevN > 0 && a >= prev0 && b < prev0 + prevN) return std::pair<std::int64_t, std::int64_t>(prev0, prevN);
+        const auto margin = static_cast<std::int64_t>(std::ceil(static_cast<double>(span) * kRegionMargin));
+        const std::int64_t want = std::min({side, total, span + 2 * margin});
+        const std::int64_t slack = want - span;
+        std::int64_t start = a - slack / 2;
+        if (prevN > 0 && b >= prev0 + prevN) start = a - slack / 8;
+        else if (prevN > 0 && a < prev0) start = a - slack + slack / 8;
+        return std::pair<std::int64_t, std::int64_t>(std::clamp<std::int64_t>(start, 0, total - want), want);
     };
-    const auto [rc0, rcn] = window(k0, k1, r->m);
-    const auto [rr0, rrn] = window(q0, q1, r->n);
-    showMatrix(std::make_shared<const HeadMatrix>(HeadMatrix::fromRegion(*r, m_shownHead, rr0, rc0, rrn, rcn)));
+    const auto [rc0, rcn] = window(k0, k1, r->m, region ? m_shown->colOffset() : 0, region ? m_shown->cols() : 0);
+    const auto [rr0, rrn] = window(q0, q1, r->n, region ? m_shown->rowOffset() : 0, region ? m_shown->rows() : 0);
+    // The previous region's storage is reused while only this view holds it.
+    HeadMatrix spare;
+    if (m_region && m_region.use_count() <= (region ? 2 : 1)) spare = std::move(*m_region);
+    m_region = std::make_shared<HeadMatrix>(HeadMatrix::fromRegion(*r, m_shownHead, rr0, rc0, rrn, rcn, std::move(spare)));
+    showMatrix(m_region);
     updateTickLabels();
 }
 
@@ -488,6 +652,12 @@ void HeadHeatmap::setOptions(const HeatmapOptions& options) {
     if (!Colormap::builtinNames().contains(m_options.colormap)) m_options.colormap = QStringLiteral("viridis");
     syncToolbar();
     if (m_shownHead < 0) return;
+    if (poolingChanged && m_pooled && m_pooled->poolFactor() > 1 &&
+        poolsInBackground(*shownResult(), m_shownHead, m_options.pooling)) {
+        startPooling(m_shownHead, m_options.pooling);  // shown with the zoom kept when ready
+        applyColors();
+        return;
+    }
     if (poolingChanged && m_pooled && m_pooled->poolFactor() > 1) {
         // Re-pool (or take the cached pooling) but keep the zoom.
         const auto x = m_plot->xAxis->range(), y = m_plot->yAxis->range();

@@ -7,12 +7,15 @@
 
 #include <attnscope/types.h>
 
+#include <QFuture>
 #include <QHash>
 #include <QPointer>
 #include <QString>
 #include <QWidget>
 
+#include <cstdint>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -43,6 +46,12 @@ public:
     static constexpr int kCacheSize = 6;
     /// Zoom factor of one +/- key press (the visible span is multiplied by it or divided by it).
     static constexpr double kKeyZoomFactor = 0.8;
+    /// Weights per head above which the main window pools a head on a worker thread (a 4096² head
+    /// is 16 M weights, 70–250 ms to pool); setBackgroundPooling().
+    static constexpr std::int64_t kBackgroundPoolingCells = 2LL * 2048 * 2048;
+    /// A zoomed region reaches this fraction of the visible span beyond each edge (within
+    /// HeadMatrix::kMaxDisplaySide), so pans and zooms inside it reuse it.
+    static constexpr double kRegionMargin = 0.5;
 
     explicit HeadHeatmap(QWidget* parent = nullptr);
     ~HeadHeatmap() override;
@@ -64,6 +73,19 @@ public:
     int markedKey() const { return m_markedKey; }
     /// Largest value of the shown head (0 when nothing is shown).
     float matrixMax() const { return m_pooled ? m_pooled->maxValue() : 0.0f; }
+
+    /// Heads with more than `minWeights` weights that are not in the cache are pooled on a worker
+    /// thread: the previous picture of the same result stays (or the plot is empty after a new
+    /// result) with a "pooling…" note in the title until the pooled head is shown. A pooling that
+    /// finishes for a head or result no longer asked for is not shown. Default: never (setters
+    /// then show the head at once, as exports and tests expect).
+    void setBackgroundPooling(std::int64_t minWeights = kBackgroundPoolingCells);
+    /// True while a head is being pooled on a worker thread for display.
+    bool isPooling() const { return m_poolingHead >= 0; }
+    /// The head being pooled, -1 when none.
+    int poolingHead() const { return m_poolingHead; }
+    /// Blocks until the head being pooled is ready and shows it (exports, screenshots).
+    void finishPooling();
 
     /// Colour map, scale and pooling; the toolbar shows them. Emits nothing (setters are not intents).
     void setOptions(const HeatmapOptions& options);
@@ -128,6 +150,8 @@ Q_SIGNALS:
     void cellHovered(int query, int key);
     /// Intent: the user picked another colour map, scale or pooling in the toolbar.
     void optionsChanged(const attnscope::views::HeatmapOptions& options);
+    /// A head pooled on a worker thread is shown now.
+    void backgroundPoolingFinished(int head);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -145,7 +169,25 @@ private:
     void syncToolbar();
     void onToolbarChanged();
     void rebuild();
+    PoolMode poolModeFor(const engine::AttentionResult& r) const;
+    /// The cached pooling of `head` in the current result and mode, or null.
+    std::shared_ptr<const HeadMatrix> cachedMatrix(int resultIndex, int head, PoolMode mode);
+    void cacheMatrix(int resultIndex, int head, PoolMode mode, std::shared_ptr<const HeadMatrix> matrix);
     std::shared_ptr<const HeadMatrix> pooledMatrix(const engine::AttentionResult& r, int head);
+    /// True when `head` of `r` is pooled on the worker thread (big enough and not cached).
+    bool poolsInBackground(const engine::AttentionResult& r, int head, PoolMode mode);
+    struct PoolJob {
+        quint64 generation = 0;
+        quint64 serial = 0;  // m_resultSerial when it started
+        int resultIndex = 0;
+        int head = -1;
+        PoolMode mode = PoolMode::Max;
+    };
+    void startPooling(int head, PoolMode mode);
+    void onPooled(const PoolJob& job, std::shared_ptr<const HeadMatrix> matrix);
+    /// Shows `matrix` as head `head` of the current result; keeps the zoom when `keepZoom`.
+    void showHead(int head, std::shared_ptr<const HeadMatrix> matrix, bool keepZoom);
+    void cancelPooling();
     void showMatrix(std::shared_ptr<const HeadMatrix> matrix);
     void applyColors();
     void updateTitle();
@@ -183,7 +225,15 @@ private:
     std::deque<CacheEntry> m_cache;  // most recent first
     std::shared_ptr<const HeadMatrix> m_pooled;  // the whole head
     std::shared_ptr<const HeadMatrix> m_shown;   // m_pooled or a full-resolution region of it
+    std::shared_ptr<HeadMatrix> m_region;        // the last region built (storage reused for the next)
     int m_poolingCount = 0;
+    quint64 m_resultSerial = 0;  // bumped when the result changes (addresses may be reused)
+    quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head
+    std::int64_t m_backgroundWeights = std::numeric_limits<std::int64_t>::max();
+    quint64 m_poolGeneration = 0;  // the latest background pooling; older ones are not shown
+    int m_poolingHead = -1;  // m_poolJob.head while it is the head asked for, else -1
+    PoolJob m_poolJob;
+    QFuture<std::shared_ptr<const HeadMatrix>> m_poolFuture;
     int m_shownHead = -1;
     bool m_keyTokens = false;
     bool m_queryTokens = false;

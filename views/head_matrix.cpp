@@ -20,18 +20,28 @@ HeadMatrix HeadMatrix::fromResult(const AttentionResult& result, int head, int m
 
 HeadMatrix HeadMatrix::fromRegion(const AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
                                   std::int64_t rows, std::int64_t cols) {
+    return fromRegion(result, head, row0, col0, rows, cols, HeadMatrix());
+}
+
+HeadMatrix HeadMatrix::fromRegion(const AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
+                                  std::int64_t rows, std::int64_t cols, HeadMatrix&& spare) {
     const std::int64_t n = std::max<std::int64_t>(result.n, 0);
     const std::int64_t m = std::max<std::int64_t>(result.m, 0);
     row0 = std::clamp<std::int64_t>(row0, 0, n);
     col0 = std::clamp<std::int64_t>(col0, 0, m);
     rows = std::clamp<std::int64_t>(rows, 0, n - row0);
     cols = std::clamp<std::int64_t>(cols, 0, m - col0);
-    return build(result, head, row0, col0, rows, cols, 1, PoolMode::Max);
+    return build(result, head, row0, col0, rows, cols, 1, PoolMode::Max, &spare);
 }
 
 HeadMatrix HeadMatrix::build(const AttentionResult& result, int head, std::int64_t r0, std::int64_t c0,
-                             std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode) {
+                             std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode, HeadMatrix* spare) {
     HeadMatrix out;
+    if (spare) {
+        out.m_values = std::move(spare->m_values);  // assign() below keeps the capacity
+        out.m_inPattern = std::move(spare->m_inPattern);
+        out.m_inPattern.clear();
+    }
     const std::int64_t n = std::max<std::int64_t>(result.n, 0);
     const std::int64_t m = std::max<std::int64_t>(result.m, 0);
     out.m_poolFactor = static_cast<int>(f);

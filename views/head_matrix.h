@@ -29,6 +29,10 @@ public:
     /// entries of those rows for sparse layouts.
     static HeadMatrix fromRegion(const engine::AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
                                  std::int64_t rows, std::int64_t cols);
+    /// fromRegion() that takes over `spare`'s storage (left empty), so a heatmap that moves its
+    /// zoomed region does not allocate and fault in fresh pages for every new region.
+    static HeadMatrix fromRegion(const engine::AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
+                                 std::int64_t rows, std::int64_t cols, HeadMatrix&& spare);
 
     int rows() const { return m_rows; }
     int cols() const { return m_cols; }
@@ -56,7 +60,7 @@ public:
 private:
     /// Pools queries [r0, r0 + nr) x keys [c0, c0 + nc) by f.
     static HeadMatrix build(const engine::AttentionResult& result, int head, std::int64_t r0, std::int64_t c0,
-                            std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode);
+                            std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode, HeadMatrix* spare = nullptr);
     void markPattern(const engine::SparsePattern& pattern, int head, std::int64_t n, std::int64_t m, std::int64_t nr,
                      std::int64_t nc);
 

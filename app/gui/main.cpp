@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
                                            QStringLiteral("Select this variant id (see attnscope-cli variants)."),
                                            QStringLiteral("ID"));
     const QCommandLineOption viewOption(QStringLiteral("view"),
-                                        QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links or atlas."),
+                                        QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links, cost or atlas."),
                                         QStringLiteral("VIEW"));
     const QCommandLineOption compareOption(
         QStringLiteral("compare"), QStringLiteral("The \"Compare with\" variant ids, comma-separated (up to 3; the compare view runs them beside --variant)."),
@@ -168,10 +168,12 @@ int main(int argc, char** argv) {
         options.initialView = MainWindow::View::Links;
     } else if (view == QLatin1String("diagnostics")) {
         options.initialView = MainWindow::View::Diagnostics;
+    } else if (view == QLatin1String("cost")) {
+        options.initialView = MainWindow::View::Cost;
     } else if (view == QLatin1String("atlas")) {
         options.initialView = MainWindow::View::Atlas;  // analyses --model once it opens
     } else if (!view.isEmpty() && view != QLatin1String("heatmap")) {
-        printError(QStringLiteral("--view %1: expected heatmap, mask, compare or diagnostics").arg(view));
+        printError(QStringLiteral("--view %1: expected heatmap, mask, compare, diagnostics, links, cost or atlas").arg(view));
         return 2;
     }
     options.compareVariant = parser.value(compareOption);
@@ -220,6 +222,8 @@ int main(int argc, char** argv) {
 
     const auto grabLater = [&] {
         QTimer::singleShot(kScreenshotSettleMs, &window, [&] {
+            window.flushPendingResult();  // a head still pooling in the background is drawn first
+            QCoreApplication::processEvents();
             const QImage image = window.grab().toImage();
             if (!image.save(screenshotPath, "PNG")) {
                 printError(QStringLiteral("cannot write %1").arg(screenshotPath));

@@ -3,6 +3,7 @@
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
+#include "gui/scaling_job.h"
 #include "gui/export/export_controller.h"
 #include "gui/text_autosave.h"
 
@@ -190,6 +191,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     m_viewTabs = new QTabWidget(right);
     m_heatmap = new views::HeadHeatmap(m_viewTabs);
     m_heatmap->setInspectionState(m_state);
+    m_heatmap->setBackgroundPooling();  // long inputs: the GUI thread never pools a whole head
     m_maskView = new views::MaskView(m_viewTabs);
     m_maskView->setInspectionState(m_state);
     m_compareView = new views::CompareView(m_viewTabs);
@@ -283,7 +285,13 @@ void MainWindow::buildActions() {
     buildModelActions(fileMenu);
     fileMenu->addSeparator();
     m_export = new ExportController(
-        this, [this] { return m_viewTabs->currentWidget(); },
+        this,
+        [this] {
+            // The figure is the shown tab as it will look: its result taken and its head pooled.
+            uiDeliverResult(currentView());
+            m_heatmap->finishPooling();
+            return m_viewTabs->currentWidget();
+        },
         [this] {
             QHash<QString, QString> names;
             for (int i = 0; i < m_variantCombo->count(); ++i)
@@ -447,6 +455,7 @@ bool MainWindow::uiDiagnosticsNeedsRun() const {
 }
 
 void MainWindow::uiViewChanged() {
+    uiDeliverResult(currentView());
     // A run in flight for this tab already asks for the pair; otherwise fetch it once.
     if (uiCompareNeedsRun() && !(m_runner->isRunning() && m_currentRunCompares)) uiStartRun(false);
     if (uiDiagnosticsNeedsRun() && !(m_runner->isRunning() && m_currentRunHasExact)) uiStartRun(false);
@@ -504,13 +513,16 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
 void MainWindow::cancelRun() {
     if (m_runner->isRunning()) m_runner->cancel();
     if (m_modelSource->isAnalyzing()) m_modelSource->cancelAnalysis();
+    if (m_scalingJob->isRunning()) m_scalingJob->cancel();
 }
 
 void MainWindow::uiRunStateChanged(bool running) {
     m_runButton->setEnabled(m_variantsKnown);
     m_runAction->setEnabled(m_variantsKnown);
     m_cancelButton->setEnabled(running);
-    m_cancelAction->setEnabled(running);
+    // Esc also cancels the Cost tab's scaling sweep and the model analysis while they run.
+    m_cancelAction->setEnabled(running || (m_scalingJob && m_scalingJob->isRunning()) ||
+                               (m_modelSource && m_modelSource->isAnalyzing()));
     if (!running) {
         m_progressDelay->stop();
         m_progress->setVisible(false);
@@ -528,19 +540,28 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     if (job != m_currentJob || !result) return;
     m_result = std::move(result);
     uiRunStateChanged(false);
+    // Every tab's view lets go of the old result first (cheap), so the selection changes below
+    // redraw nothing; then only the shown tab takes the new one. A hidden tab's view takes it when
+    // the tab is first shown (uiViewChanged), so a long result costs one view's work here.
+    if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
+    m_heatmap->setResult(nullptr);
+    m_maskView->setResult(nullptr);
+    m_tokenLinks->setResult(nullptr);
+    m_compareView->setResult(nullptr);
+    m_costView->setResult(nullptr);
+    m_diagnostics->setResult(nullptr);
+    m_pendingViews = 0;
+    for (View view : {View::Heatmap, View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
+        m_pendingViews |= 1u << static_cast<int>(view);
+    m_pendingComparePanes = m_currentRunCompares ? m_comparePanes : 0;
+    m_pendingExactNote = m_compareExactNote;
     // Keep the selected head when it still exists, so re-runs can be compared head by head.
     const std::int64_t heads = m_result->heads;
     m_state->setResultIndex(0);
     m_state->setHead(
         static_cast<int>(std::clamp<std::int64_t>(m_state->head(), 0, std::max<std::int64_t>(heads - 1, 0))));
-    m_headsGrid->setResult(m_result);
-    m_heatmap->setResult(m_result);
-    m_maskView->setResult(m_result);
-    m_tokenLinks->setResult(m_result);
-    m_compareView->setExactNote(m_compareExactNote);
-    m_compareView->setResult(m_result, m_currentRunCompares ? m_comparePanes : 0);
-    m_costView->setResult(m_result);
-    m_diagnostics->setResult(m_result);
+    m_headsGrid->setResult(m_result);  // above the tabs: always shown
+    uiDeliverResult(currentView());
 
     double seconds = 0;
     std::uint64_t peak = 0;
@@ -564,6 +585,45 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
                          warnings.join(QLatin1Char('\n')));
     }
     Q_EMIT resultShown(job);
+}
+
+bool MainWindow::resultPending(View view) const { return (m_pendingViews & (1u << static_cast<int>(view))) != 0; }
+
+void MainWindow::uiDeliverResult(View view) {
+    if (!resultPending(view)) return;
+    m_pendingViews &= ~(1u << static_cast<int>(view));
+    switch (view) {
+    case View::Heatmap:
+        m_heatmap->setResult(m_result);
+        break;
+    case View::Mask:
+        m_maskView->setResult(m_result);
+        // A session's query, or the row panel the view showed before the result changed.
+        if (m_pendingQuery >= 0 && m_result && m_pendingQuery < m_result->n) m_maskView->showQuery(m_pendingQuery);
+        m_pendingQuery = -1;
+        break;
+    case View::Compare:
+        m_compareView->setExactNote(m_pendingExactNote);
+        m_compareView->setResult(m_result, m_pendingComparePanes);
+        break;
+    case View::Diagnostics:
+        m_diagnostics->setResult(m_result);
+        break;
+    case View::Links:
+        m_tokenLinks->setResult(m_result);
+        break;
+    case View::Cost:
+        m_costView->setResult(m_result);
+        break;
+    case View::Atlas:
+        break;  // the atlas shows the model's analysis, not runs
+    }
+}
+
+void MainWindow::flushPendingResult() {
+    for (View view : {View::Heatmap, View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
+        uiDeliverResult(view);
+    m_heatmap->finishPooling();
 }
 
 void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {

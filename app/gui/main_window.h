@@ -121,6 +121,12 @@ public:
     QPlainTextEdit* textEdit() const { return m_text; }
     QComboBox* variantCombo() const { return m_variantCombo; }
     const std::shared_ptr<const engine::RunResult>& lastResult() const { return m_result; }
+    /// True while the view of `view`'s tab has not taken the shown result: a result goes to the
+    /// heads grid and the shown tab at once, to another tab's view when that tab is first shown.
+    bool resultPending(View view) const;
+    /// Gives the shown result to every view still waiting for it and finishes the heatmap's
+    /// background pooling, so hidden tabs can be rendered (exports, screenshots, tests).
+    void flushPendingResult();
     QString statusText() const;
 
     // ---- sessions, recent files, drag and drop, theme (main_window_session.cpp)
@@ -218,6 +224,8 @@ private:
     void uiShowVariants(quint64 job, const std::vector<engine::VariantInfo>& variants);
     void uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result);
     void uiShowFailure(quint64 job, const QString& message, int code);
+    /// Gives m_result to the view of `view`'s tab when it has not taken it yet.
+    void uiDeliverResult(View view);
     void uiShowProgress(quint64 job, int permille, const QString& stage);
     void uiVariantChanged();
     void uiCompareVariantChanged();
@@ -242,6 +250,9 @@ private:
     QString m_preferredVariant;
     std::vector<engine::VariantInfo> m_variants;
     std::shared_ptr<const engine::RunResult> m_result;
+    unsigned m_pendingViews = 0;       // bit per View whose view has not taken m_result yet
+    int m_pendingComparePanes = 0;     // the compare panes and note of m_result, for a late delivery
+    QString m_pendingExactNote;
     quint64 m_currentJob = 0;
     bool m_currentJobByUser = false;
     bool m_variantsKnown = false;
@@ -274,7 +285,8 @@ private:
     ModelSource* m_modelSource = nullptr;
     ModelSourcePanel* m_sourcePanel = nullptr;
     views::HeadAtlasView* m_atlasView = nullptr;
-    int m_pendingModelLayer = -1;  // Options::modelLayer, applied when the model opens
+    int m_pendingModelLayer = -1;  // Options::modelLayer or a session's, applied when the model opens
+    QString m_pendingModelFolder;  // the folder opening last (openModelFolder)
     QString m_preferredCompare = QStringLiteral("longformer");
     QPlainTextEdit* m_text = nullptr;
     QComboBox* m_tokenizerCombo = nullptr;

@@ -12,6 +12,7 @@
 #include "views/heads_grid.h"
 #include "views/param_form.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QSpinBox>
 
@@ -41,10 +42,14 @@ void MainWindow::uiConnectExplorerViews() {
     });
     connect(m_costView, &views::CostView::scalingCancelRequested, m_scalingJob, &ScalingJob::cancel);
     connect(m_scalingJob, &ScalingJob::started, m_costView, &views::CostView::setScalingStarted);
+    // Esc (Run ▸ Cancel) cancels the sweep as it cancels a run (MainWindow::cancelRun).
+    connect(m_scalingJob, &ScalingJob::started, this, [this] { m_cancelAction->setEnabled(true); });
     connect(m_scalingJob, &ScalingJob::pointMeasured, m_costView, &views::CostView::addScalingPoint);
     connect(m_scalingJob, &ScalingJob::progressChanged, m_costView, &views::CostView::setScalingProgress);
-    connect(m_scalingJob, &ScalingJob::finished, m_costView,
-            [this](const QString& message, bool) { m_costView->setScalingFinished(message); });
+    connect(m_scalingJob, &ScalingJob::finished, m_costView, [this](const QString& message, bool) {
+        m_costView->setScalingFinished(message);
+        uiRunStateChanged(m_runner->isRunning());
+    });
 }
 
 void MainWindow::uiShowExplorerVariants() {

@@ -119,6 +119,7 @@ void MainWindow::openModelInteractive() {
 void MainWindow::openModelFolder(const QString& folder) {
     setStatusMessage(tr("Opening the model %1…").arg(QDir(folder).dirName()));
     m_sourcePanel->openButton()->setEnabled(false);
+    m_pendingModelFolder = folder;
     m_modelSource->open(folder);
 }
 

@@ -6,6 +6,8 @@
 
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
+#include "gui/model_source.h"
+#include "gui/model_source_panel.h"
 #include "gui/palette.h"
 #include "gui/param_json.h"
 #include "gui/session.h"
@@ -90,11 +92,8 @@ void MainWindow::uiRestoreHabits(const AppSettings& settings) {
     m_text->viewport()->installEventFilter(this);
     // NOTE: the light theme at start keeps the platform's own style; only a switch applies Fusion.
     if (settings.theme == QLatin1String("dark")) setTheme(settings.theme);
-    connect(this, &MainWindow::resultShown, this, [this] {
-        if (m_pendingQuery < 0) return;
-        m_maskView->showQuery(m_pendingQuery);
-        m_pendingQuery = -1;
-    });
+    // A loaded session's mask-view query is shown when the mask view takes the next result
+    // (MainWindow::uiDeliverResult).
 }
 
 void MainWindow::setTheme(const QString& name) {
@@ -171,6 +170,13 @@ SessionState MainWindow::captureSession() const {
     s.layer = m_state->layer();
     s.head = m_state->head();
     s.query = m_pendingQuery >= 0 ? m_pendingQuery : m_maskView->panelQuery();
+    if (m_sourcePanel->usesModel()) {
+        s.modelFolder = m_modelSource->folder();
+        s.modelLayer = m_sourcePanel->layer();
+    } else if (m_pendingModelLayer >= 0 && m_modelSource->isOpening()) {
+        s.modelFolder = m_pendingModelFolder;  // a session's or --model's folder still opening
+        s.modelLayer = m_pendingModelLayer;
+    }
     return s;
 }
 
@@ -238,6 +244,28 @@ QString MainWindow::applySession(const SessionState& session) {
     m_state->setHead(session.head);  // clamped to the result's heads when it arrives
     m_maskView->showQuery(-1);
     m_pendingQuery = session.query;
+    // The Q/K/V source: the session's model layer (opened first when it is not the open model), or
+    // random projections. Switching the source quietly: the session runs once, below.
+    const bool modelOpen = m_modelSource->model().has_value() && m_modelSource->folder() == session.modelFolder;
+    {
+        const QSignalBlocker block(m_sourcePanel);
+        if (session.modelFolder.isEmpty()) {
+            m_sourcePanel->setKind(ModelSourcePanel::Kind::RandomProjections);
+        } else if (modelOpen) {
+            m_sourcePanel->setKind(ModelSourcePanel::Kind::ModelLayer);
+            m_sourcePanel->setLayer(session.modelLayer);
+        }
+    }
+    const bool model = m_sourcePanel->usesModel();
+    m_tokenizerCombo->setEnabled(!model);
+    for (QSpinBox* spin : {m_headsSpin, m_headDimSpin, m_seedSpin}) spin->setEnabled(!model);
+    if (!session.modelFolder.isEmpty() && !modelOpen) {
+        // Opening runs the layer when the model is ready (uiModelOpened); nothing runs before.
+        m_pendingModelLayer = session.modelLayer;
+        openModelFolder(session.modelFolder);
+        showView(static_cast<View>(std::max<qsizetype>(0, viewNames().indexOf(session.view))));
+        return {};
+    }
     const quint64 before = m_currentJob;
     showView(static_cast<View>(std::max<qsizetype>(0, viewNames().indexOf(session.view))));
     if (m_currentJob == before) uiStartRun(false);  // the Compare and Diagnostics tabs start their own

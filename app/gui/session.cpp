@@ -108,6 +108,9 @@ QByteArray SessionState::toJson() const {
     root.insert(QStringLiteral("selection"), QJsonObject{{QStringLiteral("layer"), layer},
                                                          {QStringLiteral("head"), head},
                                                          {QStringLiteral("query"), query}});
+    if (!modelFolder.isEmpty())
+        root.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("folder"), modelFolder},
+                                                         {QStringLiteral("layer"), modelLayer}});
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -152,6 +155,7 @@ std::optional<SessionState> Session::parse(const QByteArray& bytes, const QStrin
     const QJsonValue compare = root.value(QLatin1String("compare"));
     const QJsonObject view = section(root, "view", &problem);
     const QJsonObject selection = section(root, "selection", &problem);
+    const QJsonObject model = section(root, "model", &problem);
     if (problem.isEmpty() && !input.value(QLatin1String("text")).isString()) problem = tr("input.text is missing");
     if (problem.isEmpty() && !variant.value(QLatin1String("id")).isString()) problem = tr("variant.id is missing");
     FieldReader in(input, QStringLiteral("input"), &problem);
@@ -194,6 +198,9 @@ std::optional<SessionState> Session::parse(const QByteArray& bytes, const QStrin
     sel.integer("layer", &s.layer, 0, 4096);
     sel.integer("head", &s.head, 0, 4096);
     sel.integer("query", &s.query, -1, std::numeric_limits<int>::max());
+    FieldReader source(model, QStringLiteral("model"), &problem);
+    source.string("folder", &s.modelFolder, !model.isEmpty());
+    source.integer("layer", &s.modelLayer, 0, 4096);
     if (!problem.isEmpty()) return refuse(tr("the session file is damaged (%1)").arg(problem));
     return s;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The whole working state of the window as a versioned JSON file (docs/SESSIONS.md): input text,
-// tokenizer, Q/K/V settings, the variant and the compare variant with their parameters, the view
+// tokenizer, Q/K/V settings or the model layer they come from, the variant and the compare variant with their parameters, the view
 // tab and its settings, the selected layer, head and query. Parsing checks the file completely
 // before anything is applied, so a refused file changes nothing the user typed.
 
@@ -44,6 +44,10 @@ struct SessionState {
     int layer = 0;
     int head = 0;
     int query = -1;  ///< the mask view's row panel; -1 = none
+    /// The Q/K/V source when it is a layer of an opened model: its folder (as opened) and layer.
+    /// Empty = seeded random projections (the "projection" settings).
+    QString modelFolder;
+    int modelLayer = 0;
 
     QByteArray toJson() const;
 
@@ -52,7 +56,8 @@ struct SessionState {
                a.heads == b.heads && a.headDim == b.headDim && a.variantId == b.variantId && a.params == b.params &&
                a.compare == b.compare && a.view == b.view &&
                a.colormap == b.colormap && a.scale == b.scale && a.pooling == b.pooling &&
-               a.maskWeights == b.maskWeights && a.layer == b.layer && a.head == b.head && a.query == b.query;
+               a.maskWeights == b.maskWeights && a.layer == b.layer && a.head == b.head && a.query == b.query &&
+               a.modelFolder == b.modelFolder && a.modelLayer == b.modelLayer;
     }
     friend bool operator!=(const SessionState& a, const SessionState& b) { return !(a == b); }
 };

@@ -4,8 +4,11 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/session.h"
 
 #include "views/compare_view.h"
+#include "views/cost_view.h"
+#include "views/token_links.h"
 #include "views/head_heatmap.h"
 #include "views/mask_view.h"
 #include "views/param_form.h"
@@ -19,6 +22,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTabWidget>
 #include <QTest>
 
@@ -109,6 +113,69 @@ private Q_SLOTS:
         for (int k = 0; k < 10; ++k) window.showNextHead();
         QCOMPARE(window.inspection()->head(), static_cast<int>(attention.heads) - 1);
         QVERIFY2(window.statusText().contains(QStringLiteral("tokens")), qPrintable(window.statusText()));
+    }
+
+    void hiddenTabsTakeTheResultWhenFirstShown() {
+        using View = MainWindow::View;
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("the cat sat on the mat because it was tired");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1200, 800);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(window.runNow() != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kRunTimeoutMs);
+        const auto first = window.lastResult();
+        QVERIFY(first);
+
+        // The heads grid and the shown tab take the result at once; hidden tabs have not yet.
+        QCOMPARE(window.heatmap()->result(), first);
+        QCOMPARE(window.headsGrid()->headCount(), static_cast<int>(first->heads));
+        QVERIFY(!window.resultPending(View::Heatmap));
+        for (View view : {View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
+            QVERIFY(window.resultPending(view));
+        QCOMPARE(window.maskView()->shownHead(), -1);
+        QCOMPARE(window.tokenLinks()->tokenCount(), 0);
+        QCOMPARE(window.costView()->table()->rowCount(), 0);
+
+        // A tab shown for the first time takes it, with the selection made meanwhile.
+        window.inspection()->setHead(1);
+        window.showView(View::Mask);
+        QVERIFY(!window.resultPending(View::Mask));
+        QCOMPARE(window.maskView()->shownHead(), 1);
+        window.maskView()->showQuery(3);
+        window.showView(View::Links);
+        QVERIFY(!window.resultPending(View::Links));
+        QCOMPARE(window.tokenLinks()->tokenCount(), static_cast<int>(first->n));
+        QVERIFY(window.resultPending(View::Cost));
+
+        // The next result goes to the shown tab (Links) only; the mask view waits again and keeps
+        // its row panel's query for then.
+        QVERIFY(window.runNow() != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 2, kRunTimeoutMs);
+        QVERIFY(window.lastResult() != first);
+        QVERIFY(!window.resultPending(View::Links));
+        QVERIFY(window.resultPending(View::Mask));
+        QVERIFY(window.resultPending(View::Heatmap));
+        QCOMPARE(window.maskView()->shownHead(), -1);
+        QVERIFY(window.heatmap()->result() == nullptr);  // the old result is let go of
+        window.showView(View::Mask);
+        QCOMPARE(window.maskView()->shownHead(), 1);
+        QCOMPARE(window.maskView()->panelQuery(), 3);
+        QVERIFY2(window.captureSession().query == 3, "the session keeps the panel's query");
+
+        // Rendering hidden tabs (exports, screenshots) flushes the rest.
+        window.flushPendingResult();
+        for (View view : {View::Heatmap, View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
+            QVERIFY(!window.resultPending(view));
+        QCOMPARE(window.heatmap()->result(), window.lastResult());
+        QCOMPARE(window.heatmap()->shownHead(), 1);
+        QVERIFY(window.costView()->table()->rowCount() > 0);
+        QCOMPARE(window.compareView()->pane(0)->shownHead(), 1);
     }
 
     void failedUserRunIsReportedInTheStatusBarWithoutBlocking() {

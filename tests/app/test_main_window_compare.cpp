@@ -126,7 +126,9 @@ private Q_SLOTS:
         const int n = static_cast<int>(result->n);
         QCOMPARE(compare->differenceMap()->dataSize(), QSize(n, n));
 
-        // The Cost tab shows the same run's counters, one total row per variant.
+        // The Cost tab shows the same run's counters, one total row per variant, once it is shown.
+        QVERIFY(window.resultPending(MainWindow::View::Cost));
+        window.showView(MainWindow::View::Cost);
         auto* table = window.costView()->table();
         int totals = 0;
         for (int row = 0; row < table->rowCount(); ++row)

@@ -14,6 +14,7 @@
 #include "gui/main_window.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
+#include "gui/session.h"
 
 #include "views/head_atlas.h"
 #include "views/inspection_state.h"
@@ -43,6 +44,8 @@ using attnscope::app::LocalEngineBackend;
 using attnscope::app::MainWindow;
 using attnscope::app::ModelSource;
 using attnscope::app::ModelSourcePanel;
+using attnscope::app::Session;
+using attnscope::app::SessionState;
 using attnscope::testing::FakeBackend;
 namespace engine = attnscope::engine;
 
@@ -275,6 +278,69 @@ private Q_SLOTS:
         window.modelSourcePanel()->setKind(ModelSourcePanel::Kind::RandomProjections);
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult()->modelLayer == -1, kTimeoutMs);
         QCOMPARE(window.lastResult()->heads, AppSettings{}.heads);
+    }
+
+    void sessionsRoundTripTheModelSource() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const QString modelDir = writeTinyBert(temp.filePath(QStringLiteral("tiny-bert")));
+        const QString path = temp.filePath(QStringLiteral("model.attnscope.json"));
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QString::fromLatin1(kText);
+        SessionState saved;
+        {
+            EngineRunner runner(std::make_unique<LocalEngineBackend>());
+            MainWindow window(&runner, AppSettings{}, options);
+            window.show();
+            QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+            QVERIFY(window.captureSession().modelFolder.isEmpty());  // random projections
+            window.openModelFolder(modelDir);
+            QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 0, kTimeoutMs);
+            window.modelSourcePanel()->setLayer(1);
+            QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 1, kTimeoutMs);
+            saved = window.captureSession();
+            QCOMPARE(saved.modelFolder, modelDir);
+            QCOMPARE(saved.modelLayer, 1);
+            QVERIFY2(window.saveSessionTo(path).isEmpty(), qPrintable(window.statusText()));
+        }
+        // The file holds it, and parsing gives the same state back.
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        QString error;
+        const auto parsed = Session::parse(bytes, QStringLiteral("model.attnscope.json"), &error);
+        QVERIFY2(parsed.has_value(), qPrintable(error));
+        QCOMPARE(*parsed, saved);
+
+        // A fresh window opens the model and runs the saved layer.
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        QVERIFY2(window.openPath(path).isEmpty(), qPrintable(window.statusText()));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 1, kTimeoutMs);
+        QCOMPARE(QString::fromStdString(window.lastResult()->modelFolder), modelDir);
+        QVERIFY(window.modelSourcePanel()->usesModel());
+        QCOMPARE(window.modelSourcePanel()->layer(), 1);
+        const SessionState restored = window.captureSession();
+        QCOMPARE(restored.modelFolder, saved.modelFolder);
+        QCOMPARE(restored.modelLayer, saved.modelLayer);
+        QCOMPARE(restored.variantId, saved.variantId);
+
+        // A session without a model puts random projections back as the source.
+        SessionState plain = saved;
+        plain.modelFolder.clear();
+        plain.modelLayer = 0;
+        QVERIFY(window.applySession(plain).isEmpty());
+        QVERIFY(!window.modelSourcePanel()->usesModel());
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == -1, kTimeoutMs);
+        QVERIFY(window.captureSession().modelFolder.isEmpty());
+        // The open model's session switches back to it without opening it again.
+        QVERIFY(window.applySession(saved).isEmpty());
+        QVERIFY(window.modelSourcePanel()->usesModel());
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 1, kTimeoutMs);
     }
 
     void atlasTabAnalysesAndOpensAHeadInCompare() {

@@ -1,10 +1,18 @@
 #include "app/fake_backend.h"
 #include "support/qt_test_support.h"
 
+#include "gui/app_settings.h"
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
+#include "gui/main_window.h"
 #include "gui/scaling_job.h"
 
+#include "views/cost_view.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
@@ -12,7 +20,9 @@
 #include <atomic>
 #include <cmath>
 
+using attnscope::app::AppSettings;
 using attnscope::app::EngineBackend;
+using attnscope::app::MainWindow;
 using attnscope::app::EngineRunner;
 using attnscope::app::ScalingJob;
 using attnscope::app::ScalingRequest;
@@ -138,6 +148,46 @@ private Q_SLOTS:
         QCOMPARE(points.count(), 0);
         QCOMPARE(control->startedTags().size(), std::size_t{1});  // the other sizes never ran
         QVERIFY(!job.isRunning());
+        control->releaseEverything();
+    }
+
+    void escapeInTheWindowCancelsTheSweep() {
+        // The fake blocks the sweep's first run until it sees the cancel (its tag is the seed).
+        auto control = std::make_shared<FakeBackend::Control>();
+        EngineRunner runner(std::make_unique<FakeBackend>(control));
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("a b c");
+        AppSettings settings;
+        settings.seed = 7;
+        MainWindow window(&runner, settings, options);
+        window.show();
+        QTRY_VERIFY(window.variantCombo()->count() > 0);
+        window.showView(MainWindow::View::Cost);
+        attnscope::views::CostView* cost = window.costView();
+        cost->setCheckedVariants({QStringLiteral("fake")});
+        cost->sizesEdit()->setText(QStringLiteral("256, 512"));
+        QSignalSpy finished(window.scalingJob(), &ScalingJob::finished);
+        QAction* cancel = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->shortcut() == QKeySequence(Qt::Key_Escape)) cancel = action;
+        QVERIFY(cancel);
+        QVERIFY(!cancel->isEnabled());  // nothing runs yet
+        cost->scalingButton()->click();
+        QTRY_VERIFY(control->hasStarted(7));
+        QVERIFY(cost->scalingRunning());
+        QVERIFY(cancel->isEnabled());  // Esc is live while only the sweep runs
+
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_Escape);
+        QTRY_COMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(1).toBool(), true);  // cancelled
+        QVERIFY(control->sawCancel(7));
+        QCOMPARE(control->startedTags().size(), std::size_t{1});  // the second size never ran
+        QVERIFY(!cost->scalingRunning());
+        QVERIFY(!cancel->isEnabled());
         control->releaseEverything();
     }
 

@@ -7,7 +7,10 @@
 #include "views/inspection_state.h"
 #include "views/qcp.h"
 
+#include <QCoreApplication>
+#include <QSignalSpy>
 #include <QTest>
+#include <QThreadPool>
 
 #include <cmath>
 
@@ -226,10 +229,85 @@ private Q_SLOTS:
         QVERIFY(heatmap.tokenAxes());
         QVERIFY2(heatmap.colorBarLabel().contains(QStringLiteral("full resolution")), qPrintable(heatmap.colorBarLabel()));
         QVERIFY2(heatmap.hoverText(517, 1021).contains(QStringLiteral("weight")), qPrintable(heatmap.hoverText(517, 1021)));
+        // Panning and zooming inside the region's margin reuse it; leaving it builds another.
+        QVERIFY(heatmap.shownColOffset() + heatmap.dataSize().width() > 1040 + 20);
+        heatmap.setVisibleRange(1010, 1050, 505, 535);
+        QCOMPARE(heatmap.shownRowOffset(), q0);
+        QCOMPARE(heatmap.shownColOffset(), k0);
+        heatmap.setVisibleRange(1015, 1035, 510, 520);
+        QCOMPARE(heatmap.shownColOffset(), k0);
+        heatmap.setVisibleRange(1500, 1540, 500, 530);
+        QVERIFY(heatmap.showsRegion());
+        QVERIFY(heatmap.shownColOffset() != k0);
+        const auto k1 = heatmap.shownColOffset();
+        QCOMPARE(heatmap.cellValue(static_cast<int>(517 - heatmap.shownRowOffset()), static_cast<int>(1521 - k1)),
+                 static_cast<double>(fixtureWeight(0, 517, 1521)));
         heatmap.resetZoom();
         QVERIFY(!heatmap.showsRegion());
         QCOMPARE(heatmap.poolFactor(), 2);
         QCOMPARE(heatmap.poolingCount(), 3);
+    }
+
+    void backgroundPoolingShowsTheHeadWhenReadyAndDropsStaleOnes() {
+        constexpr int kN = HeadMatrix::kMaxDisplaySide + 1;  // pools by 2
+        constexpr int kWaitMs = 60000;                        // a bound against hangs, not a speed test
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setBackgroundPooling(0);  // every head not in the cache is pooled on a worker thread
+        QSignalSpy shown(&heatmap, &HeadHeatmap::backgroundPoolingFinished);
+        heatmap.setResult(makeDenseResult(3, kN));
+        QVERIFY(heatmap.isPooling());
+        QCOMPARE(heatmap.poolingHead(), 0);
+        QCOMPARE(heatmap.shownHead(), -1);  // a new result starts empty
+        QVERIFY2(heatmap.title().contains(QStringLiteral("pooling head 0")), qPrintable(heatmap.title()));
+        QTRY_VERIFY_WITH_TIMEOUT(!heatmap.isPooling(), kWaitMs);
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(shown.at(0).at(0).toInt(), 0);
+        QCOMPARE(heatmap.shownHead(), 0);
+        QCOMPARE(heatmap.poolFactor(), 2);
+        QCOMPARE(heatmap.cellValue(3, 5), static_cast<double>(fixtureWeight(0, 7, 11)));
+        QVERIFY(!heatmap.title().contains(QStringLiteral("pooling")));
+
+        // Head 1, then head 2 before head 1 is shown: head 1's pooling arrives stale and is not shown.
+        state.setHead(1);
+        QCOMPARE(heatmap.poolingHead(), 1);
+        QCOMPARE(heatmap.shownHead(), 0);  // the previous picture stays meanwhile
+        QVERIFY2(heatmap.title().contains(QStringLiteral("pooling head 1")), qPrintable(heatmap.title()));
+        state.setHead(2);
+        QCOMPARE(heatmap.poolingHead(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(!heatmap.isPooling(), kWaitMs);
+        QThreadPool::globalInstance()->waitForDone();  // head 1's pooling has ended too …
+        QCoreApplication::sendPostedEvents();           // … and its answer was delivered
+        QCoreApplication::processEvents();
+        QCOMPARE(heatmap.shownHead(), 2);
+        QCOMPARE(shown.count(), 2);
+        QCOMPARE(shown.at(1).at(0).toInt(), 2);
+        QCOMPARE(heatmap.cellValue(3, 5), static_cast<double>(fixtureWeight(2, 7, 11)));
+
+        // The stale pooling was right for head 1, so it was kept: head 1 now shows at once.
+        const int pooled = heatmap.poolingCount();
+        state.setHead(1);
+        QVERIFY(!heatmap.isPooling());
+        QCOMPARE(heatmap.shownHead(), 1);
+        QCOMPARE(heatmap.poolingCount(), pooled);
+        QCOMPARE(heatmap.cellValue(3, 5), static_cast<double>(fixtureWeight(1, 7, 11)));
+
+        // A new result while a head pools: the old result's pooling is neither shown nor cached.
+        state.setHead(0);
+        heatmap.setResult(makeDenseResult(3, kN));
+        QVERIFY(heatmap.isPooling());
+        heatmap.setResult(makeDenseResult(2, kN));
+        heatmap.finishPooling();  // exports: blocks until the head is shown
+        QVERIFY(!heatmap.isPooling());
+        QCOMPARE(heatmap.shownHead(), 0);
+        QCOMPARE(heatmap.cellValue(3, 5), static_cast<double>(fixtureWeight(0, 7, 11)));
+        QVERIFY2(heatmap.title().contains(QStringLiteral("of 2")), qPrintable(heatmap.title()));
+        QThreadPool::globalInstance()->waitForDone();
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        QCOMPARE(heatmap.shownHead(), 0);
+        QVERIFY2(heatmap.title().contains(QStringLiteral("of 2")), qPrintable(heatmap.title()));
     }
 };
 
