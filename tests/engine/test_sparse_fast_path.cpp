@@ -17,9 +17,9 @@ struct FastCase {
     std::int64_t n;
 };
 
-void expectSameAsGeneral(Engine& engine, const FastCase& c) {
-    SCOPED_TRACE(c.id + " n=" + std::to_string(c.n));
-    const std::int64_t heads = 3, d = 8;
+void expectSameAsGeneral(Engine& engine, const FastCase& c, std::int64_t d = 8) {
+    SCOPED_TRACE(c.id + " n=" + std::to_string(c.n) + " d=" + std::to_string(d));
+    const std::int64_t heads = 3;
     const Qkv3 x = randomQkv(heads, c.n, d, 11);
     RunRequest general = variantRequest(x, c.id, c.params);
     general.keepWeights = true;
@@ -73,6 +73,18 @@ TEST(SparseFastPath, MatchesGeneralKernel) {
         {"sparse_fixed", {{"block", std::int64_t{128}}, {"summary", std::int64_t{16}}}, 700},
     };
     for (const auto& c : cases) expectSameAsGeneral(*engine, c);
+}
+
+// The fast path's register-tiled products take d in steps of 8 (a 16-wide panel plus an 8-wide
+// one for d = 24 and 40) and fall back to the BLAS otherwise (d = 12); tiles of 1-5 rows left
+// over at the ends of the sequence take the smaller blocks.
+TEST(SparseFastPath, MatchesGeneralKernelForEveryHeadSize) {
+    auto engine = makeEngine();
+    for (std::int64_t d : {12, 24, 40, 64}) {
+        expectSameAsGeneral(*engine, {"sparse_strided", {{"stride", std::int64_t{16}}}, 211}, d);
+        expectSameAsGeneral(*engine, {"longformer", {{"window", std::int64_t{9}}}, 103}, d);
+        expectSameAsGeneral(*engine, {"sparse_fixed", {{"block", std::int64_t{16}}, {"summary", std::int64_t{3}}}, 97}, d);
+    }
 }
 
 TEST(SparseFastPath, RepeatedRunReusesPooledOutput) {

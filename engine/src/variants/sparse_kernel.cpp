@@ -1,6 +1,7 @@
 #include "variants/sparse_kernel.h"
 
 #include "core/blas_gemm.h"
+#include "core/small_gemm.h"
 #include "core/softmax_kernel.h"
 
 #include <ATen/Parallel.h>
@@ -227,7 +228,7 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
     float* sp = ws.scores.data_ptr<float>();
     std::int64_t ldk = d;
     const float* keyRows = groupRows(kp, d, plan, g, ws.gatherK.defined() ? ws.gatherK.data_ptr<float>() : nullptr, ldk);
-    gemmRowMajor(true, rows, keys, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk, sp, keys);
+    smallGemmABt(rows, keys, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk, sp, keys);
     ws.entries += rows * keys;
     float* partMax = merge ? ws.part.data_ptr<float>() + rows * d : nullptr;
     float* partSum = merge ? partMax + rows : nullptr;
@@ -278,7 +279,7 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
     std::int64_t ldv = d;
     const float* valueRows = groupRows(vp, d, plan, g, ws.gatherV.defined() ? ws.gatherV.data_ptr<float>() : nullptr, ldv);
     if (!merge) {
-        gemmRowMajor(false, rows, d, keys, sp, keys, valueRows, ldv, op + g.rowStart * d, g.rowStep * d);
+        smallGemmAB(rows, d, keys, sp, keys, valueRows, ldv, op + g.rowStart * d, g.rowStep * d);
         for (std::int64_t r = 0; r < rows; ++r)
             if (ws.groupStatus[static_cast<std::size_t>(r)]) {
                 ws.groupStatus[static_cast<std::size_t>(r)] = 0;
@@ -288,7 +289,7 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
         return;
     }
     float* pp = ws.part.data_ptr<float>();
-    gemmRowMajor(false, rows, d, keys, sp, keys, valueRows, ldv, pp, d);
+    smallGemmAB(rows, d, keys, sp, keys, valueRows, ldv, pp, d);
     for (std::int64_t r = 0; r < rows; ++r) {
         const float sum = partSum[r];
         if (sum == 0.0f) continue;
