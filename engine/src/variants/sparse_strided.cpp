@@ -10,11 +10,11 @@
 namespace attnscope::engine {
 namespace {
 
-// Rows per strided tile (rows of one residue mod l) and per band tile. 32-row band tiles compute
-// (32 + l) instead of (64 + l) scores per row for l + 1 in the band, and measured 3-5 % faster
-// than 64 rows at 2k-16k tokens (l = 128); 16 rows were no faster. The strided keys of a residue
-// form a triangle (row u sees keys s < u - 1): 16-row tiles compute 1.2-1.3x the allowed entries
-// where 64-row tiles computed up to 2x, and measured 2-7 % faster at 8k-16k tokens.
+// Rows per strided tile (rows of one residue mod l) and per band tile. A band tile of R rows
+// computes R + l scores per row for l + 1 allowed: 16 rows waste 1.12x where 32 wasted 1.24x, and
+// with the register-tiled products (no per-call packing) 16 measured about 8 % faster at 8k
+// tokens. The strided keys of a residue form a triangle (row u sees keys s < u - 1): 16-row tiles
+// compute 1.2-1.3x the allowed entries where 64-row tiles computed up to 2x (2-7 % faster).
 constexpr std::int64_t kStridedRows = 16;
 constexpr std::int64_t kBandRows = 16;
 
