@@ -256,8 +256,7 @@ void HeadHeatmap::startPooling(int head, PoolMode mode) {
         m_shownHead = -1;
         m_pooled.reset();
         m_shown.reset();
-        m_colorMap->data()->clear();
-        m_colorMap->setVisible(false);
+        m_colorMap->setVisible(false);  // data and image stay allocated for the head to come
         m_keyTokens = m_queryTokens = false;
     }
     updateTitle();
@@ -321,7 +320,8 @@ void HeadHeatmap::rebuild() {
         m_shownHead = -1;
         m_pooled.reset();
         m_shown.reset();
-        m_colorMap->data()->clear();
+        // NOTE: the cells stay allocated while hidden: a 2048² map is 32 MB of doubles, and
+        // allocating it afresh for the next result faulted in every page (~25 ms of a show).
         m_colorMap->setVisible(false);
         m_title->setText(m_result ? tr("No head to show") : tr("No result yet: press Run (F5)"));
         m_keyTokens = m_queryTokens = false;
