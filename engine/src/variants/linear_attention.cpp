@@ -31,8 +31,12 @@ public:
         AttentionResult result = startResult(m_info.id, params, qkv);
         ctx.beginStage("attention");
         // phiQ: [H, n, d], phiK: [H, m, d]; padded keys get zero features (idiap's length mask).
-        at::Tensor phiQ = at::elu(qkv.q).add_(1.0);
-        at::Tensor phiK = at::elu(qkv.k).add_(1.0);
+        // Pooled: two fresh [H, n, d] tensors per call page-faulted 64 MiB at 16k tokens, which
+        // took more time than the products themselves.
+        at::Tensor phiQ = ctx.pool().workspace("linear.phi_q", {qkv.heads(), qkv.n(), qkv.d()});
+        at::Tensor phiK = ctx.pool().workspace("linear.phi_k", {qkv.heads(), qkv.m(), qkv.d()});
+        at::elu_out(phiQ, qkv.q).add_(1.0);
+        at::elu_out(phiK, qkv.k).add_(1.0);
         if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
         FeatureAttentionSpec spec;
         spec.causal = paramBool(params, "causal");
