@@ -90,3 +90,59 @@ TEST(PerformerAttention, SameSeedSameDrawsOtherSeedOtherDraws) {
     auto bad = variantRequest(x, "performer", {{"nb_features", std::int64_t{-1}}});
     EXPECT_NE(errorOf(*engine, bad).find("nb_features"), std::string::npos);
 }
+
+// The output recomputed in double from the stored projection W alone, by the reference's
+// softmax_kernel: x' = x d^(-1/4); phi(x) = (exp(x'W^T - |x'|^2/2 - stabiliser) + eps) / sqrt(m),
+// the stabiliser being the row's largest projection for queries and the head's largest for keys;
+// out_i = phi(q_i) sum_j phi(k_j) v_j^T / phi(q_i) sum_j phi(k_j).
+TEST(PerformerAttention, StoredProjectionReproducesTheOutput) {
+    auto engine = makeEngine();
+    const std::int64_t heads = 2, n = 150, d = 8, m = 24;  // 150 rows: a full and a partial block of 128
+    const auto x = randomQkv(heads, n, d, 95);
+    auto r = runOk(*engine, variantRequest(x, "performer", {{"nb_features", m}}));
+    ASSERT_TRUE(r);
+    const auto& res = r->results[0];
+    const auto& w = res.diagnostics.at("projection");
+    ASSERT_EQ(w.shape, (std::vector<std::int64_t>{heads, m, d}));
+    const double scale = std::pow(double(d), -0.25), eps = 1e-4;
+    double worst = 0;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const auto features = [&](const PlainTensor& t, bool perRow) {
+            std::vector<std::vector<double>> dash(static_cast<std::size_t>(n), std::vector<double>(static_cast<std::size_t>(m)));
+            std::vector<double> diag(static_cast<std::size_t>(n));
+            double headMax = -1e300;
+            for (std::int64_t i = 0; i < n; ++i) {
+                double sq = 0;
+                for (std::int64_t c = 0; c < d; ++c) sq += std::pow(t.f32[static_cast<std::size_t>((h * n + i) * d + c)] * scale, 2);
+                diag[static_cast<std::size_t>(i)] = sq / 2;
+                for (std::int64_t f = 0; f < m; ++f) {
+                    double dot = 0;
+                    for (std::int64_t c = 0; c < d; ++c)
+                        dot += t.f32[static_cast<std::size_t>((h * n + i) * d + c)] * scale * w.f32[static_cast<std::size_t>((h * m + f) * d + c)];
+                    dash[static_cast<std::size_t>(i)][static_cast<std::size_t>(f)] = dot;
+                    headMax = std::max(headMax, dot);
+                }
+            }
+            for (std::int64_t i = 0; i < n; ++i) {
+                auto& row = dash[static_cast<std::size_t>(i)];
+                const double stabiliser = perRow ? *std::max_element(row.begin(), row.end()) : headMax;
+                for (double& v : row) v = (std::exp(v - diag[static_cast<std::size_t>(i)] - stabiliser) + eps) / std::sqrt(double(m));
+            }
+            return dash;
+        };
+        const auto phiQ = features(x.q, true), phiK = features(x.k, false);
+        for (std::int64_t i = 0; i < n; ++i) {
+            double den = 0;
+            std::vector<double> num(static_cast<std::size_t>(d), 0.0);
+            for (std::int64_t j = 0; j < n; ++j) {
+                double a = 0;
+                for (std::int64_t f = 0; f < m; ++f) a += phiQ[static_cast<std::size_t>(i)][static_cast<std::size_t>(f)] * phiK[static_cast<std::size_t>(j)][static_cast<std::size_t>(f)];
+                den += a;
+                for (std::int64_t c = 0; c < d; ++c) num[static_cast<std::size_t>(c)] += a * x.v.f32[static_cast<std::size_t>((h * n + j) * d + c)];
+            }
+            for (std::int64_t c = 0; c < d; ++c)
+                worst = std::max(worst, std::abs(res.output[static_cast<std::size_t>((h * n + i) * d + c)] - num[static_cast<std::size_t>(c)] / den));
+        }
+    }
+    EXPECT_LT(worst, 1e-5);
+}

@@ -92,7 +92,36 @@ float rowExp(float* row, std::int64_t cols, float scale, float* rowMax) {
     return sum;
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+void featureRow(float* row, std::int64_t cols, float shift, float eps, float ratio) {
+    for (std::int64_t j = 0; j < cols; ++j) row[j] = (expNonPositive(row[j] - shift) + eps) * ratio;
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+float maxOfLanes(const float* data, std::int64_t count) {
+    float lanes[kLanes];
+    for (float& l : lanes) l = -std::numeric_limits<float>::infinity();
+    const std::int64_t body = count - count % kLanes;
+    for (std::int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lanes[l] = data[j + l] > lanes[l] ? data[j + l] : lanes[l];
+    float best = -std::numeric_limits<float>::infinity();
+    for (float l : lanes) best = l > best ? l : best;
+    for (std::int64_t j = body; j < count; ++j) best = data[j] > best ? data[j] : best;
+    return best;
+}
+
 }  // namespace
+
+void positiveFeaturesInPlace(float* data, std::int64_t rows, std::int64_t cols, const float* shift, float eps,
+                             float ratio) {
+    for (std::int64_t r = 0; r < rows; ++r) featureRow(data + r * cols, cols, shift[r], eps, ratio);
+}
+
+float maxValue(const float* data, std::int64_t count) { return maxOfLanes(data, count); }
 
 void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride, float scale,
                     float* rowMax, float* rowSum) {

@@ -18,4 +18,13 @@ std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t col
 void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride, float scale,
                     float* rowMax, float* rowSum);
 
+/// FAVOR+ positive features in place: each of `rows` rows of `cols` floats becomes
+/// (exp(x - shift[r]) + eps) * ratio. Callers guarantee x - shift[r] <= 0 (the shift holds the
+/// row's or the head's largest projection), which the exp kernel relies on.
+void positiveFeaturesInPlace(float* data, std::int64_t rows, std::int64_t cols, const float* shift, float eps,
+                             float ratio);
+
+/// The largest of data[0..count) (-inf when count is 0).
+float maxValue(const float* data, std::int64_t count);
+
 }  // namespace attnscope::engine

@@ -2,17 +2,22 @@
 // features, following the reference softmax_kernel (features of x * d^(-1/4), query stabiliser the
 // row max, key stabiliser the max over all keys and features of the head).
 
+#include "core/blas_gemm.h"
+#include "core/softmax_kernel.h"
 #include "core/to_plain.h"
 #include "qkv/seeded_normal.h"
 #include "variants/feature_attention.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace attnscope::engine {
 namespace {
 
 constexpr std::uint64_t kProjectionStream = 0x500000000ull;
+constexpr std::int64_t kFeatureBlockRows = 128;  // rows projected and turned into features at a time
 
 // W: [m, d] per head. Rows come in blocks of d orthonormal rows (Gram-Schmidt of Gaussian rows in
 // double, the same law as the reference's QR), each row scaled by the norm of an independent
@@ -97,27 +102,55 @@ public:
         const at::Tensor w = orthogonalFeatures(heads, features, d, static_cast<int>(paramInt(params, "ortho_scaling")), ctx.seed);
         const double normalizer = std::pow(static_cast<double>(d), -0.25);
         // dash: [H, rows, m] = (x d^(-1/4)) W^T, computed as x (d^(-1/4) W)^T straight into pooled
-        // workspaces and turned into the features in place: at n = 16384, m = 256 each is 128 MiB,
-        // and fresh tensors of that size cost more in page faults than the GEMMs themselves.
-        const at::Tensor wScaledT = (w * normalizer).transpose(1, 2);
+        // workspaces (at n = 16384, m = 256 each is 128 MiB, and fresh tensors of that size cost
+        // more in page faults than the GEMMs themselves), a block of rows at a time, each block
+        // turned into features while it is in cache: one pass over the features instead of six.
+        const at::Tensor wScaled = (w * normalizer).contiguous();  // [H, m, d]
+        const at::Tensor qc = qkv.q.contiguous(), kc = qkv.k.contiguous();
         at::Tensor phiQ = ctx.pool().workspace("performer.phi_q", {heads, qkv.n(), features});
         at::Tensor phiK = ctx.pool().workspace("performer.phi_k", {heads, qkv.m(), features});
-        at::bmm_out(phiQ, qkv.q, wScaledT);
-        at::bmm_out(phiK, qkv.k, wScaledT);
-        if (relu) {
-            phiQ.relu_().add_(1e-3);
-            phiK.relu_().add_(1e-3);
-        } else {
-            const double ratio = 1.0 / std::sqrt(static_cast<double>(features));
-            const double eps = paramFloat(params, "feature_eps");
-            const double half = 0.5 * normalizer * normalizer;
-            const at::Tensor qDiag = at::linalg_vector_norm(qkv.q, 2, {2}, true, c10::nullopt).square_().mul_(half);
-            const at::Tensor kDiag = at::linalg_vector_norm(qkv.k, 2, {2}, true, c10::nullopt).square_().mul_(half);
-            // The stabilisers come from the raw projections, before the diagonal term.
-            const at::Tensor qMax = at::amax(phiQ, {2}, true);
-            const at::Tensor kMax = at::amax(phiK, {1, 2}, true);
-            phiQ.sub_(qDiag).sub_(qMax).exp_().add_(eps).mul_(ratio);
-            phiK.sub_(kDiag).sub_(kMax).exp_().add_(eps).mul_(ratio);
+        const float ratio = static_cast<float>(1.0 / std::sqrt(static_cast<double>(features)));
+        const float eps = static_cast<float>(paramFloat(params, "feature_eps"));
+        const double half = 0.5 * normalizer * normalizer;
+        std::vector<float> shift(static_cast<std::size_t>(kFeatureBlockRows));
+        for (std::int64_t h = 0; h < heads; ++h) {
+            const float* wp = wScaled.data_ptr<float>() + h * features * d;
+            // |x|^2 d^(-1/2) / 2, the diagonal term of the softmax kernel.
+            const auto diagonal = [&](const float* x) {
+                double sq = 0;
+                for (std::int64_t c = 0; c < d; ++c) sq += static_cast<double>(x[c]) * x[c];
+                return static_cast<float>(sq * half);
+            };
+            for (int side = 0; side < 2; ++side) {
+                const std::int64_t rows = side == 0 ? qkv.n() : qkv.m();
+                const float* xp = (side == 0 ? qc : kc).data_ptr<float>() + h * rows * d;
+                float* phi = (side == 0 ? phiQ : phiK).data_ptr<float>() + h * rows * features;
+                float headMax = -std::numeric_limits<float>::infinity();
+                for (std::int64_t t0 = 0; t0 < rows; t0 += kFeatureBlockRows) {
+                    const std::int64_t count = std::min(kFeatureBlockRows, rows - t0);
+                    float* block = phi + t0 * features;
+                    gemmRowMajor(true, count, features, d, xp + t0 * d, d, wp, d, block, features);
+                    if (relu) {
+                        for (std::int64_t e = 0; e < count * features; ++e) block[e] = std::max(block[e], 0.0f) + 1e-3f;
+                    } else if (side == 0) {
+                        // Queries: stabilised by their own row's largest projection.
+                        for (std::int64_t t = 0; t < count; ++t)
+                            shift[static_cast<std::size_t>(t)] =
+                                diagonal(xp + (t0 + t) * d) + maxValue(block + t * features, features);
+                        positiveFeaturesInPlace(block, count, features, shift.data(), eps, ratio);
+                    } else {
+                        headMax = std::max(headMax, maxValue(block, count * features));
+                    }
+                }
+                if (relu || side == 0) continue;
+                // Keys: stabilised by the head's largest projection, known after all blocks.
+                for (std::int64_t t0 = 0; t0 < rows; t0 += kFeatureBlockRows) {
+                    const std::int64_t count = std::min(kFeatureBlockRows, rows - t0);
+                    for (std::int64_t t = 0; t < count; ++t)
+                        shift[static_cast<std::size_t>(t)] = diagonal(xp + (t0 + t) * d) + headMax;
+                    positiveFeaturesInPlace(phi + t0 * features, count, features, shift.data(), eps, ratio);
+                }
+            }
         }
         if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
         ctx.endStage();
