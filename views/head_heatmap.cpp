@@ -1,5 +1,6 @@
 #include "views/head_heatmap.h"
 
+#include "views/background_job.h"
 #include "views/colormap.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
@@ -7,13 +8,10 @@
 #include "views/token_label.h"
 
 #include <QComboBox>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLoggingCategory>
-#include <QPromise>
-#include <QThreadPool>
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -230,26 +228,13 @@ void HeadHeatmap::startPooling(int head, PoolMode mode) {
         ++m_poolingCount;
         // HeadMatrix is plain data: the worker holds the result alive and touches nothing else.
         using Matrix = std::shared_ptr<const HeadMatrix>;
-        auto promise = std::make_shared<QPromise<Matrix>>();
-        m_poolFuture = promise->future();
-        promise->start();
-        QThreadPool::globalInstance()->start([promise, run = m_result, index, head, mode] {
-            Matrix matrix;
-            try {
-                matrix = std::make_shared<const HeadMatrix>(HeadMatrix::fromResult(
+        m_poolFuture = runInBackground<Matrix>(
+            this,
+            [run = m_result, index, head, mode] {
+                return std::make_shared<const HeadMatrix>(HeadMatrix::fromResult(
                     run->results[static_cast<std::size_t>(index)], head, HeadMatrix::kMaxDisplaySide, mode));
-            } catch (const std::exception&) {
-                matrix.reset();  // out of memory: the head is not shown (see onPooled)
-            }
-            promise->addResult(std::move(matrix));
-            promise->finish();
-        });
-        auto* watcher = new QFutureWatcher<Matrix>(this);
-        connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
-            watcher->deleteLater();
-            onPooled(job, watcher->future().result());
-        });
-        watcher->setFuture(m_poolFuture);
+            },
+            [this, job](Matrix matrix) { onPooled(job, std::move(matrix)); });
     }
     // The previous picture stays while it belongs to this result; a new result starts empty.
     if (m_shownSerial != m_resultSerial || !m_pooled) {

@@ -1,5 +1,6 @@
 #include "views/heads_grid.h"
 
+#include "views/background_job.h"
 #include "views/figure_painter.h"
 #include "views/colormap.h"
 #include "views/head_matrix.h"
@@ -63,30 +64,67 @@ void HeadsGrid::setScaleMode(ScaleMode mode) {
     recolor();
 }
 
+void HeadsGrid::setBackgroundPooling(std::int64_t minWeights) { m_backgroundWeights = std::max<std::int64_t>(minWeights, 0); }
+
+HeadsGrid::Layer HeadsGrid::poolLayer(const engine::AttentionResult& r) {
+    Layer layer;
+    for (int h = 0; h < r.heads; ++h) {
+        const HeadMatrix matrix = HeadMatrix::fromResult(r, h, kThumbnailSide);
+        Head head;
+        head.rows = matrix.rows();
+        head.cols = matrix.cols();
+        head.values = matrix.values();
+        head.max = matrix.maxValue();
+        head.inPattern.resize(head.values.size(), 1);
+        for (int y = 0; y < head.rows; ++y)
+            for (int x = 0; x < head.cols; ++x)
+                head.inPattern[static_cast<std::size_t>(y) * head.cols + x] = matrix.inPattern(y, x) ? 1 : 0;
+        layer.push_back(std::move(head));
+    }
+    return layer;
+}
+
 void HeadsGrid::rebuild() {
+    const quint64 generation = ++m_generation;
+    m_pooling = false;
+    const int index = m_state ? m_state->resultIndex() : 0;
+    if (!m_result || index < 0 || index >= static_cast<int>(m_result->results.size())) {
+        showLayer(nullptr);
+        return;
+    }
+    // One layer per RunResult today; the grid keeps [layer][head] so checkpoints with several
+    // layers per result only need to fill more rows.
+    const engine::AttentionResult& r = m_result->results[static_cast<std::size_t>(index)];
+    if (r.heads * r.n * r.m <= m_backgroundWeights) {
+        const Layer layer = poolLayer(r);
+        showLayer(&layer);
+        return;
+    }
+    m_pooling = true;  // the previous thumbnails stay until these are ready
+    m_future = runInBackground<Layer>(
+        this, [run = m_result, index] { return poolLayer(run->results[static_cast<std::size_t>(index)]); },
+        [this, generation](Layer layer) {
+            if (generation != m_generation || !m_pooling) return;  // superseded, or finishPooling() showed it
+            m_pooling = false;
+            showLayer(&layer);
+            Q_EMIT thumbnailsReady();
+        });
+}
+
+void HeadsGrid::finishPooling() {
+    if (!m_pooling) return;
+    m_future.waitForFinished();
+    m_pooling = false;
+    const Layer layer = m_future.result();
+    showLayer(&layer);
+}
+
+void HeadsGrid::showLayer(const Layer* layer) {
     m_heads.clear();
     m_sharedMax = 0;
-    const int index = m_state ? m_state->resultIndex() : 0;
-    if (m_result && index >= 0 && index < static_cast<int>(m_result->results.size())) {
-        const engine::AttentionResult& r = m_result->results[static_cast<std::size_t>(index)];
-        // One layer per RunResult today; the grid keeps [layer][head] so checkpoints with several
-        // layers per result only need to fill more rows.
-        QVector<Head> layer;
-        for (int h = 0; h < r.heads; ++h) {
-            const HeadMatrix matrix = HeadMatrix::fromResult(r, h, kThumbnailSide);
-            Head head;
-            head.rows = matrix.rows();
-            head.cols = matrix.cols();
-            head.values = matrix.values();
-            head.max = matrix.maxValue();
-            head.inPattern.resize(head.values.size(), 1);
-            for (int y = 0; y < head.rows; ++y)
-                for (int x = 0; x < head.cols; ++x)
-                    head.inPattern[static_cast<std::size_t>(y) * head.cols + x] = matrix.inPattern(y, x) ? 1 : 0;
-            m_sharedMax = std::max(m_sharedMax, head.max);
-            layer.push_back(std::move(head));
-        }
-        m_heads.push_back(std::move(layer));
+    if (layer) {
+        for (const Head& head : *layer) m_sharedMax = std::max(m_sharedMax, head.max);
+        m_heads.push_back(*layer);
     }
     recolor();
     updateGeometry();

@@ -5,11 +5,14 @@
 
 #include <attnscope/types.h>
 
+#include <QFuture>
 #include <QImage>
 #include <QPointer>
 #include <QVector>
 #include <QWidget>
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -24,6 +27,9 @@ class HeadsGrid : public QWidget {
 public:
     static constexpr int kThumbnailSide = 128;  ///< pixels of a thumbnail image before scaling
     static constexpr int kMaxCellSide = 112;    ///< largest drawn thumbnail, in device-independent px
+    /// The main window's threshold for setBackgroundPooling(): 4 heads of 2048² (pooling 4 heads of
+    /// 4096 tokens took ~27 ms on the GUI thread).
+    static constexpr std::int64_t kBackgroundPoolingWeights = 4LL * 2048 * 2048;
 
     /// PerHead: each thumbnail spans [0, its head's max], so every pattern is visible. Shared: one
     /// range [0, max over all heads], so colours mean the same weight in every thumbnail.
@@ -34,6 +40,14 @@ public:
     /// Highlights state->head() and shows state->resultIndex(); follows their changes.
     void setInspectionState(InspectionState* state);
     void setResult(std::shared_ptr<const engine::RunResult> result);
+    /// Results with more than `minWeights` weights (all heads) are pooled into thumbnails on a
+    /// worker thread; the previous thumbnails stay until the new ones are ready, and a pooling
+    /// for a result or layer no longer shown is dropped. Default: never (setters pool at once).
+    void setBackgroundPooling(std::int64_t minWeights = kBackgroundPoolingWeights);
+    /// True while thumbnails are pooled on a worker thread.
+    bool isPooling() const { return m_pooling; }
+    /// Blocks until the thumbnails being pooled are ready and shows them (exports, screenshots).
+    void finishPooling();
     void setScaleMode(ScaleMode mode);
     ScaleMode scaleMode() const { return m_scaleMode; }
     QComboBox* scaleCombo() const { return m_scaleCombo; }
@@ -63,6 +77,8 @@ Q_SIGNALS:
     void headOpened(int layer, int head);
     /// The user switched between per-head and shared colour scales.
     void scaleModeChanged(attnscope::views::HeadsGrid::ScaleMode mode);
+    /// Thumbnails pooled on a worker thread are shown now.
+    void thumbnailsReady();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -79,7 +95,11 @@ private:
         int cols = 0;
         float max = 0;
     };
+    using Layer = QVector<Head>;
+    /// Every head of `r` pooled to kThumbnailSide; plain data, so it may run on a worker thread.
+    static Layer poolLayer(const engine::AttentionResult& r);
     void rebuild();
+    void showLayer(const Layer* layer);
     void recolor();
     bool hitTest(const QPoint& pos, int* layer, int* head) const;
     int cellSide(int width) const;
@@ -94,6 +114,10 @@ private:
     QVector<QVector<Head>> m_heads;         // [layer][head]
     QVector<QVector<QImage>> m_thumbnails;  // [layer][head]
     float m_sharedMax = 0;
+    std::int64_t m_backgroundWeights = std::numeric_limits<std::int64_t>::max();
+    quint64 m_generation = 0;  // the latest rebuild; older poolings are dropped
+    bool m_pooling = false;
+    QFuture<Layer> m_future;
 };
 
 }  // namespace attnscope::views

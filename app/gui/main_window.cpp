@@ -40,6 +40,7 @@
 #include <QStatusBar>
 #include <QStringDecoder>
 #include <QTabWidget>
+#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -188,6 +189,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     auto* rightLayout = new QVBoxLayout(right);
     m_headsGrid = new views::HeadsGrid(right);
     m_headsGrid->setInspectionState(m_state);
+    m_headsGrid->setBackgroundPooling();
     m_viewTabs = new QTabWidget(right);
     m_heatmap = new views::HeadHeatmap(m_viewTabs);
     m_heatmap->setInspectionState(m_state);
@@ -538,6 +540,7 @@ void MainWindow::uiShowProgress(quint64 job, int permille, const QString& stage)
 void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result) {
     if (job != 0 && job == m_curveJob && result) return uiShowErrorCurve(result);
     if (job != m_currentJob || !result) return;
+    std::shared_ptr<const engine::RunResult> previous = std::move(m_result);
     m_result = std::move(result);
     uiRunStateChanged(false);
     // Every tab's view lets go of the old result first (cheap), so the selection changes below
@@ -562,6 +565,9 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
         static_cast<int>(std::clamp<std::int64_t>(m_state->head(), 0, std::max<std::int64_t>(heads - 1, 0))));
     m_headsGrid->setResult(m_result);  // above the tabs: always shown
     uiDeliverResult(currentView());
+    // NOTE: freeing a long result unmaps every page of its weights (268 MB for 4 heads of 4096
+    // tokens): the views have let go of it, so the last reference goes on a worker thread.
+    if (previous) QThreadPool::globalInstance()->start([previous = std::move(previous)]() mutable { previous.reset(); });
 
     double seconds = 0;
     std::uint64_t peak = 0;
@@ -623,6 +629,7 @@ void MainWindow::uiDeliverResult(View view) {
 void MainWindow::flushPendingResult() {
     for (View view : {View::Heatmap, View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
         uiDeliverResult(view);
+    m_headsGrid->finishPooling();
     m_heatmap->finishPooling();
 }
 

@@ -6,9 +6,12 @@
 #include "views/inspection_state.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThreadPool>
 
+using attnscope::testing::fixtureWeight;
 using attnscope::testing::makeDenseResult;
 using attnscope::views::Colormap;
 using attnscope::views::HeadsGrid;
@@ -17,6 +20,33 @@ using attnscope::views::InspectionState;
 class TestHeadsGrid : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void backgroundPoolingKeepsTheOldThumbnailsUntilTheNewAreReady() {
+        InspectionState state;
+        HeadsGrid grid;
+        grid.setInspectionState(&state);
+        grid.setResult(makeDenseResult(2, 16));  // pooled at once by default
+        QCOMPARE(grid.headCount(), 2);
+        grid.setBackgroundPooling(0);  // every result on a worker thread
+        QSignalSpy ready(&grid, &HeadsGrid::thumbnailsReady);
+        const auto three = makeDenseResult(3, 40);
+        grid.setResult(three);
+        QVERIFY(grid.isPooling());
+        QCOMPARE(grid.headCount(), 2);  // the previous thumbnails meanwhile
+        grid.setResult(makeDenseResult(4, 24));  // supersedes the three heads before they arrive
+        QTRY_VERIFY_WITH_TIMEOUT(!grid.isPooling(), 60000);
+        QThreadPool::globalInstance()->waitForDone();  // the superseded pooling has ended too …
+        QCoreApplication::sendPostedEvents();           // … and its answer was dropped
+        QCoreApplication::processEvents();
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(grid.headCount(), 4);
+        QCOMPARE(grid.headMax(0, 3), static_cast<double>(fixtureWeight(3, 23, 23)));
+        grid.setResult(three);
+        grid.finishPooling();  // exports: blocks until the thumbnails are shown
+        QVERIFY(!grid.isPooling());
+        QCOMPARE(grid.headCount(), 3);
+        QCOMPARE(grid.headMax(0, 2), static_cast<double>(fixtureWeight(2, 39, 39)));
+    }
+
     void thumbnailsUseTheLut() {
         HeadsGrid grid;
         grid.setResult(makeDenseResult(3, 6));
