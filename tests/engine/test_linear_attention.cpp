@@ -77,3 +77,55 @@ TEST(LinearAttention, ImpliedWeightsReproduceOutputAndPaddingRemovesKeys) {
         }
     }
 }
+
+// Without kept weights the non-causal output is streamed (phi(Q), phi(K) a block of 512 rows at a
+// time, never whole): the same output as the quadratic form, padded keys removed, for both eps
+// modes, over three blocks; with every key padded each row is empty (zero output, flagged).
+TEST(LinearAttention, StreamedOutputWithoutWeightsEqualsQuadraticForm) {
+    auto engine = makeEngine();
+    const std::int64_t n = 1100, d = 8;
+    auto x = randomQkv(2, n, d, 53);
+    std::vector<std::uint8_t> padding(static_cast<std::size_t>(n), 0);
+    for (std::int64_t j = 0; j < n; j += 7) padding[static_cast<std::size_t>(j)] = 1;
+    for (const char* mode : {"denominator", "kcumsum"}) {
+        auto request = variantRequest(x, "linear", {{"eps", 1e-3}, {"eps_mode", std::string(mode)}});
+        request.keepWeights = false;
+        request.keyPadding = padding;
+        auto r = runOk(*engine, request);
+        ASSERT_TRUE(r);
+        const auto& res = r->results[0];
+        EXPECT_EQ(res.weightsLayout, WeightsLayout::None);
+        // The reference sums over the unpadded keys only (every 37th row checked).
+        {
+            std::vector<std::int64_t> keys;
+            for (std::int64_t j = 0; j < n; ++j)
+                if (!padding[static_cast<std::size_t>(j)]) keys.push_back(j);
+            const auto m = static_cast<std::int64_t>(keys.size());
+            for (std::int64_t a = 0; a < 2; ++a)
+                for (std::int64_t i = 0; i < n; i += 37) {
+                    double den = 0, phiSum = 0;
+                    std::vector<double> num(static_cast<std::size_t>(d), 0.0);
+                    for (std::int64_t c = 0; c < d; ++c) phiSum += phi(x.q.f32[static_cast<std::size_t>((a * n + i) * d + c)]);
+                    for (std::int64_t jj = 0; jj < m; ++jj) {
+                        const std::int64_t j = keys[static_cast<std::size_t>(jj)];
+                        double s = 0;
+                        for (std::int64_t c = 0; c < d; ++c)
+                            s += phi(x.q.f32[static_cast<std::size_t>((a * n + i) * d + c)]) * phi(x.k.f32[static_cast<std::size_t>((a * n + j) * d + c)]);
+                        den += s;
+                        for (std::int64_t c = 0; c < d; ++c) num[static_cast<std::size_t>(c)] += s * x.v.f32[static_cast<std::size_t>((a * n + j) * d + c)];
+                    }
+                    den += std::string(mode) == "kcumsum" ? 1e-3 * phiSum : 1e-3;
+                    for (std::int64_t c = 0; c < d; ++c)
+                        EXPECT_NEAR(res.output[static_cast<std::size_t>((a * n + i) * d + c)], num[static_cast<std::size_t>(c)] / den, 2e-5)
+                            << mode << " row " << i;
+                }
+        }
+    }
+    auto allPadded = variantRequest(x, "linear", {{"eps", 0.0}});
+    allPadded.keepWeights = false;
+    allPadded.keyPadding.assign(static_cast<std::size_t>(n), 1);
+    auto empty = runOk(*engine, allPadded);
+    ASSERT_TRUE(empty);
+    EXPECT_EQ(empty->results[0].emptyRowCount, 2 * n);
+    for (std::size_t e = 0; e < 2 * n * d; e += 97) EXPECT_EQ(empty->results[0].output[e], 0.0f);
+}

@@ -114,7 +114,20 @@ float maxOfLanes(const float* data, std::int64_t count) {
     return best;
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+void eluPlusOne(float* data, std::int64_t count) {
+    for (std::int64_t j = 0; j < count; ++j) {
+        const float x = data[j];
+        const float e = expNonPositive(x < 0.0f ? x : 0.0f);
+        data[j] = x > 0.0f ? x + 1.0f : e;
+    }
+}
+
 }  // namespace
+
+void eluPlusOneInPlace(float* data, std::int64_t count) { eluPlusOne(data, count); }
 
 void positiveFeaturesInPlace(float* data, std::int64_t rows, std::int64_t cols, const float* shift, float eps,
                              float ratio) {

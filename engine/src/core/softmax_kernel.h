@@ -24,6 +24,9 @@ void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int6
 void positiveFeaturesInPlace(float* data, std::int64_t rows, std::int64_t cols, const float* shift, float eps,
                              float ratio);
 
+/// elu(x) + 1 in place (x + 1 for x > 0, exp(x) otherwise): the Linear Transformer's feature map.
+void eluPlusOneInPlace(float* data, std::int64_t count);
+
 /// The largest of data[0..count) (-inf when count is 0).
 float maxValue(const float* data, std::int64_t count);
 

@@ -1,12 +1,16 @@
 #include "variants/feature_attention.h"
 
+#include "core/blas_gemm.h"
+
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace attnscope::engine {
 namespace {
 
 constexpr std::int64_t kChunk = 128;
+constexpr std::int64_t kStreamRows = 512;  // rows of phi(K) / phi(Q) in cache at a time
 
 // den: [H, rows] from phiQ [H, rows, r] and the key sums z [H, r].
 at::Tensor denominators(const at::Tensor& phiQ, const at::Tensor& z, const FeatureAttentionSpec& spec) {
@@ -18,7 +22,99 @@ at::Tensor denominators(const at::Tensor& phiQ, const at::Tensor& z, const Featu
     return den;
 }
 
+
+// A row whose denominator is 0 (every admissible key has zero features, e.g. all padded) has no
+// admissible key: zero output (and weights), reported in rowStatus (never NaN). divide: also
+// divides the other rows by their denominator. Returns the denominators with 1 for empty rows.
+at::Tensor zeroEmptyRows(at::Tensor& out, const at::Tensor& den, bool divide, AttentionResult& result) {
+    const std::int64_t heads = out.size(0), n = out.size(1);
+    const at::Tensor emptyRow = den.le(0);
+    const std::int64_t emptyCount = emptyRow.sum().item<std::int64_t>();
+    at::Tensor safeDen = den.masked_fill(emptyRow, 1.0);
+    if (divide) out.div_(safeDen.unsqueeze(2));
+    if (emptyCount > 0) {
+        out.masked_fill_(emptyRow.unsqueeze(2), 0.0);
+        PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+        const bool* flags = emptyRow.contiguous().data_ptr<bool>();
+        for (std::int64_t i = 0; i < heads * n; ++i) status.u8[i] = flags[i] ? 1 : 0;
+        result.rowStatus = std::move(status);
+        result.emptyRowCount = emptyCount;
+    }
+    return safeDen;
+}
+
+void describeOutput(AttentionResult& result, const std::shared_ptr<std::vector<float>>& outBuffer, std::int64_t n,
+                    std::int64_t m, std::int64_t d, bool causal) {
+    result.pattern.rows = n;
+    result.pattern.cols = m;
+    result.pattern.implicitDense = true;
+    result.pattern.causal = causal;
+    result.output = SharedTensorF32{{static_cast<std::int64_t>(outBuffer->size()) / (n * d), n, d}, outBuffer};
+}
+
 }  // namespace
+
+void streamedFeatureAttention(const Qkv& qkv, void (*phi)(float* values, std::int64_t count),
+                              const FeatureAttentionSpec& spec, RunContext& ctx, AttentionResult& result) {
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d(), r = d;
+    auto outBuffer = ctx.pool().resultBuffer(spec.slot + ".output", static_cast<std::size_t>(heads * n * d));
+    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
+    at::Tensor den = at::empty({heads, n}, at::kFloat);
+    const at::Tensor qc = qkv.q.contiguous(), kc = qkv.k.contiguous(), vc = qkv.v.contiguous();
+    float* block = ctx.pool().workspace(spec.slot + ".phi_block", {kStreamRows * r}).data_ptr<float>();
+    at::Tensor context = ctx.pool().workspace(spec.slot + ".context", {r, d});  // S = sum_j phi(k_j) v_j^T
+    std::vector<float> z(static_cast<std::size_t>(r));                          // sum_j phi(k_j)
+    const std::vector<std::uint8_t>& pad = qkv.keyPadding;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        context.zero_();
+        std::fill(z.begin(), z.end(), 0.0f);
+        const float* kp = kc.data_ptr<float>() + h * m * d;
+        const float* vp = vc.data_ptr<float>() + h * m * d;
+        for (std::int64_t t0 = 0; t0 < m; t0 += kStreamRows) {
+            const std::int64_t rows = std::min(kStreamRows, m - t0);
+            std::copy(kp + t0 * d, kp + (t0 + rows) * d, block);
+            phi(block, rows * r);
+            for (std::int64_t t = 0; t < rows; ++t) {
+                float* f = block + t * r;
+                if (!pad.empty() && pad[static_cast<std::size_t>(t0 + t)]) std::fill(f, f + r, 0.0f);
+                for (std::int64_t c = 0; c < r; ++c) z[static_cast<std::size_t>(c)] += f[c];
+            }
+            const at::Tensor features = at::from_blob(block, {rows, r}, at::kFloat);
+            const at::Tensor values = at::from_blob(const_cast<float*>(vp + t0 * d), {rows, d}, at::kFloat);
+            context.addmm_(features.t(), values);
+        }
+        const float* qp = qc.data_ptr<float>() + h * n * d;
+        float* op = out[h].data_ptr<float>();
+        float* dp = den[h].data_ptr<float>();
+        for (std::int64_t t0 = 0; t0 < n; t0 += kStreamRows) {
+            const std::int64_t rows = std::min(kStreamRows, n - t0);
+            std::copy(qp + t0 * d, qp + (t0 + rows) * d, block);
+            phi(block, rows * r);
+            gemmRowMajor(false, rows, d, r, block, r, context.data_ptr<float>(), d, op + t0 * d, d);
+            for (std::int64_t t = 0; t < rows; ++t) {
+                const float* f = block + t * r;
+                float dot = 0, sum = 0;
+                for (std::int64_t c = 0; c < r; ++c) {
+                    dot += f[c] * z[static_cast<std::size_t>(c)];
+                    sum += f[c];
+                }
+                if (spec.eps != 0.0) dot += static_cast<float>(spec.eps) * (spec.epsMode == FeatureEpsMode::Denominator ? 1.0f : sum);
+                dp[t0 + t] = dot;
+                if (dot > 0) {
+                    const float inv = 1.0f / dot;
+                    for (std::int64_t c = 0; c < d; ++c) op[(t0 + t) * d + c] *= inv;
+                }
+            }
+        }
+        ctx.checkpoint("attention", h + 1, heads);
+    }
+    zeroEmptyRows(out, den, false, result);
+    describeOutput(result, outBuffer, n, m, d, false);
+    auto& counters = ctx.counters();
+    counters.flops = 2.0 * heads * (m * r * d + n * r * d + n * r);
+    counters.entriesComputed = heads * (n + m) * r;
+    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(kStreamRows * r + r * d) * 4);
+}
 
 at::Tensor keyKeepMask(const Qkv& qkv) {
     if (qkv.keyPadding.empty()) return {};
@@ -84,26 +180,8 @@ void featureAttention(const at::Tensor& phiQ, const at::Tensor& phiK, const at::
         }
     }
 
-    // A row whose denominator is 0 (every admissible key has zero features, e.g. all padded)
-    // has no admissible key: zero weights and output, reported (never NaN).
-    at::Tensor emptyRow = den.le(0);
-    const std::int64_t emptyCount = emptyRow.sum().item<std::int64_t>();
-    at::Tensor safeDen = den.masked_fill(emptyRow, 1.0);
-    out.div_(safeDen.unsqueeze(2));
-    if (emptyCount > 0) {
-        out.masked_fill_(emptyRow.unsqueeze(2), 0.0);
-        PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
-        const bool* flags = emptyRow.contiguous().data_ptr<bool>();
-        for (std::int64_t i = 0; i < heads * n; ++i) status.u8[i] = flags[i] ? 1 : 0;
-        result.rowStatus = std::move(status);
-        result.emptyRowCount = emptyCount;
-    }
-
-    result.pattern.rows = n;
-    result.pattern.cols = m;
-    result.pattern.implicitDense = true;
-    result.pattern.causal = spec.causal;
-    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
+    const at::Tensor safeDen = zeroEmptyRows(out, den, true, result);
+    describeOutput(result, outBuffer, n, m, d, spec.causal);
     std::uint64_t bytes = outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(heads) * r * (d + 1) * 4;
 
     if (ctx.keepWeights) {
@@ -112,7 +190,7 @@ void featureAttention(const at::Tensor& phiQ, const at::Tensor& phiK, const at::
         at::bmm_out(weights, phiQ, phiK.transpose(1, 2));
         if (spec.causal) weights.tril_();
         weights.div_(safeDen.unsqueeze(2));
-        if (emptyCount > 0) weights.masked_fill_(emptyRow.unsqueeze(2), 0.0);
+        weights.masked_fill_(den.le(0).unsqueeze(2), 0.0);
         result.weightsLayout = WeightsLayout::Dense;
         result.weights = SharedTensorF32{{heads, n, m}, weightBuffer};
         bytes += weightBuffer->size() * sizeof(float);

@@ -29,6 +29,13 @@ struct FeatureAttentionSpec {
 void featureAttention(const at::Tensor& phiQ, const at::Tensor& phiK, const at::Tensor& v,
                       const FeatureAttentionSpec& spec, RunContext& ctx, AttentionResult& result);
 
+/// The same result as featureAttention for a non-causal run without kept weights and an
+/// element-wise feature map (phi applied in place to `count` floats, r = d), computed a block of
+/// rows at a time per head: phi(K) and phi(Q) exist only block by block, in cache, so a call
+/// streams Q, K and V once and writes the output once.
+void streamedFeatureAttention(const Qkv& qkv, void (*phi)(float* values, std::int64_t count),
+                              const FeatureAttentionSpec& spec, RunContext& ctx, AttentionResult& result);
+
 /// [m] float: 0 for padded keys, 1 otherwise; undefined when no key is padded.
 at::Tensor keyKeepMask(const Qkv& qkv);
 

@@ -2,6 +2,8 @@
 
 #include "variants/feature_attention.h"
 
+#include "core/softmax_kernel.h"
+
 namespace attnscope::engine {
 namespace {
 
@@ -30,20 +32,25 @@ public:
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
         AttentionResult result = startResult(m_info.id, params, qkv);
         ctx.beginStage("attention");
-        // phiQ: [H, n, d], phiK: [H, m, d]; padded keys get zero features (idiap's length mask).
-        // Pooled: two fresh [H, n, d] tensors per call page-faulted 64 MiB at 16k tokens, which
-        // took more time than the products themselves.
-        at::Tensor phiQ = ctx.pool().workspace("linear.phi_q", {qkv.heads(), qkv.n(), qkv.d()});
-        at::Tensor phiK = ctx.pool().workspace("linear.phi_k", {qkv.heads(), qkv.m(), qkv.d()});
-        at::elu_out(phiQ, qkv.q).add_(1.0);
-        at::elu_out(phiK, qkv.k).add_(1.0);
-        if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
         FeatureAttentionSpec spec;
         spec.causal = paramBool(params, "causal");
         spec.eps = paramFloat(params, "eps");
         spec.epsMode = paramChoice(params, "eps_mode") == "kcumsum" ? FeatureEpsMode::KeyCumsum : FeatureEpsMode::Denominator;
         spec.slot = m_info.id;
-        featureAttention(phiQ, phiK, qkv.v, spec, ctx, result);
+        if (!spec.causal && !ctx.keepWeights) {
+            // Only the output is wanted: phi(Q) and phi(K) are never materialised.
+            streamedFeatureAttention(qkv, eluPlusOneInPlace, spec, ctx, result);
+        } else {
+            // phiQ: [H, n, d], phiK: [H, m, d]; padded keys get zero features (idiap's length
+            // mask). Pooled: two fresh [H, n, d] tensors per call page-faulted 64 MiB at 16k
+            // tokens, which took more time than the products themselves.
+            at::Tensor phiQ = ctx.pool().workspace("linear.phi_q", {qkv.heads(), qkv.n(), qkv.d()});
+            at::Tensor phiK = ctx.pool().workspace("linear.phi_k", {qkv.heads(), qkv.m(), qkv.d()});
+            at::elu_out(phiQ, qkv.q).add_(1.0);
+            at::elu_out(phiK, qkv.k).add_(1.0);
+            if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
+            featureAttention(phiQ, phiK, qkv.v, spec, ctx, result);
+        }
         ctx.endStage();
         result.counters = ctx.counters();
         return result;
