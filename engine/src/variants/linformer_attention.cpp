@@ -14,15 +14,26 @@ constexpr std::uint64_t kProjectionStream = 0x600000000ull;
 constexpr std::int64_t kSpectrumLimit = 2048;  // SVD of n x n per head: O(n^3)
 
 // [count, k, n] ~ U(-1/sqrt(k), 1/sqrt(k)) (the reference initialisation), from the seed.
-at::Tensor uniformProjection(std::int64_t count, std::int64_t k, std::int64_t n, std::uint64_t seed, std::uint64_t stream) {
-    at::Tensor e = at::empty({count, k, n}, at::kFloat);
-    float* p = e.data_ptr<float>();
+// U(-1/sqrt(k), 1/sqrt(k)) draws [count, k, n], one SeededNormal stream per projection, written
+// into recycled storage (a released result's E or F: 16 MiB each at n = 16384, k = 256, which
+// page-faulted afresh every call) that becomes the stored diagnostic itself.
+PlainTensor uniformProjection(RunContext& ctx, std::int64_t count, std::int64_t k, std::int64_t n, std::uint64_t stream) {
+    PlainTensor e;
+    e.dtype = DType::F32;
+    e.shape = count == 1 ? std::vector<std::int64_t>{k, n} : std::vector<std::int64_t>{count, k, n};
+    e.f32 = ctx.pool().take<float>(static_cast<std::size_t>(count * k * n), true);
+    e.f32.resize(static_cast<std::size_t>(count * k * n));
+    float* p = e.f32.data();
     const double bound = 1.0 / std::sqrt(static_cast<double>(k));
     for (std::int64_t c = 0; c < count; ++c) {
-        SeededNormal gen(mixSeed(seed, stream + static_cast<std::uint64_t>(c)));
+        SeededNormal gen(mixSeed(ctx.seed, stream + static_cast<std::uint64_t>(c)));
         for (std::int64_t i = 0; i < k * n; ++i) p[c * k * n + i] = static_cast<float>((2.0 * gen.uniform() - 1.0) * bound);
     }
     return e;
+}
+
+at::Tensor over(PlainTensor& t, std::int64_t count, std::int64_t k, std::int64_t n) {
+    return at::from_blob(t.f32.data(), {count, k, n}, at::kFloat);
 }
 
 class LinformerAttention final : public Variant {
@@ -73,11 +84,21 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     ctx.beginStage("projection");
     // e, f: [P, k, m] with P = heads (sharing none) or 1
     const std::int64_t count = sharing == "none" ? heads : 1;
-    at::Tensor e = identity ? at::eye(m, at::kFloat).unsqueeze(0).expand({count, m, m}).contiguous()
-                            : uniformProjection(count, k, m, ctx.seed, kProjectionStream);
-    at::Tensor f = (identity || sharing == "kv" || sharing == "layerwise")
-                       ? e
-                       : uniformProjection(count, k, m, ctx.seed, kProjectionStream + 0x10000);
+    const bool sameF = identity || sharing == "kv" || sharing == "layerwise";
+    PlainTensor ePlain, fPlain;
+    at::Tensor e, f;
+    if (identity) {
+        e = at::eye(m, at::kFloat).unsqueeze(0).expand({count, m, m}).contiguous();
+    } else {
+        ePlain = uniformProjection(ctx, count, k, m, kProjectionStream);
+        e = over(ePlain, count, k, m);
+    }
+    if (sameF) {
+        f = e;
+    } else {
+        fPlain = uniformProjection(ctx, count, k, m, kProjectionStream + 0x10000);
+        f = over(fPlain, count, k, m);
+    }
     // Padded keys do not enter the projected slots.
     at::Tensor eUsed = e, fUsed = f;
     if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) {
@@ -108,8 +129,13 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     result.pattern.rows = n;
     result.pattern.cols = m;
     result.pattern.implicitDense = true;
-    result.diagnostics["E"] = toPlain(count == 1 ? e[0] : e);
-    result.diagnostics["F"] = toPlain(count == 1 ? f[0] : f);
+    if (identity) {
+        result.diagnostics["E"] = toPlain(count == 1 ? e[0] : e);
+        result.diagnostics["F"] = result.diagnostics["E"];
+    } else {
+        result.diagnostics["F"] = sameF ? ePlain : std::move(fPlain);
+        result.diagnostics["E"] = std::move(ePlain);
+    }
     // pbar is a weights-like [H, n, k] matrix: kept when the caller keeps weights (the GUI does),
     // not copied out on runs that only want the output.
     if (ctx.keepPatternWeights) result.diagnostics["pbar"] = toPlain(pbar);
