@@ -274,8 +274,12 @@ StallRun timeRun(attnscope::app::MainWindow& window) {
         const double gap = (ticks[i] - ticks[i - 1]) / 1e6;
         if (shownAt >= ticks[i - 1] && shownAt <= ticks[i])
             out.showGapMs = std::max(out.showGapMs, gap);
-        else if (ticks[i - 1] > shownAt)
+        else if (ticks[i - 1] > shownAt) {
             out.afterGapMs = std::max(out.afterGapMs, gap);
+            if (gap > 10 && qEnvironmentVariableIsSet("BENCH_DEBUG"))
+                std::fprintf(stderr, "gap %.1f ms from %.1f ms after shown (pooled at +%.1f)\n", gap,
+                             (ticks[i - 1] - shownAt) / 1e6, (pooledAt - shownAt) / 1e6);
+        }
         else
             out.maxGapMs = std::max(out.maxGapMs, gap);
     }
@@ -331,13 +335,32 @@ StallNumbers measureStall(int words) {
     return out;
 }
 
+/// With BENCH_DEBUG set: prints every event that takes more than 5 ms (receiver class, event type).
+class TimingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool notify(QObject* receiver, QEvent* event) override {
+        if (!m_debug) return QApplication::notify(receiver, event);
+        QElapsedTimer t;
+        t.start();
+        const int type = event->type();
+        const bool ok = QApplication::notify(receiver, event);
+        const double ms = t.nsecsElapsed() / 1e6;
+        if (ms > 5) std::fprintf(stderr, "  event %d to %s: %.1f ms\n", type, receiver->metaObject()->className(), ms);
+        return ok;
+    }
+
+private:
+    bool m_debug = qEnvironmentVariableIsSet("BENCH_DEBUG");
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
     attnscope::app::ensurePassiveOpenMpWait(argv);
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     const bool smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
-    QApplication app(argc, argv);
+    TimingApplication app(argc, argv);
 
     const std::vector<int> sizes = smoke ? std::vector<int>{512, 1024} : std::vector<int>{4096, 16384};
     const int steps = smoke ? 3 : 10;

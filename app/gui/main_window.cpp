@@ -7,6 +7,7 @@
 #include "gui/export/export_controller.h"
 #include "gui/text_autosave.h"
 
+#include "views/background_job.h"
 #include "views/compare_view.h"
 #include "views/cost_view.h"
 #include "views/diagnostics/approximation_view.h"
@@ -40,7 +41,6 @@
 #include <QStatusBar>
 #include <QStringDecoder>
 #include <QTabWidget>
-#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -546,13 +546,14 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     // Every tab's view lets go of the old result first (cheap), so the selection changes below
     // redraw nothing; then only the shown tab takes the new one. A hidden tab's view takes it when
     // the tab is first shown (uiViewChanged), so a long result costs one view's work here.
+    // Views that never took the old result hold none: their plots are not redrawn for nothing.
     if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-    m_heatmap->setResult(nullptr);
-    m_maskView->setResult(nullptr);
-    m_tokenLinks->setResult(nullptr);
-    m_compareView->setResult(nullptr);
-    m_costView->setResult(nullptr);
-    m_diagnostics->setResult(nullptr);
+    if (!resultPending(View::Heatmap)) m_heatmap->setResult(nullptr);
+    if (!resultPending(View::Mask)) m_maskView->setResult(nullptr);
+    if (!resultPending(View::Links)) m_tokenLinks->setResult(nullptr);
+    if (!resultPending(View::Compare)) m_compareView->setResult(nullptr);
+    if (!resultPending(View::Cost)) m_costView->setResult(nullptr);
+    if (!resultPending(View::Diagnostics)) m_diagnostics->setResult(nullptr);
     m_pendingViews = 0;
     for (View view : {View::Heatmap, View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
         m_pendingViews |= 1u << static_cast<int>(view);
@@ -563,11 +564,11 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     m_state->setResultIndex(0);
     m_state->setHead(
         static_cast<int>(std::clamp<std::int64_t>(m_state->head(), 0, std::max<std::int64_t>(heads - 1, 0))));
+    uiDeliverResult(currentView());    // first: its head is the first job of the background thread
     m_headsGrid->setResult(m_result);  // above the tabs: always shown
-    uiDeliverResult(currentView());
     // NOTE: freeing a long result unmaps every page of its weights (268 MB for 4 heads of 4096
-    // tokens): the views have let go of it, so the last reference goes on a worker thread.
-    if (previous) QThreadPool::globalInstance()->start([previous = std::move(previous)]() mutable { previous.reset(); });
+    // tokens): the views have let go of it, so the last reference goes on the background thread.
+    if (previous) views::backgroundThreadPool()->start([previous = std::move(previous)]() mutable { previous.reset(); });
 
     double seconds = 0;
     std::uint64_t peak = 0;
@@ -596,7 +597,7 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
 bool MainWindow::resultPending(View view) const { return (m_pendingViews & (1u << static_cast<int>(view))) != 0; }
 
 void MainWindow::uiDeliverResult(View view) {
-    if (!resultPending(view)) return;
+    if (!m_result || !resultPending(view)) return;  // before the first result every view is empty
     m_pendingViews &= ~(1u << static_cast<int>(view));
     switch (view) {
     case View::Heatmap:

@@ -250,7 +250,7 @@ private:
     QString m_preferredVariant;
     std::vector<engine::VariantInfo> m_variants;
     std::shared_ptr<const engine::RunResult> m_result;
-    unsigned m_pendingViews = 0;       // bit per View whose view has not taken m_result yet
+    unsigned m_pendingViews = ~0u;     // bit per View whose view has not taken m_result (none at first)
     int m_pendingComparePanes = 0;     // the compare panes and note of m_result, for a late delivery
     QString m_pendingExactNote;
     quint64 m_currentJob = 0;

@@ -1,6 +1,7 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
+#include "views/background_job.h"
 #include "views/colormap.h"
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
@@ -9,7 +10,6 @@
 #include <QCoreApplication>
 #include <QSignalSpy>
 #include <QTest>
-#include <QThreadPool>
 
 using attnscope::testing::fixtureWeight;
 using attnscope::testing::makeDenseResult;
@@ -34,7 +34,7 @@ private Q_SLOTS:
         QCOMPARE(grid.headCount(), 2);  // the previous thumbnails meanwhile
         grid.setResult(makeDenseResult(4, 24));  // supersedes the three heads before they arrive
         QTRY_VERIFY_WITH_TIMEOUT(!grid.isPooling(), 60000);
-        QThreadPool::globalInstance()->waitForDone();  // the superseded pooling has ended too …
+        attnscope::views::backgroundThreadPool()->waitForDone();  // the superseded pooling has ended too …
         QCoreApplication::sendPostedEvents();           // … and its answer was dropped
         QCoreApplication::processEvents();
         QCOMPARE(ready.count(), 1);

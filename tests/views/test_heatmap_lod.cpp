@@ -2,6 +2,7 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
+#include "views/background_job.h"
 #include "views/head_heatmap.h"
 #include "views/head_matrix.h"
 #include "views/inspection_state.h"
@@ -10,7 +11,6 @@
 #include <QCoreApplication>
 #include <QSignalSpy>
 #include <QTest>
-#include <QThreadPool>
 
 #include <cmath>
 
@@ -277,7 +277,7 @@ private Q_SLOTS:
         state.setHead(2);
         QCOMPARE(heatmap.poolingHead(), 2);
         QTRY_VERIFY_WITH_TIMEOUT(!heatmap.isPooling(), kWaitMs);
-        QThreadPool::globalInstance()->waitForDone();  // head 1's pooling has ended too …
+        attnscope::views::backgroundThreadPool()->waitForDone();  // head 1's pooling has ended too …
         QCoreApplication::sendPostedEvents();           // … and its answer was delivered
         QCoreApplication::processEvents();
         QCOMPARE(heatmap.shownHead(), 2);
@@ -303,7 +303,7 @@ private Q_SLOTS:
         QCOMPARE(heatmap.shownHead(), 0);
         QCOMPARE(heatmap.cellValue(3, 5), static_cast<double>(fixtureWeight(0, 7, 11)));
         QVERIFY2(heatmap.title().contains(QStringLiteral("of 2")), qPrintable(heatmap.title()));
-        QThreadPool::globalInstance()->waitForDone();
+        attnscope::views::backgroundThreadPool()->waitForDone();
         QCoreApplication::sendPostedEvents();
         QCoreApplication::processEvents();
         QCOMPARE(heatmap.shownHead(), 0);
