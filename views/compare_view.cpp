@@ -1,5 +1,6 @@
 #include "views/compare_view.h"
 
+#include "views/background_job.h"
 #include "views/compare_difference_map.h"
 #include "views/compare_error_panel.h"
 #include "views/diagnostics/categorical_palette.h"
@@ -263,7 +264,13 @@ CompareDifferenceMap* CompareView::differenceMap() const {
 }
 
 CompareErrorPanel* CompareView::errorPanel() const {
-    const_cast<CompareView*>(this)->refreshDerived();
+    auto* self = const_cast<CompareView*>(this);
+    self->refreshDerived();
+    if (m_errorsPending) {
+        self->m_errorFuture.waitForFinished();
+        self->m_errorsPending = false;
+        self->m_showErrors(self->m_errorFuture.result());
+    }
     return m_errorPanel;
 }
 
@@ -290,6 +297,8 @@ void CompareView::updateDifference() {
 }
 
 void CompareView::updateErrors() {
+    ++m_errorGeneration;  // a summary still computing is for what was shown before
+    m_errorsPending = false;
     if (!isVisible()) {
         m_derivedStale = true;
         return;
@@ -323,6 +332,8 @@ ErrorSummary CompareView::errorSummary(int index) const {
 }
 
 void CompareView::computeErrors() {
+    const quint64 generation = ++m_errorGeneration;
+    m_errorsPending = false;
     if (!hasComparison()) {
         m_errorPanel->clear(m_refusal.isEmpty() ? tr("The error summary needs a comparison.") : m_refusal);
         return;
@@ -335,12 +346,38 @@ void CompareView::computeErrors() {
         return;
     }
     QVector<CompareErrorPanel::Entry> entries;
-    for (int i = 0; i < m_paneCount; ++i)
-        entries.push_back({paneLabel(i), CategoricalPalette::standard().color(i), errorSummary(i)});
+    for (int i = 0; i < m_paneCount; ++i) entries.push_back({paneLabel(i), CategoricalPalette::standard().color(i), {}});
     const bool alongside = m_exactIndex >= m_paneCount;
-    m_errorPanel->setEntries(entries, tr("Against exact softmax (full%1) on the same Q, K, V, head %2.")
-                                          .arg(alongside ? tr(", run alongside for this summary") : QString())
-                                          .arg(shownHead()));
+    const QString note = tr("Against exact softmax (full%1) on the same Q, K, V, head %2.")
+                             .arg(alongside ? tr(", run alongside for this summary") : QString())
+                             .arg(shownHead());
+    m_showErrors = [this, entries, note](const QVector<ErrorSummary>& summaries) mutable {
+        for (int i = 0; i < entries.size() && i < summaries.size(); ++i) entries[i].summary = summaries[i];
+        m_errorPanel->setEntries(entries, note);
+    };
+    if (!m_backgroundErrors) {
+        QVector<ErrorSummary> summaries;
+        for (int i = 0; i < m_paneCount; ++i) summaries.push_back(errorSummary(i));
+        m_showErrors(summaries);
+        return;
+    }
+    // Plain data: the worker holds the result alive and reads nothing else.
+    m_errorsPending = true;
+    m_errorPanel->clear(tr("Computing the error summary against exact softmax (full), head %1…").arg(shownHead()));
+    m_errorFuture = runInBackground<QVector<ErrorSummary>>(
+        this,
+        [run = m_result, panes = m_paneCount, exact = m_exactIndex, head = shownHead()] {
+            QVector<ErrorSummary> summaries;
+            for (int i = 0; i < panes; ++i)
+                summaries.push_back(summarizeAgainstExact(run->results[static_cast<std::size_t>(i)],
+                                                          run->results[static_cast<std::size_t>(exact)], head));
+            return summaries;
+        },
+        [this, generation](QVector<ErrorSummary> summaries) {
+            if (generation != m_errorGeneration || !m_errorsPending) return;  // superseded, or waited for
+            m_errorsPending = false;
+            m_showErrors(summaries);
+        });
 }
 
 void CompareView::hoverCell(int query, int key) {

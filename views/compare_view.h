@@ -9,6 +9,7 @@
 
 #include <attnscope/types.h>
 
+#include <QFuture>
 #include <QHash>
 #include <QPointer>
 #include <QString>
@@ -17,6 +18,7 @@
 #include <QWidget>
 
 #include <array>
+#include <functional>
 #include <memory>
 
 class QComboBox;
@@ -67,7 +69,14 @@ public:
     /// The difference map and the error panel, brought up to date first (they are computed only
     /// while the view is visible: O(n·m) per pane on every head change).
     CompareDifferenceMap* differenceMap() const;
+    /// Waits for an error summary computed in the background (setBackgroundErrors()).
     CompareErrorPanel* errorPanel() const;
+    /// Computes the error summaries (O(n·m) per pane) on a worker thread; the panel says
+    /// "computing…" meanwhile and a summary for a head or result no longer shown is dropped.
+    /// Default: off (computed at once, as exports and tests expect).
+    void setBackgroundErrors(bool on) { m_backgroundErrors = on; }
+    /// True while error summaries are computed in the background.
+    bool errorsPending() const { return m_errorsPending; }
     /// Error summary of pane `index` against `full` for the shown head (not ok when there is no
     /// `full` or the pane cannot be compared; `message` says why).
     ErrorSummary errorSummary(int index) const;
@@ -129,6 +138,11 @@ private:
     int m_diffMinuend = 1;
     int m_diffReference = 0;
     bool m_diffChosen = false;
+    bool m_backgroundErrors = false;
+    bool m_errorsPending = false;
+    quint64 m_errorGeneration = 0;  // the latest summary asked for; older ones are dropped
+    QFuture<QVector<ErrorSummary>> m_errorFuture;
+    std::function<void(QVector<ErrorSummary>)> m_showErrors;  // shows m_errorFuture's summaries
     bool m_derivedStale = false;  // difference map and error panel wait for the view to be shown  // the user (or setDifference) picked the pair: keep it while valid
     int m_query = -1;
     int m_key = -1;

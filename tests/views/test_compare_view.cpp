@@ -1,6 +1,7 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
+#include "views/background_job.h"
 #include "views/compare_difference_map.h"
 #include "views/compare_error_panel.h"
 #include "views/compare_view.h"
@@ -9,6 +10,7 @@
 #include "views/inspection_state.h"
 #include "views/qcp.h"
 
+#include <QCoreApplication>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -210,6 +212,38 @@ private Q_SLOTS:
         view.setResult(run, 3);
         QCOMPARE(view.differenceMinuend(), 2);
         QCOMPARE(view.differenceReference(), 0);
+    }
+
+    void errorSummariesInTheBackgroundShowTheLatestHead() {
+        InspectionState state;
+        CompareView view;
+        view.setInspectionState(&state);
+        view.setBackgroundErrors(true);
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const auto run = makeThreePlusExact();
+        view.setResult(run, 3);
+        QVERIFY(view.errorsPending());
+        // Head 1 before head 0's summaries arrive: those are dropped, head 1's are shown.
+        state.setHead(1);
+        QVERIFY(view.errorsPending());
+        QTRY_VERIFY_WITH_TIMEOUT(!view.errorsPending(), 60000);
+        attnscope::views::backgroundThreadPool()->waitForDone();
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        QVERIFY2(view.errorPanel()->note().contains(QStringLiteral("head 1")), qPrintable(view.errorPanel()->note()));
+        QCOMPARE(view.errorPanel()->table()->rowCount(), 3);
+        for (int pane = 0; pane < 3; ++pane) {
+            const auto expected = attnscope::views::summarizeAgainstExact(run->results[static_cast<std::size_t>(pane)],
+                                                                          run->results[3], 1);
+            QCOMPARE(view.errorPanel()->plottedRowL1(pane).at(2), expected.rowL1[2]);
+        }
+        // errorPanel() waits for a summary still computing (exports).
+        state.setHead(0);
+        QVERIFY(view.errorsPending());
+        QVERIFY2(view.errorPanel()->note().contains(QStringLiteral("head 0")), qPrintable(view.errorPanel()->note()));
+        QVERIFY(!view.errorsPending());
     }
 
     void errorSummaryOfEveryPaneAgainstFull() {
