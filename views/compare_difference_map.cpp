@@ -79,43 +79,69 @@ void CompareDifferenceMap::clear(const QString& message) {
     replotWhenShown(m_plot);
 }
 
-void CompareDifferenceMap::setDifference(const engine::AttentionResult* variant, const engine::AttentionResult* reference,
-                                         int head, const QString& label) {
-    if (!variant || !reference) return clear(tr("No difference to show: choose two variants."));
-    if (variant->n != reference->n || variant->m != reference->m || variant->heads != reference->heads) {
-        return clear(tr("%1: the two results have different shapes (%2 x %3 and %4 x %5); they must come from the "
-                        "same input and Q, K, V")
-                         .arg(label)
-                         .arg(variant->n)
-                         .arg(variant->m)
-                         .arg(reference->n)
-                         .arg(reference->m));
+CompareDifferenceMap::Cells CompareDifferenceMap::computeCells(const engine::AttentionResult* variant,
+                                                             const engine::AttentionResult* reference, int head,
+                                                             const QString& label) {
+    Cells out;
+    if (!variant || !reference) {
+        out.error = tr("No difference to show: choose two variants.");
+        return out;
     }
-    if (head < 0 || head >= variant->heads || variant->n <= 0 || variant->m <= 0)
-        return clear(tr("%1: head %2 is not in the result").arg(label).arg(head));
-    if (variant->weightsLayout == engine::WeightsLayout::None || reference->weightsLayout == engine::WeightsLayout::None)
-        return clear(tr("%1: a result kept no weights (n above the dense limit?)").arg(label));
-
-    m_n = variant->n;
-    m_m = variant->m;
-    m_factor = static_cast<int>(std::max<std::int64_t>(1, (std::max(m_n, m_m) + kMaxDisplaySide - 1) / kMaxDisplaySide));
-    m_rows = static_cast<int>((m_n + m_factor - 1) / m_factor);
-    m_cols = static_cast<int>((m_m + m_factor - 1) / m_factor);
-    m_cells.assign(static_cast<std::size_t>(m_rows) * m_cols, 0.0);
+    if (variant->n != reference->n || variant->m != reference->m || variant->heads != reference->heads) {
+        out.error = tr("%1: the two results have different shapes (%2 x %3 and %4 x %5); they must come from the "
+                       "same input and Q, K, V")
+                        .arg(label)
+                        .arg(variant->n)
+                        .arg(variant->m)
+                        .arg(reference->n)
+                        .arg(reference->m);
+        return out;
+    }
+    if (head < 0 || head >= variant->heads || variant->n <= 0 || variant->m <= 0) {
+        out.error = tr("%1: head %2 is not in the result").arg(label).arg(head);
+        return out;
+    }
+    if (variant->weightsLayout == engine::WeightsLayout::None || reference->weightsLayout == engine::WeightsLayout::None) {
+        out.error = tr("%1: a result kept no weights (n above the dense limit?)").arg(label);
+        return out;
+    }
+    out.n = variant->n;
+    out.m = variant->m;
+    out.factor = static_cast<int>(std::max<std::int64_t>(1, (std::max(out.n, out.m) + kMaxDisplaySide - 1) / kMaxDisplaySide));
+    out.rows = static_cast<int>((out.n + out.factor - 1) / out.factor);
+    out.cols = static_cast<int>((out.m + out.factor - 1) / out.factor);
+    out.values.assign(static_cast<std::size_t>(out.rows) * out.cols, 0.0);
     std::vector<double> a, b;
     double largest = 0;
-    for (std::int64_t i = 0; i < m_n; ++i) {
+    for (std::int64_t i = 0; i < out.n; ++i) {
         denseWeightRow(*variant, head, i, a);
         denseWeightRow(*reference, head, i, b);
-        double* line = m_cells.data() + static_cast<std::size_t>(i / m_factor) * m_cols;
-        for (std::int64_t j = 0; j < m_m; ++j) {
+        double* line = out.values.data() + static_cast<std::size_t>(i / out.factor) * out.cols;
+        for (std::int64_t j = 0; j < out.m; ++j) {
             const double d = a[static_cast<std::size_t>(j)] - b[static_cast<std::size_t>(j)];
-            double& cell = line[j / m_factor];
+            double& cell = line[j / out.factor];
             if (std::abs(d) > std::abs(cell)) cell = d;
             largest = std::max(largest, std::abs(d));
         }
     }
-    m_limit = largest > 0 ? largest : kZeroRange;
+    out.limit = largest > 0 ? largest : kZeroRange;
+    return out;
+}
+
+void CompareDifferenceMap::setDifference(const engine::AttentionResult* variant, const engine::AttentionResult* reference,
+                                         int head, const QString& label) {
+    showCells(computeCells(variant, reference, head, label), head, label);
+}
+
+void CompareDifferenceMap::showCells(Cells cells, int head, const QString& label) {
+    if (!cells.error.isEmpty()) return clear(cells.error);
+    m_n = cells.n;
+    m_m = cells.m;
+    m_factor = cells.factor;
+    m_rows = cells.rows;
+    m_cols = cells.cols;
+    m_cells = std::move(cells.values);
+    m_limit = cells.limit;
     m_message.clear();
 
     QCPColorMap* map = mapOf(m_plot);

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <cstdint>
 #include <vector>
 
 class QCustomPlot;
@@ -26,10 +27,27 @@ public:
     explicit CompareDifferenceMap(QWidget* parent = nullptr);
     ~CompareDifferenceMap() override;
 
+    /// The display cells of variant − reference for one head.
+    struct Cells {
+        std::vector<double> values;  // [rows, cols]
+        int rows = 0;
+        int cols = 0;
+        int factor = 1;
+        std::int64_t n = 0;
+        std::int64_t m = 0;
+        double limit = 0;
+        QString error;  ///< why there is nothing to show; empty when the cells are valid
+    };
+    /// Checks the pair and computes the cells; O(n·m). Plain data: may run on a worker thread
+    /// while the results are held alive.
+    static Cells computeCells(const engine::AttentionResult* variant, const engine::AttentionResult* reference, int head,
+                              const QString& label);
     /// Shows variant − reference for `head`; `label` names the difference ("C − A"). A null
     /// result or a shape mismatch clears the map and shows `message()` instead.
     void setDifference(const engine::AttentionResult* variant, const engine::AttentionResult* reference, int head,
                        const QString& label);
+    /// Shows cells from computeCells() (what setDifference() does after computing them).
+    void showCells(Cells cells, int head, const QString& label);
     void clear(const QString& message);
     /// Outlines (query, key) as the panes do; (-1, -1) removes the outline.
     void setMarkedCell(int query, int key);

@@ -259,7 +259,13 @@ const engine::AttentionResult* CompareView::referenceResult(int choice) const {
 }
 
 CompareDifferenceMap* CompareView::differenceMap() const {
-    const_cast<CompareView*>(this)->refreshDerived();
+    auto* self = const_cast<CompareView*>(this);
+    self->refreshDerived();
+    if (m_diffPending) {
+        self->m_diffFuture.waitForFinished();
+        self->m_diffPending = false;
+        self->m_showDifference(self->m_diffFuture.result());
+    }
     return m_diffMap;
 }
 
@@ -289,6 +295,8 @@ void CompareView::refreshDerived() {
 // NOTE: a hidden tab still follows every head change; for n = 4096 the difference map and three
 // error summaries cost about a second, so they wait until the view is shown.
 void CompareView::updateDifference() {
+    ++m_diffGeneration;  // a difference still computing is for what was shown before
+    m_diffPending = false;
     if (!isVisible()) {
         m_derivedStale = true;
         return;
@@ -307,6 +315,8 @@ void CompareView::updateErrors() {
 }
 
 void CompareView::computeDifference() {
+    const quint64 generation = ++m_diffGeneration;
+    m_diffPending = false;
     if (!hasComparison()) {
         m_diffMap->clear(m_refusal.isEmpty() ? tr("The difference map needs two variants.") : tr("Not comparable."));
         return;
@@ -315,8 +325,28 @@ void CompareView::computeDifference() {
     const engine::AttentionResult* reference = referenceResult(m_diffReference);
     const QString label = QStringLiteral("%1 − %2").arg(
         paneName(m_diffMinuend), m_diffReference == kExactReference ? QStringLiteral("full") : paneName(m_diffReference));
-    m_diffMap->setDifference(variant, reference, shownHead(), label);
-    m_diffMap->setMarkedCell(m_query, m_key);
+    const int head = shownHead();
+    m_showDifference = [this, head, label](CompareDifferenceMap::Cells cells) {
+        m_diffMap->showCells(std::move(cells), head, label);
+        m_diffMap->setMarkedCell(m_query, m_key);
+    };
+    if (!m_background || !variant || !reference) {
+        m_showDifference(CompareDifferenceMap::computeCells(variant, reference, head, label));
+        return;
+    }
+    // Plain data: the worker holds the result alive and reads the two results only.
+    const auto index = [this](const engine::AttentionResult* r) { return static_cast<std::size_t>(r - m_result->results.data()); };
+    m_diffPending = true;
+    m_diffFuture = runInBackground<CompareDifferenceMap::Cells>(
+        this,
+        [run = m_result, v = index(variant), r = index(reference), head, label] {
+            return CompareDifferenceMap::computeCells(&run->results[v], &run->results[r], head, label);
+        },
+        [this, generation](CompareDifferenceMap::Cells cells) {
+            if (generation != m_diffGeneration || !m_diffPending) return;  // superseded, or waited for
+            m_diffPending = false;
+            m_showDifference(std::move(cells));
+        });
 }
 
 ErrorSummary CompareView::errorSummary(int index) const {
@@ -355,7 +385,7 @@ void CompareView::computeErrors() {
         for (int i = 0; i < entries.size() && i < summaries.size(); ++i) entries[i].summary = summaries[i];
         m_errorPanel->setEntries(entries, note);
     };
-    if (!m_backgroundErrors) {
+    if (!m_background) {
         QVector<ErrorSummary> summaries;
         for (int i = 0; i < m_paneCount; ++i) summaries.push_back(errorSummary(i));
         m_showErrors(summaries);

@@ -5,6 +5,7 @@
 // softmax (`full`) when the result holds it. Everything comes from the result format: no
 // per-variant code.
 
+#include "views/compare_difference_map.h"
 #include "views/error_summary.h"
 
 #include <attnscope/types.h>
@@ -69,14 +70,17 @@ public:
     /// The difference map and the error panel, brought up to date first (they are computed only
     /// while the view is visible: O(n·m) per pane on every head change).
     CompareDifferenceMap* differenceMap() const;
-    /// Waits for an error summary computed in the background (setBackgroundErrors()).
+    /// Both wait for what is still computed in the background (setBackgroundWork()).
     CompareErrorPanel* errorPanel() const;
-    /// Computes the error summaries (O(n·m) per pane) on a worker thread; the panel says
-    /// "computing…" meanwhile and a summary for a head or result no longer shown is dropped.
-    /// Default: off (computed at once, as exports and tests expect).
-    void setBackgroundErrors(bool on) { m_backgroundErrors = on; }
+    /// Computes the difference map and the error summaries (O(n·m) per pane) on a worker thread:
+    /// the map keeps its previous picture and the panel says "computing…" meanwhile, and an answer
+    /// for a head, pair or result no longer shown is dropped. Default: off (computed at once, as
+    /// exports and tests expect).
+    void setBackgroundWork(bool on) { m_background = on; }
     /// True while error summaries are computed in the background.
     bool errorsPending() const { return m_errorsPending; }
+    /// True while the difference map is computed in the background.
+    bool differencePending() const { return m_diffPending; }
     /// Error summary of pane `index` against `full` for the shown head (not ok when there is no
     /// `full` or the pane cannot be compared; `message` says why).
     ErrorSummary errorSummary(int index) const;
@@ -138,7 +142,11 @@ private:
     int m_diffMinuend = 1;
     int m_diffReference = 0;
     bool m_diffChosen = false;
-    bool m_backgroundErrors = false;
+    bool m_background = false;
+    bool m_diffPending = false;
+    quint64 m_diffGeneration = 0;  // the latest difference asked for; older ones are dropped
+    QFuture<CompareDifferenceMap::Cells> m_diffFuture;
+    std::function<void(CompareDifferenceMap::Cells)> m_showDifference;  // shows m_diffFuture's cells
     bool m_errorsPending = false;
     quint64 m_errorGeneration = 0;  // the latest summary asked for; older ones are dropped
     QFuture<QVector<ErrorSummary>> m_errorFuture;

@@ -198,7 +198,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     m_maskView->setInspectionState(m_state);
     m_compareView = new views::CompareView(m_viewTabs);
     m_compareView->setInspectionState(m_state);
-    m_compareView->setBackgroundErrors(true);  // O(n·m) per pane: not on the GUI thread
+    m_compareView->setBackgroundWork(true);  // difference map and error summaries: O(n·m) per pane
     // Colour map, scale and pooling: persisted, and shared by the compare panes.
     views::HeatmapOptions heatmapOptions;
     heatmapOptions.colormap = settings.heatmapColormap;

@@ -214,11 +214,11 @@ private Q_SLOTS:
         QCOMPARE(view.differenceReference(), 0);
     }
 
-    void errorSummariesInTheBackgroundShowTheLatestHead() {
+    void derivedPanelsInTheBackgroundShowTheLatestHead() {
         InspectionState state;
         CompareView view;
         view.setInspectionState(&state);
-        view.setBackgroundErrors(true);
+        view.setBackgroundWork(true);
         view.resize(900, 700);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
@@ -239,8 +239,15 @@ private Q_SLOTS:
                                                                           run->results[3], 1);
             QCOMPARE(view.errorPanel()->plottedRowL1(pane).at(2), expected.rowL1[2]);
         }
-        // errorPanel() waits for a summary still computing (exports).
+        QVERIFY(!view.differencePending());
+        QVERIFY2(view.differenceMap()->title().contains(QStringLiteral("head 1")), qPrintable(view.differenceMap()->title()));
+        QCOMPARE(view.differenceMap()->cellValue(2, 3),
+                 static_cast<double>(run->results[0].weightAt(1, 2, 3) - run->results[3].weightAt(1, 2, 3)));
+        // errorPanel() and differenceMap() wait for what is still computing (exports).
         state.setHead(0);
+        QVERIFY(view.differencePending());
+        QVERIFY2(view.differenceMap()->title().contains(QStringLiteral("head 0")), qPrintable(view.differenceMap()->title()));
+        QVERIFY(!view.differencePending());
         QVERIFY(view.errorsPending());
         QVERIFY2(view.errorPanel()->note().contains(QStringLiteral("head 0")), qPrintable(view.errorPanel()->note()));
         QVERIFY(!view.errorsPending());
