@@ -2,6 +2,8 @@
 
 #include "core/blas_gemm.h"
 
+#include <stdexcept>
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define ATTNSCOPE_SMALL_GEMM_AVX2 1
@@ -71,13 +73,13 @@ ATTNSCOPE_FMA_TARGET void abtAvx2(std::int64_t m, std::int64_t n, std::int64_t k
     if (m - i == 1) dotRows<1>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc);
 }
 // A·B: an MR x (8·NV) block of C, one broadcast of A per row and NV loads of B per step of k.
-template <int MR, int NV>
+template <int MR, int NV, bool Add>
 ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void axpyTile(std::int64_t k, const float* a, std::int64_t lda,
                                                                          const float* b, std::int64_t ldb, float* c,
                                                                          std::int64_t ldc) {
     __m256 acc[MR][NV];
     for (int r = 0; r < MR; ++r)
-        for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_setzero_ps();
+        for (int v = 0; v < NV; ++v) acc[r][v] = Add ? _mm256_loadu_ps(c + r * ldc + 8 * v) : _mm256_setzero_ps();
     for (std::int64_t p = 0; p < k; ++p) {
         __m256 bv[NV];
         for (int v = 0; v < NV; ++v) bv[v] = _mm256_loadu_ps(b + p * ldb + 8 * v);
@@ -90,26 +92,27 @@ ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void axpyTile(std::in
         for (int v = 0; v < NV; ++v) _mm256_storeu_ps(c + r * ldc + 8 * v, acc[r][v]);
 }
 
-template <int MR>
+template <int MR, bool Add>
 ATTNSCOPE_FMA_TARGET void axpyRows(std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                                    std::int64_t ldb, float* c, std::int64_t ldc) {
     std::int64_t j = 0;
-    for (; j + 16 <= n; j += 16) axpyTile<MR, 2>(k, a, lda, b + j, ldb, c + j, ldc);
-    if (j < n) axpyTile<MR, 1>(k, a, lda, b + j, ldb, c + j, ldc);  // n % 16 == 8
+    for (; j + 16 <= n; j += 16) axpyTile<MR, 2, Add>(k, a, lda, b + j, ldb, c + j, ldc);
+    if (j < n) axpyTile<MR, 1, Add>(k, a, lda, b + j, ldb, c + j, ldc);  // n % 16 == 8
 }
 // 6 x 16 blocks: 12 accumulators, 2 loads and 6 broadcasts per 12 FMAs (n % 8 == 0).
+template <bool Add>
 ATTNSCOPE_FMA_TARGET void abAvx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
     std::int64_t i = 0;
-    for (; i + 6 <= m; i += 6) axpyRows<6>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc);
+    for (; i + 6 <= m; i += 6) axpyRows<6, Add>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc);
     const float* ar = a + i * lda;
     float* cr = c + i * ldc;
     switch (m - i) {
-        case 5: axpyRows<5>(n, k, ar, lda, b, ldb, cr, ldc); break;
-        case 4: axpyRows<4>(n, k, ar, lda, b, ldb, cr, ldc); break;
-        case 3: axpyRows<3>(n, k, ar, lda, b, ldb, cr, ldc); break;
-        case 2: axpyRows<2>(n, k, ar, lda, b, ldb, cr, ldc); break;
-        case 1: axpyRows<1>(n, k, ar, lda, b, ldb, cr, ldc); break;
+        case 5: axpyRows<5, Add>(n, k, ar, lda, b, ldb, cr, ldc); break;
+        case 4: axpyRows<4, Add>(n, k, ar, lda, b, ldb, cr, ldc); break;
+        case 3: axpyRows<3, Add>(n, k, ar, lda, b, ldb, cr, ldc); break;
+        case 2: axpyRows<2, Add>(n, k, ar, lda, b, ldb, cr, ldc); break;
+        case 1: axpyRows<1, Add>(n, k, ar, lda, b, ldb, cr, ldc); break;
         default: break;
     }
 }
@@ -128,9 +131,26 @@ void smallGemmABt(std::int64_t m, std::int64_t n, std::int64_t k, const float* a
 void smallGemmAB(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                  std::int64_t ldb, float* c, std::int64_t ldc) {
 #ifdef ATTNSCOPE_SMALL_GEMM_AVX2
-    if (n % 8 == 0 && haveAvx2Fma()) return abAvx2(m, n, k, a, lda, b, ldb, c, ldc);
+    if (n % 8 == 0 && haveAvx2Fma()) return abAvx2<false>(m, n, k, a, lda, b, ldb, c, ldc);
 #endif
     gemmRowMajor(false, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+bool smallGemmInPlace(std::int64_t d) {
+#ifdef ATTNSCOPE_SMALL_GEMM_AVX2
+    return d % 8 == 0 && haveAvx2Fma();
+#else
+    (void)d;
+    return false;
+#endif
+}
+
+void smallGemmABAdd(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
+                    std::int64_t ldb, float* c, std::int64_t ldc) {
+#ifdef ATTNSCOPE_SMALL_GEMM_AVX2
+    if (n % 8 == 0 && haveAvx2Fma()) return abAvx2<true>(m, n, k, a, lda, b, ldb, c, ldc);
+#endif
+    throw std::logic_error("smallGemmABAdd needs the register-tiled products (check smallGemmInPlace)");
 }
 
 }  // namespace attnscope::engine

@@ -15,4 +15,12 @@ void smallGemmABt(std::int64_t m, std::int64_t n, std::int64_t k, const float* a
 void smallGemmAB(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                  std::int64_t ldb, float* c, std::int64_t ldc);
 
+/// Whether products with this inner size (A·B^T) and output width (A·B) run in the register-tiled
+/// code, which alone offers accumulation (smallGemmABAdd).
+bool smallGemmInPlace(std::int64_t d);
+
+/// C[m x n] += A[m x k] · B; only where smallGemmInPlace(n).
+void smallGemmABAdd(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
+                    std::int64_t ldb, float* c, std::int64_t ldc);
+
 }  // namespace attnscope::engine

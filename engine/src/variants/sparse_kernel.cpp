@@ -226,9 +226,23 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
     for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
     if (rows <= 0 || keys <= 0) return;
     float* sp = ws.scores.data_ptr<float>();
-    std::int64_t ldk = d;
-    const float* keyRows = groupRows(kp, d, plan, g, ws.gatherK.defined() ? ws.gatherK.data_ptr<float>() : nullptr, ldk);
-    smallGemmABt(rows, keys, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk, sp, keys);
+    // Several segments: each segment's keys are read in place (with their stride) into its own
+    // columns of the scores, and P·V adds the segments' values in turn, when the register-tiled
+    // products serve d; otherwise the segments are gathered into one matrix first.
+    const bool perSegment = g.segEnd - g.segBegin > 1 && smallGemmInPlace(d);
+    if (perSegment) {
+        std::int64_t off = 0;
+        for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+            const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
+            smallGemmABt(rows, seg.keyCount, d, qp + g.rowStart * d, g.rowStep * d, kp + seg.keyStart * d,
+                         seg.keyStep * d, sp + off, keys);
+            off += seg.keyCount;
+        }
+    } else {
+        std::int64_t ldk = d;
+        const float* keyRows = groupRows(kp, d, plan, g, ws.gatherK.defined() ? ws.gatherK.data_ptr<float>() : nullptr, ldk);
+        smallGemmABt(rows, keys, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk, sp, keys);
+    }
     ws.entries += rows * keys;
     float* partMax = merge ? ws.part.data_ptr<float>() + rows * d : nullptr;
     float* partSum = merge ? partMax + rows : nullptr;
@@ -276,10 +290,24 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
         else
             softmaxRowsInPlace(row, 1, keys, keys, scale, ws.groupStatus.data() + r);
     }
-    std::int64_t ldv = d;
-    const float* valueRows = groupRows(vp, d, plan, g, ws.gatherV.defined() ? ws.gatherV.data_ptr<float>() : nullptr, ldv);
+    // out[rows, d] = P · V_keys, segment by segment (see above) or from the gathered values.
+    const auto weightedValues = [&](float* out, std::int64_t ldo) {
+        if (perSegment) {
+            std::int64_t off = 0;
+            for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+                const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
+                (si == g.segBegin ? smallGemmAB : smallGemmABAdd)(rows, d, seg.keyCount, sp + off, keys,
+                                                                  vp + seg.keyStart * d, seg.keyStep * d, out, ldo);
+                off += seg.keyCount;
+            }
+            return;
+        }
+        std::int64_t ldv = d;
+        const float* valueRows = groupRows(vp, d, plan, g, ws.gatherV.defined() ? ws.gatherV.data_ptr<float>() : nullptr, ldv);
+        smallGemmAB(rows, d, keys, sp, keys, valueRows, ldv, out, ldo);
+    };
     if (!merge) {
-        smallGemmAB(rows, d, keys, sp, keys, valueRows, ldv, op + g.rowStart * d, g.rowStep * d);
+        weightedValues(op + g.rowStart * d, g.rowStep * d);
         for (std::int64_t r = 0; r < rows; ++r)
             if (ws.groupStatus[static_cast<std::size_t>(r)]) {
                 ws.groupStatus[static_cast<std::size_t>(r)] = 0;
@@ -289,7 +317,7 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
         return;
     }
     float* pp = ws.part.data_ptr<float>();
-    smallGemmAB(rows, d, keys, sp, keys, valueRows, ldv, pp, d);
+    weightedValues(pp, d);
     for (std::int64_t r = 0; r < rows; ++r) {
         const float sum = partSum[r];
         if (sum == 0.0f) continue;
@@ -352,7 +380,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
             for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
             maxRows = std::max(maxRows, g.rowCount);
             maxKeys = std::max(maxKeys, keys);
-            gathers = gathers || g.segEnd - g.segBegin > 1;
+            gathers = gathers || (g.segEnd - g.segBegin > 1 && !smallGemmInPlace(d));
         }
     }
     for (std::int64_t h = 0; h < heads; ++h) {
