@@ -293,6 +293,10 @@ void MainWindow::buildActions() {
             // The figure is the shown tab as it will look: its result taken and its head pooled.
             uiDeliverResult(currentView());
             m_heatmap->finishPooling();
+            if (currentView() == View::Compare) {
+                m_compareView->differenceMap();  // both wait for what is computed in the background
+                m_compareView->errorPanel();
+            }
             return m_viewTabs->currentWidget();
         },
         [this] {
@@ -633,6 +637,8 @@ void MainWindow::flushPendingResult() {
         uiDeliverResult(view);
     m_headsGrid->finishPooling();
     m_heatmap->finishPooling();
+    m_compareView->differenceMap();  // both wait for what is computed in the background
+    m_compareView->errorPanel();
 }
 
 void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {

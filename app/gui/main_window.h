@@ -124,8 +124,9 @@ public:
     /// True while the view of `view`'s tab has not taken the shown result: a result goes to the
     /// heads grid and the shown tab at once, to another tab's view when that tab is first shown.
     bool resultPending(View view) const;
-    /// Gives the shown result to every view still waiting for it and finishes the heatmap's
-    /// background pooling, so hidden tabs can be rendered (exports, screenshots, tests).
+    /// Gives the shown result to every view still waiting for it and finishes the background work
+    /// (pooled heads and thumbnails, the compare view's difference map and error summaries), so
+    /// every tab can be rendered (exports, screenshots, tests).
     void flushPendingResult();
     QString statusText() const;
 
