@@ -231,6 +231,10 @@ struct StallNumbers {
     /// Each view's setResult with the same result again (after a reset to none), in ms: what a
     /// tab's first visit costs.
     std::vector<std::pair<const char*, double>> perView;
+    /// Head switches in the window after the Mask and Links tabs were visited: a new head (pooled
+    /// in the background) and back to a cached one; the tab switches themselves.
+    Change windowFirstSwitch, windowCachedSwitch;
+    double maskTabMs = 0, linksTabMs = 0, heatmapTabMs = 0;
 };
 
 StallRun timeRun(attnscope::app::MainWindow& window) {
@@ -309,6 +313,21 @@ StallNumbers measureStall(int words) {
 
     out.first = timeRun(window);
     out.second = timeRun(window);
+    // Tab visits (each view takes the result on its first visit), then head switches back on the
+    // Heatmap tab: the tabs left behind must not redraw per head.
+    const auto timeTab = [&](MainWindow::View view) {
+        QElapsedTimer t;
+        t.start();
+        window.showView(view);
+        QCoreApplication::processEvents();
+        (void)window.grab();
+        return t.nsecsElapsed() / 1e6;
+    };
+    out.maskTabMs = timeTab(MainWindow::View::Mask);
+    out.linksTabMs = timeTab(MainWindow::View::Links);
+    out.heatmapTabMs = timeTab(MainWindow::View::Heatmap);
+    out.windowFirstSwitch = measureChange(window.heatmap(), [&] { window.inspection()->setHead(1); });
+    out.windowCachedSwitch = measureChange(window.heatmap(), [&] { window.inspection()->setHead(0); });
     // Where the display work goes: each view takes the same result again, timed alone.
     window.flushPendingResult();
     const auto result = window.lastResult();
@@ -382,6 +401,13 @@ int main(int argc, char** argv) {
                                    std::pair<const char*, StallRun>{"same run again", s.second}})
         std::printf("| `full`, %d words, 4 heads × 32, %s | %.0f / %.0f ms | %.1f ms | %.1f ms | %.1f ms | %d |\n", s.n,
                     label, r.runMs, r.pooledMs, r.maxGapMs, r.showGapMs, r.afterGapMs, r.ticks);
+    std::printf("\n| in the window, %d words | ms |\n| --- | ---: |\n", s.n);
+    std::printf("| Mask tab shown (takes the result) | %.1f |\n| Links tab shown (takes the result) | %.1f |\n"
+                "| back to the Heatmap tab | %.1f |\n", s.maskTabMs, s.linksTabMs, s.heatmapTabMs);
+    std::printf("| head switch to a new head: stall / pooled head shown | %.1f / %.1f |\n", s.windowFirstSwitch.stallMs,
+                s.windowFirstSwitch.shownMs);
+    std::printf("| head switch back (cached): stall / shown | %.1f / %.1f |\n", s.windowCachedSwitch.stallMs,
+                s.windowCachedSwitch.shownMs);
     std::printf("\n| view taking the %d-word result (on its tab's first visit) | ms |\n| --- | ---: |\n", s.n);
     for (const auto& [name, ms] : s.perView) std::printf("| %s | %.1f |\n", name, ms);
     return s.first.runMs > 0 && s.second.runMs > 0 ? 0 : 1;

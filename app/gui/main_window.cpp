@@ -462,6 +462,8 @@ bool MainWindow::uiDiagnosticsNeedsRun() const {
 }
 
 void MainWindow::uiViewChanged() {
+    if (m_shownView != currentView()) uiParkView(m_shownView);
+    m_shownView = currentView();
     uiDeliverResult(currentView());
     // A run in flight for this tab already asks for the pair; otherwise fetch it once.
     if (uiCompareNeedsRun() && !(m_runner->isRunning() && m_currentRunCompares)) uiStartRun(false);
@@ -630,6 +632,25 @@ void MainWindow::uiDeliverResult(View view) {
     case View::Atlas:
         break;  // the atlas shows the model's analysis, not runs
     }
+}
+
+void MainWindow::uiParkView(View view) {
+    if (!m_result || resultPending(view)) return;
+    switch (view) {
+    case View::Mask:
+        if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
+        m_maskView->setResult(nullptr);
+        break;
+    case View::Links:
+        m_tokenLinks->setResult(nullptr);
+        break;
+    case View::Compare:
+        m_compareView->setResult(nullptr);
+        break;
+    default:
+        return;  // the heatmap keeps its zoom and pooled heads; the others do little per head
+    }
+    m_pendingViews |= 1u << static_cast<int>(view);
 }
 
 void MainWindow::flushPendingResult() {

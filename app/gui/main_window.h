@@ -227,6 +227,9 @@ private:
     void uiShowFailure(quint64 job, const QString& message, int code);
     /// Gives m_result to the view of `view`'s tab when it has not taken it yet.
     void uiDeliverResult(View view);
+    /// A tab that was left: views that redraw per head (mask, links, compare) let go of the
+    /// result, so head changes cost them nothing while hidden; they take it again when shown.
+    void uiParkView(View view);
     void uiShowProgress(quint64 job, int permille, const QString& stage);
     void uiVariantChanged();
     void uiCompareVariantChanged();
@@ -251,6 +254,7 @@ private:
     QString m_preferredVariant;
     std::vector<engine::VariantInfo> m_variants;
     std::shared_ptr<const engine::RunResult> m_result;
+    View m_shownView = View::Heatmap;  // the tab shown before the current one changed
     unsigned m_pendingViews = ~0u;     // bit per View whose view has not taken m_result (none at first)
     int m_pendingComparePanes = 0;     // the compare panes and note of m_result, for a late delivery
     QString m_pendingExactNote;

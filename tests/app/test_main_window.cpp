@@ -152,9 +152,17 @@ private Q_SLOTS:
         QVERIFY(!window.resultPending(View::Links));
         QCOMPARE(window.tokenLinks()->tokenCount(), static_cast<int>(first->n));
         QVERIFY(window.resultPending(View::Cost));
+        // The mask tab, left, lets go of the result: head changes cost it nothing while hidden.
+        QVERIFY(window.resultPending(View::Mask));
+        QCOMPARE(window.maskView()->shownHead(), -1);
+        QCOMPARE(window.captureSession().query, 3);
+        window.showView(View::Mask);
+        QCOMPARE(window.maskView()->shownHead(), 1);
+        QCOMPARE(window.maskView()->panelQuery(), 3);
+        window.showView(View::Links);
 
-        // The next result goes to the shown tab (Links) only; the mask view waits again and keeps
-        // its row panel's query for then.
+        // The next result goes to the shown tab (Links) only; the mask view waits and keeps its
+        // row panel's query for then.
         QVERIFY(window.runNow() != 0);
         QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 2, kRunTimeoutMs);
         QVERIFY(window.lastResult() != first);
