@@ -1,5 +1,6 @@
 #include "views/mask_view.h"
 
+#include "views/background_job.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
 #include "views/square_cells.h"
@@ -144,9 +145,12 @@ void MaskView::setInspectionState(InspectionState* state) {
 }
 
 void MaskView::setResult(std::shared_ptr<const engine::RunResult> result) {
+    if (result != m_result) ++m_resultSerial;
     m_result = std::move(result);
     rebuild();
 }
+
+void MaskView::setBackgroundBuild(std::int64_t minCells) { m_backgroundCells = std::max<std::int64_t>(minCells, 0); }
 
 void MaskView::setVariantNames(const QHash<QString, QString>& idToName) {
     m_variantNames = idToName;
@@ -177,6 +181,7 @@ void MaskView::rebuild() {
     const engine::AttentionResult* r = shownResult();
     const int head = m_state ? m_state->head() : 0;
     if (!r || head < 0 || head >= r->heads || r->n <= 0 || r->m <= 0) {
+        m_building = false;
         m_shownHead = -1;
         m_matrix = MaskMatrix();
         m_colorMap->data()->clear();
@@ -188,8 +193,62 @@ void MaskView::rebuild() {
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
+    if (r->n * r->m > m_backgroundCells) {
+        startBuild(head);
+        return;
+    }
+    m_building = false;
+    showHead(head, MaskMatrix::fromResult(*r, head));
+}
+
+void MaskView::startBuild(int head) {
+    const int index = m_state ? m_state->resultIndex() : 0;
+    if (m_building && m_buildingHead == head && m_buildingIndex == index && m_buildingSerial == m_resultSerial) return;
+    const quint64 generation = ++m_buildGeneration;
+    m_building = true;
+    m_buildingHead = head;
+    m_buildingIndex = index;
+    m_buildingSerial = m_resultSerial;
+    // MaskMatrix is plain data: the worker holds the result alive and reads nothing else.
+    m_buildFuture = runInBackground<std::shared_ptr<MaskMatrix>>(
+        this,
+        [run = m_result, index, head] {
+            return std::make_shared<MaskMatrix>(MaskMatrix::fromResult(run->results[static_cast<std::size_t>(index)], head));
+        },
+        [this, generation, head](std::shared_ptr<MaskMatrix> matrix) {
+            if (generation != m_buildGeneration || !m_building) return;  // superseded, or waited for
+            m_building = false;
+            if (matrix) showHead(head, std::move(*matrix));
+            Q_EMIT headBuilt(head);
+        });
+    // The previous picture stays while it belongs to this result; a new result starts empty.
+    if (m_shownSerial != m_resultSerial) {
+        m_shownHead = -1;
+        m_matrix = MaskMatrix();
+        m_colorMap->setVisible(false);
+        m_legendReasons.clear();
+        m_legend->clear();
+        m_rowMarker->setVisible(false);
+        m_rowPanelPlain.clear();
+        m_rowPanel->clear();
+    }
+    m_title->setText(tr("Classifying the keys of head %1…").arg(head));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MaskView::finishBuilding() {
+    if (!m_building) return;
+    m_buildFuture.waitForFinished();
+    m_building = false;
+    if (const std::shared_ptr<MaskMatrix> matrix = m_buildFuture.result()) showHead(m_buildingHead, std::move(*matrix));
+}
+
+void MaskView::showHead(int head, MaskMatrix matrix) {
+    const engine::AttentionResult* r = shownResult();
+    if (!r) return;
     m_shownHead = head;
-    m_matrix = MaskMatrix::fromResult(*r, head);
+    m_shownSerial = m_resultSerial;
+    m_matrix = std::move(matrix);
     redrawCells();
     m_colorMap->setVisible(true);
     updateAxes(r->n, r->m);
@@ -369,6 +428,10 @@ QString MaskView::describe(const QString& role, std::int64_t index) const {
 }
 
 void MaskView::showQuery(int query) {
+    if (m_building) {
+        m_panelQuery = query;  // shown with the head being classified (showHead)
+        return;
+    }
     const MaskRowSummary s = rowSummary(query);
     m_panelQuery = s.query < 0 ? -1 : static_cast<int>(s.query);
     const engine::AttentionResult* r = shownResult();

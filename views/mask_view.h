@@ -7,12 +7,15 @@
 
 #include <attnscope/types.h>
 
+#include <QFuture>
 #include <QHash>
 #include <QPointer>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 
 class QCheckBox;
@@ -47,6 +50,18 @@ public:
     void setResult(std::shared_ptr<const engine::RunResult> result);
     /// Display names by variant id, for the title; unknown ids are shown as they are.
     void setVariantNames(const QHash<QString, QString>& idToName);
+    /// The main window's threshold for setBackgroundBuild(): heads over 8 M cells (a 4096² head
+    /// took ~110 ms to classify and draw on the GUI thread).
+    static constexpr std::int64_t kBackgroundBuildCells = 2LL * 2048 * 2048;
+    /// Heads with more than `minCells` (query, key) cells are classified on a worker thread; the
+    /// previous picture of the same result stays (a new result's plot is empty) until the head is
+    /// shown, a query asked for meanwhile is shown with it, and a build for a head or result no
+    /// longer shown is dropped. Default: never (setters draw at once, as exports and tests expect).
+    void setBackgroundBuild(std::int64_t minCells = kBackgroundBuildCells);
+    /// True while a head is classified on a worker thread.
+    bool isBuilding() const { return m_building; }
+    /// Blocks until the head being classified is shown (exports, screenshots).
+    void finishBuilding();
 
     bool showWeights() const;
     QCheckBox* weightsToggle() const { return m_weightsToggle; }
@@ -80,12 +95,17 @@ public Q_SLOTS:
 Q_SIGNALS:
     /// Intent: the pointer is over (query, key) in input indices; (-1, -1) when it left.
     void cellHovered(int query, int key);
+    /// A head classified on a worker thread is shown now.
+    void headBuilt(int head);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void rebuild();
+    void startBuild(int head);
+    /// Shows `matrix` as head `head` of the current result (what rebuild() does once it has it).
+    void showHead(int head, MaskMatrix matrix);
     void redrawCells();
     void updateLegend();
     void updateAxes(std::int64_t n, std::int64_t m);
@@ -111,7 +131,16 @@ private:
     QStringList m_legendReasons;
     QString m_rowPanelPlain;
     int m_shownHead = -1;
-    int m_panelQuery = -1;
+    int m_panelQuery = -1;  // while building: the query to show with the new head
+    std::int64_t m_backgroundCells = std::numeric_limits<std::int64_t>::max();
+    quint64 m_resultSerial = 0;  // bumped when the result changes
+    quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head
+    quint64 m_buildGeneration = 0;
+    bool m_building = false;
+    int m_buildingHead = -1;  // what is being classified: head, result index, m_resultSerial
+    int m_buildingIndex = -1;
+    quint64 m_buildingSerial = 0;
+    QFuture<std::shared_ptr<MaskMatrix>> m_buildFuture;
     int m_hoverQuery = -1;
     int m_hoverKey = -1;
 };

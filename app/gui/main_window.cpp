@@ -196,6 +196,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     m_heatmap->setBackgroundPooling();  // long inputs: the GUI thread never pools a whole head
     m_maskView = new views::MaskView(m_viewTabs);
     m_maskView->setInspectionState(m_state);
+    m_maskView->setBackgroundBuild();
     m_compareView = new views::CompareView(m_viewTabs);
     m_compareView->setInspectionState(m_state);
     m_compareView->setBackgroundWork(true);  // difference map and error summaries: O(n·m) per pane
@@ -293,6 +294,7 @@ void MainWindow::buildActions() {
             // The figure is the shown tab as it will look: its result taken and its head pooled.
             uiDeliverResult(currentView());
             m_heatmap->finishPooling();
+            if (currentView() == View::Mask) m_maskView->finishBuilding();
             if (currentView() == View::Compare) {
                 m_compareView->differenceMap();  // both wait for what is computed in the background
                 m_compareView->errorPanel();
@@ -658,6 +660,7 @@ void MainWindow::flushPendingResult() {
         uiDeliverResult(view);
     m_headsGrid->finishPooling();
     m_heatmap->finishPooling();
+    m_maskView->finishBuilding();
     m_compareView->differenceMap();  // both wait for what is computed in the background
     m_compareView->errorPanel();
 }

@@ -1,6 +1,7 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
+#include "views/background_job.h"
 #include "views/inspection_state.h"
 #include "views/mask_matrix.h"
 #include "views/mask_view.h"
@@ -8,6 +9,7 @@
 #include "views/reason_palette.h"
 
 #include <QCheckBox>
+#include <QCoreApplication>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTest>
@@ -209,6 +211,37 @@ private Q_SLOTS:
         QVERIFY(std::isnan(s.entropy));
         view.showQuery(3);
         QVERIFY(view.rowPanelText().contains(QStringLiteral("weights not kept")));
+    }
+
+    void backgroundBuildShowsTheLatestHeadWithTheQueryAskedFor() {
+        InspectionState state;
+        MaskView view;
+        view.setInspectionState(&state);
+        view.setBackgroundBuild(0);  // every head on the worker thread
+        QSignalSpy built(&view, &MaskView::headBuilt);
+        view.setResult(makeMixedResult());
+        QVERIFY(view.isBuilding());
+        QCOMPARE(view.shownHead(), -1);  // a new result starts empty
+        view.showQuery(2);               // kept for the head being classified
+        state.setHead(1);                // head 0's build is dropped when it arrives
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isBuilding(), 60000);
+        attnscope::views::backgroundThreadPool()->waitForDone();
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        QCOMPARE(built.count(), 1);
+        QCOMPARE(built.at(0).at(0).toInt(), 1);
+        QCOMPARE(view.shownHead(), 1);
+        QCOMPARE(view.displayedReason(2, 2), int(R));
+        QCOMPARE(view.panelQuery(), 2);
+        QVERIFY2(view.rowPanelText().contains(QStringLiteral("head 1")), qPrintable(view.rowPanelText()));
+        // finishBuilding() waits (exports); the previous head's picture stays meanwhile.
+        state.setHead(0);
+        QVERIFY(view.isBuilding());
+        QCOMPARE(view.shownHead(), 1);
+        view.finishBuilding();
+        QCOMPARE(view.shownHead(), 0);
+        QCOMPARE(view.displayedReason(0, 3), int(G));
+        QCOMPARE(view.displayedReason(0, 1), -1);  // blank: not in the pattern
     }
 
     void largePatternsPoolToTheRarestReason() {
