@@ -40,20 +40,6 @@ QCPColorGradient gradientFrom(const Colormap& lut) {
     return gradient;
 }
 
-/// Raw access to a QCPColorMapData's cells and alpha map, which QCustomPlot 2.1 only offers one
-/// cell at a time. NOTE: setCell() (a library call with bounds checks and a bounds update per cell)
-/// was a third of a zoomed region's build; pointers to the protected members, formed through this
-/// derived class, may be applied to any QCPColorMapData. Never instantiated.
-struct ColorMapDataAccess : QCPColorMapData {
-    static double* cells(QCPColorMapData& d) { return d.*(&ColorMapDataAccess::mData); }
-    static unsigned char* alpha(QCPColorMapData& d) { return d.*(&ColorMapDataAccess::mAlpha); }
-    /// After writing through cells()/alpha(): the colour map rebuilds its image on the next replot.
-    static void markModified(QCPColorMapData& d, const QCPRange& bounds) {
-        d.*(&ColorMapDataAccess::mDataBounds) = bounds;
-        d.*(&ColorMapDataAccess::mDataModified) = true;
-    }
-};
-
 void styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont) {
     axis->setBasePen(QPen(fg));
     axis->setTickPen(QPen(fg));

@@ -277,32 +277,38 @@ void MaskView::redrawCells() {
     const double offset = (f - 1) / 2.0;  // cell centres on input indices (block middles when pooled)
     data->setSize(cols, rows);
     data->setRange(QCPRange(offset, (cols - 1) * f + offset), QCPRange(offset, (rows - 1) * f + offset));
-    data->clearAlpha();
+    data->setAlpha(0, 0, 255);  // allocates the alpha map; every cell is written below
+    double* cells = ColorMapDataAccess::cells(*data);
+    unsigned char* alpha = ColorMapDataAccess::alpha(*data);
+    if (!cells || !alpha) return;
     const bool weights = showWeights() && m_matrix.hasWeights();
     const double maxWeight = m_matrix.maxWeight() > 0 ? m_matrix.maxWeight() : 1.0;
     for (int q = 0; q < rows; ++q) {
         for (int k = 0; k < cols; ++k) {
+            const std::size_t i = static_cast<std::size_t>(q) * cols + k;
             const std::uint8_t reason = m_matrix.reasonAt(q, k);
+            alpha[i] = 255;
             if (reason == MaskMatrix::kBlank) {
-                data->setCell(k, q, 0);
-                data->setAlpha(k, q, 0);
+                cells[i] = 0;
+                alpha[i] = 0;
                 continue;
             }
             if (!weights) {
-                data->setCell(k, q, reason);
+                cells[i] = reason;
                 continue;
             }
             const float w = m_matrix.weightAt(q, k);
             if (w == 0.0f) {  // exact zeros (entmax, top-k, padded keys) get their own colour
-                data->setCell(k, q, ReasonPalette::kExactZero);
+                cells[i] = ReasonPalette::kExactZero;
                 continue;
             }
-            data->setCell(k, q, reason);
+            cells[i] = reason;
             const double t = std::clamp(static_cast<double>(w) / maxWeight, 0.0, 1.0);
             // √ spreads the many small weights of wide rows over the visible range.
-            data->setAlpha(k, q, static_cast<unsigned char>(std::lround(255 * (kMinWeightOpacity + (1 - kMinWeightOpacity) * std::sqrt(t)))));
+            alpha[i] = static_cast<unsigned char>(std::lround(255 * (kMinWeightOpacity + (1 - kMinWeightOpacity) * std::sqrt(t))));
         }
     }
+    ColorMapDataAccess::markModified(*data, QCPRange(0, engine::kPatternReasonCount));
 }
 
 void MaskView::updateLegend() {
