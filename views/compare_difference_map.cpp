@@ -101,13 +101,15 @@ CompareDifferenceMap::Cells CompareDifferenceMap::computeCells(const engine::Att
         out.error = tr("%1: head %2 is not in the result").arg(label).arg(head);
         return out;
     }
-    if (variant->weightsLayout == engine::WeightsLayout::None || reference->weightsLayout == engine::WeightsLayout::None) {
+    if (variant->weightsLayout == engine::WeightsLayout::None ||
+        reference->weightsLayout == engine::WeightsLayout::None) {
         out.error = tr("%1: a result kept no weights (n above the dense limit?)").arg(label);
         return out;
     }
     out.n = variant->n;
     out.m = variant->m;
-    out.factor = static_cast<int>(std::max<std::int64_t>(1, (std::max(out.n, out.m) + kMaxDisplaySide - 1) / kMaxDisplaySide));
+    out.factor =
+        static_cast<int>(std::max<std::int64_t>(1, (std::max(out.n, out.m) + kMaxDisplaySide - 1) / kMaxDisplaySide));
     out.rows = static_cast<int>((out.n + out.factor - 1) / out.factor);
     out.cols = static_cast<int>((out.m + out.factor - 1) / out.factor);
     out.values.assign(static_cast<std::size_t>(out.rows) * out.cols, 0.0);
@@ -128,8 +130,8 @@ CompareDifferenceMap::Cells CompareDifferenceMap::computeCells(const engine::Att
     return out;
 }
 
-void CompareDifferenceMap::setDifference(const engine::AttentionResult* variant, const engine::AttentionResult* reference,
-                                         int head, const QString& label) {
+void CompareDifferenceMap::setDifference(const engine::AttentionResult* variant,
+                                         const engine::AttentionResult* reference, int head, const QString& label) {
     showCells(computeCells(variant, reference, head, label), head, label);
 }
 

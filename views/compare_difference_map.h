@@ -40,8 +40,8 @@ public:
     };
     /// Checks the pair and computes the cells; O(n·m). Plain data: may run on a worker thread
     /// while the results are held alive.
-    static Cells computeCells(const engine::AttentionResult* variant, const engine::AttentionResult* reference, int head,
-                              const QString& label);
+    static Cells computeCells(const engine::AttentionResult* variant, const engine::AttentionResult* reference,
+                              int head, const QString& label);
     /// Shows variant − reference for `head`; `label` names the difference ("C − A"). A null
     /// result or a shape mismatch clears the map and shows `message()` instead.
     void setDifference(const engine::AttentionResult* variant, const engine::AttentionResult* reference, int head,

@@ -335,7 +335,9 @@ void CompareView::computeDifference() {
         return;
     }
     // Plain data: the worker holds the result alive and reads the two results only.
-    const auto index = [this](const engine::AttentionResult* r) { return static_cast<std::size_t>(r - m_result->results.data()); };
+    const auto index = [this](const engine::AttentionResult* r) {
+        return static_cast<std::size_t>(r - m_result->results.data());
+    };
     m_diffPending = true;
     m_diffFuture = runInBackground<CompareDifferenceMap::Cells>(
         this,
@@ -376,7 +378,8 @@ void CompareView::computeErrors() {
         return;
     }
     QVector<CompareErrorPanel::Entry> entries;
-    for (int i = 0; i < m_paneCount; ++i) entries.push_back({paneLabel(i), CategoricalPalette::standard().color(i), {}});
+    for (int i = 0; i < m_paneCount; ++i)
+        entries.push_back({paneLabel(i), CategoricalPalette::standard().color(i), {}});
     const bool alongside = m_exactIndex >= m_paneCount;
     const QString note = tr("Against exact softmax (full%1) on the same Q, K, V, head %2.")
                              .arg(alongside ? tr(", run alongside for this summary") : QString())

@@ -152,7 +152,9 @@ void HeadHeatmap::setResult(std::shared_ptr<const engine::RunResult> result) {
     rebuild();
 }
 
-void HeadHeatmap::setBackgroundPooling(std::int64_t minWeights) { m_backgroundWeights = std::max<std::int64_t>(minWeights, 0); }
+void HeadHeatmap::setBackgroundPooling(std::int64_t minWeights) {
+    m_backgroundWeights = std::max<std::int64_t>(minWeights, 0);
+}
 
 void HeadHeatmap::setVariantNames(const QHash<QString, QString>& idToName) {
     m_variantNames = idToName;
@@ -362,7 +364,8 @@ void HeadHeatmap::applyColors() {
     QCPColorMapData* data = m_colorMap->data();
     const int rows = mx.rows(), cols = mx.cols();
     // Cells are row-major [query][key] in both, so the values go over in one pass.
-    if (double* cells = ColorMapDataAccess::cells(*data); cells && data->keySize() == cols && data->valueSize() == rows) {
+    if (double* cells = ColorMapDataAccess::cells(*data);
+        cells && data->keySize() == cols && data->valueSize() == rows) {
         const float* values = mx.values().data();
         const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
         if (m_logShown) {
@@ -375,8 +378,8 @@ void HeadHeatmap::applyColors() {
         } else {
             std::copy(values, values + count, cells);
         }
-        ColorMapDataAccess::markModified(*data, QCPRange(std::min<double>(mx.minValue(), m_logShown ? m_logFloor : mx.minValue()),
-                                                         mx.maxValue()));
+        ColorMapDataAccess::markModified(
+            *data, QCPRange(std::min<double>(mx.minValue(), m_logShown ? m_logFloor : mx.minValue()), mx.maxValue()));
     }
     const QCPColorGradient gradient = gradientFrom(Colormap::builtin(m_shownColormap));
     m_colorScale->setGradient(gradient);
@@ -425,7 +428,9 @@ void HeadHeatmap::updateTitle() {
     const QString name = m_variantNames.value(id, id);
     if (!m_pooled) {
         if (isPooling())
-            m_title->setText(m_titlePrefix + tr("%1 — pooling head %2 of %3 (n = %4)…").arg(name).arg(m_poolingHead).arg(r->heads).arg(r->n));
+            m_title->setText(
+                m_titlePrefix +
+                tr("%1 — pooling head %2 of %3 (n = %4)…").arg(name).arg(m_poolingHead).arg(r->heads).arg(r->n));
         return;
     }
     QStringList params;
@@ -549,7 +554,8 @@ void HeadHeatmap::updateLevelOfDetail() {
     // The previous region's storage is reused while only this view holds it.
     HeadMatrix spare;
     if (m_region && m_region.use_count() <= (region ? 2 : 1)) spare = std::move(*m_region);
-    m_region = std::make_shared<HeadMatrix>(HeadMatrix::fromRegion(*r, m_shownHead, rr0, rc0, rrn, rcn, std::move(spare)));
+    m_region =
+        std::make_shared<HeadMatrix>(HeadMatrix::fromRegion(*r, m_shownHead, rr0, rc0, rrn, rcn, std::move(spare)));
     showMatrix(m_region);
     updateTickLabels();
 }

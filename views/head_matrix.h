@@ -60,7 +60,8 @@ public:
 private:
     /// Pools queries [r0, r0 + nr) x keys [c0, c0 + nc) by f.
     static HeadMatrix build(const engine::AttentionResult& result, int head, std::int64_t r0, std::int64_t c0,
-                            std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode, HeadMatrix* spare = nullptr);
+                            std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode,
+                            HeadMatrix* spare = nullptr);
     void markPattern(const engine::SparsePattern& pattern, int head, std::int64_t n, std::int64_t m, std::int64_t nr,
                      std::int64_t nc);
 

@@ -64,7 +64,9 @@ void HeadsGrid::setScaleMode(ScaleMode mode) {
     recolor();
 }
 
-void HeadsGrid::setBackgroundPooling(std::int64_t minWeights) { m_backgroundWeights = std::max<std::int64_t>(minWeights, 0); }
+void HeadsGrid::setBackgroundPooling(std::int64_t minWeights) {
+    m_backgroundWeights = std::max<std::int64_t>(minWeights, 0);
+}
 
 HeadsGrid::Layer HeadsGrid::poolLayer(const engine::AttentionResult& r) {
     Layer layer;

@@ -213,7 +213,8 @@ void MaskView::startBuild(int head) {
     m_buildFuture = runInBackground<std::shared_ptr<MaskMatrix>>(
         this,
         [run = m_result, index, head] {
-            return std::make_shared<MaskMatrix>(MaskMatrix::fromResult(run->results[static_cast<std::size_t>(index)], head));
+            return std::make_shared<MaskMatrix>(
+                MaskMatrix::fromResult(run->results[static_cast<std::size_t>(index)], head));
         },
         [this, generation, head](std::shared_ptr<MaskMatrix> matrix) {
             if (generation != m_buildGeneration || !m_building) return;  // superseded, or waited for
@@ -305,7 +306,8 @@ void MaskView::redrawCells() {
             cells[i] = reason;
             const double t = std::clamp(static_cast<double>(w) / maxWeight, 0.0, 1.0);
             // √ spreads the many small weights of wide rows over the visible range.
-            alpha[i] = static_cast<unsigned char>(std::lround(255 * (kMinWeightOpacity + (1 - kMinWeightOpacity) * std::sqrt(t))));
+            alpha[i] = static_cast<unsigned char>(
+                std::lround(255 * (kMinWeightOpacity + (1 - kMinWeightOpacity) * std::sqrt(t))));
         }
     }
     ColorMapDataAccess::markModified(*data, QCPRange(0, engine::kPatternReasonCount));

@@ -577,7 +577,8 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     m_headsGrid->setResult(m_result);  // above the tabs: always shown
     // NOTE: freeing a long result unmaps every page of its weights (268 MB for 4 heads of 4096
     // tokens): the views have let go of it, so the last reference goes on the background thread.
-    if (previous) views::backgroundThreadPool()->start([previous = std::move(previous)]() mutable { previous.reset(); });
+    if (previous)
+        views::backgroundThreadPool()->start([previous = std::move(previous)]() mutable { previous.reset(); });
 
     double seconds = 0;
     std::uint64_t peak = 0;

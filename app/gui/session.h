@@ -1,8 +1,9 @@
 #pragma once
 // The whole working state of the window as a versioned JSON file (docs/SESSIONS.md): input text,
-// tokenizer, Q/K/V settings or the model layer they come from, the variant and the compare variant with their parameters, the view
-// tab and its settings, the selected layer, head and query. Parsing checks the file completely
-// before anything is applied, so a refused file changes nothing the user typed.
+// tokenizer, Q/K/V settings or the model layer they come from, the variant and the compare
+// variant with their parameters, the view tab and its settings, the selected layer, head and
+// query. Parsing checks the file completely before anything is applied, so a refused file changes
+// nothing the user typed.
 
 #include <QByteArray>
 #include <QJsonObject>

@@ -240,13 +240,15 @@ private Q_SLOTS:
             QCOMPARE(view.errorPanel()->plottedRowL1(pane).at(2), expected.rowL1[2]);
         }
         QVERIFY(!view.differencePending());
-        QVERIFY2(view.differenceMap()->title().contains(QStringLiteral("head 1")), qPrintable(view.differenceMap()->title()));
+        QVERIFY2(view.differenceMap()->title().contains(QStringLiteral("head 1")),
+                 qPrintable(view.differenceMap()->title()));
         QCOMPARE(view.differenceMap()->cellValue(2, 3),
                  static_cast<double>(run->results[0].weightAt(1, 2, 3) - run->results[3].weightAt(1, 2, 3)));
         // errorPanel() and differenceMap() wait for what is still computing (exports).
         state.setHead(0);
         QVERIFY(view.differencePending());
-        QVERIFY2(view.differenceMap()->title().contains(QStringLiteral("head 0")), qPrintable(view.differenceMap()->title()));
+        QVERIFY2(view.differenceMap()->title().contains(QStringLiteral("head 0")),
+                 qPrintable(view.differenceMap()->title()));
         QVERIFY(!view.differencePending());
         QVERIFY(view.errorsPending());
         QVERIFY2(view.errorPanel()->note().contains(QStringLiteral("head 0")), qPrintable(view.errorPanel()->note()));
