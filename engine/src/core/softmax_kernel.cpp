@@ -31,31 +31,44 @@ inline float expNonPositive(float x) {
 
 constexpr int kLanes = 16;
 
+// The largest of row[0..cols), over kLanes lanes so that the loop vectorises; inlined into each
+// target clone of its callers.
+inline __attribute__((always_inline)) float laneMax(const float* row, std::int64_t cols) {
+    float lanes[kLanes];
+    for (float& l : lanes) l = -std::numeric_limits<float>::infinity();
+    const std::int64_t body = cols - cols % kLanes;
+    for (std::int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lanes[l] = row[j + l] > lanes[l] ? row[j + l] : lanes[l];
+    float best = -std::numeric_limits<float>::infinity();
+    for (float l : lanes) best = l > best ? l : best;
+    for (std::int64_t j = body; j < cols; ++j) best = row[j] > best ? row[j] : best;
+    return best;
+}
+
+// The sum of row[0..cols) over kLanes lanes (GCC does not reassociate a single float sum).
+inline __attribute__((always_inline)) float laneSum(const float* row, std::int64_t cols) {
+    float lanes[kLanes] = {};
+    const std::int64_t body = cols - cols % kLanes;
+    for (std::int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lanes[l] += row[j + l];
+    float sum = 0.0f;
+    for (float l : lanes) sum += l;
+    for (std::int64_t j = body; j < cols; ++j) sum += row[j];
+    return sum;
+}
+
 // Separate simple loops so that each one vectorises (max, exp, sum, scale); reductions use
 // explicit lanes because GCC does not reassociate float sums without -ffast-math.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 float rowSoftmax(float* row, std::int64_t cols, float scale) {
-    float lanes[kLanes];
-    for (float& l : lanes) l = -std::numeric_limits<float>::infinity();
-    const std::int64_t body = cols - cols % kLanes;
-    for (std::int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l) lanes[l] = row[j + l] > lanes[l] ? row[j + l] : lanes[l];
-    float maxValue = -std::numeric_limits<float>::infinity();
-    for (float l : lanes) maxValue = l > maxValue ? l : maxValue;
-    for (std::int64_t j = body; j < cols; ++j) maxValue = row[j] > maxValue ? row[j] : maxValue;
+    const float maxValue = laneMax(row, cols);
     if (maxValue == -std::numeric_limits<float>::infinity()) return 0.0f;
 
     const float shift = maxValue * scale;
     for (std::int64_t j = 0; j < cols; ++j) row[j] = expNonPositive(row[j] * scale - shift);
-
-    for (float& l : lanes) l = 0.0f;
-    for (std::int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l) lanes[l] += row[j + l];
-    float sum = 0.0f;
-    for (float l : lanes) sum += l;
-    for (std::int64_t j = body; j < cols; ++j) sum += row[j];
+    const float sum = laneSum(row, cols);
 
     const float inv = 1.0f / sum;
     for (std::int64_t j = 0; j < cols; ++j) row[j] *= inv;
@@ -68,14 +81,7 @@ float rowSoftmax(float* row, std::int64_t cols, float scale) {
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 float rowExp(float* row, std::int64_t cols, float scale, float* rowMax) {
-    float lanes[kLanes];
-    for (float& l : lanes) l = -std::numeric_limits<float>::infinity();
-    const std::int64_t body = cols - cols % kLanes;
-    for (std::int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l) lanes[l] = row[j + l] > lanes[l] ? row[j + l] : lanes[l];
-    float maxValue = -std::numeric_limits<float>::infinity();
-    for (float l : lanes) maxValue = l > maxValue ? l : maxValue;
-    for (std::int64_t j = body; j < cols; ++j) maxValue = row[j] > maxValue ? row[j] : maxValue;
+    const float maxValue = laneMax(row, cols);
     *rowMax = maxValue;
     if (maxValue == -std::numeric_limits<float>::infinity()) {
         std::memset(row, 0, static_cast<std::size_t>(cols) * sizeof(float));
@@ -83,12 +89,7 @@ float rowExp(float* row, std::int64_t cols, float scale, float* rowMax) {
     }
     const float shift = maxValue * scale;
     for (std::int64_t j = 0; j < cols; ++j) row[j] = expNonPositive(row[j] * scale - shift);
-    for (float& l : lanes) l = 0.0f;
-    for (std::int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l) lanes[l] += row[j + l];
-    float sum = 0.0f;
-    for (float l : lanes) sum += l;
-    for (std::int64_t j = body; j < cols; ++j) sum += row[j];
+    const float sum = laneSum(row, cols);
     return sum;
 }
 
@@ -102,17 +103,7 @@ void featureRow(float* row, std::int64_t cols, float shift, float eps, float rat
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-float maxOfLanes(const float* data, std::int64_t count) {
-    float lanes[kLanes];
-    for (float& l : lanes) l = -std::numeric_limits<float>::infinity();
-    const std::int64_t body = count - count % kLanes;
-    for (std::int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l) lanes[l] = data[j + l] > lanes[l] ? data[j + l] : lanes[l];
-    float best = -std::numeric_limits<float>::infinity();
-    for (float l : lanes) best = l > best ? l : best;
-    for (std::int64_t j = body; j < count; ++j) best = data[j] > best ? data[j] : best;
-    return best;
-}
+float maxOfLanes(const float* data, std::int64_t count) { return laneMax(data, count); }
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
