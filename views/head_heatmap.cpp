@@ -628,6 +628,10 @@ void HeadHeatmap::setOptions(const HeatmapOptions& options) {
     m_options = options;
     if (!Colormap::builtinNames().contains(m_options.colormap)) m_options.colormap = QStringLiteral("viridis");
     syncToolbar();
+    if (poolingChanged && isPooling()) {
+        rebuild();  // the head on its way was pooled the other way: pool it again
+        return;
+    }
     if (m_shownHead < 0) return;
     if (poolingChanged && m_pooled && m_pooled->poolFactor() > 1 &&
         poolsInBackground(*shownResult(), m_shownHead, m_options.pooling)) {

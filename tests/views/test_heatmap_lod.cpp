@@ -293,6 +293,21 @@ private Q_SLOTS:
         QCOMPARE(heatmap.poolingCount(), pooled);
         QCOMPARE(heatmap.cellValue(3, 5), static_cast<double>(fixtureWeight(1, 7, 11)));
 
+        // The pooling mode changed while a head pools: it is pooled again the new way.
+        state.setHead(2);
+        heatmap.setResult(makeDenseResult(3, kN));
+        QVERIFY(heatmap.isPooling());
+        HeatmapOptions mean;
+        mean.pooling = PoolMode::Mean;
+        heatmap.setOptions(mean);
+        heatmap.finishPooling();
+        QCOMPARE(heatmap.shownHead(), 2);
+        const double blockMean = (fixtureWeight(2, 6, 10) + fixtureWeight(2, 6, 11) + fixtureWeight(2, 7, 10) +
+                                  fixtureWeight(2, 7, 11)) / 4.0;
+        QVERIFY(std::abs(heatmap.cellValue(3, 5) - blockMean) < 1e-6);
+        heatmap.setOptions(HeatmapOptions{});
+        heatmap.finishPooling();
+
         // A new result while a head pools: the old result's pooling is neither shown nor cached.
         state.setHead(0);
         heatmap.setResult(makeDenseResult(3, kN));
