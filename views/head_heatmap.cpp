@@ -266,6 +266,23 @@ void HeadHeatmap::showHead(int head, std::shared_ptr<const HeadMatrix> matrix, b
     m_shownSerial = m_resultSerial;
     m_pooled = std::move(matrix);
     m_colorMap->setVisible(true);
+    if (m_backgroundWeights < std::numeric_limits<std::int64_t>::max() && m_pooled->poolFactor() > 1 && !m_region &&
+        !m_regionWarming) {
+        // NOTE: the first zoomed region's 16 MB faulted in page by page on the GUI thread (a third
+        // of that zoom step); a region built once on the worker thread lends its storage instead.
+        m_regionWarming = true;
+        const int side = HeadMatrix::kMaxDisplaySide;
+        runInBackground<std::shared_ptr<HeadMatrix>>(
+            this,
+            [run = m_result, index = m_state ? m_state->resultIndex() : 0, head, side] {
+                return std::make_shared<HeadMatrix>(
+                    HeadMatrix::fromRegion(run->results[static_cast<std::size_t>(index)], head, 0, 0, side, side));
+            },
+            [this](std::shared_ptr<HeadMatrix> spare) {
+                m_regionWarming = false;
+                if (!m_region) m_region = std::move(spare);  // storage only: never shown as it is
+            });
+    }
     if (!keepZoom) {
         showMatrix(m_pooled);
         updateAxes();

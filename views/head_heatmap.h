@@ -226,6 +226,7 @@ private:
     std::shared_ptr<const HeadMatrix> m_pooled;  // the whole head
     std::shared_ptr<const HeadMatrix> m_shown;   // m_pooled or a full-resolution region of it
     std::shared_ptr<HeadMatrix> m_region;        // the last region built (storage reused for the next)
+    bool m_regionWarming = false;                // a region's storage is being prepared in the background
     int m_poolingCount = 0;
     quint64 m_resultSerial = 0;  // bumped when the result changes (addresses may be reused)
     quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head

@@ -50,10 +50,17 @@ HeadMatrix HeadMatrix::build(const AttentionResult& result, int head, std::int64
     out.m_colOffset = c0;
     out.m_rows = static_cast<int>((nr + f - 1) / f);
     out.m_cols = static_cast<int>((nc + f - 1) / f);
-    out.m_values.assign(static_cast<std::size_t>(out.m_rows) * out.m_cols, 0.0f);
-
     const bool headOk = head >= 0 && head < result.heads;
     const float* w = result.weights.data();
+    // A full-resolution copy of dense weights writes every cell: recycled storage needs no zeros.
+    const bool copiesAll = f == 1 && headOk && w && result.weightsLayout == WeightsLayout::Dense &&
+                           result.weights.numel() >= result.heads * n * m;
+    const auto cells = static_cast<std::size_t>(out.m_rows) * out.m_cols;
+    if (copiesAll) {
+        out.m_values.resize(cells);
+    } else {
+        out.m_values.assign(cells, 0.0f);
+    }
     if (!headOk || !w || nr == 0 || nc == 0) return out;
 
     const bool mean = f > 1 && mode == PoolMode::Mean;
