@@ -4,6 +4,7 @@
 #include "views/inspection_state.h"
 #include "views/qcp.h"
 #include "views/square_cells.h"
+#include "views/title_wrap.h"
 #include "views/token_label.h"
 
 #include <QComboBox>
@@ -327,7 +328,7 @@ void HeadHeatmap::updateTitle() {
     if (isPooling()) text += tr(" — pooling head %1…").arg(m_poolingHead);
     // Parameters on a line of their own, so long lists do not set the window's minimum width.
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
-    m_title->setText(text);
+    m_title->setText(wrapTitle(text, m_title->font(), m_plot->width() - 12));
 }
 
 void HeadHeatmap::updateAxes() {
@@ -648,6 +649,7 @@ void HeadHeatmap::clearHover() {
 
 bool HeadHeatmap::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_plot && event->type() == QEvent::Leave) clearHover();
+    if (watched == m_plot && event->type() == QEvent::Resize) updateTitle();  // re-wrap to the new width
     if (watched == m_plot && event->type() == QEvent::KeyPress) {
         auto* key = static_cast<QKeyEvent*>(event);
         const bool in = key->matches(QKeySequence::ZoomIn) || key->key() == Qt::Key_Plus || key->key() == Qt::Key_Equal;

@@ -37,6 +37,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStringDecoder>
@@ -248,12 +249,18 @@ void MainWindow::buildUi(const AppSettings& settings) {
     });
     connect(m_heatmap, &views::HeadHeatmap::cellHovered, m_state, &views::InspectionState::setHovered);
 
+    // The settings column scrolls when the window is shorter than it: squeezed below their size,
+    // the parameter forms' rows were drawn on top of each other.
+    auto* leftScroll = new QScrollArea(this);
+    leftScroll->setWidget(left);
+    leftScroll->setWidgetResizable(true);
+    leftScroll->setFrameShape(QFrame::NoFrame);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(left);
+    splitter->addWidget(leftScroll);
     splitter->addWidget(right);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
-    splitter->setSizes({360, 1040});
+    splitter->setSizes({380, 1020});  // room for the settings and their vertical scroll bar
     setCentralWidget(splitter);
     m_heatmap->setFocus();  // head stepping keys work at once; the editor keeps them when focused
 

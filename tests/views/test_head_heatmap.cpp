@@ -5,6 +5,7 @@
 #include "views/head_matrix.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
+#include "views/title_wrap.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -21,6 +22,31 @@ namespace engine = attnscope::engine;
 class TestHeadHeatmap : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void longTitlesWrapAtTheirSeparators() {
+        using attnscope::views::wrapTitle;
+        QFont font;
+        font.setPixelSize(14);
+        const QFontMetrics metrics(font);
+        const QString title = QStringLiteral("A: Longformer — head 0 of 4 — n = 19 tokens\ncausal=false, dilation=1, window=4");
+        // Wide enough: unchanged.
+        QCOMPARE(wrapTitle(title, font, 4000), title);
+        QCOMPARE(wrapTitle(title, font, 0), title);
+        // Narrow: every line fits, nothing is lost, breaks fall after the separators.
+        const int width = metrics.horizontalAdvance(QStringLiteral("A: Longformer — head 0 of 4 —")) + 2;
+        const QString wrapped = wrapTitle(title, font, width);
+        const QStringList lines = wrapped.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() >= 4, qPrintable(wrapped));
+        for (const QString& line : lines) QVERIFY2(metrics.horizontalAdvance(line) <= width, qPrintable(line));
+        QCOMPARE(lines.first(), QStringLiteral("A: Longformer — head 0 of 4 —"));
+        QString joined = wrapped;
+        joined.replace(QLatin1Char('\n'), QString());
+        QString original = title;
+        original.replace(QLatin1Char('\n'), QString()).remove(QLatin1Char(' '));
+        QCOMPARE(joined.remove(QLatin1Char(' ')), original);
+        // A piece wider than the width on its own stays whole.
+        QCOMPARE(wrapTitle(QStringLiteral("Supercalifragilistic"), font, 10), QStringLiteral("Supercalifragilistic"));
+    }
+
     void holdsTheChosenHeadsWeights() {
         constexpr int kHeads = 3, kN = 5;
         InspectionState state;
