@@ -61,9 +61,15 @@ std::vector<T> splitList(const QString& text, bool* ok) {
 bool hasRange(const ParamSpec& spec) { return spec.maxValue > spec.minValue; }
 
 // Decimals enough to show the smallest step of the range, between 2 and 6.
+// Enough decimals for the range's resolution and for two significant digits of the default: a
+// spin box rounds its value to its decimals, and 3 decimals turned defaults such as Performer's
+// feature_eps = 1e-4 and Linear's eps = 1e-6 into 0 before any run.
 int decimalsFor(const ParamSpec& spec) {
     const double span = hasRange(spec) ? spec.maxValue - spec.minValue : 1.0;
-    return std::clamp(static_cast<int>(std::ceil(3.0 - std::log10(std::max(span, 1e-9)))), 2, 6);
+    int decimals = static_cast<int>(std::ceil(3.0 - std::log10(std::max(span, 1e-9))));
+    const double def = std::abs(valueOr<double>(spec.defaultValue, 0.0));
+    if (def > 0.0) decimals = std::max(decimals, static_cast<int>(std::ceil(-std::log10(def))) + 2);
+    return std::clamp(decimals, 2, 12);
 }
 
 }  // namespace

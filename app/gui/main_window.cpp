@@ -180,7 +180,6 @@ void MainWindow::buildUi(const AppSettings& settings) {
     m_cancelButton = new QPushButton(tr("Cancel"), left);
     buttons->addWidget(m_runButton, 1);
     buttons->addWidget(m_cancelButton);
-    leftLayout->addLayout(buttons);
     connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runNow);
     connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
 
@@ -249,14 +248,20 @@ void MainWindow::buildUi(const AppSettings& settings) {
     });
     connect(m_heatmap, &views::HeadHeatmap::cellHovered, m_state, &views::InspectionState::setHovered);
 
-    // The settings column scrolls when the window is shorter than it: squeezed below their size,
-    // the parameter forms' rows were drawn on top of each other.
-    auto* leftScroll = new QScrollArea(this);
+    // The settings scroll when the window is shorter than they are (squeezed below their size,
+    // the parameter forms' rows were drawn on top of each other); Run and Cancel stay in view.
+    auto* leftColumn = new QWidget(this);
+    auto* leftColumnLayout = new QVBoxLayout(leftColumn);
+    leftColumnLayout->setContentsMargins(0, 0, 0, 0);
+    auto* leftScroll = new QScrollArea(leftColumn);
     leftScroll->setWidget(left);
     leftScroll->setWidgetResizable(true);
     leftScroll->setFrameShape(QFrame::NoFrame);
+    leftColumnLayout->addWidget(leftScroll, 1);
+    buttons->setContentsMargins(9, 0, 9, 6);
+    leftColumnLayout->addLayout(buttons);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(leftScroll);
+    splitter->addWidget(leftColumn);
     splitter->addWidget(right);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);

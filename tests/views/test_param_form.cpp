@@ -108,6 +108,22 @@ private Q_SLOTS:
         QCOMPARE(std::get<std::string>(form.values().at("mode")), std::string("union"));
     }
 
+    void smallFloatDefaultsSurviveTheSpinBox() {
+        // A spin box rounds to its decimals: 1e-4 and 1e-6 (Performer's feature_eps, Linear's
+        // eps) must come back as set, not as 0.
+        engine::VariantInfo info;
+        info.id = "eps_demo";
+        info.params.push_back(spec("feature_eps", engine::ParamType::Float, 1e-4, 0.0, 1.0));
+        info.params.push_back(spec("eps", engine::ParamType::Float, 1e-6, 0.0, 1.0));
+        info.params.push_back(spec("alpha", engine::ParamType::Float, 1.5, 1.0, 4.0));
+        ParamForm form;
+        form.setVariant(info);
+        const auto values = form.values();
+        QCOMPARE(std::get<double>(values.at("feature_eps")), 1e-4);
+        QCOMPARE(std::get<double>(values.at("eps")), 1e-6);
+        QCOMPARE(std::get<double>(values.at("alpha")), 1.5);
+    }
+
     void rebuildsForAnotherVariant() {
         ParamForm form;
         form.setVariant(schema());
