@@ -67,11 +67,7 @@ CompareDifferenceMap::CompareDifferenceMap(QWidget* parent) : QWidget(parent) {
 CompareDifferenceMap::~CompareDifferenceMap() = default;
 
 void CompareDifferenceMap::clear(const QString& message) {
-    m_cells.clear();
-    m_rows = m_cols = 0;
-    m_factor = 1;
-    m_n = m_m = 0;
-    m_limit = 0;
+    m_shown = Cells{};
     m_message = message;
     mapOf(m_plot)->data()->clear();
     titleOf(m_plot)->setText(message);
@@ -137,28 +133,22 @@ void CompareDifferenceMap::setDifference(const engine::AttentionResult* variant,
 
 void CompareDifferenceMap::showCells(Cells cells, int head, const QString& label) {
     if (!cells.error.isEmpty()) return clear(cells.error);
-    m_n = cells.n;
-    m_m = cells.m;
-    m_factor = cells.factor;
-    m_rows = cells.rows;
-    m_cols = cells.cols;
-    m_cells = std::move(cells.values);
-    m_limit = cells.limit;
+    m_shown = std::move(cells);
     m_message.clear();
+    const Cells& c = m_shown;
 
     QCPColorMap* map = mapOf(m_plot);
     QCPColorMapData* data = map->data();
-    const double offset = (m_factor - 1) / 2.0;
-    data->setSize(m_cols, m_rows);
-    data->setRange(QCPRange(offset, (m_cols - 1) * m_factor + offset), QCPRange(offset, (m_rows - 1) * m_factor + offset));
-    for (int i = 0; i < m_rows; ++i)
-        for (int j = 0; j < m_cols; ++j) data->setCell(j, i, m_cells[static_cast<std::size_t>(i) * m_cols + j]);
-    map->setDataRange(QCPRange(-m_limit, m_limit));
+    const double offset = (c.factor - 1) / 2.0;
+    data->setSize(c.cols, c.rows);
+    data->setRange(QCPRange(offset, (c.cols - 1) * c.factor + offset), QCPRange(offset, (c.rows - 1) * c.factor + offset));
+    for (int i = 0; i < c.rows; ++i)
+        for (int j = 0; j < c.cols; ++j) data->setCell(j, i, c.values[static_cast<std::size_t>(i) * c.cols + j]);
+    map->setDataRange(QCPRange(-c.limit, c.limit));
     map->colorScale()->axis()->setLabel(label);
-    m_plot->xAxis->setRange(-0.5, static_cast<double>(m_m) - 0.5);
-    m_plot->yAxis->setRange(-0.5, static_cast<double>(m_n) - 0.5);
-    const QString pooled =
-        m_factor > 1 ? tr(" (largest |difference| per %1×%1 block)").arg(m_factor) : QString();
+    m_plot->xAxis->setRange(-0.5, static_cast<double>(c.m) - 0.5);
+    m_plot->yAxis->setRange(-0.5, static_cast<double>(c.n) - 0.5);
+    const QString pooled = c.factor > 1 ? tr(" (largest |difference| per %1×%1 block)").arg(c.factor) : QString();
     titleOf(m_plot)->setText(tr("difference %1, head %2%3").arg(label).arg(head).arg(pooled));
     setMarkedCell(m_hoverQuery, m_hoverKey);
     replotWhenShown(m_plot);
@@ -168,7 +158,7 @@ void CompareDifferenceMap::setMarkedCell(int query, int key) {
     m_hoverQuery = query;
     m_hoverKey = key;
     QCPItemRect* marker = markerOf(m_plot);
-    const bool valid = hasData() && query >= 0 && key >= 0 && query < m_n && key < m_m;
+    const bool valid = hasData() && query >= 0 && key >= 0 && query < m_shown.n && key < m_shown.m;
     marker->setVisible(valid);
     if (valid) {
         marker->topLeft->setCoords(key - 0.5, query - 0.5);
@@ -178,7 +168,7 @@ void CompareDifferenceMap::setMarkedCell(int query, int key) {
 }
 
 double CompareDifferenceMap::cellValue(int query, int key) const {
-    if (query < 0 || key < 0 || query >= m_rows || key >= m_cols) return kNaN;
+    if (query < 0 || key < 0 || query >= m_shown.rows || key >= m_shown.cols) return kNaN;
     return mapOf(m_plot)->data()->cell(key, query);
 }
 
@@ -207,7 +197,7 @@ void CompareDifferenceMap::onMouseMove(QMouseEvent* event) {
     const QPointF pos = event->position();
     const auto key = static_cast<std::int64_t>(std::floor(m_plot->xAxis->pixelToCoord(pos.x()) + 0.5));
     const auto query = static_cast<std::int64_t>(std::floor(m_plot->yAxis->pixelToCoord(pos.y()) + 0.5));
-    if (!m_plot->axisRect()->rect().contains(pos.toPoint()) || key < 0 || query < 0 || key >= m_m || query >= m_n) {
+    if (!m_plot->axisRect()->rect().contains(pos.toPoint()) || key < 0 || query < 0 || key >= m_shown.m || query >= m_shown.n) {
         Q_EMIT cellHovered(-1, -1);
         return;
     }

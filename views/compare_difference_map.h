@@ -53,12 +53,12 @@ public:
     void setMarkedCell(int query, int key);
 
     // Data accessors for tests (display cells; poolFactor() inputs per cell).
-    bool hasData() const { return !m_cells.empty(); }
-    QSize dataSize() const { return {m_cols, m_rows}; }  ///< width = key cells, height = query cells
-    int poolFactor() const { return m_factor; }
+    bool hasData() const { return !m_shown.values.empty(); }
+    QSize dataSize() const { return {m_shown.cols, m_shown.rows}; }  ///< width = key cells, height = query cells
+    int poolFactor() const { return m_shown.factor; }
     double cellValue(int query, int key) const;  ///< NaN outside dataSize()
     /// The colour range is [-rangeLimit(), +rangeLimit()]: symmetric, so 0 is the map's centre.
-    double rangeLimit() const { return m_limit; }
+    double rangeLimit() const { return m_shown.limit; }
     std::pair<double, double> colorRange() const;
     QString colormapName() const;
     QString title() const;
@@ -76,13 +76,7 @@ private:
     void onMouseMove(QMouseEvent* event);
 
     QCustomPlot* m_plot = nullptr;
-    std::vector<double> m_cells;  // [m_rows, m_cols]
-    int m_rows = 0;
-    int m_cols = 0;
-    int m_factor = 1;
-    std::int64_t m_n = 0;
-    std::int64_t m_m = 0;
-    double m_limit = 0;
+    Cells m_shown;  ///< the cells on display (error unused)
     QString m_message;
     int m_hoverQuery = -1;
     int m_hoverKey = -1;
