@@ -1,6 +1,8 @@
-// The pattern variants' dense-plan fast path (used when no weights are kept) must give the same
-// output, row status and counters as the general tile kernel (used when weights are kept), and
-// repeated runs must reuse the pooled output buffer.
+// The pattern variants' dense-plan fast path: its output (which the result carries with and
+// without kept weights, so that both are the same bit for bit) must equal an independent dense
+// masked softmax over the listed pattern, and the run without weights must give the same
+// pattern, row status and counters as the run with them (whose weights come from the general
+// tile kernel); repeated runs must reuse the pooled output buffer.
 
 #include "sparse_test_support.h"
 
@@ -45,6 +47,8 @@ void expectSameAsGeneral(Engine& engine, const FastCase& c, std::int64_t d = 8) 
         worst = std::max(worst, std::abs(static_cast<double>(ra.output[static_cast<std::size_t>(e)]) -
                                          static_cast<double>(rb.output[static_cast<std::size_t>(e)])));
     EXPECT_LT(worst, 1e-5);
+    // The output against the reference computed here from Q, K, V and the listed pattern.
+    expectMatchesMaskedSoftmax(ra, x.q, x.k, x.v);
 }
 
 TEST(SparseFastPath, MatchesGeneralKernel) {
