@@ -12,6 +12,7 @@
 
 #include "core/blas_gemm.h"
 #include "core/row_argmax.h"
+#include "core/small_gemm.h"
 #include "core/softmax_kernel.h"
 #include "core/to_plain.h"
 #include "qkv/seeded_normal.h"
@@ -194,7 +195,7 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     AttentionResult result = startResult(m_info.id, params, qkv);
     result.params["n_buckets"] = s.buckets;  // the values actually used, so the file recomputes
     result.params["chunk_len"] = s.chunkLen;
-    const std::int64_t L = s.chunkLen, windowChunks = s.before + 1 + s.after, WL = s.window(), C = s.chunks();
+    const std::int64_t L = s.chunkLen, WL = s.window(), C = s.chunks();
     const bool listPattern = ctx.keepPatternWeights || ctx.keepWeights || !s.allowDuplicates;
     const std::vector<std::uint8_t>& keyPad = qkv.keyPadding;
     const auto padded = [&](std::int64_t t) { return !keyPad.empty() && keyPad[static_cast<std::size_t>(t)] != 0; };
@@ -246,85 +247,88 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
         float* roundOut = rounds.data_ptr<float>();
         if (listPattern) stage.assign(static_cast<std::size_t>(n * s.hashes * WL), StagedEntry{-1, kMaskedScore, 0});
 
+        // The sorted keys and values once per head, with the last `before` chunks repeated in
+        // front and the first `after` chunks behind: every chunk's window (chunks c - before ..
+        // c + after, wrapping) is then the contiguous rows c·L .. c·L + WL of these copies, read
+        // in place by the products (gathering each window copied every key twice or more).
+        const std::int64_t extChunks = C + s.before + s.after;
+        float* extK = ctx.pool().workspace("reformer.ext_k", {extChunks * L * d}).data_ptr<float>();
+        float* extV = ctx.pool().workspace("reformer.ext_v", {extChunks * L * d}).data_ptr<float>();
+        const auto copyRow = [d](float* dst, const float* src, std::int32_t t) {
+            if (t < 0) std::fill(dst, dst + d, 0.0f);
+            else std::memcpy(dst, src + static_cast<std::int64_t>(t) * d, static_cast<std::size_t>(d) * sizeof(float));
+        };
+        keyToken.resize(static_cast<std::size_t>(extChunks * L));
+        keyBucket.resize(static_cast<std::size_t>(extChunks * L));
+        for (std::int64_t e = 0; e < extChunks; ++e) {
+            const std::int64_t wc = ((e - s.before) % C + C) % C;
+            for (std::int64_t b = 0; b < L; ++b) {
+                const std::int32_t t = order.token[static_cast<std::size_t>(wc * L + b)];
+                keyToken[static_cast<std::size_t>(e * L + b)] = t;
+                keyBucket[static_cast<std::size_t>(e * L + b)] = order.bucket[static_cast<std::size_t>(wc * L + b)];
+                copyRow(extK + (e * L + b) * d, kp, t);
+                copyRow(extV + (e * L + b) * d, vp, t);
+            }
+        }
+
         for (std::int64_t grp = 0; grp < groups; ++grp) {
             const std::int64_t c0 = grp * kChunksPerGroup, G = std::min(kChunksPerGroup, C - c0);
-            // qs: [G, L, d]; ks, vs: [G, WL, d] (window chunks c - before .. c + after, wrapping);
-            // scores: [G, L, WL]; outs: [G, L, d]
-            at::Tensor qs = ctx.pool().workspace("reformer.qs", {G, L, d});
-            at::Tensor ks = ctx.pool().workspace("reformer.ks", {G, WL, d});
-            at::Tensor vs = ctx.pool().workspace("reformer.vs", {G, WL, d});
-            at::Tensor scores = ctx.pool().workspace("reformer.scores", {G, L, WL});
-            float* qsp = qs.data_ptr<float>();
-            float* ksp = ks.data_ptr<float>();
-            float* vsp = vs.data_ptr<float>();
-            const auto copyRow = [d](float* dst, const float* src, std::int32_t t) {
-                if (t < 0) std::fill(dst, dst + d, 0.0f);
-                else std::memcpy(dst, src + static_cast<std::int64_t>(t) * d, static_cast<std::size_t>(d) * sizeof(float));
-            };
-            // keyToken, keyBucket: [G, WL] token and global bucket of every window slot
-            keyToken.resize(static_cast<std::size_t>(G * WL));
-            keyBucket.resize(static_cast<std::size_t>(G * WL));
-            for (std::int64_t g = 0; g < G; ++g) {
-                const std::int64_t c = c0 + g;
-                for (std::int64_t a = 0; a < L; ++a) copyRow(qsp + (g * L + a) * d, qp, order.token[static_cast<std::size_t>(c * L + a)]);
-                for (std::int64_t o = 0; o < windowChunks; ++o) {
-                    const std::int64_t wc = ((c - s.before + o) % C + C) % C;
-                    for (std::int64_t b = 0; b < L; ++b) {
-                        const std::int32_t t = order.token[static_cast<std::size_t>(wc * L + b)];
-                        keyToken[static_cast<std::size_t>(g * WL + o * L + b)] = t;
-                        keyBucket[static_cast<std::size_t>(g * WL + o * L + b)] = order.bucket[static_cast<std::size_t>(wc * L + b)];
-                        copyRow(ksp + (g * WL + o * L + b) * d, kp, t);
-                        copyRow(vsp + (g * WL + o * L + b) * d, vp, t);
-                    }
-                }
-            }
-            at::bmm_out(scores, qs, ks.transpose(1, 2));
-            float* sp = scores.data_ptr<float>();
+            // qs: [G, L, d] the chunks' queries; scores: [G, L, WL]; outs: [G, L, d]
+            float* qsp = ctx.pool().workspace("reformer.qs", {G * L * d}).data_ptr<float>();
+            float* sp = ctx.pool().workspace("reformer.scores", {G * L * WL}).data_ptr<float>();
+            float* outsp = ctx.pool().workspace("reformer.outs", {G * L * d}).data_ptr<float>();
+            for (std::int64_t a = 0; a < G * L; ++a) copyRow(qsp + a * d, qp, order.token[static_cast<std::size_t>(c0 * L + a)]);
 
-            // Masks, then (when the output comes from the chunks) the per-round softmax in place.
-            at::parallel_for(0, G * L, 16, [&](std::int64_t r0, std::int64_t r1) {
-                for (std::int64_t row = r0; row < r1; ++row) {
-                    const std::int64_t g = row / L, slot = (c0 + g) * L + row % L;
-                    const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
-                    float* x = sp + row * WL;
-                    if (i < 0 || padded(i)) {
-                        std::fill(x, x + WL, 0.0f);
-                        continue;
-                    }
-                    const std::int64_t round = slot / s.nPad;
-                    const std::int32_t qBucket = order.bucket[static_cast<std::size_t>(slot)];
-                    StagedEntry* staged = listPattern ? stage.data() + (i * s.hashes + round) * WL : nullptr;
-                    const std::int32_t* kt = keyToken.data() + g * WL;
-                    const std::int32_t* kb = keyBucket.data() + g * WL;
-                    if (!staged && keyPad.empty() && s.acrossBuckets)
-                        maskRowFast(x, kt, WL, i, scale, s.causal);
-                    else
-                        for (std::int64_t e = 0; e < WL; ++e) {
-                            const std::int32_t j = kt[e];
-                            // Set in the reference's order: padding, causal, self, other bucket.
-                            float value = x[e] * scale;
-                            if (j < 0 || padded(j) || (s.causal && i < j)) value = kMaskedScore;
-                            if (j == i) value = kSelfScore;
-                            if (!s.acrossBuckets && kb[e] != qBucket) value = kMaskedScore;
-                            x[e] = value;
-                            if (staged)
-                                staged[e] = StagedEntry{j, value, static_cast<std::uint8_t>(kb[e] == qBucket ? PatternReason::Bucket
-                                                                                                         : PatternReason::Local)};
+            // Per chunk: scores, masks, (when the output comes from the chunks) the per-round
+            // softmax in place and P·V; chunks on the intra-op threads, each SGEMM on one thread.
+            SingleThreadedBlas singleBlas;
+            at::parallel_for(0, G, 1, [&](std::int64_t g0, std::int64_t g1) {
+                for (std::int64_t g = g0; g < g1; ++g) {
+                    const std::int64_t c = c0 + g;
+                    smallGemmABt(L, WL, d, qsp + g * L * d, d, extK + c * L * d, d, sp + g * L * WL, WL);
+                    for (std::int64_t row = g * L; row < (g + 1) * L; ++row) {
+                        const std::int64_t slot = c0 * L + row;
+                        const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
+                        float* x = sp + row * WL;
+                        if (i < 0 || padded(i)) {
+                            std::fill(x, x + WL, 0.0f);
+                            continue;
                         }
-                    if (!s.allowDuplicates) continue;  // the output comes from the counted union below
-                    // x - max is exact in float even near the self value -5e4, where the float
-                    // ulp is 0.004; the log-sum-exp itself is kept in double for the same reason.
-                    float mx = 0, sum = 0;
-                    expRowsInPlace(x, 1, WL, WL, 1.0f, &mx, &sum);
-                    const float inv = 1.0f / sum;
-                    for (std::int64_t e = 0; e < WL; ++e) x[e] *= inv;
-                    lse[static_cast<std::size_t>(round * n + i)] = static_cast<double>(mx) + std::log(static_cast<double>(sum));
+                        const std::int64_t round = slot / s.nPad;
+                        const std::int32_t qBucket = order.bucket[static_cast<std::size_t>(slot)];
+                        StagedEntry* staged = listPattern ? stage.data() + (i * s.hashes + round) * WL : nullptr;
+                        const std::int32_t* kt = keyToken.data() + c * L;
+                        const std::int32_t* kb = keyBucket.data() + c * L;
+                        if (!staged && keyPad.empty() && s.acrossBuckets)
+                            maskRowFast(x, kt, WL, i, scale, s.causal);
+                        else
+                            for (std::int64_t e = 0; e < WL; ++e) {
+                                const std::int32_t j = kt[e];
+                                // Set in the reference's order: padding, causal, self, other bucket.
+                                float value = x[e] * scale;
+                                if (j < 0 || padded(j) || (s.causal && i < j)) value = kMaskedScore;
+                                if (j == i) value = kSelfScore;
+                                if (!s.acrossBuckets && kb[e] != qBucket) value = kMaskedScore;
+                                x[e] = value;
+                                if (staged)
+                                    staged[e] = StagedEntry{j, value, static_cast<std::uint8_t>(kb[e] == qBucket ? PatternReason::Bucket
+                                                                                                             : PatternReason::Local)};
+                            }
+                        if (!s.allowDuplicates) continue;  // the output comes from the counted union below
+                        // x - max is exact in float even near the self value -5e4, where the float
+                        // ulp is 0.004; the log-sum-exp itself is kept in double for the same reason.
+                        float mx = 0, sum = 0;
+                        expRowsInPlace(x, 1, WL, WL, 1.0f, &mx, &sum);
+                        const float inv = 1.0f / sum;
+                        for (std::int64_t e = 0; e < WL; ++e) x[e] *= inv;
+                        lse[static_cast<std::size_t>(round * n + i)] = static_cast<double>(mx) + std::log(static_cast<double>(sum));
+                    }
+                    if (s.allowDuplicates)
+                        smallGemmAB(L, d, WL, sp + g * L * WL, WL, extV + c * L * d, d, outsp + g * L * d, d);
                 }
             });
             if (s.allowDuplicates) {
-                at::Tensor outs = ctx.pool().workspace("reformer.outs", {G, L, d});
-                at::bmm_out(outs, scores, vs);
-                const float* op = outs.data_ptr<float>();
+                const float* op = outsp;
                 for (std::int64_t row = 0; row < G * L; ++row) {
                     const std::int64_t slot = c0 * L + row;
                     const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
@@ -437,7 +441,7 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     counters.flops = 2.0 * static_cast<double>(heads * n * d * s.hashes * (s.buckets / 2)) + 4.0 * entries * static_cast<double>(d);
     counters.entriesComputed = static_cast<std::int64_t>(entries);
     ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(s.hashes * n * d) * 4 +
-                  static_cast<std::uint64_t>(kChunksPerGroup * (L * d * 2 + WL * d * 2 + L * WL)) * 4 +
+                  static_cast<std::uint64_t>(2 * (C + s.before + s.after) * L * d + kChunksPerGroup * (L * d * 2 + L * WL)) * 4 +
                   static_cast<std::uint64_t>(result.pattern.nnz()) * 9 + stage.size() * sizeof(StagedEntry));
     result.counters = counters;
     return result;
