@@ -172,6 +172,22 @@ struct ResidueRows {
     }
 };
 
+// Calls f(segment, firstRow, leadingDimension, columnOffset) for each key segment of group g,
+// its rows read in place (or in the residue-major copy); columnOffset is where the segment's
+// keys start among the group's concatenated keys.
+template <class F>
+void forEachSegment(const DensePlan& plan, const DenseGroup& g, const float* base, const ResidueRows& residue,
+                    std::int64_t d, F&& f) {
+    std::int64_t off = 0;
+    for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+        const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
+        std::int64_t ld = d;
+        const float* first = residue.locate(base, seg, d, ld);
+        f(seg, first, ld, off);
+        off += seg.keyCount;
+    }
+}
+
 // Copies rows [m, d] into residue-major order for step s (see ResidueRows).
 void copyResidueMajor(const float* src, std::int64_t m, std::int64_t d, std::int64_t step, std::int64_t perResidue,
                       float* dst) {
@@ -258,14 +274,11 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
     // products serve d; otherwise the segments are gathered into one matrix first.
     const bool perSegment = g.segEnd - g.segBegin > 1 && smallGemmInPlace(d);
     if (perSegment) {
-        std::int64_t off = 0;
-        for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
-            const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
-            std::int64_t ldk = d;
-            const float* keyRows = ws.residueK.locate(kp, seg, d, ldk);
-            smallGemmABt(rows, seg.keyCount, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk, sp + off, keys);
-            off += seg.keyCount;
-        }
+        forEachSegment(plan, g, kp, ws.residueK, d,
+                       [&](const DenseSegment& seg, const float* keyRows, std::int64_t ldk, std::int64_t off) {
+                           smallGemmABt(rows, seg.keyCount, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk,
+                                        sp + off, keys);
+                       });
     } else {
         std::int64_t ldk = d;
         const float* keyRows =
@@ -322,15 +335,11 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
     // out[rows, d] = P · V_keys, segment by segment (see above) or from the gathered values.
     const auto weightedValues = [&](float* out, std::int64_t ldo) {
         if (perSegment) {
-            std::int64_t off = 0;
-            for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
-                const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
-                std::int64_t ldv = d;
-                const float* valueRows = ws.residueV.locate(vp, seg, d, ldv);
-                (si == g.segBegin ? smallGemmAB : smallGemmABAdd)(rows, d, seg.keyCount, sp + off, keys, valueRows, ldv,
-                                                                  out, ldo);
-                off += seg.keyCount;
-            }
+            forEachSegment(plan, g, vp, ws.residueV, d,
+                           [&](const DenseSegment& seg, const float* valueRows, std::int64_t ldv, std::int64_t off) {
+                               (off == 0 ? smallGemmAB : smallGemmABAdd)(rows, d, seg.keyCount, sp + off, keys,
+                                                                         valueRows, ldv, out, ldo);
+                           });
             return;
         }
         std::int64_t ldv = d;
