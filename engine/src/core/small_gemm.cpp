@@ -1,10 +1,11 @@
 #include "core/small_gemm.h"
 
 #include "core/blas_gemm.h"
+#include "core/cpu_features.h"
 
 #include <stdexcept>
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
 #include <immintrin.h>
 #define ATTNSCOPE_SMALL_GEMM_AVX2 1
 #endif
@@ -13,12 +14,7 @@ namespace attnscope::engine {
 namespace {
 
 #ifdef ATTNSCOPE_SMALL_GEMM_AVX2
-#define ATTNSCOPE_FMA_TARGET __attribute__((target("avx2,fma")))
-
-bool haveAvx2Fma() {
-    static const bool have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return have;
-}
+#define ATTNSCOPE_FMA_TARGET ATTNSCOPE_AVX2_FMA_TARGET
 
 // A·B^T: an MR x NR block of dot products along k, eight values of k at a time (k % 8 == 0), with
 // MR·NR accumulators; the NR = 4 rows of sums are reduced together by three horizontal adds.

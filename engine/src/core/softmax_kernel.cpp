@@ -1,8 +1,14 @@
 #include "core/softmax_kernel.h"
 
+#include "core/cpu_features.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+#include <immintrin.h>
+#endif
 
 namespace attnscope::engine {
 namespace {
@@ -116,6 +122,103 @@ void eluPlusOne(float* data, std::int64_t count) {
     }
 }
 
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+// expNonPositive on eight lanes: the same reduction and polynomial. The sparse kernels' rows are
+// short (a strided row holds a few dozen scores, a band row 129): the compiler's loops spent a
+// third of their time in scalar remainders and a separate pass for the sum; these rows run in
+// vectors with a masked tail and the sum accumulated as the values are written.
+ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) __m256 expNonPositive8(__m256 x) {
+    const __m256 low = _mm256_set1_ps(-87.3f);
+    const __m256 xc = _mm256_max_ps(x, low);
+    const __m256 fx = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
+    r = _mm256_fmadd_ps(fx, _mm256_set1_ps(2.12194440e-4f), r);
+    const __m256 r2 = _mm256_mul_ps(r, r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_add_ps(_mm256_fmadd_ps(p, r2, r), _mm256_set1_ps(1.0f));
+    const __m256i n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+    const __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(n));
+    return _mm256_andnot_ps(_mm256_cmp_ps(x, low, _CMP_LT_OQ), e);
+}
+
+// Lanes [0, count) set, for a row's last count < 8 values.
+ATTNSCOPE_AVX2_FMA_TARGET inline __m256i tailMask(std::int64_t count) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+ATTNSCOPE_AVX2_FMA_TARGET inline float horizontalMax(__m256 v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
+
+ATTNSCOPE_AVX2_FMA_TARGET inline float horizontalSum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+
+// rowExp (normalise = false) or rowSoftmax (true, and then *rowMax is not needed) in AVX2.
+ATTNSCOPE_AVX2_FMA_TARGET float rowExpAvx2(float* row, std::int64_t cols, float scale, float* rowMax, bool normalise) {
+    const __m256 minusInf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    __m256 m0 = minusInf, m1 = minusInf;
+    std::int64_t j = 0;
+    for (; j + 16 <= cols; j += 16) {
+        m0 = _mm256_max_ps(m0, _mm256_loadu_ps(row + j));
+        m1 = _mm256_max_ps(m1, _mm256_loadu_ps(row + j + 8));
+    }
+    if (j + 8 <= cols) {
+        m0 = _mm256_max_ps(m0, _mm256_loadu_ps(row + j));
+        j += 8;
+    }
+    const std::int64_t body = j, tail = cols - body;
+    const __m256i mask = tailMask(tail);
+    if (tail > 0)
+        m1 = _mm256_max_ps(m1, _mm256_blendv_ps(minusInf, _mm256_maskload_ps(row + body, mask), _mm256_castsi256_ps(mask)));
+    const float maxValue = horizontalMax(_mm256_max_ps(m0, m1));
+    if (rowMax) *rowMax = maxValue;
+    if (maxValue == -std::numeric_limits<float>::infinity()) {
+        std::memset(row, 0, static_cast<std::size_t>(cols) * sizeof(float));
+        return 0.0f;
+    }
+    const __m256 vscale = _mm256_set1_ps(scale), vshift = _mm256_set1_ps(maxValue * scale);
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    j = 0;
+    for (; j + 16 <= body; j += 16) {
+        const __m256 e0 = expNonPositive8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j), vscale, vshift));
+        const __m256 e1 = expNonPositive8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j + 8), vscale, vshift));
+        _mm256_storeu_ps(row + j, e0);
+        _mm256_storeu_ps(row + j + 8, e1);
+        s0 = _mm256_add_ps(s0, e0);
+        s1 = _mm256_add_ps(s1, e1);
+    }
+    if (j < body) {
+        const __m256 e = expNonPositive8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j), vscale, vshift));
+        _mm256_storeu_ps(row + j, e);
+        s0 = _mm256_add_ps(s0, e);
+    }
+    if (tail > 0) {
+        const __m256 x = _mm256_maskload_ps(row + body, mask);
+        const __m256 e = _mm256_and_ps(expNonPositive8(_mm256_fmsub_ps(x, vscale, vshift)), _mm256_castsi256_ps(mask));
+        _mm256_maskstore_ps(row + body, mask, e);
+        s1 = _mm256_add_ps(s1, e);
+    }
+    const float sum = horizontalSum(_mm256_add_ps(s0, s1));
+    if (normalise) {
+        const __m256 inv = _mm256_set1_ps(1.0f / sum);
+        for (j = 0; j < body; j += 8) _mm256_storeu_ps(row + j, _mm256_mul_ps(_mm256_loadu_ps(row + j), inv));
+        if (tail > 0) _mm256_maskstore_ps(row + body, mask, _mm256_mul_ps(_mm256_maskload_ps(row + body, mask), inv));
+    }
+    return sum;
+}
+#endif
+
 }  // namespace
 
 void eluPlusOneInPlace(float* data, std::int64_t count) { eluPlusOne(data, count); }
@@ -129,6 +232,13 @@ float maxValue(const float* data, std::int64_t count) { return maxOfLanes(data, 
 
 void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride, float scale,
                     float* rowMax, float* rowSum) {
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+    if (haveAvx2Fma()) {
+        for (std::int64_t r = 0; r < rows; ++r)
+            rowSum[r] = rowExpAvx2(data + r * rowStride, cols, scale, rowMax + r, /*normalise=*/false);
+        return;
+    }
+#endif
     for (std::int64_t r = 0; r < rows; ++r) rowSum[r] = rowExp(data + r * rowStride, cols, scale, rowMax + r);
 }
 
@@ -137,7 +247,13 @@ std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t col
     std::int64_t empty = 0;
     for (std::int64_t r = 0; r < rows; ++r) {
         float* row = data + r * rowStride;
-        if (rowSoftmax(row, cols, scale) == 0.0f) {
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+        const float sum = haveAvx2Fma() ? rowExpAvx2(row, cols, scale, nullptr, /*normalise=*/true)
+                                        : rowSoftmax(row, cols, scale);
+#else
+        const float sum = rowSoftmax(row, cols, scale);
+#endif
+        if (sum == 0.0f) {
             std::memset(row, 0, static_cast<std::size_t>(cols) * sizeof(float));
             if (rowEmpty) rowEmpty[r] = 1;
             ++empty;

@@ -203,6 +203,7 @@ struct DenseScratch {
     float* accMax = nullptr;  // [n] running max / sum of split rows (merge plans)
     float* accSum = nullptr;
     std::vector<std::uint8_t> groupStatus;
+    std::vector<std::int64_t> rowLo, rowHi;  ///< each row's allowed interval of the group's keys
     std::int64_t entries = 0, allowed = 0, emptyRows = 0;
 };
 
@@ -258,9 +259,50 @@ const float* groupRows(const float* base, const ResidueRows& residue, std::int64
     return gather;
 }
 
-// One group of the dense plan on one worker: scores = Q_rows K_keys^T, mask + softmax (only over
-// the allowed keys when they form one interval; the rest is zeroed), output = P V_keys (or a
-// partial output merged by log-sum-exp into the rows' running result when rows are split).
+// Row blocks of the register-tiled products: Q·Kᵀ runs 3 query rows at a time and P·V 6, so a
+// group whose rows each allow one interval of keys computes, per block, only the union of its
+// rows' intervals (a band's rows shift by one key each: 131 scores per row for 129 allowed, where
+// the whole group's union cost rowCount - 1 extra per row).
+constexpr std::int64_t kScoreRowBlock = 3;
+constexpr std::int64_t kValueRowBlock = 6;
+// The Q·Kᵀ kernel takes keys 4 at a time.
+constexpr std::int64_t kScoreKeyBlock = 4;
+
+// Calls f(firstRow, leadingDimension, columnOffset, count) for the parts of the group's key (or
+// value) rows: each segment read in place when `perSegment` or the group has one segment, else
+// all segments gathered into one matrix (in `gather`).
+template <class F>
+void forEachKeyPart(const DensePlan& plan, const DenseGroup& g, std::int64_t keys, const float* base,
+                    const ResidueRows& residue, std::int64_t d, bool perSegment, float* gather, F&& f) {
+    if (perSegment || g.segEnd - g.segBegin == 1) {
+        forEachSegment(plan, g, base, residue, d,
+                       [&](const DenseSegment& seg, const float* first, std::int64_t ld, std::int64_t off) {
+                           f(first, ld, off, seg.keyCount);
+                       });
+        return;
+    }
+    std::int64_t ld = d;
+    const float* rows = groupRows(base, residue, d, plan, g, gather, ld);
+    f(rows, ld, std::int64_t{0}, keys);
+}
+
+// The union [x0, x1) of the allowed intervals of rows [r0, r1) (x0 >= x1 when all are empty).
+void intervalUnion(const std::int64_t* lo, const std::int64_t* hi, std::int64_t r0, std::int64_t r1,
+                   std::int64_t keys, std::int64_t& x0, std::int64_t& x1) {
+    x0 = keys;
+    x1 = 0;
+    for (std::int64_t r = r0; r < r1; ++r)
+        if (lo[r] < hi[r]) {
+            x0 = std::min(x0, lo[r]);
+            x1 = std::max(x1, hi[r]);
+        }
+}
+
+// One group of the dense plan on one worker: scores = Q_rows K_keys^T, mask + softmax, output =
+// P V_keys (or a partial output merged by log-sum-exp into the rows' running result when rows are
+// split). When every row allows one interval of the group's keys, the products run block by
+// block of rows over the union of the block's intervals, and each block's P·V follows its softmax
+// while its scores are still in cache; otherwise the whole group is one product, masked with -inf.
 // qp, kp, vp: this head's [n, d] / [m, d] rows; op: this head's output rows.
 void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, const float* kp, const float* vp,
                    float* op, std::int64_t d, float scale, bool merge, DenseScratch& ws, std::uint8_t* rowStatus) {
@@ -272,83 +314,125 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
     // Several segments: each segment's keys are read in place (with their stride) into its own
     // columns of the scores, and P·V adds the segments' values in turn, when the register-tiled
     // products serve d; otherwise the segments are gathered into one matrix first.
-    const bool perSegment = g.segEnd - g.segBegin > 1 && smallGemmInPlace(d);
-    if (perSegment) {
-        forEachSegment(plan, g, kp, ws.residueK, d,
-                       [&](const DenseSegment& seg, const float* keyRows, std::int64_t ldk, std::int64_t off) {
-                           smallGemmABt(rows, seg.keyCount, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk,
-                                        sp + off, keys);
-                       });
-    } else {
-        std::int64_t ldk = d;
-        const float* keyRows =
-            groupRows(kp, ws.residueK, d, plan, g, ws.gatherK.defined() ? ws.gatherK.data_ptr<float>() : nullptr, ldk);
-        smallGemmABt(rows, keys, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk, sp, keys);
-    }
-    ws.entries += rows * keys;
+    const bool tiled = smallGemmInPlace(d);
+    const bool perSegment = g.segEnd - g.segBegin > 1 && tiled;
+    float* gatherK = ws.gatherK.defined() ? ws.gatherK.data_ptr<float>() : nullptr;
+    float* gatherV = ws.gatherV.defined() ? ws.gatherV.data_ptr<float>() : nullptr;
     float* partMax = merge ? ws.part.data_ptr<float>() + rows * d : nullptr;
     float* partSum = merge ? partMax + rows : nullptr;
-    for (std::int64_t r = 0; r < rows; ++r) {
-        float* row = sp + r * keys;
-        const std::int64_t i = g.rowStart + r * g.rowStep;
-        std::int64_t a = 0, b = keys;
-        if (g.maskedSegments > 0 && allowedInterval(plan, g, i, a, b)) {
-            // one interval: softmax over it alone; the other scores become exact zeros
-            ws.allowed += b - a;
-            if (b <= a) {
-                std::memset(row, 0, static_cast<std::size_t>(keys) * sizeof(float));
-                if (merge) {
-                    partMax[r] = kMinusInf;
-                    partSum[r] = 0.0f;
-                } else {
-                    ws.groupStatus[static_cast<std::size_t>(r)] = 1;
-                }
-                continue;
-            }
-            std::memset(row, 0, static_cast<std::size_t>(a) * sizeof(float));
-            std::memset(row + b, 0, static_cast<std::size_t>(keys - b) * sizeof(float));
-            if (merge)
-                expRowsInPlace(row + a, 1, b - a, b - a, scale, partMax + r, partSum + r);
-            else
-                softmaxRowsInPlace(row + a, 1, b - a, b - a, scale, ws.groupStatus.data() + r);
-            continue;
-        }
-        // general case: mask every disallowed score with -inf, softmax over the whole row
-        std::int64_t off = 0, rowAllowed = keys;
-        for (std::int64_t si = g.segBegin; si < g.segBegin + g.maskedSegments; ++si) {
-            const std::int64_t cnt = plan.segments[static_cast<std::size_t>(si)].keyCount;
-            std::int64_t lo = 0, hi = cnt;
-            plan.range(i, si - g.segBegin, plan.segments[static_cast<std::size_t>(si)], lo, hi);
-            lo = std::clamp<std::int64_t>(lo, 0, cnt);
-            hi = std::clamp<std::int64_t>(hi, lo, cnt);
-            std::fill(row + off, row + off + lo, kMinusInf);
-            std::fill(row + off + hi, row + off + cnt, kMinusInf);
-            rowAllowed -= cnt - (hi - lo);
-            off += cnt;
-        }
-        ws.allowed += rowAllowed;
-        if (merge)
-            expRowsInPlace(row, 1, keys, keys, scale, partMax + r, partSum + r);
-        else
-            softmaxRowsInPlace(row, 1, keys, keys, scale, ws.groupStatus.data() + r);
-    }
-    // out[rows, d] = P · V_keys, segment by segment (see above) or from the gathered values.
-    const auto weightedValues = [&](float* out, std::int64_t ldo) {
-        if (perSegment) {
-            forEachSegment(plan, g, vp, ws.residueV, d,
-                           [&](const DenseSegment& seg, const float* valueRows, std::int64_t ldv, std::int64_t off) {
-                               (off == 0 ? smallGemmAB : smallGemmABAdd)(rows, d, seg.keyCount, sp + off, keys,
-                                                                         valueRows, ldv, out, ldo);
-                           });
-            return;
-        }
-        std::int64_t ldv = d;
-        const float* valueRows =
-            groupRows(vp, ws.residueV, d, plan, g, ws.gatherV.defined() ? ws.gatherV.data_ptr<float>() : nullptr, ldv);
-        smallGemmAB(rows, d, keys, sp, keys, valueRows, ldv, out, ldo);
+    float* pp = merge ? ws.part.data_ptr<float>() : nullptr;
+    std::int64_t* lo = ws.rowLo.data();
+    std::int64_t* hi = ws.rowHi.data();
+    bool intervals = true;
+    for (std::int64_t r = 0; r < rows && intervals; ++r)
+        intervals = allowedInterval(plan, g, g.rowStart + r * g.rowStep, lo[r], hi[r]);
+
+    // C rows [r0, r1) of P·V over the columns [x0, x1): into the partial output or the output.
+    const auto weightedValues = [&](std::int64_t r0, std::int64_t r1, std::int64_t x0, std::int64_t x1) {
+        float* out = merge ? pp + r0 * d : op + (g.rowStart + r0 * g.rowStep) * d;
+        const std::int64_t ldo = merge ? d : g.rowStep * d;
+        bool first = true;
+        forEachKeyPart(plan, g, keys, vp, ws.residueV, d, perSegment, gatherV,
+                       [&](const float* valueRows, std::int64_t ldv, std::int64_t off, std::int64_t cnt) {
+                           const std::int64_t c0 = std::max(x0, off), c1 = std::min(x1, off + cnt);
+                           if (c0 >= c1) return;
+                           (first ? smallGemmAB : smallGemmABAdd)(r1 - r0, d, c1 - c0, sp + r0 * keys + c0, keys,
+                                                                  valueRows + (c0 - off) * ldv, ldv, out, ldo);
+                           first = false;
+                       });
+        if (first)  // no key in the block: its rows are empty
+            for (std::int64_t r = r0; r < r1; ++r) std::memset(out + (r - r0) * ldo, 0, static_cast<std::size_t>(d) * sizeof(float));
     };
+    // Marks row r (of the group) as having no allowed key.
+    const auto emptyRow = [&](std::int64_t r) {
+        if (merge) {
+            partMax[r] = kMinusInf;
+            partSum[r] = 0.0f;
+        } else {
+            ws.groupStatus[static_cast<std::size_t>(r)] = 1;
+        }
+    };
+
+    if (intervals) {
+        // Rows that all allow the same keys gain nothing from blocks: one product each way.
+        bool sameKeys = true;
+        for (std::int64_t r = 1; r < rows && sameKeys; ++r) sameKeys = lo[r] == lo[0] && hi[r] == hi[0];
+        const bool blocks = tiled && !sameKeys;
+        const std::int64_t scoreBlock = blocks ? kScoreRowBlock : rows, valueBlock = blocks ? kValueRowBlock : rows;
+        for (std::int64_t r0 = 0; r0 < rows; r0 += scoreBlock) {
+            const std::int64_t r1 = std::min(rows, r0 + scoreBlock);
+            std::int64_t x0 = 0, x1 = 0;
+            intervalUnion(lo, hi, r0, r1, keys, x0, x1);
+            if (x0 >= x1) continue;
+            const std::int64_t width = (x1 - x0 + kScoreKeyBlock - 1) / kScoreKeyBlock * kScoreKeyBlock;
+            if (x0 + width <= keys) x1 = x0 + width;
+            else x0 = std::max<std::int64_t>(0, x1 - width);
+            forEachKeyPart(plan, g, keys, kp, ws.residueK, d, perSegment, gatherK,
+                           [&](const float* keyRows, std::int64_t ldk, std::int64_t off, std::int64_t cnt) {
+                               const std::int64_t c0 = std::max(x0, off), c1 = std::min(x1, off + cnt);
+                               if (c0 < c1)
+                                   smallGemmABt(r1 - r0, c1 - c0, d, qp + (g.rowStart + r0 * g.rowStep) * d,
+                                                g.rowStep * d, keyRows + (c0 - off) * ldk, ldk, sp + r0 * keys + c0, keys);
+                           });
+            ws.entries += (r1 - r0) * (x1 - x0);
+        }
+        for (std::int64_t r0 = 0; r0 < rows; r0 += valueBlock) {
+            const std::int64_t r1 = std::min(rows, r0 + valueBlock);
+            std::int64_t x0 = 0, x1 = 0;
+            intervalUnion(lo, hi, r0, r1, keys, x0, x1);
+            for (std::int64_t r = r0; r < r1; ++r) {
+                float* row = sp + r * keys;
+                const std::int64_t a = lo[r], b = hi[r];
+                if (a >= b) {
+                    if (x1 > x0) std::memset(row + x0, 0, static_cast<std::size_t>(x1 - x0) * sizeof(float));
+                    emptyRow(r);
+                    continue;
+                }
+                // the block's other columns become exact zeros for this row
+                std::memset(row + x0, 0, static_cast<std::size_t>(a - x0) * sizeof(float));
+                std::memset(row + b, 0, static_cast<std::size_t>(x1 - b) * sizeof(float));
+                ws.allowed += b - a;
+                if (merge)
+                    expRowsInPlace(row + a, 1, b - a, b - a, scale, partMax + r, partSum + r);
+                else
+                    softmaxRowsInPlace(row + a, 1, b - a, b - a, scale, ws.groupStatus.data() + r);
+            }
+            if (x0 < x1) weightedValues(r0, r1, x0, x1);
+            else if (!merge) weightedValues(r0, r1, 0, 0);  // zero rows
+        }
+    } else {
+        // Some row's allowed keys have gaps: one product over the whole group, every disallowed
+        // score masked with -inf, softmax over the whole row.
+        forEachKeyPart(plan, g, keys, kp, ws.residueK, d, perSegment, gatherK,
+                       [&](const float* keyRows, std::int64_t ldk, std::int64_t off, std::int64_t cnt) {
+                           smallGemmABt(rows, cnt, d, qp + g.rowStart * d, g.rowStep * d, keyRows, ldk, sp + off, keys);
+                       });
+        ws.entries += rows * keys;
+        for (std::int64_t r = 0; r < rows; ++r) {
+            float* row = sp + r * keys;
+            const std::int64_t i = g.rowStart + r * g.rowStep;
+            std::int64_t off = 0, rowAllowed = keys;
+            for (std::int64_t si = g.segBegin; si < g.segBegin + g.maskedSegments; ++si) {
+                const std::int64_t cnt = plan.segments[static_cast<std::size_t>(si)].keyCount;
+                std::int64_t a = 0, b = cnt;
+                plan.range(i, si - g.segBegin, plan.segments[static_cast<std::size_t>(si)], a, b);
+                a = std::clamp<std::int64_t>(a, 0, cnt);
+                b = std::clamp<std::int64_t>(b, a, cnt);
+                std::fill(row + off, row + off + a, kMinusInf);
+                std::fill(row + off + b, row + off + cnt, kMinusInf);
+                rowAllowed -= cnt - (b - a);
+                off += cnt;
+            }
+            ws.allowed += rowAllowed;
+            if (merge)
+                expRowsInPlace(row, 1, keys, keys, scale, partMax + r, partSum + r);
+            else
+                softmaxRowsInPlace(row, 1, keys, keys, scale, ws.groupStatus.data() + r);
+        }
+        weightedValues(0, rows, 0, keys);
+    }
+
     if (!merge) {
-        weightedValues(op + g.rowStart * d, g.rowStep * d);
         for (std::int64_t r = 0; r < rows; ++r)
             if (ws.groupStatus[static_cast<std::size_t>(r)]) {
                 ws.groupStatus[static_cast<std::size_t>(r)] = 0;
@@ -357,8 +441,6 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
             }
         return;
     }
-    float* pp = ws.part.data_ptr<float>();
-    weightedValues(pp, d);
     for (std::int64_t r = 0; r < rows; ++r) {
         const float sum = partSum[r];
         if (sum == 0.0f) continue;
@@ -465,6 +547,8 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         }
         if (residueFloats > 0) ws.residue = ctx.pool().workspace(tag + ".residue", {residueFloats});
         ws.groupStatus.assign(static_cast<std::size_t>(maxRows), 0);
+        ws.rowLo.resize(static_cast<std::size_t>(maxRows));
+        ws.rowHi.resize(static_cast<std::size_t>(maxRows));
         workspaceBytes += static_cast<std::uint64_t>(maxRows * maxKeys + (gathers ? 2 * maxKeys * d : 0) +
                                                      (merge ? maxRows * (d + 2) + 2 * n : 0) + residueFloats) * 4;
     }
