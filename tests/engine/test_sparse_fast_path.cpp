@@ -86,6 +86,10 @@ TEST(SparseFastPath, MatchesGeneralKernelForEveryHeadSize) {
     auto engine = makeEngine();
     for (std::int64_t d : {12, 24, 40, 64}) {
         expectSameAsGeneral(*engine, {"sparse_strided", {{"stride", std::int64_t{16}}}, 211}, d);
+        // one group per item (no merge), the strided heads' keys from per-residue copies
+        expectSameAsGeneral(*engine,
+                            {"sparse_strided", {{"stride", std::int64_t{24}}, {"combine", std::string("interleave")}}, 230},
+                            d);
         expectSameAsGeneral(*engine, {"longformer", {{"window", std::int64_t{9}}}, 103}, d);
         expectSameAsGeneral(*engine, {"sparse_fixed", {{"block", std::int64_t{16}}, {"summary", std::int64_t{3}}}, 97}, d);
     }

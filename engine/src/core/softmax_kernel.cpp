@@ -164,6 +164,15 @@ ATTNSCOPE_AVX2_FMA_TARGET inline float horizontalSum(__m256 v) {
     return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
 }
 
+ATTNSCOPE_AVX2_FMA_TARGET void expNonPositiveAvx2(float* data, std::int64_t count) {
+    std::int64_t j = 0;
+    for (; j + 8 <= count; j += 8) _mm256_storeu_ps(data + j, expNonPositive8(_mm256_loadu_ps(data + j)));
+    if (j < count) {
+        const __m256i mask = tailMask(count - j);
+        _mm256_maskstore_ps(data + j, mask, expNonPositive8(_mm256_maskload_ps(data + j, mask)));
+    }
+}
+
 // rowExp (normalise = false) or rowSoftmax (true, and then *rowMax is not needed) in AVX2.
 ATTNSCOPE_AVX2_FMA_TARGET float rowExpAvx2(float* row, std::int64_t cols, float scale, float* rowMax, bool normalise) {
     const __m256 minusInf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
@@ -229,6 +238,13 @@ void positiveFeaturesInPlace(float* data, std::int64_t rows, std::int64_t cols, 
 }
 
 float maxValue(const float* data, std::int64_t count) { return maxOfLanes(data, count); }
+
+void expNonPositiveInPlace(float* data, std::int64_t count) {
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+    if (haveAvx2Fma()) return expNonPositiveAvx2(data, count);
+#endif
+    for (std::int64_t j = 0; j < count; ++j) data[j] = expNonPositive(data[j]);
+}
 
 void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride, float scale,
                     float* rowMax, float* rowSum) {

@@ -27,6 +27,9 @@ void positiveFeaturesInPlace(float* data, std::int64_t rows, std::int64_t cols, 
 /// elu(x) + 1 in place (x + 1 for x > 0, exp(x) otherwise): the Linear Transformer's feature map.
 void eluPlusOneInPlace(float* data, std::int64_t count);
 
+/// exp(x) in place for values x <= 0 (the softmax's exp: below -87.3 gives exactly 0).
+void expNonPositiveInPlace(float* data, std::int64_t count);
+
 /// The largest of data[0..count) (-inf when count is 0).
 float maxValue(const float* data, std::int64_t count);
 

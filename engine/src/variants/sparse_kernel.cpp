@@ -23,7 +23,7 @@ constexpr std::int32_t kUnowned = -1;
 constexpr std::int32_t kFallback = -2;
 // Progress is reported every this many tiles as well as between heads.
 constexpr std::size_t kTilesPerCheckpoint = 256;
-// Segment strides (floats) from which a merge plan reads a residue-major copy (1024 floats = 4 KiB:
+// Segment strides (floats) from which segments read a per-residue copy (1024 floats = 4 KiB:
 // larger strides put every row in the same L1 set).
 constexpr std::int64_t kResidueCopyMinStride = 1024;
 
@@ -153,19 +153,48 @@ void DensePlan::addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int
 
 namespace {
 
-// Keys (or values) of one head in residue-major order for one large step s: key j at row
-// (j mod s)·perResidue + j / s. A segment of step s is then contiguous rows. Read in place, its
-// rows are s·d floats apart (32 KiB for sparse_strided's l = 128): every row falls in the same
-// L1 set, and the products measured 38 GFLOP/s against 68 on contiguous rows.
+// The keys (or values) of one residue class of a large step s, copied into contiguous rows: rows
+// j = r, r + s, r + 2s, ... of a head for the residue r a group reads. Read in place, such rows are
+// s·d floats apart (32 KiB for sparse_strided's l = 128): every row falls in the same L1 set, and
+// the products measured 38 GFLOP/s against 68 on contiguous rows. One residue at a time (the plans
+// list a residue's groups together), so the copy stays in cache instead of a head-sized buffer.
 struct ResidueRows {
-    const float* rows = nullptr;
-    std::int64_t step = 0, perResidue = 0;
+    float* rows = nullptr;          ///< [perResidue, d] copy of the residue `held`
+    const float* source = nullptr;  ///< this head's [m, d] rows
+    std::int64_t step = 0, perResidue = 0, m = 0, held = -1;
 
-    /// The segment's first row and leading dimension: in the copy when it has the segment's step.
+    void reset(float* buffer, const float* headRows, std::int64_t stepIn, std::int64_t mIn) {
+        rows = buffer;
+        source = headRows;
+        step = stepIn;
+        m = mIn;
+        perResidue = (mIn + stepIn - 1) / stepIn;
+        held = -1;
+    }
+    /// Makes the copy hold the residue of the group's first segment with this step.
+    void prepare(const DensePlan& plan, const DenseGroup& g, std::int64_t d) {
+        if (!rows) return;
+        for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+            const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
+            if (seg.keyStep != step) continue;
+            const std::int64_t r = seg.keyStart % step;
+            if (r != held) {
+                for (std::int64_t u = 0, j = r; j < m; ++u, j += step)
+                    std::memcpy(rows + u * d, source + j * d, static_cast<std::size_t>(d) * sizeof(float));
+                held = r;
+                // The next residue's rows are 32 KiB apart, a stride no hardware prefetcher
+                // follows: fetched now, they arrive while this residue is computed.
+                for (std::int64_t j = r + 1; j < m && r + 1 < step; j += step)
+                    for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(source + j * d + c, 0, 2);
+            }
+            return;
+        }
+    }
+    /// The segment's first row and leading dimension: in the copy when it holds the segment.
     const float* locate(const float* base, const DenseSegment& seg, std::int64_t d, std::int64_t& ld) const {
-        if (rows && seg.keyStep == step) {
+        if (rows && seg.keyStep == step && seg.keyStart % step == held) {
             ld = d;
-            return rows + ((seg.keyStart % step) * perResidue + seg.keyStart / step) * d;
+            return rows + (seg.keyStart / step) * d;
         }
         ld = seg.keyStep * d;
         return base + seg.keyStart * d;
@@ -188,22 +217,15 @@ void forEachSegment(const DensePlan& plan, const DenseGroup& g, const float* bas
     }
 }
 
-// Copies rows [m, d] into residue-major order for step s (see ResidueRows).
-void copyResidueMajor(const float* src, std::int64_t m, std::int64_t d, std::int64_t step, std::int64_t perResidue,
-                      float* dst) {
-    for (std::int64_t r = 0; r < std::min(step, m); ++r)
-        for (std::int64_t u = 0, j = r; j < m; ++u, j += step)
-            std::memcpy(dst + (r * perResidue + u) * d, src + j * d, static_cast<std::size_t>(d) * sizeof(float));
-}
-
 // Scratch of one worker thread of the dense-plan kernel.
 struct DenseScratch {
     at::Tensor scores, gatherK, gatherV, part, residue;
-    ResidueRows residueK, residueV;  ///< this head's residue-major keys and values (merge plans)
+    ResidueRows residueK, residueV;  ///< one residue's keys and values (large-step segments)
     float* accMax = nullptr;  // [n] running max / sum of split rows (merge plans)
     float* accSum = nullptr;
     std::vector<std::uint8_t> groupStatus;
     std::vector<std::int64_t> rowLo, rowHi;  ///< each row's allowed interval of the group's keys
+    std::vector<float> mergeScale;            ///< [2 * rows] rescaling factors of a merge
     std::int64_t entries = 0, allowed = 0, emptyRows = 0;
 };
 
@@ -310,6 +332,8 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
     std::int64_t keys = 0;
     for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
     if (rows <= 0 || keys <= 0) return;
+    ws.residueK.prepare(plan, g, d);
+    ws.residueV.prepare(plan, g, d);
     float* sp = ws.scores.data_ptr<float>();
     // Several segments: each segment's keys are read in place (with their stride) into its own
     // columns of the scores, and P·V adds the segments' values in turn, when the register-tiled
@@ -323,14 +347,19 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
     float* pp = merge ? ws.part.data_ptr<float>() : nullptr;
     std::int64_t* lo = ws.rowLo.data();
     std::int64_t* hi = ws.rowHi.data();
+    // A group that is the first to reach each of its rows (sparse_strided's band groups) writes
+    // its partial output straight into the output rows: nothing to merge yet.
+    bool direct = merge;
+    for (std::int64_t r = 0; r < rows && direct; ++r) direct = ws.accSum[g.rowStart + r * g.rowStep] == 0.0f;
+    const bool intoOutput = !merge || direct;
     bool intervals = true;
     for (std::int64_t r = 0; r < rows && intervals; ++r)
         intervals = allowedInterval(plan, g, g.rowStart + r * g.rowStep, lo[r], hi[r]);
 
     // C rows [r0, r1) of P·V over the columns [x0, x1): into the partial output or the output.
     const auto weightedValues = [&](std::int64_t r0, std::int64_t r1, std::int64_t x0, std::int64_t x1) {
-        float* out = merge ? pp + r0 * d : op + (g.rowStart + r0 * g.rowStep) * d;
-        const std::int64_t ldo = merge ? d : g.rowStep * d;
+        float* out = intoOutput ? op + (g.rowStart + r0 * g.rowStep) * d : pp + r0 * d;
+        const std::int64_t ldo = intoOutput ? g.rowStep * d : d;
         bool first = true;
         forEachKeyPart(plan, g, keys, vp, ws.residueV, d, perSegment, gatherV,
                        [&](const float* valueRows, std::int64_t ldv, std::int64_t off, std::int64_t cnt) {
@@ -384,13 +413,13 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                 float* row = sp + r * keys;
                 const std::int64_t a = lo[r], b = hi[r];
                 if (a >= b) {
-                    if (x1 > x0) std::memset(row + x0, 0, static_cast<std::size_t>(x1 - x0) * sizeof(float));
+                    std::fill(row + x0, row + std::max(x0, x1), 0.0f);
                     emptyRow(r);
                     continue;
                 }
-                // the block's other columns become exact zeros for this row
-                std::memset(row + x0, 0, static_cast<std::size_t>(a - x0) * sizeof(float));
-                std::memset(row + b, 0, static_cast<std::size_t>(x1 - b) * sizeof(float));
+                // the block's other columns (a few at each end) become exact zeros for this row
+                std::fill(row + x0, row + a, 0.0f);
+                std::fill(row + b, row + x1, 0.0f);
                 ws.allowed += b - a;
                 if (merge)
                     expRowsInPlace(row + a, 1, b - a, b - a, scale, partMax + r, partSum + r);
@@ -398,7 +427,7 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                     softmaxRowsInPlace(row + a, 1, b - a, b - a, scale, ws.groupStatus.data() + r);
             }
             if (x0 < x1) weightedValues(r0, r1, x0, x1);
-            else if (!merge) weightedValues(r0, r1, 0, 0);  // zero rows
+            else if (intoOutput) weightedValues(r0, r1, 0, 0);  // zero rows
         }
     } else {
         // Some row's allowed keys have gaps: one product over the whole group, every disallowed
@@ -441,6 +470,26 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
             }
         return;
     }
+    if (direct) {
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const std::int64_t i = g.rowStart + r * g.rowStep;
+            ws.accMax[i] = partMax[r];
+            ws.accSum[i] = partSum[r];
+        }
+        return;
+    }
+    // Log-sum-exp merge of the partial rows into the running ones: the rescaling factors of a
+    // whole group at once, through the vectorised exp.
+    float* keepOld = ws.mergeScale.data();
+    float* keepNew = keepOld + rows;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t i = g.rowStart + r * g.rowStep;
+        const float mx = partSum[r] == 0.0f ? ws.accMax[i] : std::max(ws.accMax[i], partMax[r]);
+        keepOld[r] = ws.accSum[i] == 0.0f ? 0.0f : (ws.accMax[i] - mx) * scale;
+        keepNew[r] = partSum[r] == 0.0f ? 0.0f : (partMax[r] - mx) * scale;
+        partMax[r] = mx;
+    }
+    expNonPositiveInPlace(keepOld, 2 * rows);
     for (std::int64_t r = 0; r < rows; ++r) {
         const float sum = partSum[r];
         if (sum == 0.0f) continue;
@@ -453,11 +502,10 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
             ws.accSum[i] = sum;
             continue;
         }
-        const float mx = std::max(ws.accMax[i], partMax[r]);
-        const float ea = std::exp((ws.accMax[i] - mx) * scale), eb = std::exp((partMax[r] - mx) * scale);
+        const float ea = keepOld[r], eb = keepNew[r];
         for (std::int64_t c = 0; c < d; ++c) o[c] = o[c] * ea + p[c] * eb;
         ws.accSum[i] = ws.accSum[i] * ea + sum * eb;
-        ws.accMax[i] = mx;
+        ws.accMax[i] = partMax[r];
     }
 }
 
@@ -514,20 +562,17 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
             for (std::int64_t gi = 0; gi < groups; ++gi) items.push_back({h, gi, gi + 1});
     }
 
-    // Merge plans run a whole head per item: there a head's keys and values of a large step are
-    // copied into residue-major order once (two [m, d] copies) and every segment of that step reads
-    // contiguous rows (see ResidueRows).
+    // Segments of a large step read their residue's rows from a per-thread copy (see ResidueRows).
     const std::int64_t m = k.size(1);
     std::vector<std::int64_t> residueStep(static_cast<std::size_t>(heads), 0);
     std::int64_t residueFloats = 0;
-    if (merge)
-        for (std::int64_t h = 0; h < heads; ++h)
-            for (const auto& seg : plans[static_cast<std::size_t>(h)].segments)
-                if (seg.keyStep > 1 && seg.keyStep * d >= kResidueCopyMinStride) {
-                    residueStep[static_cast<std::size_t>(h)] = seg.keyStep;
-                    residueFloats = std::max(residueFloats, 2 * seg.keyStep * ((m + seg.keyStep - 1) / seg.keyStep) * d);
-                    break;
-                }
+    for (std::int64_t h = 0; h < heads; ++h)
+        for (const auto& seg : plans[static_cast<std::size_t>(h)].segments)
+            if (seg.keyStep > 1 && seg.keyStep * d >= kResidueCopyMinStride) {
+                residueStep[static_cast<std::size_t>(h)] = seg.keyStep;
+                residueFloats = std::max(residueFloats, 2 * ((m + seg.keyStep - 1) / seg.keyStep) * d);
+                break;
+            }
 
     const int threads = std::max(1, at::get_num_threads());
     std::vector<DenseScratch> scratch(static_cast<std::size_t>(threads));
@@ -549,6 +594,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         ws.groupStatus.assign(static_cast<std::size_t>(maxRows), 0);
         ws.rowLo.resize(static_cast<std::size_t>(maxRows));
         ws.rowHi.resize(static_cast<std::size_t>(maxRows));
+        ws.mergeScale.resize(static_cast<std::size_t>(2 * maxRows));
         workspaceBytes += static_cast<std::uint64_t>(maxRows * maxKeys + (gathers ? 2 * maxKeys * d : 0) +
                                                      (merge ? maxRows * (d + 2) + 2 * n : 0) + residueFloats) * 4;
     }
@@ -594,12 +640,9 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                 std::uint8_t* rowStatus = status.u8.data() + h * n;
                 ws.residueK = ws.residueV = ResidueRows{};
                 if (const std::int64_t step = residueStep[static_cast<std::size_t>(h)]; step > 0) {
-                    const std::int64_t perResidue = (m + step - 1) / step;
                     float* copy = ws.residue.data_ptr<float>();
-                    copyResidueMajor(kp, m, d, step, perResidue, copy);
-                    copyResidueMajor(vp, m, d, step, perResidue, copy + step * perResidue * d);
-                    ws.residueK = ResidueRows{copy, step, perResidue};
-                    ws.residueV = ResidueRows{copy + step * perResidue * d, step, perResidue};
+                    ws.residueK.reset(copy, kp, step, m);
+                    ws.residueV.reset(copy + ws.residueK.perResidue * d, vp, step, m);
                 }
                 for (std::int64_t gi = item.group0; gi < item.group1; ++gi)
                     runDenseGroup(plan, plan.groups[static_cast<std::size_t>(gi)], qp, kp, vp, op, d, scale, merge, ws,
