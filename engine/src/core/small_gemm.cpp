@@ -3,6 +3,7 @@
 #include "core/blas_gemm.h"
 #include "core/cpu_features.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
@@ -88,14 +89,35 @@ ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void axpyTile(std::in
         for (int v = 0; v < NV; ++v) _mm256_storeu_ps(c + r * ldc + 8 * v, acc[r][v]);
 }
 
+// The last n % 8 columns of an MR-row block: B and C through lane masks.
+template <int MR, bool Add>
+ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void axpyTailTile(std::int64_t k, std::int64_t cols,
+                                                                             const float* a, std::int64_t lda,
+                                                                             const float* b, std::int64_t ldb, float* c,
+                                                                             std::int64_t ldc) {
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cols)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 acc[MR];
+    for (int r = 0; r < MR; ++r) acc[r] = Add ? _mm256_maskload_ps(c + r * ldc, mask) : _mm256_setzero_ps();
+    for (std::int64_t p = 0; p < k; ++p) {
+        const __m256 bv = _mm256_maskload_ps(b + p * ldb, mask);
+        for (int r = 0; r < MR; ++r) acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r * lda + p), bv, acc[r]);
+    }
+    for (int r = 0; r < MR; ++r) _mm256_maskstore_ps(c + r * ldc, mask, acc[r]);
+}
+
 template <int MR, bool Add>
 ATTNSCOPE_FMA_TARGET void axpyRows(std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                                    std::int64_t ldb, float* c, std::int64_t ldc) {
     std::int64_t j = 0;
     for (; j + 16 <= n; j += 16) axpyTile<MR, 2, Add>(k, a, lda, b + j, ldb, c + j, ldc);
-    if (j < n) axpyTile<MR, 1, Add>(k, a, lda, b + j, ldb, c + j, ldc);  // n % 16 == 8
+    if (j + 8 <= n) {
+        axpyTile<MR, 1, Add>(k, a, lda, b + j, ldb, c + j, ldc);
+        j += 8;
+    }
+    if (j < n) axpyTailTile<MR, Add>(k, n - j, a, lda, b + j, ldb, c + j, ldc);
 }
-// 6 x 16 blocks: 12 accumulators, 2 loads and 6 broadcasts per 12 FMAs (n % 8 == 0).
+// 6 x 16 blocks: 12 accumulators, 2 loads and 6 broadcasts per 12 FMAs.
 template <bool Add>
 ATTNSCOPE_FMA_TARGET void abAvx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
@@ -112,6 +134,111 @@ ATTNSCOPE_FMA_TARGET void abAvx2(std::int64_t m, std::int64_t n, std::int64_t k,
         default: break;
     }
 }
+
+// A·B against keys in panels of 8 (see smallGemmABPanels): an MR x 8·NP block of C from NP
+// panels, one broadcast of A per row and NP contiguous loads per step of k.
+template <int MR, int NP>
+ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void panelTile(std::int64_t k, const float* a, std::int64_t lda,
+                                                                          const float* b0, const float* b1, float* c,
+                                                                          std::int64_t ldc) {
+    __m256 acc[MR][NP];
+    for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NP; ++v) acc[r][v] = _mm256_setzero_ps();
+    for (std::int64_t p = 0; p < k; ++p) {
+        const __m256 x[2] = {_mm256_loadu_ps(b0 + p * 8), NP > 1 ? _mm256_loadu_ps(b1 + p * 8) : _mm256_setzero_ps()};
+        for (int r = 0; r < MR; ++r) {
+            const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
+            for (int v = 0; v < NP; ++v) acc[r][v] = _mm256_fmadd_ps(av, x[v], acc[r][v]);
+        }
+    }
+    for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NP; ++v) _mm256_storeu_ps(c + r * ldc + 8 * v, acc[r][v]);
+}
+
+// One panel against MR rows, lanes [lane0, lane0 + count) of it stored at c.
+template <int MR>
+ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void panelPart(std::int64_t k, const float* a, std::int64_t lda,
+                                                                          const float* b, std::int64_t lane0,
+                                                                          std::int64_t count, float* c, std::int64_t ldc) {
+    __m256 acc[MR];
+    for (int r = 0; r < MR; ++r) acc[r] = _mm256_setzero_ps();
+    for (std::int64_t p = 0; p < k; ++p) {
+        const __m256 x = _mm256_loadu_ps(b + p * 8);
+        for (int r = 0; r < MR; ++r) acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r * lda + p), x, acc[r]);
+    }
+    alignas(32) float lanes[8];
+    for (int r = 0; r < MR; ++r) {
+        _mm256_store_ps(lanes, acc[r]);
+        for (std::int64_t t = 0; t < count; ++t) c[r * ldc + t] = lanes[lane0 + t];
+    }
+}
+
+template <int MR>
+ATTNSCOPE_FMA_TARGET void panelRows(std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                                    const float* panels, std::int64_t first, float* c, std::int64_t ldc) {
+    const std::int64_t panelFloats = 8 * k;
+    const float* b = panels + (first / 8) * panelFloats;
+    std::int64_t j = 0;
+    if (first % 8 == 0 && n % 8 == 0) {  // whole panels: 16 columns a tile, then 8
+        for (; j + 16 <= n; j += 16, b += 2 * panelFloats) panelTile<MR, 2>(k, a, lda, b, b + panelFloats, c + j, ldc);
+        if (j < n) panelTile<MR, 1>(k, a, lda, b, b, c + j, ldc);
+        return;
+    }
+    if (const std::int64_t lane0 = first % 8; lane0 != 0) {  // the first panel's upper lanes
+        const std::int64_t count = std::min<std::int64_t>(8 - lane0, n);
+        panelPart<MR>(k, a, lda, b, lane0, count, c, ldc);
+        j = count;
+        b += panelFloats;
+    }
+    for (; j + 16 <= n; j += 16, b += 2 * panelFloats) panelTile<MR, 2>(k, a, lda, b, b + panelFloats, c + j, ldc);
+    for (; j < n; j += 8, b += panelFloats) panelPart<MR>(k, a, lda, b, 0, std::min<std::int64_t>(8, n - j), c + j, ldc);
+}
+
+ATTNSCOPE_FMA_TARGET void abPanelsAvx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                                       const float* panels, std::int64_t first, float* c, std::int64_t ldc) {
+    std::int64_t i = 0;
+    for (; i + 6 <= m; i += 6) panelRows<6>(n, k, a + i * lda, lda, panels, first, c + i * ldc, ldc);
+    const float* ar = a + i * lda;
+    float* cr = c + i * ldc;
+    switch (m - i) {
+        case 5: panelRows<5>(n, k, ar, lda, panels, first, cr, ldc); break;
+        case 4: panelRows<4>(n, k, ar, lda, panels, first, cr, ldc); break;
+        case 3: panelRows<3>(n, k, ar, lda, panels, first, cr, ldc); break;
+        case 2: panelRows<2>(n, k, ar, lda, panels, first, cr, ldc); break;
+        case 1: panelRows<1>(n, k, ar, lda, panels, first, cr, ldc); break;
+        default: break;
+    }
+}
+
+ATTNSCOPE_FMA_TARGET void transposeAvx2(std::int64_t rows, std::int64_t cols, const float* src, std::int64_t lds,
+                                        float* dst, std::int64_t ldd) {
+    std::int64_t r = 0;
+    for (; r + 8 <= rows; r += 8) {
+        std::int64_t c = 0;
+        for (; c + 8 <= cols; c += 8) {
+            __m256 x[8];
+            for (int t = 0; t < 8; ++t) x[t] = _mm256_loadu_ps(src + (r + t) * lds + c);
+            // 8 x 8 transpose: pairs, quads, then halves
+            const __m256 a0 = _mm256_unpacklo_ps(x[0], x[1]), a1 = _mm256_unpackhi_ps(x[0], x[1]);
+            const __m256 a2 = _mm256_unpacklo_ps(x[2], x[3]), a3 = _mm256_unpackhi_ps(x[2], x[3]);
+            const __m256 a4 = _mm256_unpacklo_ps(x[4], x[5]), a5 = _mm256_unpackhi_ps(x[4], x[5]);
+            const __m256 a6 = _mm256_unpacklo_ps(x[6], x[7]), a7 = _mm256_unpackhi_ps(x[6], x[7]);
+            const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
+            const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
+            const __m256 b4 = _mm256_shuffle_ps(a4, a6, 0x44), b5 = _mm256_shuffle_ps(a4, a6, 0xEE);
+            const __m256 b6 = _mm256_shuffle_ps(a5, a7, 0x44), b7 = _mm256_shuffle_ps(a5, a7, 0xEE);
+            const __m256 y[8] = {_mm256_permute2f128_ps(b0, b4, 0x20), _mm256_permute2f128_ps(b1, b5, 0x20),
+                                 _mm256_permute2f128_ps(b2, b6, 0x20), _mm256_permute2f128_ps(b3, b7, 0x20),
+                                 _mm256_permute2f128_ps(b0, b4, 0x31), _mm256_permute2f128_ps(b1, b5, 0x31),
+                                 _mm256_permute2f128_ps(b2, b6, 0x31), _mm256_permute2f128_ps(b3, b7, 0x31)};
+            for (int t = 0; t < 8; ++t) _mm256_storeu_ps(dst + (c + t) * ldd + r, y[t]);
+        }
+        for (; c < cols; ++c)
+            for (int t = 0; t < 8; ++t) dst[c * ldd + r + t] = src[(r + t) * lds + c];
+    }
+    for (; r < rows; ++r)
+        for (std::int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
+}
 #endif
 
 }  // namespace
@@ -127,7 +254,7 @@ void smallGemmABt(std::int64_t m, std::int64_t n, std::int64_t k, const float* a
 void smallGemmAB(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                  std::int64_t ldb, float* c, std::int64_t ldc) {
 #ifdef ATTNSCOPE_SMALL_GEMM_AVX2
-    if (n % 8 == 0 && haveAvx2Fma()) return abAvx2<false>(m, n, k, a, lda, b, ldb, c, ldc);
+    if (haveAvx2Fma()) return abAvx2<false>(m, n, k, a, lda, b, ldb, c, ldc);
 #endif
     gemmRowMajor(false, m, n, k, a, lda, b, ldb, c, ldc);
 }
@@ -144,9 +271,36 @@ bool smallGemmInPlace(std::int64_t d) {
 void smallGemmABAdd(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                     std::int64_t ldb, float* c, std::int64_t ldc) {
 #ifdef ATTNSCOPE_SMALL_GEMM_AVX2
-    if (n % 8 == 0 && haveAvx2Fma()) return abAvx2<true>(m, n, k, a, lda, b, ldb, c, ldc);
+    if (haveAvx2Fma()) return abAvx2<true>(m, n, k, a, lda, b, ldb, c, ldc);
 #endif
     throw std::logic_error("smallGemmABAdd needs the register-tiled products (check smallGemmInPlace)");
+}
+
+void transposeRows(std::int64_t rows, std::int64_t cols, const float* src, std::int64_t lds, float* dst,
+                   std::int64_t ldd) {
+#ifdef ATTNSCOPE_SMALL_GEMM_AVX2
+    if (haveAvx2Fma()) return transposeAvx2(rows, cols, src, lds, dst, ldd);
+#endif
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
+}
+
+void smallGemmABPanels(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                       const float* panels, std::int64_t first, float* c, std::int64_t ldc) {
+#ifdef ATTNSCOPE_SMALL_GEMM_AVX2
+    if (haveAvx2Fma()) return abPanelsAvx2(m, n, k, a, lda, panels, first, c, ldc);
+#endif
+    throw std::logic_error("smallGemmABPanels needs the register-tiled products (check smallGemmInPlace)");
+}
+
+void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int64_t lds, float* panels) {
+    const std::int64_t whole = rows / 8 * 8;
+    for (std::int64_t r0 = 0; r0 < whole; r0 += 8) transposeRows(8, k, src + r0 * lds, lds, panels + r0 * k, 8);
+    if (whole < rows) {
+        float* last = panels + whole * k;
+        std::fill(last, last + 8 * k, 0.0f);
+        transposeRows(rows - whole, k, src + whole * lds, lds, last, 8);
+    }
 }
 
 }  // namespace attnscope::engine

@@ -15,11 +15,25 @@ void smallGemmABt(std::int64_t m, std::int64_t n, std::int64_t k, const float* a
 void smallGemmAB(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                  std::int64_t ldb, float* c, std::int64_t ldc);
 
+/// dst[c, r] = src[r, c] for a [rows x cols] matrix (leading dimensions lds, ldd).
+void transposeRows(std::int64_t rows, std::int64_t cols, const float* src, std::int64_t lds, float* dst,
+                   std::int64_t ldd);
+
+/// C[m x n] = A[m x k] · B, where column t of B is key first + t of a set of keys stored in panels
+/// of 8: the panel of keys 8q..8q+7 is a [k x 8] row-major block at panels + q·8k (copyToPanels).
+/// Only where smallGemmInPlace(k).
+void smallGemmABPanels(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                       const float* panels, std::int64_t first, float* c, std::int64_t ldc);
+
+/// Copies rows [rows x k] (leading dimension lds) into panels of 8 rows, each transposed to [k x 8]
+/// (ceil(rows / 8) · 8k floats; the last panel's missing rows are zeros).
+void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int64_t lds, float* panels);
+
 /// Whether products with this inner size (A·B^T) and output width (A·B) run in the register-tiled
 /// code, which alone offers accumulation (smallGemmABAdd).
 bool smallGemmInPlace(std::int64_t d);
 
-/// C[m x n] += A[m x k] · B; only where smallGemmInPlace(n).
+/// C[m x n] += A[m x k] · B; only where smallGemmInPlace(d) for some d (any n then).
 void smallGemmABAdd(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                     std::int64_t ldb, float* c, std::int64_t ldc);
 

@@ -35,6 +35,19 @@ inline float expNonPositive(float x) {
     return x < -87.3f ? 0.0f : p * twoToN;
 }
 
+// The shift of a row's exp: an earlier part's max (`reference`, unscaled) when the row's values
+// then stay below exp(kMaxReferenceExcess), else the row's own max. Softmax is invariant under the
+// shift and float's relative precision does not depend on magnitude, so either is exact; the
+// reference lets a second part of a row add into the first part's output without rescaling it.
+constexpr float kMaxReferenceExcess = 64.0f;
+constexpr float kNoReference = -std::numeric_limits<float>::infinity();
+
+inline float referenceShift(float maxValue, float scale, float reference) {
+    return reference != -std::numeric_limits<float>::infinity() && (maxValue - reference) * scale <= kMaxReferenceExcess
+               ? reference
+               : maxValue;
+}
+
 constexpr int kLanes = 16;
 
 // The largest of row[0..cols), over kLanes lanes so that the loop vectorises; inlined into each
@@ -86,14 +99,15 @@ float rowSoftmax(float* row, std::int64_t cols, float scale) {
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-float rowExp(float* row, std::int64_t cols, float scale, float* rowMax) {
+float rowExp(float* row, std::int64_t cols, float scale, float* rowMax, float reference) {
     const float maxValue = laneMax(row, cols);
-    *rowMax = maxValue;
     if (maxValue == -std::numeric_limits<float>::infinity()) {
+        *rowMax = maxValue;
         std::memset(row, 0, static_cast<std::size_t>(cols) * sizeof(float));
         return 0.0f;
     }
-    const float shift = maxValue * scale;
+    *rowMax = referenceShift(maxValue, scale, reference);
+    const float shift = *rowMax * scale;
     for (std::int64_t j = 0; j < cols; ++j) row[j] = expNonPositive(row[j] * scale - shift);
     const float sum = laneSum(row, cols);
     return sum;
@@ -174,7 +188,8 @@ ATTNSCOPE_AVX2_FMA_TARGET void expNonPositiveAvx2(float* data, std::int64_t coun
 }
 
 // rowExp (normalise = false) or rowSoftmax (true, and then *rowMax is not needed) in AVX2.
-ATTNSCOPE_AVX2_FMA_TARGET float rowExpAvx2(float* row, std::int64_t cols, float scale, float* rowMax, bool normalise) {
+ATTNSCOPE_AVX2_FMA_TARGET float rowExpAvx2(float* row, std::int64_t cols, float scale, float* rowMax, bool normalise,
+                                           float reference) {
     const __m256 minusInf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
     __m256 m0 = minusInf, m1 = minusInf;
     std::int64_t j = 0;
@@ -190,12 +205,14 @@ ATTNSCOPE_AVX2_FMA_TARGET float rowExpAvx2(float* row, std::int64_t cols, float 
     const __m256i mask = tailMask(tail);
     if (tail > 0)
         m1 = _mm256_max_ps(m1, _mm256_blendv_ps(minusInf, _mm256_maskload_ps(row + body, mask), _mm256_castsi256_ps(mask)));
-    const float maxValue = horizontalMax(_mm256_max_ps(m0, m1));
-    if (rowMax) *rowMax = maxValue;
+    float maxValue = horizontalMax(_mm256_max_ps(m0, m1));
     if (maxValue == -std::numeric_limits<float>::infinity()) {
+        if (rowMax) *rowMax = maxValue;
         std::memset(row, 0, static_cast<std::size_t>(cols) * sizeof(float));
         return 0.0f;
     }
+    maxValue = referenceShift(maxValue, scale, reference);
+    if (rowMax) *rowMax = maxValue;
     const __m256 vscale = _mm256_set1_ps(scale), vshift = _mm256_set1_ps(maxValue * scale);
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
     j = 0;
@@ -251,11 +268,18 @@ void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int6
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
     if (haveAvx2Fma()) {
         for (std::int64_t r = 0; r < rows; ++r)
-            rowSum[r] = rowExpAvx2(data + r * rowStride, cols, scale, rowMax + r, /*normalise=*/false);
+            rowSum[r] = rowExpAvx2(data + r * rowStride, cols, scale, rowMax + r, /*normalise=*/false, kNoReference);
         return;
     }
 #endif
-    for (std::int64_t r = 0; r < rows; ++r) rowSum[r] = rowExp(data + r * rowStride, cols, scale, rowMax + r);
+    for (std::int64_t r = 0; r < rows; ++r) rowSum[r] = rowExp(data + r * rowStride, cols, scale, rowMax + r, kNoReference);
+}
+
+float expRowAgainst(float* row, std::int64_t cols, float scale, float reference, float* shiftMax) {
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+    if (haveAvx2Fma()) return rowExpAvx2(row, cols, scale, shiftMax, /*normalise=*/false, reference);
+#endif
+    return rowExp(row, cols, scale, shiftMax, reference);
 }
 
 std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride,
@@ -264,7 +288,7 @@ std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t col
     for (std::int64_t r = 0; r < rows; ++r) {
         float* row = data + r * rowStride;
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
-        const float sum = haveAvx2Fma() ? rowExpAvx2(row, cols, scale, nullptr, /*normalise=*/true)
+        const float sum = haveAvx2Fma() ? rowExpAvx2(row, cols, scale, nullptr, /*normalise=*/true, kNoReference)
                                         : rowSoftmax(row, cols, scale);
 #else
         const float sum = rowSoftmax(row, cols, scale);

@@ -18,6 +18,12 @@ std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t col
 void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride, float scale,
                     float* rowMax, float* rowSum);
 
+/// expRowsInPlace for one row, shifted by `reference` (the max, unscaled, of an earlier part of the
+/// same softmax row; -inf for none) instead of the row's own max whenever the row's values then
+/// stay below exp(64): a second part can then be added to the first without rescaling either.
+/// Returns the sum; *shiftMax = the max used as the shift (-inf for an all -inf row).
+float expRowAgainst(float* row, std::int64_t cols, float scale, float reference, float* shiftMax);
+
 /// FAVOR+ positive features in place: each of `rows` rows of `cols` floats becomes
 /// (exp(x - shift[r]) + eps) * ratio. Callers guarantee x - shift[r] <= 0 (the shift holds the
 /// row's or the head's largest projection), which the exp kernel relies on.

@@ -1,0 +1,173 @@
+// The sparse kernels' building blocks against double-precision references: the register-tiled
+// products (row blocks of 1-7, column tails of every width, keys in panels at every lane offset),
+// the panel copy, and the row exp with and without a reference shift.
+
+#include "core/small_gemm.h"
+#include "core/softmax_kernel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using namespace attnscope::engine;
+using Index = std::int64_t;
+
+std::vector<float> randomValues(std::size_t count, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> normal;
+    std::vector<float> v(count);
+    for (auto& x : v) x = normal(gen);
+    return v;
+}
+
+// C[m x n] = A[m x k] · B where B(p, j) = b(p, j).
+template <class B>
+std::vector<double> referenceProduct(Index m, Index n, Index k, const std::vector<float>& a, Index lda, B b) {
+    std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+    for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j)
+            for (Index p = 0; p < k; ++p)
+                c[static_cast<std::size_t>(i * n + j)] += static_cast<double>(a[static_cast<std::size_t>(i * lda + p)]) * b(p, j);
+    return c;
+}
+
+void expectClose(const std::vector<double>& want, const float* got, Index m, Index n, Index ldc) {
+    for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j)
+            ASSERT_NEAR(got[i * ldc + j], want[static_cast<std::size_t>(i * n + j)], 1e-4) << "at " << i << ", " << j;
+}
+
+TEST(CpuKernels, ProductsForEveryBlockShape) {
+    const Index k = 64, lda = 72, ldb = 80, ldc = 40;
+    const auto a = randomValues(7 * lda, 1);
+    const auto b = randomValues(static_cast<std::size_t>(k * ldb), 2);  // 64 rows: keys (Bᵀ) or k rows (B)
+    for (Index m = 1; m <= 7; ++m)
+        for (Index n = 1; n <= 33; ++n) {
+            SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n));
+            // A·Bᵀ: B rows are keys
+            std::vector<float> c(static_cast<std::size_t>(7 * ldc), -1.0f);
+            smallGemmABt(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
+            expectClose(referenceProduct(m, n, k, a, lda, [&](Index p, Index j) { return b[static_cast<std::size_t>(j * ldb + p)]; }),
+                        c.data(), m, n, ldc);
+            // A·B, then A·B added to it (columns in tails of 1-7 as well)
+            smallGemmAB(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
+            const auto ab = referenceProduct(m, n, k, a, lda, [&](Index p, Index j) { return b[static_cast<std::size_t>(p * ldb + j)]; });
+            expectClose(ab, c.data(), m, n, ldc);
+            if (smallGemmInPlace(k)) {
+                smallGemmABAdd(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
+                std::vector<double> twice = ab;
+                for (auto& x : twice) x *= 2.0;
+                expectClose(twice, c.data(), m, n, ldc);
+            }
+        }
+}
+
+TEST(CpuKernels, KeysInPanelsAtEveryOffset) {
+    const Index k = 64, keys = 45, lda = 64, ldc = 48;
+    if (!smallGemmInPlace(k)) GTEST_SKIP() << "no register-tiled products on this CPU";
+    const auto a = randomValues(7 * lda, 3);
+    const auto rows = randomValues(keys * 3 * k, 4);  // keys at a stride of 3 rows
+    std::vector<float> panels(static_cast<std::size_t>((keys + 7) / 8 * 8 * k), 99.0f);
+    copyToPanels(keys, k, rows.data(), 3 * k, panels.data());
+    for (Index t = 40; t < 48; ++t) {  // the last panel's missing keys are zeros
+        for (Index p = 0; p < k; ++p) ASSERT_EQ(panels[static_cast<std::size_t>(5 * 8 * k + p * 8 + (t - 40))], t < keys ? rows[static_cast<std::size_t>(t * 3 * k + p)] : 0.0f);
+    }
+    for (Index m = 1; m <= 7; ++m)
+        for (Index first = 0; first <= 9; ++first)
+            for (Index n = 1; first + n <= keys; n += 3) {
+                SCOPED_TRACE("m=" + std::to_string(m) + " first=" + std::to_string(first) + " n=" + std::to_string(n));
+                std::vector<float> c(static_cast<std::size_t>(7 * ldc), -1.0f);
+                smallGemmABPanels(m, n, k, a.data(), lda, panels.data(), first, c.data(), ldc);
+                expectClose(referenceProduct(m, n, k, a, lda,
+                                             [&](Index p, Index j) { return rows[static_cast<std::size_t>((first + j) * 3 * k + p)]; }),
+                            c.data(), m, n, ldc);
+                for (Index i = 0; i < m; ++i)  // nothing written past the n columns
+                    for (Index j = n; j < ldc; ++j) ASSERT_EQ(c[static_cast<std::size_t>(i * ldc + j)], -1.0f);
+            }
+}
+
+TEST(CpuKernels, RowExpAndSoftmaxEveryWidth) {
+    const float scale = 0.125f, minusInf = -std::numeric_limits<float>::infinity();
+    for (Index cols = 1; cols <= 40; ++cols) {
+        SCOPED_TRACE("cols=" + std::to_string(cols));
+        auto row = randomValues(static_cast<std::size_t>(cols), static_cast<unsigned>(cols));
+        for (auto& x : row) x *= 20.0f;
+        if (cols > 3) row[2] = minusInf;  // a masked key
+        double mx = -INFINITY;
+        for (float x : row) mx = std::max(mx, static_cast<double>(x));
+        double sum = 0;
+        for (float x : row) sum += std::exp(scale * (x - mx));
+        auto e = row;
+        float rowMax = 0, rowSum = 0;
+        expRowsInPlace(e.data(), 1, cols, cols, scale, &rowMax, &rowSum);
+        EXPECT_EQ(rowMax, static_cast<float>(mx));
+        EXPECT_NEAR(rowSum, sum, 1e-6 * sum);
+        auto p = row;
+        std::uint8_t empty = 0;
+        softmaxRowsInPlace(p.data(), 1, cols, cols, scale, &empty);
+        EXPECT_EQ(empty, 0);
+        for (Index j = 0; j < cols; ++j) {
+            const double want = std::exp(scale * (row[static_cast<std::size_t>(j)] - mx));
+            ASSERT_NEAR(e[static_cast<std::size_t>(j)], want, 2e-7 * std::max(1.0, want));
+            ASSERT_NEAR(p[static_cast<std::size_t>(j)], want / sum, 2e-7);
+        }
+        if (cols > 3) {
+            EXPECT_EQ(p[2], 0.0f);
+        }
+        // all masked: zeros, sum 0, max -inf, and the softmax reports the row empty
+        std::vector<float> masked(static_cast<std::size_t>(cols), minusInf);
+        expRowsInPlace(masked.data(), 1, cols, cols, scale, &rowMax, &rowSum);
+        EXPECT_EQ(rowSum, 0.0f);
+        EXPECT_EQ(rowMax, minusInf);
+        for (float x : masked) ASSERT_EQ(x, 0.0f);
+        std::fill(masked.begin(), masked.end(), minusInf);
+        softmaxRowsInPlace(masked.data(), 1, cols, cols, scale, &empty);
+        EXPECT_EQ(empty, 1);
+    }
+}
+
+// A second part of a softmax row shifted by the first part's max: exact as long as its values stay
+// below exp(64); otherwise the row's own max is used.
+TEST(CpuKernels, ExpAgainstAnEarlierMax) {
+    const float scale = 0.5f;
+    const std::vector<float> row = {1.0f, 7.0f, -3.0f, 5.5f, 0.25f, 6.0f, 2.0f, -8.0f, 4.0f, 3.0f, 1.5f};
+    for (float reference : {10.0f, 7.0f, 3.0f, -100.0f, -125.0f}) {
+        SCOPED_TRACE("reference=" + std::to_string(reference));
+        auto e = row;
+        float shift = 0;
+        const float sum = expRowAgainst(e.data(), static_cast<Index>(e.size()), scale, reference, &shift);
+        // (7 - reference) · 0.5 <= 64 keeps the reference; -125 would give exp(66): own max 7
+        EXPECT_EQ(shift, (7.0f - reference) * scale <= 64.0f ? reference : 7.0f);
+        double want = 0;
+        for (std::size_t j = 0; j < row.size(); ++j) {
+            const double v = std::exp(static_cast<double>(scale) * (row[j] - shift));
+            ASSERT_NEAR(e[j], v, 1e-6 * v);
+            want += v;
+        }
+        EXPECT_NEAR(sum, want, 1e-6 * want);
+    }
+    auto e = row;
+    float shift = 0;  // no earlier part: the row's own max
+    expRowAgainst(e.data(), static_cast<Index>(e.size()), scale, -std::numeric_limits<float>::infinity(), &shift);
+    EXPECT_EQ(shift, 7.0f);
+}
+
+TEST(CpuKernels, ExpOfNonPositiveValues) {
+    std::vector<float> x;
+    for (float v = 0.0f; v > -100.0f; v -= 0.37f) x.push_back(v);
+    x.push_back(-std::numeric_limits<float>::infinity());
+    auto e = x;
+    expNonPositiveInPlace(e.data(), static_cast<Index>(e.size()));
+    for (std::size_t j = 0; j < x.size(); ++j) {
+        const double want = x[j] < -87.3f ? 0.0 : std::exp(static_cast<double>(x[j]));
+        ASSERT_NEAR(e[j], want, 2e-7 * want) << "x=" << x[j];
+    }
+}
+
+}  // namespace
