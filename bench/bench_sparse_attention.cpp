@@ -3,7 +3,8 @@
 // tables (docs/PERFORMANCE.md quotes them).
 //
 //   bench_sparse_attention [--n 1024,2048,...] [--variants full,longformer,...]
-//                          [--full-max-n 16384] [--min-time 1.0] [--threads N] [--stages] [--smoke]
+//                          [--full-max-n 16384] [--min-time 1.0] [--max-calls 20] [--threads N]
+//                          [--stages] [--smoke]
 //
 // --threads N: engines with N intra-op threads and OpenBLAS limited to N threads (default: the
 // engine's default, all cores). --threads 1 compares per-core efficiency, which other processes
@@ -272,6 +273,8 @@ int main(int argc, char** argv) {
             g_threads = std::stoi(next());
         } else if (arg == "--stages") {
             g_stages = true;
+        } else if (arg == "--max-calls") {
+            maxCalls = std::max(2, std::stoi(next()));
         } else if (arg == "--smoke") {
             sizes = {1024};
             minTime = 0;
@@ -279,7 +282,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "usage: bench_sparse_attention [--n LIST] [--variants LIST] [--full-max-n N] "
-                         "[--min-time SECONDS] [--threads N] [--stages] [--smoke]\n");
+                         "[--min-time SECONDS] [--max-calls N] [--threads N] [--stages] [--smoke]\n");
             return 2;
         }
     }

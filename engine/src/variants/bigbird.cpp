@@ -341,7 +341,7 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
             for (const auto& ref : blockList(h, qb)) blocks.push_back(ref.block);
             std::sort(blocks.begin(), blocks.end());
             if (!keepDuplicates) blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
-            plan.beginGroup(g + qb * b, 1, b, 0);
+            plan.beginGroup(g + qb * b, 1, b);
             if (g > 0) plan.addSegment(0, 1, g);
             for (std::size_t s = 0; s < blocks.size();) {  // runs of consecutive distinct blocks: one segment
                 std::size_t e = s + 1;

@@ -9,10 +9,8 @@
 namespace attnscope::engine {
 namespace {
 
-// Query rows per dense tile (the tile holds the own block and every summary run): while the
-// own-block triangle dominates, and after (see densePlan).
-constexpr std::int64_t kTriangleRows = 16;
-constexpr std::int64_t kSummaryRows = 64;
+// Query rows per dense-plan group (the kernel computes them 6 rows at a time).
+constexpr std::int64_t kRowsPerGroup = 64;
 
 class SparseFixed final : public Variant {
 public:
@@ -110,27 +108,29 @@ AttentionResult SparseFixed::run(const Qkv& qkv, const ParamValues& params, RunC
             }
         }
     };
-    // Fast path: the rows of one block against their own block (masked to j <= i when causal)
-    // and the summary cells of the other blocks (causal: the earlier ones), one segment each.
+    // Fast path: every summary cell of the head gathered once, in order (plan.gatheredKeys), so
+    // that the rows of one block attend one run of them (the earlier blocks' cells; non-causal
+    // also the later ones) and their own block (masked to j <= i when causal). A causal row's keys
+    // are then one interval, [0, earlier cells + i - b0 + 1): the kernel computes each block of
+    // rows over their union, so the own-block triangle costs no masked half.
     const auto densePlan = [&](int h, DensePlan& plan) {
         const std::int64_t o = offsetOf(h);
-        for (std::int64_t b0 = 0; b0 < n; b0 += l) {
+        std::vector<std::int64_t> before;  // gathered cells of the blocks before block b
+        for (std::int64_t s0 = 0; s0 < n; s0 += l) {
+            before.push_back(static_cast<std::int64_t>(plan.gatheredKeys.size()));
+            for (std::int64_t j = s0 + o; j < std::min(n, s0 + o + c); ++j) plan.gatheredKeys.push_back(static_cast<std::int32_t>(j));
+        }
+        const auto total = static_cast<std::int64_t>(plan.gatheredKeys.size());
+        for (std::int64_t b0 = 0, bi = 0; b0 < n; b0 += l, ++bi) {
             const std::int64_t bEnd = std::min(n, b0 + l);
-            // Causal: while the block's summary keys are fewer than l, its own block (a
-            // triangle) dominates the tile, and 16-row tiles compute little of its masked half
-            // (the summary keys are read in place, so small tiles cost no extra gathers);
-            // further on the summary keys dominate and 64-row tiles measured best (16 and 32
-            // rows: 0.79-0.89 of full's rate at 8k-16k against 0.90-1.06).
-            const std::int64_t rowsPerGroup = causal && c * (b0 / l) < l ? kTriangleRows : kSummaryRows;
-            for (std::int64_t i0 = b0; i0 < bEnd; i0 += rowsPerGroup) {
-                const std::int64_t i1 = std::min(bEnd, i0 + rowsPerGroup);
-                plan.beginGroup(i0, 1, i1 - i0, causal ? 1 : 0);
-                plan.addSegment(b0, 1, (causal ? i1 : bEnd) - b0);
-                for (std::int64_t s0 = 0; s0 < (causal ? b0 : n); s0 += l) {
-                    if (s0 == b0) continue;
-                    const std::int64_t c0 = s0 + o, c1 = std::min(n, s0 + o + c);
-                    if (c1 > c0) plan.addSegment(c0, 1, c1 - c0);
-                }
+            const std::int64_t own0 = before[static_cast<std::size_t>(bi)];
+            const std::int64_t own1 = bi + 1 < static_cast<std::int64_t>(before.size()) ? before[static_cast<std::size_t>(bi + 1)] : total;
+            for (std::int64_t i0 = b0; i0 < bEnd; i0 += kRowsPerGroup) {
+                const std::int64_t i1 = std::min(bEnd, i0 + kRowsPerGroup);
+                plan.beginGroup(i0, 1, i1 - i0);
+                if (own0 > 0) plan.addGatheredSegment(0, own0);
+                plan.addSegment(b0, 1, (causal ? i1 : bEnd) - b0, /*masked=*/causal);
+                if (!causal && total > own1) plan.addGatheredSegment(own1, total - own1);
             }
         }
         plan.range = [](std::int64_t i, std::int64_t, const DenseSegment& seg, std::int64_t& lo, std::int64_t& hi) {

@@ -132,22 +132,27 @@ void SparseTiles::addList(std::int64_t r0, std::int64_t rowStep, std::int64_t ro
 
 void DensePlan::addGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount,
                          std::initializer_list<DenseSegment> segs, std::int64_t masked) {
-    beginGroup(rowStart, rowStep, rowCount, masked);
-    for (const auto& seg : segs) addSegment(seg.keyStart, seg.keyStep, seg.keyCount);
+    beginGroup(rowStart, rowStep, rowCount);
+    std::int64_t index = 0;
+    for (const auto& seg : segs) addSegment(seg.keyStart, seg.keyStep, seg.keyCount, index++ < masked);
 }
 
-void DensePlan::beginGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount, std::int64_t masked) {
+void DensePlan::beginGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount) {
     DenseGroup g;
     g.rowStart = rowStart;
     g.rowStep = rowStep;
     g.rowCount = rowCount;
     g.segBegin = g.segEnd = static_cast<std::int64_t>(segments.size());
-    g.maskedSegments = masked;
     groups.push_back(g);
 }
 
-void DensePlan::addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int64_t keyCount) {
-    segments.push_back(DenseSegment{keyStart, keyStep, keyCount});
+void DensePlan::addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int64_t keyCount, bool masked) {
+    segments.push_back(DenseSegment{keyStart, keyStep, keyCount, masked, false});
+    groups.back().segEnd = static_cast<std::int64_t>(segments.size());
+}
+
+void DensePlan::addGatheredSegment(std::int64_t first, std::int64_t count, bool masked) {
+    segments.push_back(DenseSegment{first, 1, count, masked, true});
     groups.back().segEnd = static_cast<std::int64_t>(segments.size());
 }
 
@@ -226,14 +231,16 @@ struct ResidueRows {
     }
 };
 
-// Where a group's keys (or values) are read: the head's rows in place, the residue copy, or (keys
-// of unit step) the head's keys in panels.
+// Where a group's keys (or values) are read: the head's rows in place, the residue copy, the copy
+// of the gathered keys, or (keys of unit step) the head's keys in panels.
 struct RowSource {
     const float* base = nullptr;  ///< this head's [m, d] rows
     const ResidueRows* residue = nullptr;
     const float* panels = nullptr;  ///< the head's keys in panels of 8, or null
+    RowsView gathered;              ///< the head's copy of the plan's gathered keys (row 0 = first)
 
     RowsView locate(const DenseSegment& seg, std::int64_t d) const {
+        if (seg.gathered) return gathered.from(seg.keyStart);
         if (residue && residue->holds(seg)) return residue->view(seg);
         if (panels && seg.keyStep == 1) return RowsView{panels, 0, true, seg.keyStart};
         return RowsView{base + seg.keyStart * d, seg.keyStep * d};
@@ -250,7 +257,8 @@ void scoreProduct(std::int64_t rows, std::int64_t cols, std::int64_t d, const fl
 
 // Scratch of one worker thread of the dense-plan kernel.
 struct DenseScratch {
-    at::Tensor scores, gatherK, gatherV, part, residue, keyPanels;
+    at::Tensor scores, gatherK, gatherV, part, residue, keyPanels, gathered;
+    std::int64_t preparedHead = -1;  ///< the head whose copies the scratch holds
     ResidueRows residueK, residueV;  ///< one residue's keys and values (large-step segments)
     RowSource keySource, valueSource;  ///< this item's head
     float* accMax = nullptr;  // [n] running max / sum of split rows (merge plans)
@@ -272,7 +280,7 @@ bool allowedInterval(const DensePlan& plan, const DenseGroup& g, std::int64_t i,
         const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
         const std::int64_t cnt = seg.keyCount;
         std::int64_t lo = 0, hi = cnt;
-        if (si - g.segBegin < g.maskedSegments) {
+        if (seg.masked) {
             plan.range(i, si - g.segBegin, seg, lo, hi);
             lo = std::clamp<std::int64_t>(lo, 0, cnt);
             hi = std::clamp<std::int64_t>(hi, lo, cnt);
@@ -298,7 +306,11 @@ const float* gatherRows(const float* base, std::int64_t d, const DensePlan& plan
     float* dst = gather;
     for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
         const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
-        if (seg.keyStep == 1) {
+        if (seg.gathered) {
+            for (std::int64_t t = 0; t < seg.keyCount; ++t)
+                std::memcpy(dst + t * d, base + static_cast<std::int64_t>(plan.gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)]) * d,
+                            static_cast<std::size_t>(d) * sizeof(float));
+        } else if (seg.keyStep == 1) {
             std::memcpy(dst, base + seg.keyStart * d, static_cast<std::size_t>(seg.keyCount * d) * sizeof(float));
         } else {
             for (std::int64_t t = 0; t < seg.keyCount; ++t)
@@ -423,11 +435,12 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
         bool sameKeys = true;
         for (std::int64_t r = 1; r < rows && sameKeys; ++r) sameKeys = lo[r] == lo[0] && hi[r] == hi[0];
         const bool blocks = tiled && !sameKeys;
-        // Keys in panels are computed whole panels at a time (columns up to 7 before and after the
-        // block's union; the score rows have room for them, see kScorePad): single-segment groups.
-        const RowsView firstKeys = ws.keySource.locate(plan.segments[static_cast<std::size_t>(g.segBegin)], d);
-        const bool keyPanels = blocks && g.segEnd - g.segBegin == 1 && firstKeys.panels;
-        const std::int64_t scoreBlock = !blocks ? rows : keyPanels ? kValueRowBlock : kScoreRowBlock;
+        // Keys in panels go through the A·B kernel 6 rows at a time, others through dot products
+        // 3 rows at a time.
+        bool anyPanels = false;
+        forEachKeyPart(plan, g, keys, ws.keySource, d, /*perSegment=*/true, nullptr,
+                       [&](const RowsView& k, std::int64_t, std::int64_t) { anyPanels = anyPanels || k.panels; });
+        const std::int64_t scoreBlock = !blocks ? rows : anyPanels ? kValueRowBlock : kScoreRowBlock;
         const std::int64_t valueBlock = blocks ? kValueRowBlock : rows;
         // Each block of rows: its scores, softmax and P·V in turn, while its scores are in cache.
         for (std::int64_t r0 = 0; r0 < rows; r0 += valueBlock) {
@@ -437,26 +450,30 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                 std::int64_t x0 = 0, x1 = 0;
                 intervalUnion(lo, hi, s0, s1, keys, x0, x1);
                 if (x0 >= x1) continue;
-                const float* q0 = qp + (g.rowStart + s0 * g.rowStep) * d;
-                if (keyPanels) {
-                    const std::int64_t xa = x0 - (firstKeys.first + x0) % 8;
-                    const std::int64_t xb = xa + (x1 - xa + 7) / 8 * 8;
-                    smallGemmABPanels(s1 - s0, xb - xa, d, q0, g.rowStep * d, firstKeys.p, firstKeys.first + xa,
-                                      sp + s0 * lds + xa, lds);
-                    ws.entries += (s1 - s0) * (xb - xa);
-                    continue;
+                if (!anyPanels) {
+                    const std::int64_t width = (x1 - x0 + kScoreKeyBlock - 1) / kScoreKeyBlock * kScoreKeyBlock;
+                    if (x0 + width <= keys) x1 = x0 + width;
+                    else x0 = std::max<std::int64_t>(0, x1 - width);
                 }
-                const std::int64_t width = (x1 - x0 + kScoreKeyBlock - 1) / kScoreKeyBlock * kScoreKeyBlock;
-                if (x0 + width <= keys) x1 = x0 + width;
-                else x0 = std::max<std::int64_t>(0, x1 - width);
+                const float* q0 = qp + (g.rowStart + s0 * g.rowStep) * d;
+                std::int64_t computed = 0;
                 forEachKeyPart(plan, g, keys, ws.keySource, d, perSegment, gatherK,
                                [&](const RowsView& keyRows, std::int64_t off, std::int64_t cnt) {
-                                   const std::int64_t c0 = std::max(x0, off), c1 = std::min(x1, off + cnt);
-                                   if (c0 < c1)
-                                       scoreProduct(s1 - s0, c1 - c0, d, q0, g.rowStep * d, keyRows.from(c0 - off),
-                                                    sp + s0 * lds + c0, lds);
+                                   std::int64_t c0 = std::max(x0, off), c1 = std::min(x1, off + cnt);
+                                   if (c0 >= c1) return;
+                                   if (keyRows.panels) {
+                                       // whole panels where the extra columns (up to 7 each side)
+                                       // fall in this segment or in the rows' pads (kScorePad)
+                                       const std::int64_t lane0 = (keyRows.first + (c0 - off)) % 8;
+                                       if (lane0 != 0 && (c0 - lane0 >= off || off == 0)) c0 -= lane0;
+                                       const std::int64_t end = c0 + (c1 - c0 + 7) / 8 * 8;
+                                       if (end <= off + cnt || off + cnt == keys) c1 = end;
+                                   }
+                                   scoreProduct(s1 - s0, c1 - c0, d, q0, g.rowStep * d, keyRows.from(c0 - off),
+                                                sp + s0 * lds + c0, lds);
+                                   computed += c1 - c0;
                                });
-                ws.entries += (s1 - s0) * (x1 - x0);
+                ws.entries += (s1 - s0) * computed;
             }
             std::int64_t x0 = 0, x1 = 0;
             intervalUnion(lo, hi, r0, r1, keys, x0, x1);
@@ -509,15 +526,18 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
             float* row = sp + r * lds;
             const std::int64_t i = g.rowStart + r * g.rowStep;
             std::int64_t off = 0, rowAllowed = keys;
-            for (std::int64_t si = g.segBegin; si < g.segBegin + g.maskedSegments; ++si) {
-                const std::int64_t cnt = plan.segments[static_cast<std::size_t>(si)].keyCount;
-                std::int64_t a = 0, b = cnt;
-                plan.range(i, si - g.segBegin, plan.segments[static_cast<std::size_t>(si)], a, b);
-                a = std::clamp<std::int64_t>(a, 0, cnt);
-                b = std::clamp<std::int64_t>(b, a, cnt);
-                std::fill(row + off, row + off + a, kMinusInf);
-                std::fill(row + off + b, row + off + cnt, kMinusInf);
-                rowAllowed -= cnt - (b - a);
+            for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+                const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
+                const std::int64_t cnt = seg.keyCount;
+                if (seg.masked) {
+                    std::int64_t a = 0, b = cnt;
+                    plan.range(i, si - g.segBegin, seg, a, b);
+                    a = std::clamp<std::int64_t>(a, 0, cnt);
+                    b = std::clamp<std::int64_t>(b, a, cnt);
+                    std::fill(row + off, row + off + a, kMinusInf);
+                    std::fill(row + off + b, row + off + cnt, kMinusInf);
+                    rowAllowed -= cnt - (b - a);
+                }
                 off += cnt;
             }
             ws.allowed += rowAllowed;
@@ -597,6 +617,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         DensePlan& plan = plans[static_cast<std::size_t>(h)];
         plan.segments.clear();
         plan.groups.clear();
+        plan.gatheredKeys.clear();
         plan.range = nullptr;
         plan.singleCover = true;
     }
@@ -630,14 +651,24 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
             for (std::int64_t gi = 0; gi < groups; ++gi) items.push_back({h, gi, gi + 1});
     }
 
-    // Segments of a large step read their residue's rows from a per-thread copy (see ResidueRows);
-    // with the register-tiled products the keys are copied in panels of 8 for the A·B kernel. A
-    // plan run a whole head per item (merge) also reads its unit-step keys from a copy of the
-    // head's keys in panels: on band tiles (6 rows x 144 keys, d = 64) the panel kernel measured
-    // 84-94 GFLOP/s against 57-65 for dot products of key rows.
+    // Each worker copies, once per head it works on: the keys of unit-step segments in panels of 8
+    // for the A·B kernel (on band tiles, 6 rows x 144 keys, d = 64, it measured 84-94 GFLOP/s
+    // against 57-65 for dot products of key rows); the plan's gathered keys and values; and, one
+    // residue at a time, the rows of a large-step segment (see ResidueRows). Keys go in panels
+    // whenever the register-tiled products serve d.
     const bool tiled = smallGemmInPlace(d);
-    const bool keyPanels = merge && tiled;
     const std::int64_t m = k.size(1);
+    std::vector<std::uint8_t> headPanels(static_cast<std::size_t>(heads), 0);
+    std::int64_t maxGathered = 0;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const DensePlan& plan = plans[static_cast<std::size_t>(h)];
+        maxGathered = std::max(maxGathered, static_cast<std::int64_t>(plan.gatheredKeys.size()));
+        for (const auto& seg : plan.segments) headPanels[static_cast<std::size_t>(h)] |= tiled && seg.keyStep == 1 && !seg.gathered;
+    }
+    const bool keyPanels = std::find(headPanels.begin(), headPanels.end(), 1) != headPanels.end();
+    // gathered copies: [keys in panels (tiled)][keys as rows][values as rows]
+    const std::int64_t gatheredPanels = tiled ? panelFloats(maxGathered, d) : 0;
+    const std::int64_t gatheredFloats = maxGathered > 0 ? gatheredPanels + 2 * maxGathered * d : 0;
     std::vector<std::int64_t> residueStep(static_cast<std::size_t>(heads), 0);
     std::int64_t residueFloats = 0;
     for (std::int64_t h = 0; h < heads; ++h)
@@ -667,13 +698,14 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         }
         if (residueFloats > 0) ws.residue = ctx.pool().workspace(tag + ".residue", {residueFloats});
         if (keyPanels) ws.keyPanels = ctx.pool().workspace(tag + ".keyPanels", {panelFloats(m, d)});
+        if (gatheredFloats > 0) ws.gathered = ctx.pool().workspace(tag + ".gathered", {gatheredFloats});
         ws.groupStatus.assign(static_cast<std::size_t>(maxRows), 0);
         ws.rowLo.resize(static_cast<std::size_t>(maxRows));
         ws.rowHi.resize(static_cast<std::size_t>(maxRows));
         ws.mergeScale.resize(static_cast<std::size_t>(2 * maxRows));
         workspaceBytes += static_cast<std::uint64_t>(maxRows * (maxKeys + kScorePad) + kScorePad + (gathers ? 2 * maxKeys * d : 0) +
                                                      (merge ? maxRows * (d + 2) + 2 * n : 0) + residueFloats +
-                                                     (keyPanels ? panelFloats(m, d) : 0)) * 4;
+                                                     (keyPanels ? panelFloats(m, d) : 0) + gatheredFloats) * 4;
     }
 
     auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
@@ -716,19 +748,39 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                 const float* kp = kBase + h * m * d;
                 const float* vp = vBase + h * m * d;
                 std::uint8_t* rowStatus = status.u8.data() + h * n;
-                ws.residueK = ws.residueV = ResidueRows{};
-                ws.keySource = RowSource{kp, nullptr, nullptr};
-                ws.valueSource = RowSource{vp, nullptr, nullptr};
-                if (const std::int64_t step = residueStep[static_cast<std::size_t>(h)]; step > 0) {
-                    float* copy = ws.residue.data_ptr<float>();
-                    ws.residueK.reset(copy, kp, step, m, d, tiled);
-                    ws.residueV.reset(copy + ResidueRows::floats(step, m, d, tiled), vp, step, m, d, false);
-                    ws.keySource.residue = &ws.residueK;
-                    ws.valueSource.residue = &ws.residueV;
-                }
-                if (keyPanels) {
-                    copyToPanels(m, d, kp, d, ws.keyPanels.data_ptr<float>());
-                    ws.keySource.panels = ws.keyPanels.data_ptr<float>();
+                if (ws.preparedHead != h) {
+                    ws.preparedHead = h;
+                    ws.residueK = ws.residueV = ResidueRows{};
+                    ws.keySource = RowSource{kp, nullptr, nullptr, {}};
+                    ws.valueSource = RowSource{vp, nullptr, nullptr, {}};
+                    if (const std::int64_t step = residueStep[static_cast<std::size_t>(h)]; step > 0) {
+                        float* copy = ws.residue.data_ptr<float>();
+                        ws.residueK.reset(copy, kp, step, m, d, tiled);
+                        ws.residueV.reset(copy + ResidueRows::floats(step, m, d, tiled), vp, step, m, d, false);
+                        ws.keySource.residue = &ws.residueK;
+                        ws.valueSource.residue = &ws.residueV;
+                    }
+                    if (headPanels[static_cast<std::size_t>(h)]) {
+                        copyToPanels(m, d, kp, d, ws.keyPanels.data_ptr<float>());
+                        ws.keySource.panels = ws.keyPanels.data_ptr<float>();
+                    }
+                    if (const auto count = static_cast<std::int64_t>(plan.gatheredKeys.size()); count > 0) {
+                        float* keyPanelsCopy = ws.gathered.data_ptr<float>();
+                        float* keysCopy = keyPanelsCopy + gatheredPanels;
+                        float* valuesCopy = keysCopy + maxGathered * d;
+                        for (std::int64_t t = 0; t < count; ++t) {
+                            const std::int64_t j = plan.gatheredKeys[static_cast<std::size_t>(t)];
+                            std::memcpy(keysCopy + t * d, kp + j * d, static_cast<std::size_t>(d) * sizeof(float));
+                            std::memcpy(valuesCopy + t * d, vp + j * d, static_cast<std::size_t>(d) * sizeof(float));
+                        }
+                        if (tiled) {
+                            copyToPanels(count, d, keysCopy, d, keyPanelsCopy);
+                            ws.keySource.gathered = RowsView{keyPanelsCopy, 0, true, 0};
+                        } else {
+                            ws.keySource.gathered = RowsView{keysCopy, d};
+                        }
+                        ws.valueSource.gathered = RowsView{valuesCopy, d};
+                    }
                 }
                 for (std::int64_t gi = item.group0; gi < item.group1; ++gi)
                     runDenseGroup(plan, plan.groups[static_cast<std::size_t>(gi)], qp, kp, vp, op, d, scale, merge, ws,

@@ -48,26 +48,30 @@ using SparseTileFn = std::function<void(int head, SparseTiles& tiles)>;
 
 /// The fast path used when no weights are kept and nothing is padded: the pattern of one head is
 /// described analytically as groups. A group is a set of query rows (an arithmetic progression)
-/// times the concatenation of key segments (arithmetic progressions; a segment may repeat, which
-/// counts its keys twice, as duplicates in the pattern do). Row i of the group may attend, in
-/// segment s < maskedSegments, the keys with index in [lo, hi) of that segment (given by
-/// `range`); every key of the other segments. Scores, softmax and output of a group are one
-/// dense SGEMM, an in-place row softmax and a second SGEMM: no per-entry pass over the pattern.
-/// The allowed entries of the groups must be exactly the pattern's entries of that head.
+/// times the concatenation of key segments (arithmetic progressions, or runs of the plan's
+/// gathered keys; a segment may repeat, which counts its keys twice, as duplicates in the pattern
+/// do). Row i of the group may attend, in a masked segment, the keys with index in [lo, hi) of
+/// that segment (given by `range`); every key of the other segments. Scores, softmax and output
+/// of a group are products on the allowed keys, an in-place row softmax and a second product: no
+/// per-entry pass over the pattern. The allowed entries of the groups must be exactly the
+/// pattern's entries of that head.
 struct DenseSegment {
     std::int64_t keyStart = 0, keyStep = 1, keyCount = 0;
+    bool masked = false;    ///< restricted per row by DensePlan::range
+    bool gathered = false;  ///< keys gatheredKeys[keyStart + t] (keyStep 1), read from a per-head copy
 };
 struct DenseGroup {
     std::int64_t rowStart = 0, rowStep = 1, rowCount = 0;
     std::int64_t segBegin = 0, segEnd = 0;  ///< into DensePlan::segments
-    std::int64_t maskedSegments = 0;        ///< leading segments restricted by DensePlan::range
 };
 struct DensePlan {
     std::vector<DenseSegment> segments;
     std::vector<DenseGroup> groups;
-    /// Allowed key indices [lo, hi) (clamped afterwards) of row `query` in the group's segment
-    /// number segInGroup, for the group's first maskedSegments segments; lo, hi come in as
-    /// [0, seg.keyCount).
+    /// Keys that gathered segments index into (sorted or not; copied once per head, so that a
+    /// group reads e.g. all earlier summary keys as one run instead of one segment per block).
+    std::vector<std::int32_t> gatheredKeys;
+    /// Allowed key indices [lo, hi) (clamped afterwards) of row `query` in the group's masked
+    /// segment number segInGroup; lo, hi come in as [0, seg.keyCount).
     std::function<void(std::int64_t query, std::int64_t segInGroup, const DenseSegment& seg, std::int64_t& lo,
                        std::int64_t& hi)>
         range;
@@ -75,11 +79,14 @@ struct DensePlan {
     /// place); false when a row's keys are split over several groups (partial softmax merged).
     bool singleCover = true;
 
+    /// A group with the given segments, the first `masked` of them masked.
     void addGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount,
                   std::initializer_list<DenseSegment> segs, std::int64_t masked);
-    /// Starts a group whose segments are then appended with addSegment.
-    void beginGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount, std::int64_t masked);
-    void addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int64_t keyCount);
+    /// Starts a group whose segments are then appended with addSegment / addGatheredSegment.
+    void beginGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount);
+    void addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int64_t keyCount, bool masked = false);
+    /// Appends gathered keys [first, first + count) of gatheredKeys as a segment.
+    void addGatheredSegment(std::int64_t first, std::int64_t count, bool masked = false);
 };
 
 /// Fills the dense plan of one head, or returns false when the variant's parameters need the
