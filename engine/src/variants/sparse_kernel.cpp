@@ -182,7 +182,7 @@ struct RowsView {
 struct ResidueRows {
     float* rows = nullptr;          ///< the copy of the residue `held`: [perResidue, d] or panels
     const float* source = nullptr;  ///< this head's [m, d] rows
-    std::int64_t step = 0, perResidue = 0, m = 0, d = 0, held = -1;
+    std::int64_t step = 0, perResidue = 0, m = 0, d = 0, held = -1, prefetchNext = 0;
     bool panels = false;
 
     /// Floats of the copy for these sizes.
@@ -200,6 +200,7 @@ struct ResidueRows {
         perResidue = (mIn + stepIn - 1) / stepIn;
         panels = panelsIn;
         held = -1;
+        prefetchNext = 0;  // the first residue, while the head's other groups run
     }
     /// Makes the copy hold the residue of the group's first segment with this step.
     void prepare(const DensePlan& plan, const DenseGroup& g) {
@@ -217,13 +218,17 @@ struct ResidueRows {
                         std::memcpy(rows + u * d, source + (r + u * step) * d, static_cast<std::size_t>(d) * sizeof(float));
                 }
                 held = r;
-                // The next residue's rows are 32 KiB apart, a stride no hardware prefetcher
-                // follows: fetched now, they arrive while this residue is computed.
-                for (std::int64_t j = r + 1; j < m && r + 1 < step; j += step)
-                    for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(source + j * d + c, 0, 2);
+                prefetchNext = r + 1 < step ? r + 1 : m;  // the next residue's first row
             }
             return;
         }
+    }
+    /// Prefetches up to `count` more rows of the next residue: its rows are s·d floats apart, a
+    /// stride no hardware prefetcher follows, so a copy that waits for them is bound by memory
+    /// latency; fetched a few at a time while this residue is computed, they are in cache.
+    void prefetchSome(std::int64_t count) {
+        for (; count > 0 && prefetchNext < m; --count, prefetchNext += step)
+            for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(source + prefetchNext * d + c, 0, 2);
     }
     bool holds(const DenseSegment& seg) const { return rows && seg.keyStep == step && seg.keyStart % step == held; }
     RowsView view(const DenseSegment& seg) const {
@@ -330,6 +335,8 @@ constexpr std::int64_t kScoreRowBlock = 3;
 constexpr std::int64_t kValueRowBlock = 6;
 // Keys per step of the dot-product Q·Kᵀ kernel.
 constexpr std::int64_t kScoreKeyBlock = 4;
+// Rows of the next residue prefetched per block of rows (see ResidueRows::prefetchSome).
+constexpr std::int64_t kPrefetchRowsPerBlock = 8;
 // Spare floats before the scores and after each score row, for whole panels of keys (8).
 constexpr std::int64_t kScorePad = 8;
 
@@ -504,6 +511,8 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                     softmaxRowsInPlace(row + a, 1, b - a, b - a, scale, ws.groupStatus.data() + r);
                 }
             }
+            ws.residueK.prefetchSome(kPrefetchRowsPerBlock);
+            ws.residueV.prefetchSome(kPrefetchRowsPerBlock);
             if (x0 < x1) weightedValues(r0, r1, x0, x1, addToOutput);
             else if (intoOutput) weightedValues(r0, r1, 0, 0, false);  // zero rows
             if (addToOutput)
