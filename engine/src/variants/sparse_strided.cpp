@@ -10,13 +10,12 @@
 namespace attnscope::engine {
 namespace {
 
-// Rows per strided tile (rows of one residue mod l) and per band tile. A band tile of R rows
-// computes R + l scores per row for l + 1 allowed: 16 rows waste 1.12x where 32 wasted 1.24x, and
-// with the register-tiled products (no per-call packing) 16 measured about 8 % faster at 8k
-// tokens. The strided keys of a residue form a triangle (row u sees keys s < u - 1): 16-row tiles
-// compute 1.2-1.3x the allowed entries where 64-row tiles computed up to 2x (2-7 % faster).
-constexpr std::int64_t kStridedRows = 48;
-constexpr std::int64_t kBandRows = 48;
+// Rows per dense-plan group: of one residue mod l (strided keys), and consecutive (the band). The
+// kernel computes a group 6 rows at a time over those rows' keys only (134 band scores per row for
+// 129 allowed), so the group size no longer sets the waste; 96 rows measured 2-3 % faster than 48
+// at 2k tokens (fewer groups to set up) and the same at 1k and 8k, 192 no better.
+constexpr std::int64_t kStridedRows = 96;
+constexpr std::int64_t kBandRows = 96;
 
 class SparseStrided final : public Variant {
 public:
