@@ -95,6 +95,40 @@ TEST(SparseFastPath, MatchesGeneralKernelForEveryHeadSize) {
     }
 }
 
+// sparse_strided's rows are split over a band group and a strided group; the strided part takes
+// the band's max as its exp shift unless its own scores are far above it (more than 64 after
+// scaling), when the two parts are merged by log-sum-exp instead. Both cases, on rows whose
+// strided key scores 200 above (and 200 below) everything in their band.
+TEST(SparseFastPath, SplitRowsWithFarApartParts) {
+    auto engine = makeEngine();
+    const std::int64_t heads = 2, n = 211, d = 64, l = 16;
+    Qkv3 x = randomQkv(heads, n, d, 21);
+    for (auto* t : {&x.q, &x.k})
+        for (auto& value : t->f32) value *= 0.05f;
+    for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t i : {40, 41, 97, 150, 210}) {  // strided key j = i - 2l of row i (distinct residues)
+            const std::int64_t j = i - 2 * l;
+            const float sign = h == 0 ? 1.0f : -1.0f;  // head 1: the strided score far below
+            x.q.f32[static_cast<std::size_t>((h * n + i) * d)] = 40.0f;
+            x.k.f32[static_cast<std::size_t>((h * n + j) * d)] = sign * 40.0f;  // q·k = ±1600, /8 = ±200
+        }
+    RunRequest general = variantRequest(x, "sparse_strided", {{"stride", l}});
+    general.keepWeights = true;
+    RunRequest fast = general;
+    fast.keepWeights = false;
+    const auto a = runOk(*engine, general);
+    const auto b = runOk(*engine, fast);
+    ASSERT_TRUE(a && b);
+    expectMatchesMaskedSoftmax(a->results[0], x.q, x.k, x.v);
+    const auto& oa = a->results[0].output;
+    const auto& ob = b->results[0].output;
+    ASSERT_EQ(oa.numel(), ob.numel());
+    for (std::int64_t e = 0; e < oa.numel(); ++e) ASSERT_EQ(oa[static_cast<std::size_t>(e)], ob[static_cast<std::size_t>(e)]);
+    // row 40 of head 0 puts (nearly) all its weight on key 8: its output is that value row
+    for (std::int64_t c = 0; c < d; ++c)
+        EXPECT_NEAR(ob[static_cast<std::size_t>(40 * d + c)], x.v.f32[static_cast<std::size_t>(8 * d + c)], 1e-5);
+}
+
 TEST(SparseFastPath, RepeatedRunReusesPooledOutput) {
     auto engine = makeEngine();
     const Qkv3 x = randomQkv(2, 256, 16, 5);
