@@ -33,7 +33,8 @@ std::vector<double> referenceProduct(Index m, Index n, Index k, const std::vecto
     for (Index i = 0; i < m; ++i)
         for (Index j = 0; j < n; ++j)
             for (Index p = 0; p < k; ++p)
-                c[static_cast<std::size_t>(i * n + j)] += static_cast<double>(a[static_cast<std::size_t>(i * lda + p)]) * b(p, j);
+                c[static_cast<std::size_t>(i * n + j)] +=
+                    static_cast<double>(a[static_cast<std::size_t>(i * lda + p)]) * b(p, j);
     return c;
 }
 
@@ -53,11 +54,13 @@ TEST(CpuKernels, ProductsForEveryBlockShape) {
             // A·Bᵀ: B rows are keys
             std::vector<float> c(static_cast<std::size_t>(7 * ldc), -1.0f);
             smallGemmABt(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
-            expectClose(referenceProduct(m, n, k, a, lda, [&](Index p, Index j) { return b[static_cast<std::size_t>(j * ldb + p)]; }),
+            expectClose(referenceProduct(m, n, k, a, lda,
+                                         [&](Index p, Index j) { return b[static_cast<std::size_t>(j * ldb + p)]; }),
                         c.data(), m, n, ldc);
             // A·B, then A·B added to it (columns in tails of 1-7 as well)
             smallGemmAB(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
-            const auto ab = referenceProduct(m, n, k, a, lda, [&](Index p, Index j) { return b[static_cast<std::size_t>(p * ldb + j)]; });
+            const auto ab = referenceProduct(
+                m, n, k, a, lda, [&](Index p, Index j) { return b[static_cast<std::size_t>(p * ldb + j)]; });
             expectClose(ab, c.data(), m, n, ldc);
             if (smallGemmInPlace(k)) {
                 smallGemmABAdd(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
@@ -76,7 +79,9 @@ TEST(CpuKernels, KeysInPanelsAtEveryOffset) {
     std::vector<float> panels(static_cast<std::size_t>((keys + 7) / 8 * 8 * k), 99.0f);
     copyToPanels(keys, k, rows.data(), 3 * k, panels.data());
     for (Index t = 40; t < 48; ++t) {  // the last panel's missing keys are zeros
-        for (Index p = 0; p < k; ++p) ASSERT_EQ(panels[static_cast<std::size_t>(5 * 8 * k + p * 8 + (t - 40))], t < keys ? rows[static_cast<std::size_t>(t * 3 * k + p)] : 0.0f);
+        for (Index p = 0; p < k; ++p)
+            ASSERT_EQ(panels[static_cast<std::size_t>(5 * 8 * k + p * 8 + (t - 40))],
+                      t < keys ? rows[static_cast<std::size_t>(t * 3 * k + p)] : 0.0f);
     }
     for (Index m = 1; m <= 7; ++m)
         for (Index first = 0; first <= 9; ++first)
@@ -85,7 +90,9 @@ TEST(CpuKernels, KeysInPanelsAtEveryOffset) {
                 std::vector<float> c(static_cast<std::size_t>(7 * ldc), -1.0f);
                 smallGemmABPanels(m, n, k, a.data(), lda, panels.data(), first, c.data(), ldc);
                 expectClose(referenceProduct(m, n, k, a, lda,
-                                             [&](Index p, Index j) { return rows[static_cast<std::size_t>((first + j) * 3 * k + p)]; }),
+                                             [&](Index p, Index j) {
+                                                 return rows[static_cast<std::size_t>((first + j) * 3 * k + p)];
+                                             }),
                             c.data(), m, n, ldc);
                 for (Index i = 0; i < m; ++i)  // nothing written past the n columns
                     for (Index j = n; j < ldc; ++j) ASSERT_EQ(c[static_cast<std::size_t>(i * ldc + j)], -1.0f);

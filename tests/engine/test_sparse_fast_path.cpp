@@ -87,9 +87,9 @@ TEST(SparseFastPath, MatchesGeneralKernelForEveryHeadSize) {
     for (std::int64_t d : {12, 24, 40, 64}) {
         expectSameAsGeneral(*engine, {"sparse_strided", {{"stride", std::int64_t{16}}}, 211}, d);
         // one group per item (no merge), the strided heads' keys from per-residue copies
-        expectSameAsGeneral(*engine,
-                            {"sparse_strided", {{"stride", std::int64_t{24}}, {"combine", std::string("interleave")}}, 230},
-                            d);
+        expectSameAsGeneral(
+            *engine, {"sparse_strided", {{"stride", std::int64_t{24}}, {"combine", std::string("interleave")}}, 230},
+            d);
         expectSameAsGeneral(*engine, {"longformer", {{"window", std::int64_t{9}}}, 103}, d);
         expectSameAsGeneral(*engine, {"sparse_fixed", {{"block", std::int64_t{16}}, {"summary", std::int64_t{3}}}, 97}, d);
     }
@@ -123,7 +123,8 @@ TEST(SparseFastPath, SplitRowsWithFarApartParts) {
     const auto& oa = a->results[0].output;
     const auto& ob = b->results[0].output;
     ASSERT_EQ(oa.numel(), ob.numel());
-    for (std::int64_t e = 0; e < oa.numel(); ++e) ASSERT_EQ(oa[static_cast<std::size_t>(e)], ob[static_cast<std::size_t>(e)]);
+    for (std::int64_t e = 0; e < oa.numel(); ++e)
+        ASSERT_EQ(oa[static_cast<std::size_t>(e)], ob[static_cast<std::size_t>(e)]);
     // row 40 of head 0 puts (nearly) all its weight on key 8: its output is that value row
     for (std::int64_t c = 0; c < d; ++c)
         EXPECT_NEAR(ob[static_cast<std::size_t>(40 * d + c)], x.v.f32[static_cast<std::size_t>(8 * d + c)], 1e-5);

@@ -77,7 +77,8 @@ ATTNSCOPE_AVX2_FMA_TARGET float rowExpAvx2(float* row, std::int64_t cols, float 
     const std::int64_t body = j, tail = cols - body;
     const __m256i mask = tailMask(tail);
     if (tail > 0)
-        m1 = _mm256_max_ps(m1, _mm256_blendv_ps(minusInf, _mm256_maskload_ps(row + body, mask), _mm256_castsi256_ps(mask)));
+        m1 = _mm256_max_ps(m1,
+                           _mm256_blendv_ps(minusInf, _mm256_maskload_ps(row + body, mask), _mm256_castsi256_ps(mask)));
     float maxValue = horizontalMax(_mm256_max_ps(m0, m1));
     if (maxValue == -std::numeric_limits<float>::infinity()) {
         if (rowMax) *rowMax = maxValue;

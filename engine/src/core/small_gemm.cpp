@@ -138,9 +138,9 @@ ATTNSCOPE_FMA_TARGET void abAvx2(std::int64_t m, std::int64_t n, std::int64_t k,
 // A·B against keys in panels of 8 (see smallGemmABPanels): an MR x 8·NP block of C from NP
 // panels, one broadcast of A per row and NP contiguous loads per step of k.
 template <int MR, int NP>
-ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void panelTile(std::int64_t k, const float* a, std::int64_t lda,
-                                                                          const float* b0, const float* b1, float* c,
-                                                                          std::int64_t ldc) {
+ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void panelTile(std::int64_t k, const float* a,
+                                                                          std::int64_t lda, const float* b0,
+                                                                          const float* b1, float* c, std::int64_t ldc) {
     __m256 acc[MR][NP];
     for (int r = 0; r < MR; ++r)
         for (int v = 0; v < NP; ++v) acc[r][v] = _mm256_setzero_ps();
@@ -157,9 +157,10 @@ ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void panelTile(std::i
 
 // One panel against MR rows, lanes [lane0, lane0 + count) of it stored at c.
 template <int MR>
-ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void panelPart(std::int64_t k, const float* a, std::int64_t lda,
-                                                                          const float* b, std::int64_t lane0,
-                                                                          std::int64_t count, float* c, std::int64_t ldc) {
+ATTNSCOPE_FMA_TARGET inline __attribute__((always_inline)) void panelPart(std::int64_t k, const float* a,
+                                                                          std::int64_t lda, const float* b,
+                                                                          std::int64_t lane0, std::int64_t count,
+                                                                          float* c, std::int64_t ldc) {
     __m256 acc[MR];
     for (int r = 0; r < MR; ++r) acc[r] = _mm256_setzero_ps();
     for (std::int64_t p = 0; p < k; ++p) {
@@ -191,7 +192,8 @@ ATTNSCOPE_FMA_TARGET void panelRows(std::int64_t n, std::int64_t k, const float*
         b += panelFloats;
     }
     for (; j + 16 <= n; j += 16, b += 2 * panelFloats) panelTile<MR, 2>(k, a, lda, b, b + panelFloats, c + j, ldc);
-    for (; j < n; j += 8, b += panelFloats) panelPart<MR>(k, a, lda, b, 0, std::min<std::int64_t>(8, n - j), c + j, ldc);
+    for (; j < n; j += 8, b += panelFloats)
+        panelPart<MR>(k, a, lda, b, 0, std::min<std::int64_t>(8, n - j), c + j, ldc);
 }
 
 ATTNSCOPE_FMA_TARGET void abPanelsAvx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,

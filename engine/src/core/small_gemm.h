@@ -11,7 +11,8 @@ namespace attnscope::engine {
 void smallGemmABt(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                   std::int64_t ldb, float* c, std::int64_t ldc);
 
-/// C[m x n] = A[m x k] · B, B stored [k x n]; row-major with leading dimensions (beta = 0).
+/// C[m x n] = A[m x k] · B, B stored [k x n]; row-major with leading dimensions (beta = 0). The
+/// register-tiled code takes any n (the last n % 8 columns through lane masks).
 void smallGemmAB(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                  std::int64_t ldb, float* c, std::int64_t ldc);
 
@@ -33,7 +34,8 @@ void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int6
 /// code, which alone offers accumulation (smallGemmABAdd).
 bool smallGemmInPlace(std::int64_t d);
 
-/// C[m x n] += A[m x k] · B; only where smallGemmInPlace(d) for some d (any n then).
+/// C[m x n] += A[m x k] · B (any n); needs the register-tiled code (AVX2/FMA, as smallGemmInPlace
+/// reports) and throws std::logic_error without it.
 void smallGemmABAdd(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                     std::int64_t ldb, float* c, std::int64_t ldc);
 

@@ -146,7 +146,8 @@ void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int6
         return;
     }
 #endif
-    for (std::int64_t r = 0; r < rows; ++r) rowSum[r] = rowExp(data + r * rowStride, cols, scale, rowMax + r, kNoReference);
+    for (std::int64_t r = 0; r < rows; ++r)
+        rowSum[r] = rowExp(data + r * rowStride, cols, scale, rowMax + r, kNoReference);
 }
 
 float expRowAgainst(float* row, std::int64_t cols, float scale, float reference, float* shiftMax) {

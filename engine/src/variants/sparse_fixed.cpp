@@ -118,13 +118,15 @@ AttentionResult SparseFixed::run(const Qkv& qkv, const ParamValues& params, RunC
         std::vector<std::int64_t> before;  // gathered cells of the blocks before block b
         for (std::int64_t s0 = 0; s0 < n; s0 += l) {
             before.push_back(static_cast<std::int64_t>(plan.gatheredKeys.size()));
-            for (std::int64_t j = s0 + o; j < std::min(n, s0 + o + c); ++j) plan.gatheredKeys.push_back(static_cast<std::int32_t>(j));
+            for (std::int64_t j = s0 + o; j < std::min(n, s0 + o + c); ++j)
+                plan.gatheredKeys.push_back(static_cast<std::int32_t>(j));
         }
         const auto total = static_cast<std::int64_t>(plan.gatheredKeys.size());
         for (std::int64_t b0 = 0, bi = 0; b0 < n; b0 += l, ++bi) {
             const std::int64_t bEnd = std::min(n, b0 + l);
             const std::int64_t own0 = before[static_cast<std::size_t>(bi)];
-            const std::int64_t own1 = bi + 1 < static_cast<std::int64_t>(before.size()) ? before[static_cast<std::size_t>(bi + 1)] : total;
+            const std::int64_t own1 =
+                bi + 1 < static_cast<std::int64_t>(before.size()) ? before[static_cast<std::size_t>(bi + 1)] : total;
             for (std::int64_t i0 = b0; i0 < bEnd; i0 += kRowsPerGroup) {
                 const std::int64_t i1 = std::min(bEnd, i0 + kRowsPerGroup);
                 plan.beginGroup(i0, 1, i1 - i0);

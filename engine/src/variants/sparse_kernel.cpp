@@ -215,7 +215,8 @@ struct ResidueRows {
                     copyToPanels(count, d, source + r * d, step * d, rows);
                 } else {
                     for (std::int64_t u = 0; u < count; ++u)
-                        std::memcpy(rows + u * d, source + (r + u * step) * d, static_cast<std::size_t>(d) * sizeof(float));
+                        std::memcpy(rows + u * d, source + (r + u * step) * d,
+                                    static_cast<std::size_t>(d) * sizeof(float));
                 }
                 held = r;
                 prefetchNext = r + 1 < step ? r + 1 : m;  // the next residue's first row
@@ -256,21 +257,23 @@ struct RowSource {
 // keys: dot products of rows, or A·B against keys in panels.
 void scoreProduct(std::int64_t rows, std::int64_t cols, std::int64_t d, const float* q, std::int64_t ldq,
                   const RowsView& keys, float* s, std::int64_t lds) {
-    if (keys.panels) smallGemmABPanels(rows, cols, d, q, ldq, keys.p, keys.first, s, lds);
-    else smallGemmABt(rows, cols, d, q, ldq, keys.p, keys.ld, s, lds);
+    if (keys.panels)
+        smallGemmABPanels(rows, cols, d, q, ldq, keys.p, keys.first, s, lds);
+    else
+        smallGemmABt(rows, cols, d, q, ldq, keys.p, keys.ld, s, lds);
 }
 
 // Scratch of one worker thread of the dense-plan kernel.
 struct DenseScratch {
     at::Tensor scores, gatherK, gatherV, part, residue, keyPanels, gathered;
-    std::int64_t preparedHead = -1;  ///< the head whose copies the scratch holds
-    ResidueRows residueK, residueV;  ///< one residue's keys and values (large-step segments)
+    std::int64_t preparedHead = -1;    ///< the head whose copies the scratch holds
+    ResidueRows residueK, residueV;    ///< one residue's keys and values (large-step segments)
     RowSource keySource, valueSource;  ///< this item's head
     float* accMax = nullptr;  // [n] running max / sum of split rows (merge plans)
     float* accSum = nullptr;
     std::vector<std::uint8_t> groupStatus;
     std::vector<std::int64_t> rowLo, rowHi;  ///< each row's allowed interval of the group's keys
-    std::vector<float> mergeScale;            ///< [2 * rows] rescaling factors of a merge
+    std::vector<float> mergeScale;           ///< [2 * rows] rescaling factors of a merge
     std::int64_t entries = 0, allowed = 0, emptyRows = 0;
 };
 
@@ -313,8 +316,10 @@ const float* gatherRows(const float* base, std::int64_t d, const DensePlan& plan
         const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
         if (seg.gathered) {
             for (std::int64_t t = 0; t < seg.keyCount; ++t)
-                std::memcpy(dst + t * d, base + static_cast<std::int64_t>(plan.gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)]) * d,
-                            static_cast<std::size_t>(d) * sizeof(float));
+                std::memcpy(
+                    dst + t * d,
+                    base + static_cast<std::int64_t>(plan.gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)]) * d,
+                    static_cast<std::size_t>(d) * sizeof(float));
         } else if (seg.keyStep == 1) {
             std::memcpy(dst, base + seg.keyStart * d, static_cast<std::size_t>(seg.keyCount * d) * sizeof(float));
         } else {
@@ -359,8 +364,8 @@ void forEachKeyPart(const DensePlan& plan, const DenseGroup& g, std::int64_t key
 }
 
 // The union [x0, x1) of the allowed intervals of rows [r0, r1) (x0 >= x1 when all are empty).
-void intervalUnion(const std::int64_t* lo, const std::int64_t* hi, std::int64_t r0, std::int64_t r1,
-                   std::int64_t keys, std::int64_t& x0, std::int64_t& x1) {
+void intervalUnion(const std::int64_t* lo, const std::int64_t* hi, std::int64_t r0, std::int64_t r1, std::int64_t keys,
+                   std::int64_t& x0, std::int64_t& x1) {
     x0 = keys;
     x1 = 0;
     for (std::int64_t r = r0; r < r1; ++r)
@@ -425,7 +430,8 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                            first = false;
                        });
         if (first && !addToOutput)  // no key in the block: its rows are empty
-            for (std::int64_t r = r0; r < r1; ++r) std::memset(out + (r - r0) * ldo, 0, static_cast<std::size_t>(d) * sizeof(float));
+            for (std::int64_t r = r0; r < r1; ++r)
+                std::memset(out + (r - r0) * ldo, 0, static_cast<std::size_t>(d) * sizeof(float));
     };
     // Marks row r (of the group) as having no allowed key.
     const auto emptyRow = [&](std::int64_t r) {
@@ -459,8 +465,10 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                 if (x0 >= x1) continue;
                 if (!anyPanels) {
                     const std::int64_t width = (x1 - x0 + kScoreKeyBlock - 1) / kScoreKeyBlock * kScoreKeyBlock;
-                    if (x0 + width <= keys) x1 = x0 + width;
-                    else x0 = std::max<std::int64_t>(0, x1 - width);
+                    if (x0 + width <= keys)
+                        x1 = x0 + width;
+                    else
+                        x0 = std::max<std::int64_t>(0, x1 - width);
                 }
                 const float* q0 = qp + (g.rowStart + s0 * g.rowStep) * d;
                 std::int64_t computed = 0;
@@ -513,14 +521,16 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
             }
             ws.residueK.prefetchSome(kPrefetchRowsPerBlock);
             ws.residueV.prefetchSome(kPrefetchRowsPerBlock);
-            if (x0 < x1) weightedValues(r0, r1, x0, x1, addToOutput);
-            else if (intoOutput) weightedValues(r0, r1, 0, 0, false);  // zero rows
+            if (x0 < x1)
+                weightedValues(r0, r1, x0, x1, addToOutput);
+            else if (intoOutput)
+                weightedValues(r0, r1, 0, 0, false);  // zero rows
             if (addToOutput)
                 for (std::int64_t r = r0; r < r1; ++r) {
                     if (partSum[r] == 0.0f) continue;
                     const std::int64_t i = g.rowStart + r * g.rowStep;
                     ws.accSum[i] += partSum[r];  // the shift was the earlier parts' max
-                    partSum[r] = 0.0f;  // nothing left to merge
+                    partSum[r] = 0.0f;           // nothing left to merge
                 }
         }
     } else {
@@ -672,7 +682,8 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     for (std::int64_t h = 0; h < heads; ++h) {
         const DensePlan& plan = plans[static_cast<std::size_t>(h)];
         maxGathered = std::max(maxGathered, static_cast<std::int64_t>(plan.gatheredKeys.size()));
-        for (const auto& seg : plan.segments) headPanels[static_cast<std::size_t>(h)] |= tiled && seg.keyStep == 1 && !seg.gathered;
+        for (const auto& seg : plan.segments)
+            headPanels[static_cast<std::size_t>(h)] |= tiled && seg.keyStep == 1 && !seg.gathered;
     }
     const bool keyPanels = std::find(headPanels.begin(), headPanels.end(), 1) != headPanels.end();
     // gathered copies: [keys in panels (tiled)][keys as rows][values as rows]
@@ -712,9 +723,11 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         ws.rowLo.resize(static_cast<std::size_t>(maxRows));
         ws.rowHi.resize(static_cast<std::size_t>(maxRows));
         ws.mergeScale.resize(static_cast<std::size_t>(2 * maxRows));
-        workspaceBytes += static_cast<std::uint64_t>(maxRows * (maxKeys + kScorePad) + kScorePad + (gathers ? 2 * maxKeys * d : 0) +
-                                                     (merge ? maxRows * (d + 2) + 2 * n : 0) + residueFloats +
-                                                     (keyPanels ? panelFloats(m, d) : 0) + gatheredFloats) * 4;
+        workspaceBytes +=
+            static_cast<std::uint64_t>(maxRows * (maxKeys + kScorePad) + kScorePad + (gathers ? 2 * maxKeys * d : 0) +
+                                       (merge ? maxRows * (d + 2) + 2 * n : 0) + residueFloats +
+                                       (keyPanels ? panelFloats(m, d) : 0) + gatheredFloats) *
+            4;
     }
 
     auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
