@@ -46,8 +46,8 @@ struct SparseTiles {
 /// Builds the tiles of one head; called once per head, before that head is computed.
 using SparseTileFn = std::function<void(int head, SparseTiles& tiles)>;
 
-/// The fast path used when no weights are kept and nothing is padded: the pattern of one head is
-/// described analytically as groups. A group is a set of query rows (an arithmetic progression)
+/// The fast path that gives the output whenever nothing is padded (the weights, when kept, come
+/// from the tiles above): the pattern of one head is described analytically as groups. A group is a set of query rows (an arithmetic progression)
 /// times the concatenation of key segments (arithmetic progressions, or runs of the plan's
 /// gathered keys; a segment may repeat, which counts its keys twice, as duplicates in the pattern
 /// do). Row i of the group may attend, in a masked segment, the keys with index in [lo, hi) of
