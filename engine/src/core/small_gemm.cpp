@@ -275,7 +275,11 @@ void smallGemmABAdd(std::int64_t m, std::int64_t n, std::int64_t k, const float*
 #ifdef ATTNSCOPE_SMALL_GEMM_AVX2
     if (haveAvx2Fma()) return abAvx2<true>(m, n, k, a, lda, b, ldb, c, ldc);
 #endif
-    throw std::logic_error("smallGemmABAdd needs the register-tiled products (check smallGemmInPlace)");
+    for (std::int64_t i = 0; i < m; ++i)  // portable: a row of C at a time, vectorised by the compiler
+        for (std::int64_t p = 0; p < k; ++p) {
+            const float x = a[i * lda + p];
+            for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] += x * b[p * ldb + j];
+        }
 }
 
 void transposeRows(std::int64_t rows, std::int64_t cols, const float* src, std::int64_t lds, float* dst,

@@ -31,11 +31,11 @@ void smallGemmABPanels(std::int64_t m, std::int64_t n, std::int64_t k, const flo
 void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int64_t lds, float* panels);
 
 /// Whether products with this inner size (A·B^T) and output width (A·B) run in the register-tiled
-/// code, which alone offers accumulation (smallGemmABAdd).
+/// code (and smallGemmABPanels is available).
 bool smallGemmInPlace(std::int64_t d);
 
-/// C[m x n] += A[m x k] · B (any n); needs the register-tiled code (AVX2/FMA, as smallGemmInPlace
-/// reports) and throws std::logic_error without it.
+/// C[m x n] += A[m x k] · B (any n); register-tiled where the CPU has AVX2/FMA, a plain loop
+/// otherwise.
 void smallGemmABAdd(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda, const float* b,
                     std::int64_t ldb, float* c, std::int64_t ldc);
 
