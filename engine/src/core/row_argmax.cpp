@@ -1,5 +1,7 @@
 #include "core/row_argmax.h"
 
+#include "core/cpu_features.h"
+
 #include <limits>
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -150,7 +152,7 @@ void firstMaxRowPerColumn(const float* m, std::int64_t rows, std::int64_t cols, 
     best.assign(m, m + cols);
     where.assign(static_cast<std::size_t>(cols), 0);
 #ifdef ATTNSCOPE_ARGMAX_AVX2
-    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const bool avx2 = haveAvx2Fma();
     if (avx2) return firstMaxRowPerColumnAvx2(m, rows, cols, ld, best.data(), where.data());
 #endif
     firstMaxRowPerColumnScalar(m, rows, cols, ld, best.data(), where.data());
@@ -158,7 +160,7 @@ void firstMaxRowPerColumn(const float* m, std::int64_t rows, std::int64_t cols, 
 
 void firstMaxAndMinIndex(const float* row, std::int64_t cols, std::int64_t& maxAt, std::int64_t& minAt) {
 #ifdef ATTNSCOPE_ARGMAX_AVX2
-    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const bool avx2 = haveAvx2Fma();
     if (avx2) return firstMaxAndMinAvx2(row, cols, maxAt, minAt);
 #endif
     firstMaxAndMinScalar(row, cols, maxAt, minAt);
@@ -166,7 +168,7 @@ void firstMaxAndMinIndex(const float* row, std::int64_t cols, std::int64_t& maxA
 
 std::int64_t firstMaxIndex(const float* row, std::int64_t cols) {
 #ifdef ATTNSCOPE_ARGMAX_AVX2
-    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const bool avx2 = haveAvx2Fma();
     if (avx2) return firstMaxIndexAvx2(row, cols);
 #endif
     return firstMaxIndexScalar(row, cols);

@@ -1,5 +1,7 @@
 #include "core/top_select.h"
 
+#include "core/cpu_features.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -50,7 +52,7 @@ __attribute__((target("avx2"))) void indicesAtLeastAvx2(const float* values, std
 void indicesAtLeast(const float* values, std::int64_t n, float threshold, std::vector<std::int64_t>& out) {
     out.clear();
 #ifdef ATTNSCOPE_SELECT_AVX2
-    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const bool avx2 = haveAvx2Fma();
     if (avx2) return indicesAtLeastAvx2(values, n, threshold, out);
 #endif
     indicesAtLeastScalar(values, 0, n, threshold, out);
