@@ -4,7 +4,10 @@
 //
 //   bench_sparse_attention [--n 1024,2048,...] [--variants full,longformer,...]
 //                          [--full-max-n 16384] [--min-time 1.0] [--max-calls 20] [--threads N]
-//                          [--stages] [--smoke]
+//                          [--param NAME=VALUE ...] [--stages] [--smoke]
+//
+// --param NAME=VALUE sets a parameter of every selected case but `full` (e.g. causal=false);
+// true / false and integers are typed, anything else is a string.
 //
 // --threads N: engines with N intra-op threads and OpenBLAS limited to N threads (default: the
 // engine's default, all cores). --threads 1 compares per-core efficiency, which other processes
@@ -72,6 +75,21 @@ std::vector<Case> allCases() {
         {"routing w=256", "routing", {{"window_size", std::int64_t{256}}}},
         {"reformer h=8 c=64", "reformer", {{"n_hashes", std::int64_t{8}}, {"chunk_len", std::int64_t{64}}}},
     };
+}
+
+// NAME=VALUE from --param: true / false, an integer, else a string.
+std::pair<std::string, ParamValue> parseParam(const std::string& text) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "--param needs NAME=VALUE, got '%s'\n", text.c_str());
+        std::exit(2);
+    }
+    const std::string name = text.substr(0, eq), value = text.substr(eq + 1);
+    if (value == "true" || value == "false") return {name, value == "true"};
+    char* end = nullptr;
+    const long long number = std::strtoll(value.c_str(), &end, 10);
+    if (!value.empty() && end && *end == '\0') return {name, static_cast<std::int64_t>(number)};
+    return {name, value};
 }
 
 // CPU time (user + system) of the whole process, all threads, in seconds.
@@ -251,6 +269,8 @@ int main(int argc, char** argv) {
     std::int64_t fullMax = 16384;
     double minTime = 1.0;
     int maxCalls = 20;
+    std::vector<std::pair<std::string, ParamValue>> overrides;
+    std::string overrideLabel;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         const auto next = [&]() -> std::string {
@@ -273,6 +293,10 @@ int main(int argc, char** argv) {
             g_threads = std::stoi(next());
         } else if (arg == "--stages") {
             g_stages = true;
+        } else if (arg == "--param") {
+            const std::string text = next();
+            overrides.push_back(parseParam(text));
+            overrideLabel += " " + text;
         } else if (arg == "--max-calls") {
             maxCalls = std::max(2, std::stoi(next()));
         } else if (arg == "--smoke") {
@@ -282,13 +306,20 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "usage: bench_sparse_attention [--n LIST] [--variants LIST] [--full-max-n N] "
-                         "[--min-time SECONDS] [--max-calls N] [--threads N] [--stages] [--smoke]\n");
+                         "[--min-time SECONDS] [--max-calls N] [--param NAME=VALUE ...] [--threads N] [--stages] "
+                         "[--smoke]\n");
             return 2;
         }
     }
     std::vector<Case> cases;
-    for (const auto& c : allCases())
-        if (wanted.empty() || std::find(wanted.begin(), wanted.end(), c.id) != wanted.end()) cases.push_back(c);
+    for (auto c : allCases()) {
+        if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), c.id) == wanted.end()) continue;
+        if (c.id != "full" && !overrides.empty()) {  // --param: every case but the baseline
+            for (const auto& [name, value] : overrides) c.params[name] = value;
+            c.name += overrideLabel;
+        }
+        cases.push_back(c);
+    }
 
     {
         EngineOptions options;

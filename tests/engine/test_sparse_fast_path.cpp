@@ -68,7 +68,14 @@ TEST(SparseFastPath, MatchesGeneralKernel) {
         {"sparse_strided", {{"stride", std::int64_t{5}}, {"local", std::string("openai")}}, 61},
         {"sparse_strided", {{"stride", std::int64_t{3}}, {"combine", std::string("interleave")}}, 30},
         {"sparse_strided", {{"stride", std::int64_t{16}}}, 700},
-        {"sparse_strided", {{"stride", std::int64_t{4}}, {"causal", false}}, 33},  // general path both times
+        {"sparse_strided", {{"stride", std::int64_t{4}}, {"causal", false}}, 33},
+        // non-causal: the strided keys above and below the band as two masked runs of one residue
+        {"sparse_strided", {{"stride", std::int64_t{16}}, {"causal", false}}, 300},
+        {"sparse_strided", {{"stride", std::int64_t{12}}, {"causal", false}, {"local", std::string("openai")}}, 250},
+        {"sparse_strided",
+         {{"stride", std::int64_t{16}}, {"causal", false}, {"combine", std::string("interleave")}},
+         230},
+        {"sparse_strided", {{"stride", std::int64_t{5}}, {"causal", false}, {"local", std::string("openai")}}, 7},
         {"sparse_fixed", {{"block", std::int64_t{8}}, {"summary", std::int64_t{2}}}, 50},
         {"sparse_fixed", {{"block", std::int64_t{8}}, {"summary", std::int64_t{3}}, {"causal", false}}, 45},
         {"sparse_fixed", {{"block", std::int64_t{6}}, {"summary", std::int64_t{2}},
@@ -90,6 +97,7 @@ TEST(SparseFastPath, MatchesGeneralKernelForEveryHeadSize) {
         expectSameAsGeneral(
             *engine, {"sparse_strided", {{"stride", std::int64_t{24}}, {"combine", std::string("interleave")}}, 230},
             d);
+        expectSameAsGeneral(*engine, {"sparse_strided", {{"stride", std::int64_t{16}}, {"causal", false}}, 211}, d);
         expectSameAsGeneral(*engine, {"longformer", {{"window", std::int64_t{9}}}, 103}, d);
         expectSameAsGeneral(*engine, {"sparse_fixed", {{"block", std::int64_t{16}}, {"summary", std::int64_t{3}}}, 97}, d);
     }

@@ -101,25 +101,33 @@ AttentionResult SparseStrided::run(const Qkv& qkv, const ParamValues& params, Ru
                 return std::make_pair(std::int64_t{0}, causal ? u1 : std::numeric_limits<std::int64_t>::max());
             });
     };
-    // Fast path (causal): the local band as blocks of consecutive rows against keys
-    // [i0 - band, i1), masked to [i - band, i]; the strided keys as rows of one residue r mod l
-    // against keys r, r + l, ..., masked to the keys below the band. With `union` a row's keys
+    // Fast path: the local band as blocks of consecutive rows against keys [i0 - band, i1) (non-
+    // causal: to i1 + band), masked to [i - band, i] (to i + band); the strided keys as rows of one
+    // residue r mod l against keys r, r + l, ..., masked to the keys below the band (causal), or
+    // listed twice, masked to the keys above the band and then to those below it (non-causal): in
+    // that order a row's allowed keys are one interval of the two runs. With `union` a row's keys
     // are split over two groups, whose partial softmaxes are merged.
     const auto densePlan = [&](int h, DensePlan& plan) {
-        if (!causal || l == 1) return false;
+        if (l == 1) return false;
         const bool local = !interleave || h % 2 == 0;
         const bool strided = !interleave || h % 2 == 1;
         plan.singleCover = !(local && strided);
         if (local)
             for (std::int64_t i0 = 0; i0 < n; i0 += kBandRows) {
                 const std::int64_t i1 = std::min(n, i0 + kBandRows), k0 = std::max<std::int64_t>(0, i0 - band);
-                plan.addGroup(i0, 1, i1 - i0, {DenseSegment{k0, 1, i1 - k0}}, 1);
+                const std::int64_t k1 = causal ? i1 : std::min(n, i1 + band);
+                plan.addGroup(i0, 1, i1 - i0, {DenseSegment{k0, 1, k1 - k0}}, 1);
             }
         if (strided)
             for (std::int64_t r = 0; r < std::min(l, n); ++r) {
-                const std::int64_t rows = (n - r + l - 1) / l;
+                const std::int64_t rows = (n - r + l - 1) / l;  // = the residue's keys (m = n)
                 for (std::int64_t u0 = 0; u0 < rows; u0 += kStridedRows) {
                     const std::int64_t u1 = std::min(rows, u0 + kStridedRows);
+                    if (!causal) {
+                        if (local) plan.addGroup(r + u0 * l, l, u1 - u0, {{r, l, rows}, {r, l, rows}}, 2);
+                        else plan.addGroup(r + u0 * l, l, u1 - u0, {{r, l, rows}}, 0);
+                        continue;
+                    }
                     // keys r + s·l below min(i - band, i + 1) for the chunk's last row i
                     const std::int64_t iLast = r + (u1 - 1) * l;
                     const std::int64_t lim = std::min(local ? std::max<std::int64_t>(0, iLast - band) : n, iLast + 1);
@@ -127,16 +135,22 @@ AttentionResult SparseStrided::run(const Qkv& qkv, const ParamValues& params, Ru
                     if (keys > 0) plan.addGroup(r + u0 * l, l, u1 - u0, {DenseSegment{r, l, keys}}, 1);
                 }
             }
-        plan.range = [band, l, local](std::int64_t i, std::int64_t, const DenseSegment& seg, std::int64_t& lo,
-                                      std::int64_t& hi) {
+        plan.range = [band, l, local, causal](std::int64_t i, std::int64_t segInGroup, const DenseSegment& seg,
+                                              std::int64_t& lo, std::int64_t& hi) {
             if (seg.keyStep == 1) {  // local band segment (l > 1)
                 lo = i - band - seg.keyStart;
-                hi = i - seg.keyStart + 1;
+                hi = (causal ? i : i + band) - seg.keyStart + 1;
+                return;
+            }
+            const std::int64_t r = seg.keyStart;  // strided keys r + s·l
+            if (!causal && segInGroup == 0) {  // above the band: s·l + r > i + band
+                lo = (i + band + 1 - r + l - 1) / l;
+                hi = seg.keyCount;
                 return;
             }
             const std::int64_t lim = std::min(local ? std::max<std::int64_t>(0, i - band) : i + 1, i + 1);
             lo = 0;
-            hi = std::max<std::int64_t>(0, (lim - seg.keyStart + seg.keyStep - 1) / seg.keyStep);
+            hi = std::max<std::int64_t>(0, (lim - r + l - 1) / l);
         };
         return true;
     };
