@@ -7,7 +7,7 @@
 //                          [--param NAME=VALUE ...] [--stages] [--smoke]
 //
 // --param NAME=VALUE sets a parameter of every selected case but `full` (e.g. causal=false);
-// true / false and integers are typed, anything else is a string.
+// true / false, integers and [1,2,3] lists of integers are typed, anything else is a string.
 //
 // --threads N: engines with N intra-op threads and OpenBLAS limited to N threads (default: the
 // engine's default, all cores). --threads 1 compares per-core efficiency, which other processes
@@ -77,7 +77,7 @@ std::vector<Case> allCases() {
     };
 }
 
-// NAME=VALUE from --param: true / false, an integer, else a string.
+// NAME=VALUE from --param: true / false, an integer, [1,2,3] (integers), else a string.
 std::pair<std::string, ParamValue> parseParam(const std::string& text) {
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -86,6 +86,13 @@ std::pair<std::string, ParamValue> parseParam(const std::string& text) {
     }
     const std::string name = text.substr(0, eq), value = text.substr(eq + 1);
     if (value == "true" || value == "false") return {name, value == "true"};
+    if (value.size() >= 2 && value.front() == '[' && value.back() == ']') {  // [1,2,3]: a list of integers
+        std::vector<std::int64_t> list;
+        std::stringstream items(value.substr(1, value.size() - 2));
+        for (std::string item; std::getline(items, item, ',');)
+            if (!item.empty()) list.push_back(std::stoll(item));
+        return {name, list};
+    }
     char* end = nullptr;
     const long long number = std::strtoll(value.c_str(), &end, 10);
     if (!value.empty() && end && *end == '\0') return {name, static_cast<std::int64_t>(number)};

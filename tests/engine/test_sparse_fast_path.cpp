@@ -58,6 +58,16 @@ TEST(SparseFastPath, MatchesGeneralKernel) {
         {"longformer", {{"window", std::int64_t{5}}, {"causal", true}}, 200},
         {"longformer", {{"window", std::int64_t{2}}, {"dilation", std::vector<std::int64_t>{1, 2, 3}}}, 41},
         {"longformer", {{"window", std::int64_t{70}}}, 300},
+        // global tokens: window groups on runs of other rows plus their global keys outside the
+        // window (two masked runs), runs of global rows against every key
+        {"longformer", {{"window", std::int64_t{3}}, {"global", std::vector<std::int64_t>{0, 5, 6, 17, 36}}}, 37},
+        {"longformer",
+         {{"window", std::int64_t{4}}, {"global", std::vector<std::int64_t>{2, 3, 50, 99}}, {"causal", true}},
+         100},
+        {"longformer", {{"window", std::int64_t{70}}, {"global", std::vector<std::int64_t>{150, 0, 299}}}, 300},
+        {"longformer",  // dilated with globals: the tile kernel both times
+         {{"window", std::int64_t{2}}, {"dilation", std::vector<std::int64_t>{1, 2, 3}}, {"global", std::vector<std::int64_t>{4}}},
+         41},
         {"bigbird", {{"block", std::int64_t{4}}, {"random", std::int64_t{2}}}, 48},
         {"bigbird", {{"block", std::int64_t{4}}, {"random", std::int64_t{3}}, {"count_duplicates", false}}, 40},
         {"bigbird", {{"block", std::int64_t{4}}, {"random", std::int64_t{1}}, {"form", std::string("etc")},
@@ -99,6 +109,8 @@ TEST(SparseFastPath, MatchesGeneralKernelForEveryHeadSize) {
             d);
         expectSameAsGeneral(*engine, {"sparse_strided", {{"stride", std::int64_t{16}}, {"causal", false}}, 211}, d);
         expectSameAsGeneral(*engine, {"longformer", {{"window", std::int64_t{9}}}, 103}, d);
+        expectSameAsGeneral(*engine, {"longformer", {{"window", std::int64_t{9}}, {"global", std::vector<std::int64_t>{0, 40}}}, 103},
+                            d);
         expectSameAsGeneral(*engine, {"sparse_fixed", {{"block", std::int64_t{16}}, {"summary", std::int64_t{3}}}, 97}, d);
     }
 }

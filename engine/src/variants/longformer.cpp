@@ -97,24 +97,34 @@ AttentionResult Longformer::run(const Qkv& qkv, const ParamValues& params, RunCo
             }
             continue;
         }
+        // (the keys come out ascending and distinct, so they go straight into the CSR)
         for (std::int64_t i = 0; i < n; ++i) {
             const std::int64_t last = causal ? i : n - 1;
             if (isGlobal[static_cast<std::size_t>(i)]) {
-                for (std::int64_t j = 0; j <= last; ++j) builder.add(j, PatternReason::Global);
-                builder.endRow();
+                builder.appendRange(0, 1, last + 1, PatternReason::Global);
+                builder.closeRow();
                 continue;
             }
+            // globals before the window, the window's runs between the globals inside it (a window
+            // key that is global is listed once, as global), the globals after it
+            const std::int64_t a = i + std::max(-w, -(i / dh)) * dh;
+            const std::int64_t b = i + (causal ? 0 : std::min(w, (n - 1 - i) / dh)) * dh;
             std::size_t gi = 0;
-            const std::int64_t tMin = std::max(-w, -(i / dh));
-            const std::int64_t tMax = causal ? 0 : std::min(w, (n - 1 - i) / dh);
-            for (std::int64_t t = tMin; t <= tMax; ++t) {
-                const std::int64_t j = i + t * dh;
-                for (; gi < globals.size() && globals[gi] < j; ++gi) builder.add(globals[gi], PatternReason::Global);
-                if (gi < globals.size() && globals[gi] == j) continue;  // added as global below
-                builder.add(j, windowReason);
+            for (; gi < globals.size() && globals[gi] < a; ++gi) builder.append(globals[gi], PatternReason::Global);
+            for (std::int64_t j = a; j <= b;) {
+                if (gi == globals.size() || globals[gi] > b) {
+                    builder.appendRange(j, dh, (b - j) / dh + 1, windowReason);
+                    break;
+                }
+                const std::int64_t key = globals[gi++];
+                const std::int64_t run = (key - j + dh - 1) / dh;  // window keys below the global
+                builder.appendRange(j, dh, run, windowReason);
+                builder.append(key, PatternReason::Global);
+                j += run * dh;
+                if (j == key) j += dh;
             }
-            for (; gi < globals.size() && globals[gi] <= last; ++gi) builder.add(globals[gi], PatternReason::Global);
-            builder.endRow();
+            for (; gi < globals.size() && globals[gi] <= last; ++gi) builder.append(globals[gi], PatternReason::Global);
+            builder.closeRow();
         }
     }
 
@@ -132,21 +142,58 @@ AttentionResult Longformer::run(const Qkv& qkv, const ParamValues& params, RunCo
             t.addList(i0, 1, std::min(kSparseRowsPerTile, n - i0), globalKeys);
         for (std::int64_t gRow : globals) t.addRange(gRow, 1, 1, 0, 1, causal ? gRow + 1 : n);
     };
-    // Fast path (no globals): rows u0..u1 of one residue mod d against the contiguous band of
-    // keys of that residue, masked to |u - s| <= w (s <= u when causal).
+    // Fast path: rows u0..u1 of one residue mod d against the contiguous band of keys of that
+    // residue, masked to |u - s| <= w (s <= u when causal). With global tokens (dilation 1 only):
+    // the window groups take runs of non-global rows; the same rows get a second group against the
+    // global keys outside their window, listed twice (masked to those after the window, then to
+    // those before it: one interval per row); a run of global rows attends every key.
+    const bool anyDilated = std::any_of(dilation.begin(), dilation.end(), [](std::int64_t d) { return d != 1; });
     const auto densePlan = [&](int h, DensePlan& plan) {
-        if (!globals.empty()) return false;
+        if (!globals.empty() && anyDilated) return false;
         const std::int64_t dh = dilationOf(h);
-        for (std::int64_t r = 0; r < std::min(dh, n); ++r) {
-            const std::int64_t rows = (n - r + dh - 1) / dh;
-            for (std::int64_t u0 = 0; u0 < rows; u0 += kBandRows) {
-                const std::int64_t u1 = std::min(rows, u0 + kBandRows);
-                const std::int64_t s0 = std::max<std::int64_t>(0, u0 - w), s1 = std::min(rows, causal ? u1 : u1 + w);
-                plan.addGroup(r + u0 * dh, dh, u1 - u0, {DenseSegment{r + s0 * dh, dh, s1 - s0}}, 1);
+        if (globals.empty()) {
+            for (std::int64_t r = 0; r < std::min(dh, n); ++r) {
+                const std::int64_t rows = (n - r + dh - 1) / dh;
+                for (std::int64_t u0 = 0; u0 < rows; u0 += kBandRows) {
+                    const std::int64_t u1 = std::min(rows, u0 + kBandRows);
+                    const std::int64_t s0 = std::max<std::int64_t>(0, u0 - w), s1 = std::min(rows, causal ? u1 : u1 + w);
+                    plan.addGroup(r + u0 * dh, dh, u1 - u0, {DenseSegment{r + s0 * dh, dh, s1 - s0}}, 1);
+                }
+            }
+        } else {
+            plan.singleCover = false;
+            plan.gatheredKeys.assign(globals.begin(), globals.end());
+            for (std::int64_t i0 = 0; i0 < n;) {  // runs of global rows, then of the others
+                const bool global = isGlobal[static_cast<std::size_t>(i0)] != 0;
+                std::int64_t i1 = i0 + 1;
+                while (i1 < n && i1 - i0 < kBandRows && (isGlobal[static_cast<std::size_t>(i1)] != 0) == global) ++i1;
+                if (global) {
+                    plan.addGroup(i0, 1, i1 - i0, {DenseSegment{0, 1, causal ? i1 : n}}, causal ? 1 : 0);
+                } else {
+                    const std::int64_t k0 = std::max<std::int64_t>(0, i0 - w), k1 = std::min(n, causal ? i1 : i1 + w);
+                    plan.addGroup(i0, 1, i1 - i0, {DenseSegment{k0, 1, k1 - k0}}, 1);
+                    plan.beginGroup(i0, 1, i1 - i0);
+                    if (!causal) plan.addGatheredSegment(0, g, /*masked=*/true);  // after the window
+                    plan.addGatheredSegment(0, g, /*masked=*/true);               // before the window
+                }
+                i0 = i1;
             }
         }
-        plan.range = [dh, w, causal](std::int64_t i, std::int64_t, const DenseSegment& seg, std::int64_t& lo,
-                                     std::int64_t& hi) {
+        plan.range = [&, dh](std::int64_t i, std::int64_t segInGroup, const DenseSegment& seg, std::int64_t& lo,
+                             std::int64_t& hi) {
+            if (seg.gathered) {  // the global keys outside the window [i - w, i + w]
+                const auto before = std::lower_bound(globals.begin(), globals.end(), i - w) - globals.begin();
+                const auto after = std::upper_bound(globals.begin(), globals.end(), i + w) - globals.begin();
+                const bool afterSegment = !causal && segInGroup == 0;
+                lo = afterSegment ? after : 0;
+                hi = afterSegment ? g : before;
+                return;
+            }
+            if (!globals.empty() && isGlobal[static_cast<std::size_t>(i)]) {  // a global row, causal
+                lo = 0;
+                hi = i + 1;
+                return;
+            }
             const std::int64_t u = (i - seg.keyStart) / dh;  // the query's index in the segment
             lo = u - w;
             hi = u + (causal ? 0 : w) + 1;
