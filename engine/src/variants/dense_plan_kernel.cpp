@@ -515,8 +515,8 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
 // The dense-plan fast path (see DensePlan). Returns false, having done nothing, when the variant
 // has no plan for these parameters. Work is split over LibTorch's intra-op threads: by group
 // when every row lies in one group (groups then write disjoint output rows), else by head (the
-// split rows of a head are merged by one thread). Each thread runs single-threaded SGEMMs on its
-// own pooled scratch.
+// split rows of a head are merged by one thread). Each thread runs the register-tiled products
+// (or single-threaded SGEMMs) on its own pooled scratch and per-head copies.
 bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
                         RunContext& ctx, AttentionResult& result) {
     const SparsePattern& pattern = *input.pattern;

@@ -10,7 +10,9 @@
 // the pattern's entries ([nnz] per head), the softmax runs on each CSR row (a key listed c times
 // gets c copies, so its total weight is c·exp(s)/Z, VARIANTS.md "duplicates count twice"), and
 // the output is a second SGEMM per tile over the weights scattered back into the workspace.
-// Memory is O(nnz + tile), time O(sum of tile areas · d).
+// Memory is O(nnz + tile), time O(sum of tile areas · d). The tiles give the weights when they are
+// kept, and the whole result for patterns without a dense plan; the output otherwise comes from
+// the dense plan (DensePlan below, dense_plan_kernel.cpp).
 
 #include "variants/variant.h"
 
