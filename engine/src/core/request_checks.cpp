@@ -28,9 +28,6 @@ namespace {
 // none). A float is not finite iff its exponent bits are all ones; the chunk test has no early
 // exit, so it vectorises (a per-value std::isfinite loop with an early return does not, and
 // costs as much as a sparse variant's whole run on 16k tokens).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
 std::size_t firstNonFinite(const std::vector<float>& values) {
     constexpr std::size_t kChunk = 4096;
     const std::size_t count = values.size();

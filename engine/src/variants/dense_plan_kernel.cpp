@@ -352,10 +352,12 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
         // Each block of rows: its scores, softmax and P·V in turn, while its scores are in cache.
         for (std::int64_t r0 = 0; r0 < rows; r0 += valueBlock) {
             const std::int64_t r1 = std::min(rows, r0 + valueBlock);
+            std::int64_t bx0 = 0, bx1 = 0;  // the block's union (P·V's columns)
+            intervalUnion(lo, hi, r0, r1, keys, bx0, bx1);
             for (std::int64_t s0 = r0; s0 < r1; s0 += scoreBlock) {
                 const std::int64_t s1 = std::min(r1, s0 + scoreBlock);
-                std::int64_t x0 = 0, x1 = 0;
-                intervalUnion(lo, hi, s0, s1, keys, x0, x1);
+                std::int64_t x0 = bx0, x1 = bx1;
+                if (s0 != r0 || s1 != r1) intervalUnion(lo, hi, s0, s1, keys, x0, x1);
                 if (x0 >= x1) continue;
                 if (!anyPanels) {
                     const std::int64_t width = (x1 - x0 + kScoreKeyBlock - 1) / kScoreKeyBlock * kScoreKeyBlock;
@@ -384,8 +386,7 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                                });
                 ws.entries += (s1 - s0) * computed;
             }
-            std::int64_t x0 = 0, x1 = 0;
-            intervalUnion(lo, hi, r0, r1, keys, x0, x1);
+            const std::int64_t x0 = bx0, x1 = bx1;
             // A later part of split rows adds straight into the output when every row's exp
             // could take the earlier parts' max as its shift (see expRowAgainst), else it is merged.
             bool addToOutput = merge && !direct;
