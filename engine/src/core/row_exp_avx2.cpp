@@ -1,41 +1,17 @@
 #include "core/row_exp.h"
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
-#include <immintrin.h>
+#include "core/exp_avx2.h"
 
 #include <cstring>
 
 namespace attnscope::engine {
 namespace {
 
-// expNonPositive on eight lanes: the same reduction and polynomial. The sparse kernels' rows are
-// short (a strided row holds a few dozen scores, a band row 129): the compiler's loops spent a
-// third of their time in scalar remainders and a separate pass for the sum; these rows run in
-// vectors with a masked tail and the sum accumulated as the values are written.
-ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) __m256 expNonPositive8(__m256 x) {
-    const __m256 low = _mm256_set1_ps(-87.3f);
-    const __m256 xc = _mm256_max_ps(x, low);
-    const __m256 fx = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
-                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
-    r = _mm256_fmadd_ps(fx, _mm256_set1_ps(2.12194440e-4f), r);
-    const __m256 r2 = _mm256_mul_ps(r, r);
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_add_ps(_mm256_fmadd_ps(p, r2, r), _mm256_set1_ps(1.0f));
-    const __m256i n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
-    const __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(n));
-    return _mm256_andnot_ps(_mm256_cmp_ps(x, low, _CMP_LT_OQ), e);
-}
-
-// Lanes [0, count) set, for a row's last count < 8 values.
-ATTNSCOPE_AVX2_FMA_TARGET inline __m256i tailMask(std::int64_t count) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
+// The sparse kernels' rows are short (a strided row holds a few dozen scores, a band row 129):
+// the compiler's loops spent a third of their time in scalar remainders and a separate pass for
+// the sum; these rows run in vectors (exp8) with a masked tail and the sum accumulated as the
+// values are written.
 
 ATTNSCOPE_AVX2_FMA_TARGET inline float horizontalMax(__m256 v) {
     __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -53,10 +29,10 @@ ATTNSCOPE_AVX2_FMA_TARGET inline float horizontalSum(__m256 v) {
 
 ATTNSCOPE_AVX2_FMA_TARGET void expNonPositiveAvx2(float* data, std::int64_t count) {
     std::int64_t j = 0;
-    for (; j + 8 <= count; j += 8) _mm256_storeu_ps(data + j, expNonPositive8(_mm256_loadu_ps(data + j)));
+    for (; j + 8 <= count; j += 8) _mm256_storeu_ps(data + j, exp8(_mm256_loadu_ps(data + j)));
     if (j < count) {
         const __m256i mask = tailMask(count - j);
-        _mm256_maskstore_ps(data + j, mask, expNonPositive8(_mm256_maskload_ps(data + j, mask)));
+        _mm256_maskstore_ps(data + j, mask, exp8(_mm256_maskload_ps(data + j, mask)));
     }
 }
 
@@ -91,21 +67,21 @@ ATTNSCOPE_AVX2_FMA_TARGET float rowExpAvx2(float* row, std::int64_t cols, float 
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
     j = 0;
     for (; j + 16 <= body; j += 16) {
-        const __m256 e0 = expNonPositive8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j), vscale, vshift));
-        const __m256 e1 = expNonPositive8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j + 8), vscale, vshift));
+        const __m256 e0 = exp8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j), vscale, vshift));
+        const __m256 e1 = exp8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j + 8), vscale, vshift));
         _mm256_storeu_ps(row + j, e0);
         _mm256_storeu_ps(row + j + 8, e1);
         s0 = _mm256_add_ps(s0, e0);
         s1 = _mm256_add_ps(s1, e1);
     }
     if (j < body) {
-        const __m256 e = expNonPositive8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j), vscale, vshift));
+        const __m256 e = exp8(_mm256_fmsub_ps(_mm256_loadu_ps(row + j), vscale, vshift));
         _mm256_storeu_ps(row + j, e);
         s0 = _mm256_add_ps(s0, e);
     }
     if (tail > 0) {
         const __m256 x = _mm256_maskload_ps(row + body, mask);
-        const __m256 e = _mm256_and_ps(expNonPositive8(_mm256_fmsub_ps(x, vscale, vshift)), _mm256_castsi256_ps(mask));
+        const __m256 e = _mm256_and_ps(exp8(_mm256_fmsub_ps(x, vscale, vshift)), _mm256_castsi256_ps(mask));
         _mm256_maskstore_ps(row + body, mask, e);
         s1 = _mm256_add_ps(s1, e);
     }

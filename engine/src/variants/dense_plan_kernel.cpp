@@ -6,6 +6,7 @@
 #include "core/blas_gemm.h"
 #include "core/small_gemm.h"
 #include "core/softmax_kernel.h"
+#include "variants/strided_keys_pass.h"
 
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
@@ -159,7 +160,7 @@ void scoreProduct(std::int64_t rows, std::int64_t cols, std::int64_t d, const fl
 
 // Scratch of one worker thread of the dense-plan kernel.
 struct DenseScratch {
-    at::Tensor scores, gatherK, gatherV, part, residue, keyPanels, gathered;
+    at::Tensor scores, gatherK, gatherV, part, residue, keyPanels, gathered, strided;
     std::int64_t preparedHead = -1;    ///< the head whose copies the scratch holds
     ResidueRows residueK, residueV;    ///< one residue's keys and values (large-step segments)
     RowSource keySource, valueSource;  ///< this item's head
@@ -536,6 +537,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         plan.gatheredKeys.clear();
         plan.range = nullptr;
         plan.singleCover = true;
+        plan.strided = {};
     }
     if (!input.densePlan(0, plans[0])) return false;
     for (std::int64_t h = 1; h < heads; ++h)
@@ -550,7 +552,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     std::vector<Item> items;
     for (std::int64_t h = 0; h < heads; ++h) {
         const DensePlan& plan = plans[static_cast<std::size_t>(h)];
-        merge = merge || !plan.singleCover;
+        merge = merge || !plan.singleCover || plan.strided.step > 0;
         for (const auto& g : plan.groups) {
             std::int64_t keys = 0;
             for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) keys += plan.segments[static_cast<std::size_t>(si)].keyCount;
@@ -583,6 +585,11 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
             headPanels[static_cast<std::size_t>(h)] |= tiled && seg.keyStep == 1 && !seg.gathered;
     }
     const bool keyPanels = std::find(headPanels.begin(), headPanels.end(), 1) != headPanels.end();
+    std::int64_t stridedFloats = 0;
+    for (std::int64_t h = 0; h < heads; ++h)
+        if (const std::int64_t step = plans[static_cast<std::size_t>(h)].strided.step; step > 0)
+            stridedFloats =
+                std::max(stridedFloats, stridedKeysScratchFloats(n, d, step, headPanels[static_cast<std::size_t>(h)]));
     // gathered copies: [keys in panels (tiled)][keys as rows][values as rows]
     const std::int64_t gatheredPanels = tiled ? panelFloats(maxGathered, d) : 0;
     const std::int64_t gatheredFloats = maxGathered > 0 ? gatheredPanels + 2 * maxGathered * d : 0;
@@ -616,6 +623,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         if (residueFloats > 0) ws.residue = ctx.pool().workspace(tag + ".residue", {residueFloats});
         if (keyPanels) ws.keyPanels = ctx.pool().workspace(tag + ".keyPanels", {panelFloats(m, d)});
         if (gatheredFloats > 0) ws.gathered = ctx.pool().workspace(tag + ".gathered", {gatheredFloats});
+        if (stridedFloats > 0) ws.strided = ctx.pool().workspace(tag + ".strided", {stridedFloats});
         ws.groupStatus.assign(static_cast<std::size_t>(maxRows), 0);
         ws.rowLo.resize(static_cast<std::size_t>(maxRows));
         ws.rowHi.resize(static_cast<std::size_t>(maxRows));
@@ -623,7 +631,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         workspaceBytes +=
             static_cast<std::uint64_t>(maxRows * (maxKeys + kScorePad) + kScorePad + (gathers ? 2 * maxKeys * d : 0) +
                                        (merge ? maxRows * (d + 2) + 2 * n : 0) + residueFloats +
-                                       (keyPanels ? panelFloats(m, d) : 0) + gatheredFloats) *
+                                       (keyPanels ? panelFloats(m, d) : 0) + gatheredFloats + stridedFloats) *
             4;
     }
 
@@ -704,6 +712,25 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                 for (std::int64_t gi = item.group0; gi < item.group1; ++gi)
                     runDenseGroup(plan, plan.groups[static_cast<std::size_t>(gi)], qp, kp, vp, op, d, scale, merge, ws,
                                   rowStatus);
+                if (plan.strided.step > 0) {
+                    StridedKeysPass pass;
+                    pass.n = n;
+                    pass.d = d;
+                    pass.step = plan.strided.step;
+                    pass.gap = plan.strided.gap;
+                    pass.above = plan.strided.above;
+                    pass.scale = scale;
+                    pass.q = qp;
+                    pass.k = kp;
+                    pass.v = vp;
+                    pass.rowMax = ws.accMax;
+                    pass.rowSum = ws.accSum;
+                    pass.out = op;
+                    const std::int64_t added =
+                        addStridedKeys(pass, ws.keySource.panels, ws.strided.data_ptr<float>());
+                    ws.entries += added;
+                    ws.allowed += added;
+                }
                 if (merge) {
                     for (std::int64_t i = 0; i < n; ++i) {
                         float* o = op + i * d;

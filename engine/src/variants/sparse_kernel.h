@@ -80,6 +80,13 @@ struct DensePlan {
     /// True when every query row lies in exactly one group (its softmax is then finished in
     /// place); false when a row's keys are split over several groups (partial softmax merged).
     bool singleCover = true;
+    /// Keys left to the strided keys pass (strided_keys_pass.h), run after the head's groups:
+    /// row i also attends keys j ≡ i (mod step) with j <= i − gap·step and, when `above`,
+    /// j >= i + gap·step. step 0: none. Needs every such row to have keys in the groups.
+    struct StridedKeys {
+        std::int64_t step = 0, gap = 0;
+        bool above = false;
+    } strided;
 
     /// A group with the given segments, the first `masked` of them masked.
     void addGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount,

@@ -10,10 +10,10 @@
 namespace attnscope::engine {
 namespace {
 
-// Rows per dense-plan group: of one residue mod l (strided keys), and consecutive (the band). The
-// kernel computes a group 6 rows at a time over those rows' keys only (134 band scores per row for
-// 129 allowed), so the group size no longer sets the waste; 96 rows measured 2-3 % faster than 48
-// at 2k tokens (fewer groups to set up) and the same at 1k and 8k, 192 no better.
+// Rows per dense-plan group: consecutive (the band), and of one residue mod l (strided-only heads).
+// The kernel computes a group 6 rows at a time over those rows' keys only (134 band scores per row
+// for 129 allowed), so the group size no longer sets the waste; 96 rows measured 2-3 % faster than
+// 48 at 2k tokens (fewer groups to set up) and the same at 1k and 8k, 192 no better.
 constexpr std::int64_t kStridedRows = 96;
 constexpr std::int64_t kBandRows = 96;
 
@@ -102,11 +102,10 @@ AttentionResult SparseStrided::run(const Qkv& qkv, const ParamValues& params, Ru
             });
     };
     // Fast path: the local band as blocks of consecutive rows against keys [i0 - band, i1) (non-
-    // causal: to i1 + band), masked to [i - band, i] (to i + band); the strided keys as rows of one
-    // residue r mod l against keys r, r + l, ..., masked to the keys below the band (causal), or
-    // listed twice, masked to the keys above the band and then to those below it (non-causal): in
-    // that order a row's allowed keys are one interval of the two runs. With `union` a row's keys
-    // are split over two groups, whose partial softmaxes are merged.
+    // causal: to i1 + band), masked to [i - band, i] (to i + band). With `union` the strided keys
+    // outside the band go to the strided keys pass (strided_keys_pass.h), which adds them to the
+    // band's running softmax, 8 residues at a time. A strided-only head (`interleave`) is groups of
+    // rows of one residue r mod l against keys r, r + l, ... (causal: masked to the keys <= i).
     const auto densePlan = [&](int h, DensePlan& plan) {
         if (l == 1) return false;
         const bool local = !interleave || h % 2 == 0;
@@ -118,39 +117,29 @@ AttentionResult SparseStrided::run(const Qkv& qkv, const ParamValues& params, Ru
                 const std::int64_t k1 = causal ? i1 : std::min(n, i1 + band);
                 plan.addGroup(i0, 1, i1 - i0, {DenseSegment{k0, 1, k1 - k0}}, 1);
             }
-        if (strided)
+        if (local && strided) {
+            // keys j ≡ i (mod l) outside [i - band, i + band]: j <= i - gap·l (and j >= i + gap·l)
+            plan.strided = {l, band / l + 1, !causal};
+        } else if (strided) {
             for (std::int64_t r = 0; r < std::min(l, n); ++r) {
                 const std::int64_t rows = (n - r + l - 1) / l;  // = the residue's keys (m = n)
                 for (std::int64_t u0 = 0; u0 < rows; u0 += kStridedRows) {
                     const std::int64_t u1 = std::min(rows, u0 + kStridedRows);
-                    if (!causal) {
-                        if (local) plan.addGroup(r + u0 * l, l, u1 - u0, {{r, l, rows}, {r, l, rows}}, 2);
-                        else plan.addGroup(r + u0 * l, l, u1 - u0, {{r, l, rows}}, 0);
-                        continue;
-                    }
-                    // keys r + s·l below min(i - band, i + 1) for the chunk's last row i
-                    const std::int64_t iLast = r + (u1 - 1) * l;
-                    const std::int64_t lim = std::min(local ? std::max<std::int64_t>(0, iLast - band) : n, iLast + 1);
-                    const std::int64_t keys = std::max<std::int64_t>(0, (lim - r + l - 1) / l);
-                    if (keys > 0) plan.addGroup(r + u0 * l, l, u1 - u0, {DenseSegment{r, l, keys}}, 1);
+                    // causal: keys r + s·l <= the chunk's last row (masked per row)
+                    const std::int64_t keys = causal ? u1 : rows;
+                    plan.addGroup(r + u0 * l, l, u1 - u0, {DenseSegment{r, l, keys}}, causal ? 1 : 0);
                 }
             }
-        plan.range = [band, l, local, causal](std::int64_t i, std::int64_t segInGroup, const DenseSegment& seg,
-                                              std::int64_t& lo, std::int64_t& hi) {
+        }
+        plan.range = [band, l, causal](std::int64_t i, std::int64_t, const DenseSegment& seg, std::int64_t& lo,
+                                       std::int64_t& hi) {
             if (seg.keyStep == 1) {  // local band segment (l > 1)
                 lo = i - band - seg.keyStart;
                 hi = (causal ? i : i + band) - seg.keyStart + 1;
                 return;
             }
-            const std::int64_t r = seg.keyStart;  // strided keys r + s·l
-            if (!causal && segInGroup == 0) {  // above the band: s·l + r > i + band
-                lo = (i + band + 1 - r + l - 1) / l;
-                hi = seg.keyCount;
-                return;
-            }
-            const std::int64_t lim = std::min(local ? std::max<std::int64_t>(0, i - band) : i + 1, i + 1);
-            lo = 0;
-            hi = std::max<std::int64_t>(0, (lim - r + l - 1) / l);
+            lo = 0;  // strided keys r + s·l <= i (causal strided-only heads)
+            hi = (i - seg.keyStart) / l + 1;
         };
         return true;
     };

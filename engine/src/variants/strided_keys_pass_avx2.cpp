@@ -1,0 +1,289 @@
+// The strided keys pass (strided_keys_pass.h) in AVX2: 8 residues per vector, 3 query rows at a
+// time, scores, exp and weighted values in turn while the rows' scores are in L1.
+
+#include "variants/strided_keys_pass.h"
+
+#include "core/cpu_features.h"
+
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+#include "core/exp_avx2.h"
+#include "core/row_exp.h"
+#include "core/small_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace attnscope::engine {
+namespace {
+
+// Query rows (u) per tile, keys (s) per score tile, value columns per output tile: 3 x 4
+// accumulators and a register each for the 3 rows' vectors and the key's (or value's) vector.
+constexpr int kRowTile = 3;
+constexpr int kKeyTile = 4;
+constexpr int kColumnTile = 4;
+
+// Rows of Q, K or V in a layout where the 8 consecutive rows j0..j0+7 of column c are one vector
+// at base + j0·rowStride + c·colStride: panels of 8 (rowStride d, colStride 8; j0 a multiple of
+// 8, so the step must be one) or transposed [d, ld] (rowStride 1, colStride ld).
+struct Lanes {
+    const float* base = nullptr;
+    std::int64_t rowStride = 0, colStride = 0;
+    const float* at(std::int64_t j0) const { return base + j0 * rowStride; }
+};
+
+std::int64_t transposedStride(std::int64_t n) {
+    std::int64_t ld = (n + 7) / 8 * 8 + 8;  // 8 readable floats past every row's last
+    if (ld % 1024 == 0) ld += 8;            // rows 4 KiB apart would share an L1 set
+    return ld;
+}
+
+bool panelLayout(std::int64_t step) { return step % 8 == 0; }
+
+std::int64_t keysPerResidue(std::int64_t n, std::int64_t step) { return (n + step - 1) / step; }
+
+// Scores S[u][s] (lanes: residues) of MU query rows starting at lane row i0 (rows i0 + u·step)
+// against MS keys starting at lane row j0 (keys j0 + s·step), over all d columns.
+template <int MU, int MS>
+ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void scoreTile(const Lanes& q, const Lanes& k,
+                                                                                std::int64_t d, std::int64_t step,
+                                                                                std::int64_t i0, std::int64_t j0,
+                                                                                float* s, std::int64_t lds) {
+    __m256 acc[MU][MS];
+    for (int u = 0; u < MU; ++u)
+        for (int t = 0; t < MS; ++t) acc[u][t] = _mm256_setzero_ps();
+    const float* qr[MU];
+    const float* kr[MS];
+    for (int u = 0; u < MU; ++u) qr[u] = q.at(i0 + u * step);
+    for (int t = 0; t < MS; ++t) kr[t] = k.at(j0 + t * step);
+    for (std::int64_t c = 0; c < d; ++c) {
+        __m256 qv[MU];
+        for (int u = 0; u < MU; ++u) qv[u] = _mm256_loadu_ps(qr[u] + c * q.colStride);
+        for (int t = 0; t < MS; ++t) {
+            const __m256 kv = _mm256_loadu_ps(kr[t] + c * k.colStride);
+            for (int u = 0; u < MU; ++u) acc[u][t] = _mm256_fmadd_ps(qv[u], kv, acc[u][t]);
+        }
+    }
+    for (int u = 0; u < MU; ++u)
+        for (int t = 0; t < MS; ++t) _mm256_storeu_ps(s + u * lds + t * 8, acc[u][t]);
+}
+
+template <int MU>
+ATTNSCOPE_AVX2_FMA_TARGET void scoreRows(const Lanes& q, const Lanes& k, std::int64_t d, std::int64_t step,
+                                         std::int64_t i0, std::int64_t r0, std::int64_t keys, float* s,
+                                         std::int64_t lds) {
+    std::int64_t t = 0;
+    for (; t + kKeyTile <= keys; t += kKeyTile) scoreTile<MU, kKeyTile>(q, k, d, step, i0, t * step + r0, s + t * 8, lds);
+    switch (keys - t) {
+        case 3: scoreTile<MU, 3>(q, k, d, step, i0, t * step + r0, s + t * 8, lds); break;
+        case 2: scoreTile<MU, 2>(q, k, d, step, i0, t * step + r0, s + t * 8, lds); break;
+        case 1: scoreTile<MU, 1>(q, k, d, step, i0, t * step + r0, s + t * 8, lds); break;
+        default: break;
+    }
+}
+
+// acc[u][c] = sum over keys s of P[u][s] · V[key s][c] for MC columns from c0, into out[u][c]
+// (lanes: residues; out rows of d vectors).
+template <int MU, int MC>
+ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void valueTile(const Lanes& v, std::int64_t step,
+                                                                                std::int64_t j0, std::int64_t keys,
+                                                                                std::int64_t c0, const float* p,
+                                                                                std::int64_t ldp, float* out,
+                                                                                std::int64_t d) {
+    __m256 acc[MU][MC];
+    for (int u = 0; u < MU; ++u)
+        for (int c = 0; c < MC; ++c) acc[u][c] = _mm256_setzero_ps();
+    for (std::int64_t t = 0; t < keys; ++t) {
+        const float* vr = v.at(j0 + t * step) + c0 * v.colStride;
+        __m256 pv[MU];
+        for (int u = 0; u < MU; ++u) pv[u] = _mm256_loadu_ps(p + u * ldp + t * 8);
+        for (int c = 0; c < MC; ++c) {
+            const __m256 vv = _mm256_loadu_ps(vr + c * v.colStride);
+            for (int u = 0; u < MU; ++u) acc[u][c] = _mm256_fmadd_ps(pv[u], vv, acc[u][c]);
+        }
+    }
+    for (int u = 0; u < MU; ++u)
+        for (int c = 0; c < MC; ++c) _mm256_storeu_ps(out + (u * d + c0 + c) * 8, acc[u][c]);
+}
+
+template <int MU>
+ATTNSCOPE_AVX2_FMA_TARGET void valueRows(const Lanes& v, std::int64_t d, std::int64_t step, std::int64_t r0,
+                                         std::int64_t keys, const float* p, std::int64_t ldp, float* out) {
+    std::int64_t c = 0;
+    for (; c + kColumnTile <= d; c += kColumnTile) valueTile<MU, kColumnTile>(v, step, r0, keys, c, p, ldp, out, d);
+    switch (d - c) {
+        case 3: valueTile<MU, 3>(v, step, r0, keys, c, p, ldp, out, d); break;
+        case 2: valueTile<MU, 2>(v, step, r0, keys, c, p, ldp, out, d); break;
+        case 1: valueTile<MU, 1>(v, step, r0, keys, c, p, ldp, out, d); break;
+        default: break;
+    }
+}
+
+ATTNSCOPE_AVX2_FMA_TARGET inline __m256 laneMask(bool (&valid)[8]) {
+    return _mm256_castsi256_ps(_mm256_setr_epi32(-valid[0], -valid[1], -valid[2], -valid[3], -valid[4], -valid[5],
+                                                 -valid[6], -valid[7]));
+}
+
+}  // namespace
+
+std::int64_t stridedKeysScratchFloatsAvx2(std::int64_t n, std::int64_t d, std::int64_t step, bool keyPanels) {
+    const std::int64_t rows = panelLayout(step) ? (n + 7) / 8 * 8 * d : d * transposedStride(n);
+    const std::int64_t copies = panelLayout(step) && keyPanels ? 2 : 3;
+    const std::int64_t scores = kRowTile * keysPerResidue(n, step) * 8;
+    const std::int64_t rowOutputs = kRowTile * d * 8 + 8 * d;
+    return copies * rows + scores + rowOutputs;
+}
+
+ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass& p, const float* keyPanels,
+                                                          float* scratch) {
+    const std::int64_t n = p.n, d = p.d, l = p.step, gap = p.gap;
+    // The rows in a lane layout: panels when residue chunks start on a panel (l % 8 == 0), else
+    // transposed with zeros past row n (the pad lanes' values must be finite: their weights are 0).
+    Lanes q, k, v;
+    float* next = scratch;
+    if (panelLayout(l)) {
+        const std::int64_t floats = (n + 7) / 8 * 8 * d;
+        const auto copy = [&](const float* rows) {
+            float* dst = next;
+            next += floats;
+            copyToPanels(n, d, rows, d, dst);
+            return Lanes{dst, d, 8};
+        };
+        q = copy(p.q);
+        k = keyPanels ? Lanes{keyPanels, d, 8} : copy(p.k);
+        v = copy(p.v);
+    } else {
+        const std::int64_t ld = transposedStride(n);
+        const auto copy = [&](const float* rows) {
+            float* dst = next;
+            next += d * ld;
+            transposeRows(n, d, rows, d, dst, ld);
+            for (std::int64_t c = 0; c < d; ++c) std::fill(dst + c * ld + n, dst + (c + 1) * ld, 0.0f);
+            return Lanes{dst, 1, ld};
+        };
+        q = copy(p.q);
+        k = copy(p.k);
+        v = copy(p.v);
+    }
+    const std::int64_t maxKeys = keysPerResidue(n, l);
+    float* scores = next;  // [kRowTile][maxKeys][8]
+    next += kRowTile * maxKeys * 8;
+    float* rowOutputs = next;  // [kRowTile][d][8]
+    next += kRowTile * d * 8;
+    float* laneRows = next;  // [8][d]
+    const std::int64_t lds = maxKeys * 8;
+    const __m256 scale = _mm256_set1_ps(p.scale);
+    const __m256 minusInf = _mm256_set1_ps(-INFINITY);
+    std::int64_t added = 0;
+
+    for (std::int64_t r0 = 0; r0 < std::min(l, n); r0 += 8) {
+        const std::int64_t rows = (n - r0 + l - 1) / l;  // lane rows u with u·l + r0 < n
+        std::int64_t keysOfLane[8];                      // keys of the residue r0 + t (0 when t is past l)
+        for (int t = 0; t < 8; ++t) keysOfLane[t] = r0 + t < l ? (n - r0 - t + l - 1) / l : 0;
+        for (std::int64_t u0 = 0; u0 < rows; u0 += kRowTile) {
+            const std::int64_t mu = std::min<std::int64_t>(kRowTile, rows - u0);
+            const std::int64_t uLast = u0 + mu - 1;
+            // the keys s the tile computes: [0, keys) (rows' disallowed keys get weight 0)
+            const std::int64_t keys = p.above ? rows : std::min(rows, std::max<std::int64_t>(0, uLast - gap + 1));
+            if (keys == 0) continue;
+            const std::int64_t i0 = u0 * l + r0;
+            // The output rows of the next tile, l·d floats apart and written by the groups long
+            // before: without a prefetch, adding to them waited on memory.
+            for (std::int64_t u = u0 + kRowTile; u < std::min(rows, u0 + 2 * kRowTile); ++u)
+                for (std::int64_t t = 0; t < 8 && u * l + r0 + t < n && r0 + t < l; ++t)
+                    for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(p.out + (u * l + r0 + t) * d + c, 1, 3);
+            switch (mu) {
+                case 3: scoreRows<3>(q, k, d, l, i0, r0, keys, scores, lds); break;
+                case 2: scoreRows<2>(q, k, d, l, i0, r0, keys, scores, lds); break;
+                default: scoreRows<1>(q, k, d, l, i0, r0, keys, scores, lds); break;
+            }
+            for (std::int64_t u = u0; u <= uLast; ++u) {
+                float* row = scores + (u - u0) * lds;
+                const std::int64_t iu = u * l + r0;
+                // lane t: query iu + t, allowed keys s in [0, below) and [aboveFrom, keysOfLane[t])
+                const std::int64_t below = std::clamp<std::int64_t>(u - gap + 1, 0, keys);
+                const std::int64_t aboveFrom = p.above ? std::min(keys, u + gap) : keys;
+                bool valid[8], keyValid[8];
+                std::int64_t any = 0;
+                for (int t = 0; t < 8; ++t) {
+                    valid[t] = r0 + t < l && iu + t < n;
+                    keyValid[t] = valid[t] && (keys - 1) * l + r0 + t < n;  // the last key s = keys - 1
+                    if (valid[t]) {
+                        const std::int64_t count =
+                            below + (p.above ? std::max<std::int64_t>(0, keysOfLane[t] - aboveFrom) : 0);
+                        added += count;
+                        any += count;
+                    }
+                }
+                if (any == 0) {
+                    std::fill(row, row + keys * 8, 0.0f);
+                    continue;
+                }
+                const __m256 rowMask = laneMask(valid), lastKeyMask = laneMask(keyValid);
+                // The rows' max so far is the shift unless a strided score exceeds it by more than
+                // kMaxReferenceExcess (scaled): such a row is rescaled to its new max (rare).
+                __m256 mx = minusInf;
+                for (std::int64_t s = 0; s < below; ++s)
+                    mx = _mm256_max_ps(mx, _mm256_blendv_ps(minusInf, _mm256_loadu_ps(row + s * 8), (s == keys - 1 ? lastKeyMask : rowMask)));
+                for (std::int64_t s = aboveFrom; s < keys; ++s)
+                    mx = _mm256_max_ps(mx, _mm256_blendv_ps(minusInf, _mm256_loadu_ps(row + s * 8), (s == keys - 1 ? lastKeyMask : rowMask)));
+                const __m256i rowBits = _mm256_castps_si256(rowMask);
+                __m256 ref = _mm256_maskload_ps(p.rowMax + iu, rowBits);
+                const __m256 excess = _mm256_and_ps(
+                    _mm256_and_ps(rowMask, _mm256_cmp_ps(mx, minusInf, _CMP_NEQ_OQ)),
+                    _mm256_cmp_ps(_mm256_mul_ps(_mm256_sub_ps(mx, ref), scale), _mm256_set1_ps(kMaxReferenceExcess),
+                                  _CMP_NLE_UQ));
+                if (_mm256_movemask_ps(excess) != 0) {
+                    alignas(32) float refs[8], maxes[8];
+                    _mm256_store_ps(refs, ref);
+                    _mm256_store_ps(maxes, mx);
+                    const int bits = _mm256_movemask_ps(excess);
+                    for (int t = 0; t < 8; ++t) {
+                        if (!(bits >> t & 1)) continue;
+                        const std::int64_t i = iu + t;
+                        const float keep = std::exp((refs[t] - maxes[t]) * p.scale);
+                        for (std::int64_t c = 0; c < d; ++c) p.out[i * d + c] *= keep;
+                        p.rowSum[i] *= keep;
+                        p.rowMax[i] = refs[t] = maxes[t];
+                    }
+                    ref = _mm256_load_ps(refs);
+                }
+                const __m256 shift = _mm256_mul_ps(ref, scale);
+                __m256 sum = _mm256_setzero_ps();
+                for (std::int64_t s = 0; s < keys; ++s) {
+                    __m256 e = _mm256_setzero_ps();
+                    if (s < below || s >= aboveFrom)
+                        e = _mm256_and_ps(exp8(_mm256_fmsub_ps(_mm256_loadu_ps(row + s * 8), scale, shift)),
+                                          (s == keys - 1 ? lastKeyMask : rowMask));
+                    _mm256_storeu_ps(row + s * 8, e);
+                    sum = _mm256_add_ps(sum, e);
+                }
+                _mm256_maskstore_ps(p.rowSum + iu, rowBits,
+                                    _mm256_add_ps(_mm256_maskload_ps(p.rowSum + iu, rowBits), sum));
+            }
+            switch (mu) {
+                case 3: valueRows<3>(v, d, l, r0, keys, scores, lds, rowOutputs); break;
+                case 2: valueRows<2>(v, d, l, r0, keys, scores, lds, rowOutputs); break;
+                default: valueRows<1>(v, d, l, r0, keys, scores, lds, rowOutputs); break;
+            }
+            // lanes back to rows: [d][8] -> [8][d], added to the valid lanes' output rows
+            for (std::int64_t u = u0; u <= uLast; ++u) {
+                const std::int64_t iu = u * l + r0;
+                transposeRows(d, 8, rowOutputs + (u - u0) * d * 8, 8, laneRows, d);
+                for (int t = 0; t < 8; ++t) {
+                    if (r0 + t >= l || iu + t >= n) continue;
+                    float* o = p.out + (iu + t) * d;
+                    const float* a = laneRows + t * d;
+                    std::int64_t c = 0;
+                    for (; c + 8 <= d; c += 8)
+                        _mm256_storeu_ps(o + c, _mm256_add_ps(_mm256_loadu_ps(o + c), _mm256_loadu_ps(a + c)));
+                    for (; c < d; ++c) o[c] += a[c];
+                }
+            }
+        }
+    }
+    return added;
+}
+
+}  // namespace attnscope::engine
+#endif
