@@ -1,5 +1,7 @@
 #include "core/request_checks.h"
 
+#include "core/finite_scan.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -22,31 +24,23 @@ std::string formatBytes(std::uint64_t bytes) {
     return text;
 }
 
-namespace {
-
-// Start of the first 4096-value chunk that holds a NaN or an infinity (values.size() when there is
-// none). A float is not finite iff its exponent bits are all ones; the chunk test has no early
-// exit, so it vectorises (a per-value std::isfinite loop with an early return does not, and
-// costs as much as a sparse variant's whole run on 16k tokens).
-std::size_t firstNonFinite(const std::vector<float>& values) {
-    constexpr std::size_t kChunk = 4096;
-    const std::size_t count = values.size();
-    for (std::size_t c0 = 0; c0 < count; c0 += kChunk) {
-        const std::size_t c1 = std::min(count, c0 + kChunk);
-        std::uint32_t bad = 0;
-        for (std::size_t i = c0; i < c1; ++i) {
-            std::uint32_t bits;
-            std::memcpy(&bits, &values[i], sizeof bits);
-            bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-        }
-        if (bad) return c0;
+Result<void> checkQkvValues(const QkvTensors& qkv) {
+    const struct {
+        const char* name;
+        const PlainTensor* t;
+    } parts[] = {{"q", &qkv.q}, {"k", &qkv.k}, {"v", &qkv.v}};
+    for (const auto& p : parts) {
+        const std::size_t bad = firstNonFiniteChunk(p.t->f32.data(), p.t->f32.size());
+        for (std::size_t i = bad; i < p.t->f32.size(); ++i)
+            if (!std::isfinite(p.t->f32[i]))
+                return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' has a non-finite value (" +
+                                                              std::to_string(p.t->f32[i]) + ") at flat index " +
+                                                              std::to_string(i));
     }
-    return count;
+    return {};
 }
 
-}  // namespace
-
-Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv) {
+Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv, bool values) {
     const struct {
         const char* name;
         const PlainTensor* t;
@@ -64,14 +58,9 @@ Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv) {
                 return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' has an empty dimension");
         if (static_cast<std::int64_t>(p.t->f32.size()) != p.t->numel())
             return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' holds the wrong number of values");
-        const std::size_t bad = firstNonFinite(p.t->f32);
-        if (bad < p.t->f32.size())
-            for (std::size_t i = bad; i < p.t->f32.size(); ++i)
-                if (!std::isfinite(p.t->f32[i]))
-                        return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name +
-                                                                  "' has a non-finite value (" + std::to_string(p.t->f32[i]) +
-                                                                  ") at flat index " + std::to_string(i));
     }
+    if (values)
+        if (auto finite = checkQkvValues(qkv); !finite) return finite.error();
     const auto& q = qkv.q.shape;
     const auto& k = qkv.k.shape;
     const auto& v = qkv.v.shape;

@@ -9,8 +9,12 @@
 
 namespace attnscope::engine {
 
-/// Shapes, dtypes and finiteness of explicit q, k, v ([H, n, d], [H, m, d], [H, m, dv]).
-Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv);
+/// Shapes and dtypes of explicit q, k, v ([H, n, d], [H, m, d], [H, m, dv]) and, when `values`,
+/// that every value is finite (else see checkQkvValues).
+Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv, bool values = true);
+
+/// That every value of q, k and v is finite: the first NaN or infinity (q, then k, then v) named.
+Result<void> checkQkvValues(const QkvTensors& qkv);
 
 /// Wraps explicit q, k, v as tensors without copying (the QkvTensors must outlive the run).
 Qkv wrapExplicitQkv(const QkvTensors& qkv);

@@ -48,6 +48,16 @@ public:
     /// The caller wants weights at all (RunRequest::keepWeights). Pattern variants keep their
     /// O(nnz) weights aligned with the pattern whenever this is set, beyond the dense limit too.
     bool keepPatternWeights = false;
+    /// Explicit Q, K and V whose values the engine has left unscanned for this variant
+    /// (Variant::checksQkvValues): the variant must scan every value it is given, as it reads
+    /// them, and call failNonFiniteQkv() on a NaN or an infinity, or checkQkvValuesNow() first.
+    /// Null: already scanned.
+    const QkvTensors* uncheckedQkv = nullptr;
+    /// Scans uncheckedQkv (if set) now; throws EngineError naming the first non-finite value.
+    void checkQkvValuesNow();
+    /// Throws EngineError naming the first non-finite value of uncheckedQkv (a variant's scan
+    /// found one).
+    [[noreturn]] void failNonFiniteQkv();
 
     BufferPool& pool() { return m_pool; }
 

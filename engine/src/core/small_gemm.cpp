@@ -2,6 +2,7 @@
 
 #include "core/blas_gemm.h"
 #include "core/cpu_features.h"
+#include "core/finite_scan.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -299,14 +300,21 @@ void smallGemmABPanels(std::int64_t m, std::int64_t n, std::int64_t k, const flo
     throw std::logic_error("smallGemmABPanels needs the register-tiled products (check smallGemmInPlace)");
 }
 
-void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int64_t lds, float* panels) {
+void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int64_t lds, float* panels,
+                  bool* nonFinite) {
     const std::int64_t whole = rows / 8 * 8;
-    for (std::int64_t r0 = 0; r0 < whole; r0 += 8) transposeRows(8, k, src + r0 * lds, lds, panels + r0 * k, 8);
+    bool bad = false;
+    for (std::int64_t r0 = 0; r0 < whole; r0 += 8) {
+        transposeRows(8, k, src + r0 * lds, lds, panels + r0 * k, 8);
+        if (nonFinite) bad = bad || !allFinite(panels + r0 * k, static_cast<std::size_t>(8 * k));
+    }
     if (whole < rows) {
         float* last = panels + whole * k;
         std::fill(last, last + 8 * k, 0.0f);
         transposeRows(rows - whole, k, src + whole * lds, lds, last, 8);
+        if (nonFinite) bad = bad || !allFinite(last, static_cast<std::size_t>(8 * k));
     }
+    if (nonFinite) *nonFinite = *nonFinite || bad;
 }
 
 }  // namespace attnscope::engine

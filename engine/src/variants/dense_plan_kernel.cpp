@@ -4,6 +4,7 @@
 #include "variants/dense_plan_kernel.h"
 
 #include "core/blas_gemm.h"
+#include "core/finite_scan.h"
 #include "core/small_gemm.h"
 #include "core/softmax_kernel.h"
 #include "variants/strided_keys_pass.h"
@@ -647,6 +648,10 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     status.u8 = ctx.pool().take<std::uint8_t>(static_cast<std::size_t>(heads * n));
     status.u8.assign(static_cast<std::size_t>(heads * n), 0);
 
+    // Unscanned explicit values (RunContext::uncheckedQkv): each worker scans the heads it
+    // prepares, K in its copy into panels (and Q, V in the strided keys pass's copies).
+    const bool scanValues = ctx.uncheckedQkv != nullptr;
+    std::atomic<bool> nonFinite{false};
     std::atomic<bool> stop{false};
     std::atomic<std::int64_t> itemsDone{0};
     const auto total = static_cast<std::int64_t>(items.size());
@@ -675,6 +680,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                 const float* kp = kBase + h * m * d;
                 const float* vp = vBase + h * m * d;
                 std::uint8_t* rowStatus = status.u8.data() + h * n;
+                bool headNonFinite = false;
                 if (ws.preparedHead != h) {
                     ws.preparedHead = h;
                     ws.residueK = ws.residueV = ResidueRows{};
@@ -688,8 +694,18 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                         ws.valueSource.residue = &ws.residueV;
                     }
                     if (headPanels[static_cast<std::size_t>(h)]) {
-                        copyToPanels(m, d, kp, d, ws.keyPanels.data_ptr<float>());
+                        copyToPanels(m, d, kp, d, ws.keyPanels.data_ptr<float>(), scanValues ? &headNonFinite : nullptr);
                         ws.keySource.panels = ws.keyPanels.data_ptr<float>();
+                    } else if (scanValues) {
+                        headNonFinite = !allFinite(kp, static_cast<std::size_t>(m * d));
+                    }
+                    if (scanValues && plan.strided.step == 0)
+                        headNonFinite = headNonFinite || !allFinite(qp, static_cast<std::size_t>(n * d)) ||
+                                        !allFinite(vp, static_cast<std::size_t>(m * d));
+                    if (headNonFinite) {
+                        nonFinite = true;
+                        stop = true;
+                        continue;
                     }
                     if (const auto count = static_cast<std::int64_t>(plan.gatheredKeys.size()); count > 0) {
                         float* keyPanelsCopy = ws.gathered.data_ptr<float>();
@@ -726,10 +742,16 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                     pass.rowMax = ws.accMax;
                     pass.rowSum = ws.accSum;
                     pass.out = op;
+                    pass.nonFinite = scanValues ? &headNonFinite : nullptr;
                     const std::int64_t added =
                         addStridedKeys(pass, ws.keySource.panels, ws.strided.data_ptr<float>());
                     ws.entries += added;
                     ws.allowed += added;
+                    if (headNonFinite) {
+                        nonFinite = true;
+                        stop = true;
+                        continue;
+                    }
                 }
                 if (merge) {
                     for (std::int64_t i = 0; i < n; ++i) {
@@ -756,6 +778,9 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
             }
         });
     }
+
+    if (nonFinite) ctx.failNonFiniteQkv();
+    ctx.uncheckedQkv = nullptr;  // every head was scanned
 
     std::int64_t emptyRows = 0, entriesComputed = 0, allowed = 0;
     for (const auto& ws : scratch) {

@@ -33,6 +33,7 @@ public:
     }
 
     const VariantInfo& info() const override { return m_info; }
+    bool checksQkvValues() const override { return true; }  // in the sparse kernel (runSparseKernel)
 
     std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
         const double w = static_cast<double>(paramInt(params, "window"));

@@ -135,7 +135,10 @@ void runSparseKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
     // weights, when kept, from the tile kernel below (pass 1 and the softmax only), so that the
     // output is the same bit for bit with and without kept weights.
     const bool denseOutput = input.densePlan && input.keyPadding.empty() && input.queryPadding.empty();
+    // Unscanned explicit values (RunContext::uncheckedQkv) are scanned in the dense plan's copies,
+    // else here first.
     if (denseOutput && !input.keepWeights && runDensePlanKernel(q, k, v, input, ctx, result)) return;
+    ctx.checkQkvValuesNow();
     if (denseOutput && input.keepWeights) {
         DensePlan probe;
         if (input.densePlan(0, probe)) {

@@ -34,6 +34,7 @@ public:
     }
 
     const VariantInfo& info() const override { return m_info; }
+    bool checksQkvValues() const override { return true; }  // in the sparse kernel (runSparseKernel)
 
     std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
         const double l = static_cast<double>(std::max<std::int64_t>(paramInt(params, "stride"), 1));

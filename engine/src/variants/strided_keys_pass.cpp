@@ -4,6 +4,7 @@
 #include "variants/strided_keys_pass.h"
 
 #include "core/cpu_features.h"
+#include "core/finite_scan.h"
 #include "core/row_exp.h"
 
 #include <algorithm>
@@ -85,6 +86,9 @@ std::int64_t addStridedKeys(const StridedKeysPass& pass, const float* keyPanels,
     if (haveAvx2Fma()) return addStridedKeysAvx2(pass, keyPanels, scratch);
 #endif
     (void)keyPanels;
+    if (pass.nonFinite)
+        *pass.nonFinite = *pass.nonFinite || !allFinite(pass.q, static_cast<std::size_t>(pass.n * pass.d)) ||
+                          !allFinite(pass.v, static_cast<std::size_t>(pass.n * pass.d));
     return addStridedKeysPortable(pass, scratch);
 }
 

@@ -24,6 +24,8 @@ struct StridedKeysPass {
     /// exps, and output rows [n, d] (unnormalised). Every row with strided keys must have a finite
     /// max (its other keys are computed first).
     float *rowMax = nullptr, *rowSum = nullptr, *out = nullptr;
+    /// When not null: set when a value of q or v is NaN or infinite (scanned as they are copied).
+    bool* nonFinite = nullptr;
 };
 
 /// Floats of scratch that addStridedKeys needs (with copies of the rows in panels or transposed;

@@ -7,6 +7,7 @@
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
 #include "core/exp_avx2.h"
+#include "core/finite_scan.h"
 #include "core/row_exp.h"
 #include "core/small_gemm.h"
 
@@ -139,31 +140,33 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
     const std::int64_t n = p.n, d = p.d, l = p.step, gap = p.gap;
     // The rows in a lane layout: panels when residue chunks start on a panel (l % 8 == 0), else
     // transposed with zeros past row n (the pad lanes' values must be finite: their weights are 0).
+    // Q and V are scanned for non-finite values as they are copied (p.nonFinite); K is the caller's.
     Lanes q, k, v;
     float* next = scratch;
     if (panelLayout(l)) {
         const std::int64_t floats = (n + 7) / 8 * 8 * d;
-        const auto copy = [&](const float* rows) {
+        const auto copy = [&](const float* rows, bool* scan) {
             float* dst = next;
             next += floats;
-            copyToPanels(n, d, rows, d, dst);
+            copyToPanels(n, d, rows, d, dst, scan);
             return Lanes{dst, d, 8};
         };
-        q = copy(p.q);
-        k = keyPanels ? Lanes{keyPanels, d, 8} : copy(p.k);
-        v = copy(p.v);
+        q = copy(p.q, p.nonFinite);
+        k = keyPanels ? Lanes{keyPanels, d, 8} : copy(p.k, nullptr);
+        v = copy(p.v, p.nonFinite);
     } else {
         const std::int64_t ld = transposedStride(n);
-        const auto copy = [&](const float* rows) {
+        const auto copy = [&](const float* rows, bool* scan) {
             float* dst = next;
             next += d * ld;
+            if (scan) *scan = *scan || !allFinite(rows, static_cast<std::size_t>(n * d));
             transposeRows(n, d, rows, d, dst, ld);
             for (std::int64_t c = 0; c < d; ++c) std::fill(dst + c * ld + n, dst + (c + 1) * ld, 0.0f);
             return Lanes{dst, 1, ld};
         };
-        q = copy(p.q);
-        k = copy(p.k);
-        v = copy(p.v);
+        q = copy(p.q, p.nonFinite);
+        k = copy(p.k, nullptr);
+        v = copy(p.v, p.nonFinite);
     }
     const std::int64_t maxKeys = keysPerResidue(n, l);
     float* scores = next;  // [kRowTile][maxKeys][8]

@@ -30,6 +30,9 @@ public:
     /// q, k, v: [heads, n, d] float32, contiguous. `params` are resolved (defaults filled in).
     /// Every random draw comes from ctx.seed and is stored in the result's diagnostics.
     virtual AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const = 0;
+    /// True when run() scans explicit Q, K and V for NaN and infinities itself (RunContext::
+    /// uncheckedQkv), folded into copies it makes anyway, so the engine need not read them first.
+    virtual bool checksQkvValues() const { return false; }
 };
 
 /// Typed access to resolved parameters (resolveParams guarantees presence and type).
