@@ -24,13 +24,13 @@ constexpr int kRowTile = 3;
 constexpr int kKeyTile = 4;
 constexpr int kColumnTile = 4;
 
-// Rows of Q, K or V in a layout where the 8 consecutive rows j0..j0+7 of column c are one vector
-// at base + j0·rowStride + c·colStride: panels of 8 (rowStride d, colStride 8; j0 a multiple of
-// 8, so the step must be one) or transposed [d, ld] (rowStride 1, colStride ld).
-struct Lanes {
+// The lane rows of one chunk of 8 residues r0..r0+7 in Q, K or V: lane row u (rows u·l + r0 + t)
+// has column c as one vector at row(u) + c·colStride. In panels of 8 (copyToPanels; the step is a
+// multiple of 8, so a lane row is one panel): colStride 8; transposed [d, ld]: colStride ld.
+struct LaneRows {
     const float* base = nullptr;
     std::int64_t rowStride = 0, colStride = 0;
-    const float* at(std::int64_t j0) const { return base + j0 * rowStride; }
+    const float* row(std::int64_t u) const { return base + u * rowStride; }
 };
 
 std::int64_t transposedStride(std::int64_t n) {
@@ -43,20 +43,20 @@ bool panelLayout(std::int64_t step) { return step % 8 == 0; }
 
 std::int64_t keysPerResidue(std::int64_t n, std::int64_t step) { return (n + step - 1) / step; }
 
-// Scores S[u][s] (lanes: residues) of MU query rows starting at lane row i0 (rows i0 + u·step)
-// against MS keys starting at lane row j0 (keys j0 + s·step), over all d columns.
+// Scores S[u][s] (lanes: residues) of the MU lane rows from u0 against the MS lane rows (keys)
+// from s0, over all d columns.
 template <int MU, int MS>
-ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void scoreTile(const Lanes& q, const Lanes& k,
-                                                                                std::int64_t d, std::int64_t step,
-                                                                                std::int64_t i0, std::int64_t j0,
-                                                                                float* s, std::int64_t lds) {
+ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void scoreTile(const LaneRows& q, const LaneRows& k,
+                                                                                std::int64_t d, std::int64_t u0,
+                                                                                std::int64_t s0, float* s,
+                                                                                std::int64_t lds) {
     __m256 acc[MU][MS];
     for (int u = 0; u < MU; ++u)
         for (int t = 0; t < MS; ++t) acc[u][t] = _mm256_setzero_ps();
     const float* qr[MU];
     const float* kr[MS];
-    for (int u = 0; u < MU; ++u) qr[u] = q.at(i0 + u * step);
-    for (int t = 0; t < MS; ++t) kr[t] = k.at(j0 + t * step);
+    for (int u = 0; u < MU; ++u) qr[u] = q.row(u0 + u);
+    for (int t = 0; t < MS; ++t) kr[t] = k.row(s0 + t);
     for (std::int64_t c = 0; c < d; ++c) {
         __m256 qv[MU];
         for (int u = 0; u < MU; ++u) qv[u] = _mm256_loadu_ps(qr[u] + c * q.colStride);
@@ -70,15 +70,14 @@ ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void scoreTile(c
 }
 
 template <int MU>
-ATTNSCOPE_AVX2_FMA_TARGET void scoreRows(const Lanes& q, const Lanes& k, std::int64_t d, std::int64_t step,
-                                         std::int64_t i0, std::int64_t r0, std::int64_t keys, float* s,
-                                         std::int64_t lds) {
+ATTNSCOPE_AVX2_FMA_TARGET void scoreRows(const LaneRows& q, const LaneRows& k, std::int64_t d, std::int64_t u0,
+                                         std::int64_t keys, float* s, std::int64_t lds) {
     std::int64_t t = 0;
-    for (; t + kKeyTile <= keys; t += kKeyTile) scoreTile<MU, kKeyTile>(q, k, d, step, i0, t * step + r0, s + t * 8, lds);
+    for (; t + kKeyTile <= keys; t += kKeyTile) scoreTile<MU, kKeyTile>(q, k, d, u0, t, s + t * 8, lds);
     switch (keys - t) {
-        case 3: scoreTile<MU, 3>(q, k, d, step, i0, t * step + r0, s + t * 8, lds); break;
-        case 2: scoreTile<MU, 2>(q, k, d, step, i0, t * step + r0, s + t * 8, lds); break;
-        case 1: scoreTile<MU, 1>(q, k, d, step, i0, t * step + r0, s + t * 8, lds); break;
+        case 3: scoreTile<MU, 3>(q, k, d, u0, t, s + t * 8, lds); break;
+        case 2: scoreTile<MU, 2>(q, k, d, u0, t, s + t * 8, lds); break;
+        case 1: scoreTile<MU, 1>(q, k, d, u0, t, s + t * 8, lds); break;
         default: break;
     }
 }
@@ -86,8 +85,7 @@ ATTNSCOPE_AVX2_FMA_TARGET void scoreRows(const Lanes& q, const Lanes& k, std::in
 // acc[u][c] = sum over keys s of P[u][s] · V[key s][c] for MC columns from c0, into out[u][c]
 // (lanes: residues; out rows of d vectors).
 template <int MU, int MC>
-ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void valueTile(const Lanes& v, std::int64_t step,
-                                                                                std::int64_t j0, std::int64_t keys,
+ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void valueTile(const LaneRows& v, std::int64_t keys,
                                                                                 std::int64_t c0, const float* p,
                                                                                 std::int64_t ldp, float* out,
                                                                                 std::int64_t d) {
@@ -95,7 +93,7 @@ ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void valueTile(c
     for (int u = 0; u < MU; ++u)
         for (int c = 0; c < MC; ++c) acc[u][c] = _mm256_setzero_ps();
     for (std::int64_t t = 0; t < keys; ++t) {
-        const float* vr = v.at(j0 + t * step) + c0 * v.colStride;
+        const float* vr = v.row(t) + c0 * v.colStride;
         __m256 pv[MU];
         for (int u = 0; u < MU; ++u) pv[u] = _mm256_loadu_ps(p + u * ldp + t * 8);
         for (int c = 0; c < MC; ++c) {
@@ -108,14 +106,14 @@ ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void valueTile(c
 }
 
 template <int MU>
-ATTNSCOPE_AVX2_FMA_TARGET void valueRows(const Lanes& v, std::int64_t d, std::int64_t step, std::int64_t r0,
-                                         std::int64_t keys, const float* p, std::int64_t ldp, float* out) {
+ATTNSCOPE_AVX2_FMA_TARGET void valueRows(const LaneRows& v, std::int64_t d, std::int64_t keys, const float* p,
+                                         std::int64_t ldp, float* out) {
     std::int64_t c = 0;
-    for (; c + kColumnTile <= d; c += kColumnTile) valueTile<MU, kColumnTile>(v, step, r0, keys, c, p, ldp, out, d);
+    for (; c + kColumnTile <= d; c += kColumnTile) valueTile<MU, kColumnTile>(v, keys, c, p, ldp, out, d);
     switch (d - c) {
-        case 3: valueTile<MU, 3>(v, step, r0, keys, c, p, ldp, out, d); break;
-        case 2: valueTile<MU, 2>(v, step, r0, keys, c, p, ldp, out, d); break;
-        case 1: valueTile<MU, 1>(v, step, r0, keys, c, p, ldp, out, d); break;
+        case 3: valueTile<MU, 3>(v, keys, c, p, ldp, out, d); break;
+        case 2: valueTile<MU, 2>(v, keys, c, p, ldp, out, d); break;
+        case 1: valueTile<MU, 1>(v, keys, c, p, ldp, out, d); break;
         default: break;
     }
 }
@@ -128,47 +126,53 @@ ATTNSCOPE_AVX2_FMA_TARGET inline __m256 laneMask(bool (&valid)[8]) {
 }  // namespace
 
 std::int64_t stridedKeysScratchFloatsAvx2(std::int64_t n, std::int64_t d, std::int64_t step, bool keyPanels) {
-    const std::int64_t rows = panelLayout(step) ? (n + 7) / 8 * 8 * d : d * transposedStride(n);
-    const std::int64_t copies = panelLayout(step) && keyPanels ? 2 : 3;
+    // panels: one chunk's Q and V lane rows (and all keys, unless the caller has them in panels);
+    // transposed: all of Q, K and V
+    const std::int64_t chunk = keysPerResidue(n, step) * 8 * d;
+    const std::int64_t copies = panelLayout(step) ? 2 * chunk + (keyPanels ? 0 : (n + 7) / 8 * 8 * d)
+                                                  : 3 * d * transposedStride(n);
     const std::int64_t scores = kRowTile * keysPerResidue(n, step) * 8;
     const std::int64_t rowOutputs = kRowTile * d * 8 + 8 * d;
-    return copies * rows + scores + rowOutputs;
+    return copies + scores + rowOutputs;
 }
 
 ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass& p, const float* keyPanels,
                                                           float* scratch) {
     const std::int64_t n = p.n, d = p.d, l = p.step, gap = p.gap;
-    // The rows in a lane layout: panels when residue chunks start on a panel (l % 8 == 0), else
-    // transposed with zeros past row n (the pad lanes' values must be finite: their weights are 0).
-    // Q and V are scanned for non-finite values as they are copied (p.nonFinite); K is the caller's.
-    Lanes q, k, v;
+    // The rows in a lane layout. Panels when a chunk of residues starts on a panel (l % 8 == 0):
+    // each chunk's Q and V lane rows are copied as it starts (a buffer that stays in L2, where
+    // copies of whole heads went out to memory and back); keys from the caller's panels of the
+    // head. Else transposed copies of the head, with zeros past row n (pad lanes' values must be
+    // finite: their weights are 0). Q and V are scanned for non-finite values as they are copied
+    // (p.nonFinite); K is the caller's to scan.
+    const bool panels = panelLayout(l);
+    const std::int64_t maxKeys = keysPerResidue(n, l);
     float* next = scratch;
-    if (panelLayout(l)) {
-        const std::int64_t floats = (n + 7) / 8 * 8 * d;
-        const auto copy = [&](const float* rows, bool* scan) {
-            float* dst = next;
-            next += floats;
-            copyToPanels(n, d, rows, d, dst, scan);
-            return Lanes{dst, d, 8};
-        };
-        q = copy(p.q, p.nonFinite);
-        k = keyPanels ? Lanes{keyPanels, d, 8} : copy(p.k, nullptr);
-        v = copy(p.v, p.nonFinite);
+    float *qRows = nullptr, *vRows = nullptr, *kRows = nullptr;
+    std::int64_t ld = 0;
+    if (panels) {
+        qRows = next;
+        vRows = qRows + maxKeys * 8 * d;
+        next = vRows + maxKeys * 8 * d;
+        if (!keyPanels) {
+            copyToPanels(n, d, p.k, d, next);
+            keyPanels = next;
+            next += (n + 7) / 8 * 8 * d;
+        }
     } else {
-        const std::int64_t ld = transposedStride(n);
+        ld = transposedStride(n);
         const auto copy = [&](const float* rows, bool* scan) {
             float* dst = next;
             next += d * ld;
             if (scan) *scan = *scan || !allFinite(rows, static_cast<std::size_t>(n * d));
             transposeRows(n, d, rows, d, dst, ld);
             for (std::int64_t c = 0; c < d; ++c) std::fill(dst + c * ld + n, dst + (c + 1) * ld, 0.0f);
-            return Lanes{dst, 1, ld};
+            return dst;
         };
-        q = copy(p.q, p.nonFinite);
-        k = copy(p.k, nullptr);
-        v = copy(p.v, p.nonFinite);
+        qRows = copy(p.q, p.nonFinite);
+        kRows = copy(p.k, nullptr);
+        vRows = copy(p.v, p.nonFinite);
     }
-    const std::int64_t maxKeys = keysPerResidue(n, l);
     float* scores = next;  // [kRowTile][maxKeys][8]
     next += kRowTile * maxKeys * 8;
     float* rowOutputs = next;  // [kRowTile][d][8]
@@ -183,22 +187,36 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
         const std::int64_t rows = (n - r0 + l - 1) / l;  // lane rows u with u·l + r0 < n
         std::int64_t keysOfLane[8];                      // keys of the residue r0 + t (0 when t is past l)
         for (int t = 0; t < 8; ++t) keysOfLane[t] = r0 + t < l ? (n - r0 - t + l - 1) / l : 0;
+        LaneRows q, k, v;
+        if (panels) {
+            for (std::int64_t u = 0; u < rows; ++u) {
+                const std::int64_t iu = u * l + r0, count = std::min<std::int64_t>(8, n - iu);
+                copyToPanels(count, d, p.q + iu * d, d, qRows + u * 8 * d, p.nonFinite);
+                copyToPanels(count, d, p.v + iu * d, d, vRows + u * 8 * d, p.nonFinite);
+            }
+            q = LaneRows{qRows, 8 * d, 8};
+            v = LaneRows{vRows, 8 * d, 8};
+            k = LaneRows{keyPanels + r0 * d, l * d, 8};
+        } else {
+            q = LaneRows{qRows + r0, l, ld};
+            k = LaneRows{kRows + r0, l, ld};
+            v = LaneRows{vRows + r0, l, ld};
+        }
         for (std::int64_t u0 = 0; u0 < rows; u0 += kRowTile) {
             const std::int64_t mu = std::min<std::int64_t>(kRowTile, rows - u0);
             const std::int64_t uLast = u0 + mu - 1;
             // the keys s the tile computes: [0, keys) (rows' disallowed keys get weight 0)
             const std::int64_t keys = p.above ? rows : std::min(rows, std::max<std::int64_t>(0, uLast - gap + 1));
             if (keys == 0) continue;
-            const std::int64_t i0 = u0 * l + r0;
             // The output rows of the next tile, l·d floats apart and written by the groups long
             // before: without a prefetch, adding to them waited on memory.
             for (std::int64_t u = u0 + kRowTile; u < std::min(rows, u0 + 2 * kRowTile); ++u)
                 for (std::int64_t t = 0; t < 8 && u * l + r0 + t < n && r0 + t < l; ++t)
                     for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(p.out + (u * l + r0 + t) * d + c, 1, 3);
             switch (mu) {
-                case 3: scoreRows<3>(q, k, d, l, i0, r0, keys, scores, lds); break;
-                case 2: scoreRows<2>(q, k, d, l, i0, r0, keys, scores, lds); break;
-                default: scoreRows<1>(q, k, d, l, i0, r0, keys, scores, lds); break;
+                case 3: scoreRows<3>(q, k, d, u0, keys, scores, lds); break;
+                case 2: scoreRows<2>(q, k, d, u0, keys, scores, lds); break;
+                default: scoreRows<1>(q, k, d, u0, keys, scores, lds); break;
             }
             for (std::int64_t u = u0; u <= uLast; ++u) {
                 float* row = scores + (u - u0) * lds;
@@ -265,9 +283,9 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
                                     _mm256_add_ps(_mm256_maskload_ps(p.rowSum + iu, rowBits), sum));
             }
             switch (mu) {
-                case 3: valueRows<3>(v, d, l, r0, keys, scores, lds, rowOutputs); break;
-                case 2: valueRows<2>(v, d, l, r0, keys, scores, lds, rowOutputs); break;
-                default: valueRows<1>(v, d, l, r0, keys, scores, lds, rowOutputs); break;
+                case 3: valueRows<3>(v, d, keys, scores, lds, rowOutputs); break;
+                case 2: valueRows<2>(v, d, keys, scores, lds, rowOutputs); break;
+                default: valueRows<1>(v, d, keys, scores, lds, rowOutputs); break;
             }
             // lanes back to rows: [d][8] -> [8][d], added to the valid lanes' output rows
             for (std::int64_t u = u0; u <= uLast; ++u) {
