@@ -743,6 +743,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                     pass.rowSum = ws.accSum;
                     pass.out = op;
                     pass.nonFinite = scanValues ? &headNonFinite : nullptr;
+                    pass.normalise = true;
                     const std::int64_t added =
                         addStridedKeys(pass, ws.keySource.panels, ws.strided.data_ptr<float>());
                     ws.entries += added;
@@ -762,6 +763,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                             ++ws.emptyRows;
                             continue;
                         }
+                        if (plan.strided.step > 0) continue;  // (the strided keys pass normalised it)
                         const float inv = 1.0f / ws.accSum[i];
                         for (std::int64_t c = 0; c < d; ++c) o[c] *= inv;
                     }

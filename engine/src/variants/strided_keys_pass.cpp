@@ -32,7 +32,16 @@ std::int64_t addStridedKeysPortable(const StridedKeysPass& p, float* scores) {
         const std::int64_t below = std::clamp<std::int64_t>(u - p.gap + 1, 0, keys);
         const std::int64_t aboveFrom = p.above ? std::min(keys, u + p.gap) : keys;
         const std::int64_t count = below + (keys - aboveFrom);
-        if (count == 0) continue;
+        float* oi = p.out + i * d;
+        const auto finishRow = [&] {
+            if (!p.normalise || p.rowSum[i] == 0.0f) return;
+            const float inv = 1.0f / p.rowSum[i];
+            for (std::int64_t c = 0; c < d; ++c) oi[c] *= inv;
+        };
+        if (count == 0) {
+            finishRow();
+            continue;
+        }
         const float* qi = p.q + i * d;
         std::int64_t t = 0;
         float mx = -INFINITY;
@@ -45,7 +54,6 @@ std::int64_t addStridedKeysPortable(const StridedKeysPass& p, float* scores) {
         };
         for (std::int64_t s = 0; s < below; ++s) score(s);
         for (std::int64_t s = aboveFrom; s < keys; ++s) score(s);
-        float* oi = p.out + i * d;
         float ref = p.rowMax[i];
         if (!((mx - ref) * p.scale <= kMaxReferenceExcess)) {  // (also when ref is -inf)
             const float keep = std::exp((ref - mx) * p.scale);
@@ -65,6 +73,7 @@ std::int64_t addStridedKeysPortable(const StridedKeysPass& p, float* scores) {
         for (std::int64_t s = aboveFrom; s < keys; ++s) addValue(s);
         p.rowSum[i] += sum;
         added += count;
+        finishRow();
     }
     return added;
 }

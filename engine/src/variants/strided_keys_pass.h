@@ -26,6 +26,10 @@ struct StridedKeysPass {
     float *rowMax = nullptr, *rowSum = nullptr, *out = nullptr;
     /// When not null: set when a value of q or v is NaN or infinite (scanned as they are copied).
     bool* nonFinite = nullptr;
+    /// Also divide every output row by its sum, once its strided keys are in (rows whose sum is 0
+    /// are left alone): the pass is then the last to touch the rows, and no separate pass over
+    /// the output is needed.
+    bool normalise = false;
 };
 
 /// Floats of scratch that addStridedKeys needs (with copies of the rows in panels or transposed;

@@ -118,6 +118,15 @@ ATTNSCOPE_AVX2_FMA_TARGET void valueRows(const LaneRows& v, std::int64_t d, std:
     }
 }
 
+// row /= sum (rows whose sum is 0 left alone).
+ATTNSCOPE_AVX2_FMA_TARGET inline void scaleRow(float* row, std::int64_t d, float sum) {
+    if (sum == 0.0f) return;
+    const float inv = 1.0f / sum;
+    std::int64_t c = 0;
+    for (; c + 8 <= d; c += 8) _mm256_storeu_ps(row + c, _mm256_mul_ps(_mm256_loadu_ps(row + c), _mm256_set1_ps(inv)));
+    for (; c < d; ++c) row[c] *= inv;
+}
+
 ATTNSCOPE_AVX2_FMA_TARGET inline __m256 laneMask(bool (&valid)[8]) {
     return _mm256_castsi256_ps(_mm256_setr_epi32(-valid[0], -valid[1], -valid[2], -valid[3], -valid[4], -valid[5],
                                                  -valid[6], -valid[7]));
@@ -207,7 +216,13 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
             const std::int64_t uLast = u0 + mu - 1;
             // the keys s the tile computes: [0, keys) (rows' disallowed keys get weight 0)
             const std::int64_t keys = p.above ? rows : std::min(rows, std::max<std::int64_t>(0, uLast - gap + 1));
-            if (keys == 0) continue;
+            if (keys == 0) {  // (causal rows before the first strided key)
+                if (p.normalise)
+                    for (std::int64_t u = u0; u <= uLast; ++u)
+                        for (std::int64_t t = 0; t < 8 && r0 + t < l && u * l + r0 + t < n; ++t)
+                            scaleRow(p.out + (u * l + r0 + t) * d, d, p.rowSum[u * l + r0 + t]);
+                continue;
+            }
             // The output rows of the next tile, l·d floats apart and written by the groups long
             // before: without a prefetch, adding to them waited on memory.
             for (std::int64_t u = u0 + kRowTile; u < std::min(rows, u0 + 2 * kRowTile); ++u)
@@ -295,10 +310,13 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
                     if (r0 + t >= l || iu + t >= n) continue;
                     float* o = p.out + (iu + t) * d;
                     const float* a = laneRows + t * d;
+                    const float sum = p.rowSum[iu + t];
+                    const float inv = p.normalise && sum != 0.0f ? 1.0f / sum : 1.0f;
+                    const __m256 vinv = _mm256_set1_ps(inv);
                     std::int64_t c = 0;
                     for (; c + 8 <= d; c += 8)
-                        _mm256_storeu_ps(o + c, _mm256_add_ps(_mm256_loadu_ps(o + c), _mm256_loadu_ps(a + c)));
-                    for (; c < d; ++c) o[c] += a[c];
+                        _mm256_storeu_ps(o + c, _mm256_mul_ps(_mm256_add_ps(_mm256_loadu_ps(o + c), _mm256_loadu_ps(a + c)), vinv));
+                    for (; c < d; ++c) o[c] = (o[c] + a[c]) * inv;
                 }
             }
         }
