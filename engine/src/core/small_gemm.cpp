@@ -5,6 +5,7 @@
 #include "core/finite_scan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
@@ -213,14 +214,24 @@ ATTNSCOPE_FMA_TARGET void abPanelsAvx2(std::int64_t m, std::int64_t n, std::int6
     }
 }
 
-ATTNSCOPE_FMA_TARGET void transposeAvx2(std::int64_t rows, std::int64_t cols, const float* src, std::int64_t lds,
+// Returns false when Scan and a value is NaN or infinite (exponent bits all ones), found on the
+// loaded vectors at a few operations per vector instead of a second pass over the values.
+template <bool Scan>
+ATTNSCOPE_FMA_TARGET bool transposeAvx2(std::int64_t rows, std::int64_t cols, const float* src, std::int64_t lds,
                                         float* dst, std::int64_t ldd) {
+    const __m256i exponent = _mm256_set1_epi32(0x7f800000);
+    __m256i bad = _mm256_setzero_si256();
+    bool badScalar = false;
     std::int64_t r = 0;
     for (; r + 8 <= rows; r += 8) {
         std::int64_t c = 0;
         for (; c + 8 <= cols; c += 8) {
             __m256 x[8];
             for (int t = 0; t < 8; ++t) x[t] = _mm256_loadu_ps(src + (r + t) * lds + c);
+            if (Scan)
+                for (int t = 0; t < 8; ++t)
+                    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(x[t]), exponent),
+                                                                 exponent));
             // 8 x 8 transpose: pairs, quads, then halves
             const __m256 a0 = _mm256_unpacklo_ps(x[0], x[1]), a1 = _mm256_unpackhi_ps(x[0], x[1]);
             const __m256 a2 = _mm256_unpacklo_ps(x[2], x[3]), a3 = _mm256_unpackhi_ps(x[2], x[3]);
@@ -237,10 +248,17 @@ ATTNSCOPE_FMA_TARGET void transposeAvx2(std::int64_t rows, std::int64_t cols, co
             for (int t = 0; t < 8; ++t) _mm256_storeu_ps(dst + (c + t) * ldd + r, y[t]);
         }
         for (; c < cols; ++c)
-            for (int t = 0; t < 8; ++t) dst[c * ldd + r + t] = src[(r + t) * lds + c];
+            for (int t = 0; t < 8; ++t) {
+                dst[c * ldd + r + t] = src[(r + t) * lds + c];
+                if (Scan) badScalar = badScalar || !std::isfinite(src[(r + t) * lds + c]);
+            }
     }
     for (; r < rows; ++r)
-        for (std::int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
+        for (std::int64_t c = 0; c < cols; ++c) {
+            dst[c * ldd + r] = src[r * lds + c];
+            if (Scan) badScalar = badScalar || !std::isfinite(src[r * lds + c]);
+        }
+    return !badScalar && _mm256_testz_si256(bad, bad);
 }
 #endif
 
@@ -286,11 +304,30 @@ void smallGemmABAdd(std::int64_t m, std::int64_t n, std::int64_t k, const float*
 void transposeRows(std::int64_t rows, std::int64_t cols, const float* src, std::int64_t lds, float* dst,
                    std::int64_t ldd) {
 #ifdef ATTNSCOPE_SMALL_GEMM_AVX2
-    if (haveAvx2Fma()) return transposeAvx2(rows, cols, src, lds, dst, ldd);
+    if (haveAvx2Fma()) {
+        transposeAvx2<false>(rows, cols, src, lds, dst, ldd);
+        return;
+    }
 #endif
     for (std::int64_t r = 0; r < rows; ++r)
         for (std::int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
 }
+
+namespace {
+
+// transposeRows, returning false when a value is NaN or infinite.
+bool transposeRowsScanned(std::int64_t rows, std::int64_t cols, const float* src, std::int64_t lds, float* dst,
+                          std::int64_t ldd) {
+#ifdef ATTNSCOPE_SMALL_GEMM_AVX2
+    if (haveAvx2Fma()) return transposeAvx2<true>(rows, cols, src, lds, dst, ldd);
+#endif
+    transposeRows(rows, cols, src, lds, dst, ldd);
+    bool finite = true;
+    for (std::int64_t r = 0; r < rows; ++r) finite = finite && allFinite(src + r * lds, static_cast<std::size_t>(cols));
+    return finite;
+}
+
+}  // namespace
 
 void smallGemmABPanels(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                        const float* panels, std::int64_t first, float* c, std::int64_t ldc) {
@@ -303,18 +340,20 @@ void smallGemmABPanels(std::int64_t m, std::int64_t n, std::int64_t k, const flo
 void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int64_t lds, float* panels,
                   bool* nonFinite) {
     const std::int64_t whole = rows / 8 * 8;
-    bool bad = false;
-    for (std::int64_t r0 = 0; r0 < whole; r0 += 8) {
-        transposeRows(8, k, src + r0 * lds, lds, panels + r0 * k, 8);
-        if (nonFinite) bad = bad || !allFinite(panels + r0 * k, static_cast<std::size_t>(8 * k));
-    }
+    bool finite = true;
+    const auto copy = [&](std::int64_t count, const float* from, float* to) {
+        if (nonFinite)
+            finite = transposeRowsScanned(count, k, from, lds, to, 8) && finite;
+        else
+            transposeRows(count, k, from, lds, to, 8);
+    };
+    for (std::int64_t r0 = 0; r0 < whole; r0 += 8) copy(8, src + r0 * lds, panels + r0 * k);
     if (whole < rows) {
         float* last = panels + whole * k;
         std::fill(last, last + 8 * k, 0.0f);
-        transposeRows(rows - whole, k, src + whole * lds, lds, last, 8);
-        if (nonFinite) bad = bad || !allFinite(last, static_cast<std::size_t>(8 * k));
+        copy(rows - whole, src + whole * lds, last);
     }
-    if (nonFinite) *nonFinite = *nonFinite || bad;
+    if (nonFinite) *nonFinite = *nonFinite || !finite;
 }
 
 }  // namespace attnscope::engine
