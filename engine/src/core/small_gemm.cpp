@@ -347,7 +347,12 @@ void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int6
         else
             transposeRows(count, k, from, lds, to, 8);
     };
-    for (std::int64_t r0 = 0; r0 < whole; r0 += 8) copy(8, src + r0 * lds, panels + r0 * k);
+    for (std::int64_t r0 = 0; r0 < whole; r0 += 8) {
+        // the next panel's rows, while this one is copied: the copies waited on memory
+        for (std::int64_t t = r0 + 8; t < std::min(rows, r0 + 16); ++t)
+            for (std::int64_t c = 0; c < k; c += 16) __builtin_prefetch(src + t * lds + c, 0, 3);
+        copy(8, src + r0 * lds, panels + r0 * k);
+    }
     if (whole < rows) {
         float* last = panels + whole * k;
         std::fill(last, last + 8 * k, 0.0f);

@@ -200,6 +200,12 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
         if (panels) {
             for (std::int64_t u = 0; u < rows; ++u) {
                 const std::int64_t iu = u * l + r0, count = std::min<std::int64_t>(8, n - iu);
+                if (u + 1 < rows)  // the next lane row, l·d floats on: no hardware prefetcher follows
+                    for (std::int64_t t = iu + l; t < std::min(n, iu + l + 8); ++t)
+                        for (std::int64_t c = 0; c < d; c += 16) {
+                            __builtin_prefetch(p.q + t * d + c, 0, 3);
+                            __builtin_prefetch(p.v + t * d + c, 0, 3);
+                        }
                 copyToPanels(count, d, p.q + iu * d, d, qRows + u * 8 * d, p.nonFinite);
                 copyToPanels(count, d, p.v + iu * d, d, vRows + u * 8 * d, p.nonFinite);
             }
