@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
-#include <immintrin.h>
+#include "core/transpose8_avx2.h"
 #define ATTNSCOPE_SMALL_GEMM_AVX2 1
 #endif
 
@@ -232,20 +232,8 @@ ATTNSCOPE_FMA_TARGET bool transposeAvx2(std::int64_t rows, std::int64_t cols, co
                 for (int t = 0; t < 8; ++t)
                     bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(x[t]), exponent),
                                                                  exponent));
-            // 8 x 8 transpose: pairs, quads, then halves
-            const __m256 a0 = _mm256_unpacklo_ps(x[0], x[1]), a1 = _mm256_unpackhi_ps(x[0], x[1]);
-            const __m256 a2 = _mm256_unpacklo_ps(x[2], x[3]), a3 = _mm256_unpackhi_ps(x[2], x[3]);
-            const __m256 a4 = _mm256_unpacklo_ps(x[4], x[5]), a5 = _mm256_unpackhi_ps(x[4], x[5]);
-            const __m256 a6 = _mm256_unpacklo_ps(x[6], x[7]), a7 = _mm256_unpackhi_ps(x[6], x[7]);
-            const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
-            const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
-            const __m256 b4 = _mm256_shuffle_ps(a4, a6, 0x44), b5 = _mm256_shuffle_ps(a4, a6, 0xEE);
-            const __m256 b6 = _mm256_shuffle_ps(a5, a7, 0x44), b7 = _mm256_shuffle_ps(a5, a7, 0xEE);
-            const __m256 y[8] = {_mm256_permute2f128_ps(b0, b4, 0x20), _mm256_permute2f128_ps(b1, b5, 0x20),
-                                 _mm256_permute2f128_ps(b2, b6, 0x20), _mm256_permute2f128_ps(b3, b7, 0x20),
-                                 _mm256_permute2f128_ps(b0, b4, 0x31), _mm256_permute2f128_ps(b1, b5, 0x31),
-                                 _mm256_permute2f128_ps(b2, b6, 0x31), _mm256_permute2f128_ps(b3, b7, 0x31)};
-            for (int t = 0; t < 8; ++t) _mm256_storeu_ps(dst + (c + t) * ldd + r, y[t]);
+            transpose8x8(x);
+            for (int t = 0; t < 8; ++t) _mm256_storeu_ps(dst + (c + t) * ldd + r, x[t]);
         }
         for (; c < cols; ++c)
             for (int t = 0; t < 8; ++t) {

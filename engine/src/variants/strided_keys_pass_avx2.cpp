@@ -10,6 +10,7 @@
 #include "core/finite_scan.h"
 #include "core/row_exp.h"
 #include "core/small_gemm.h"
+#include "core/transpose8_avx2.h"
 
 #include <algorithm>
 #include <cmath>
@@ -129,6 +130,24 @@ ATTNSCOPE_AVX2_FMA_TARGET inline void scaleRow(float* row, std::int64_t d, float
     for (; c < d; ++c) row[c] *= inv;
 }
 
+// Lane row [d][8] back to rows: out[t][c] = (out[t][c] + lanes[c][t]) · inv[t] for the first
+// `valid` rows t (rows d floats apart), 8 columns at a time through a transpose in registers.
+ATTNSCOPE_AVX2_FMA_TARGET void addLaneRows(const float* lanes, std::int64_t d, std::int64_t valid, const float* inv,
+                                           float* out) {
+    std::int64_t c0 = 0;
+    for (; c0 + 8 <= d; c0 += 8) {
+        __m256 x[8];
+        for (int k = 0; k < 8; ++k) x[k] = _mm256_loadu_ps(lanes + (c0 + k) * 8);
+        transpose8x8(x);
+        for (std::int64_t t = 0; t < valid; ++t) {
+            float* o = out + t * d + c0;
+            _mm256_storeu_ps(o, _mm256_mul_ps(_mm256_add_ps(_mm256_loadu_ps(o), x[t]), _mm256_set1_ps(inv[t])));
+        }
+    }
+    for (; c0 < d; ++c0)
+        for (std::int64_t t = 0; t < valid; ++t) out[t * d + c0] = (out[t * d + c0] + lanes[c0 * 8 + t]) * inv[t];
+}
+
 ATTNSCOPE_AVX2_FMA_TARGET inline __m256 laneMask(bool (&valid)[8]) {
     return _mm256_castsi256_ps(_mm256_setr_epi32(-valid[0], -valid[1], -valid[2], -valid[3], -valid[4], -valid[5],
                                                  -valid[6], -valid[7]));
@@ -143,7 +162,7 @@ std::int64_t stridedKeysScratchFloatsAvx2(std::int64_t n, std::int64_t d, std::i
     const std::int64_t copies = panelLayout(step) ? 2 * chunk + (keyPanels ? 0 : (n + 7) / 8 * 8 * d)
                                                   : 3 * d * transposedStride(n);
     const std::int64_t scores = kRowTile * keysPerResidue(n, step) * 8;
-    const std::int64_t rowOutputs = kRowTile * d * 8 + 8 * d;
+    const std::int64_t rowOutputs = kRowTile * d * 8;
     return copies + scores + rowOutputs;
 }
 
@@ -188,7 +207,6 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
     next += kRowTile * maxKeys * 8;
     float* rowOutputs = next;  // [kRowTile][d][8]
     next += kRowTile * d * 8;
-    float* laneRows = next;  // [8][d]
     const std::int64_t lds = maxKeys * 8;
     const __m256 scale = _mm256_set1_ps(p.scale);
     const __m256 minusInf = _mm256_set1_ps(-INFINITY);
@@ -312,22 +330,15 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
                 case 2: valueRows<2>(v, d, keys, scores, lds, rowOutputs); break;
                 default: valueRows<1>(v, d, keys, scores, lds, rowOutputs); break;
             }
-            // lanes back to rows: [d][8] -> [8][d], added to the valid lanes' output rows
             for (std::int64_t u = u0; u <= uLast; ++u) {
                 const std::int64_t iu = u * l + r0;
-                transposeRows(d, 8, rowOutputs + (u - u0) * d * 8, 8, laneRows, d);
-                for (int t = 0; t < 8; ++t) {
-                    if (r0 + t >= l || iu + t >= n) continue;
-                    float* o = p.out + (iu + t) * d;
-                    const float* a = laneRows + t * d;
+                float inv[8];
+                const std::int64_t valid = std::min<std::int64_t>({8, n - iu, l - r0});
+                for (std::int64_t t = 0; t < valid; ++t) {
                     const float sum = p.rowSum[iu + t];
-                    const float inv = p.normalise && sum != 0.0f ? 1.0f / sum : 1.0f;
-                    const __m256 vinv = _mm256_set1_ps(inv);
-                    std::int64_t c = 0;
-                    for (; c + 8 <= d; c += 8)
-                        _mm256_storeu_ps(o + c, _mm256_mul_ps(_mm256_add_ps(_mm256_loadu_ps(o + c), _mm256_loadu_ps(a + c)), vinv));
-                    for (; c < d; ++c) o[c] = (o[c] + a[c]) * inv;
+                    inv[t] = p.normalise && sum != 0.0f ? 1.0f / sum : 1.0f;
                 }
+                addLaneRows(rowOutputs + (u - u0) * d * 8, d, valid, inv, p.out + iu * d);
             }
         }
     }
