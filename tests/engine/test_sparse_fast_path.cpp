@@ -86,6 +86,10 @@ TEST(SparseFastPath, MatchesGeneralKernel) {
          {{"stride", std::int64_t{16}}, {"causal", false}, {"combine", std::string("interleave")}},
          230},
         {"sparse_strided", {{"stride", std::int64_t{5}}, {"causal", false}, {"local", std::string("openai")}}, 7},
+        // the strided keys pass with several groups of lane rows and blocks of keys (n / stride =
+        // 125 and 113 lane rows), in panels (stride 8) and transposed (stride 9)
+        {"sparse_strided", {{"stride", std::int64_t{8}}}, 1000},
+        {"sparse_strided", {{"stride", std::int64_t{9}}, {"causal", false}}, 1017},
         {"sparse_fixed", {{"block", std::int64_t{8}}, {"summary", std::int64_t{2}}}, 50},
         {"sparse_fixed", {{"block", std::int64_t{8}}, {"summary", std::int64_t{3}}, {"causal", false}}, 45},
         {"sparse_fixed", {{"block", std::int64_t{6}}, {"summary", std::int64_t{2}},

@@ -24,8 +24,11 @@ namespace {
 constexpr int kRowTile = 3;
 constexpr int kKeyTile = 4;
 constexpr int kColumnTile = 4;
-// Tiles ahead whose output rows are prefetched: 2 measured 1-5 % faster than 1.
-constexpr int kPrefetchTiles = 2;
+// Lane rows per group, and keys (lane rows) per block: a group's scores and weighted values stay
+// in L2 while its keys and values go by a block at a time, each read once per group (read once
+// per tile of 3 rows, the keys and values of a 16k-token head came from L3).
+constexpr int kGroupRows = 16 * kRowTile;
+constexpr int kKeyBlock = 32;
 
 // The lane rows of one chunk of 8 residues r0..r0+7 in Q, K or V: lane row u (rows u·l + r0 + t)
 // has column c as one vector at row(u) + c·colStride. In panels of 8 (copyToPanels; the step is a
@@ -72,30 +75,34 @@ ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void scoreTile(c
         for (int t = 0; t < MS; ++t) _mm256_storeu_ps(s + u * lds + t * 8, acc[u][t]);
 }
 
+// Scores of the MU lane rows from u0 against the `count` keys from s0, into s[u][s0 + t].
 template <int MU>
 ATTNSCOPE_AVX2_FMA_TARGET void scoreRows(const LaneRows& q, const LaneRows& k, std::int64_t d, std::int64_t u0,
-                                         std::int64_t keys, float* s, std::int64_t lds) {
+                                         std::int64_t s0, std::int64_t count, float* s, std::int64_t lds) {
     std::int64_t t = 0;
-    for (; t + kKeyTile <= keys; t += kKeyTile) scoreTile<MU, kKeyTile>(q, k, d, u0, t, s + t * 8, lds);
-    switch (keys - t) {
-        case 3: scoreTile<MU, 3>(q, k, d, u0, t, s + t * 8, lds); break;
-        case 2: scoreTile<MU, 2>(q, k, d, u0, t, s + t * 8, lds); break;
-        case 1: scoreTile<MU, 1>(q, k, d, u0, t, s + t * 8, lds); break;
+    for (; t + kKeyTile <= count; t += kKeyTile)
+        scoreTile<MU, kKeyTile>(q, k, d, u0, s0 + t, s + (s0 + t) * 8, lds);
+    float* rest = s + (s0 + t) * 8;
+    switch (count - t) {
+        case 3: scoreTile<MU, 3>(q, k, d, u0, s0 + t, rest, lds); break;
+        case 2: scoreTile<MU, 2>(q, k, d, u0, s0 + t, rest, lds); break;
+        case 1: scoreTile<MU, 1>(q, k, d, u0, s0 + t, rest, lds); break;
         default: break;
     }
 }
 
-// acc[u][c] = sum over keys s of P[u][s] · V[key s][c] for MC columns from c0, into out[u][c]
-// (lanes: residues; out rows of d vectors).
-template <int MU, int MC>
-ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void valueTile(const LaneRows& v, std::int64_t keys,
-                                                                                std::int64_t c0, const float* p,
-                                                                                std::int64_t ldp, float* out,
-                                                                                std::int64_t d) {
+// out[u][c] (+)= sum over the `count` keys from s0 of P[u][s] · V[key s][c], for MC columns from
+// c0 (lanes: residues; out rows of d vectors). Add: onto what out holds (a later block of keys).
+template <int MU, int MC, bool Add>
+ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void valueTile(const LaneRows& v, std::int64_t s0,
+                                                                                std::int64_t count, std::int64_t c0,
+                                                                                const float* p, std::int64_t ldp,
+                                                                                float* out, std::int64_t d) {
     __m256 acc[MU][MC];
     for (int u = 0; u < MU; ++u)
-        for (int c = 0; c < MC; ++c) acc[u][c] = _mm256_setzero_ps();
-    for (std::int64_t t = 0; t < keys; ++t) {
+        for (int c = 0; c < MC; ++c)
+            acc[u][c] = Add ? _mm256_loadu_ps(out + (u * d + c0 + c) * 8) : _mm256_setzero_ps();
+    for (std::int64_t t = s0; t < s0 + count; ++t) {
         const float* vr = v.row(t) + c0 * v.colStride;
         __m256 pv[MU];
         for (int u = 0; u < MU; ++u) pv[u] = _mm256_loadu_ps(p + u * ldp + t * 8);
@@ -108,17 +115,26 @@ ATTNSCOPE_AVX2_FMA_TARGET inline __attribute__((always_inline)) void valueTile(c
         for (int c = 0; c < MC; ++c) _mm256_storeu_ps(out + (u * d + c0 + c) * 8, acc[u][c]);
 }
 
-template <int MU>
-ATTNSCOPE_AVX2_FMA_TARGET void valueRows(const LaneRows& v, std::int64_t d, std::int64_t keys, const float* p,
-                                         std::int64_t ldp, float* out) {
+template <int MU, bool Add>
+ATTNSCOPE_AVX2_FMA_TARGET void valueColumns(const LaneRows& v, std::int64_t d, std::int64_t s0, std::int64_t count,
+                                            const float* p, std::int64_t ldp, float* out) {
     std::int64_t c = 0;
-    for (; c + kColumnTile <= d; c += kColumnTile) valueTile<MU, kColumnTile>(v, keys, c, p, ldp, out, d);
+    for (; c + kColumnTile <= d; c += kColumnTile) valueTile<MU, kColumnTile, Add>(v, s0, count, c, p, ldp, out, d);
     switch (d - c) {
-        case 3: valueTile<MU, 3>(v, keys, c, p, ldp, out, d); break;
-        case 2: valueTile<MU, 2>(v, keys, c, p, ldp, out, d); break;
-        case 1: valueTile<MU, 1>(v, keys, c, p, ldp, out, d); break;
+        case 3: valueTile<MU, 3, Add>(v, s0, count, c, p, ldp, out, d); break;
+        case 2: valueTile<MU, 2, Add>(v, s0, count, c, p, ldp, out, d); break;
+        case 1: valueTile<MU, 1, Add>(v, s0, count, c, p, ldp, out, d); break;
         default: break;
     }
+}
+
+template <int MU>
+ATTNSCOPE_AVX2_FMA_TARGET void valueRows(const LaneRows& v, std::int64_t d, std::int64_t s0, std::int64_t count,
+                                         const float* p, std::int64_t ldp, float* out) {
+    if (s0 == 0)
+        valueColumns<MU, false>(v, d, s0, count, p, ldp, out);
+    else
+        valueColumns<MU, true>(v, d, s0, count, p, ldp, out);
 }
 
 // row /= sum (rows whose sum is 0 left alone).
@@ -153,6 +169,86 @@ ATTNSCOPE_AVX2_FMA_TARGET inline __m256 laneMask(bool (&valid)[8]) {
                                                  -valid[6], -valid[7]));
 }
 
+// One chunk of 8 residues: lanes t = residues r0 + t.
+struct Chunk {
+    std::int64_t r0 = 0, rows = 0;  ///< lane rows u with u·l + r0 < n
+    std::int64_t keysOfLane[8] = {};  ///< keys of residue r0 + t (0 when t is past l)
+};
+
+// The scores of lane row u (keys [0, keys) computed, in row[s·8 + t]) become its weights: exp
+// against the rows' running max (rescaling a row whose strided score exceeds it by more than
+// kMaxReferenceExcess), 0 for keys the row does not attend; the sums go to p.rowSum. Returns the
+// (query, key) entries added.
+ATTNSCOPE_AVX2_FMA_TARGET std::int64_t rowWeights(const StridedKeysPass& p, const Chunk& chunk, std::int64_t u,
+                                                  std::int64_t keys, float* row) {
+    const std::int64_t n = p.n, l = p.step, r0 = chunk.r0, iu = u * l + r0;
+    const __m256 scale = _mm256_set1_ps(p.scale), minusInf = _mm256_set1_ps(-INFINITY);
+    // lane t: query iu + t, allowed keys s in [0, below) and [aboveFrom, keysOfLane[t])
+    const std::int64_t below = std::clamp<std::int64_t>(u - p.gap + 1, 0, keys);
+    const std::int64_t aboveFrom = p.above ? std::min(keys, u + p.gap) : keys;
+    bool valid[8], keyValid[8];
+    std::int64_t added = 0;
+    for (int t = 0; t < 8; ++t) {
+        valid[t] = r0 + t < l && iu + t < n;
+        keyValid[t] = valid[t] && (keys - 1) * l + r0 + t < n;  // the last key s = keys - 1
+        if (valid[t])
+            added += below + (p.above ? std::max<std::int64_t>(0, chunk.keysOfLane[t] - aboveFrom) : 0);
+    }
+    if (added == 0) {
+        std::fill(row, row + keys * 8, 0.0f);
+        return 0;
+    }
+    const __m256 rowMask = laneMask(valid), lastKeyMask = laneMask(keyValid);
+    const auto allowed = [&](std::int64_t s) { return s < below || s >= aboveFrom; };
+    __m256 mx = minusInf;
+    for (std::int64_t s = 0; s < keys; ++s)
+        if (allowed(s))
+            mx = _mm256_max_ps(mx, _mm256_blendv_ps(minusInf, _mm256_loadu_ps(row + s * 8),
+                                                    s == keys - 1 ? lastKeyMask : rowMask));
+    const __m256i rowBits = _mm256_castps_si256(rowMask);
+    __m256 ref = _mm256_maskload_ps(p.rowMax + iu, rowBits);
+    const __m256 excess =
+        _mm256_and_ps(_mm256_and_ps(rowMask, _mm256_cmp_ps(mx, minusInf, _CMP_NEQ_OQ)),
+                      _mm256_cmp_ps(_mm256_mul_ps(_mm256_sub_ps(mx, ref), scale), _mm256_set1_ps(kMaxReferenceExcess),
+                                    _CMP_NLE_UQ));
+    if (const int bits = _mm256_movemask_ps(excess); bits != 0) {
+        alignas(32) float refs[8], maxes[8];
+        _mm256_store_ps(refs, ref);
+        _mm256_store_ps(maxes, mx);
+        for (int t = 0; t < 8; ++t) {
+            if (!(bits >> t & 1)) continue;
+            const std::int64_t i = iu + t;
+            const float keep = std::exp((refs[t] - maxes[t]) * p.scale);
+            for (std::int64_t c = 0; c < p.d; ++c) p.out[i * p.d + c] *= keep;
+            p.rowSum[i] *= keep;
+            p.rowMax[i] = refs[t] = maxes[t];
+        }
+        ref = _mm256_load_ps(refs);
+    }
+    const __m256 shift = _mm256_mul_ps(ref, scale);
+    __m256 sum = _mm256_setzero_ps();
+    for (std::int64_t s = 0; s < keys; ++s) {
+        __m256 e = _mm256_setzero_ps();
+        if (allowed(s))
+            e = _mm256_and_ps(exp8(_mm256_fmsub_ps(_mm256_loadu_ps(row + s * 8), scale, shift)),
+                              s == keys - 1 ? lastKeyMask : rowMask);
+        _mm256_storeu_ps(row + s * 8, e);
+        sum = _mm256_add_ps(sum, e);
+    }
+    _mm256_maskstore_ps(p.rowSum + iu, rowBits, _mm256_add_ps(_mm256_maskload_ps(p.rowSum + iu, rowBits), sum));
+    return added;
+}
+
+// Rows of lane rows [u0, u1) that are valid (t < l - r0, row < n) divided by their sums.
+ATTNSCOPE_AVX2_FMA_TARGET void normaliseLaneRows(const StridedKeysPass& p, const Chunk& chunk, std::int64_t u0,
+                                                 std::int64_t u1) {
+    for (std::int64_t u = u0; u < u1; ++u)
+        for (std::int64_t t = 0; t < 8 && chunk.r0 + t < p.step && u * p.step + chunk.r0 + t < p.n; ++t) {
+            const std::int64_t i = u * p.step + chunk.r0 + t;
+            scaleRow(p.out + i * p.d, p.d, p.rowSum[i]);
+        }
+}
+
 }  // namespace
 
 std::int64_t stridedKeysScratchFloatsAvx2(std::int64_t n, std::int64_t d, std::int64_t step, bool keyPanels) {
@@ -161,8 +257,8 @@ std::int64_t stridedKeysScratchFloatsAvx2(std::int64_t n, std::int64_t d, std::i
     const std::int64_t chunk = keysPerResidue(n, step) * 8 * d;
     const std::int64_t copies = panelLayout(step) ? 2 * chunk + (keyPanels ? 0 : (n + 7) / 8 * 8 * d)
                                                   : 3 * d * transposedStride(n);
-    const std::int64_t scores = kRowTile * keysPerResidue(n, step) * 8;
-    const std::int64_t rowOutputs = kRowTile * d * 8;
+    const std::int64_t scores = kGroupRows * keysPerResidue(n, step) * 8;
+    const std::int64_t rowOutputs = kGroupRows * d * 8;
     return copies + scores + rowOutputs;
 }
 
@@ -203,19 +299,18 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
         kRows = copy(p.k, nullptr);
         vRows = copy(p.v, p.nonFinite);
     }
-    float* scores = next;  // [kRowTile][maxKeys][8]
-    next += kRowTile * maxKeys * 8;
-    float* rowOutputs = next;  // [kRowTile][d][8]
-    next += kRowTile * d * 8;
+    float* scores = next;  // [kGroupRows][maxKeys][8]
+    next += kGroupRows * maxKeys * 8;
+    float* rowOutputs = next;  // [kGroupRows][d][8]
     const std::int64_t lds = maxKeys * 8;
-    const __m256 scale = _mm256_set1_ps(p.scale);
-    const __m256 minusInf = _mm256_set1_ps(-INFINITY);
     std::int64_t added = 0;
 
     for (std::int64_t r0 = 0; r0 < std::min(l, n); r0 += 8) {
-        const std::int64_t rows = (n - r0 + l - 1) / l;  // lane rows u with u·l + r0 < n
-        std::int64_t keysOfLane[8];                      // keys of the residue r0 + t (0 when t is past l)
-        for (int t = 0; t < 8; ++t) keysOfLane[t] = r0 + t < l ? (n - r0 - t + l - 1) / l : 0;
+        Chunk chunk;
+        chunk.r0 = r0;
+        chunk.rows = (n - r0 + l - 1) / l;
+        const std::int64_t rows = chunk.rows;
+        for (int t = 0; t < 8; ++t) chunk.keysOfLane[t] = r0 + t < l ? (n - r0 - t + l - 1) / l : 0;
         LaneRows q, k, v;
         if (panels) {
             for (std::int64_t u = 0; u < rows; ++u) {
@@ -237,108 +332,66 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
             k = LaneRows{kRows + r0, l, ld};
             v = LaneRows{vRows + r0, l, ld};
         }
-        for (std::int64_t u0 = 0; u0 < rows; u0 += kRowTile) {
-            const std::int64_t mu = std::min<std::int64_t>(kRowTile, rows - u0);
-            const std::int64_t uLast = u0 + mu - 1;
-            // the keys s the tile computes: [0, keys) (rows' disallowed keys get weight 0)
-            const std::int64_t keys = p.above ? rows : std::min(rows, std::max<std::int64_t>(0, uLast - gap + 1));
-            if (keys == 0) {  // (causal rows before the first strided key)
-                if (p.normalise)
-                    for (std::int64_t u = u0; u <= uLast; ++u)
-                        for (std::int64_t t = 0; t < 8 && r0 + t < l && u * l + r0 + t < n; ++t)
-                            scaleRow(p.out + (u * l + r0 + t) * d, d, p.rowSum[u * l + r0 + t]);
-                continue;
-            }
-            // The output rows of the tile kPrefetchTiles on (at the first tile, of those before it
-            // too), l·d floats apart and written by the groups long before: without a prefetch,
-            // adding to them waited on memory.
-            for (std::int64_t u = u0 == 0 ? 0 : u0 + kPrefetchTiles * kRowTile;
-                 u < std::min(rows, u0 + (kPrefetchTiles + 1) * kRowTile); ++u)
-                for (std::int64_t t = 0; t < 8 && u * l + r0 + t < n && r0 + t < l; ++t)
-                    for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(p.out + (u * l + r0 + t) * d + c, 1, 3);
-            switch (mu) {
-                case 3: scoreRows<3>(q, k, d, u0, keys, scores, lds); break;
-                case 2: scoreRows<2>(q, k, d, u0, keys, scores, lds); break;
-                default: scoreRows<1>(q, k, d, u0, keys, scores, lds); break;
-            }
-            for (std::int64_t u = u0; u <= uLast; ++u) {
-                float* row = scores + (u - u0) * lds;
-                const std::int64_t iu = u * l + r0;
-                // lane t: query iu + t, allowed keys s in [0, below) and [aboveFrom, keysOfLane[t])
-                const std::int64_t below = std::clamp<std::int64_t>(u - gap + 1, 0, keys);
-                const std::int64_t aboveFrom = p.above ? std::min(keys, u + gap) : keys;
-                bool valid[8], keyValid[8];
-                std::int64_t any = 0;
-                for (int t = 0; t < 8; ++t) {
-                    valid[t] = r0 + t < l && iu + t < n;
-                    keyValid[t] = valid[t] && (keys - 1) * l + r0 + t < n;  // the last key s = keys - 1
-                    if (valid[t]) {
-                        const std::int64_t count =
-                            below + (p.above ? std::max<std::int64_t>(0, keysOfLane[t] - aboveFrom) : 0);
-                        added += count;
-                        any += count;
+        // the keys s that the tile of rows [u0, u0 + kRowTile) computes: [0, tileKeys) (a row's
+        // keys it does not attend get weight 0)
+        const auto tileKeys = [&](std::int64_t u0) {
+            const std::int64_t uLast = std::min(rows, u0 + kRowTile) - 1;
+            return p.above ? rows : std::min(rows, std::max<std::int64_t>(0, uLast - gap + 1));
+        };
+        const auto tileRows = [&](std::int64_t u0) { return std::min<std::int64_t>(kRowTile, rows - u0); };
+        for (std::int64_t g0 = 0; g0 < rows; g0 += kGroupRows) {
+            const std::int64_t g1 = std::min(rows, g0 + kGroupRows);
+            std::int64_t groupKeys = 0;
+            for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) groupKeys = std::max(groupKeys, tileKeys(u0));
+            // The group's output rows (l·d floats apart, written by the groups long before), read
+            // again at its end: fetched now, adding to them did not wait on memory.
+            for (std::int64_t i = g0 * l + r0; i < std::min(n, g1 * l); i += l)
+                for (std::int64_t t = i; t < std::min({n, i + 8, i - r0 + l}); ++t)
+                    for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(p.out + t * d + c, 1, 2);
+            for (std::int64_t s0 = 0; s0 < groupKeys; s0 += kKeyBlock)
+                for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
+                    const std::int64_t count = std::min(tileKeys(u0), s0 + kKeyBlock) - s0;
+                    if (count <= 0) continue;
+                    float* tileScores = scores + (u0 - g0) * lds;
+                    switch (tileRows(u0)) {
+                        case 3: scoreRows<3>(q, k, d, u0, s0, count, tileScores, lds); break;
+                        case 2: scoreRows<2>(q, k, d, u0, s0, count, tileScores, lds); break;
+                        default: scoreRows<1>(q, k, d, u0, s0, count, tileScores, lds); break;
                     }
                 }
-                if (any == 0) {
-                    std::fill(row, row + keys * 8, 0.0f);
+            for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
+                const std::int64_t keys = tileKeys(u0);
+                if (keys == 0) {  // (causal rows before the first strided key)
+                    if (p.normalise) normaliseLaneRows(p, chunk, u0, u0 + tileRows(u0));
                     continue;
                 }
-                const __m256 rowMask = laneMask(valid), lastKeyMask = laneMask(keyValid);
-                // The rows' max so far is the shift unless a strided score exceeds it by more than
-                // kMaxReferenceExcess (scaled): such a row is rescaled to its new max (rare).
-                __m256 mx = minusInf;
-                for (std::int64_t s = 0; s < below; ++s)
-                    mx = _mm256_max_ps(mx, _mm256_blendv_ps(minusInf, _mm256_loadu_ps(row + s * 8), (s == keys - 1 ? lastKeyMask : rowMask)));
-                for (std::int64_t s = aboveFrom; s < keys; ++s)
-                    mx = _mm256_max_ps(mx, _mm256_blendv_ps(minusInf, _mm256_loadu_ps(row + s * 8), (s == keys - 1 ? lastKeyMask : rowMask)));
-                const __m256i rowBits = _mm256_castps_si256(rowMask);
-                __m256 ref = _mm256_maskload_ps(p.rowMax + iu, rowBits);
-                const __m256 excess = _mm256_and_ps(
-                    _mm256_and_ps(rowMask, _mm256_cmp_ps(mx, minusInf, _CMP_NEQ_OQ)),
-                    _mm256_cmp_ps(_mm256_mul_ps(_mm256_sub_ps(mx, ref), scale), _mm256_set1_ps(kMaxReferenceExcess),
-                                  _CMP_NLE_UQ));
-                if (_mm256_movemask_ps(excess) != 0) {
-                    alignas(32) float refs[8], maxes[8];
-                    _mm256_store_ps(refs, ref);
-                    _mm256_store_ps(maxes, mx);
-                    const int bits = _mm256_movemask_ps(excess);
-                    for (int t = 0; t < 8; ++t) {
-                        if (!(bits >> t & 1)) continue;
-                        const std::int64_t i = iu + t;
-                        const float keep = std::exp((refs[t] - maxes[t]) * p.scale);
-                        for (std::int64_t c = 0; c < d; ++c) p.out[i * d + c] *= keep;
-                        p.rowSum[i] *= keep;
-                        p.rowMax[i] = refs[t] = maxes[t];
+                for (std::int64_t u = u0; u < u0 + tileRows(u0); ++u)
+                    added += rowWeights(p, chunk, u, keys, scores + (u - g0) * lds);
+            }
+            for (std::int64_t s0 = 0; s0 < groupKeys; s0 += kKeyBlock)
+                for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
+                    const std::int64_t keys = tileKeys(u0), count = std::min(keys, s0 + kKeyBlock) - s0;
+                    if (count <= 0) continue;
+                    const float* tileWeights = scores + (u0 - g0) * lds;
+                    float* tileOutputs = rowOutputs + (u0 - g0) * d * 8;
+                    switch (tileRows(u0)) {
+                        case 3: valueRows<3>(v, d, s0, count, tileWeights, lds, tileOutputs); break;
+                        case 2: valueRows<2>(v, d, s0, count, tileWeights, lds, tileOutputs); break;
+                        default: valueRows<1>(v, d, s0, count, tileWeights, lds, tileOutputs); break;
                     }
-                    ref = _mm256_load_ps(refs);
                 }
-                const __m256 shift = _mm256_mul_ps(ref, scale);
-                __m256 sum = _mm256_setzero_ps();
-                for (std::int64_t s = 0; s < keys; ++s) {
-                    __m256 e = _mm256_setzero_ps();
-                    if (s < below || s >= aboveFrom)
-                        e = _mm256_and_ps(exp8(_mm256_fmsub_ps(_mm256_loadu_ps(row + s * 8), scale, shift)),
-                                          (s == keys - 1 ? lastKeyMask : rowMask));
-                    _mm256_storeu_ps(row + s * 8, e);
-                    sum = _mm256_add_ps(sum, e);
+            for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
+                if (tileKeys(u0) == 0) continue;
+                for (std::int64_t u = u0; u < u0 + tileRows(u0); ++u) {
+                    const std::int64_t iu = u * l + r0;
+                    const std::int64_t valid = std::min<std::int64_t>({8, n - iu, l - r0});
+                    float inv[8];
+                    for (std::int64_t t = 0; t < valid; ++t) {
+                        const float sum = p.rowSum[iu + t];
+                        inv[t] = p.normalise && sum != 0.0f ? 1.0f / sum : 1.0f;
+                    }
+                    addLaneRows(rowOutputs + (u - g0) * d * 8, d, valid, inv, p.out + iu * d);
                 }
-                _mm256_maskstore_ps(p.rowSum + iu, rowBits,
-                                    _mm256_add_ps(_mm256_maskload_ps(p.rowSum + iu, rowBits), sum));
-            }
-            switch (mu) {
-                case 3: valueRows<3>(v, d, keys, scores, lds, rowOutputs); break;
-                case 2: valueRows<2>(v, d, keys, scores, lds, rowOutputs); break;
-                default: valueRows<1>(v, d, keys, scores, lds, rowOutputs); break;
-            }
-            for (std::int64_t u = u0; u <= uLast; ++u) {
-                const std::int64_t iu = u * l + r0;
-                float inv[8];
-                const std::int64_t valid = std::min<std::int64_t>({8, n - iu, l - r0});
-                for (std::int64_t t = 0; t < valid; ++t) {
-                    const float sum = p.rowSum[iu + t];
-                    inv[t] = p.normalise && sum != 0.0f ? 1.0f / sum : 1.0f;
-                }
-                addLaneRows(rowOutputs + (u - u0) * d * 8, d, valid, inv, p.out + iu * d);
             }
         }
     }
