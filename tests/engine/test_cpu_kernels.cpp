@@ -2,6 +2,7 @@
 // products (row blocks of 1-7, column tails of every width, keys in panels at every lane offset),
 // the panel copy, and the row exp with and without a reference shift.
 
+#include "core/finite_scan.h"
 #include "core/small_gemm.h"
 #include "core/softmax_kernel.h"
 
@@ -178,3 +179,44 @@ TEST(CpuKernels, ExpOfNonPositiveValues) {
 }
 
 }  // namespace
+
+// The scans for NaN and infinities (the engine's check of explicit Q, K, V, and the pattern
+// variants' scans folded into their copies): a bad value at every position of every length, past
+// the vector bodies too, and finite extremes that must pass.
+TEST(CpuKernels, NonFiniteValuesFoundAnywhere) {
+    const float bads[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity()};
+    for (Index count = 0; count <= 75; ++count) {
+        std::vector<float> v(static_cast<std::size_t>(count));
+        for (Index i = 0; i < count; ++i)
+            v[static_cast<std::size_t>(i)] = i % 3 == 0 ? std::numeric_limits<float>::max()
+                                                        : (i % 3 == 1 ? -std::numeric_limits<float>::denorm_min() : 1.5f);
+        ASSERT_TRUE(allFinite(v.data(), v.size())) << count;
+        for (Index at = 0; at < count; ++at) {
+            auto w = v;
+            w[static_cast<std::size_t>(at)] = bads[at % 3];
+            ASSERT_FALSE(allFinite(w.data(), w.size())) << count << " " << at;
+        }
+    }
+    // the chunk of the first bad value, in a long run
+    std::vector<float> big(10000, 0.5f);
+    big[9000] = bads[0];
+    EXPECT_EQ(firstNonFiniteChunk(big.data(), big.size()), 8192u);
+    big[5000] = bads[1];
+    EXPECT_EQ(firstNonFiniteChunk(big.data(), big.size()), 4096u);
+    // a transposed copy into panels reports them too
+    const Index k = 24;
+    for (Index rows : {Index{8}, Index{13}}) {
+        std::vector<float> src(static_cast<std::size_t>(rows * k), 1.0f), panels(static_cast<std::size_t>(16 * k));
+        bool bad = false;
+        copyToPanels(rows, k, src.data(), k, panels.data(), &bad);
+        EXPECT_FALSE(bad);
+        for (Index at : {Index{0}, k + 7, rows * k - 1}) {
+            auto w = src;
+            w[static_cast<std::size_t>(at)] = bads[at % 3];
+            bad = false;
+            copyToPanels(rows, k, w.data(), k, panels.data(), &bad);
+            EXPECT_TRUE(bad) << rows << " " << at;
+        }
+    }
+}
