@@ -124,6 +124,32 @@ void SparseTiles::addList(std::int64_t r0, std::int64_t rowStep, std::int64_t ro
     tiles.push_back(t);
 }
 
+void DensePlan::addGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount,
+                         std::initializer_list<DenseSegment> segs, std::int64_t masked) {
+    beginGroup(rowStart, rowStep, rowCount);
+    std::int64_t index = 0;
+    for (const auto& seg : segs) addSegment(seg.keyStart, seg.keyStep, seg.keyCount, index++ < masked);
+}
+
+void DensePlan::beginGroup(std::int64_t rowStart, std::int64_t rowStep, std::int64_t rowCount) {
+    DenseGroup g;
+    g.rowStart = rowStart;
+    g.rowStep = rowStep;
+    g.rowCount = rowCount;
+    g.segBegin = g.segEnd = static_cast<std::int64_t>(segments.size());
+    groups.push_back(g);
+}
+
+void DensePlan::addSegment(std::int64_t keyStart, std::int64_t keyStep, std::int64_t keyCount, bool masked) {
+    segments.push_back(DenseSegment{keyStart, keyStep, keyCount, masked, false});
+    groups.back().segEnd = static_cast<std::int64_t>(segments.size());
+}
+
+void DensePlan::addGatheredSegment(std::int64_t first, std::int64_t count, bool masked) {
+    segments.push_back(DenseSegment{first, 1, count, masked, true});
+    groups.back().segEnd = static_cast<std::int64_t>(segments.size());
+}
+
 namespace {
 void runTileKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
                    RunContext& ctx, AttentionResult& result, bool computeOutput);
