@@ -171,7 +171,7 @@ ATTNSCOPE_AVX2_FMA_TARGET inline __m256 laneMask(bool (&valid)[8]) {
 
 // One chunk of 8 residues: lanes t = residues r0 + t.
 struct Chunk {
-    std::int64_t r0 = 0, rows = 0;  ///< lane rows u with u·l + r0 < n
+    std::int64_t r0 = 0;
     std::int64_t keysOfLane[8] = {};  ///< keys of residue r0 + t (0 when t is past l)
 };
 
@@ -308,8 +308,7 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
     for (std::int64_t r0 = 0; r0 < std::min(l, n); r0 += 8) {
         Chunk chunk;
         chunk.r0 = r0;
-        chunk.rows = (n - r0 + l - 1) / l;
-        const std::int64_t rows = chunk.rows;
+        const std::int64_t rows = (n - r0 + l - 1) / l;  // lane rows u with u·l + r0 < n
         for (int t = 0; t < 8; ++t) chunk.keysOfLane[t] = r0 + t < l ? (n - r0 - t + l - 1) / l : 0;
         LaneRows q, k, v;
         if (panels) {
