@@ -28,8 +28,8 @@ void smallGemmABPanels(std::int64_t m, std::int64_t n, std::int64_t k, const flo
 
 /// Copies rows [rows x k] (leading dimension lds) into panels of 8 rows, each transposed to [k x 8]
 /// (ceil(rows / 8) · 8k floats; the last panel's missing rows are zeros).
-/// nonFinite (when not null): set when a copied value is NaN or infinite (each panel is scanned
-/// while it is in L1, for about 5 % of the copy's time instead of a separate read of the rows).
+/// nonFinite (when not null): set when a copied value is NaN or infinite (tested on the vectors the
+/// transpose loads, instead of a separate read of the rows).
 void copyToPanels(std::int64_t rows, std::int64_t k, const float* src, std::int64_t lds, float* panels,
                   bool* nonFinite = nullptr);
 

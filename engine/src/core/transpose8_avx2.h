@@ -1,6 +1,6 @@
 #pragma once
 // The 8 x 8 float transpose in registers, shared by the AVX2 kernels (small_gemm.cpp,
-// strided_keys_pass_avx2.cpp). Include only from files that hold AVX2 code alone (see exp_avx2.h).
+// strided_keys_pass_avx2.cpp). Portable loops do best in files of their own (see exp_avx2.h).
 
 #include "core/cpu_features.h"
 

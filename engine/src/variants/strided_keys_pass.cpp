@@ -19,9 +19,6 @@ std::int64_t addStridedKeysAvx2(const StridedKeysPass& pass, const float* keyPan
 
 namespace {
 
-// Keys per residue at most (the residue 0 has the most).
-std::int64_t keysPerResidue(std::int64_t n, std::int64_t step) { return (n + step - 1) / step; }
-
 // One row at a time: its strided keys' scores into `scores`, then exp and weighted values.
 std::int64_t addStridedKeysPortable(const StridedKeysPass& p, float* scores) {
     const std::int64_t n = p.n, d = p.d, l = p.step;

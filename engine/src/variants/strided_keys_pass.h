@@ -32,6 +32,9 @@ struct StridedKeysPass {
     bool normalise = false;
 };
 
+/// Keys of a residue at most (residue 0 has the most); also its lane rows.
+inline std::int64_t keysPerResidue(std::int64_t n, std::int64_t step) { return (n + step - 1) / step; }
+
 /// Floats of scratch that addStridedKeys needs (with copies of the rows in panels or transposed;
 /// `keyPanels` says whether the caller passes the keys already in panels of 8).
 std::int64_t stridedKeysScratchFloats(std::int64_t n, std::int64_t d, std::int64_t step, bool keyPanels);
