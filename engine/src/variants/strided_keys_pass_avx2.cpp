@@ -355,6 +355,14 @@ ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass&
                         default: scoreRows<1>(q, k, d, u0, s0, count, tileScores, lds); break;
                     }
                 }
+            // The next chunk's query and value rows of these lane rows, copied when it starts.
+            if (panels && r0 + 8 < std::min(l, n))
+                for (std::int64_t u = g0; u < g1; ++u)
+                    for (std::int64_t t = u * l + r0 + 8; t < std::min(n, u * l + r0 + 16); ++t)
+                        for (std::int64_t c = 0; c < d; c += 16) {
+                            __builtin_prefetch(p.q + t * d + c, 0, 2);
+                            __builtin_prefetch(p.v + t * d + c, 0, 2);
+                        }
             for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
                 const std::int64_t keys = tileKeys(u0);
                 if (keys == 0) {  // (causal rows before the first strided key)
