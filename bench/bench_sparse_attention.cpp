@@ -4,7 +4,7 @@
 //
 //   bench_sparse_attention [--n 1024,2048,...] [--variants full,longformer,...]
 //                          [--full-max-n 16384] [--min-time 1.0] [--max-calls 20] [--threads N]
-//                          [--param NAME=VALUE ...] [--stages] [--smoke]
+//                          [--param NAME=VALUE ...] [--stages] [--repeat R] [--smoke]
 //
 // --param NAME=VALUE sets a parameter of every selected case but `full` (e.g. causal=false);
 // true / false, integers and [1,2,3] lists of integers are typed, anything else is a string.
@@ -22,6 +22,11 @@
 // one steady-state call with the useful-FLOP rate per CPU-second relative to `full`'s (a ratio
 // that other processes on a shared machine distort much less than wall time), and the median
 // time of the "pattern" stage (listing the CSR pattern the result carries).
+//
+// --repeat R: the whole sweep R times in a row (rounds), so that a burst of load from other
+// processes disturbs one round rather than a whole case. The table then gives each case's median
+// over the rounds (times, rates, faults), and "rate / full" is the median of the rounds' ratios
+// (each round's variant against that round's `full`), with their range in the last column.
 
 #include "common/omp_wait_policy.h"
 
@@ -267,6 +272,58 @@ std::string fmt(const char* f, double v) {
     return buf;
 }
 
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// One case at one n over the rounds: the medians the table prints.
+struct Summary {
+    Measured m;           // medians over the rounds (the first round's cold-call numbers)
+    double rate = 0;      // useful GFLOP/s of the median time
+    double ratio = 0;     // median over the rounds of (rate / full's rate in the same round)
+    double ratioMin = 0, ratioMax = 0;
+    double cpuRatio = 0;  // the same for the rates per CPU-second
+    double fullRate = 0, fullTime = 0;  // `full`'s medians at this n (0: not measured)
+};
+
+// rounds[r] of one case against fullRounds[r] of `full` at the same n (empty when skipped).
+Summary summarise(const std::vector<Measured>& rounds, const std::vector<Measured>& fullRounds) {
+    Summary s;
+    s.m = rounds.front();
+    std::vector<double> seconds, cpu, pattern, faults, ratios, cpuRatios, fullRates, fullTimes;
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+        const Measured& m = rounds[r];
+        seconds.push_back(m.seconds);
+        cpu.push_back(m.cpuSeconds);
+        pattern.push_back(m.patternSeconds);
+        faults.push_back(m.faultsPerCall);
+        if (r < fullRounds.size()) {
+            const Measured& f = fullRounds[r];
+            const double fullRate = f.usefulFlops / f.seconds, fullCpuRate = f.usefulFlops / std::max(f.cpuSeconds, 1e-9);
+            ratios.push_back(m.usefulFlops / m.seconds / fullRate);
+            cpuRatios.push_back(m.usefulFlops / std::max(m.cpuSeconds, 1e-9) / fullCpuRate);
+            fullRates.push_back(fullRate / 1e9);
+            fullTimes.push_back(f.seconds);
+        }
+    }
+    s.m.seconds = median(seconds);
+    s.m.cpuSeconds = median(cpu);
+    s.m.patternSeconds = median(pattern);
+    s.m.faultsPerCall = median(faults);
+    s.rate = s.m.usefulFlops / s.m.seconds / 1e9;
+    if (!ratios.empty()) {
+        s.ratio = median(ratios);
+        s.ratioMin = *std::min_element(ratios.begin(), ratios.end());
+        s.ratioMax = *std::max_element(ratios.begin(), ratios.end());
+        s.cpuRatio = median(cpuRatios);
+        s.fullRate = median(fullRates);
+        s.fullTime = median(fullTimes);
+    }
+    return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -276,6 +333,7 @@ int main(int argc, char** argv) {
     std::int64_t fullMax = 16384;
     double minTime = 1.0;
     int maxCalls = 20;
+    int rounds = 1;
     std::vector<std::pair<std::string, ParamValue>> overrides;
     std::string overrideLabel;
     for (int a = 1; a < argc; ++a) {
@@ -304,6 +362,8 @@ int main(int argc, char** argv) {
             const std::string text = next();
             overrides.push_back(parseParam(text));
             overrideLabel += " " + text;
+        } else if (arg == "--repeat") {
+            rounds = std::max(1, std::stoi(next()));
         } else if (arg == "--max-calls") {
             maxCalls = std::max(2, std::stoi(next()));
         } else if (arg == "--smoke") {
@@ -314,7 +374,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "usage: bench_sparse_attention [--n LIST] [--variants LIST] [--full-max-n N] "
                          "[--min-time SECONDS] [--max-calls N] [--param NAME=VALUE ...] [--threads N] [--stages] "
-                         "[--smoke]\n");
+                         "[--repeat R] [--smoke]\n");
             return 2;
         }
     }
@@ -344,52 +404,73 @@ int main(int argc, char** argv) {
                 blasThreads ? blasThreads() : -1, std::thread::hardware_concurrency(), wait ? wait : "(unset)");
     std::printf("| variant | n | time (ms) | useful GFLOP/s | counted GFLOP/s | full GFLOP/s | rate / full | "
                 "speed-up vs full | peakBytes (MiB) | RSS Δ cold (MiB) | faults/call | calls | CPU time (ms) | "
-                "CPU rate / full | pattern (ms) |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                "CPU rate / full | pattern (ms) | rate / full, rounds |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     std::fflush(stdout);
 
     std::map<std::string, std::map<std::int64_t, double>> times;
-    std::map<std::int64_t, double> fullCpuRate;
     bool failed = false;
-    for (std::int64_t n : sizes) {
-        const QkvTensors qkv{randomTensor(n, 1), randomTensor(n, 2), randomTensor(n, 3)};
-        double fullRate = 0, fullTime = 0;
-        for (const auto& c : cases) {
-            if (c.id == "full" && n > fullMax) {
-                std::printf("| %s | %lld | skipped (n > --full-max-n %lld) | | | | | | | | | | | | |\n", c.name.c_str(),
-                            static_cast<long long>(n), static_cast<long long>(fullMax));
-                continue;
+    // measured[n index][case][round]; a case that fails or is skipped has no rounds (notes says why)
+    std::vector<std::vector<std::vector<Measured>>> measured(sizes.size(),
+                                                             std::vector<std::vector<Measured>>(cases.size()));
+    std::vector<std::vector<std::string>> notes(sizes.size(), std::vector<std::string>(cases.size()));
+    for (int round = 0; round < rounds; ++round)
+        for (std::size_t ni = 0; ni < sizes.size(); ++ni) {
+            const std::int64_t n = sizes[ni];
+            const QkvTensors qkv{randomTensor(n, 1), randomTensor(n, 2), randomTensor(n, 3)};
+            for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+                const Case& c = cases[ci];
+                if (c.id == "full" && n > fullMax) {
+                    notes[ni][ci] = "skipped (n > --full-max-n " + std::to_string(fullMax) + ")";
+                    continue;
+                }
+                if (!notes[ni][ci].empty()) continue;  // failed in an earlier round
+                const Measured m = measure(c, qkv, c.id == "full" ? std::min(minTime, 0.5) : minTime, maxCalls);
+                if (!m.ok) {
+                    notes[ni][ci] = "error: " + m.error;
+                    measured[ni][ci].clear();
+                    failed = true;
+                    continue;
+                }
+                measured[ni][ci].push_back(m);
+                if (rounds > 1)
+                    std::fprintf(stderr, "round %d/%d: %s n=%lld %.1f ms\n", round + 1, rounds, c.name.c_str(),
+                                 static_cast<long long>(n), m.seconds * 1e3);
             }
-            const Measured m = measure(c, qkv, c.id == "full" ? std::min(minTime, 0.5) : minTime, maxCalls);
-            if (!m.ok) {
-                std::printf("| %s | %lld | error: %s | | | | | | | | | | | | |\n", c.name.c_str(), static_cast<long long>(n),
-                            m.error.c_str());
-                failed = true;
-                continue;
+            if (round + 1 < rounds) continue;
+            // the last round at this n: its rows
+            const auto fullIt = std::find_if(cases.begin(), cases.end(), [](const Case& c) { return c.id == "full"; });
+            const std::vector<Measured> none;
+            const std::vector<Measured>& fullRounds =
+                fullIt == cases.end() ? none : measured[ni][static_cast<std::size_t>(fullIt - cases.begin())];
+            for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+                const Case& c = cases[ci];
+                const std::vector<Measured>& mine = measured[ni][ci];
+                if (mine.empty()) {
+                    std::printf("| %s | %lld | %s | | | | | | | | | | | | | |\n", c.name.c_str(),
+                                static_cast<long long>(n), notes[ni][ci].c_str());
+                    continue;
+                }
+                const Summary s = summarise(mine, fullRounds);
+                const Measured& m = s.m;
+                times[c.name][n] = m.seconds;
+                const bool haveFull = s.fullRate > 0;
+                const std::string range = !haveFull            ? "—"
+                                          : mine.size() == 1 ? fmt("%.2f", s.ratio)
+                                                             : fmt("%.2f", s.ratioMin) + "–" + fmt("%.2f", s.ratioMax);
+                std::printf("| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s |\n",
+                            c.name.c_str(), static_cast<long long>(n), fmt("%.1f", m.seconds * 1e3).c_str(),
+                            fmt("%.1f", s.rate).c_str(), fmt("%.1f", m.counterFlops / m.seconds / 1e9).c_str(),
+                            haveFull ? fmt("%.1f", s.fullRate).c_str() : "—",
+                            haveFull ? fmt("%.2f", s.ratio).c_str() : "—",
+                            haveFull ? fmt("%.1f×", s.fullTime / m.seconds).c_str() : "—",
+                            fmt("%.1f", static_cast<double>(m.peakBytes) / (1 << 20)).c_str(),
+                            fmt("%.1f", m.rssDeltaMiB).c_str(), fmt("%.0f", m.faultsPerCall).c_str(), m.calls,
+                            fmt("%.1f", m.cpuSeconds * 1e3).c_str(), haveFull ? fmt("%.2f", s.cpuRatio).c_str() : "—",
+                            fmt("%.1f", m.patternSeconds * 1e3).c_str(), range.c_str());
+                std::fflush(stdout);
             }
-            const double rate = m.usefulFlops / m.seconds / 1e9;
-            // useful FLOPs per CPU-second: less sensitive to other processes on the machine
-            const double cpuRate = m.usefulFlops / std::max(m.cpuSeconds, 1e-9) / 1e9;
-            if (c.id == "full") {
-                fullRate = rate;
-                fullTime = m.seconds;
-                fullCpuRate[n] = cpuRate;
-            }
-            const double fullCpu = fullCpuRate.count(n) ? fullCpuRate[n] : 0.0;
-            times[c.name][n] = m.seconds;
-            std::printf("| %s | %lld | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n", c.name.c_str(),
-                        static_cast<long long>(n), fmt("%.1f", m.seconds * 1e3).c_str(), fmt("%.1f", rate).c_str(),
-                        fmt("%.1f", m.counterFlops / m.seconds / 1e9).c_str(),
-                        fullRate > 0 ? fmt("%.1f", fullRate).c_str() : "—",
-                        fullRate > 0 ? fmt("%.2f", rate / fullRate).c_str() : "—",
-                        fullTime > 0 ? fmt("%.1f×", fullTime / m.seconds).c_str() : "—",
-                        fmt("%.1f", static_cast<double>(m.peakBytes) / (1 << 20)).c_str(),
-                        fmt("%.1f", m.rssDeltaMiB).c_str(), fmt("%.0f", m.faultsPerCall).c_str(), m.calls,
-                        fmt("%.1f", m.cpuSeconds * 1e3).c_str(), fullCpu > 0 ? fmt("%.2f", cpuRate / fullCpu).c_str() : "—",
-                        fmt("%.1f", m.patternSeconds * 1e3).c_str());
-            std::fflush(stdout);
         }
-    }
 
     // log-log time slope between the smallest n >= 4096 and the largest n measured
     std::printf("\n| variant | slope (log-log time) | from n | to n |\n|---|---:|---:|---:|\n");
