@@ -210,4 +210,33 @@ TEST(ResultRecycling, BigBirdElementGraphOnlyWithKeptWeights) {
     EXPECT_EQ(notKept->results[0].pattern.reason, kept->results[0].pattern.reason);
 }
 
+// BigBird's random-block draws (a diagnostic the engine recycles, > 64 KiB here) are written into
+// the released result's storage on the next run: steady-state runs then map no fresh pages.
+TEST(ResultRecycling, BigBirdDrawsReuseReleasedStorage) {
+    auto engine = makeEngine();
+    const Qkv3 x = randomQkv(8, 2048, 8, 25);
+    RunRequest request = variantRequest(x, "bigbird", {{"block", std::int64_t{16}}, {"random", std::int64_t{10}}});
+    request.keepWeights = false;
+    const std::int64_t* firstDraws = nullptr;
+    std::vector<std::int64_t> draws;
+    {
+        const auto a = runOk(*engine, request);
+        ASSERT_TRUE(a);
+        const PlainTensor& t = a->results[0].diagnostics.at("rand_attn");
+        ASSERT_GT(t.i64.size() * sizeof(std::int64_t), 64u * 1024u);
+        firstDraws = t.i64.data();
+        draws = t.i64;
+    }
+    const auto b = runOk(*engine, request);
+    ASSERT_TRUE(b);
+    const PlainTensor& t = b->results[0].diagnostics.at("rand_attn");
+    EXPECT_EQ(t.i64.data(), firstDraws) << "released diagnostic storage should be reused";
+    EXPECT_EQ(t.i64, draws);
+    // held: the next run writes elsewhere and leaves it as it was
+    const auto c = runOk(*engine, request);
+    ASSERT_TRUE(c);
+    EXPECT_NE(c->results[0].diagnostics.at("rand_attn").i64.data(), t.i64.data());
+    EXPECT_EQ(t.i64, draws);
+}
+
 }  // namespace

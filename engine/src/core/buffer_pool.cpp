@@ -26,6 +26,20 @@ at::Tensor BufferPool::workspace(const std::string& slot, at::IntArrayRef sizes)
     return t;
 }
 
+PlainTensor BufferPool::zeros(DType dtype, std::vector<std::int64_t> shape) {
+    PlainTensor t;
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    const auto n = static_cast<std::size_t>(t.numel());
+    switch (dtype) {
+    case DType::F32: (t.f32 = take<float>(n)).assign(n, 0.0f); break;
+    case DType::I64: (t.i64 = take<std::int64_t>(n)).assign(n, 0); break;
+    case DType::I32: (t.i32 = take<std::int32_t>(n)).assign(n, 0); break;
+    case DType::U8: (t.u8 = take<std::uint8_t>(n)).assign(n, 0); break;
+    }
+    return t;
+}
+
 std::uint64_t BufferPool::heldBytes() const {
     std::uint64_t bytes = 0;
     for (const auto& [slot, t] : m_workspaces)

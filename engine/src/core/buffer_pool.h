@@ -3,6 +3,8 @@
 // reuse memory that is already mapped. On this class of machine touching fresh memory (page
 // faults) costs more than the attention arithmetic on it.
 
+#include <attnscope/tensor.h>
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -32,13 +34,19 @@ public:
     /// diagnostics, row status). `give` keeps a released vector's capacity (its pages are already
     /// mapped); `take` returns a vector with capacity >= minCapacity, empty unless keepSize: the
     /// smallest pooled one that has that capacity, else the largest pooled one (reserve grows
-    /// it), else a new one.
+    /// it), else a new one. Requests under kMinRecycledBytes get a new vector: handing them a
+    /// pooled one left a later, larger request of the same call to allocate fresh memory.
     /// Only vectors no result can still see may be given (engine.cpp: use_count() == 1).
     /// keepSize: the vector keeps the size (and stale contents) it had when given, so that a
     /// caller that overwrites every element can resize() it to the same size without the
     /// value-initialising pass (a whole extra write of the memory) that clear() + resize() costs.
     template <class T>
     std::vector<T> take(std::size_t minCapacity, bool keepSize = false) {
+        if (minCapacity * sizeof(T) < kMinRecycledBytes) {  // small: the heap's, as in give
+            std::vector<T> out;
+            out.reserve(minCapacity);
+            return out;
+        }
         auto& list = recycled<T>();
         const std::size_t none = list.size();
         std::size_t fit = none, largest = none;
@@ -60,6 +68,10 @@ public:
         out.reserve(minCapacity);
         return out;
     }
+    /// A zero-filled tensor for a result (diagnostics, row status) on recycled storage (take):
+    /// a steady-state run writes its zeros into pages an earlier result already mapped.
+    PlainTensor zeros(DType dtype, std::vector<std::int64_t> shape);
+
     template <class T>
     void give(std::vector<T>&& v) {
         if (v.capacity() * sizeof(T) < kMinRecycledBytes) return;  // small: the heap handles it

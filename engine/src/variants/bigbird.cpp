@@ -140,8 +140,8 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
 
     // Random blocks: ITC [heads, nb-2, r] for query blocks 1..nb-2; ETC [heads, nb, r].
     const std::int64_t randRows = etc ? nb : nb - 2;
-    PlainTensor randAttn = PlainTensor::zeros(DType::I64, {heads, randRows, r});
-    PlainTensor randHits = PlainTensor::zeros(DType::U8, {heads, randRows, r});
+    PlainTensor randAttn = ctx.pool().zeros(DType::I64, {heads, randRows, r});
+    PlainTensor randHits = ctx.pool().zeros(DType::U8, {heads, randRows, r});
     for (std::int64_t h = 0; h < heads; ++h) {
         SeededNormal gen(mixSeed(ctx.seed, kRandomStream + static_cast<std::uint64_t>(h)));
         for (std::int64_t t = 0; t < randRows; ++t) {

@@ -29,7 +29,7 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
     pattern.causal = input.causal;
     pattern.rowPtr.assign(1, 0);
     std::vector<float> weights;
-    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     std::int64_t emptyRows = 0;
     const std::int64_t blocks = (n + block - 1) / block;
 

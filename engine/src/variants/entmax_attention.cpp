@@ -114,10 +114,10 @@ AttentionResult EntmaxAttention::run(const Qkv& qkv, const ParamValues& params, 
     for (double a : alphas)
         if (!(a >= 1.0 && a <= 4.0))
             throw EngineError(ErrorCode::InvalidArgument, "entmax: parameter 'alpha' must be in [1, 4], got " + std::to_string(a));
-    PlainTensor alphaOut = PlainTensor::zeros(DType::F32, {heads});
+    PlainTensor alphaOut = ctx.pool().zeros(DType::F32, {heads});
     for (std::int64_t h = 0; h < heads; ++h)
         alphaOut.f32[static_cast<std::size_t>(h)] = static_cast<float>(alphas.size() == 1 ? alphas[0] : alphas[static_cast<std::size_t>(h)]);
-    PlainTensor zeros = PlainTensor::zeros(DType::I64, {heads, n});
+    PlainTensor zeros = ctx.pool().zeros(DType::I64, {heads, n});
     std::vector<double> z, p;
     std::vector<std::int64_t> index;
 

@@ -95,7 +95,7 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
         if (qkv.keyPadding[j]) paddedKeys.push_back(j);
     const bool padQueries = !qkv.keyPadding.empty() && n == m;
 
-    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     std::int64_t emptyRows = 0;
     const std::int64_t blocksPerHead = (n + block - 1) / block;
     double flops = 0;

@@ -203,8 +203,8 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
 
     ctx.beginStage("hash");
     const at::Tensor rotations = drawRotations(heads, d, s, ctx.seed);
-    PlainTensor buckets = PlainTensor::zeros(DType::I64, {heads, s.hashes, n});
-    PlainTensor sorted = PlainTensor::zeros(DType::I64, {heads, s.hashes, s.nPad});
+    PlainTensor buckets = ctx.pool().zeros(DType::I64, {heads, s.hashes, n});
+    PlainTensor sorted = ctx.pool().zeros(DType::I64, {heads, s.hashes, s.nPad});
     std::vector<LshOrder> orders;
     const at::Tensor queries = qkv.q.contiguous();
     float* projBlock =
@@ -224,8 +224,8 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     at::Tensor keys = ctx.pool().workspace("reformer.keys", {heads, n, d});
     keys.copy_(qkv.q);
     keys.div_(keys.norm(2, 2, true).clamp_min(1e-12));
-    PlainTensor roundWeights = PlainTensor::zeros(DType::F32, {heads, s.hashes, n});
-    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    PlainTensor roundWeights = ctx.pool().zeros(DType::F32, {heads, s.hashes, n});
+    PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     SparsePattern pattern;
     pattern.rows = n;
     pattern.cols = n;

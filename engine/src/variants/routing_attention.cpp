@@ -120,16 +120,16 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     result.params["clusters"] = clusters;  // the values actually used, so the file recomputes
     result.params["window_size"] = window;
 
-    PlainTensor history = PlainTensor::zeros(DType::F32, {heads, iterations + 1, clusters, d});
-    PlainTensor assignments = PlainTensor::zeros(DType::I64, {heads, iterations, 2, n});
-    PlainTensor routed = PlainTensor::zeros(DType::I64, {heads, 2, n});
-    PlainTensor routedCount = PlainTensor::zeros(DType::I64, {heads, n});
+    PlainTensor history = ctx.pool().zeros(DType::F32, {heads, iterations + 1, clusters, d});
+    PlainTensor assignments = ctx.pool().zeros(DType::I64, {heads, iterations, 2, n});
+    PlainTensor routed = ctx.pool().zeros(DType::I64, {heads, 2, n});
+    PlainTensor routedCount = ctx.pool().zeros(DType::I64, {heads, n});
     PlainTensor clusterQueries, clusterKeys;
     if (topw) {
-        clusterQueries = PlainTensor::zeros(DType::I64, {heads, clusters, window});
-        clusterKeys = PlainTensor::zeros(DType::I64, {heads, clusters, window});
+        clusterQueries = ctx.pool().zeros(DType::I64, {heads, clusters, window});
+        clusterKeys = ctx.pool().zeros(DType::I64, {heads, clusters, window});
     }
-    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     auto outBuffer = ctx.pool().resultBuffer("routing.output", static_cast<std::size_t>(heads * n * d));
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
     out.zero_();
@@ -413,7 +413,7 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     result.emptyRowCount = emptyRows;
     if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
         result.rowStatus = std::move(status);
-    PlainTensor centroids = PlainTensor::zeros(DType::F32, {heads, clusters, d});
+    PlainTensor centroids = ctx.pool().zeros(DType::F32, {heads, clusters, d});
     for (std::int64_t h = 0; h < heads; ++h)
         std::copy_n(history.f32.begin() + (h * (iterations + 1) + iterations) * clusters * d, clusters * d,
                     centroids.f32.begin() + h * clusters * d);

@@ -210,7 +210,7 @@ void runTileKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v
     std::int32_t* pos = intWorkspace(ctx, input.slot + ".pos", m);
     std::fill(pos, pos + m, -1);
 
-    PlainTensor status = PlainTensor::zeros(DType::U8, {heads, n});
+    PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     std::int64_t emptyRows = 0;
     double flops = 0;
     std::int64_t entriesComputed = 0;

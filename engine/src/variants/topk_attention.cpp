@@ -47,8 +47,8 @@ AttentionResult TopKAttention::run(const Qkv& qkv, const ParamValues& params, Ru
         throw EngineError(ErrorCode::InvalidArgument, "topk: parameter 'k' must be in [1, m] = [1, " + std::to_string(m) +
                                                           "] (the number of keys), got " + std::to_string(k));
     const bool byIndex = paramChoice(params, "ties") == "index";
-    PlainTensor threshold = PlainTensor::zeros(DType::F32, {heads, n});
-    PlainTensor kept = PlainTensor::zeros(DType::I64, {heads, n});
+    PlainTensor threshold = ctx.pool().zeros(DType::F32, {heads, n});
+    PlainTensor kept = ctx.pool().zeros(DType::I64, {heads, n});
     std::vector<float> admissible;
 
     const auto rowFn = [&](int h, std::int64_t i, float* row, std::uint8_t* keep, float scale) {
