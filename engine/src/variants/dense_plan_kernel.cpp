@@ -496,11 +496,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     const float* qBase = qc.data_ptr<float>();
     const float* kBase = kc.data_ptr<float>();
     const float* vBase = vc.data_ptr<float>();
-    PlainTensor status;
-    status.dtype = DType::U8;
-    status.shape = {heads, n};
-    status.u8 = ctx.pool().take<std::uint8_t>(static_cast<std::size_t>(heads * n));
-    status.u8.assign(static_cast<std::size_t>(heads * n), 0);
+    PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
 
     // Unscanned explicit values (RunContext::uncheckedQkv): each worker scans the heads it
     // prepares, K in its copy into panels (and Q, V in the strided keys pass's copies).
@@ -656,10 +652,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
     result.emptyRowCount = emptyRows;
-    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t st) { return st != 0; }))
-        result.rowStatus = std::move(status);
-    else
-        ctx.pool().give(std::move(status.u8));
+    keepRowStatus(std::move(status), result, ctx);
     auto& c = ctx.counters();
     c.flops += 4.0 * static_cast<double>(listed) * static_cast<double>(d);
     c.entriesComputed += entriesComputed;

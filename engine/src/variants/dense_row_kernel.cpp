@@ -85,8 +85,7 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
         result.weights = SharedTensorF32{{count}, std::make_shared<const std::vector<float>>(std::move(weights))};
     }
     result.emptyRowCount = emptyRows;
-    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
-        result.rowStatus = std::move(status);
+    keepRowStatus(std::move(status), result, ctx);
     ctx.noteBytes(outBuffer->size() * 4 + static_cast<std::uint64_t>(scores.numel()) * 4 +
                   static_cast<std::uint64_t>(pattern.nnz()) * 9);
     result.counters = ctx.counters();

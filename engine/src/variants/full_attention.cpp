@@ -166,8 +166,7 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
         result.weights = SharedTensorF32{{heads, n, m}, weightBuffer};
     }
     result.emptyRowCount = emptyRows;
-    bool anyStatus = std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t s) { return s != 0; });
-    if (anyStatus) result.rowStatus = std::move(status);
+    keepRowStatus(std::move(status), result, ctx);
 
     auto& c = ctx.counters();
     c.flops = flops;

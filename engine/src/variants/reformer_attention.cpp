@@ -428,8 +428,7 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
         const auto nnz = static_cast<std::int64_t>(weightValues->size());
         result.weights = SharedTensorF32{{nnz}, std::move(weightValues)};
     }
-    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
-        result.rowStatus = std::move(status);
+    keepRowStatus(std::move(status), result, ctx);
     result.diagnostics["rotations"] = toPlain(rotations);
     result.diagnostics["buckets"] = std::move(buckets);
     result.diagnostics["sorted"] = std::move(sorted);

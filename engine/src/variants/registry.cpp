@@ -1,5 +1,7 @@
 #include "variants/variant.h"
 
+#include <algorithm>
+
 namespace attnscope::engine {
 
 std::unique_ptr<Variant> makeFullAttention();
@@ -34,6 +36,13 @@ AttentionResult startResult(const std::string& variantId, const ParamValues& par
     result.m = qkv.m();
     result.d = qkv.d();
     return result;
+}
+
+void keepRowStatus(PlainTensor&& status, AttentionResult& result, RunContext& ctx) {
+    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
+        result.rowStatus = std::move(status);
+    else
+        ctx.pool().give(std::move(status.u8));
 }
 
 std::vector<std::unique_ptr<Variant>> makeAllVariants() {

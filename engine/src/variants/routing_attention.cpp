@@ -411,8 +411,7 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         result.weights = SharedTensorF32{{nnz}, std::move(weightValues)};
     }
     result.emptyRowCount = emptyRows;
-    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
-        result.rowStatus = std::move(status);
+    keepRowStatus(std::move(status), result, ctx);
     PlainTensor centroids = ctx.pool().zeros(DType::F32, {heads, clusters, d});
     for (std::int64_t h = 0; h < heads; ++h)
         std::copy_n(history.f32.begin() + (h * (iterations + 1) + iterations) * clusters * d, clusters * d,

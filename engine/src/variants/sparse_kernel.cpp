@@ -350,8 +350,7 @@ void runTileKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v
                                          weightBuffer};
     }
     result.emptyRowCount = emptyRows;
-    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t s) { return s != 0; }))
-        result.rowStatus = std::move(status);
+    keepRowStatus(std::move(status), result, ctx);
     auto& c = ctx.counters();
     c.flops += flops;
     c.entriesComputed += entriesComputed;

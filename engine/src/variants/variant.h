@@ -44,6 +44,10 @@ const std::string& paramChoice(const ParamValues& params, const std::string& nam
 /// A result with the id, resolved params and shape filled in: how every variant's run() starts.
 AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv);
 
+/// The row status [heads, n] (made with BufferPool::zeros) goes into the result when some row is
+/// flagged; otherwise its storage goes back to the pool, for the next run.
+void keepRowStatus(PlainTensor&& status, AttentionResult& result, RunContext& ctx);
+
 std::vector<std::unique_ptr<Variant>> makeAllVariants();
 
 }  // namespace attnscope::engine
