@@ -156,8 +156,87 @@ TEST(BigBird, BadParametersAreOneLineErrors) {
     auto x = randomQkv(1, 16, 4, 36);
     auto engine = makeEngine();
     EXPECT_NE(errorOf(*engine, variantRequest(x, "bigbird", bigbirdParams(3, 0))).find("multiple"), std::string::npos);
+    EXPECT_NE(errorOf(*engine, variantRequest(x, "bigbird", bigbirdParams(3, 0))).find("pad=true"), std::string::npos);
     EXPECT_NE(errorOf(*engine, variantRequest(x, "bigbird", bigbirdParams(8, 0))).find("too few"), std::string::npos);
     EXPECT_NE(errorOf(*engine, variantRequest(x, "bigbird", bigbirdParams(2, 4))).find("too few"), std::string::npos);
     EXPECT_NE(errorOf(*engine, variantRequest(x, "bigbird", bigbirdParams(2, 0, true, "etc", 16))).find("extra_global"),
               std::string::npos);
+}
+
+// pad = true: n = 11 with b = 2 is padded to 12 with one masked token. Hand-worked (r = 0): the
+// last block {10, 11} is global, so every row attends key 10 but never the padding key 11, and
+// row 10 (a global row) attends every real key; the result holds the 11 real tokens only.
+TEST(BigBird, PadExtendsToABlockMultipleAndReportsTheRealTokens) {
+    auto x = randomQkv(1, 11, 4, 37);
+    auto engine = makeEngine();
+    ParamValues params = bigbirdParams(2, 0);
+    params["pad"] = true;
+    auto r = runOk(*engine, variantRequest(x, "bigbird", params));
+    ASSERT_TRUE(r);
+    const AttentionResult& res = r->results[0];
+    EXPECT_EQ(res.n, 11);
+    EXPECT_EQ(res.output.shape, (std::vector<std::int64_t>{1, 11, 4}));
+    const std::vector<std::string> expected = {"GGGGGGGGGGG", "GGGGGGGGGGG", "GGLLLL....G", "GGLLLL....G",
+                                               "GGLLLLLL..G", "GGLLLLLL..G", "GG..LLLLLLG", "GG..LLLLLLG",
+                                               "GG....LLLLG", "GG....LLLLG", "GGGGGGGGGGG"};
+    EXPECT_EQ(maskGrid(res, 0), expected);
+    EXPECT_EQ(res.diagnostics.at("padded_length").i64, (std::vector<std::int64_t>{12}));
+    EXPECT_EQ(res.rowStatus.u8.size(), 0u) << "no real row is empty or padded";
+    ASSERT_EQ(r->warnings.size(), 1u);
+    EXPECT_NE(r->warnings[0].find("padded 11 tokens to 12"), std::string::npos) << r->warnings[0];
+    expectMatchesMaskedSoftmax(res, x.q, x.k, x.v);
+}
+
+// With random blocks, ETC and kept weights: the padded run equals the same sequence extended by
+// hand with a token the request masks (key padding), restricted to the real tokens.
+TEST(BigBird, PadEqualsAnExplicitlyMaskedToken) {
+    auto engine = makeEngine();
+    for (const std::string form : {"itc", "etc"}) {
+        SCOPED_TRACE(form);
+        // itc: 37 → 40; etc: g = 2 and 35 long tokens → 2 + 36
+        const std::int64_t n = 37, padded = form == "itc" ? 40 : 38, heads = 2, d = 8;
+        const Qkv3 big = randomQkv(heads, padded, d, 38);
+        Qkv3 x;
+        const auto head = [&](const PlainTensor& t) {
+            std::vector<float> v;
+            for (std::int64_t h = 0; h < heads; ++h)
+                v.insert(v.end(), t.f32.begin() + h * padded * d, t.f32.begin() + (h * padded + n) * d);
+            return PlainTensor::fromF32({heads, n, d}, v);
+        };
+        x = {head(big.q), head(big.k), head(big.v)};
+        ParamValues params = bigbirdParams(4, 2, true, form, 2);
+        params["pad"] = true;
+        auto padRun = runOk(*engine, variantRequest(x, "bigbird", params));
+        ASSERT_TRUE(padRun);
+        // the same 40 tokens by hand: the 40 - n extra rows are zeros, masked as key padding
+        Qkv3 manual = big;
+        for (auto* t : {&manual.q, &manual.k, &manual.v})
+            for (std::int64_t h = 0; h < heads; ++h)
+                std::fill(t->f32.begin() + (h * padded + n) * d, t->f32.begin() + (h + 1) * padded * d, 0.0f);
+        params["pad"] = false;
+        RunRequest request = variantRequest(manual, "bigbird", params);
+        request.keyPadding.assign(padded, 0);
+        std::fill(request.keyPadding.begin() + n, request.keyPadding.end(), 1);
+        auto maskRun = runOk(*engine, request);
+        ASSERT_TRUE(maskRun);
+        const AttentionResult &a = padRun->results[0], &b = maskRun->results[0];
+        EXPECT_EQ(a.diagnostics.at("rand_attn").i64, b.diagnostics.at("rand_attn").i64);
+        for (int h = 0; h < heads; ++h) {
+            const auto ma = multiplicity(a, h), mb = multiplicity(b, h);
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j) {
+                    ASSERT_EQ(ma[i * n + j], mb[i * padded + j]) << "head " << h << " query " << i << " key " << j;
+                    ASSERT_EQ(a.weightAt(h, i, j), b.weightAt(h, i, j));
+                }
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t c = 0; c < d; ++c)
+                    ASSERT_EQ(a.output[(h * n + i) * d + c], b.output[(h * padded + i) * d + c]);
+        }
+        expectMatchesMaskedSoftmax(a, x.q, x.k, x.v);
+        // the element graph is cropped the same way: no key at or past n
+        const auto& cols = a.diagnostics.at("element_col_idx").i32;
+        EXPECT_EQ(a.diagnostics.at("element_row_ptr").i64.back(), static_cast<std::int64_t>(cols.size()));
+        EXPECT_TRUE(std::all_of(cols.begin(), cols.end(), [&](std::int32_t j) { return j < n; }));
+        EXPECT_EQ(a.diagnostics.at("element_row_ptr").i64.size(), static_cast<std::size_t>(heads * n + 1));
+    }
 }

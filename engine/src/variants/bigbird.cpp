@@ -3,6 +3,7 @@
 // per query block, duplicates counted; plus the paper's element graph as a second mask.
 
 #include "qkv/seeded_normal.h"
+#include "variants/padded_result.h"
 #include "variants/sparse_kernel.h"
 
 #include <ATen/Parallel.h>
@@ -96,6 +97,9 @@ public:
                                             "itc: global tokens are the first and last block; etc: the first "
                                             "extra_global positions act as extra global tokens."));
         m_info.params.push_back(intParam("extra_global", 2, 0, 1 << 20, "ETC only: number of extra global tokens g."));
+        m_info.params.push_back(boolParam("pad", false,
+                                          "When b does not divide n (ETC: n - extra_global): pad the end with masked "
+                                          "tokens to the next multiple and report the real tokens (false: refuse)."));
     }
 
     const VariantInfo& info() const override { return m_info; }
@@ -112,6 +116,9 @@ public:
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
 
 private:
+    /// run() on the input padded at the end to `padded` tokens (parameter `pad`), cropped back.
+    AttentionResult runPadded(const Qkv& qkv, const ParamValues& params, RunContext& ctx, std::int64_t padded) const;
+
     VariantInfo m_info;
 };
 
@@ -126,11 +133,13 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
         throw EngineError(ErrorCode::InvalidArgument, "bigbird: parameter 'extra_global' must be in [0, n-1] = [0, " +
                                                           std::to_string(n - 1) + "], got " + std::to_string(g));
     const std::int64_t longLen = n - g;
-    if (longLen % b != 0)
+    if (longLen % b != 0) {
+        if (paramBool(params, "pad")) return runPadded(qkv, params, ctx, g + (longLen + b - 1) / b * b);
         throw EngineError(ErrorCode::InvalidArgument,
                           "bigbird: the block form needs " + std::string(etc ? "n - extra_global" : "n") + " = " +
                               std::to_string(longLen) + " to be a multiple of parameter 'block' = " + std::to_string(b) +
-                              " (pad the input or choose a block that divides it)");
+                              " (set pad=true to pad the end with masked tokens, or choose a block that divides it)");
+    }
     const std::int64_t nb = longLen / b;
     const std::int64_t minBlocks = etc ? r + 3 : std::max<std::int64_t>(4, r > 0 ? r + 5 : 4);
     if (nb < minBlocks)
@@ -375,6 +384,38 @@ AttentionResult BigBird::run(const Qkv& qkv, const ParamValues& params, RunConte
         reasons.u8 = std::move(graph.reason);
         result.diagnostics["element_reason"] = std::move(reasons);
     }
+    return result;
+}
+
+AttentionResult BigBird::runPadded(const Qkv& qkv, const ParamValues& params, RunContext& ctx,
+                                   std::int64_t padded) const {
+    const std::int64_t heads = qkv.heads(), n = qkv.n();
+    ctx.checkQkvValuesNow();  // the request's own values (the padding rows are zeros)
+    AttentionResult result = run(padQkv(qkv, padded - n), params, ctx);
+    cropPaddedResult(result, n);
+    // the element graph, a pattern of the padded sequence too
+    if (auto rowPtr = result.diagnostics.find("element_row_ptr"); rowPtr != result.diagnostics.end()) {
+        PlainTensor& cols = result.diagnostics.at("element_col_idx");
+        PlainTensor& reasons = result.diagnostics.at("element_reason");
+        SparsePattern graph;
+        graph.rows = graph.cols = padded;
+        graph.perHead = true;
+        graph.rowPtr = std::move(rowPtr->second.i64);
+        graph.colIdx = std::move(cols.i32);
+        graph.reason = std::move(reasons.u8);
+        cropPattern(graph, heads, n, nullptr, 1);
+        const std::int64_t nnz = graph.nnz();
+        rowPtr->second.shape = {static_cast<std::int64_t>(graph.rowPtr.size())};
+        rowPtr->second.i64 = std::move(graph.rowPtr);
+        cols.shape = {nnz};
+        cols.i32 = std::move(graph.colIdx);
+        reasons.shape = {nnz};
+        reasons.u8 = std::move(graph.reason);
+    }
+    result.diagnostics["padded_length"] = PlainTensor::fromI64({1}, {padded});
+    ctx.warn("padded " + std::to_string(n) + " tokens to " + std::to_string(padded) + " (a multiple of block " +
+             std::to_string(paramInt(params, "block")) + "; the " + std::to_string(padded - n) +
+             " padding tokens are masked and left out of the result; rand_attn counts the blocks of the padded sequence)");
     return result;
 }
 
