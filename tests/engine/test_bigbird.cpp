@@ -240,3 +240,30 @@ TEST(BigBird, PadEqualsAnExplicitlyMaskedToken) {
         EXPECT_EQ(a.diagnostics.at("element_row_ptr").i64.size(), static_cast<std::size_t>(heads * n + 1));
     }
 }
+
+// The request's own key padding survives the padding: its query row stays zeroed (status 2) and
+// its key takes no weight; a sequence that needs no padding gets no notice.
+TEST(BigBird, PadKeepsTheRequestsKeyPadding) {
+    auto x = randomQkv(1, 11, 4, 39);
+    auto engine = makeEngine();
+    ParamValues params = bigbirdParams(2, 0);
+    params["pad"] = true;
+    RunRequest request = variantRequest(x, "bigbird", params);
+    request.keyPadding.assign(11, 0);
+    request.keyPadding[3] = 1;
+    auto r = runOk(*engine, request);
+    ASSERT_TRUE(r);
+    const AttentionResult& res = r->results[0];
+    ASSERT_EQ(res.rowStatus.u8.size(), 11u);
+    for (std::int64_t i = 0; i < 11; ++i) {
+        EXPECT_EQ(res.rowStatus.u8[i], i == 3 ? 2 : 0) << "query " << i;
+        EXPECT_EQ(res.weightAt(0, i, 3), 0.0f) << "query " << i;
+        float sum = 0;
+        for (std::int64_t j = 0; j < 11; ++j) sum += res.weightAt(0, i, j);
+        EXPECT_NEAR(sum, i == 3 ? 0.0f : 1.0f, 1e-5f) << "query " << i;
+    }
+    auto whole = runOk(*engine, variantRequest(randomQkv(1, 12, 4, 40), "bigbird", params));
+    ASSERT_TRUE(whole);
+    EXPECT_TRUE(whole->warnings.empty());
+    EXPECT_EQ(whole->results[0].diagnostics.count("padded_length"), 0u);
+}
