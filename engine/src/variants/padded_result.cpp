@@ -16,8 +16,8 @@ Qkv padQkv(const Qkv& qkv, std::int64_t extra) {
     return out;
 }
 
-void cropPattern(SparsePattern& pattern, std::int64_t rowSets, std::int64_t n, std::vector<float>* alignedWeights,
-                 std::int64_t weightSets) {
+std::vector<float> cropPattern(SparsePattern& pattern, std::int64_t rowSets, std::int64_t n,
+                               const std::vector<float>* alignedWeights, std::int64_t weightSets) {
     const std::int64_t rows = pattern.rows, nnz = pattern.nnz();
     std::vector<std::int64_t> rowPtr;
     rowPtr.reserve(static_cast<std::size_t>(rowSets * n + 1));
@@ -41,13 +41,14 @@ void cropPattern(SparsePattern& pattern, std::int64_t rowSets, std::int64_t n, s
     pattern.rowPtr = std::move(rowPtr);
     pattern.rows = n;
     pattern.cols = n;
-    if (!alignedWeights) return;
-    std::vector<float> weights(kept.size() * static_cast<std::size_t>(weightSets));
+    std::vector<float> weights;
+    if (!alignedWeights) return weights;
+    weights.resize(kept.size() * static_cast<std::size_t>(weightSets));
     for (std::int64_t w = 0; w < weightSets; ++w)
         for (std::size_t t = 0; t < kept.size(); ++t)
             weights[static_cast<std::size_t>(w) * kept.size() + t] =
                 (*alignedWeights)[static_cast<std::size_t>(w * nnz + kept[t])];
-    *alignedWeights = std::move(weights);
+    return weights;
 }
 
 void cropPaddedResult(AttentionResult& result, std::int64_t n) {
@@ -63,10 +64,9 @@ void cropPaddedResult(AttentionResult& result, std::int64_t n) {
     SparsePattern& pattern = result.pattern;
     const std::int64_t rowSets = pattern.perHead ? heads : 1;
     if (!pattern.implicitDense) {
-        std::vector<float> aligned;
         const bool alignedKept = result.weightsLayout == WeightsLayout::AlignedWithPattern && !result.weights.empty();
-        if (alignedKept) aligned = *result.weights.values;
-        cropPattern(pattern, rowSets, n, alignedKept ? &aligned : nullptr, pattern.perHead ? 1 : heads);
+        std::vector<float> aligned = cropPattern(pattern, rowSets, n, alignedKept ? result.weights.values.get() : nullptr,
+                                                 pattern.perHead ? 1 : heads);
         if (alignedKept) {
             const auto entries = static_cast<std::int64_t>(aligned.size()) / (pattern.perHead ? 1 : heads);
             result.weights = SharedTensorF32{pattern.perHead ? std::vector<std::int64_t>{entries}
