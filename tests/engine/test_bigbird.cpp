@@ -133,12 +133,15 @@ TEST(BigBird, ElementGraphIsTheSecondMask) {
     auto r = runOk(*engine, variantRequest(x, "bigbird", bigbirdParams(2, 1)));
     ASSERT_TRUE(r);
     const auto& res = r->results[0];
-    const auto& rowPtr = res.diagnostics.at("element_row_ptr").i64;
-    const auto& cols = res.diagnostics.at("element_col_idx").i32;
+    const AttentionWeights& graph = *res.extraPatterns.at("element_graph");
     const auto& rand = res.diagnostics.at("rand_attn").i64;
-    ASSERT_EQ(rowPtr.size(), 17u);
+    ASSERT_EQ(graph.queries(), 16);
     for (std::int64_t i = 0; i < 16; ++i) {
-        std::set<std::int64_t> got(cols.begin() + rowPtr[i], cols.begin() + rowPtr[i + 1]);
+        std::set<std::int64_t> got;
+        graph.forEachRow(0, i, i + 1, [&](const RowEntries& row) {
+            got.insert(row.keys, row.keys + row.count);
+            return true;
+        });
         std::set<std::int64_t> want;
         const auto global = [](std::int64_t t) { return t < 2 || t >= 14; };
         for (std::int64_t j = 0; j < 16; ++j)
@@ -233,11 +236,15 @@ TEST(BigBird, PadEqualsAnExplicitlyMaskedToken) {
                     ASSERT_EQ(a.output[(h * n + i) * d + c], b.output[(h * padded + i) * d + c]);
         }
         expectMatchesMaskedSoftmax(a, x.q, x.k, x.v);
-        // the element graph is cropped the same way: no key at or past n
-        const auto& cols = a.diagnostics.at("element_col_idx").i32;
-        EXPECT_EQ(a.diagnostics.at("element_row_ptr").i64.back(), static_cast<std::int64_t>(cols.size()));
-        EXPECT_TRUE(std::all_of(cols.begin(), cols.end(), [&](std::int32_t j) { return j < n; }));
-        EXPECT_EQ(a.diagnostics.at("element_row_ptr").i64.size(), static_cast<std::size_t>(heads * n + 1));
+        // the element graph is cropped the same way: n rows, no key at or past n
+        const AttentionWeights& graph = *a.extraPatterns.at("element_graph");
+        EXPECT_EQ(graph.queries(), n);
+        EXPECT_EQ(graph.keys(), n);
+        for (int hh = 0; hh < heads; ++hh)
+            graph.forEachRow(hh, 0, n, [&](const RowEntries& row) {
+                EXPECT_TRUE(std::all_of(row.keys, row.keys + row.count, [&](std::int32_t j) { return j < n; }));
+                return true;
+            });
     }
 }
 

@@ -2,9 +2,9 @@
 // products (row blocks of 1-7, column tails of every width, keys in panels at every lane offset),
 // the panel copy, and the row exp with and without a reference shift.
 
-#include "core/finite_scan.h"
-#include "core/small_gemm.h"
-#include "core/softmax_kernel.h"
+#include "kernels/finite_scan.h"
+#include "kernels/small_gemm.h"
+#include "kernels/softmax_kernel.h"
 
 #include <gtest/gtest.h>
 

@@ -116,7 +116,7 @@ TEST(Entmax, AlphaTwoIsSparsemaxPerHeadAndBisectionAgrees) {
     // The pattern is the support: weights are the masked softmax's counterpart, non-zero inside.
     for (int h = 0; h < 2; ++h)
         for (std::int64_t i = 0; i < n; ++i)
-            for (std::int64_t j = 0; j < n; ++j) EXPECT_EQ(res.pattern.allows(h, i, j), res.weightAt(h, i, j) > 0.0f);
+            for (std::int64_t j = 0; j < n; ++j) EXPECT_EQ(allowed(res, h, i, j), res.weightAt(h, i, j) > 0.0f);
 }
 
 TEST(Entmax, BadAlphaIsAOneLineError) {

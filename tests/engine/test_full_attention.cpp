@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/weights_support.h"
+
 #include <cmath>
 #include <random>
 
@@ -145,10 +147,10 @@ TEST(FullAttention, MatchesReferenceAcrossBlocks) {
         auto result = engine->run(qkvRequest(q, k, v, causal));
         ASSERT_TRUE(result.ok()) << result.error().message;
         const auto& r = (*result)->results[0];
-        ASSERT_EQ(r.weightsLayout, WeightsLayout::Dense);
+        const std::vector<float> weights = test_support::denseWeights(r);
         const Reference ref = referenceAttention(q, k, v, causal);
         double maxW = 0, maxO = 0;
-        for (std::size_t i = 0; i < ref.weights.size(); ++i) maxW = std::max(maxW, std::abs(ref.weights[i] - r.weights[i]));
+        for (std::size_t i = 0; i < ref.weights.size(); ++i) maxW = std::max(maxW, std::abs(ref.weights[i] - weights[i]));
         for (std::size_t i = 0; i < ref.output.size(); ++i) maxO = std::max(maxO, std::abs(ref.output[i] - r.output[i]));
         EXPECT_LT(maxW, 1e-6) << "causal=" << causal;
         EXPECT_LT(maxO, 1e-5) << "causal=" << causal;
@@ -156,7 +158,7 @@ TEST(FullAttention, MatchesReferenceAcrossBlocks) {
             for (std::int64_t i = 0; i < n; ++i) {
                 double sum = 0;
                 for (std::int64_t j = 0; j < n; ++j) {
-                    const float w = r.weights[static_cast<std::size_t>((hh * n + i) * n + j)];
+                    const float w = weights[static_cast<std::size_t>((hh * n + i) * n + j)];
                     sum += w;
                     if (causal && j > i) {
                         ASSERT_EQ(w, 0.0f) << "upper triangle must be exactly 0";
@@ -167,18 +169,21 @@ TEST(FullAttention, MatchesReferenceAcrossBlocks) {
     }
 }
 
-TEST(FullAttention, OutputWithoutKeptWeightsIsTheSame) {
+// Past the dense limit nothing of size n x m is kept, yet every weight is the same (recomputed from
+// the row log-sum-exp) and so is the output.
+TEST(FullAttention, WeightsBeyondTheDenseLimitAreTheSame) {
     const std::int64_t h = 2, n = 130, d = 8;
     auto q = randomTensor(h, n, d, 4), k = randomTensor(h, n, d, 5), v = randomTensor(h, n, d, 6);
     auto engine = makeEngine();
-    auto kept = engine->run(qkvRequest(q, k, v, true));
+    auto within = engine->run(qkvRequest(q, k, v, true));
     auto request = qkvRequest(q, k, v, true);
-    request.keepWeights = false;
-    auto notKept = engine->run(request);
-    ASSERT_TRUE(kept.ok() && notKept.ok());
-    EXPECT_EQ((*notKept)->results[0].weightsLayout, WeightsLayout::None);
+    request.denseLimit = 16;
+    auto beyond = engine->run(request);
+    ASSERT_TRUE(within.ok() && beyond.ok());
+    EXPECT_EQ((*beyond)->results[0].stats.at("row_sum").shape, (std::vector<std::int64_t>{h, n}));
     for (std::int64_t i = 0; i < h * n * d; ++i)
-        EXPECT_NEAR((*kept)->results[0].output[i], (*notKept)->results[0].output[i], 1e-6);
+        EXPECT_NEAR((*within)->results[0].output[i], (*beyond)->results[0].output[i], 1e-6);
+    EXPECT_EQ(test_support::denseWeights((*within)->results[0]), test_support::denseWeights((*beyond)->results[0]));
 }
 
 TEST(FullAttention, QueryWithNoAdmissibleKeyGetsZeroRowNotNaN) {
@@ -214,13 +219,14 @@ TEST(FullAttention, RepeatedRunReusesBuffersOnlyWhenReleased) {
     {
         auto a = engine->run(qkvRequest(q, k, v));
         ASSERT_TRUE(a.ok());
-        first = (*a)->results[0].weights.data();
+        first = (*a)->results[0].output.data();
     }
     auto b = engine->run(qkvRequest(q, k, v));
     ASSERT_TRUE(b.ok());
-    EXPECT_EQ((*b)->results[0].weights.data(), first) << "released buffer should be reused";
+    EXPECT_EQ((*b)->results[0].output.data(), first) << "released buffer should be reused";
     auto c = engine->run(qkvRequest(q, k, v));
     ASSERT_TRUE(c.ok());
-    EXPECT_NE((*c)->results[0].weights.data(), (*b)->results[0].weights.data()) << "held result must not be overwritten";
-    for (std::int64_t i = 0; i < 64 * 64; ++i) EXPECT_EQ((*b)->results[0].weights[i], (*c)->results[0].weights[i]);
+    EXPECT_NE((*c)->results[0].output.data(), (*b)->results[0].output.data()) << "held result must not be overwritten";
+    for (std::int64_t i = 0; i < 64 * 8; ++i) EXPECT_EQ((*b)->results[0].output[i], (*c)->results[0].output[i]);
+    EXPECT_EQ(test_support::denseWeights((*b)->results[0]), test_support::denseWeights((*c)->results[0]));
 }

@@ -59,7 +59,6 @@ TEST(Longformer, MaskMatchesDefinitionPerHeadDilation) {
                     ASSERT_TRUE(r);
                     SCOPED_TRACE(testing::Message() << "w=" << w << " causal=" << causal << " g=" << global.size()
                                                     << " dil=" << dilation.size());
-                    EXPECT_EQ(r->results[0].pattern.perHead, dilation.size() > 1);
                     expectPatternEquals(r->results[0], [&](int h, std::int64_t i, std::int64_t j) {
                         return longformerAllows(i, j, w, dilation.size() > 1 ? dilation[h] : dilation[0], global, causal);
                     });

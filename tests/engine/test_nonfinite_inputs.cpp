@@ -15,7 +15,7 @@ struct Case {
     const char* label;
     std::string id;
     ParamValues params;
-    bool keepWeights = false;
+    bool padKey = false;  ///< pad one key: the strided rule runs as explicit groups
 };
 
 std::vector<Case> cases() {
@@ -29,12 +29,12 @@ std::vector<Case> cases() {
         {"longformer", "longformer", {{"window", std::int64_t{5}}}},
         {"bigbird", "bigbird", {{"block", std::int64_t{8}}, {"random", std::int64_t{1}}}},
         {"fixed", "sparse_fixed", {{"block", std::int64_t{16}}, {"summary", std::int64_t{4}}}},
-        // no dense plan (dilation with globals): the tile kernel, after a scan of its own
-        {"longformer, tile kernel",
+        // dilation with globals: window segments that skip the global keys
+        {"longformer, dilated with globals",
          "longformer",
          {{"window", std::int64_t{3}}, {"dilation", std::int64_t{2}}, {"global", std::vector<std::int64_t>{0, 7}}}},
-        // weights kept: the tile kernel first, then the dense plan
-        {"strided, weights kept", "sparse_strided", {{"stride", std::int64_t{16}}}, true},
+        // a padded key: the strided keys as explicit residue groups (no strided keys pass)
+        {"strided, padded key", "sparse_strided", {{"stride", std::int64_t{16}}}, true},
     };
 }
 
@@ -55,7 +55,10 @@ void expectRefused(Engine& engine, const Case& c, std::int64_t d) {
             const float bad = bads[(part + index) % 3];
             t.f32[static_cast<std::size_t>(index)] = bad;
             RunRequest request = variantRequest(x, c.id, c.params);
-            request.keepWeights = c.keepWeights;
+            if (c.padKey) {
+                request.keyPadding.assign(static_cast<std::size_t>(n), 0);
+                request.keyPadding[3] = 1;
+            }
             auto result = engine.run(request);
             ASSERT_FALSE(result.ok()) << c.label << ", " << names[part] << "[" << index << "], d = " << d;
             EXPECT_EQ(result.error().code, ErrorCode::InvalidInput);

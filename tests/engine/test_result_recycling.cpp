@@ -1,7 +1,7 @@
 // Result recycling (engine.cpp, BufferPool::take/give): the engine reuses the vectors of the result
-// it returned last time (listed pattern, diagnostics, row status) only once no caller holds that
-// result; a held result is never modified. Also: the dense-plan kernel on two threads gives the
-// same results as on one, and BigBird's element-graph diagnostic exists only when weights are kept.
+// it returned last time (row statistics, diagnostics, row status) only once no caller holds that
+// result; a held result is never modified. Also: the pattern kernel on two threads gives the same
+// results as on one, and BigBird's element graph derives from the draws.
 
 #include "sparse_test_support.h"
 
@@ -18,64 +18,54 @@ struct RecycleCase {
     std::int64_t n;
 };
 
-// Patterns large enough (> 64 KiB of column indices and of reasons) for the pool to keep them.
+// Row statistics large enough (> 64 KiB: 2 heads x 16384 rows of lse) for the pool to keep them.
 std::vector<RecycleCase> recycleCases() {
     return {
-        {"longformer", {{"window", std::int64_t{40}}}, 2048},
-        {"bigbird", {{"block", std::int64_t{16}}, {"random", std::int64_t{2}}}, 1024},
-        {"sparse_strided", {{"stride", std::int64_t{64}}}, 2048},
-        {"sparse_fixed", {{"block", std::int64_t{64}}, {"summary", std::int64_t{8}}}, 2048},
+        {"longformer", {{"window", std::int64_t{8}}}, 16384},
+        {"bigbird", {{"block", std::int64_t{16}}, {"random", std::int64_t{2}}}, 16384},
+        {"sparse_strided", {{"stride", std::int64_t{128}}}, 16384},
+        {"sparse_fixed", {{"block", std::int64_t{64}}, {"summary", std::int64_t{8}}}, 16384},
     };
 }
 
-TEST(ResultRecycling, PatternStorageReusedOnlyWhenReleased) {
+TEST(ResultRecycling, StatisticsStorageReusedOnlyWhenReleased) {
     auto engine = makeEngine();
     for (const auto& c : recycleCases()) {
         SCOPED_TRACE(c.id);
         const Qkv3 x = randomQkv(2, c.n, 8, 21);
         RunRequest request = variantRequest(x, c.id, c.params);
-        request.keepWeights = false;
-        const std::int32_t* firstCols = nullptr;
-        const std::uint8_t* firstReasons = nullptr;
-        std::vector<std::int32_t> cols;
-        std::vector<std::uint8_t> reasons;
-        std::vector<std::int64_t> rowPtr;
-        std::vector<float> output;
+        const float* firstLse = nullptr;
+        std::vector<float> lse, output, someWeights;
+        const auto weightsSample = [](const AttentionResult& r) {
+            return r.weights->tile(1, 1000, 1010, 990, 1030).weights;
+        };
         {
             const auto a = runOk(*engine, request);
             ASSERT_TRUE(a);
-            const SparsePattern& p = a->results[0].pattern;
-            ASSERT_GT(p.colIdx.size() * sizeof(std::int32_t), 64u * 1024u);
-            ASSERT_GT(p.reason.size(), 64u * 1024u);
-            firstCols = p.colIdx.data();
-            firstReasons = p.reason.data();
-            cols = p.colIdx;
-            reasons = p.reason;
-            rowPtr = p.rowPtr;
+            const PlainTensor& t = a->results[0].stats.at("row_sum");
+            ASSERT_GT(t.f32.size() * sizeof(float), 64u * 1024u);
+            firstLse = t.f32.data();
+            lse = t.f32;
             output.assign(a->results[0].output.data(), a->results[0].output.data() + a->results[0].output.numel());
+            someWeights = weightsSample(a->results[0]);
         }
         // `a` was released: its storage is reused, its contents rebuilt identically.
         const auto b = runOk(*engine, request);
         ASSERT_TRUE(b);
         const AttentionResult& rb = b->results[0];
-        EXPECT_EQ(rb.pattern.colIdx.data(), firstCols) << "released pattern storage should be reused";
-        EXPECT_EQ(rb.pattern.reason.data(), firstReasons) << "released pattern storage should be reused";
-        EXPECT_EQ(rb.pattern.colIdx, cols);
-        EXPECT_EQ(rb.pattern.reason, reasons);
-        EXPECT_EQ(rb.pattern.rowPtr, rowPtr);
+        EXPECT_EQ(rb.stats.at("row_sum").f32.data(), firstLse) << "released statistics storage should be reused";
+        EXPECT_EQ(rb.stats.at("row_sum").f32, lse);
         ASSERT_EQ(rb.output.numel(), static_cast<std::int64_t>(output.size()));
         for (std::size_t e = 0; e < output.size(); ++e) ASSERT_EQ(rb.output[e], output[e]) << "element " << e;
+        EXPECT_EQ(weightsSample(rb), someWeights);
 
         // `b` is held: the next run must not touch it.
-        const auto heldCols = rb.pattern.colIdx.data();
         const auto c2 = runOk(*engine, request);
         ASSERT_TRUE(c2);
         const AttentionResult& rc = c2->results[0];
-        EXPECT_NE(rc.pattern.colIdx.data(), heldCols) << "held result must not be overwritten";
-        EXPECT_NE(rc.pattern.reason.data(), rb.pattern.reason.data());
-        EXPECT_EQ(rb.pattern.colIdx, cols) << "held result changed";
-        EXPECT_EQ(rb.pattern.reason, reasons) << "held result changed";
-        EXPECT_EQ(rc.pattern.colIdx, cols);
+        EXPECT_NE(rc.stats.at("row_sum").f32.data(), rb.stats.at("row_sum").f32.data()) << "held result must not be overwritten";
+        EXPECT_EQ(rb.stats.at("row_sum").f32, lse) << "held result changed";
+        EXPECT_EQ(weightsSample(rb), someWeights) << "held result changed";
         for (std::size_t e = 0; e < output.size(); ++e) {
             ASSERT_EQ(rb.output[e], output[e]) << "held output changed at " << e;
             ASSERT_EQ(rc.output[e], output[e]) << "element " << e;
@@ -83,25 +73,24 @@ TEST(ResultRecycling, PatternStorageReusedOnlyWhenReleased) {
     }
 }
 
-TEST(ResultRecycling, ACopiedResultKeepsItsPattern) {
-    // A caller that copies the AttentionResult out and drops the RunResult owns its copy.
+TEST(ResultRecycling, ACopiedResultKeepsItsWeights) {
+    // A caller that copies the AttentionResult out and drops the RunResult owns its copy: its
+    // weights share the run's Q and K and its own statistics.
     auto engine = makeEngine();
     const Qkv3 x = randomQkv(2, 2048, 8, 22);
     RunRequest request = variantRequest(x, "longformer", {{"window", std::int64_t{40}}});
-    request.keepWeights = false;
     AttentionResult copy;
     {
         const auto a = runOk(*engine, request);
         ASSERT_TRUE(a);
         copy = a->results[0];
     }
-    const std::vector<std::int32_t> cols = copy.pattern.colIdx;
+    const std::vector<float> weights = copy.weights->tile(0, 500, 520, 470, 560).weights;
     RunRequest other = variantRequest(x, "longformer", {{"window", std::int64_t{41}}});
-    other.keepWeights = false;
     const auto b = runOk(*engine, other);
     ASSERT_TRUE(b);
-    EXPECT_EQ(copy.pattern.colIdx, cols);
-    EXPECT_NE(b->results[0].pattern.colIdx, cols);
+    EXPECT_EQ(copy.weights->tile(0, 500, 520, 470, 560).weights, weights);
+    EXPECT_NE(b->results[0].weights->tile(0, 500, 520, 470, 560).weights, weights);
 }
 
 TEST(ResultRecycling, DensePlanOnTwoThreadsMatchesOneThread) {
@@ -121,7 +110,6 @@ TEST(ResultRecycling, DensePlanOnTwoThreadsMatchesOneThread) {
         SCOPED_TRACE(c.id + " n=" + std::to_string(c.n));
         const Qkv3 x = randomQkv(3, c.n, 16, 23);
         RunRequest request = variantRequest(x, c.id, c.params);
-        request.keepWeights = false;
         std::vector<float> one;
         std::int64_t emptyOne = 0;
         {
@@ -143,13 +131,8 @@ TEST(ResultRecycling, DensePlanOnTwoThreadsMatchesOneThread) {
         for (std::size_t e = 0; e < one.size(); ++e)
             worst = std::max(worst, std::abs(static_cast<double>(r2->results[0].output[e]) - one[e]));
         EXPECT_LT(worst, 1e-6);
-        // and the general kernel (weights kept) agrees with the two-thread fast path
-        RunRequest general = request;
-        general.keepWeights = true;
-        const auto g = runOk(**engine2, general);
-        ASSERT_TRUE(g);
-        ASSERT_EQ(g->results[0].weightsLayout, WeightsLayout::AlignedWithPattern);
-        expectMatchesMaskedSoftmax(g->results[0], x.q, x.k, x.v);
+        // and the two-thread run against the reference
+        expectMatchesMaskedSoftmax(r2->results[0], x.q, x.k, x.v);
     }
     makeEngine();  // back to one intra-op thread for the tests that follow
 }
@@ -170,7 +153,6 @@ TEST(ResultRecycling, DensePlanCancelsOnTwoThreadsAndStaysUsable) {
         if (id == "sparse_strided") params = {{"stride", std::int64_t{32}}};
         if (id == "sparse_fixed") params = {{"block", std::int64_t{32}}, {"summary", std::int64_t{4}}};
         RunRequest request = variantRequest(x, id, params);
-        request.keepWeights = false;
         const auto reference = runOk(**engine, request);
         ASSERT_TRUE(reference);
         int attentionCalls = 0;
@@ -191,23 +173,19 @@ TEST(ResultRecycling, DensePlanCancelsOnTwoThreadsAndStaysUsable) {
     makeEngine();  // back to one intra-op thread for the tests that follow
 }
 
-TEST(ResultRecycling, BigBirdElementGraphOnlyWithKeptWeights) {
+// The element graph is no diagnostic any more: it derives from the draws on demand.
+TEST(ResultRecycling, BigBirdElementGraphDerivesFromTheDraws) {
     auto engine = makeEngine();
     const Qkv3 x = randomQkv(2, 64, 4, 24);
     RunRequest request = variantRequest(x, "bigbird", {{"block", std::int64_t{4}}, {"random", std::int64_t{2}}});
-    const auto kept = runOk(*engine, request);
-    ASSERT_TRUE(kept);
-    EXPECT_EQ(kept->results[0].diagnostics.count("element_row_ptr"), 1u);
-    EXPECT_EQ(kept->results[0].diagnostics.count("element_col_idx"), 1u);
-    EXPECT_EQ(kept->results[0].diagnostics.count("element_reason"), 1u);
-    request.keepWeights = false;
-    const auto notKept = runOk(*engine, request);
-    ASSERT_TRUE(notKept);
-    EXPECT_EQ(notKept->results[0].diagnostics.count("element_row_ptr"), 0u);
-    EXPECT_EQ(notKept->results[0].diagnostics.count("rand_attn"), 1u);
-    // the computed pattern and the output do not depend on it
-    EXPECT_EQ(notKept->results[0].pattern.colIdx, kept->results[0].pattern.colIdx);
-    EXPECT_EQ(notKept->results[0].pattern.reason, kept->results[0].pattern.reason);
+    const auto r = runOk(*engine, request);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->results[0].diagnostics.count("element_row_ptr"), 0u);
+    EXPECT_EQ(r->results[0].diagnostics.count("rand_attn"), 1u);
+    ASSERT_EQ(r->results[0].extraPatterns.count("element_graph"), 1u);
+    const auto& graph = *r->results[0].extraPatterns.at("element_graph");
+    EXPECT_EQ(graph.queries(), 64);
+    EXPECT_EQ(graph.weightAt(0, 10, 10), 0.0f) << "reasons only";
 }
 
 // BigBird's random-block draws (a diagnostic the engine recycles, > 64 KiB here) are written into
@@ -216,7 +194,6 @@ TEST(ResultRecycling, BigBirdDrawsReuseReleasedStorage) {
     auto engine = makeEngine();
     const Qkv3 x = randomQkv(8, 2048, 8, 25);
     RunRequest request = variantRequest(x, "bigbird", {{"block", std::int64_t{16}}, {"random", std::int64_t{10}}});
-    request.keepWeights = false;
     const std::int64_t* firstDraws = nullptr;
     std::vector<std::int64_t> draws;
     {

@@ -216,7 +216,10 @@ TEST(RoutingAttention, UnroutedTokensOutputZeroAndAreFlagged) {
         }
         ++unrouted;
         EXPECT_EQ(res.rowStatus.u8[static_cast<std::size_t>(i)], 1);
-        EXPECT_EQ(res.pattern.rowPtr[static_cast<std::size_t>(i)], res.pattern.rowPtr[static_cast<std::size_t>(i + 1)]);
+        res.weights->forEachRow(0, i, i + 1, [](const RowEntries& row) {
+            EXPECT_EQ(row.count, 0);
+            return true;
+        });
         for (int c = 0; c < 4; ++c) EXPECT_EQ(res.output[static_cast<std::size_t>(i * 4 + c)], 0.0f);
     }
     EXPECT_GE(unrouted, 12);  // at most 2 clusters x 2 queries are routed
@@ -240,14 +243,11 @@ TEST(RoutingAttention, DefaultsClampsAndErrors) {
     EXPECT_EQ(std::get<std::int64_t>(clamped->results[0].params.at("window_size")), 10);
     EXPECT_FALSE(errorOf(*engine, variantRequest(x, "routing", {{"mode", std::string("kmeans")}})).empty());
     EXPECT_FALSE(errorOf(*engine, variantRequest(x, "routing", {{"iterations", std::int64_t{0}}})).empty());
-    // Without weights nothing is listed and the output is the same.
-    auto request = variantRequest(x, "routing", {});
-    auto with = runOk(*engine, request);
-    request.keepWeights = false;
-    auto without = runOk(*engine, request);
-    ASSERT_TRUE(with && without);
-    EXPECT_EQ(without->results[0].weightsLayout, WeightsLayout::None);
-    for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(without->results[0].output[i], with->results[0].output[i]);
+    // Nothing is listed: the weights come from the clusters and the row statistics.
+    auto again = runOk(*engine, variantRequest(x, "routing", {}));
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->results[0].diagnostics.count("pattern_listed"), 0u);
+    EXPECT_EQ(again->results[0].stats.count("row_sum"), 1u);
 }
 
 TEST(RoutingAttention, PaddedKeysGetNoWeightAndPaddedQueriesAreZeroed) {

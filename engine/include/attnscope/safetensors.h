@@ -7,6 +7,7 @@
 #include <attnscope/tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -68,9 +69,27 @@ private:
     StHeader m_header;
 };
 
+/// One tensor to write: a PlainTensor, or a dtype and shape with its bytes in place (`data`) or
+/// made piece by piece while the file is written (`produce`: dense weights head by head, without
+/// holding them all). Nothing is copied before it is written.
 struct StWriteItem {
     std::string name;
     const PlainTensor* tensor = nullptr;
+    DType dtype = DType::F32;
+    std::vector<std::int64_t> shape;
+    const void* data = nullptr;
+    /// Called once with `write(bytes, size)`, which appends and returns false on a write error;
+    /// must write exactly the tensor's byte size and return true, or false to abandon the file.
+    std::function<bool(const std::function<bool(const void*, std::size_t)>& write)> produce;
+
+    static StWriteItem view(std::string name, DType dtype, std::vector<std::int64_t> shape, const void* data) {
+        StWriteItem item;
+        item.name = std::move(name);
+        item.dtype = dtype;
+        item.shape = std::move(shape);
+        item.data = data;
+        return item;
+    }
 };
 
 /// Writes a safetensors file as the official writer does: header padded with spaces to a

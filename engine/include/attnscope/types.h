@@ -1,6 +1,7 @@
 #pragma once
 // Plain data that flows through the engine's public API (DESIGN.md "The data contract").
 
+#include <attnscope/attention_weights.h>
 #include <attnscope/tensor.h>
 #include <attnscope/variant_info.h>
 
@@ -47,6 +48,12 @@ struct QkvTensors {
     PlainTensor q, k, v;
 };
 
+/// Explicit Q, K, V in storage the caller shares with the results (a mapped file, a model's
+/// tensors): the run reads them in place and its results keep q and k without a copy.
+struct SharedQkv {
+    SharedFloats q, k, v;  ///< F32 [heads, n, d], [heads, m, d], [heads, m, d]
+};
+
 /// Settings of the "random projections" Q/K/V source: token embedding + sinusoidal position,
 /// then per-head W_q, W_k, W_v drawn from `seed`. Bit-identical for the same seed and input.
 struct ProjectionSpec {
@@ -68,9 +75,10 @@ enum class PatternReason : std::uint8_t {
 const char* patternReasonName(PatternReason reason);
 constexpr int kPatternReasonCount = 15;
 
-/// Which keys each query may attend, in CSR form. Rows are (head, query) pairs laid out head-major
-/// when `perHead` is true ([heads * n + 1] row pointers), or one set of n rows shared by every head.
-/// Column indices are sorted within a row; a key listed twice counts twice (VARIANTS.md).
+/// A listing of a pattern in CSR form (`--write-pattern`; built from a result's weights on
+/// request, never kept by a run). Rows are (head, query) pairs laid out head-major when `perHead`
+/// is true ([heads * n + 1] row pointers), or one set of n rows shared by every head. Column
+/// indices are sorted within a row; a key listed twice counts twice (VARIANTS.md).
 struct SparsePattern {
     std::int64_t rows = 0;  ///< queries n
     std::int64_t cols = 0;  ///< keys m
@@ -78,20 +86,8 @@ struct SparsePattern {
     std::vector<std::int64_t> rowPtr;  ///< [(perHead ? heads : 1) * rows + 1]
     std::vector<std::int32_t> colIdx;  ///< [nnz]
     std::vector<std::uint8_t> reason;  ///< [nnz] PatternReason
-    /// True when the CSR arrays were left empty because the pattern is "all keys" (or all keys
-    /// j <= i when `causal`) and too large to list; views test membership with allows().
-    bool implicitDense = false;
-    bool causal = false;
 
     std::int64_t nnz() const { return static_cast<std::int64_t>(colIdx.size()); }
-    bool allows(int head, std::int64_t query, std::int64_t key) const;
-};
-
-/// How `AttentionResult::weights` is laid out.
-enum class WeightsLayout {
-    None,              ///< not kept (too large for the dense-export limit or not requested)
-    Dense,             ///< F32 [heads, n, m]
-    AlignedWithPattern ///< F32 [nnz] (perHead) or [heads, nnz] (shared pattern)
 };
 
 struct StageTime {
@@ -109,21 +105,26 @@ struct Counters {
 
 struct AttentionResult {
     std::string variantId;
-    ParamValues params;  ///< resolved: defaults filled in
+    ParamValues params;  ///< resolved: defaults filled in, automatic values replaced by those used
     std::int64_t heads = 0, n = 0, m = 0, d = 0;
-    SparsePattern pattern;
-    WeightsLayout weightsLayout = WeightsLayout::None;
-    SharedTensorF32 weights;  ///< see WeightsLayout; rows sum to 1 (empty rows are all zero)
     SharedTensorF32 output;   ///< [heads, n, d]
-    std::map<std::string, PlainTensor> diagnostics;  ///< named without the variant prefix
+    /// The exact weights, recomputed on demand from what the result keeps (tiles, row visits);
+    /// null only for a result that failed to restore. Shared, immutable, thread-safe.
+    std::shared_ptr<const AttentionWeights> weights;
+    /// Per-row statistics the weights are recomputed from (docs/RESULT_FORMAT.md): `lse` [heads, n]
+    /// for softmax rows, entmax's `tau`, the feature variants' `den`, ...
+    std::map<std::string, PlainTensor> stats;
+    /// Draws and variant diagnostics, named without the variant prefix.
+    std::map<std::string, PlainTensor> diagnostics;
+    /// Reason-only patterns beside the computed one, for the mask view (BigBird's element graph).
+    std::map<std::string, std::shared_ptr<const AttentionWeights>> extraPatterns;
     /// Per (head, query): 0 = normal row, 1 = no admissible key (all-zero weights and output),
     /// 2 = padded query (zeroed, VARIANTS.md §1). U8 [heads, n]; empty when every row is normal.
     PlainTensor rowStatus;
     std::int64_t emptyRowCount = 0;
     Counters counters;
 
-    /// Dense weight of (head, query, key): 0 outside the pattern. Works for every layout that
-    /// kept weights; returns 0 when weightsLayout is None.
+    /// Dense weight of (head, query, key): 0 outside the pattern (weights->weightAt).
     float weightAt(int head, std::int64_t query, std::int64_t key) const;
 };
 
@@ -133,6 +134,10 @@ struct RunResult {
     std::string modelFolder;  ///< set when Q/K/V came from a checkpoint's layer
     int modelLayer = -1;
     std::int64_t n = 0, heads = 0, headDim = 0;
+    /// The Q and K every variant ran on ([heads, n, d], [heads, m, d]), shared with the results'
+    /// weights, and the key padding ([m], empty = none).
+    SharedFloats q, k;
+    std::vector<std::uint8_t> keyPadding;
     std::vector<AttentionResult> results;  ///< one per requested variant, in request order
     std::vector<std::string> warnings;     ///< non-fatal notices shown to the user
     std::string requestJson;               ///< the whole request, so anyone can recompute it
@@ -154,14 +159,15 @@ struct ModelLayerSource {
 struct RunRequest {
     InputSpec input;                 ///< used when `qkv` is empty
     std::optional<QkvTensors> qkv;   ///< explicit inputs; skips tokenizing and projections
+    std::optional<SharedQkv> sharedQkv;  ///< explicit inputs read in place (preferred over qkv)
     std::optional<ModelLayerSource> model;  ///< the model's real Q/K/V of one layer (text input)
     ProjectionSpec projection;
     std::vector<VariantRequest> variants;
     std::vector<std::uint8_t> keyPadding;  ///< [m] 1 = padded key; empty = none padded
-    /// Keep dense weights when n <= denseLimit (memory budget permitting).
+    /// Diagnostics that need an n x m matrix (Performer's error against softmax, Linformer's
+    /// spectrum) are built when n, m <= denseLimit; result files hold dense weights within it.
     std::int64_t denseLimit = 4096;
-    bool keepWeights = true;
-    /// Bytes the n x n matrices of this request may take; 0 = the engine's default budget.
+    /// Bytes this request may allocate (Q, K, V, results, scratch); 0 = the engine's default.
     std::uint64_t memoryBudgetBytes = 0;
 };
 

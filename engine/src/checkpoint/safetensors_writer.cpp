@@ -4,6 +4,8 @@
 #include "checkpoint/safetensors_json.h"
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 #include <cerrno>
 #include <cstring>
 #include <unordered_set>
@@ -74,22 +76,25 @@ Result<Prepared> prepare(const std::vector<StWriteItem>& tensors,
         }
         if (!isValidUtf8(item.name)) return badArgument(ref + ": the name is not valid UTF-8");
         if (!names.insert(item.name).second) return badArgument("duplicate tensor name " + quoteName(item.name));
-        if (item.tensor == nullptr) return badArgument(ref + ": no tensor given");
+        if (item.tensor == nullptr && item.data == nullptr && !item.produce) return badArgument(ref + ": no tensor given");
 
-        const PlainTensor& t = *item.tensor;
+        const std::vector<std::int64_t>& shape = item.tensor ? item.tensor->shape : item.shape;
+        const DType dtype = item.tensor ? item.tensor->dtype : item.dtype;
         std::uint64_t elements = 1;
-        for (const std::int64_t dim : t.shape) {
-            if (dim < 0) return badArgument(ref + ": negative dimension in shape " + shapeText(t.shape));
+        for (const std::int64_t dim : shape) {
+            if (dim < 0) return badArgument(ref + ": negative dimension in shape " + shapeText(shape));
             if (__builtin_mul_overflow(elements, static_cast<std::uint64_t>(dim), &elements)) {
-                return badArgument(ref + ": the element count of shape " + shapeText(t.shape) + " overflows");
+                return badArgument(ref + ": the element count of shape " + shapeText(shape) + " overflows");
             }
         }
-        if (storedElements(t) != elements) {
-            return badArgument(ref + ": shape " + shapeText(t.shape) + " needs " + std::to_string(elements) +
-                               " elements but the tensor holds " + std::to_string(storedElements(t)));
+        if (item.tensor && storedElements(*item.tensor) != elements) {
+            return badArgument(ref + ": shape " + shapeText(shape) + " needs " + std::to_string(elements) +
+                               " elements but the tensor holds " + std::to_string(storedElements(*item.tensor)));
         }
-        // storedElements fits in memory, so elements * size cannot overflow here.
-        out.items.push_back(PreparedItem{&item, toStDType(t.dtype), elements * dtypeSize(t.dtype)});
+        std::uint64_t bytes = 0;
+        if (__builtin_mul_overflow(elements, static_cast<std::uint64_t>(dtypeSize(dtype)), &bytes))
+            return badArgument(ref + ": the byte size of shape " + shapeText(shape) + " overflows");
+        out.items.push_back(PreparedItem{&item, toStDType(dtype), bytes});
     }
     for (const auto& [key, value] : metadata) {
         if (!isValidUtf8(key) || !isValidUtf8(value)) {
@@ -130,9 +135,10 @@ Result<Prepared> prepare(const std::vector<StWriteItem>& tensors,
         h += ":{\"dtype\":\"";
         h += stDTypeName(p.dtype);
         h += "\",\"shape\":[";
-        for (std::size_t i = 0; i < p.item->tensor->shape.size(); ++i) {
+        const std::vector<std::int64_t>& shape = p.item->tensor ? p.item->tensor->shape : p.item->shape;
+        for (std::size_t i = 0; i < shape.size(); ++i) {
             if (i > 0) h += ',';
-            h += std::to_string(p.item->tensor->shape[i]);
+            h += std::to_string(shape[i]);
         }
         h += "],\"data_offsets\":[";
         h += std::to_string(offset);
@@ -173,6 +179,17 @@ int writeAll(int fd, const void* data, std::size_t size) {
     return 0;
 }
 
+// The item's bytes through `write`: the tensor's storage, the view's, or what produce() makes.
+bool writeItem(const StWriteItem& item, const std::function<bool(const void*, std::size_t)>& write) {
+    if (item.produce) return item.produce(write);
+    const void* data = item.tensor ? item.tensor->data() : item.data;
+    const std::size_t bytes = item.tensor ? item.tensor->byteSize()
+                                          : static_cast<std::size_t>(std::accumulate(item.shape.begin(), item.shape.end(),
+                                                                                     std::int64_t{1}, std::multiplies<>())) *
+                                                dtypeSize(item.dtype);
+    return write(data, bytes);
+}
+
 }  // namespace
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -188,8 +205,18 @@ Result<std::vector<std::uint8_t>> encodeSafetensors(const std::vector<StWriteIte
     out.reserve(8 + p.header.size() + static_cast<std::size_t>(p.bufferSize));
     out.insert(out.end(), p.header.begin(), p.header.end());
     for (const PreparedItem& item : p.items) {
-        const auto* data = static_cast<const std::uint8_t*>(item.item->tensor->data());
-        if (item.byteSize > 0) out.insert(out.end(), data, data + item.byteSize);
+        if (item.byteSize == 0) continue;
+        const std::size_t before = out.size();
+        if (!writeItem(*item.item, [&](const void* bytes, std::size_t size) {
+                const auto* b = static_cast<const std::uint8_t*>(bytes);
+                out.insert(out.end(), b, b + size);
+                return true;
+            }))
+            return makeError(ErrorCode::Io, "tensor " + quoteName(item.item->name) + " could not be made");
+        if (out.size() - before != item.byteSize)
+            return makeError(ErrorCode::Internal, "tensor " + quoteName(item.item->name) + " produced " +
+                                                      std::to_string(out.size() - before) + " bytes, expected " +
+                                                      std::to_string(item.byteSize));
     }
     return out;
 }
@@ -221,8 +248,22 @@ Result<void> writeSafetensors(const std::string& path, const std::vector<StWrite
     if (const int err = writeAll(fd, p.header.data(), p.header.size())) return fail("cannot write", err);
     for (const PreparedItem& item : p.items) {
         if (item.byteSize == 0) continue;
-        const int err = writeAll(fd, item.item->tensor->data(), static_cast<std::size_t>(item.byteSize));
+        int err = 0;
+        std::uint64_t written = 0;
+        const bool made = writeItem(*item.item, [&](const void* bytes, std::size_t size) {
+            err = writeAll(fd, bytes, size);
+            written += size;
+            return err == 0;
+        });
         if (err != 0) return fail("cannot write", err);
+        if (!made || written != item.byteSize) {
+            ::close(fd);
+            ::unlink(tmpPath.c_str());
+            return makeError(made ? ErrorCode::Internal : ErrorCode::Io,
+                             path + ": tensor " + quoteName(item.item->name) +
+                                 (made ? " produced " + std::to_string(written) + " bytes, expected " + std::to_string(item.byteSize)
+                                       : " could not be made"));
+        }
     }
     // Without fsync a crash after rename() can leave an empty file under the final name.
     if (::fsync(fd) != 0) return fail("cannot flush", errno);

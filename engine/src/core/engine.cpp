@@ -8,6 +8,7 @@
 #include "train/trainer.h"
 #include "qkv/random_projections.h"
 #include "variants/variant.h"
+#include "weights/kept_state.h"
 
 #include <attnscope/engine.h>
 #include <attnscope/tokenize.h>
@@ -59,8 +60,8 @@ struct Engine::Impl {
     BufferPool pool;
     /// The result returned by the last run. Created non-const by the engine; handed out as
     /// shared_ptr<const>. When no caller holds it any more (use_count() == 1) the next run moves
-    /// its vectors (pattern, diagnostics, row status) into the pool, so that the next pattern is
-    /// built in memory that is already mapped (no page faults). A held result is never touched.
+    /// its vectors (diagnostics, statistics, row status) into the pool, so that the next run writes
+    /// them into memory that is already mapped (no page faults). A held result is never touched.
     std::shared_ptr<RunResult> last;
     std::unique_ptr<ModelSession> model;
 
@@ -68,10 +69,11 @@ struct Engine::Impl {
         if (!last) return;
         if (last.use_count() == 1) {
             for (auto& r : last->results) {
-                pool.give(std::move(r.pattern.rowPtr));
-                pool.give(std::move(r.pattern.colIdx));
-                pool.give(std::move(r.pattern.reason));
+                // (the weights hold copies of what they read, or share Q and K: never pooled storage)
+                r.weights.reset();
+                r.extraPatterns.clear();
                 for (auto& [name, t] : r.diagnostics) recycleTensor(t);
+                for (auto& [name, t] : r.stats) recycleTensor(t);
                 recycleTensor(r.rowStatus);
             }
         }
@@ -250,7 +252,7 @@ namespace {
 
 std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n) {
     nlohmann::json j;
-    if (request.qkv) {
+    if (request.qkv || request.sharedQkv) {
         j["input"] = {{"source", "qkv"}};
     } else if (request.model) {
         j["input"] = {{"source", "model"}, {"model", request.model->folder}, {"layer", request.model->layer},
@@ -312,15 +314,24 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         run->warnings = causalNotices;
         c10::InferenceMode inferenceGuard;
 
-        // Shape first: the budget check must happen before any n x n allocation.
+        // Shape first: the budget check must happen before anything large is allocated.
         ProblemShape shape;
         Qkv modelQkv;
+        SharedQkv explicitQkv;
+        const bool explicitInput = request.sharedQkv || request.qkv;
         // A first variant that scans the values itself, in copies it makes anyway, saves reading
         // all of q, k and v once more (3-4 ms, 6-7 % of sparse_strided's time at 8k tokens); the
         // variants after it then get values known to be finite.
-        const bool variantScansValues = request.qkv && !variants.empty() && variants[0]->checksQkvValues();
-        if (request.qkv) {
-            auto checked = checkExplicitQkv(*request.qkv, /*values=*/!variantScansValues);
+        const bool variantScansValues = explicitInput && !variants.empty() && variants[0]->checksQkvValues();
+        if (explicitInput) {
+            if (request.sharedQkv) {
+                explicitQkv = *request.sharedQkv;
+            } else {
+                auto shared = shareExplicitQkv(*request.qkv);
+                if (!shared) return shared.error();
+                explicitQkv = std::move(shared.value());
+            }
+            auto checked = checkExplicitQkv(explicitQkv, /*values=*/!variantScansValues);
             if (!checked) return checked.error();
             shape = *checked;
         } else if (request.model) {
@@ -350,18 +361,25 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
                              "key padding has " + std::to_string(request.keyPadding.size()) + " entries, expected " +
                                  std::to_string(shape.m) + " (one per key)");
         if (request.denseLimit < 0) return makeError(ErrorCode::InvalidArgument, "dense limit must be >= 0");
+        shape.denseLimit = request.denseLimit;
 
+        // Everything the request allocates: the random projections' Q, K, V (explicit and model
+        // inputs exist already) and every variant's kept result and scratch.
         const std::uint64_t budget = request.memoryBudgetBytes > 0 ? request.memoryBudgetBytes : impl.budget;
-        const bool keep = request.keepWeights && shape.n <= request.denseLimit && shape.m <= request.denseLimit;
+        const std::uint64_t inputBytes =
+            explicitInput || request.model ? 0 : static_cast<std::uint64_t>(3 * shape.heads * shape.n * shape.d) * 4;
+        std::uint64_t total = inputBytes;
+        std::string names;
         for (std::size_t i = 0; i < variants.size(); ++i) {
-            auto fits = checkBudget(variants[i]->info().id, variants[i]->denseBytes(shape, resolved[i], keep), budget,
-                                    shape);
-            if (!fits) return fits.error();
+            total += variants[i]->runBytes(shape, resolved[i]);
+            names += (names.empty() ? "" : ", ") + variants[i]->info().id;
         }
+        const std::string what = variants.size() == 1 ? "variant '" + names + "'" : "variants " + names;
+        if (auto fits = checkBudget(what, total, budget, shape); !fits) return fits.error();
 
         Qkv qkv;
-        if (request.qkv) {
-            qkv = wrapExplicitQkv(*request.qkv);
+        if (explicitInput) {
+            qkv = wrapSharedQkv(explicitQkv);
         } else if (request.model) {
             qkv = std::move(modelQkv);
         } else {
@@ -372,24 +390,27 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         run->n = shape.n;
         run->heads = shape.heads;
         run->headDim = shape.d;
+        run->q = explicitInput ? explicitQkv.q : shareTensor(qkv.q);
+        run->k = explicitInput ? explicitQkv.k : shareTensor(qkv.k);
+        run->keyPadding = request.keyPadding;
 
         for (std::size_t i = 0; i < variants.size(); ++i) {
             RunContext ctx(impl.pool, progress);
             ctx.seed = request.projection.seed;
-            ctx.keepWeights = keep;
-            ctx.keepPatternWeights = request.keepWeights;
-            if (i == 0 && variantScansValues) ctx.uncheckedQkv = &*request.qkv;
+            ctx.denseDiagnostics = shape.n <= request.denseLimit && shape.m <= request.denseLimit;
+            if (i == 0 && variantScansValues) ctx.uncheckedQkv = &explicitQkv;
             AttentionResult r = variants[i]->run(qkv, resolved[i], ctx);
             ctx.checkQkvValuesNow();  // (a no-op unless the variant left them unscanned)
             for (const auto& w : ctx.warnings()) run->warnings.push_back(variants[i]->info().id + ": " + w);
             if (r.emptyRowCount > 0)
                 run->warnings.push_back(variants[i]->info().id + ": " + std::to_string(r.emptyRowCount) +
                                         " query rows have no admissible key; their weights and output are zero");
+            // The exact weights from what the result keeps, as a result file restores them (the
+            // same code, so a tile read back from a file is the tile the run gives).
+            if (auto attached = attachWeights(r, run->q, run->k, run->keyPadding); !attached)
+                throw EngineError(ErrorCode::Internal, attached.error().message);
             run->results.push_back(std::move(r));
         }
-        if (!keep && request.keepWeights)
-            run->warnings.push_back("weights not kept: n = " + std::to_string(shape.n) + " exceeds the dense limit of " +
-                                    std::to_string(request.denseLimit) + " tokens");
         run->requestJson = requestJson(request, resolved, shape.n);
         impl.last = run;
         return std::shared_ptr<const RunResult>(std::move(run));

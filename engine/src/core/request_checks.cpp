@@ -1,6 +1,6 @@
 #include "core/request_checks.h"
 
-#include "core/finite_scan.h"
+#include "kernels/finite_scan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,31 +24,55 @@ std::string formatBytes(std::uint64_t bytes) {
     return text;
 }
 
-Result<void> checkQkvValues(const QkvTensors& qkv) {
-    const struct {
-        const char* name;
-        const PlainTensor* t;
-    } parts[] = {{"q", &qkv.q}, {"k", &qkv.k}, {"v", &qkv.v}};
+namespace {
+
+struct QkvPart {
+    const char* name;
+    const SharedFloats* t;
+};
+
+}  // namespace
+
+Result<void> checkQkvValues(const SharedQkv& qkv) {
+    const QkvPart parts[] = {{"q", &qkv.q}, {"k", &qkv.k}, {"v", &qkv.v}};
     for (const auto& p : parts) {
-        const std::size_t bad = firstNonFiniteChunk(p.t->f32.data(), p.t->f32.size());
-        for (std::size_t i = bad; i < p.t->f32.size(); ++i)
-            if (!std::isfinite(p.t->f32[i]))
+        const float* values = p.t->data.get();
+        const auto count = static_cast<std::size_t>(p.t->numel());
+        const std::size_t bad = firstNonFiniteChunk(values, count);
+        for (std::size_t i = bad; i < count; ++i)
+            if (!std::isfinite(values[i]))
                 return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' has a non-finite value (" +
-                                                              std::to_string(p.t->f32[i]) + ") at flat index " +
+                                                              std::to_string(values[i]) + ") at flat index " +
                                                               std::to_string(i));
     }
     return {};
 }
 
-Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv, bool values) {
+Result<SharedQkv> shareExplicitQkv(const QkvTensors& qkv) {
     const struct {
         const char* name;
         const PlainTensor* t;
     } parts[] = {{"q", &qkv.q}, {"k", &qkv.k}, {"v", &qkv.v}};
+    SharedQkv out;
+    SharedFloats* targets[] = {&out.q, &out.k, &out.v};
+    for (int i = 0; i < 3; ++i) {
+        const PlainTensor& t = *parts[i].t;
+        if (t.dtype != DType::F32)
+            return makeError(ErrorCode::InvalidInput, std::string("tensor '") + parts[i].name +
+                                                          "' must be float32 (F32), got " + dtypeName(t.dtype));
+        if (static_cast<std::int64_t>(t.f32.size()) != t.numel())
+            return makeError(ErrorCode::InvalidInput, std::string("tensor '") + parts[i].name + "' holds the wrong number of values");
+        auto values = std::make_shared<const std::vector<float>>(t.f32);
+        targets[i]->shape = t.shape;
+        targets[i]->data = std::shared_ptr<const float>(values, values->data());
+    }
+    return out;
+}
+
+Result<ProblemShape> checkExplicitQkv(const SharedQkv& qkv, bool values) {
+    const QkvPart parts[] = {{"q", &qkv.q}, {"k", &qkv.k}, {"v", &qkv.v}};
     for (const auto& p : parts) {
-        if (p.t->dtype != DType::F32)
-            return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' must be float32 (F32), got " +
-                                                          dtypeName(p.t->dtype));
+        if (!p.t->data) return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' is missing");
         if (p.t->shape.size() != 3)
             return makeError(ErrorCode::InvalidInput,
                              std::string("tensor '") + p.name + "' must have shape [heads, n, d], got " +
@@ -56,8 +80,6 @@ Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv, bool values) {
         for (auto s : p.t->shape)
             if (s <= 0)
                 return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' has an empty dimension");
-        if (static_cast<std::int64_t>(p.t->f32.size()) != p.t->numel())
-            return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' holds the wrong number of values");
     }
     if (values)
         if (auto finite = checkQkvValues(qkv); !finite) return finite.error();
@@ -73,14 +95,22 @@ Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv, bool values) {
     return ProblemShape{q[0], q[1], k[1], q[2]};
 }
 
-Qkv wrapExplicitQkv(const QkvTensors& qkv) {
-    auto wrap = [](const PlainTensor& t) {
-        return at::from_blob(const_cast<float*>(t.f32.data()), {t.shape[0], t.shape[1], t.shape[2]}, at::kFloat);
+Qkv wrapSharedQkv(const SharedQkv& qkv) {
+    auto wrap = [](const SharedFloats& t) {
+        return at::from_blob(const_cast<float*>(t.data.get()), {t.shape[0], t.shape[1], t.shape[2]}, at::kFloat);
     };
     Qkv out;
     out.q = wrap(qkv.q);
     out.k = wrap(qkv.k);
     out.v = wrap(qkv.v);
+    return out;
+}
+
+SharedFloats shareTensor(const at::Tensor& tensor) {
+    auto holder = std::make_shared<at::Tensor>(tensor.contiguous());
+    SharedFloats out;
+    out.shape.assign(holder->sizes().begin(), holder->sizes().end());
+    out.data = std::shared_ptr<const float>(holder, holder->data_ptr<float>());
     return out;
 }
 
@@ -95,13 +125,13 @@ Result<void> checkProjectionSpec(const ProjectionSpec& spec) {
     return {};
 }
 
-Result<void> checkBudget(const std::string& variant, std::uint64_t bytes, std::uint64_t budget, const ProblemShape& shape) {
+Result<void> checkBudget(const std::string& what, std::uint64_t bytes, std::uint64_t budget, const ProblemShape& shape) {
     if (bytes <= budget) return {};
     return makeError(ErrorCode::OutOfBudget,
-                     "variant '" + variant + "' needs " + formatBytes(bytes) + " (" + std::to_string(bytes) +
-                         " bytes) for its " + std::to_string(shape.heads) + " x " + std::to_string(shape.n) + " x " +
-                         std::to_string(shape.m) + " attention matrices, over the memory budget of " +
-                         formatBytes(budget) + "; choose a sparse variant, a shorter input, or a lower dense limit");
+                     what + " needs " + formatBytes(bytes) + " (" + std::to_string(bytes) + " bytes) for " +
+                         std::to_string(shape.heads) + " heads of " + std::to_string(shape.n) + " queries x " +
+                         std::to_string(shape.m) + " keys, over the memory budget of " + formatBytes(budget) +
+                         "; choose a sparse variant, a shorter input, fewer heads, or a lower dense limit");
 }
 
 }  // namespace attnscope::engine

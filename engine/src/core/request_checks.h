@@ -9,21 +9,28 @@
 
 namespace attnscope::engine {
 
-/// Shapes and dtypes of explicit q, k, v ([H, n, d], [H, m, d], [H, m, dv]) and, when `values`,
-/// that every value is finite (else see checkQkvValues).
-Result<ProblemShape> checkExplicitQkv(const QkvTensors& qkv, bool values = true);
+/// Explicit q, k, v given as plain tensors: dtypes and value counts checked, then moved into
+/// shared storage (a copy: the request's tensors do not outlive it, the results' do).
+Result<SharedQkv> shareExplicitQkv(const QkvTensors& qkv);
+
+/// Shapes of explicit q, k, v ([H, n, d], [H, m, d], [H, m, dv]) and, when `values`, that every
+/// value is finite (else see checkQkvValues).
+Result<ProblemShape> checkExplicitQkv(const SharedQkv& qkv, bool values = true);
 
 /// That every value of q, k and v is finite: the first NaN or infinity (q, then k, then v) named.
-Result<void> checkQkvValues(const QkvTensors& qkv);
+Result<void> checkQkvValues(const SharedQkv& qkv);
 
-/// Wraps explicit q, k, v as tensors without copying (the QkvTensors must outlive the run).
-Qkv wrapExplicitQkv(const QkvTensors& qkv);
+/// Wraps shared q, k, v as tensors without copying (the variants only read them).
+Qkv wrapSharedQkv(const SharedQkv& qkv);
+
+/// A tensor's storage as SharedFloats (the tensor, contiguous float32, stays alive with it).
+SharedFloats shareTensor(const at::Tensor& tensor);
 
 /// heads, head dim and model dim within sane bounds.
 Result<void> checkProjectionSpec(const ProjectionSpec& spec);
 
-/// Refuses a request whose n x n matrices need more than `budget` bytes.
-Result<void> checkBudget(const std::string& variant, std::uint64_t bytes, std::uint64_t budget, const ProblemShape& shape);
+/// Refuses a request that needs more than `budget` bytes; `what` names what needs them.
+Result<void> checkBudget(const std::string& what, std::uint64_t bytes, std::uint64_t budget, const ProblemShape& shape);
 
 /// "1.5 GiB" style text for messages.
 std::string formatBytes(std::uint64_t bytes);

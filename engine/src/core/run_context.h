@@ -3,6 +3,7 @@
 // the counters it fills in. Internal (may use LibTorch).
 
 #include "core/buffer_pool.h"
+#include "plain/engine_error.h"
 
 #include <attnscope/progress.h>
 #include <attnscope/types.h>
@@ -11,23 +12,10 @@
 
 #include <chrono>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace attnscope::engine {
-
-/// Thrown inside the engine when the progress callback asks to stop; engine.cpp turns it into
-/// ErrorCode::Cancelled at the API boundary.
-struct CancelledError : std::runtime_error {
-    CancelledError() : std::runtime_error("cancelled") {}
-};
-
-/// Thrown for user-facing errors deep inside a variant; engine.cpp keeps code and message.
-struct EngineError : std::runtime_error {
-    EngineError(ErrorCode code, const std::string& message) : std::runtime_error(message), code(code) {}
-    ErrorCode code;
-};
 
 /// Q, K, V of one layer: contiguous float32 [heads, n, d] (k and v: [heads, m, d]).
 struct Qkv {
@@ -44,15 +32,14 @@ public:
     RunContext(BufferPool& pool, const ProgressFn& progress) : m_pool(pool), m_progress(progress) {}
 
     std::uint64_t seed = 0;
-    bool keepWeights = false;  ///< the caller wants dense weights (and they fit the budget)
-    /// The caller wants weights at all (RunRequest::keepWeights). Pattern variants keep their
-    /// O(nnz) weights aligned with the pattern whenever this is set, beyond the dense limit too.
-    bool keepPatternWeights = false;
+    /// n and m are within the request's dense limit: diagnostics that need an n x m matrix (the
+    /// Performer's error against softmax) are built.
+    bool denseDiagnostics = false;
     /// Explicit Q, K and V whose values the engine has left unscanned for this variant
     /// (Variant::checksQkvValues): the variant must scan every value it is given, as it reads
     /// them, and call failNonFiniteQkv() on a NaN or an infinity, or checkQkvValuesNow() first.
     /// Null: already scanned.
-    const QkvTensors* uncheckedQkv = nullptr;
+    const SharedQkv* uncheckedQkv = nullptr;
     /// Scans uncheckedQkv (if set) now; throws EngineError naming the first non-finite value.
     void checkQkvValuesNow();
     /// Throws EngineError naming the first non-finite value of uncheckedQkv (a variant's scan

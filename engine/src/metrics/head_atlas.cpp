@@ -1,6 +1,8 @@
 #include "metrics/head_atlas.h"
 
+#include "core/request_checks.h"
 #include "core/run_context.h"
+#include "weights/kept_state.h"
 #include "metrics/attention_flow.h"
 
 #include <cmath>
@@ -18,30 +20,15 @@ constexpr std::int64_t kMaxStride = 64;
 std::vector<double> keptMassPerHead(const AttentionResult& r, const at::Tensor& probs) {
     const std::int64_t heads = probs.size(0), n = probs.size(1), m = probs.size(2);
     std::vector<double> kept(static_cast<std::size_t>(heads), 0.0);
-    const SparsePattern& pattern = r.pattern;
-    if (pattern.implicitDense) {
-        if (!pattern.causal) return std::vector<double>(static_cast<std::size_t>(heads), 1.0);
-        at::Tensor lower = at::ones({n, m}, at::kFloat).tril_(m - n);
-        at::Tensor mass = (probs * lower).sum({1, 2}) / static_cast<double>(n);
-        for (std::int64_t h = 0; h < heads; ++h) kept[static_cast<std::size_t>(h)] = mass[h].item<double>();
-        return kept;
-    }
     at::Tensor p = probs.contiguous();
     const float* data = p.data_ptr<float>();
     for (std::int64_t h = 0; h < heads; ++h) {
         double total = 0;
-        for (std::int64_t i = 0; i < n; ++i) {
-            const std::int64_t row = pattern.perHead ? h * n + i : i;
-            const auto begin = pattern.rowPtr[static_cast<std::size_t>(row)];
-            const auto end = pattern.rowPtr[static_cast<std::size_t>(row) + 1];
-            std::int32_t previous = -1;
-            for (auto e = begin; e < end; ++e) {
-                const std::int32_t j = pattern.colIdx[static_cast<std::size_t>(e)];
-                if (j == previous) continue;
-                previous = j;
-                total += data[(h * n + i) * m + j];
-            }
-        }
+        r.weights->forEachRow(static_cast<int>(h), 0, n, [&](const RowEntries& row) {
+            for (std::int64_t t = 0; t < row.count; ++t)
+                if (row.keys[t] < m) total += data[(h * n + row.query) * m + row.keys[t]];
+            return true;
+        });
         kept[static_cast<std::size_t>(h)] = total / static_cast<double>(n);
     }
     return kept;
@@ -181,8 +168,6 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
             static const ProgressFn kNoProgress;
             RunContext ctx(pool, kNoProgress);
             ctx.seed = 0;
-            ctx.keepWeights = false;
-            ctx.keepPatternWeights = false;
             AttentionResult r;
             try {
                 r = settings[s].variant->run(qkv, settings[s].params, ctx);
@@ -190,6 +175,8 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
                 atlas.settingNotes[s] = e.what();
                 continue;
             }
+            if (auto attached = attachWeights(r, shareTensor(qkv.q), shareTensor(qkv.k), qkv.keyPadding); !attached)
+                throw EngineError(ErrorCode::Internal, attached.error().message);
             const std::vector<double> kept = keptMassPerHead(r, probs);
             at::Tensor output = at::from_blob(const_cast<float*>(r.output.data()), {heads, atlas.n, qkv.d()}, at::kFloat);
             at::Tensor error = (output - exact).reshape({heads, -1}).norm(2, 1) / exactNorm.clamp_min(1e-30);

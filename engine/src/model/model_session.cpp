@@ -1,6 +1,8 @@
 #include "model/model_session.h"
 
+#include "core/request_checks.h"
 #include "core/to_plain.h"
+#include "weights/kept_state.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,16 +11,15 @@ namespace attnscope::engine {
 
 namespace {
 
-/// Dense [heads, n, m] weights of any layout (0 outside the pattern).
-at::Tensor denseWeights(const AttentionResult& r) {
-    at::Tensor out = at::zeros({r.heads, r.n, r.m}, at::kFloat);
-    if (r.weightsLayout == WeightsLayout::Dense) {
-        std::memcpy(out.data_ptr<float>(), r.weights.data(), static_cast<std::size_t>(out.numel()) * sizeof(float));
-    } else if (r.weightsLayout == WeightsLayout::AlignedWithPattern) {
-        float* p = out.data_ptr<float>();
-        for (int h = 0; h < r.heads; ++h)
-            for (std::int64_t i = 0; i < r.n; ++i)
-                for (std::int64_t j = 0; j < r.m; ++j) p[(h * r.n + i) * r.m + j] = r.weightAt(h, i, j);
+/// Dense [heads, n, n] weights of a variant's result (its tiles over the first n keys: Star's
+/// relay column is left out).
+at::Tensor denseWeights(AttentionResult& r, const Qkv& qkv) {
+    if (auto attached = attachWeights(r, shareTensor(qkv.q), shareTensor(qkv.k), qkv.keyPadding); !attached)
+        throw EngineError(ErrorCode::Internal, attached.error().message);
+    at::Tensor out = at::empty({r.heads, r.n, r.n}, at::kFloat);
+    for (int h = 0; h < r.heads; ++h) {
+        const WeightTile t = r.weights->tile(h, 0, r.n, 0, r.n);
+        std::memcpy(out[h].data_ptr<float>(), t.weights.data(), t.weights.size() * sizeof(float));
     }
     return out;
 }
@@ -86,8 +87,6 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
             static const ProgressFn kNoProgress;
             RunContext ctx(self->m_pool, kNoProgress);
             ctx.seed = seed;
-            ctx.keepWeights = keepWeights;
-            ctx.keepPatternWeights = keepWeights;
             Qkv qkv;
             qkv.q = q;
             qkv.k = k;
@@ -95,7 +94,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
             AttentionResult r = variant->run(qkv, resolved, ctx);
             // Views and the atlas take [heads, n, n]: extra keys (Star's relay) are left out of
             // the captured weights, so those rows sum to 1 minus the relay's share.
-            if (keepWeights) weights = denseWeights(r).narrow(2, 0, r.n).contiguous();
+            if (keepWeights) weights = denseWeights(r, qkv);
             return at::from_blob(const_cast<float*>(r.output.data()), {r.heads, r.n, r.d}, at::kFloat).clone();
         });
     }

@@ -1,15 +1,19 @@
 #pragma once
-// Turns an implicit "all keys" pattern into explicit CSR lists (for export within limits).
+// A result's pattern as an explicit CSR listing (`--write-pattern`): every (query, key) entry
+// with its reason, a key listed c times as c entries. Built from the result's weights on request.
 
+#include <attnscope/result.h>
 #include <attnscope/types.h>
+
+#include <cstdint>
 
 namespace attnscope::engine {
 
-/// Returns `pattern` with rowPtr/colIdx/reason filled in. Explicit patterns are returned as is.
-/// Reason Dense (every key) or Causal (keys j <= i + cols - rows).
-SparsePattern listPattern(const SparsePattern& pattern);
+/// Entries of every head (duplicates counted): the size of the listing.
+std::int64_t patternEntryCount(const AttentionWeights& weights);
 
-/// Number of entries the pattern has (per head for shared patterns), listed or implicit.
-std::int64_t patternEntryCount(const SparsePattern& pattern);
+/// The listing, one row per (head, query) (perHead), or an OutOfBudget error when its
+/// 13 bytes per entry (column, reason, weight as listed by the writer) exceed `budgetBytes`.
+Result<SparsePattern> listPattern(const AttentionWeights& weights, std::uint64_t budgetBytes);
 
 }  // namespace attnscope::engine

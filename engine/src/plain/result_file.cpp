@@ -3,20 +3,15 @@
 #include <attnscope/tokenize.h>
 
 #include "plain/pattern_listing.h"
+#include "weights/kept_state.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
+#include <unistd.h>
+
 namespace attnscope::engine {
 namespace {
-
-const char* layoutName(WeightsLayout layout) {
-    switch (layout) {
-    case WeightsLayout::None: return "none";
-    case WeightsLayout::Dense: return "dense";
-    case WeightsLayout::AlignedWithPattern: return "pattern";
-    }
-    return "?";
-}
 
 nlohmann::json countersJson(const Counters& c) {
     nlohmann::json stages = nlohmann::json::array();
@@ -33,8 +28,39 @@ nlohmann::json paramsJson(const ParamValues& params) {
     return out;
 }
 
-PlainTensor sharedToPlain(const SharedTensorF32& t) {
-    return PlainTensor::fromF32(t.shape, std::vector<float>(t.values->begin(), t.values->end()));
+std::uint64_t defaultListingBudget() {
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+    const double physical = pages > 0 && pageSize > 0 ? static_cast<double>(pages) * static_cast<double>(pageSize) : 8e9;
+    return static_cast<std::uint64_t>(physical * 0.4);
+}
+
+// Dense weights (F32) or mask (U8) [H, n, m], made head by head from the result's weights (a block
+// of rows at a time), so the writer never holds more than a block.
+StWriteItem denseItem(const std::string& name, const AttentionResult& r, bool mask) {
+    StWriteItem item;
+    item.name = name;
+    item.dtype = mask ? DType::U8 : DType::F32;
+    item.shape = {r.heads, r.n, r.m};
+    const AttentionWeights* weights = r.weights.get();
+    item.produce = [weights, mask, heads = r.heads, n = r.n, m = r.m](
+                       const std::function<bool(const void*, std::size_t)>& write) {
+        constexpr std::int64_t kRows = 64;
+        std::vector<std::uint8_t> bits;
+        for (int h = 0; h < heads; ++h)
+            for (std::int64_t i0 = 0; i0 < n; i0 += kRows) {
+                const std::int64_t i1 = std::min(n, i0 + kRows);
+                const WeightTile t = weights->tile(h, i0, i1, 0, m, mask);
+                if (!mask) {
+                    if (!write(t.weights.data(), t.weights.size() * sizeof(float))) return false;
+                    continue;
+                }
+                bits.resize(t.reasons.size());
+                for (std::size_t c = 0; c < bits.size(); ++c) bits[c] = t.reasons[c] != 0;
+                if (!write(bits.data(), bits.size())) return false;
+            }
+        return true;
+    };
+    return item;
 }
 
 }  // namespace
@@ -55,10 +81,9 @@ std::string resultSummaryJson(const RunResult& run, std::size_t variantIndex) {
     j["flops"] = r.counters.flops;
     j["entries_computed"] = r.counters.entriesComputed;
     j["counters"] = countersJson(r.counters);
-    j["weights_layout"] = layoutName(r.weightsLayout);
-    j["pattern"] = {{"form", r.pattern.implicitDense ? (r.pattern.causal ? "causal" : "all") : "listed"},
-                    {"per_head", r.pattern.perHead},
-                    {"entries", patternEntryCount(r.pattern)}};
+    nlohmann::json stats = nlohmann::json::array();
+    for (const auto& [name, t] : r.stats) stats.push_back(name);
+    j["stats"] = stats;
     j["empty_rows"] = r.emptyRowCount;
     j["warnings"] = run.warnings;
     return j.dump();
@@ -69,52 +94,35 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
     if (variantIndex >= run.results.size())
         return makeError(ErrorCode::InvalidArgument, "no result for variant index " + std::to_string(variantIndex));
     const AttentionResult& r = run.results[variantIndex];
+    if (!r.weights) return makeError(ErrorCode::InvalidArgument, "the result has no weights to write");
     const bool denseFits = r.n <= options.denseLimit && r.m <= options.denseLimit;
 
-    // Tensors are gathered first; the writer validates names and sizes.
-    std::vector<std::pair<std::string, PlainTensor>> owned;
-    owned.emplace_back("output", sharedToPlain(r.output));
-
+    std::vector<StWriteItem> items;
+    items.push_back(StWriteItem::view("output", DType::F32, r.output.shape, r.output.data()));
+    if (!run.q.empty()) items.push_back(StWriteItem::view("q", DType::F32, run.q.shape, run.q.data.get()));
+    if (!run.k.empty()) items.push_back(StWriteItem::view("k", DType::F32, run.k.shape, run.k.data.get()));
+    const bool anyPadded = std::find(run.keyPadding.begin(), run.keyPadding.end(), 1) != run.keyPadding.end();
+    if (anyPadded)
+        items.push_back(StWriteItem::view("key_padding", DType::U8, {static_cast<std::int64_t>(run.keyPadding.size())},
+                                          run.keyPadding.data()));
+    if (!r.rowStatus.shape.empty()) items.push_back(StWriteItem{"row_status", &r.rowStatus});
+    for (const auto& [name, tensor] : r.stats) items.push_back(StWriteItem{"stats." + name, &tensor});
+    for (const auto& [name, tensor] : r.diagnostics) items.push_back(StWriteItem{r.variantId + "." + name, &tensor});
+    if (denseFits) {
+        items.push_back(denseItem("weights", r, false));
+        items.push_back(denseItem("mask", r, true));
+    }
     SparsePattern listed;
-    const bool listPatternHere = !r.pattern.implicitDense || denseFits;
-    if (listPatternHere) {
-        listed = listPattern(r.pattern);
-        const std::int64_t rowsListed = static_cast<std::int64_t>(listed.rowPtr.size());
-        owned.emplace_back("pattern.row_ptr", PlainTensor::fromI64({rowsListed}, listed.rowPtr));
-        PlainTensor cols;
-        cols.dtype = DType::I32;
-        cols.shape = {listed.nnz()};
-        cols.i32 = listed.colIdx;
-        owned.emplace_back("pattern.col_idx", std::move(cols));
-        owned.emplace_back("pattern.reason", PlainTensor::fromU8({listed.nnz()}, listed.reason));
+    PlainTensor rowPtr, colIdx, reason;
+    if (options.writePattern) {
+        auto listing = listPattern(*r.weights, options.memoryBudgetBytes > 0 ? options.memoryBudgetBytes : defaultListingBudget());
+        if (!listing) return makeError(listing.error().code, path + ": not written: " + listing.error().message);
+        listed = std::move(listing.value());
+        items.push_back(StWriteItem::view("pattern.row_ptr", DType::I64, {static_cast<std::int64_t>(listed.rowPtr.size())},
+                                          listed.rowPtr.data()));
+        items.push_back(StWriteItem::view("pattern.col_idx", DType::I32, {listed.nnz()}, listed.colIdx.data()));
+        items.push_back(StWriteItem::view("pattern.reason", DType::U8, {listed.nnz()}, listed.reason.data()));
     }
-
-    if (denseFits && r.weightsLayout != WeightsLayout::None) {
-        PlainTensor dense = PlainTensor::zeros(DType::F32, {r.heads, r.n, r.m});
-        if (r.weightsLayout == WeightsLayout::Dense) {
-            dense.f32.assign(r.weights.values->begin(), r.weights.values->end());
-        } else {
-            for (int h = 0; h < r.heads; ++h)
-                for (std::int64_t i = 0; i < r.n; ++i)
-                    for (std::int64_t j = 0; j < r.m; ++j)
-                        dense.f32[static_cast<std::size_t>((h * r.n + i) * r.m + j)] = r.weightAt(h, i, j);
-        }
-        owned.emplace_back("weights", std::move(dense));
-    } else if (r.weightsLayout == WeightsLayout::AlignedWithPattern) {
-        owned.emplace_back("pattern.weights", sharedToPlain(r.weights));
-    }
-    if (denseFits && listPatternHere) {
-        PlainTensor mask = PlainTensor::zeros(DType::U8, {r.heads, r.n, r.m});
-        for (std::int64_t h = 0; h < r.heads; ++h) {
-            const std::int64_t rowBase = listed.perHead ? h * r.n : 0;
-            for (std::int64_t i = 0; i < r.n; ++i)
-                for (std::int64_t e = listed.rowPtr[rowBase + i]; e < listed.rowPtr[rowBase + i + 1]; ++e)
-                    mask.u8[static_cast<std::size_t>((h * r.n + i) * r.m + listed.colIdx[e])] = 1;
-        }
-        owned.emplace_back("mask", std::move(mask));
-    }
-    if (!r.rowStatus.shape.empty()) owned.emplace_back("row_status", r.rowStatus);
-    for (const auto& [name, tensor] : r.diagnostics) owned.emplace_back(r.variantId + "." + name, tensor);
 
     nlohmann::json tokens = nlohmann::json::array();
     for (const auto& t : run.input.tokens) {
@@ -125,17 +133,165 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
     }
     std::map<std::string, std::string> metadata{
         {"format", "pt"},
-        {"attnscope.version", "0.1.0"},
+        {"attnscope.version", "0.2.0"},
         {"attnscope.request", run.requestJson},
         {"attnscope.result", resultSummaryJson(run, variantIndex)},
         {"attnscope.tokens", tokens.dump()},
     };
     if (!run.input.tokens.empty()) metadata["attnscope.tokenizer"] = tokenizerName(run.input.kind);
-
-    std::vector<StWriteItem> items;
-    items.reserve(owned.size());
-    for (const auto& [name, tensor] : owned) items.push_back(StWriteItem{name, &tensor});
     return writeSafetensors(path, items, metadata);
+}
+
+namespace {
+
+Error fileError(const std::string& path, const std::string& message) {
+    return makeError(ErrorCode::InvalidInput, path + ": " + message);
+}
+
+// A typed parameter from its JSON value (the writer's std::visit): bool, integer, float, string,
+// or a list (of integers unless it holds a float; an empty list is an integer list).
+Result<ParamValue> paramFromJson(const nlohmann::json& v) {
+    if (v.is_boolean()) return ParamValue{v.get<bool>()};
+    if (v.is_number_integer()) return ParamValue{v.get<std::int64_t>()};
+    if (v.is_number_float()) return ParamValue{v.get<double>()};
+    if (v.is_string()) return ParamValue{v.get<std::string>()};
+    if (v.is_array()) {
+        bool floats = false;
+        for (const auto& e : v) {
+            if (!e.is_number()) return makeError(ErrorCode::InvalidInput, "a list parameter holds a non-number");
+            floats = floats || e.is_number_float();
+        }
+        if (floats) return ParamValue{v.get<std::vector<double>>()};
+        return ParamValue{v.get<std::vector<std::int64_t>>()};
+    }
+    return makeError(ErrorCode::InvalidInput, "a parameter has an unsupported JSON type");
+}
+
+// Storage shared with the mapping when the bytes are float-aligned, else a copy.
+SharedFloats floatsOf(const std::shared_ptr<const SafetensorsFile>& file, const StTensorInfo& info) {
+    SharedFloats out;
+    for (auto s : info.shape) out.shape.push_back(static_cast<std::int64_t>(s));
+    const std::uint8_t* bytes = file->bytes(info);
+    if (reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
+        out.data = std::shared_ptr<const float>(file, reinterpret_cast<const float*>(bytes));
+    } else {
+        auto copy = std::make_shared<std::vector<float>>(static_cast<std::size_t>(out.numel()));
+        std::memcpy(copy->data(), bytes, copy->size() * sizeof(float));
+        out.data = std::shared_ptr<const float>(copy, copy->data());
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path) {
+    auto opened = SafetensorsFile::open(path);
+    if (!opened) return opened.error();
+    std::shared_ptr<const SafetensorsFile> file(std::move(opened.value()));
+    const auto& meta = file->header().metadata;
+    if (!meta.count("attnscope.result") || !meta.count("attnscope.request"))
+        return fileError(path, "not an AttnScope result file (no attnscope.result in the metadata)");
+    nlohmann::json summary, tokens;
+    try {
+        summary = nlohmann::json::parse(meta.at("attnscope.result"));
+        if (meta.count("attnscope.tokens")) tokens = nlohmann::json::parse(meta.at("attnscope.tokens"));
+    } catch (const std::exception& e) {
+        return fileError(path, std::string("the metadata is not valid JSON: ") + e.what());
+    }
+    auto run = std::make_shared<RunResult>();
+    AttentionResult r;
+    try {
+        r.variantId = summary.at("variant").get<std::string>();
+        r.n = summary.at("n").get<std::int64_t>();
+        r.m = summary.at("m").get<std::int64_t>();
+        r.heads = summary.at("heads").get<std::int64_t>();
+        r.d = summary.at("head_dim").get<std::int64_t>();
+        for (const auto& [name, value] : summary.at("params").items()) {
+            auto p = paramFromJson(value);
+            if (!p) return fileError(path, "parameter '" + name + "': " + p.error().message);
+            r.params[name] = p.value();
+        }
+        run->projection.seed = summary.value("seed", std::uint64_t{0});
+        if (summary.contains("warnings")) run->warnings = summary.at("warnings").get<std::vector<std::string>>();
+        r.emptyRowCount = summary.value("empty_rows", std::int64_t{0});
+        for (const auto& t : tokens) {
+            Token token;
+            token.byteBegin = t.at("begin").get<std::int64_t>();
+            token.byteEnd = t.at("end").get<std::int64_t>();
+            token.id = t.at("id").get<std::int64_t>();
+            token.text = t.value("text", std::string());
+            run->input.tokens.push_back(std::move(token));
+        }
+    } catch (const std::exception& e) {
+        return fileError(path, std::string("attnscope.result or attnscope.tokens lacks a field: ") + e.what());
+    }
+    if (r.heads < 1 || r.n < 1 || r.m < 1 || r.d < 1) return fileError(path, "heads, n, m and head_dim must be positive");
+    run->requestJson = meta.at("attnscope.request");
+    const std::string prefix = r.variantId + ".";
+    for (const auto& info : file->header().tensors) {
+        const std::string& name = info.name;
+        if (name == "output" || name == "q" || name == "k") {
+            if (info.dtype != StDType::F32) return fileError(path, "tensor '" + name + "' must be F32");
+            continue;  // read in place below
+        }
+        auto load = [&](PlainTensor& into) -> Result<void> {
+            auto t = file->read(name);
+            if (!t) return t.error();
+            into = std::move(t.value());
+            return {};
+        };
+        Result<void> ok;
+        if (name.rfind("stats.", 0) == 0) ok = load(r.stats[name.substr(6)]);
+        else if (name.rfind(prefix, 0) == 0) ok = load(r.diagnostics[name.substr(prefix.size())]);
+        else if (name == "row_status") ok = load(r.rowStatus);
+        else if (name == "key_padding") {
+            PlainTensor pad;
+            ok = load(pad);
+            if (ok) run->keyPadding = pad.u8;
+        }
+        if (!ok) return fileError(path, "tensor '" + name + "': " + ok.error().message);
+    }
+    const StTensorInfo* out = file->find("output");
+    const StTensorInfo* q = file->find("q");
+    const StTensorInfo* k = file->find("k");
+    if (!out || !q || !k)
+        return fileError(path, std::string("tensor '") + (!out ? "output" : !q ? "q" : "k") +
+                                   "' is missing (files written before weights on demand keep no q and k)");
+    SharedFloats output = floatsOf(file, *out);
+    if (output.shape != std::vector<std::int64_t>{r.heads, r.n, r.d})
+        return fileError(path, "tensor 'output' must be [heads, n, head_dim] as the summary says");
+    auto outStorage = std::make_shared<std::vector<float>>(output.data.get(), output.data.get() + output.numel());
+    r.output = SharedTensorF32{output.shape, outStorage};
+    run->q = floatsOf(file, *q);
+    run->k = floatsOf(file, *k);
+    if (!run->keyPadding.empty() && static_cast<std::int64_t>(run->keyPadding.size()) != run->k.shape.at(1))
+        return fileError(path, "tensor 'key_padding' must have one entry per key");
+    run->n = r.n;
+    run->heads = r.heads;
+    run->headDim = r.d;
+
+    KeptState state;
+    state.variantId = r.variantId;
+    state.params = r.params;
+    state.heads = r.heads;
+    state.n = r.n;
+    state.m = r.m;
+    state.d = r.d;
+    state.q = run->q;
+    state.k = run->k;
+    state.keyPadding = run->keyPadding;
+    state.stats = &r.stats;
+    state.diagnostics = &r.diagnostics;
+    auto weights = makeAttentionWeights(state);
+    if (!weights) return fileError(path, weights.error().message);
+    r.weights = std::move(weights.value());
+    try {
+        r.extraPatterns = makeExtraPatterns(state);
+    } catch (const std::exception& e) {
+        return fileError(path, e.what());
+    }
+    run->results.push_back(std::move(r));
+    return std::shared_ptr<const RunResult>(std::move(run));
 }
 
 }  // namespace attnscope::engine

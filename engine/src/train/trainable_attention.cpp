@@ -1,6 +1,8 @@
 #include "train/trainable_attention.h"
 
+#include "core/request_checks.h"
 #include "core/run_context.h"
+#include "weights/kept_state.h"
 
 #include <cmath>
 #include <limits>
@@ -32,14 +34,14 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
     static const ProgressFn kNoProgress;
     RunContext ctx(pool, kNoProgress);
     ctx.seed = seed;
-    ctx.keepWeights = false;
-    ctx.keepPatternWeights = true;
     // The draws and the pattern do not depend on the values of Q and K for these variants.
     Qkv probe;
     probe.q = at::randn({heads, n, headDim}, at::kFloat);
     probe.k = at::randn({heads, n, headDim}, at::kFloat);
     probe.v = at::randn({heads, n, headDim}, at::kFloat);
-    const AttentionResult r = variant.run(probe, params, ctx);
+    AttentionResult r = variant.run(probe, params, ctx);
+    if (auto attached = attachWeights(r, shareTensor(probe.q), shareTensor(probe.k), {}); !attached)
+        throw EngineError(ErrorCode::Internal, attached.error().message);
 
     if (id == "linformer") {
         m_kind = Kind::Linformer;
@@ -61,26 +63,19 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
     } else if (id == "full" || id == "sparse_strided" || id == "sparse_fixed" || id == "longformer" || id == "bigbird" ||
                id == "star") {
         m_kind = Kind::Pattern;
-        const SparsePattern& p = r.pattern;
         // Star's pattern has one key more than there are tokens: the relay, the mean of the keys
         // and values (appended in operator()).
         m_relay = id == "star";
-        const std::int64_t keys = p.cols;
+        const std::int64_t keys = r.m;
         if (keys != n + (m_relay ? 1 : 0))
             throw EngineError(ErrorCode::Unsupported, id + ": its pattern has " + std::to_string(keys) + " keys for " +
                                                           std::to_string(n) + " tokens");
+        // count: [heads, n, keys], the times the pattern lists each key (0 outside it)
         at::Tensor count = at::zeros({heads, n, keys}, at::kFloat);
-        if (p.implicitDense) {
-            count.fill_(1.0);
-            if (p.causal) count.tril_();
-        } else {
-            float* c = count.data_ptr<float>();
-            for (std::int64_t h = 0; h < heads; ++h)
-                for (std::int64_t i = 0; i < n; ++i) {
-                    const std::int64_t row = p.perHead ? h * n + i : i;
-                    for (auto e = p.rowPtr[static_cast<std::size_t>(row)]; e < p.rowPtr[static_cast<std::size_t>(row) + 1]; ++e)
-                        c[(h * n + i) * keys + p.colIdx[static_cast<std::size_t>(e)]] += 1.0f;
-                }
+        float* c = count.data_ptr<float>();
+        for (std::int64_t h = 0; h < heads; ++h) {
+            const WeightTile t = r.weights->tile(static_cast<int>(h), 0, n, 0, keys, /*withReasons=*/true);
+            for (std::size_t e = 0; e < t.multiplicity.size(); ++e) c[h * n * keys + static_cast<std::int64_t>(e)] = t.multiplicity[e];
         }
         if (at::any(count.sum(-1) == 0).item<bool>())
             throw EngineError(ErrorCode::InvalidArgument,

@@ -1,12 +1,13 @@
-// The dense-plan fast path of the pattern variants (see DensePlan in sparse_kernel.h): groups of
-// query rows against runs of keys, computed on each block of rows' allowed keys only.
+// The pattern variants' kernel (see DensePlan in pattern/block_pattern.h): groups of query rows
+// against runs of keys, computed on each block of rows' allowed keys only.
 
 #include "variants/dense_plan_kernel.h"
 
-#include "core/blas_gemm.h"
-#include "core/finite_scan.h"
-#include "core/small_gemm.h"
-#include "core/softmax_kernel.h"
+#include "kernels/blas_gemm.h"
+#include "kernels/finite_scan.h"
+#include "kernels/small_gemm.h"
+#include "kernels/softmax_kernel.h"
+#include "pattern/pattern_variants.h"
 #include "variants/dense_plan_rows.h"
 #include "variants/strided_keys_pass.h"
 
@@ -16,7 +17,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -46,8 +46,40 @@ struct DenseScratch {
     std::vector<std::uint8_t> groupStatus;
     std::vector<std::int64_t> rowLo, rowHi;  ///< each row's allowed interval of the group's keys
     std::vector<float> mergeScale;           ///< [2 * rows] rescaling factors of a merge
+    const std::uint8_t* keyPadding = nullptr;  ///< [m] 1 = padded key; null = none
+    bool masking = false;  ///< padded or excluded keys exist in this head: rows need maskKeys()
+    float* rowShift = nullptr;  ///< this head's [n] row statistics (single-cover plans fill them per row):
+    float* rowSum = nullptr;    ///< every weight is exp(scale·s − shift) / sum
     std::int64_t entries = 0, allowed = 0, emptyRows = 0;
 };
+
+// Sets the scores of row i's allowed keys in [x0, x1) (concatenated key index of group g) to
+// -inf where the key is padded, or excluded from a segment that skips excluded keys: their
+// weight is then exactly 0. The row's other keys are left as they are. Returns the excluded
+// keys it met (not in the pattern, unlike padded keys, which are).
+std::int64_t maskKeys(const DensePlan& plan, const DenseGroup& g, std::int64_t i, float* row, std::int64_t x0,
+                      std::int64_t x1, const DenseScratch& ws) {
+    std::int64_t off = 0, excludedKeys = 0;
+    for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
+        const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
+        const bool excludes = seg.skipExcluded && !plan.excluded.empty();
+        if (ws.keyPadding || excludes) {
+            std::int64_t lo = 0, hi = 0;
+            plan.allowedInSegment(i, si - g.segBegin, seg, lo, hi);
+            lo = std::max(lo, x0 - off);
+            hi = std::min(hi, x1 - off);
+            for (std::int64_t t = lo; t < hi; ++t) {
+                const std::int64_t key = seg.gathered ? plan.gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)]
+                                                      : seg.keyStart + t * seg.keyStep;
+                const bool excluded = excludes && plan.excluded[static_cast<std::size_t>(key)];
+                if ((ws.keyPadding && ws.keyPadding[key]) || excluded) row[off + t] = kMinusInf;
+                excludedKeys += excluded;
+            }
+        }
+        off += seg.keyCount;
+    }
+    return excludedKeys;
+}
 
 // The allowed keys of one row of group g as the interval [a, b) of the group's concatenated
 // keys, when they form one interval (returns false otherwise: several masked segments with gaps).
@@ -190,6 +222,8 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
             partSum[r] = 0.0f;
         } else {
             ws.groupStatus[static_cast<std::size_t>(r)] = 1;
+            ws.rowShift[g.rowStart + r * g.rowStep] = kMinusInf;
+            ws.rowSum[g.rowStart + r * g.rowStep] = 0.0f;
         }
     };
 
@@ -258,6 +292,7 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                 std::fill(row + x0, row + a, 0.0f);
                 std::fill(row + b, row + x1, 0.0f);
                 ws.allowed += b - a;
+                if (ws.masking) ws.allowed -= maskKeys(plan, g, g.rowStart + r * g.rowStep, row, a, b, ws);
                 if (merge && !direct) {
                     const std::int64_t i = g.rowStart + r * g.rowStep;
                     const bool earlier = ws.accSum[i] != 0.0f;
@@ -267,7 +302,8 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                 } else if (merge) {
                     expRowsInPlace(row + a, 1, b - a, b - a, scale, partMax + r, partSum + r);
                 } else {
-                    softmaxRowsInPlace(row + a, 1, b - a, b - a, scale, ws.groupStatus.data() + r);
+                    softmaxRowsInPlace(row + a, 1, b - a, b - a, scale, ws.groupStatus.data() + r,
+                                       ws.rowShift + g.rowStart + r * g.rowStep, ws.rowSum + g.rowStart + r * g.rowStep);
                 }
             }
             ws.residueK.prefetchSome(kPrefetchRowsPerBlock);
@@ -310,11 +346,12 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
                 }
                 off += cnt;
             }
+            if (ws.masking) rowAllowed -= maskKeys(plan, g, i, row, 0, keys, ws);
             ws.allowed += rowAllowed;
             if (merge)
                 expRowsInPlace(row, 1, keys, keys, scale, partMax + r, partSum + r);
             else
-                softmaxRowsInPlace(row, 1, keys, keys, scale, ws.groupStatus.data() + r);
+                softmaxRowsInPlace(row, 1, keys, keys, scale, ws.groupStatus.data() + r, ws.rowShift + i, ws.rowSum + i);
         }
         weightedValues(0, rows, 0, keys, false);
     }
@@ -369,35 +406,30 @@ void runDenseGroup(const DensePlan& plan, const DenseGroup& g, const float* qp, 
 
 }  // namespace
 
-// The dense-plan fast path (see DensePlan). Returns false, having done nothing, when the variant
-// has no plan for these parameters. Work is split over LibTorch's intra-op threads: by group
+// The pattern kernel (see DensePlan). Work is split over LibTorch's intra-op threads: by group
 // when every row lies in one group (groups then write disjoint output rows), else by head (the
 // split rows of a head are merged by one thread). Each thread runs the register-tiled products
 // (or single-threaded SGEMMs) on its own pooled scratch and per-head copies.
-bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
-                        RunContext& ctx, AttentionResult& result) {
-    const SparsePattern& pattern = *input.pattern;
+void runPatternKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const PatternKernelInput& input,
+                      RunContext& ctx, AttentionResult& result) {
+    const BlockPattern& pattern = *input.pattern;
     const std::int64_t heads = q.size(0), n = q.size(1), d = q.size(2);
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-    const bool strict = std::getenv("ATTNSCOPE_SPARSE_STRICT") != nullptr;
-
-    // The plans' vectors keep their capacity from one run to the next (sparse_fixed's plan has
-    // n²/l² segments: rebuilt in fresh memory every run, it page-faulted).
-    static thread_local std::vector<DensePlan> plans;
-    if (plans.size() < static_cast<std::size_t>(heads)) plans.resize(static_cast<std::size_t>(heads));
+    // With padded keys the strided keys pass (which cannot mask) gives way to explicit groups.
+    const bool keyPadding = !input.keyPadding.empty() &&
+                            std::find(input.keyPadding.begin(), input.keyPadding.end(), 1) != input.keyPadding.end();
+    std::vector<const DensePlan*> plans(static_cast<std::size_t>(heads));
+    std::vector<DensePlan> expanded;
+    expanded.reserve(static_cast<std::size_t>(heads));
     for (std::int64_t h = 0; h < heads; ++h) {
-        DensePlan& plan = plans[static_cast<std::size_t>(h)];
-        plan.segments.clear();
-        plan.groups.clear();
-        plan.gatheredKeys.clear();
-        plan.range = nullptr;
-        plan.singleCover = true;
-        plan.strided = {};
+        const DensePlan& plan = pattern.head(h);
+        if (keyPadding && plan.strided.step > 0) {
+            expanded.push_back(expandStridedRule(plan, n, pattern.m));
+            plans[static_cast<std::size_t>(h)] = &expanded.back();
+        } else {
+            plans[static_cast<std::size_t>(h)] = &plan;
+        }
     }
-    if (!input.densePlan(0, plans[0])) return false;
-    for (std::int64_t h = 1; h < heads; ++h)
-        if (!input.densePlan(static_cast<int>(h), plans[static_cast<std::size_t>(h)]))
-            throw EngineError(ErrorCode::Internal, input.slot + ": dense plan missing for head " + std::to_string(h));
 
     std::int64_t maxRows = 1, maxKeys = 1;
     bool gathers = false, merge = false;
@@ -406,7 +438,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     };
     std::vector<Item> items;
     for (std::int64_t h = 0; h < heads; ++h) {
-        const DensePlan& plan = plans[static_cast<std::size_t>(h)];
+        const DensePlan& plan = *plans[static_cast<std::size_t>(h)];
         merge = merge || !plan.singleCover || plan.strided.step > 0;
         for (const auto& g : plan.groups) {
             std::int64_t keys = 0;
@@ -417,7 +449,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         }
     }
     for (std::int64_t h = 0; h < heads; ++h) {
-        const auto groups = static_cast<std::int64_t>(plans[static_cast<std::size_t>(h)].groups.size());
+        const auto groups = static_cast<std::int64_t>(plans[static_cast<std::size_t>(h)]->groups.size());
         if (merge)
             items.push_back({h, 0, groups});
         else
@@ -434,7 +466,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     std::vector<std::uint8_t> headPanels(static_cast<std::size_t>(heads), 0);
     std::int64_t maxGathered = 0;
     for (std::int64_t h = 0; h < heads; ++h) {
-        const DensePlan& plan = plans[static_cast<std::size_t>(h)];
+        const DensePlan& plan = *plans[static_cast<std::size_t>(h)];
         maxGathered = std::max(maxGathered, static_cast<std::int64_t>(plan.gatheredKeys.size()));
         for (const auto& seg : plan.segments)
             headPanels[static_cast<std::size_t>(h)] |= tiled && seg.keyStep == 1 && !seg.gathered;
@@ -442,7 +474,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     const bool keyPanels = std::find(headPanels.begin(), headPanels.end(), 1) != headPanels.end();
     std::int64_t stridedFloats = 0;
     for (std::int64_t h = 0; h < heads; ++h)
-        if (const std::int64_t step = plans[static_cast<std::size_t>(h)].strided.step; step > 0)
+        if (const std::int64_t step = plans[static_cast<std::size_t>(h)]->strided.step; step > 0)
             stridedFloats =
                 std::max(stridedFloats, stridedKeysScratchFloats(n, d, step, headPanels[static_cast<std::size_t>(h)]));
     // gathered copies: [keys in panels (tiled)][keys as rows][values as rows]
@@ -451,7 +483,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     std::vector<std::int64_t> residueStep(static_cast<std::size_t>(heads), 0);
     std::int64_t residueFloats = 0;
     for (std::int64_t h = 0; h < heads; ++h)
-        for (const auto& seg : plans[static_cast<std::size_t>(h)].segments)
+        for (const auto& seg : plans[static_cast<std::size_t>(h)]->segments)
             if (seg.keyStep > 1 && seg.keyStep * d >= kResidueCopyMinStride) {
                 residueStep[static_cast<std::size_t>(h)] = seg.keyStep;
                 residueFloats = std::max(residueFloats, ResidueRows::floats(seg.keyStep, m, d, tiled) +
@@ -497,6 +529,8 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
     const float* kBase = kc.data_ptr<float>();
     const float* vBase = vc.data_ptr<float>();
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
+    PlainTensor rowShift = ctx.pool().zeros(DType::F32, {heads, n}), rowSum = ctx.pool().zeros(DType::F32, {heads, n});
+    std::fill(rowShift.f32.begin(), rowShift.f32.end(), kMinusInf);
 
     // Unscanned explicit values (RunContext::uncheckedQkv): each worker scans the heads it
     // prepares, K in its copy into panels (and Q, V in the strided keys pass's copies).
@@ -518,7 +552,7 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                  it = next.fetch_add(1)) {
                 const Item& item = items[static_cast<std::size_t>(it)];
                 const std::int64_t h = item.head;
-                const DensePlan& plan = plans[static_cast<std::size_t>(h)];
+                const DensePlan& plan = *plans[static_cast<std::size_t>(h)];
                 float* op = outBase + h * n * d;
                 if (merge) {
                     // (no zeroing of the output: a row's first part writes it, and rows that no
@@ -530,6 +564,10 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                 const float* kp = kBase + h * m * d;
                 const float* vp = vBase + h * m * d;
                 std::uint8_t* rowStatus = status.u8.data() + h * n;
+                ws.rowShift = rowShift.f32.data() + h * n;
+                ws.rowSum = rowSum.f32.data() + h * n;
+                ws.keyPadding = keyPadding ? input.keyPadding.data() : nullptr;
+                ws.masking = keyPadding || !plan.excluded.empty();
                 bool headNonFinite = false;
                 if (ws.preparedHead != h) {
                     ws.preparedHead = h;
@@ -613,6 +651,8 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
                             ++ws.emptyRows;
                             continue;
                         }
+                        ws.rowShift[i] = ws.accMax[i] * scale;
+                        ws.rowSum[i] = ws.accSum[i];
                         if (plan.strided.step > 0) continue;  // (the strided keys pass normalised it)
                         const float inv = 1.0f / ws.accSum[i];
                         for (std::int64_t c = 0; c < d; ++c) o[c] *= inv;
@@ -640,25 +680,29 @@ bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tens
         entriesComputed += ws.entries;
         allowed += ws.allowed;
     }
-    std::int64_t listed = 0;
-    for (std::int64_t h = 0; h < heads; ++h) {
-        const std::int64_t* rowPtr = pattern.rowPtr.data() + (pattern.perHead ? h * n : 0);
-        listed += rowPtr[n] - rowPtr[0];
-    }
-    if (allowed != listed && strict)
-        throw EngineError(ErrorCode::Internal, input.slot + ": dense plan allows " + std::to_string(allowed) +
-                                                   " entries, the pattern lists " + std::to_string(listed));
+    // Padded queries: zeroed rows (row_status 2), whatever their keys gave.
+    if (!input.queryPadding.empty())
+        for (std::int64_t h = 0; h < heads; ++h)
+            for (std::int64_t i = 0; i < n; ++i) {
+                if (!input.queryPadding[static_cast<std::size_t>(i)]) continue;
+                std::uint8_t& st = status.u8[static_cast<std::size_t>(h * n + i)];
+                if (st == 1) --emptyRows;
+                st = 2;
+                rowShift.f32[static_cast<std::size_t>(h * n + i)] = kMinusInf;
+                rowSum.f32[static_cast<std::size_t>(h * n + i)] = 0.0f;
+                std::fill(outBase + (h * n + i) * d, outBase + (h * n + i + 1) * d, 0.0f);
+            }
     ctx.checkpoint("attention", heads, heads);
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
     result.emptyRowCount = emptyRows;
+    result.stats["row_max"] = std::move(rowShift);
+    result.stats["row_sum"] = std::move(rowSum);
     keepRowStatus(std::move(status), result, ctx);
     auto& c = ctx.counters();
-    c.flops += 4.0 * static_cast<double>(listed) * static_cast<double>(d);
+    c.flops += 4.0 * static_cast<double>(allowed) * static_cast<double>(d);
     c.entriesComputed += entriesComputed;
-    ctx.noteBytes(outBuffer->size() * sizeof(float) + workspaceBytes + static_cast<std::uint64_t>(pattern.nnz()) * 5 +
-                  pattern.rowPtr.size() * 8);
-    return true;
+    ctx.noteBytes(outBuffer->size() * sizeof(float) + workspaceBytes + static_cast<std::uint64_t>(heads * n) * 5);
 }
 
 

@@ -1,13 +1,30 @@
 #pragma once
-// The pattern variants' dense-plan fast path (DensePlan, sparse_kernel.h), used by runSparseKernel.
+// The pattern variants' kernel: exact softmax attention over a BlockPattern (pattern/
+// block_pattern.h), computed group by group on each block of rows' allowed keys only.
 
-#include "variants/sparse_kernel.h"
+#include "pattern/block_pattern.h"
+#include "variants/variant.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace attnscope::engine {
 
-/// Fills result.output (and row status, counters) from the variant's dense plan. Returns false,
-/// having done nothing, when the variant has no plan for these parameters. Needs no padding.
-bool runDensePlanKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const SparseKernelInput& input,
-                        RunContext& ctx, AttentionResult& result);
+struct PatternKernelInput {
+    const BlockPattern* pattern = nullptr;
+    /// [m] 1 = padded key (weight exactly 0); empty = none.
+    std::vector<std::uint8_t> keyPadding;
+    /// [n] 1 = padded query (row zeroed, row_status 2); empty = none.
+    std::vector<std::uint8_t> queryPadding;
+    std::string slot;  ///< buffer-pool slot prefix (the variant id)
+};
+
+/// q: [heads, n, d]; k, v: [heads, m, d] (contiguous float32, m = pattern->m). Fills
+/// result.output, result.stats "row_max" and "row_sum" (F32 [heads, n]: every weight is
+/// exp(s/sqrt(d) − row_max) / row_sum; −inf and 0 for empty and padded rows),
+/// rowStatus, emptyRowCount and the counters' flops and entries.
+void runPatternKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const PatternKernelInput& input,
+                      RunContext& ctx, AttentionResult& result);
 
 }  // namespace attnscope::engine

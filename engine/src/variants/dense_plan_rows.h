@@ -3,8 +3,8 @@
 // rows in place, a per-residue copy, the head's keys in panels of 8, or a copy of the plan's
 // gathered keys. Internal to that kernel.
 
-#include "core/small_gemm.h"
-#include "variants/sparse_kernel.h"
+#include "kernels/small_gemm.h"
+#include "pattern/block_pattern.h"
 
 #include <cstdint>
 #include <cstring>

@@ -19,16 +19,6 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
     auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
     at::Tensor scores = ctx.pool().workspace(input.slot + ".scores", {block, m});
-    std::vector<std::uint8_t> keep(static_cast<std::size_t>(m));
-
-    SparsePattern& pattern = result.pattern;
-    pattern = SparsePattern{};
-    pattern.rows = n;
-    pattern.cols = m;
-    pattern.perHead = true;
-    pattern.causal = input.causal;
-    pattern.rowPtr.assign(1, 0);
-    std::vector<float> weights;
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     std::int64_t emptyRows = 0;
     const std::int64_t blocks = (n + block - 1) / block;
@@ -50,7 +40,6 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
                     else
                         any = true;
                 }
-                std::fill(keep.begin(), keep.end(), std::uint8_t{0});
                 if (padQueries && qkv.keyPadding[static_cast<std::size_t>(i)]) {
                     st = 2;
                     std::fill(row, row + m, 0.0f);
@@ -59,15 +48,8 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
                     ++emptyRows;
                     std::fill(row, row + m, 0.0f);
                 } else {
-                    rowFn(static_cast<int>(h), i, row, keep.data(), scale);
+                    rowFn(static_cast<int>(h), i, row, scale);
                 }
-                for (std::int64_t j = 0; j < m; ++j) {
-                    if (!keep[static_cast<std::size_t>(j)]) continue;
-                    pattern.colIdx.push_back(static_cast<std::int32_t>(j));
-                    pattern.reason.push_back(static_cast<std::uint8_t>(input.reason));
-                    weights.push_back(row[j]);
-                }
-                pattern.rowPtr.push_back(static_cast<std::int64_t>(pattern.colIdx.size()));
             }
             at::Tensor outRows = out[h].narrow(0, i0, rows);
             at::mm_out(outRows, s, qkv.v[h]);
@@ -79,15 +61,9 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
     ctx.endStage();
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
-    if (ctx.keepPatternWeights || ctx.keepWeights) {
-        result.weightsLayout = WeightsLayout::AlignedWithPattern;
-        const auto count = static_cast<std::int64_t>(weights.size());
-        result.weights = SharedTensorF32{{count}, std::make_shared<const std::vector<float>>(std::move(weights))};
-    }
     result.emptyRowCount = emptyRows;
     keepRowStatus(std::move(status), result, ctx);
-    ctx.noteBytes(outBuffer->size() * 4 + static_cast<std::uint64_t>(scores.numel()) * 4 +
-                  static_cast<std::uint64_t>(pattern.nnz()) * 9);
+    ctx.noteBytes(outBuffer->size() * 4 + static_cast<std::uint64_t>(scores.numel()) * 4);
     result.counters = ctx.counters();
 }
 

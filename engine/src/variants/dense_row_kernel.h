@@ -1,7 +1,7 @@
 #pragma once
 // The shared driver of `topk` and `entmax`: they need whole score rows, computed here in blocks
 // of query rows (as `full` does, never the whole n x m at once). A per-row function turns the
-// scores into weights; the kept entries become the result's CSR pattern and aligned weights.
+// scores into weights and records the row statistics its weights are recomputed from.
 
 #include "variants/variant.h"
 
@@ -13,17 +13,16 @@ namespace attnscope::engine {
 
 /// Called for each (head, query) that has at least one admissible key. `row`: [m] raw scores
 /// q·k (unscaled; multiply by `scale` for s/sqrt(d)), masked keys -inf. It must overwrite row
-/// with the weights (0 outside the kept set) and set keep[j] = 1 for the entries to list.
-using DenseRowFn = std::function<void(int head, std::int64_t query, float* row, std::uint8_t* keep, float scale)>;
+/// with the weights (0 outside the kept set).
+using DenseRowFn = std::function<void(int head, std::int64_t query, float* row, float scale)>;
 
 struct DenseRowInput {
     bool causal = false;
-    PatternReason reason = PatternReason::TopK;
     std::string slot;  ///< the variant id
 };
 
-/// q: [heads, n, d], k, v: [heads, m, d]. Fills output, the per-head pattern of kept entries
-/// with aligned weights (when ctx.keepPatternWeights), rowStatus and counters.
+/// q: [heads, n, d], k, v: [heads, m, d]. Fills output, rowStatus and counters; rows with no
+/// admissible key (status 1) and padded queries (status 2) never reach rowFn.
 void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& rowFn, RunContext& ctx,
                   AttentionResult& result);
 

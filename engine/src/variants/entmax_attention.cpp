@@ -3,11 +3,12 @@
 // algorithms, other values bisection on the threshold tau. Rows in float64, in blocks of queries.
 
 #include "variants/dense_row_kernel.h"
-#include "variants/sparse_kernel.h"
+#include "variants/pattern_variant.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 namespace attnscope::engine {
 namespace {
@@ -15,19 +16,26 @@ namespace {
 constexpr int kBisectionSteps = 60;  // the tau interval shrinks 2^-60: far below 1e-6
 
 // p = argmax p·z + H_alpha(p) over the simplex, for the admissible scores z (scaled).
-void entmaxRow(const std::vector<double>& z, double alpha, std::vector<double>& p) {
+// Row statistics of one alpha-entmax row: p_j = max(0, (alpha-1)(z_j - shift) - tau)^(1/(alpha-1))
+// / norm (alpha = 1: exp(z_j - shift) / norm), from which every weight is recomputed.
+struct EntmaxRowStats {
+    double shift = 0, tau = 0, norm = 1;
+};
+
+EntmaxRowStats entmaxRow(const std::vector<double>& z, double alpha, std::vector<double>& p) {
     const std::size_t count = z.size();
     p.assign(count, 0.0);
+    EntmaxRowStats stats;
     const double zMax = *std::max_element(z.begin(), z.end());
+    stats.shift = zMax;
     if (alpha == 1.0) {
         double sum = 0;
         for (std::size_t j = 0; j < count; ++j) sum += p[j] = std::exp(z[j] - zMax);
         for (auto& v : p) v /= sum;
-        return;
+        stats.norm = sum;
+        return stats;
     }
     if (alpha == 2.0 || alpha == 1.5) {
-        // Sort-based: sparsemax tau = (sum of the top k - 1) / k; entmax15 (Peters et al. 2019)
-        // works on x = z/2 with tau_k = mean_k - sqrt(max(0, (1 - ss_k) / k)).
         const double f = alpha == 2.0 ? 1.0 : 0.5;
         std::vector<double> x(count);
         for (std::size_t j = 0; j < count; ++j) x[j] = (z[j] - zMax) * f;
@@ -53,9 +61,9 @@ void entmaxRow(const std::vector<double>& z, double alpha, std::vector<double>& 
             const double t = std::max(0.0, x[j] - tau);
             p[j] = alpha == 2.0 ? t : t * t;
         }
-        return;
+        stats.tau = tau;
+        return stats;
     }
-    // Bisection: p_j = [(alpha-1) z_j - tau]_+^(1/(alpha-1)), sum p = 1 at tau in [max-1, max-(1/K)^(alpha-1)].
     const double am1 = alpha - 1.0, power = 1.0 / am1;
     std::vector<double> x(count);
     for (std::size_t j = 0; j < count; ++j) x[j] = (z[j] - zMax) * am1;
@@ -72,6 +80,9 @@ void entmaxRow(const std::vector<double>& z, double alpha, std::vector<double>& 
     double sum = 0;
     for (std::size_t j = 0; j < count; ++j) sum += p[j] = x[j] > lo ? std::pow(x[j] - lo, power) : 0.0;
     for (auto& v : p) v /= sum;  // ensure_sum_one, as the reference
+    stats.tau = lo;
+    stats.norm = sum;
+    return stats;
 }
 
 class EntmaxAttention final : public Variant {
@@ -94,9 +105,9 @@ public:
 
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
-        // the support can be every key (alpha near 1)
-        return sparsePatternBytes(s, static_cast<double>(s.n) * static_cast<double>(s.m), true, keepWeights);
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues&) const override {
+        // output and three row statistics; a block of scores and one row in double
+        return static_cast<std::uint64_t>(s.heads * s.n * (s.d * 4 + 21) + 256 * s.m * 4 + s.m * 24);
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
@@ -118,35 +129,45 @@ AttentionResult EntmaxAttention::run(const Qkv& qkv, const ParamValues& params, 
     for (std::int64_t h = 0; h < heads; ++h)
         alphaOut.f32[static_cast<std::size_t>(h)] = static_cast<float>(alphas.size() == 1 ? alphas[0] : alphas[static_cast<std::size_t>(h)]);
     PlainTensor zeros = ctx.pool().zeros(DType::I64, {heads, n});
+    PlainTensor shift = ctx.pool().zeros(DType::F32, {heads, n});
+    PlainTensor tau = ctx.pool().zeros(DType::F32, {heads, n});
+    PlainTensor norm = ctx.pool().zeros(DType::F32, {heads, n});
     std::vector<double> z, p;
     std::vector<std::int64_t> index;
 
-    const auto rowFn = [&](int h, std::int64_t i, float* row, std::uint8_t* keep, float scale) {
+    const auto rowFn = [&](int h, std::int64_t i, float* row, float scale) {
         z.clear();
         index.clear();
+        float maxScore = -std::numeric_limits<float>::infinity();  // raw: zMax = maxScore·scale exactly in double
         for (std::int64_t j = 0; j < m; ++j)
             if (std::isfinite(row[j])) {
+                maxScore = std::max(maxScore, row[j]);
                 z.push_back(static_cast<double>(row[j]) * scale);
                 index.push_back(j);
             }
-        entmaxRow(z, alphas.size() == 1 ? alphas[0] : alphas[static_cast<std::size_t>(h)], p);
+        const EntmaxRowStats stats = entmaxRow(z, alphas.size() == 1 ? alphas[0] : alphas[static_cast<std::size_t>(h)], p);
         std::fill(row, row + m, 0.0f);
         std::int64_t zeroCount = 0;
         for (std::size_t t = 0; t < index.size(); ++t) {
             const auto w = static_cast<float>(p[t]);
             row[index[t]] = w;
-            keep[index[t]] = w > 0.0f;
             zeroCount += w == 0.0f;
         }
-        zeros.i64[static_cast<std::size_t>(h * n + i)] = zeroCount;
+        const auto at = static_cast<std::size_t>(h * n + i);
+        zeros.i64[at] = zeroCount;
+        shift.f32[at] = maxScore;
+        tau.f32[at] = static_cast<float>(stats.tau);
+        norm.f32[at] = static_cast<float>(stats.norm);
     };
 
     AttentionResult result = startResult(m_info.id, params, qkv);
     DenseRowInput input;
     input.causal = paramBool(params, "causal");
-    input.reason = PatternReason::Support;
     input.slot = m_info.id;
     runDenseRows(qkv, input, rowFn, ctx, result);
+    result.stats["shift"] = std::move(shift);
+    result.stats["tau"] = std::move(tau);
+    result.stats["norm"] = std::move(norm);
     result.diagnostics["alpha"] = std::move(alphaOut);
     result.diagnostics["zeros"] = std::move(zeros);
     return result;

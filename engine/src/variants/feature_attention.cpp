@@ -1,6 +1,7 @@
 #include "variants/feature_attention.h"
 
-#include "core/blas_gemm.h"
+#include "core/to_plain.h"
+#include "kernels/blas_gemm.h"
 
 #include <cmath>
 #include <limits>
@@ -43,13 +44,12 @@ at::Tensor zeroEmptyRows(at::Tensor& out, const at::Tensor& den, bool divide, At
     return safeDen;
 }
 
+// The output and the row statistic the weights are recomputed from: den [H, n] (w_ij =
+// phi(q_i)·phi(k_j) / den_i; 0 for an empty row).
 void describeOutput(AttentionResult& result, const std::shared_ptr<std::vector<float>>& outBuffer, std::int64_t n,
-                    std::int64_t m, std::int64_t d, bool causal) {
-    result.pattern.rows = n;
-    result.pattern.cols = m;
-    result.pattern.implicitDense = true;
-    result.pattern.causal = causal;
+                    std::int64_t d, const at::Tensor& den) {
     result.output = SharedTensorF32{{static_cast<std::int64_t>(outBuffer->size()) / (n * d), n, d}, outBuffer};
+    result.stats["den"] = toPlain(den.masked_fill(den.le(0), 0.0).contiguous());
 }
 
 }  // namespace
@@ -109,7 +109,7 @@ void streamedFeatureAttention(const Qkv& qkv, void (*phi)(float* values, std::in
         ctx.checkpoint("attention", h + 1, heads);
     }
     zeroEmptyRows(out, den, false, result);
-    describeOutput(result, outBuffer, n, m, d, false);
+    describeOutput(result, outBuffer, n, d, den);
     auto& counters = ctx.counters();
     counters.flops = 2.0 * heads * (m * r * d + n * r * d + n * r);
     counters.entriesComputed = heads * (n + m) * r;
@@ -180,21 +180,9 @@ void featureAttention(const at::Tensor& phiQ, const at::Tensor& phiK, const at::
         }
     }
 
-    const at::Tensor safeDen = zeroEmptyRows(out, den, true, result);
-    describeOutput(result, outBuffer, n, m, d, spec.causal);
-    std::uint64_t bytes = outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(heads) * r * (d + 1) * 4;
-
-    if (ctx.keepWeights) {
-        auto weightBuffer = ctx.pool().resultBuffer(spec.slot + ".weights", static_cast<std::size_t>(heads * n * m));
-        at::Tensor weights = tensorOver(*weightBuffer, {heads, n, m});
-        at::bmm_out(weights, phiQ, phiK.transpose(1, 2));
-        if (spec.causal) weights.tril_();
-        weights.div_(safeDen.unsqueeze(2));
-        weights.masked_fill_(den.le(0).unsqueeze(2), 0.0);
-        result.weightsLayout = WeightsLayout::Dense;
-        result.weights = SharedTensorF32{{heads, n, m}, weightBuffer};
-        bytes += weightBuffer->size() * sizeof(float);
-    }
+    zeroEmptyRows(out, den, true, result);
+    describeOutput(result, outBuffer, n, d, den);
+    const std::uint64_t bytes = outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(heads) * r * (d + 1) * 4;
     auto& counters = ctx.counters();
     counters.flops = flops;
     counters.entriesComputed = heads * (n + m) * r;

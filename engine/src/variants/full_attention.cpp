@@ -1,8 +1,9 @@
 // `full`: exact softmax attention (Vaswani et al. 2017), the baseline every variant is measured
-// against. Computed in blocks of query rows so that, without kept weights, memory is
-// O(block * m); the two matrix products per block run in the BLAS SGEMM.
+// against. Computed in blocks of query rows, so memory is O(block * m) besides the output and the
+// row log-sum-exp that every weight is recomputed from; the two products per block run in the
+// BLAS SGEMM.
 
-#include "core/softmax_kernel.h"
+#include "kernels/softmax_kernel.h"
 #include "variants/variant.h"
 
 #include <ATen/Parallel.h>
@@ -44,12 +45,9 @@ public:
 
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
-        if (!keepWeights) return 0;
-        // weights (F32) and the export mask (U8) per head, plus the listed pattern shared by
-        // all heads (I32 column + U8 reason per entry).
-        const std::uint64_t cells = static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.m);
-        return cells * static_cast<std::uint64_t>(s.heads) * (sizeof(float) + 1) + cells * (sizeof(std::int32_t) + 1);
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues&) const override {
+        // output, lse and row status; one block of scores
+        return static_cast<std::uint64_t>(s.heads * s.n * (s.d * 4 + 5) + blockRows(s.m) * s.m * 4);
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
@@ -61,34 +59,16 @@ private:
 AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
     const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d();
     const bool causal = paramBool(params, "causal");
-    const bool keep = ctx.keepWeights;
     // Causal with m > n aligns queries to the last n keys (key j visible iff j <= i + offset).
     const std::int64_t offset = m - n;
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-
-    AttentionResult result;
-    result.variantId = m_info.id;
-    result.params = params;
-    result.heads = heads;
-    result.n = n;
-    result.m = m;
-    result.d = d;
-    result.pattern.rows = n;
-    result.pattern.cols = m;
-    result.pattern.implicitDense = true;
-    result.pattern.causal = causal;
+    AttentionResult result = startResult(m_info.id, params, qkv);
 
     ctx.beginStage("attention");
     auto outBuffer = ctx.pool().resultBuffer("full.output", static_cast<std::size_t>(heads * n * d));
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
-    std::shared_ptr<std::vector<float>> weightBuffer;
-    at::Tensor weights;
-    if (keep) {
-        weightBuffer = ctx.pool().resultBuffer("full.weights", static_cast<std::size_t>(heads * n * m));
-        weights = tensorOver(*weightBuffer, {heads, n, m});
-    }
     const std::int64_t block = blockRows(m);
-    at::Tensor scratch = keep ? at::Tensor() : ctx.pool().workspace("full.scores", {block, m});
+    at::Tensor scratch = ctx.pool().workspace("full.scores", {block, m});
 
     std::vector<std::int64_t> paddedKeys;
     for (std::int64_t j = 0; j < static_cast<std::int64_t>(qkv.keyPadding.size()); ++j)
@@ -96,6 +76,7 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     const bool padQueries = !qkv.keyPadding.empty() && n == m;
 
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
+    PlainTensor rowShift = ctx.pool().zeros(DType::F32, {heads, n}), rowSum = ctx.pool().zeros(DType::F32, {heads, n});
     std::int64_t emptyRows = 0;
     const std::int64_t blocksPerHead = (n + block - 1) / block;
     double flops = 0;
@@ -108,9 +89,11 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
             const std::int64_t i0 = b * block;
             const std::int64_t rows = std::min(block, n - i0);
             const std::int64_t kEnd = causal ? std::clamp<std::int64_t>(i0 + rows + offset, 0, m) : m;
-            at::Tensor rowsView = keep ? weights[h].narrow(0, i0, rows) : scratch.narrow(0, 0, rows);
+            at::Tensor rowsView = scratch.narrow(0, 0, rows);
             float* base = rowsView.data_ptr<float>();
             std::uint8_t* rowStatus = status.u8.data() + h * n + i0;
+            float* shiftOut = rowShift.f32.data() + h * n + i0;
+            float* sumOut = rowSum.f32.data() + h * n + i0;
             if (kEnd > 0) {
                 // scores: [rows, kEnd] = Q_block K^T (scaled inside the softmax kernel)
                 at::Tensor scores = rowsView.narrow(1, 0, kEnd);
@@ -129,13 +112,16 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
                             row[j] = kMinusInf;
                         }
                     }
-                    emptyInBlock += softmaxRowsInPlace(base + r0 * m, r1 - r0, kEnd, m, scale, rowStatus + r0);
+                    emptyInBlock +=
+                        softmaxRowsInPlace(base + r0 * m, r1 - r0, kEnd, m, scale, rowStatus + r0, shiftOut + r0, sumOut + r0);
                 });
                 emptyRows += emptyInBlock.load();
                 entries += rows * kEnd;
                 flops += 4.0 * static_cast<double>(rows) * kEnd * d;
             } else {
                 std::fill(rowStatus, rowStatus + rows, std::uint8_t{1});
+                std::fill(shiftOut, shiftOut + rows, kMinusInf);
+                std::fill(sumOut, sumOut + rows, 0.0f);
                 emptyRows += rows;
             }
             if (padQueries) {
@@ -143,13 +129,11 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
                     if (!qkv.keyPadding[i0 + r]) continue;
                     if (rowStatus[r] == 1) --emptyRows;
                     rowStatus[r] = 2;
+                    shiftOut[r] = kMinusInf;
+                    sumOut[r] = 0.0f;
                     std::memset(base + r * m, 0, static_cast<std::size_t>(std::max<std::int64_t>(kEnd, 0)) * sizeof(float));
                 }
             }
-            if (keep && kEnd < m)  // the reused buffer may hold an earlier run's weights
-                for (std::int64_t r = 0; r < rows; ++r)
-                    std::memset(base + r * m + std::max<std::int64_t>(kEnd, 0), 0,
-                                static_cast<std::size_t>(m - std::max<std::int64_t>(kEnd, 0)) * sizeof(float));
             at::Tensor outRows = outH.narrow(0, i0, rows);
             if (kEnd > 0)
                 at::mm_out(outRows, rowsView.narrow(1, 0, kEnd), vh.narrow(0, 0, kEnd));
@@ -161,20 +145,16 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     ctx.endStage();
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
-    if (keep) {
-        result.weightsLayout = WeightsLayout::Dense;
-        result.weights = SharedTensorF32{{heads, n, m}, weightBuffer};
-    }
+    result.stats["row_max"] = std::move(rowShift);
+    result.stats["row_sum"] = std::move(rowSum);
     result.emptyRowCount = emptyRows;
     keepRowStatus(std::move(status), result, ctx);
 
     auto& c = ctx.counters();
     c.flops = flops;
     c.entriesComputed = entries;
-    std::uint64_t bytes = outBuffer->size() * sizeof(float);
-    if (keep) bytes += weightBuffer->size() * sizeof(float);
-    else bytes += static_cast<std::uint64_t>(scratch.numel()) * sizeof(float);
-    ctx.noteBytes(bytes);
+    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(scratch.numel()) * sizeof(float) +
+                  static_cast<std::uint64_t>(heads * n) * 5);
     result.counters = c;
     return result;
 }

@@ -2,7 +2,7 @@
 
 #include "variants/feature_attention.h"
 
-#include "core/softmax_kernel.h"
+#include "kernels/softmax_kernel.h"
 
 namespace attnscope::engine {
 namespace {
@@ -23,10 +23,12 @@ public:
     }
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
-        if (!keepWeights) return 0;
-        const std::uint64_t cells = static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.m);
-        return cells * static_cast<std::uint64_t>(s.heads) * (sizeof(float) + 1) + cells * (sizeof(std::int32_t) + 1);
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
+        // output and den; causal: phi(Q) and phi(K) ([H, n, d] each) and the chunks' state
+        const auto cells = static_cast<std::uint64_t>(s.heads * s.n);
+        std::uint64_t bytes = cells * static_cast<std::uint64_t>(s.d * 4 + 4);
+        if (paramBool(params, "causal")) bytes += 2 * cells * static_cast<std::uint64_t>(s.d * 4) + 3 * 128 * 128 * 4 * s.heads;
+        return bytes;
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
@@ -37,7 +39,7 @@ public:
         spec.eps = paramFloat(params, "eps");
         spec.epsMode = paramChoice(params, "eps_mode") == "kcumsum" ? FeatureEpsMode::KeyCumsum : FeatureEpsMode::Denominator;
         spec.slot = m_info.id;
-        if (!spec.causal && !ctx.keepWeights) {
+        if (!spec.causal) {
             // Only the output is wanted: phi(Q) and phi(K) are never materialised.
             streamedFeatureAttention(qkv, eluPlusOneInPlace, spec, ctx, result);
         } else {

@@ -50,15 +50,21 @@ public:
             ParamSpec{"projection", ParamType::Choice, std::string("random"), 0, 0, {"random", "identity"},
                       "random: U(-1/sqrt(k), 1/sqrt(k)) from the seed; identity: E = F = I (needs k = n; equals full)."},
             ParamSpec{"spectrum", ParamType::Bool, true, 0, 1, {},
-                      "Singular values of the exact softmax matrix (n <= 2048, weights kept)."},
+                      "Singular values of the exact softmax matrix (n <= 2048)."},
         };
     }
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
-        if (!keepWeights) return 0;
-        const std::uint64_t cells = static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.m);
-        return cells * static_cast<std::uint64_t>(s.heads) * (2 * sizeof(float) + 1) + cells * (sizeof(std::int32_t) + 1);
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
+        const auto k = static_cast<std::uint64_t>(std::min(paramInt(params, "k"), s.m));
+        const auto heads = static_cast<std::uint64_t>(s.heads), n = static_cast<std::uint64_t>(s.n),
+                   m = static_cast<std::uint64_t>(s.m), d = static_cast<std::uint64_t>(s.d);
+        const std::uint64_t count = paramChoice(params, "sharing") == "none" ? heads : 1;
+        // E and F, the projected keys and values, pbar [H, n, k], the output and lse; the
+        // spectrum's exact matrix (n <= 2048) in double
+        std::uint64_t bytes = 2 * count * k * m * 4 + 2 * heads * k * d * 4 + heads * n * (k + d + 1) * 4;
+        if (paramBool(params, "spectrum") && n <= 2048) bytes += heads * n * m * 12;
+        return bytes;
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
@@ -117,8 +123,12 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     at::Tensor pbar = ctx.pool().workspace("linformer.pbar", {heads, n, k});
     at::bmm_out(pbar, qkv.q, kProj.transpose(1, 2));
     pbar.mul_(1.0 / std::sqrt(static_cast<double>(d)));
-    pbar.sub_(at::amax(pbar, {2}, true)).exp_();
-    pbar.div_(pbar.sum(2, true));
+    // row_max, row_sum: [H, n], the softmax's shift and sum over the projected slots (the tiles'
+    // statistics: pbar = exp(score − row_max) / row_sum)
+    const at::Tensor rowMax = at::amax(pbar, {2}, true);
+    pbar.sub_(rowMax).exp_();
+    const at::Tensor rowSum = pbar.sum(2, true);
+    pbar.div_(rowSum);
     auto outBuffer = ctx.pool().resultBuffer("linformer.output", static_cast<std::size_t>(heads * n * d));
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
     at::bmm_out(out, pbar, vProj);
@@ -126,9 +136,9 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     ctx.endStage();
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
-    result.pattern.rows = n;
-    result.pattern.cols = m;
-    result.pattern.implicitDense = true;
+    result.stats["row_max"] = toPlain(rowMax.squeeze(2).contiguous());
+    result.stats["row_sum"] = toPlain(rowSum.squeeze(2).contiguous());
+    result.stats["k_proj"] = toPlain(kProj.contiguous());
     if (identity) {
         result.diagnostics["E"] = toPlain(count == 1 ? e[0] : e);
         result.diagnostics["F"] = result.diagnostics["E"];
@@ -136,36 +146,23 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
         result.diagnostics["F"] = sameF ? ePlain : std::move(fPlain);
         result.diagnostics["E"] = std::move(ePlain);
     }
-    // pbar is a weights-like [H, n, k] matrix: kept when the caller keeps weights (the GUI does),
-    // not copied out on runs that only want the output.
-    if (ctx.keepPatternWeights) result.diagnostics["pbar"] = toPlain(pbar);
     std::uint64_t bytes = outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(pbar.numel()) * 4;
 
-    if (ctx.keepWeights) {
-        // weights: [H, n, m] = pbar F, the implied token-level mixing: signed, rows need not sum to 1.
-        auto weightBuffer = ctx.pool().resultBuffer("linformer.weights", static_cast<std::size_t>(heads * n * m));
-        at::Tensor weights = tensorOver(*weightBuffer, {heads, n, m});
-        weights.copy_(at::matmul(pbar, fUsed));
-        result.weightsLayout = WeightsLayout::Dense;
-        result.weights = SharedTensorF32{{heads, n, m}, weightBuffer};
-        bytes += weightBuffer->size() * sizeof(float);
-
-        if (paramBool(params, "spectrum")) {
-            if (n <= kSpectrumLimit) {
-                ctx.beginStage("spectrum");
-                // singular_values: [H, min(n, m)] of the exact softmax matrix; energy = cumsum(s^2) / sum(s^2)
-                const at::Tensor sv = at::linalg_svdvals(exactSoftmaxWeights(qkv, false).to(at::kDouble));
-                const at::Tensor sq = sv.pow(2);
-                const at::Tensor energy = sq.cumsum(1).div_(sq.sum(1, true));
-                const at::Tensor rank90 = energy.lt(0.9).sum(1).add_(1).clamp_max_(sv.size(1));
-                result.diagnostics["singular_values"] = toPlain(sv.to(at::kFloat));
-                result.diagnostics["energy"] = toPlain(energy.to(at::kFloat));
-                result.diagnostics["rank90"] = toPlain(rank90.to(at::kLong));
-                ctx.endStage();
-            } else {
-                ctx.warn("spectrum skipped: n = " + std::to_string(n) + " exceeds " + std::to_string(kSpectrumLimit) +
-                         " tokens (the SVD costs O(n^3) per head)");
-            }
+    if (paramBool(params, "spectrum")) {
+        if (n <= kSpectrumLimit) {
+            ctx.beginStage("spectrum");
+            // singular_values: [H, min(n, m)] of the exact softmax matrix; energy = cumsum(s^2) / sum(s^2)
+            const at::Tensor sv = at::linalg_svdvals(exactSoftmaxWeights(qkv, false).to(at::kDouble));
+            const at::Tensor sq = sv.pow(2);
+            const at::Tensor energy = sq.cumsum(1).div_(sq.sum(1, true));
+            const at::Tensor rank90 = energy.lt(0.9).sum(1).add_(1).clamp_max_(sv.size(1));
+            result.diagnostics["singular_values"] = toPlain(sv.to(at::kFloat));
+            result.diagnostics["energy"] = toPlain(energy.to(at::kFloat));
+            result.diagnostics["rank90"] = toPlain(rank90.to(at::kLong));
+            ctx.endStage();
+        } else {
+            ctx.warn("spectrum skipped: n = " + std::to_string(n) + " exceeds " + std::to_string(kSpectrumLimit) +
+                     " tokens (the SVD costs O(n^3) per head)");
         }
     }
     auto& counters = ctx.counters();

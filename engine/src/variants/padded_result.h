@@ -13,15 +13,8 @@ namespace attnscope::engine {
 /// own key padding, if any).
 Qkv padQkv(const Qkv& qkv, std::int64_t extra);
 
-/// Keeps rows [0, n) of every row set (rowSets × pattern.rows rows, head-major) and the entries
-/// with key < n. alignedWeights (may be null): values aligned with the entries, `weightSets`
-/// copies of them one after another ([heads, nnz] for a pattern shared by the heads); returns
-/// them cropped alike (empty when null).
-std::vector<float> cropPattern(SparsePattern& pattern, std::int64_t rowSets, std::int64_t n,
-                               const std::vector<float>* alignedWeights, std::int64_t weightSets);
-
-/// Crops a result computed on result.n padded tokens to its first n: output rows, pattern (and
-/// weights, aligned or dense), row status and the empty-row count; result.n and result.m become n.
+/// Crops a result computed on result.n padded tokens to its first n: output rows, the [H, n] row
+/// statistics, row status and the empty-row count; result.n and result.m become n.
 void cropPaddedResult(AttentionResult& result, std::int64_t n);
 
 }  // namespace attnscope::engine

@@ -2,8 +2,8 @@
 // features, following the reference softmax_kernel (features of x * d^(-1/4), query stabiliser the
 // row max, key stabiliser the max over all keys and features of the head).
 
-#include "core/blas_gemm.h"
-#include "core/softmax_kernel.h"
+#include "kernels/blas_gemm.h"
+#include "kernels/softmax_kernel.h"
 #include "core/to_plain.h"
 #include "qkv/seeded_normal.h"
 #include "variants/feature_attention.h"
@@ -84,11 +84,17 @@ public:
     }
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
-        if (!keepWeights) return 0;
-        const std::uint64_t cells = static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.m);
-        // implied weights + exact softmax for the error, mask, listed pattern
-        return cells * static_cast<std::uint64_t>(s.heads) * (2 * sizeof(float) + 1) + cells * (sizeof(std::int32_t) + 1);
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
+        std::int64_t features = paramInt(params, "nb_features");
+        if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(s.d * std::log(static_cast<double>(s.d))));
+        // phi(Q), phi(K), W, output, den; within the dense limit the error diagnostic's implied
+        // and exact matrices
+        const auto f = static_cast<std::uint64_t>(features);
+        std::uint64_t bytes = static_cast<std::uint64_t>(s.heads) *
+                              (static_cast<std::uint64_t>(s.n + s.m) * f * 4 + f * static_cast<std::uint64_t>(s.d) * 4 +
+                               static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.d * 4 + 4));
+        if (s.n <= s.denseLimit && s.m <= s.denseLimit) bytes += static_cast<std::uint64_t>(s.heads * s.n * s.m) * 12;
+        return bytes;
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
@@ -113,6 +119,7 @@ public:
         const float eps = static_cast<float>(paramFloat(params, "feature_eps"));
         const double half = 0.5 * normalizer * normalizer;
         std::vector<float> shift(static_cast<std::size_t>(kFeatureBlockRows));
+        at::Tensor keyShift = at::zeros({heads}, at::kFloat);  // the key stabiliser: the head's largest projection
         for (std::int64_t h = 0; h < heads; ++h) {
             const float* wp = wScaled.data_ptr<float>() + h * features * d;
             // |x|^2 d^(-1/2) / 2, the diagonal term of the softmax kernel.
@@ -142,6 +149,7 @@ public:
                         headMax = std::max(headMax, maxValue(block, count * features));
                     }
                 }
+                if (side == 1) keyShift.data_ptr<float>()[h] = relu ? 0.0f : headMax;
                 if (relu || side == 0) continue;
                 // Keys: stabilised by the head's largest projection, known after all blocks.
                 for (std::int64_t t0 = 0; t0 < rows; t0 += kFeatureBlockRows) {
@@ -166,11 +174,17 @@ public:
         ctx.endStage();
 
         result.diagnostics["projection"] = toPlain(w);
-        if (result.weightsLayout == WeightsLayout::Dense) {
+        result.stats["key_shift"] = toPlain(keyShift);
+        if (ctx.denseDiagnostics) {
             ctx.beginStage("error");
-            // error_l1: [H, n] = sum_j |A_ij - softmax_ij|, the approximation error per query row.
+            // error_l1: [H, n] = sum_j |A_ij - softmax_ij|, the approximation error per query row,
+            // from the implied weights A = phiQ phiK^T / den (built only here, within the dense limit)
             const at::Tensor exact = exactSoftmaxWeights(qkv, spec.causal);
-            const at::Tensor implied = at::from_blob(const_cast<float*>(result.weights.data()), exact.sizes(), at::kFloat);
+            const PlainTensor& denPlain = result.stats.at("den");
+            const at::Tensor den = at::from_blob(const_cast<float*>(denPlain.f32.data()), {heads, qkv.n(), 1}, at::kFloat);
+            at::Tensor implied = at::bmm(phiQ, phiK.transpose(1, 2));
+            if (spec.causal) implied.tril_();
+            implied = implied.div_(den.masked_fill(den.le(0), 1.0)).masked_fill_(den.le(0), 0.0);
             const at::Tensor err = (implied - exact).abs_().sum(2);
             result.diagnostics["error_l1"] = toPlain(err);
             result.diagnostics["error_mean"] = toPlain(err.mean(1));

@@ -7,16 +7,17 @@
 //
 // Cost: hashing O(n·d·n_hashes·n_buckets/2), a counting sort per round O(n + n_buckets), and per
 // group of chunks two batched GEMMs over [chunk_len x window] scores: O(n_hashes·n·window·d).
-// No n x n matrix; the CSR pattern (O(n_hashes·n·window) entries) is listed only when weights
-// are requested or duplicates must be counted.
+// No n x n matrix and no listing of the candidates: the result keeps the buckets, the sorted order
+// and each row's log-sum-exp, from which weights/reformer_weights.cpp recomputes any weight.
 
-#include "core/blas_gemm.h"
-#include "core/row_argmax.h"
-#include "core/small_gemm.h"
-#include "core/softmax_kernel.h"
+#include "kernels/blas_gemm.h"
+#include "kernels/row_argmax.h"
+#include "kernels/small_gemm.h"
+#include "kernels/softmax_kernel.h"
 #include "core/to_plain.h"
 #include "qkv/seeded_normal.h"
-#include "variants/sparse_kernel.h"
+#include "variants/pattern_variant.h"
+#include "weights/reformer_geometry.h"
 
 #include <ATen/Parallel.h>
 
@@ -31,31 +32,16 @@ namespace attnscope::engine {
 namespace {
 
 constexpr std::uint64_t kRotationStream = 0x700000000ull;
-constexpr float kSelfScore = -5e4f;  // lucidrains TOKEN_SELF_ATTN_VALUE: set (not added), finite
+constexpr float kSelfScore = kReformerSelfScore;
 // Stands for lucidrains' -finfo.max: such an entry gets weight exactly 0 and is not in the pattern.
 constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
 constexpr std::int64_t kChunksPerGroup = 32;
 constexpr std::int64_t kHashBlockRows = 256;  // tokens per block of hash projections
 
-struct ReformerSettings {
-    std::int64_t buckets = 0, hashes = 0, chunkLen = 0, before = 0, after = 0;
-    bool causal = false, acrossBuckets = true, allowDuplicates = true;
-    std::int64_t nPad = 0;  ///< n rounded up to a multiple of chunkLen
-    std::int64_t window() const { return (before + 1 + after) * chunkLen; }
-    std::int64_t chunks() const { return hashes * nPad / chunkLen; }
-};
-
 /// The hash-sorted order of one head: slot s = r·nPad + t of round r.
 struct LshOrder {
     std::vector<std::int32_t> token;   ///< [hashes·nPad] token per slot; -1 = chunk padding
     std::vector<std::int32_t> bucket;  ///< [hashes·nPad] global bucket b + r·n_buckets; -1 = padding
-};
-
-/// One candidate of a query row while the pattern is collected.
-struct StagedEntry {
-    std::int32_t key;
-    float score;  ///< scaled score, kSelfScore for self, kMaskedScore when masked
-    std::uint8_t reason;
 };
 
 // rotations: [H, d, hashes, buckets/2] ~ N(0, 1), one SeededNormal stream per head.
@@ -122,6 +108,68 @@ void maskRowFast(float* x, const std::int32_t* keyTokens, std::int64_t count, st
     }
 }
 
+// allow_duplicate_attention = false: each distinct key of a row's candidates counts once (every
+// copy gets score - log(count), so the copies of a key sum to exp(score)); the union is one
+// softmax. Row by row from the geometry; fills the output, round weights and row statistics.
+void distinctKeysAttention(const ReformerGeometry& geometry, const float* q, const float* keys, const float* v,
+                           std::int64_t n, std::int64_t d, float scale, std::int64_t hashes, float* out,
+                           float* roundWeights, float* rowMax, float* rowSum, std::uint8_t* status,
+                           const std::vector<std::uint8_t>& keyPad) {
+    std::vector<ReformerCandidate> cands;
+    std::vector<std::size_t> order;
+    std::vector<double> value, roundLse;
+    for (std::int64_t i = 0; i < n; ++i) {
+        float* o = out + i * d;
+        std::fill(o, o + d, 0.0f);
+        if (!keyPad.empty() && keyPad[static_cast<std::size_t>(i)]) {
+            status[i] = 2;
+            rowMax[i] = -std::numeric_limits<float>::infinity();
+            rowSum[i] = 0.0f;
+            continue;
+        }
+        geometry.candidates(i, cands);
+        order.resize(cands.size());
+        for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cands[a].key < cands[b].key; });
+        value.assign(cands.size(), 0.0);
+        const float* qi = q + i * d;
+        for (std::size_t t = 0; t < cands.size(); ++t) {
+            if (cands[t].self) {
+                value[t] = kSelfScore;
+                continue;
+            }
+            const float* kj = keys + static_cast<std::int64_t>(cands[t].key) * d;
+            float dot = 0;
+            for (std::int64_t c = 0; c < d; ++c) dot += qi[c] * kj[c];
+            value[t] = static_cast<double>(dot * scale);
+        }
+        // distinct keys: M = the largest score, total = M + log Σ exp(score − M)
+        double big = -std::numeric_limits<double>::infinity();
+        for (double x : value) big = std::max(big, x);
+        double sum = 0;
+        for (std::size_t a = 0; a < order.size();) {
+            std::size_t b = a;
+            while (b < order.size() && cands[order[b]].key == cands[order[a]].key) ++b;
+            sum += std::exp(value[order[a]] - big);
+            a = b;
+        }
+        const double rest = std::log(sum), total = big + rest;
+        rowMax[i] = static_cast<float>(big);
+        rowSum[i] = static_cast<float>(std::exp(rest + (big - static_cast<double>(static_cast<float>(big)))));
+        roundLse.assign(static_cast<std::size_t>(hashes), 0.0);
+        for (std::size_t a = 0; a < order.size();) {
+            std::size_t b = a;
+            while (b < order.size() && cands[order[b]].key == cands[order[a]].key) ++b;
+            const double w = std::exp(value[order[a]] - total);
+            const float* vj = v + static_cast<std::int64_t>(cands[order[a]].key) * d;
+            for (std::int64_t c = 0; c < d; ++c) o[c] += static_cast<float>(w) * vj[c];
+            for (std::size_t t = a; t < b; ++t) roundLse[static_cast<std::size_t>(cands[order[t]].round)] += w / static_cast<double>(b - a);
+            a = b;
+        }
+        for (std::int64_t r = 0; r < hashes; ++r) roundWeights[r * n + i] = static_cast<float>(roundLse[static_cast<std::size_t>(r)]);
+    }
+}
+
 class ReformerAttention final : public Variant {
 public:
     ReformerAttention() {
@@ -148,13 +196,19 @@ public:
 
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         const std::int64_t chunkLen = std::max<std::int64_t>(1, std::min(paramInt(params, "chunk_len"), s.n));
         const double window =
             static_cast<double>((paramInt(params, "n_chunks_before") + 1 + paramInt(params, "n_chunks_after")) * chunkLen);
-        const double entries = static_cast<double>(paramInt(params, "n_hashes")) * static_cast<double>(s.n) * window;
-        return sparsePatternBytes(s, entries, true, keepWeights) +
-               static_cast<std::uint64_t>(paramInt(params, "n_hashes") * s.n * (s.d + 1) * 4);
+        const double hashes = static_cast<double>(paramInt(params, "n_hashes"));
+        const double rows = static_cast<double>(s.heads * s.n), d = static_cast<double>(s.d);
+        // kept: output, buckets and sorted order (I64), round weights, two row statistics;
+        // scratch: normalised keys, the rounds' outputs and sorted keys and values of one head,
+        // and a group of 32 chunks' scores
+        const double kept = rows * (d * 4 + hashes * 20 + 8);
+        const double scratch = rows * d * 4 + static_cast<double>(s.n) * hashes * d * 12 +
+                               32.0 * static_cast<double>(chunkLen) * (window + 2 * d) * 4;
+        return static_cast<std::uint64_t>(kept + scratch);
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
@@ -196,7 +250,6 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     result.params["n_buckets"] = s.buckets;  // the values actually used, so the file recomputes
     result.params["chunk_len"] = s.chunkLen;
     const std::int64_t L = s.chunkLen, WL = s.window(), C = s.chunks();
-    const bool listPattern = ctx.keepPatternWeights || ctx.keepWeights || !s.allowDuplicates;
     const std::vector<std::uint8_t>& keyPad = qkv.keyPadding;
     const auto padded = [&](std::int64_t t) { return !keyPad.empty() && keyPad[static_cast<std::size_t>(t)] != 0; };
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
@@ -225,27 +278,37 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     keys.copy_(qkv.q);
     keys.div_(keys.norm(2, 2, true).clamp_min(1e-12));
     PlainTensor roundWeights = ctx.pool().zeros(DType::F32, {heads, s.hashes, n});
+    PlainTensor rowMax = ctx.pool().zeros(DType::F32, {heads, n});
+    PlainTensor rowSum = ctx.pool().zeros(DType::F32, {heads, n});
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
-    SparsePattern pattern;
-    pattern.rows = n;
-    pattern.cols = n;
-    pattern.perHead = true;
-    pattern.rowPtr.assign(static_cast<std::size_t>(heads * n + 1), 0);
-    auto weightValues = std::make_shared<std::vector<float>>();
-    std::vector<StagedEntry> stage;
     std::vector<std::int32_t> keyToken, keyBucket;
+    // Per round and row: the log-sum-exp (double: near the self score -5e4 a float ulp is 0.004)
+    // and the max it was shifted by.
     std::vector<double> lse(static_cast<std::size_t>(s.hashes * n));
+    std::vector<float> roundMax(static_cast<std::size_t>(s.hashes * n));
     const std::int64_t groups = (C + kChunksPerGroup - 1) / kChunksPerGroup;
 
     for (std::int64_t h = 0; h < heads; ++h) {
-        const LshOrder& order = orders[static_cast<std::size_t>(h)];
         const float* qp = qkv.q[h].data_ptr<float>();
         const float* kp = keys[h].data_ptr<float>();
         const float* vp = qkv.v[h].data_ptr<float>();
+        float* outH = out[h].data_ptr<float>();
+        float* rw = roundWeights.f32.data() + h * s.hashes * n;
+        float* maxH = rowMax.f32.data() + h * n;
+        float* rowSumH = rowSum.f32.data() + h * n;
+        if (!s.allowDuplicates) {
+            // Each distinct key once: the union of the rounds' candidates as one softmax, row by row.
+            const ReformerGeometry geometry(s, n, sorted.i64.data() + h * s.hashes * s.nPad,
+                                            buckets.i64.data() + h * s.hashes * n, keyPad);
+            distinctKeysAttention(geometry, qp, kp, vp, n, d, scale, s.hashes, outH, rw, maxH, rowSumH,
+                                  status.u8.data() + h * n, keyPad);
+            ctx.checkpoint("attention", h + 1, heads);
+            continue;
+        }
+        const LshOrder& order = orders[static_cast<std::size_t>(h)];
         // rounds: [hashes, n, d], each round's output o_r(i) before the log-sum-exp combination
         at::Tensor rounds = ctx.pool().workspace("reformer.rounds", {s.hashes, n, d});
         float* roundOut = rounds.data_ptr<float>();
-        if (listPattern) stage.assign(static_cast<std::size_t>(n * s.hashes * WL), StagedEntry{-1, kMaskedScore, 0});
 
         // The sorted keys and values once per head, with the last `before` chunks repeated in
         // front and the first `after` chunks behind: every chunk's window (chunks c - before ..
@@ -279,8 +342,8 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
             float* outsp = ctx.pool().workspace("reformer.outs", {G * L * d}).data_ptr<float>();
             for (std::int64_t a = 0; a < G * L; ++a) copyRow(qsp + a * d, qp, order.token[static_cast<std::size_t>(c0 * L + a)]);
 
-            // Per chunk: scores, masks, (when the output comes from the chunks) the per-round
-            // softmax in place and P·V; chunks on the intra-op threads, each SGEMM on one thread.
+            // Per chunk: scores, masks, the per-round softmax in place and P·V; chunks on the
+            // intra-op threads, each SGEMM on one thread.
             SingleThreadedBlas singleBlas;
             at::parallel_for(0, G, 1, [&](std::int64_t g0, std::int64_t g1) {
                 for (std::int64_t g = g0; g < g1; ++g) {
@@ -296,10 +359,9 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
                         }
                         const std::int64_t round = slot / s.nPad;
                         const std::int32_t qBucket = order.bucket[static_cast<std::size_t>(slot)];
-                        StagedEntry* staged = listPattern ? stage.data() + (i * s.hashes + round) * WL : nullptr;
                         const std::int32_t* kt = keyToken.data() + c * L;
                         const std::int32_t* kb = keyBucket.data() + c * L;
-                        if (!staged && keyPad.empty() && s.acrossBuckets)
+                        if (keyPad.empty() && s.acrossBuckets)
                             maskRowFast(x, kt, WL, i, scale, s.causal);
                         else
                             for (std::int64_t e = 0; e < WL; ++e) {
@@ -310,11 +372,7 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
                                 if (j == i) value = kSelfScore;
                                 if (!s.acrossBuckets && kb[e] != qBucket) value = kMaskedScore;
                                 x[e] = value;
-                                if (staged)
-                                    staged[e] = StagedEntry{j, value, static_cast<std::uint8_t>(kb[e] == qBucket ? PatternReason::Bucket
-                                                                                                             : PatternReason::Local)};
                             }
-                        if (!s.allowDuplicates) continue;  // the output comes from the counted union below
                         // x - max is exact in float even near the self value -5e4, where the float
                         // ulp is 0.004; the log-sum-exp itself is kept in double for the same reason.
                         float mx = 0, sum = 0;
@@ -322,126 +380,64 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
                         const float inv = 1.0f / sum;
                         for (std::int64_t e = 0; e < WL; ++e) x[e] *= inv;
                         lse[static_cast<std::size_t>(round * n + i)] = static_cast<double>(mx) + std::log(static_cast<double>(sum));
+                        roundMax[static_cast<std::size_t>(round * n + i)] = mx;
                     }
-                    if (s.allowDuplicates)
-                        smallGemmAB(L, d, WL, sp + g * L * WL, WL, extV + c * L * d, d, outsp + g * L * d, d);
+                    smallGemmAB(L, d, WL, sp + g * L * WL, WL, extV + c * L * d, d, outsp + g * L * d, d);
                 }
             });
-            if (s.allowDuplicates) {
-                const float* op = outsp;
-                for (std::int64_t row = 0; row < G * L; ++row) {
-                    const std::int64_t slot = c0 * L + row;
-                    const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
-                    if (i < 0 || padded(i)) continue;
-                    std::memcpy(roundOut + ((slot / s.nPad) * n + i) * d, op + row * d, static_cast<std::size_t>(d) * sizeof(float));
-                }
+            const float* op = outsp;
+            for (std::int64_t row = 0; row < G * L; ++row) {
+                const std::int64_t slot = c0 * L + row;
+                const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
+                if (i < 0 || padded(i)) continue;
+                std::memcpy(roundOut + ((slot / s.nPad) * n + i) * d, op + row * d, static_cast<std::size_t>(d) * sizeof(float));
             }
             ctx.checkpoint("attention", h * groups + grp + 1, heads * groups);
         }
 
-        float* outH = out[h].data_ptr<float>();
-        float* rw = roundWeights.f32.data() + h * s.hashes * n;
-        std::vector<StagedEntry> row;
-        std::vector<std::int64_t> rowRound;
-        std::vector<std::size_t> idx;
-        std::vector<double> adjusted;  // scores - log(count), in double (see the note on -5e4)
         for (std::int64_t i = 0; i < n; ++i) {
-            std::int64_t& rowEnd = pattern.rowPtr[static_cast<std::size_t>(h * n + i + 1)];
-            rowEnd = static_cast<std::int64_t>(pattern.colIdx.size());
             if (padded(i)) {
                 status.u8[static_cast<std::size_t>(h * n + i)] = 2;
+                maxH[i] = -std::numeric_limits<float>::infinity();
+                rowSumH[i] = 0.0f;
                 continue;
             }
-            double total = -std::numeric_limits<double>::infinity();
-            if (listPattern) {
-                // The row's unmasked candidates over all rounds, sorted by key (stable).
-                row.clear();
-                rowRound.clear();
-                for (std::int64_t r = 0; r < s.hashes; ++r)
-                    for (std::int64_t e = 0; e < WL; ++e) {
-                        const StagedEntry& entry = stage[static_cast<std::size_t>((i * s.hashes + r) * WL + e)];
-                        if (entry.score == kMaskedScore) continue;
-                        row.push_back(entry);
-                        rowRound.push_back(r);
-                    }
-                idx.resize(row.size());
-                for (std::size_t t = 0; t < idx.size(); ++t) idx[t] = t;
-                std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return row[a].key < row[b].key; });
-                adjusted.resize(row.size());
-                for (std::size_t t = 0; t < row.size(); ++t) adjusted[t] = row[t].score;
-                if (!s.allowDuplicates) {
-                    // The correct count: every occurrence in the union, wrap-around included
-                    // (lucidrains misses wrap-around copies and gives them +20.7 instead).
-                    for (std::size_t a = 0; a < idx.size();) {
-                        std::size_t b = a;
-                        while (b < idx.size() && row[idx[b]].key == row[idx[a]].key) ++b;
-                        const double logCount = std::log(static_cast<double>(b - a));
-                        for (std::size_t t = a; t < b; ++t) adjusted[idx[t]] -= logCount;
-                        a = b;
-                    }
-                    // Per-round log-sum-exp of the adjusted scores (for round_weights).
-                    for (std::int64_t r = 0; r < s.hashes; ++r) {
-                        double mx = -std::numeric_limits<double>::infinity();
-                        for (std::size_t t = 0; t < row.size(); ++t)
-                            if (rowRound[t] == r) mx = std::max(mx, adjusted[t]);
-                        double sum = 0;
-                        for (std::size_t t = 0; t < row.size(); ++t)
-                            if (rowRound[t] == r) sum += std::exp(adjusted[t] - mx);
-                        lse[static_cast<std::size_t>(r * n + i)] = mx + std::log(sum);
-                    }
-                }
-            }
-            // LSE over the rounds: the normaliser of the union softmax.
-            for (std::int64_t r = 0; r < s.hashes; ++r) total = std::max(total, lse[static_cast<std::size_t>(r * n + i)]);
+            // The union softmax's normaliser: total = log Σ_r exp(lse_r) = M + log Σ_r exp(lse_r − M),
+            // kept as M (the largest shift, a float) and the sum Σ_r exp(lse_r − M), so that a weight
+            // exp(v − M) / sum loses nothing near -5e4.
+            float big = -std::numeric_limits<float>::infinity();
+            for (std::int64_t r = 0; r < s.hashes; ++r) big = std::max(big, roundMax[static_cast<std::size_t>(r * n + i)]);
             double sum = 0;
-            for (std::int64_t r = 0; r < s.hashes; ++r) sum += std::exp(lse[static_cast<std::size_t>(r * n + i)] - total);
-            total += std::log(sum);
+            for (std::int64_t r = 0; r < s.hashes; ++r) sum += std::exp(lse[static_cast<std::size_t>(r * n + i)] - big);
+            const double rest = std::log(sum), total = static_cast<double>(big) + rest;
+            maxH[i] = big;
+            rowSumH[i] = static_cast<float>(sum);
             float* o = outH + i * d;
             for (std::int64_t r = 0; r < s.hashes; ++r) {
                 const auto w = static_cast<float>(std::exp(lse[static_cast<std::size_t>(r * n + i)] - total));
                 rw[r * n + i] = w;
-                if (s.allowDuplicates) {
-                    const float* src = roundOut + (r * n + i) * d;
-                    for (std::int64_t c = 0; c < d; ++c) o[c] += w * src[c];
-                }
+                const float* src = roundOut + (r * n + i) * d;
+                for (std::int64_t c = 0; c < d; ++c) o[c] += w * src[c];
             }
-            if (!listPattern) continue;
-            for (std::size_t t : idx) {
-                const auto w = static_cast<float>(std::exp(adjusted[t] - total));
-                pattern.colIdx.push_back(row[t].key);
-                pattern.reason.push_back(row[t].reason);
-                weightValues->push_back(w);
-                if (!s.allowDuplicates) {
-                    const float* src = vp + static_cast<std::int64_t>(row[t].key) * d;
-                    for (std::int64_t c = 0; c < d; ++c) o[c] += w * src[c];
-                }
-            }
-            rowEnd = static_cast<std::int64_t>(pattern.colIdx.size());
         }
     }
     ctx.endStage();
 
-    result.pattern = std::move(pattern);
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
-    if (listPattern && (ctx.keepPatternWeights || ctx.keepWeights)) {
-        result.weightsLayout = WeightsLayout::AlignedWithPattern;
-        const auto nnz = static_cast<std::int64_t>(weightValues->size());
-        result.weights = SharedTensorF32{{nnz}, std::move(weightValues)};
-    }
     keepRowStatus(std::move(status), result, ctx);
+    result.stats["row_max"] = std::move(rowMax);
+    result.stats["row_sum"] = std::move(rowSum);
     result.diagnostics["rotations"] = toPlain(rotations);
     result.diagnostics["buckets"] = std::move(buckets);
     result.diagnostics["sorted"] = std::move(sorted);
     result.diagnostics["round_weights"] = std::move(roundWeights);
-    result.diagnostics["pattern_listed"] = PlainTensor::fromU8({1}, {static_cast<std::uint8_t>(listPattern ? 1 : 0)});
 
     auto& counters = ctx.counters();
     const double entries = static_cast<double>(heads * s.hashes * s.nPad * WL);
     counters.flops = 2.0 * static_cast<double>(heads * n * d * s.hashes * (s.buckets / 2)) + 4.0 * entries * static_cast<double>(d);
     counters.entriesComputed = static_cast<std::int64_t>(entries);
     ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(s.hashes * n * d) * 4 +
-                  static_cast<std::uint64_t>(2 * (C + s.before + s.after) * L * d + kChunksPerGroup * (L * d * 2 + L * WL)) * 4 +
-                  static_cast<std::uint64_t>(result.pattern.nnz()) * 9 + stage.size() * sizeof(StagedEntry));
+                  static_cast<std::uint64_t>(2 * (C + s.before + s.after) * L * d + kChunksPerGroup * (L * d * 2 + L * WL)) * 4);
     result.counters = counters;
     return result;
 }

@@ -18,15 +18,6 @@ std::unique_ptr<Variant> makeLinformerAttention();
 std::unique_ptr<Variant> makeReformerAttention();
 std::unique_ptr<Variant> makeRoutingAttention();
 
-bool paramBool(const ParamValues& params, const std::string& name) { return std::get<bool>(params.at(name)); }
-std::int64_t paramInt(const ParamValues& params, const std::string& name) {
-    return std::get<std::int64_t>(params.at(name));
-}
-double paramFloat(const ParamValues& params, const std::string& name) { return std::get<double>(params.at(name)); }
-const std::string& paramChoice(const ParamValues& params, const std::string& name) {
-    return std::get<std::string>(params.at(name));
-}
-
 AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv) {
     AttentionResult result;
     result.variantId = variantId;

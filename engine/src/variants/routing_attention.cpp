@@ -7,13 +7,13 @@
 // Cost: k-means O(iterations·n·clusters·d); attention per cluster [w x w] GEMMs,
 // O(clusters·w²·d) = O(n^1.5·d) with clusters ≈ w ≈ √n. No n x n matrix.
 
-#include "core/blas_gemm.h"
-#include "core/row_argmax.h"
-#include "core/softmax_kernel.h"
+#include "kernels/blas_gemm.h"
+#include "kernels/row_argmax.h"
+#include "kernels/softmax_kernel.h"
 #include "core/to_plain.h"
-#include "core/top_select.h"
+#include "kernels/top_select.h"
 #include "qkv/seeded_normal.h"
-#include "variants/sparse_kernel.h"
+#include "variants/pattern_variant.h"
 
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
@@ -51,7 +51,7 @@ struct ClusterPart {
 struct ClusterAttention {
     std::vector<std::int64_t> queries;  ///< ascending token indices
     std::vector<std::int64_t> keys;     ///< ascending token indices
-    at::Tensor probs;                   ///< [queries, keys] softmax rows (zero rows when nothing is admissible)
+    std::vector<float> rowShift, rowSum;  ///< [queries] each row's softmax shift and sum (-inf, 0: nothing admissible)
 };
 
 class RoutingAttention final : public Variant {
@@ -77,16 +77,23 @@ public:
 
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues& params, bool keepWeights) const override {
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         std::int64_t clusters = paramInt(params, "clusters");
         if (clusters <= 0) clusters = std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(s.n))));
         clusters = std::min(clusters, s.n);
         std::int64_t w = paramInt(params, "window_size");
         if (w <= 0) w = (s.n + clusters - 1) / clusters;
         w = std::min(w, s.n);
-        // argmax clusters can be unbalanced; count the balanced size as the estimate.
-        const double entries = static_cast<double>(clusters) * static_cast<double>(w) * static_cast<double>(w);
-        return sparsePatternBytes(s, entries, true, keepWeights) + static_cast<std::uint64_t>(entries * 4.0 * s.heads);
+        // kept: output, centroids and their history, assignments (I64 [iterations, 2, n]), the
+        // clusters' members and row statistics; scratch: the routing vectors [2n, d], the
+        // similarities [clusters, 2n] and per thread one cluster's scores (balanced size) and an
+        // output accumulator
+        const double rows = static_cast<double>(s.heads * s.n), d = static_cast<double>(s.d), c = static_cast<double>(clusters);
+        const double iterations = static_cast<double>(paramInt(params, "iterations"));
+        const double kept = rows * (d * 4 + 8 * (2 * iterations + 6)) + static_cast<double>(s.heads) * c * d * 4 * (iterations + 2);
+        const double scratch = static_cast<double>(s.n) * (2 * d * 4 + 8 * c + 2 * d * 4) +
+                               2.0 * static_cast<double>(w) * static_cast<double>(w) * 4;
+        return static_cast<std::uint64_t>(kept + scratch);
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
@@ -111,7 +118,6 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     window = std::min(window, n);  // lucidrains: wsz = min(window_size, t)
     const bool topw = paramChoice(params, "mode") == "topw";
     const bool causal = paramBool(params, "causal");
-    const bool listPattern = ctx.keepPatternWeights || ctx.keepWeights;
     const std::vector<std::uint8_t>& pad = qkv.keyPadding;
     const auto padded = [&](std::int64_t t) { return !pad.empty() && pad[static_cast<std::size_t>(t)] != 0; };
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
@@ -133,12 +139,11 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     auto outBuffer = ctx.pool().resultBuffer("routing.output", static_cast<std::size_t>(heads * n * d));
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
     out.zero_();
-    SparsePattern pattern;
-    pattern.rows = n;
-    pattern.cols = n;
-    pattern.perHead = true;
-    pattern.rowPtr.assign(static_cast<std::size_t>(heads * n + 1), 0);
-    auto weightValues = std::make_shared<std::vector<float>>();
+    // The rows' softmax statistics: per (cluster, member) for topw, per query for argmax.
+    const std::vector<std::int64_t> statShape = topw ? std::vector<std::int64_t>{heads, clusters, window}
+                                                     : std::vector<std::int64_t>{heads, n};
+    PlainTensor rowShift = ctx.pool().zeros(DType::F32, statShape), rowSum = ctx.pool().zeros(DType::F32, statShape);
+    std::fill(rowShift.f32.begin(), rowShift.f32.end(), -std::numeric_limits<float>::infinity());
     double flops = 0, kmeansSeconds = 0, attentionSeconds = 0;  // stages summed over heads
     std::int64_t entriesComputed = 0, emptyRows = 0;
 
@@ -298,12 +303,7 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
             if (rows == 0 || cols == 0) return;
             gatherRows(qp, g.queries, ps.gatherQ);
             gatherRows(kp, g.keys, ps.gatherKV);
-            // Listed patterns keep each cluster's probabilities; otherwise the scores are scratch.
             float* sp = ps.scores;
-            if (listPattern) {
-                g.probs = at::empty({rows, cols}, at::kFloat);
-                sp = g.probs.data_ptr<float>();
-            }
             gemmRowMajor(true, rows, cols, d, ps.gatherQ, d, ps.gatherKV, d, sp, cols);
             if (causal || !pad.empty())
                 for (std::int64_t r = 0; r < rows; ++r) {
@@ -316,7 +316,9 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
                     if (padded(i)) std::fill(row, row + cols, kMaskedScore);
                 }
             std::fill(ps.rowEmpty.begin(), ps.rowEmpty.begin() + rows, 0);
-            softmaxRowsInPlace(sp, rows, cols, cols, scale, ps.rowEmpty.data());
+            g.rowShift.assign(static_cast<std::size_t>(rows), -std::numeric_limits<float>::infinity());
+            g.rowSum.assign(static_cast<std::size_t>(rows), 0.0f);
+            softmaxRowsInPlace(sp, rows, cols, cols, scale, ps.rowEmpty.data(), g.rowShift.data(), g.rowSum.data());
             gatherRows(vp, g.keys, ps.gatherKV);
             gemmRowMajor(false, rows, d, cols, sp, cols, ps.gatherKV, d, ps.rowOut, d);
             for (std::int64_t r = 0; r < rows; ++r) {
@@ -365,51 +367,21 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
             }
         }
 
-        if (listPattern) {
-            // Rows in query order: the query's entries of every cluster it is in, sorted by key
-            // (stable); a key shared by several of its clusters is listed once per cluster.
-            std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> member(static_cast<std::size_t>(n));
-            for (std::int64_t c = 0; c < clusters; ++c) {
-                const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
-                if (!g.probs.defined()) continue;
-                for (std::size_t r = 0; r < g.queries.size(); ++r)
-                    member[static_cast<std::size_t>(g.queries[r])].emplace_back(c, static_cast<std::int64_t>(r));
+        for (std::int64_t c = 0; c < clusters; ++c) {
+            const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
+            for (std::size_t r = 0; r < g.rowShift.size(); ++r) {
+                const std::size_t at = topw ? static_cast<std::size_t>((h * clusters + c) * window) + r
+                                            : static_cast<std::size_t>(h * n + g.queries[r]);
+                rowShift.f32[at] = g.rowShift[r];
+                rowSum.f32[at] = g.rowSum[r];
             }
-            std::vector<std::pair<std::int32_t, float>> row;
-            for (std::int64_t i = 0; i < n; ++i) {
-                row.clear();
-                if (status.u8[static_cast<std::size_t>(h * n + i)] == 0)
-                    for (const auto& [c, r] : member[static_cast<std::size_t>(i)]) {
-                        const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
-                        const float* p = g.probs.data_ptr<float>() + r * static_cast<std::int64_t>(g.keys.size());
-                        for (std::size_t e = 0; e < g.keys.size(); ++e) {
-                            const std::int64_t j = g.keys[e];
-                            if (padded(j) || (causal && j > i)) continue;
-                            row.emplace_back(static_cast<std::int32_t>(j),
-                                             static_cast<float>(p[e] / divisor[static_cast<std::size_t>(i)]));
-                        }
-                    }
-                std::stable_sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-                for (const auto& [j, w] : row) {
-                    pattern.colIdx.push_back(j);
-                    pattern.reason.push_back(static_cast<std::uint8_t>(PatternReason::Cluster));
-                    weightValues->push_back(w);
-                }
-                pattern.rowPtr[static_cast<std::size_t>(h * n + i + 1)] = static_cast<std::int64_t>(pattern.colIdx.size());
-            }
-        } else {
-            for (std::int64_t i = 0; i < n; ++i) pattern.rowPtr[static_cast<std::size_t>(h * n + i + 1)] = 0;
         }
         attentionSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stageStart).count();
     }
 
-    result.pattern = std::move(pattern);
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
-    if (listPattern) {
-        result.weightsLayout = WeightsLayout::AlignedWithPattern;
-        const auto nnz = static_cast<std::int64_t>(weightValues->size());
-        result.weights = SharedTensorF32{{nnz}, std::move(weightValues)};
-    }
+    result.stats["row_max"] = std::move(rowShift);
+    result.stats["row_sum"] = std::move(rowSum);
     result.emptyRowCount = emptyRows;
     keepRowStatus(std::move(status), result, ctx);
     PlainTensor centroids = ctx.pool().zeros(DType::F32, {heads, clusters, d});
@@ -425,7 +397,6 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         result.diagnostics["cluster_queries"] = std::move(clusterQueries);
         result.diagnostics["cluster_keys"] = std::move(clusterKeys);
     }
-    result.diagnostics["pattern_listed"] = PlainTensor::fromU8({1}, {static_cast<std::uint8_t>(listPattern ? 1 : 0)});
 
     auto& counters = ctx.counters();
     counters.stages.push_back(StageTime{"kmeans", kmeansSeconds});
@@ -433,8 +404,7 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     counters.seconds += kmeansSeconds + attentionSeconds;
     counters.flops = flops;
     counters.entriesComputed = entriesComputed;
-    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(entriesComputed) * 4 / std::max<std::int64_t>(1, heads) +
-                  static_cast<std::uint64_t>(result.pattern.nnz()) * 9);
+    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(entriesComputed) * 4 / std::max<std::int64_t>(1, heads));
     result.counters = counters;
     return result;
 }

@@ -4,7 +4,9 @@
 // the embeddings, padding included), so `output` is a real attention output. The relay's own
 // row (mean query over [tokens; relay]) is a diagnostic. The full multi-step dynamics come later.
 
-#include "variants/sparse_kernel.h"
+#include "pattern/pattern_variants.h"
+#include "variants/dense_plan_kernel.h"
+#include "variants/pattern_variant.h"
 
 #include <algorithm>
 
@@ -24,11 +26,11 @@ public:
 
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t denseBytes(const ProblemShape& s, const ParamValues&, bool keepWeights) const override {
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues&) const override {
         ProblemShape withRelay = s;
         withRelay.m = s.m + 1;
-        return sparsePatternBytes(withRelay, 4.0 * static_cast<double>(s.n), false, keepWeights) +
-               static_cast<std::uint64_t>(s.heads * (s.m + 1) * s.d * 8);
+        // (plus the keys and values with the relay row appended)
+        return patternRunBytes(withRelay, 4.0) + static_cast<std::uint64_t>(s.heads * (s.m + 1) * s.d * 8);
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
@@ -40,7 +42,6 @@ private:
 AttentionResult StarAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
     requireSelfAttention(m_info.id, qkv);
     const std::int64_t heads = qkv.heads(), n = qkv.n(), d = qkv.d();
-    const bool cyclic = paramBool(params, "cyclic");
 
     // k, v with the relay appended: [heads, n + 1, d]; relay = mean over the n tokens.
     Qkv ext;
@@ -50,43 +51,17 @@ AttentionResult StarAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     ext.keyPadding = qkv.keyPadding;
     if (!ext.keyPadding.empty()) ext.keyPadding.push_back(0);
 
-    PatternBuilder builder(n, n + 1, false, 4 * n);
-    for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t j = i - 1; j <= i + 1; ++j) {
-            if (j >= 0 && j < n) builder.add(j, PatternReason::Ring);
-            else if (cyclic && n > 1) builder.add((j + n) % n, PatternReason::Ring);
-        }
-        builder.add(n, PatternReason::Relay);
-        builder.endRow();
-    }
-
     AttentionResult result = startResult(m_info.id, params, qkv);
     result.m = n + 1;
-    const auto tiles = [&](int, SparseTiles& t) {
-        for (std::int64_t i0 = 0; i0 < n; i0 += kSparseRowsPerTile) {
-            const std::int64_t i1 = std::min(n, i0 + kSparseRowsPerTile);
-            const std::int64_t k0 = std::max<std::int64_t>(0, i0 - 1), k1 = std::min(n, i1 + 1);
-            t.addRange(i0, 1, i1 - i0, k0, 1, k1 - k0);
-            t.addRange(i0, 1, i1 - i0, n, 1, 1);  // the relay column
-        }
-        if (cyclic) {
-            t.addRange(0, 1, 1, n - 1, 1, 1);
-            t.addRange(n - 1, 1, 1, 0, 1, 1);
-        }
-    };
-    SparseKernelInput input;
-    result.pattern = builder.finish();
-    input.pattern = &result.pattern;
-    input.tilesForHead = tiles;
+    const BlockPattern pattern = starPattern(params, heads, n);
+    PatternKernelInput input;
+    input.pattern = &pattern;
     input.keyPadding = ext.keyPadding;
     input.queryPadding = qkv.keyPadding;
-    input.keepWeights = ctx.keepPatternWeights || ctx.keepWeights;
     input.slot = m_info.id;
     ctx.beginStage("attention");
-    runSparseKernel(ext.q, ext.k, ext.v, input, ctx, result);
+    runPatternKernel(ext.q, ext.k, ext.v, input, ctx, result);
 
-    // The relay's row: the mean query attends every token and the relay itself.
-    // relay_weights: [heads, n + 1]; relay_output: [heads, d]
     at::Tensor relayQuery = qkv.q.mean(1);                                                // [heads, d]
     at::Tensor relayScores = at::bmm(ext.k, relayQuery.unsqueeze(2)).squeeze(2) / std::sqrt(static_cast<double>(d));
     if (!ext.keyPadding.empty())

@@ -3,9 +3,9 @@
 
 #include "variants/strided_keys_pass.h"
 
-#include "core/cpu_features.h"
-#include "core/finite_scan.h"
-#include "core/row_exp.h"
+#include "kernels/cpu_features.h"
+#include "kernels/finite_scan.h"
+#include "kernels/row_exp.h"
 
 #include <algorithm>
 #include <cmath>

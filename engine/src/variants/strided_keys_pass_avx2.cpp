@@ -3,14 +3,14 @@
 
 #include "variants/strided_keys_pass.h"
 
-#include "core/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
-#include "core/exp_avx2.h"
-#include "core/finite_scan.h"
-#include "core/row_exp.h"
-#include "core/small_gemm.h"
-#include "core/transpose8_avx2.h"
+#include "kernels/exp_avx2.h"
+#include "kernels/finite_scan.h"
+#include "kernels/row_exp.h"
+#include "kernels/small_gemm.h"
+#include "kernels/transpose8_avx2.h"
 
 #include <algorithm>
 #include <cmath>

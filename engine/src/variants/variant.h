@@ -3,6 +3,7 @@
 // registry.cpp. Variants may use LibTorch; results leave as plain data.
 
 #include "core/run_context.h"
+#include "plain/param_access.h"
 
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
@@ -15,6 +16,8 @@ namespace attnscope::engine {
 
 struct ProblemShape {
     std::int64_t heads = 0, n = 0, m = 0, d = 0;
+    /// The request's dense limit: diagnostics that need n x m matrices are built within it.
+    std::int64_t denseLimit = 0;
 };
 
 class Variant {
@@ -22,24 +25,18 @@ public:
     virtual ~Variant() = default;
     virtual const VariantInfo& info() const = 0;
 
-    /// Bytes of n x n (or n x m) matrices this variant would hold for the request, with dense
-    /// weights kept (`keepWeights`) or not. Checked against the memory budget before running.
-    virtual std::uint64_t denseBytes(const ProblemShape& shape, const ParamValues& params,
-                                     bool keepWeights) const = 0;
+    /// Bytes the run allocates besides Q, K, V: what its result keeps (output, row statistics,
+    /// draws) and its largest scratch. Checked against the memory budget before running.
+    virtual std::uint64_t runBytes(const ProblemShape& shape, const ParamValues& params) const = 0;
 
     /// q, k, v: [heads, n, d] float32, contiguous. `params` are resolved (defaults filled in).
-    /// Every random draw comes from ctx.seed and is stored in the result's diagnostics.
+    /// Every random draw comes from ctx.seed and is stored in the result's diagnostics; the row
+    /// statistics every weight is recomputed from go into the result's stats (kept_state.h).
     virtual AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const = 0;
     /// True when run() scans explicit Q, K and V for NaN and infinities itself (RunContext::
     /// uncheckedQkv), folded into copies it makes anyway, so the engine need not read them first.
     virtual bool checksQkvValues() const { return false; }
 };
-
-/// Typed access to resolved parameters (resolveParams guarantees presence and type).
-bool paramBool(const ParamValues& params, const std::string& name);
-std::int64_t paramInt(const ParamValues& params, const std::string& name);
-double paramFloat(const ParamValues& params, const std::string& name);
-const std::string& paramChoice(const ParamValues& params, const std::string& name);
 
 /// A result with the id, resolved params and shape filled in: how every variant's run() starts.
 AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv);

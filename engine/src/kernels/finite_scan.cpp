@@ -1,6 +1,6 @@
-#include "core/finite_scan.h"
+#include "kernels/finite_scan.h"
 
-#include "core/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 #include <algorithm>
 #include <cstdint>

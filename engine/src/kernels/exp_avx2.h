@@ -3,7 +3,7 @@
 // Include only from files that hold AVX2 code alone: GCC stopped vectorising a file's portable
 // loops once target-attributed functions sat beside them.
 
-#include "core/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
 #include <immintrin.h>

@@ -1,6 +1,6 @@
-#include "core/row_argmax.h"
+#include "kernels/row_argmax.h"
 
-#include "core/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 #include <limits>
 

@@ -2,7 +2,7 @@
 // The 8 x 8 float transpose in registers, shared by the AVX2 kernels (small_gemm.cpp,
 // strided_keys_pass_avx2.cpp). Portable loops do best in files of their own (see exp_avx2.h).
 
-#include "core/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
 #include <immintrin.h>

@@ -1,6 +1,6 @@
-#include "core/softmax_kernel.h"
+#include "kernels/softmax_kernel.h"
 
-#include "core/row_exp.h"
+#include "kernels/row_exp.h"
 
 #include <cmath>
 #include <cstring>
@@ -158,20 +158,35 @@ float expRowAgainst(float* row, std::int64_t cols, float scale, float reference,
 }
 
 std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride,
-                                float scale, std::uint8_t* rowEmpty) {
+                                float scale, std::uint8_t* rowEmpty, float* rowShift, float* rowSum) {
+    float* rowLse = rowShift;  // (asked for: the shift, and then the sum)
     std::int64_t empty = 0;
     for (std::int64_t r = 0; r < rows; ++r) {
         float* row = data + r * rowStride;
+        float mx = -std::numeric_limits<float>::infinity();
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
-        const float sum = haveAvx2Fma() ? rowExpAvx2(row, cols, scale, nullptr, /*normalise=*/true, kNoReference)
-                                        : rowSoftmax(row, cols, scale);
+        float sum;
+        if (haveAvx2Fma()) {
+            sum = rowExpAvx2(row, cols, scale, &mx, /*normalise=*/true, kNoReference);
+        } else {
+            if (rowLse) mx = maxOfLanes(row, cols);
+            sum = rowSoftmax(row, cols, scale);
+        }
 #else
+        if (rowLse) mx = maxOfLanes(row, cols);
         const float sum = rowSoftmax(row, cols, scale);
 #endif
         if (sum == 0.0f) {
             std::memset(row, 0, static_cast<std::size_t>(cols) * sizeof(float));
             if (rowEmpty) rowEmpty[r] = 1;
             ++empty;
+            if (rowLse) {
+                rowShift[r] = -std::numeric_limits<float>::infinity();
+                rowSum[r] = 0.0f;
+            }
+        } else if (rowLse) {
+            rowShift[r] = mx * scale;
+            rowSum[r] = sum;
         }
     }
     return empty;

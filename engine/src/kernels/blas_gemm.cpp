@@ -1,6 +1,4 @@
-#include "core/blas_gemm.h"
-
-#include <ATen/ATen.h>
+#include "kernels/blas_gemm.h"
 
 #include <dlfcn.h>
 
@@ -24,12 +22,14 @@ void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, c
            1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
         return;
     }
-    const auto opts = at::TensorOptions().dtype(at::kFloat);
-    const at::Tensor ta = at::from_blob(const_cast<float*>(a), {m, k}, {lda, 1}, opts);
-    const at::Tensor tb = transB ? at::from_blob(const_cast<float*>(b), {n, k}, {ldb, 1}, opts).t()
-                                 : at::from_blob(const_cast<float*>(b), {k, n}, {ldb, 1}, opts);
-    at::Tensor tc = at::from_blob(c, {m, n}, {ldc, 1}, opts);
-    at::mm_out(tc, ta, tb);
+    // No BLAS in this process (a torch-free program that did not link one): a plain loop, in
+    // the same row-major convention.
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::int64_t t = 0; t < k; ++t) acc += a[i * lda + t] * (transB ? b[j * ldb + t] : b[t * ldb + j]);
+            c[i * ldc + j] = acc;
+        }
 }
 
 SingleThreadedBlas::SingleThreadedBlas() {

@@ -1,6 +1,6 @@
 // firstNonFiniteChunk's AVX2 body (a file of its own: see exp_avx2.h).
 
-#include "core/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
 #include <immintrin.h>

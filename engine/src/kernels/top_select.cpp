@@ -1,6 +1,6 @@
-#include "core/top_select.h"
+#include "kernels/top_select.h"
 
-#include "core/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,7 +1,7 @@
-#include "core/row_exp.h"
+#include "kernels/row_exp.h"
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
-#include "core/exp_avx2.h"
+#include "kernels/exp_avx2.h"
 
 #include <cstring>
 

@@ -3,7 +3,7 @@
 // explicit AVX2 version (row_exp_avx2.cpp, a file of its own: with target-attributed functions in
 // the same file GCC left the portable loops scalar).
 
-#include "core/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 #include <cstdint>
 #include <limits>

@@ -8,9 +8,12 @@ namespace attnscope::engine {
 /// For each of `rows` rows of `cols` floats (row r starts at data + r * rowStride), replaces the
 /// scores s with softmax(scale * s) in place. Entries equal to -inf get exactly 0. A row whose
 /// entries are all -inf has no admissible key: it becomes all zeros and rowEmpty[r] is set to 1
-/// (rowEmpty may be null). Returns the number of empty rows.
+/// (rowEmpty may be null). rowShift, rowSum (when not null): each row's shift (scale · its max)
+/// and the sum of exp(scale·s − shift), from which every weight is exp(scale·s − shift) / sum
+/// exactly as computed here (the row log-sum-exp is shift + log sum); −inf and 0 for an empty row.
+/// Returns the number of empty rows.
 std::int64_t softmaxRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride,
-                                float scale, std::uint8_t* rowEmpty);
+                                float scale, std::uint8_t* rowEmpty, float* rowShift = nullptr, float* rowSum = nullptr);
 
 /// The unnormalised half of the softmax, for rows whose keys are split over several tiles: each
 /// row's scores s become exp(scale·(s − max)) in place; rowMax[r] = max (unscaled, −inf for an

@@ -1,15 +1,15 @@
-#include "core/small_gemm.h"
+#include "kernels/small_gemm.h"
 
-#include "core/blas_gemm.h"
-#include "core/cpu_features.h"
-#include "core/finite_scan.h"
+#include "kernels/blas_gemm.h"
+#include "kernels/cpu_features.h"
+#include "kernels/finite_scan.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
-#include "core/transpose8_avx2.h"
+#include "kernels/transpose8_avx2.h"
 #define ATTNSCOPE_SMALL_GEMM_AVX2 1
 #endif
 

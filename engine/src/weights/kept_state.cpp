@@ -1,0 +1,98 @@
+#include "weights/kept_state.h"
+
+#include "weights/variant_weights.h"
+
+#include <stdexcept>
+
+namespace attnscope::engine {
+namespace {
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + (shape[i] < 0 ? std::string("*") : std::to_string(shape[i]));
+    return out + "]";
+}
+
+const PlainTensor& requireTensor(const std::map<std::string, PlainTensor>* tensors, const char* kind,
+                                 const std::string& variant, const std::string& name, DType dtype,
+                                 const std::vector<std::int64_t>& shape) {
+    const std::string label = variant + ": " + kind + "." + name;
+    if (!tensors || !tensors->count(name))
+        throw EngineError(ErrorCode::InvalidInput, label + " is missing (needed to recompute the weights)");
+    const PlainTensor& t = tensors->at(name);
+    bool ok = t.dtype == dtype && t.shape.size() == shape.size();
+    for (std::size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] < 0 || t.shape[i] == shape[i];
+    if (!ok)
+        throw EngineError(ErrorCode::InvalidInput, label + " must be " + dtypeName(dtype) + " " + shapeText(shape) +
+                                                       ", got " + dtypeName(t.dtype) + " " + shapeText(t.shape));
+    return t;
+}
+
+}  // namespace
+
+const PlainTensor& KeptState::stat(const std::string& name, DType dtype, const std::vector<std::int64_t>& shape) const {
+    return requireTensor(stats, "stats", variantId, name, dtype, shape);
+}
+
+const PlainTensor& KeptState::draw(const std::string& name, DType dtype, const std::vector<std::int64_t>& shape) const {
+    return requireTensor(diagnostics, "diagnostic", variantId, name, dtype, shape);
+}
+
+Result<void> attachWeights(AttentionResult& r, const SharedFloats& q, const SharedFloats& k,
+                           const std::vector<std::uint8_t>& keyPadding) {
+    KeptState state;
+    state.variantId = r.variantId;
+    state.params = r.params;
+    state.heads = r.heads;
+    state.n = r.n;
+    state.m = r.m;
+    state.d = r.d;
+    state.q = q;
+    state.k = k;
+    state.keyPadding = keyPadding;
+    state.stats = &r.stats;
+    state.diagnostics = &r.diagnostics;
+    auto weights = makeAttentionWeights(state);
+    if (!weights) return weights.error();
+    r.weights = std::move(weights.value());
+    try {
+        r.extraPatterns = makeExtraPatterns(state);
+    } catch (const EngineError& e) {
+        return makeError(e.code, e.what());
+    }
+    return {};
+}
+
+std::map<std::string, std::shared_ptr<const AttentionWeights>> makeExtraPatterns(const KeptState& state) {
+    std::map<std::string, std::shared_ptr<const AttentionWeights>> out;
+    if (state.variantId == "bigbird") out["element_graph"] = makeBigBirdElementGraph(state);
+    return out;
+}
+
+Result<std::shared_ptr<const AttentionWeights>> makeAttentionWeights(const KeptState& state) {
+    using Factory = std::shared_ptr<const AttentionWeights> (*)(const KeptState&);
+    static const std::map<std::string, Factory> factories = {
+        {"full", makeFullWeights},           {"sparse_strided", makePatternVariantWeights},
+        {"sparse_fixed", makePatternVariantWeights}, {"longformer", makePatternVariantWeights},
+        {"bigbird", makePatternVariantWeights},      {"star", makePatternVariantWeights},
+        {"topk", makeTopKWeights},           {"entmax", makeEntmaxWeights},
+        {"linear", makeFeatureWeights},      {"performer", makeFeatureWeights},
+        {"linformer", makeLinformerWeights}, {"reformer", makeReformerWeights},
+        {"routing", makeRoutingWeights},
+    };
+    const auto it = factories.find(state.variantId);
+    if (it == factories.end())
+        return makeError(ErrorCode::NotFound, "no weights are known for variant '" + state.variantId + "'");
+    if (state.q.shape != std::vector<std::int64_t>{state.heads, state.n, state.d} || state.k.shape.size() != 3 ||
+        state.k.shape[0] != state.heads || state.k.shape[2] != state.d || !state.q.data || !state.k.data)
+        return makeError(ErrorCode::InvalidInput, state.variantId + ": q and k must be F32 [heads, n, d] and [heads, m, d]");
+    try {
+        return it->second(state);
+    } catch (const EngineError& e) {
+        return makeError(e.code, e.what());
+    } catch (const std::invalid_argument& e) {
+        return makeError(ErrorCode::InvalidInput, state.variantId + ": " + e.what());
+    }
+}
+
+}  // namespace attnscope::engine

@@ -1,0 +1,41 @@
+#pragma once
+// The weights of variants whose rows allow a few keys each (the pattern variants, star, topk,
+// reformer, routing): a row's keys come from the variant's definition, its weights from the kept
+// statistics; tiles and row visits are built from those two steps.
+
+#include "pattern/block_pattern.h"
+
+#include <attnscope/attention_weights.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace attnscope::engine {
+
+class SparseRowWeights : public AttentionWeights {
+public:
+    bool denseRows() const override { return false; }
+
+protected:
+    using AttentionWeights::AttentionWeights;
+
+    /// Per-call buffers (the weights are shared between threads; nothing mutable lives in them).
+    struct Scratch {
+        RowKeys keys;
+        std::vector<std::pair<std::int32_t, std::uint8_t>> sort;
+        std::vector<float> weights, scores;
+    };
+    /// Fills s.keys with the allowed keys of (head, i): ascending, distinct, with multiplicities
+    /// and reason bits.
+    virtual void rowKeys(int head, std::int64_t i, Scratch& s) const = 0;
+    /// s.weights[t] for the keys t in [t0, t1) of s.keys (s.weights is sized to the row). Softmax
+    /// rows compute every key of the row and normalise over them (self-consistent float weights,
+    /// summing to 1 as the kernel's did), so [t0, t1) only says which ones are needed.
+    virtual void rowWeights(int head, std::int64_t i, Scratch& s, std::int64_t t0, std::int64_t t1) const = 0;
+
+    void fillTile(WeightTile& out) const override;
+    bool visitRows(int head, std::int64_t r0, std::int64_t r1, const RowVisitor& visit) const override;
+};
+
+}  // namespace attnscope::engine
