@@ -17,6 +17,8 @@
 #include "views/compare_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/head_heatmap.h"
+
+#include <attnscope/explicit_weights.h>
 #include "views/heads_grid.h"
 #include "views/mask_view.h"
 #include "views/token_links.h"
@@ -57,9 +59,6 @@ std::shared_ptr<const engine::RunResult> makeRun(int heads, int n) {
     r.heads = heads;
     r.n = r.m = n;
     r.d = 32;
-    r.weightsLayout = engine::WeightsLayout::Dense;
-    r.pattern.rows = r.pattern.cols = n;
-    r.pattern.implicitDense = true;
     std::vector<float> w(static_cast<std::size_t>(heads) * n * n);
     for (int h = 0; h < heads; ++h) {
         for (int i = 0; i < n; ++i) {
@@ -70,8 +69,7 @@ std::shared_ptr<const engine::RunResult> makeRun(int heads, int n) {
             }
         }
     }
-    r.weights.shape = {heads, n, n};
-    r.weights.values = std::make_shared<const std::vector<float>>(std::move(w));
+    r.weights = engine::makeDenseWeights(heads, n, n, std::move(w));
     run->results.push_back(std::move(r));
     return run;
 }

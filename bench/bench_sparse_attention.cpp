@@ -1,5 +1,5 @@
 // The pattern variants against `full`, measured in the same process (issue 3, "Benchmark"):
-// n = 1k..32k, 8 heads, d = 64, float32, random Q/K/V, keepWeights = false. Prints Markdown
+// n = 1k..32k, 8 heads, d = 64, float32, random Q/K/V, no dense diagnostics. Prints Markdown
 // tables (docs/PERFORMANCE.md quotes them).
 //
 //   bench_sparse_attention [--n 1024,2048,...] [--variants full,longformer,...]
@@ -183,13 +183,11 @@ struct Measured {
     int calls = 0;
 };
 
+// Entries of every head (duplicates counted), from the rows' keys: the useful work.
 double patternEntriesAllHeads(const AttentionResult& r) {
-    if (r.pattern.implicitDense) {
-        const double n = static_cast<double>(r.n), m = static_cast<double>(r.m);
-        return static_cast<double>(r.heads) * (r.pattern.causal ? n * (n + 1) / 2 : n * m);
-    }
-    const double nnz = static_cast<double>(r.pattern.nnz());
-    return r.pattern.perHead ? nnz : nnz * static_cast<double>(r.heads);
+    double entries = 0;
+    for (int h = 0; h < r.heads; ++h) entries += static_cast<double>(r.weights->entries(h));
+    return entries;
 }
 
 int g_threads = 0;  // --threads (0 = the engine's default)
@@ -200,7 +198,7 @@ Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCa
     RunRequest request;
     request.qkv = qkv;
     request.variants.push_back(VariantRequest{c.id, c.params});
-    request.keepWeights = false;
+    request.denseLimit = 0;  // no n x m diagnostics: the attention alone is timed
     malloc_trim(0);
     EngineOptions options;
     options.threads = g_threads;
@@ -398,7 +396,7 @@ int main(int argc, char** argv) {
     }
     const auto blasThreads = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
     const char* wait = std::getenv("OMP_WAIT_POLICY");
-    std::printf("<!-- bench_sparse_attention: %lld heads, d = %lld, float32, keepWeights = false; "
+    std::printf("<!-- bench_sparse_attention: %lld heads, d = %lld, float32, no dense diagnostics; "
                 "%d intra-op threads, %d OpenBLAS threads, %u hardware threads, OMP_WAIT_POLICY=%s -->\n\n",
                 static_cast<long long>(kHeads), static_cast<long long>(kDim), at::get_num_threads(),
                 blasThreads ? blasThreads() : -1, std::thread::hardware_concurrency(), wait ? wait : "(unset)");

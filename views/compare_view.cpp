@@ -443,9 +443,10 @@ bool CompareView::shownInPattern(int pane) const {
     const engine::AttentionResult* r = paneResult(pane);
     const int head = r ? m_panes[static_cast<std::size_t>(pane)]->shownHead() : -1;
     if (!r || head < 0 || hoveredQuery(pane) < 0) return false;
-    // A result without a listed pattern (rows unset) attends every key, as HeadMatrix assumes.
-    if (r->pattern.rows != r->n) return true;
-    return r->pattern.allows(head, hoveredQuery(pane), hoveredKey(pane));
+    if (!r->weights || hoveredKey(pane) < 0 || hoveredQuery(pane) >= r->n || hoveredKey(pane) >= r->m) return false;
+    return r->weights->tile(head, hoveredQuery(pane), hoveredQuery(pane) + 1, hoveredKey(pane), hoveredKey(pane) + 1,
+                            /*withReasons=*/true)
+               .multiplicity[0] > 0;
 }
 
 QString CompareView::describe(const QString& role, int index) const {

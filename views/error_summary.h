@@ -46,17 +46,16 @@ struct ErrorSummary {
 };
 
 /// Compares `variant` with the exact reference `exact` for `head`. Both must have the same
-/// heads, n and m and kept weights (any layout); otherwise the summary is not ok and says why.
-/// Cost: O(n · m) plus the pattern's entries.
+/// heads, n and m; otherwise the summary is not ok and says why. Reads both through tiles of a
+/// few rows: O(n · m) time, O(m) memory.
 ErrorSummary summarizeAgainstExact(const engine::AttentionResult& variant, const engine::AttentionResult& exact,
                                    int head);
 
 /// The dense weights of one (head, query) row into `out` (resized to m): keys listed twice count
-/// twice, keys outside the pattern are 0, as AttentionResult::weightAt, but in O(m + row entries).
+/// twice, keys outside the pattern are 0, as AttentionResult::weightAt (one row tile).
 void denseWeightRow(const engine::AttentionResult& result, int head, std::int64_t query, std::vector<double>& out);
 
 /// Marks in `out` (resized to m, 0/1) the keys the pattern of `result` allows for (head, query).
-/// A result without a listed pattern (pattern.rows != n) allows every key.
 void patternRow(const engine::AttentionResult& result, int head, std::int64_t query, std::vector<std::uint8_t>& out);
 
 }  // namespace attnscope::views

@@ -1,5 +1,7 @@
 #include "views/head_matrix.h"
 
+#include <attnscope/weight_overview.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -7,7 +9,6 @@
 namespace attnscope::views {
 
 using engine::AttentionResult;
-using engine::WeightsLayout;
 
 HeadMatrix HeadMatrix::fromResult(const AttentionResult& result, int head, int maxSide, PoolMode mode) {
     const std::int64_t n = std::max<std::int64_t>(result.n, 0);
@@ -42,87 +43,36 @@ HeadMatrix HeadMatrix::build(const AttentionResult& result, int head, std::int64
         out.m_inPattern = std::move(spare->m_inPattern);
         out.m_inPattern.clear();
     }
-    const std::int64_t n = std::max<std::int64_t>(result.n, 0);
-    const std::int64_t m = std::max<std::int64_t>(result.m, 0);
     out.m_poolFactor = static_cast<int>(f);
     out.m_poolMode = mode;
     out.m_rowOffset = r0;
     out.m_colOffset = c0;
     out.m_rows = static_cast<int>((nr + f - 1) / f);
     out.m_cols = static_cast<int>((nc + f - 1) / f);
-    const bool headOk = head >= 0 && head < result.heads;
-    const float* w = result.weights.data();
-    // A full-resolution copy of dense weights writes every cell: recycled storage needs no zeros.
-    const bool copiesAll = f == 1 && headOk && w && result.weightsLayout == WeightsLayout::Dense &&
-                           result.weights.numel() >= result.heads * n * m;
     const auto cells = static_cast<std::size_t>(out.m_rows) * out.m_cols;
-    if (copiesAll) {
-        out.m_values.resize(cells);
+    out.m_values.assign(cells, 0.0f);
+    const bool headOk = head >= 0 && head < result.heads;
+    if (!headOk || !result.weights || nr == 0 || nc == 0) return out;
+    out.m_hasWeights = true;
+    std::vector<engine::ReasonBits> reasons;
+    if (f == 1) {
+        // Full resolution: the tile itself (signed weights of approximating variants survive).
+        engine::WeightTile t = result.weights->tile(head, r0, r0 + nr, c0, c0 + nc, /*withReasons=*/true);
+        out.m_values = std::move(t.weights);
+        reasons = std::move(t.reasons);
     } else {
-        out.m_values.assign(cells, 0.0f);
-    }
-    if (!headOk || !w || nr == 0 || nc == 0) return out;
-
-    const bool mean = f > 1 && mode == PoolMode::Mean;
-    // Signed weights (approximating variants) must survive unpooled, so f == 1 assigns; max
-    // pooling of dense blocks starts from -inf, sparse blocks from the 0 of unlisted keys.
-    if (result.weightsLayout == WeightsLayout::Dense) {
-        if (result.weights.numel() < result.heads * n * m) return out;
-        out.m_hasWeights = true;
-        const float* base = w + static_cast<std::size_t>(head) * n * m;
-        if (f > 1 && !mean) std::fill(out.m_values.begin(), out.m_values.end(), -std::numeric_limits<float>::infinity());
-        for (std::int64_t i = 0; i < nr; ++i) {
-            float* outRow = out.m_values.data() + static_cast<std::size_t>(i / f) * out.m_cols;
-            const float* in = base + (r0 + i) * m + c0;
-            if (f == 1) {
-                std::copy(in, in + nc, outRow);
-                continue;
-            }
+        engine::WeightOverview overview;
+        engine::buildOverview(*result.weights, engine::OverviewRequest{head, r0, r0 + nr, c0, c0 + nc, f}, overview);
+        const bool mean = mode == PoolMode::Mean;
+        for (int bi = 0; bi < out.m_rows; ++bi)
             for (int bj = 0; bj < out.m_cols; ++bj) {
-                const std::int64_t j0 = bj * f, j1 = std::min(j0 + f, nc);
-                float acc = outRow[bj];
-                if (mean) {
-                    for (std::int64_t j = j0; j < j1; ++j) acc += in[j];
-                } else {
-                    for (std::int64_t j = j0; j < j1; ++j) acc = std::max(acc, in[j]);
-                }
-                outRow[bj] = acc;
+                const std::size_t c = static_cast<std::size_t>(bi) * out.m_cols + bj;
+                out.m_values[c] = mean ? static_cast<float>(overview.sumWeight[c] / static_cast<double>(overview.cellArea(bi, bj)))
+                                       : overview.maxWeight[c];
             }
-        }
-    } else if (result.weightsLayout == WeightsLayout::AlignedWithPattern && !result.pattern.implicitDense) {
-        const auto& p = result.pattern;
-        const std::int64_t rowBase = p.perHead ? static_cast<std::int64_t>(head) * n : 0;
-        const std::int64_t valueBase = p.perHead ? 0 : static_cast<std::int64_t>(head) * p.nnz();
-        if (static_cast<std::int64_t>(p.rowPtr.size()) < rowBase + n + 1) return out;
-        out.m_hasWeights = true;
-        // Sum duplicates of a row exactly before pooling, touching only the listed keys.
-        std::vector<float> row(static_cast<std::size_t>(m), 0.0f);
-        for (std::int64_t i = r0; i < r0 + nr; ++i) {
-            const std::int64_t b = p.rowPtr[rowBase + i], e = p.rowPtr[rowBase + i + 1];
-            for (std::int64_t k = b; k < e; ++k) {
-                const std::int32_t j = p.colIdx[k];
-                if (j >= c0 && j < c0 + nc) row[j] += w[valueBase + k];
-            }
-            float* outRow = out.m_values.data() + static_cast<std::size_t>((i - r0) / f) * out.m_cols;
-            for (std::int64_t k = b; k < e; ++k) {
-                const std::int32_t j = p.colIdx[k];
-                if (j < c0 || j >= c0 + nc || row[j] == 0.0f) continue;
-                float& cell = outRow[(j - c0) / f];
-                cell = f == 1 ? row[j] : mean ? cell + row[j] : std::max(cell, row[j]);
-                row[j] = 0.0f;
-            }
-        }
+        reasons = std::move(overview.reasons);
     }
-    if (mean) {
-        for (int bi = 0; bi < out.m_rows; ++bi) {
-            const std::int64_t h = std::min<std::int64_t>(f, nr - bi * f);
-            for (int bj = 0; bj < out.m_cols; ++bj) {
-                const std::int64_t wdt = std::min<std::int64_t>(f, nc - bj * f);
-                out.m_values[static_cast<std::size_t>(bi) * out.m_cols + bj] /= static_cast<float>(h * wdt);
-            }
-        }
-    }
-    out.markPattern(result.pattern, head, n, m, nr, nc);
+    out.markPattern(reasons);
     float lo = std::numeric_limits<float>::infinity(), hi = -lo, pos = lo;
     for (float v : out.m_values) {
         if (!std::isfinite(v)) continue;
@@ -136,30 +86,9 @@ HeadMatrix HeadMatrix::build(const AttentionResult& result, int head, std::int64
     return out;
 }
 
-void HeadMatrix::markPattern(const engine::SparsePattern& p, int head, std::int64_t n, std::int64_t m, std::int64_t nr,
-                             std::int64_t nc) {
-    const std::int64_t f = m_poolFactor, r0 = m_rowOffset, c0 = m_colOffset;
-    // One pass over the listed entries: per-cell SparsePattern::allows() would search each row.
-    if (p.implicitDense) {
-        if (!p.causal) return;
-        m_inPattern.assign(m_values.size(), 0);
-        for (int bi = 0; bi < m_rows; ++bi) {
-            const std::int64_t lastQuery = r0 + std::min<std::int64_t>(nr - 1, (bi + 1) * f - 1);
-            for (int bj = 0; bj < m_cols; ++bj)
-                m_inPattern[static_cast<std::size_t>(bi) * m_cols + bj] = c0 + bj * f <= lastQuery;
-        }
-    } else {
-        const std::int64_t rowBase = p.perHead ? static_cast<std::int64_t>(head) * n : 0;
-        if (p.rows != n || static_cast<std::int64_t>(p.rowPtr.size()) < rowBase + n + 1) return;  // no usable pattern
-        m_inPattern.assign(m_values.size(), 0);
-        for (std::int64_t i = r0; i < r0 + nr; ++i) {
-            for (std::int64_t k = p.rowPtr[rowBase + i]; k < p.rowPtr[rowBase + i + 1]; ++k) {
-                const std::int32_t j = p.colIdx[static_cast<std::size_t>(k)];
-                if (j >= c0 && j < c0 + nc && j < m)
-                    m_inPattern[static_cast<std::size_t>(((i - r0) / f) * m_cols + (j - c0) / f)] = 1;
-            }
-        }
-    }
+void HeadMatrix::markPattern(const std::vector<engine::ReasonBits>& reasons) {
+    m_inPattern.assign(m_values.size(), 0);
+    for (std::size_t c = 0; c < reasons.size() && c < m_inPattern.size(); ++c) m_inPattern[c] = reasons[c] != 0;
     m_hasMaskedCells = std::find(m_inPattern.begin(), m_inPattern.end(), 0) != m_inPattern.end();
     if (!m_hasMaskedCells) m_inPattern.clear();
 }

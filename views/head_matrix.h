@@ -21,12 +21,12 @@ public:
     /// f = ceil(max(n, m) / maxSide); each cell holds the max (or the mean) over its f x f block;
     /// edge blocks are smaller and average over the cells they have. Keys listed twice in a
     /// pattern row count twice (same as AttentionResult::weightAt); keys outside the pattern count
-    /// as 0. Rows without weights (empty rows, WeightsLayout::None, an out-of-range head) are zeros.
+    /// as 0. Rows without weights (empty rows, an out-of-range head) are zeros. Built from the
+    /// result's overview (engine/weight_overview.h): O(the weights covered).
     static HeadMatrix fromResult(const engine::AttentionResult& result, int head, int maxSide = kMaxDisplaySide,
                                  PoolMode mode = PoolMode::Max);
     /// Queries [row0, row0 + rows) x keys [col0, col0 + cols) of `head` at full resolution
-    /// (poolFactor() 1), clamped to the matrix. Cost is O(rows x cols), plus the pattern's
-    /// entries of those rows for sparse layouts.
+    /// (poolFactor() 1), clamped to the matrix: one tile of the result's weights.
     static HeadMatrix fromRegion(const engine::AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
                                  std::int64_t rows, std::int64_t cols);
     /// fromRegion() that takes over `spare`'s storage (left empty), so a heatmap that moves its
@@ -41,7 +41,7 @@ public:
     std::int64_t colOffset() const { return m_colOffset; }
     int poolFactor() const { return m_poolFactor; }
     PoolMode poolMode() const { return m_poolMode; }
-    /// False when the result kept no weights (the matrix is all zeros then).
+    /// False when the result has no weights (the matrix is all zeros then).
     bool hasWeights() const { return m_hasWeights; }
     float maxValue() const { return m_max; }
     float minValue() const { return m_min; }
@@ -62,8 +62,8 @@ private:
     static HeadMatrix build(const engine::AttentionResult& result, int head, std::int64_t r0, std::int64_t c0,
                             std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode,
                             HeadMatrix* spare = nullptr);
-    void markPattern(const engine::SparsePattern& pattern, int head, std::int64_t n, std::int64_t m, std::int64_t nr,
-                     std::int64_t nc);
+    /// Cells whose keys are all outside the pattern (reasons 0) are marked out of it.
+    void markPattern(const std::vector<engine::ReasonBits>& reasons);
 
     int m_rows = 0;
     int m_cols = 0;

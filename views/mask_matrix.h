@@ -40,8 +40,11 @@ public:
     /// stay visible inside a wide local band; duplicates of one key are resolved the same way.
     /// Weights: the max over the cell of each key's summed weight.
     static MaskMatrix fromResult(const engine::AttentionResult& result, int head, int maxSide = kMaxDisplaySide);
-    /// The row panel's data for (head, query) from the unpooled pattern; query -1 when out of range.
-    static MaskRowSummary rowSummary(const engine::AttentionResult& result, int head, std::int64_t query);
+    /// The row panel's data for (head, query) from one row tile; query -1 when out of range.
+    /// headCounts: the head's entries per reason (reasonCounts() of its matrix), which rank the
+    /// reasons of a key listed for several; null = ranked within the row.
+    static MaskRowSummary rowSummary(const engine::AttentionResult& result, int head, std::int64_t query,
+                                     const std::array<std::int64_t, engine::kPatternReasonCount>* headCounts = nullptr);
 
     int rows() const { return m_rows; }
     int cols() const { return m_cols; }
@@ -59,8 +62,8 @@ private:
     std::size_t index(int row, int col) const { return static_cast<std::size_t>(row) * m_cols + col; }
     /// True when reason a should win a cell over reason b.
     bool rarer(std::uint8_t a, std::uint8_t b) const;
-    void fillImplicit(const engine::AttentionResult& result, int head, std::int64_t n, std::int64_t m);
-    void fillListed(const engine::AttentionResult& result, int head, std::int64_t n, std::int64_t m);
+    /// The rarest reason of a set (kBlank for none).
+    std::uint8_t rarestOf(engine::ReasonBits bits) const;
 
     int m_rows = 0;
     int m_cols = 0;

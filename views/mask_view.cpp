@@ -343,7 +343,7 @@ void MaskView::updateLegend() {
                      .arg(static_cast<double>(m_matrix.maxWeight()), 0, 'g', 3)
                      .arg(std::lround(kMinWeightOpacity * 100));
     else if (showWeights())
-        notes << tr("This result kept no weights.");
+        notes << tr("This result has no weights.");
     html += QStringLiteral("<p style='color:gray'>%1</p>").arg(notes.join(QStringLiteral("<br>")));
     m_legend->setText(html);
 }
@@ -413,7 +413,7 @@ int MaskView::displayedAlpha(int query, int key) const {
 MaskRowSummary MaskView::rowSummary(int query) const {
     const engine::AttentionResult* r = shownResult();
     if (!r || m_shownHead < 0) return {};
-    return MaskMatrix::rowSummary(*r, m_shownHead, query);
+    return MaskMatrix::rowSummary(*r, m_shownHead, query, &m_matrix.reasonCounts());
 }
 
 QString MaskView::tokenText(std::int64_t index, int maxChars) const {
@@ -472,7 +472,7 @@ void MaskView::showQuery(int query) {
         if (keys > 1) entropy += tr(" (max ln %1 = %2)").arg(keys).arg(std::log(static_cast<double>(keys)), 0, 'f', 4);
         plain << entropy;
     } else {
-        plain << tr("weights not kept: no zeros or entropy");
+        plain << tr("no weights: no zeros or entropy");
     }
     for (int i = 1; i < plain.size(); ++i) html << plain[i].toHtmlEscaped();
 

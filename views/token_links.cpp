@@ -1,5 +1,7 @@
 #include "views/token_links.h"
 
+#include <attnscope/weight_overview.h>
+
 #include "views/figure_painter.h"
 #include "views/inspection_state.h"
 #include "views/token_label.h"
@@ -157,33 +159,17 @@ public:
         setToolTip(tr("The whole head; the outlined square is the visible window. Click to move there."));
     }
     void refresh() {
-        const int count = m_owner->tokenCount();
-        const int side = std::max(1, std::min(count, kMinimapWidth));
+        // The owner's overview of the whole head (at most kMinimapWidth cells a side, max-pooled).
+        const engine::WeightOverview& o = m_owner->m_overview;
+        const int side = std::max(1, std::max(o.rows, o.cols));
         m_image = QImage(side, side, QImage::Format_ARGB32);
         m_image.fill(Qt::white);
         const float maxWeight = m_owner->m_headMax;
-        if (count > 0 && maxWeight > 0) {
-            std::vector<float> pooled(static_cast<std::size_t>(side * side), 0.0f);
-            std::vector<int> column(static_cast<std::size_t>(count));
-            for (int k = 0; k < count; ++k) column[static_cast<std::size_t>(k)] = k * side / count;
-            for (int q = 0; q < count; ++q) {
-                float* cells = pooled.data() + static_cast<std::size_t>(q * side / count) * side;
-                // NOTE: dense rows are read directly; weightAt() per cell made a 4096-token head cost ~0.35 s.
-                if (const float* row = m_owner->denseRow(q)) {
-                    for (int k = 0; k < count; ++k) {
-                        float& cell = cells[column[static_cast<std::size_t>(k)]];
-                        cell = std::max(cell, row[k]);
-                    }
-                } else {
-                    for (int k = 0; k < count; ++k) {
-                        float& cell = cells[column[static_cast<std::size_t>(k)]];
-                        cell = std::max(cell, m_owner->weight(q, k));
-                    }
-                }
-            }
-            for (int y = 0; y < side; ++y)
-                for (int x = 0; x < side; ++x) {
-                    const int shade = 255 - static_cast<int>(std::sqrt(pooled[static_cast<std::size_t>(y * side + x)] / maxWeight) * 200);
+        if (o.rows > 0 && maxWeight > 0) {
+            for (int y = 0; y < o.rows; ++y)
+                for (int x = 0; x < o.cols; ++x) {
+                    const float w = std::max(0.0f, o.maxWeight[static_cast<std::size_t>(y) * o.cols + x]);
+                    const int shade = 255 - static_cast<int>(std::sqrt(std::min(1.0f, w / maxWeight)) * 200);
                     m_image.setPixel(x, y, qRgb(shade, shade, 255));
                 }
         }
@@ -279,6 +265,7 @@ void TokenLinks::setHorizontal(bool horizontal) {
 void TokenLinks::setWindow(int first, int size) {
     m_window = std::max(1, size);
     m_first = std::clamp(first, 0, std::max(0, tokenCount() - m_window));
+    refreshWindowTile();
     updateChrome();
 }
 
@@ -317,19 +304,21 @@ QString TokenLinks::tokenText(int index) const {
 
 float TokenLinks::weight(int query, int key) const {
     const auto* r = shownResult();
-    return r ? r->weightAt(head(), query, key) : 0.0f;
+    if (!r) return 0.0f;
+    const engine::WeightTile& t = m_windowTile;
+    if (t.head == head() && query >= t.r0 && query < t.r1 && key >= t.c0 && key < t.c1 && !t.weights.empty())
+        return t.at(query, key);
+    return r->weightAt(head(), query, key);
 }
 
-const float* TokenLinks::denseRow(int query) const {
+void TokenLinks::refreshWindowTile() {
+    m_windowTile = engine::WeightTile{};
     const auto* r = shownResult();
     const int h = head();
-    if (!r || r->weightsLayout != engine::WeightsLayout::Dense || !r->weights.values || h < 0 || h >= r->heads ||
-        query < 0 || query >= r->n)
-        return nullptr;
-    const std::size_t begin =
-        (static_cast<std::size_t>(h) * static_cast<std::size_t>(r->n) + static_cast<std::size_t>(query)) * static_cast<std::size_t>(r->m);
-    if (r->weights.values->size() < begin + static_cast<std::size_t>(r->m)) return nullptr;  // malformed: weightAt() decides
-    return r->weights.values->data() + begin;
+    const int count = tokenCount();
+    if (!r || !r->weights || h < 0 || h >= r->heads || count == 0) return;
+    const std::int64_t last = std::min<std::int64_t>(count, m_first + m_window);
+    m_windowTile = r->weights->tile(h, m_first, last, m_first, std::min<std::int64_t>(last, r->m));
 }
 
 std::vector<TokenLink> TokenLinks::visibleLinks() const {
@@ -353,26 +342,35 @@ std::vector<TokenLink> TokenLinks::visibleLinks() const {
 OutsideMass TokenLinks::outsideMass(int query) const {
     OutsideMass mass;
     const int count = tokenCount();
-    if (query < 0 || query >= count) return mass;
-    for (int k = 0; k < m_first; ++k) mass.before += weight(query, k);
-    for (int k = std::min(count, m_first + m_window); k < count; ++k) mass.after += weight(query, k);
+    const auto* r = shownResult();
+    if (query < 0 || query >= count || !r || !r->weights || head() < 0 || head() >= r->heads) return mass;
+    const engine::WeightTile row = r->weights->tile(head(), query, query + 1, 0, std::min<std::int64_t>(count, r->m));
+    for (int k = 0; k < std::min<int>(m_first, static_cast<int>(row.weights.size())); ++k) mass.before += row.weights[static_cast<std::size_t>(k)];
+    for (int k = std::min(count, m_first + m_window); k < static_cast<int>(row.weights.size()); ++k)
+        mass.after += row.weights[static_cast<std::size_t>(k)];
     return mass;
 }
 
 void TokenLinks::rebuild() {
     m_headMax = 0.0f;
+    m_overview = engine::WeightOverview{};
     const auto* r = shownResult();
-    if (r && r->weightsLayout != engine::WeightsLayout::None) {
-        const int count = tokenCount();
-        for (int q = 0; q < count; ++q) {
-            if (const float* row = denseRow(q)) {
-                for (int k = 0; k < count; ++k) m_headMax = std::max(m_headMax, std::abs(row[k]));
-            } else {
-                for (int k = 0; k < count; ++k) m_headMax = std::max(m_headMax, std::abs(weight(q, k)));
-            }
+    const int h = head();
+    const int count = tokenCount();
+    if (r && r->weights && h >= 0 && h < r->heads && count > 0) {
+        // The largest weight (by magnitude: Linformer's P̄F is signed) from a pooled overview, which
+        // costs what the pattern costs, not n² calls.
+        const std::int64_t keys = std::min<std::int64_t>(count, r->m);
+        const std::int64_t factor = (std::max<std::int64_t>(count, keys) + kMinimapWidth - 1) / kMinimapWidth;
+        engine::buildOverview(*r->weights, engine::OverviewRequest{h, 0, count, 0, keys, std::max<std::int64_t>(factor, 1)},
+                              m_overview);
+        for (std::size_t c = 0; c < m_overview.maxWeight.size(); ++c) {
+            if (std::isfinite(m_overview.maxWeight[c])) m_headMax = std::max(m_headMax, std::abs(m_overview.maxWeight[c]));
+            if (std::isfinite(m_overview.minWeight[c])) m_headMax = std::max(m_headMax, std::abs(m_overview.minWeight[c]));
         }
     }
     m_first = std::clamp(m_first, 0, std::max(0, tokenCount() - m_window));
+    refreshWindowTile();
     m_minimap->refresh();
     updateChrome();
 }
@@ -390,8 +388,6 @@ void TokenLinks::updateChrome() {
     }
     const auto* r = shownResult();
     if (!r) m_status->setText(tr("No result."));
-    else if (r->weightsLayout == engine::WeightsLayout::None)
-        m_status->setText(tr("Weights were not kept for this run (the input is longer than the dense limit)."));
     else
         m_status->setText(tr("head %1 · tokens %2–%3 of %4 · %5 links ≥ %6 of the largest weight %7")
                               .arg(head())

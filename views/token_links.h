@@ -4,6 +4,7 @@
 // a minimap; attention leaving the window is summarised at its edges.
 
 #include <attnscope/types.h>
+#include <attnscope/weight_overview.h>
 
 #include <QPointer>
 #include <QWidget>
@@ -81,9 +82,10 @@ private:
     void rebuild();
     void updateChrome();
     int head() const;
+    /// The shown head's weight, from the visible window's tile when inside it.
     float weight(int query, int key) const;
-    /// Row `query` of the shown head when its weights are dense, else nullptr (then use weight()).
-    const float* denseRow(int query) const;
+    /// Reads the visible window's weights (one tile) after a scroll or a new result.
+    void refreshWindowTile();
 
     std::shared_ptr<const engine::RunResult> m_result;
     QPointer<InspectionState> m_state;
@@ -100,6 +102,8 @@ private:
     int m_isolatedQuery = -1;
     int m_isolatedKey = -1;
     float m_headMax = 0.0f;
+    engine::WeightOverview m_overview;  ///< the whole head, pooled for the minimap and the largest weight
+    engine::WeightTile m_windowTile;    ///< the visible window [m_first, m_first + m_window)²
 };
 
 }  // namespace attnscope::views

@@ -34,6 +34,7 @@ struct RunOptions {
     int threads = 0;
     std::string out;
     std::string summary;
+    bool writePattern = false;  ///< also list the pattern (pattern.row_ptr / col_idx / reason)
     bool quiet = false;
 };
 

@@ -104,7 +104,7 @@ int runCommand(const RunOptions& options) {
             printError(qkv.error().message);
             return exitFor(qkv.error());
         }
-        request.qkv = std::move(qkv->qkv);
+        request.sharedQkv = std::move(qkv->qkv);
         request.keyPadding = std::move(qkv->keyPadding);
     } else {
         auto kind = parseTokenizerKind(options.tokenizer);
@@ -148,6 +148,13 @@ int runCommand(const RunOptions& options) {
 
     ResultFileOptions fileOptions;
     fileOptions.denseLimit = options.denseLimit;
+    fileOptions.writePattern = options.writePattern;
+    fileOptions.memoryBudgetBytes = options.memoryBudget;
+    const auto& shown = (*result)->results[0];
+    if (!options.quiet && (shown.n > options.denseLimit || shown.m > options.denseLimit))
+        std::cerr << "attnscope-cli: note: dense weights and mask not written: n = " << shown.n
+                  << " exceeds the dense limit of " << options.denseLimit
+                  << " tokens (the file keeps what recomputes any weight: docs/RESULT_FORMAT.md)\n";
     auto written = writeResultFile(options.out, **result, 0, fileOptions);
     if (!written) {
         printError(written.error().message);

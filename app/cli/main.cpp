@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
     runCmd->add_option("--threads", run.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
     runCmd->add_option("--out", run.out, "RESULT.safetensors to write.")->required();
     runCmd->add_option("--summary", run.summary, "Also write a SUMMARY.json.");
+    runCmd->add_flag("--write-pattern", run.writePattern,
+                     "Also list every (query, key) entry of the pattern with its reason (refused over the memory budget).");
     runCmd->add_flag("--quiet", run.quiet, "No progress on stderr.");
 
     AnalyzeOptions analyze;

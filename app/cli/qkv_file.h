@@ -11,7 +11,9 @@
 namespace attnscope::cli {
 
 struct QkvFile {
-    engine::QkvTensors qkv;
+    /// q, k, v read in place from the mapped file (which stays mapped while they are held), or
+    /// copied when a tensor's bytes are not float-aligned in it.
+    engine::SharedQkv qkv;
     std::vector<std::uint8_t> keyPadding;  ///< from the optional U8/BOOL tensor `key_padding` [m]
 };
 

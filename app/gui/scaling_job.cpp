@@ -98,7 +98,7 @@ quint64 ScalingJob::start(const ScalingRequest& request) {
         if (auto it = state->request.params.find(variant.id); it != state->request.params.end())
             variant.params = it->second;
         request.variants.push_back(std::move(variant));
-        request.keepWeights = false;  // time and memory of the attention itself, not of a display copy
+        request.denseLimit = 0;  // time and memory of the attention itself, no n x m diagnostics
         request.memoryBudgetBytes = state->request.memoryBudgetBytes;
         const engine::ProgressFn progress = [&](const engine::Progress&) { return !state->cancelled.load(); };
 

@@ -52,11 +52,8 @@ std::shared_ptr<const engine::RunResult> makeRun(int heads, int n) {
     auto run = std::make_shared<engine::RunResult>(*makeDenseResult(heads, n));
     run->requestJson = kRequestJson;
     run->projection.seed = 7;
-    // The safetensors writer needs `output` [heads, n, d] and a pattern, as engine results have.
+    // The safetensors writer needs `output` [heads, n, d] and weights, as engine results have.
     auto& r = run->results[0];
-    r.pattern.rows = r.n;
-    r.pattern.cols = r.m;
-    r.pattern.implicitDense = true;
     r.output.shape = {r.heads, r.n, r.d};
     r.output.values = std::make_shared<const std::vector<float>>(static_cast<std::size_t>(r.heads * r.n * r.d), 0.5f);
     return run;

@@ -50,7 +50,7 @@ public:
                                                                  const engine::ProgressFn& progress) override {
         ++m_seen->runs;
         if (QThread::currentThread() == m_seen->gui) m_seen->onGuiThread = true;
-        if (request.keepWeights) m_seen->keptWeights = true;
+        if (request.denseLimit != 0) m_seen->keptWeights = true;  // n x m diagnostics would be built
         if (progress && !progress(engine::Progress{"attention", 0, 1}))
             return engine::makeError(engine::ErrorCode::Cancelled, "cancelled");
         const auto n = static_cast<std::int64_t>(request.input.text.size());

@@ -108,7 +108,7 @@ TEST(Cli, FullOnExplicitQkvMatchesSoftmaxDefinition) {
         const std::string out = tempPath(causal ? "causal.safetensors" : "bidir.safetensors");
         const std::string summary = tempPath("summary.json");
         auto r = runCli("run --variant full --qkv " + input + (causal ? " --causal" : "") + " --out " + out +
-                        " --summary " + summary);
+                        " --summary " + summary + " --write-pattern");
         ASSERT_EQ(r.status, 0) << r.stderrText;
         auto file = SafetensorsFile::open(out);
         ASSERT_TRUE(file.ok()) << file.error().message;
@@ -130,8 +130,9 @@ TEST(Cli, FullOnExplicitQkvMatchesSoftmaxDefinition) {
         auto colIdx = (*file)->read("pattern.col_idx");
         auto reason = (*file)->read("pattern.reason");
         ASSERT_TRUE(rowPtr.ok() && colIdx.ok() && reason.ok());
-        EXPECT_EQ(rowPtr->shape, (std::vector<std::int64_t>{n + 1}));
-        EXPECT_EQ(rowPtr->i64.back(), causal ? n * (n + 1) / 2 : n * n);
+        // one row per (head, query), head-major
+        EXPECT_EQ(rowPtr->shape, (std::vector<std::int64_t>{h * n + 1}));
+        EXPECT_EQ(rowPtr->i64.back(), h * (causal ? n * (n + 1) / 2 : n * n));
         EXPECT_EQ(reason->u8[0], causal ? 1 : 0);
 
         auto s = nlohmann::json::parse(slurp(summary));

@@ -110,6 +110,7 @@ inline void expectMatchesMaskedSoftmax(const AttentionResult& r, const PlainTens
     const std::int64_t heads = q.shape[0], n = q.shape[1], d = q.shape[2], m = k.shape[1];
     ASSERT_EQ(r.n, n);
     double maxW = 0, maxO = 0;
+    const std::vector<float> weights = denseWeights(r);
     for (int h = 0; h < heads; ++h) {
         const std::vector<int> mult = multFn ? multFn(h) : multiplicity(r, h);
         for (std::int64_t i = 0; i < n; ++i) {
@@ -130,7 +131,7 @@ inline void expectMatchesMaskedSoftmax(const AttentionResult& r, const PlainTens
             std::vector<double> out(static_cast<std::size_t>(d), 0.0);
             for (std::int64_t j = 0; j < m; ++j) {
                 const double w = mult[i * m + j] ? mult[i * m + j] * std::exp(s[j] - mx) / z : 0.0;
-                const double got = r.weightAt(h, i, j);
+                const double got = weights[static_cast<std::size_t>((h * n + i) * m + j)];
                 maxW = std::max(maxW, std::abs(got - w));
                 rowSum += got;
                 for (std::int64_t c = 0; c < d; ++c) out[c] += w * v.f32[(h * m + j) * d + c];

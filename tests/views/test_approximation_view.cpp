@@ -32,7 +32,7 @@ std::shared_ptr<const engine::RunResult> makePair() {
     for (int h = 0; h < kHeads; ++h)
         for (int i = 0; i < kN; ++i)
             for (int j = 0; j < kN; ++j) w[(static_cast<std::size_t>(h) * kN + i) * kN + j] = impliedWeight(h, i, j);
-    approx.weights.values = std::make_shared<const std::vector<float>>(std::move(w));
+    approx.weights = engine::makeDenseWeights(kHeads, kN, kN, std::move(w));
     run->results = {approx, exact};
     return run;
 }

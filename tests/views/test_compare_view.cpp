@@ -35,23 +35,22 @@ engine::AttentionResult makeBand(const std::string& id, float divisor) {
     band.variantId = id;
     band.heads = kHeads;
     band.n = band.m = kN;
-    band.pattern.rows = band.pattern.cols = kN;
-    band.pattern.rowPtr = {0};
+    engine::SparsePattern pattern;
+    pattern.rows = pattern.cols = kN;
+    pattern.rowPtr = {0};
     for (int i = 0; i < kN; ++i) {
         for (int j = std::max(0, i - 1); j <= std::min(kN - 1, i + 1); ++j) {
-            band.pattern.colIdx.push_back(j);
-            band.pattern.reason.push_back(static_cast<std::uint8_t>(engine::PatternReason::Local));
+            pattern.colIdx.push_back(j);
+            pattern.reason.push_back(static_cast<std::uint8_t>(engine::PatternReason::Local));
         }
-        band.pattern.rowPtr.push_back(band.pattern.nnz());
+        pattern.rowPtr.push_back(pattern.nnz());
     }
     std::vector<float> w;
     for (int h = 0; h < kHeads; ++h)
         for (int i = 0; i < kN; ++i)
-            for (auto e = band.pattern.rowPtr[i]; e < band.pattern.rowPtr[i + 1]; ++e)
-                w.push_back(fixtureWeight(h, i, band.pattern.colIdx[e]) / divisor);
-    band.weightsLayout = engine::WeightsLayout::AlignedWithPattern;
-    band.weights.shape = {kHeads, band.pattern.nnz()};
-    band.weights.values = std::make_shared<const std::vector<float>>(std::move(w));
+            for (auto e = pattern.rowPtr[i]; e < pattern.rowPtr[i + 1]; ++e)
+                w.push_back(fixtureWeight(h, i, pattern.colIdx[e]) / divisor);
+    band.weights = engine::makeListedWeights(kHeads, std::move(pattern), std::move(w));
     return band;
 }
 
@@ -319,7 +318,7 @@ private Q_SLOTS:
         auto run = std::const_pointer_cast<engine::RunResult>(makePair());
         engine::AttentionResult longer = makeBand("longer", 2);
         longer.n = longer.m = kN + 2;
-        longer.pattern.rows = longer.pattern.cols = kN + 2;
+        longer.weights = engine::makeDenseWeights(kHeads, kN + 2, kN + 2, std::vector<float>(kHeads * (kN + 2) * (kN + 2), 0.1f));
         run->results.push_back(longer);
         CompareView view;
         view.setResult(run);

@@ -2,6 +2,8 @@
 
 #include "views/error_summary.h"
 
+#include <attnscope/explicit_weights.h>
+
 #include <QTest>
 
 #include <cmath>
@@ -18,12 +20,9 @@ engine::AttentionResult makeFull() {
     r.variantId = "full";
     r.heads = 1;
     r.n = r.m = 3;
-    r.weightsLayout = engine::WeightsLayout::Dense;
-    r.weights.shape = {1, 3, 3};
-    r.weights.values = std::make_shared<const std::vector<float>>(std::vector<float>{
-        0.5f, 0.25f, 0.25f,  //
-        0.25f, 0.5f, 0.25f,  //
-        0.25f, 0.25f, 0.5f});
+    r.weights = engine::makeDenseWeights(1, 3, 3, {0.5f, 0.25f, 0.25f,  //
+                                                   0.25f, 0.5f, 0.25f,  //
+                                                   0.25f, 0.25f, 0.5f});
     return r;
 }
 
@@ -31,19 +30,21 @@ engine::AttentionResult makeFull() {
 //   row 0: keys {0, 1} = 0.75, 0.25           (full's key 2 is outside: 0.25 of its mass lost)
 //   row 1: keys {0, 1, 2} = 0.375, 0.375, 0.25 (every key: KL is defined here)
 //   row 2: keys {1, 2} = 0.375, 0.625
-engine::AttentionResult makeBand() {
+engine::SparsePattern bandPattern() {
+    engine::SparsePattern p;
+    p.rows = p.cols = 3;
+    p.rowPtr = {0, 2, 5, 7};
+    p.colIdx = {0, 1, 0, 1, 2, 1, 2};
+    p.reason.assign(7, static_cast<std::uint8_t>(engine::PatternReason::Local));
+    return p;
+}
+
+engine::AttentionResult makeBand(std::vector<float> weights = {0.75f, 0.25f, 0.375f, 0.375f, 0.25f, 0.375f, 0.625f}) {
     engine::AttentionResult r;
     r.variantId = "band";
     r.heads = 1;
     r.n = r.m = 3;
-    r.pattern.rows = r.pattern.cols = 3;
-    r.pattern.rowPtr = {0, 2, 5, 7};
-    r.pattern.colIdx = {0, 1, 0, 1, 2, 1, 2};
-    r.pattern.reason.assign(7, static_cast<std::uint8_t>(engine::PatternReason::Local));
-    r.weightsLayout = engine::WeightsLayout::AlignedWithPattern;
-    r.weights.shape = {1, 7};
-    r.weights.values =
-        std::make_shared<const std::vector<float>>(std::vector<float>{0.75f, 0.25f, 0.375f, 0.375f, 0.25f, 0.375f, 0.625f});
+    r.weights = engine::makeListedWeights(1, bandPattern(), std::move(weights));
     return r;
 }
 
@@ -92,12 +93,12 @@ private Q_SLOTS:
         // The same weights in both layouts: dense, and aligned with an explicit all-keys pattern.
         engine::AttentionResult listed = makeFull();
         listed.variantId = "listed";
-        listed.pattern.rows = listed.pattern.cols = 3;
-        listed.pattern.rowPtr = {0, 3, 6, 9};
-        listed.pattern.colIdx = {0, 1, 2, 0, 1, 2, 0, 1, 2};
-        listed.pattern.reason.assign(9, 0);
-        listed.weightsLayout = engine::WeightsLayout::AlignedWithPattern;
-        listed.weights.shape = {1, 9};
+        engine::SparsePattern all;
+        all.rows = all.cols = 3;
+        all.rowPtr = {0, 3, 6, 9};
+        all.colIdx = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+        all.reason.assign(9, 0);
+        listed.weights = engine::makeListedWeights(1, all, {0.5f, 0.25f, 0.25f, 0.25f, 0.5f, 0.25f, 0.25f, 0.25f, 0.5f});
         for (const engine::AttentionResult& same : {makeFull(), listed}) {
             const ErrorSummary s = summarizeAgainstExact(same, makeFull(), 0);
             QVERIFY(s.ok);
@@ -111,10 +112,8 @@ private Q_SLOTS:
     }
 
     void kLUndefinedEverywhereIsSaidSo() {
-        engine::AttentionResult band = makeBand();
         // Row 1 drops key 2 too (weight 0 on an allowed key: top-k and entmax give exact zeros).
-        band.weights.values =
-            std::make_shared<const std::vector<float>>(std::vector<float>{0.75f, 0.25f, 0.5f, 0.5f, 0.0f, 0.375f, 0.625f});
+        engine::AttentionResult band = makeBand({0.75f, 0.25f, 0.5f, 0.5f, 0.0f, 0.375f, 0.625f});
         const ErrorSummary s = summarizeAgainstExact(band, makeFull(), 0);
         QCOMPARE(s.klDefinedRows, std::int64_t{0});
         QVERIFY(std::isnan(s.meanKl));
@@ -125,8 +124,7 @@ private Q_SLOTS:
 
     void emptyReferenceRowsAreLeftOut() {
         engine::AttentionResult full = makeFull();
-        full.weights.values = std::make_shared<const std::vector<float>>(
-            std::vector<float>{0.5f, 0.25f, 0.25f, 0.0f, 0.0f, 0.0f, 0.25f, 0.25f, 0.5f});
+        full.weights = engine::makeDenseWeights(1, 3, 3, {0.5f, 0.25f, 0.25f, 0.0f, 0.0f, 0.0f, 0.25f, 0.25f, 0.5f});
         const ErrorSummary s = summarizeAgainstExact(makeFull(), full, 0);
         QCOMPARE(s.emptyReferenceRows, std::int64_t{1});
         QCOMPARE(s.rowL1[1], 1.0);  // L1 still counts the row
@@ -145,7 +143,7 @@ private Q_SLOTS:
         QVERIFY(std::isnan(shapes.meanL1));
 
         engine::AttentionResult none = makeBand();
-        none.weightsLayout = engine::WeightsLayout::None;
+        none.weights = nullptr;
         QVERIFY(!summarizeAgainstExact(none, makeFull(), 0).ok);
         const ErrorSummary head = summarizeAgainstExact(makeBand(), makeFull(), 3);
         QVERIFY(!head.ok);

@@ -8,6 +8,8 @@
 #include "views/title_wrap.h"
 
 #include <QSignalSpy>
+#include <attnscope/explicit_weights.h>
+
 #include <QTest>
 
 #include <cmath>
@@ -131,17 +133,17 @@ private Q_SLOTS:
         r.heads = 2;
         r.n = 3;
         r.m = 4;
-        r.weightsLayout = engine::WeightsLayout::AlignedWithPattern;
-        r.pattern.rows = 3;
-        r.pattern.cols = 4;
-        r.pattern.rowPtr = {0, 2, 5, 6};
-        r.pattern.colIdx = {0, 1, 0, 2, 2, 3};
+        engine::SparsePattern pattern;
+        pattern.rows = 3;
+        pattern.cols = 4;
+        pattern.rowPtr = {0, 2, 5, 6};
+        pattern.colIdx = {0, 1, 0, 2, 2, 3};
+        pattern.reason.assign(6, static_cast<std::uint8_t>(engine::PatternReason::Local));
         const std::vector<float> head0 = {0.5f, 0.5f, 0.2f, 0.3f, 0.5f, 1.0f};
         const std::vector<float> head1 = {0.9f, 0.1f, 0.6f, 0.2f, 0.2f, 1.0f};
         std::vector<float> all = head0;
         all.insert(all.end(), head1.begin(), head1.end());
-        r.weights.shape = {2, 6};
-        r.weights.values = std::make_shared<const std::vector<float>>(all);
+        r.weights = engine::makeListedWeights(2, pattern, all);
 
         const HeadMatrix m = HeadMatrix::fromResult(r, 1);
         QCOMPARE(m.rows(), 3);
@@ -186,7 +188,7 @@ private Q_SLOTS:
         QVERIFY2(heatmap.hoverText(0, 2).endsWith(QStringLiteral("not in the pattern")),
                  qPrintable(heatmap.hoverText(0, 2)));
 
-        r.weightsLayout = engine::WeightsLayout::None;
+        r.weights = nullptr;
         QVERIFY(!HeadMatrix::fromResult(r, 0).hasWeights());
         QCOMPARE(HeadMatrix::fromResult(r, 0).maxValue(), 0.0f);
     }

@@ -40,9 +40,7 @@ std::shared_ptr<const engine::RunResult> makeHead(int n, std::vector<float> valu
     r.variantId = "linformer";
     r.heads = 1;
     r.n = r.m = n;
-    r.weightsLayout = engine::WeightsLayout::Dense;
-    r.weights.shape = {1, n, n};
-    r.weights.values = std::make_shared<const std::vector<float>>(std::move(values));
+    r.weights = engine::makeDenseWeights(1, n, n, std::move(values));
     run->results.push_back(std::move(r));
     return run;
 }

@@ -12,6 +12,8 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QSignalSpy>
+#include <attnscope/explicit_weights.h>
+
 #include <QTest>
 
 #include <cmath>
@@ -52,17 +54,16 @@ std::shared_ptr<const engine::RunResult> makeMixedResult() {
     r.heads = 2;
     r.n = r.m = 4;
     r.d = 4;
-    r.pattern.rows = r.pattern.cols = 4;
-    r.pattern.rowPtr = {0, 2, 5, 9, 13};
-    r.pattern.colIdx = {0, 3, 0, 1, 3, 1, 2, 2, 3, 0, 1, 2, 3};
+    engine::SparsePattern pattern;
+    pattern.rows = pattern.cols = 4;
+    pattern.rowPtr = {0, 2, 5, 9, 13};
+    pattern.colIdx = {0, 3, 0, 1, 3, 1, 2, 2, 3, 0, 1, 2, 3};
     for (PatternReason reason : {L, G, L, L, G, R, L, R, G, G, G, G, G})
-        r.pattern.reason.push_back(static_cast<std::uint8_t>(reason));
+        pattern.reason.push_back(static_cast<std::uint8_t>(reason));
     std::vector<float> w = {0.75f, 0.25f, 0.5f, 0.0f, 0.5f, 0.2f, 0.3f, 0.1f, 0.4f, 0.25f, 0.25f, 0.25f, 0.25f};
     const std::vector<float> head1 = {1.0f, 0.0f, 0.1f, 0.2f, 0.7f, 0.5f, 0.25f, 0.25f, 0.0f, 0.1f, 0.2f, 0.3f, 0.4f};
     w.insert(w.end(), head1.begin(), head1.end());
-    r.weightsLayout = engine::WeightsLayout::AlignedWithPattern;
-    r.weights.shape = {2, 13};
-    r.weights.values = std::make_shared<const std::vector<float>>(std::move(w));
+    r.weights = engine::makeListedWeights(2, std::move(pattern), std::move(w));
     run->results.push_back(std::move(r));
     return run;
 }
@@ -193,13 +194,17 @@ private Q_SLOTS:
         QVERIFY2(view.rowPanelText().contains(QStringLiteral("exact zeros: 1 of 3")), qPrintable(view.rowPanelText()));
     }
 
-    void implicitCausalPatternAndNoWeights() {
+    void causalPatternOfADenseVariant() {
         auto run = std::const_pointer_cast<engine::RunResult>(attnscope::testing::makeDenseResult(1, 5));
         auto& r = run->results[0];
-        r.pattern.rows = r.pattern.cols = 5;
-        r.pattern.implicitDense = true;
-        r.pattern.causal = true;
-        r.weightsLayout = engine::WeightsLayout::None;
+        std::vector<float> w(25, 0.0f);
+        std::vector<std::uint8_t> reasons(25, engine::kNotListed);
+        for (int i = 0; i < 5; ++i)
+            for (int j = 0; j <= i; ++j) {
+                w[static_cast<std::size_t>(i * 5 + j)] = 1.0f / static_cast<float>(i + 1);
+                reasons[static_cast<std::size_t>(i * 5 + j)] = static_cast<std::uint8_t>(PatternReason::Causal);
+            }
+        r.weights = engine::makeDenseWeights(1, 5, 5, w, reasons);
         MaskView view;
         view.setResult(run);
         for (int i = 0; i < 5; ++i)
@@ -207,10 +212,14 @@ private Q_SLOTS:
         QCOMPARE(view.legendReasons(), QStringList{QStringLiteral("causal")});
         const auto s = view.rowSummary(3);
         QCOMPARE(s.allowedKeys, (std::vector<int>{0, 1, 2, 3}));
-        QVERIFY(!s.hasWeights);
-        QVERIFY(std::isnan(s.entropy));
-        view.showQuery(3);
-        QVERIFY(view.rowPanelText().contains(QStringLiteral("weights not kept")));
+        QVERIFY(s.hasWeights);
+        QVERIFY(std::abs(s.entropy - std::log(4.0)) < 1e-6);
+
+        // A hand-made result without weights shows no pattern.
+        r.weights = nullptr;
+        view.setResult(run);
+        QVERIFY(!view.rowSummary(3).hasWeights);
+        QCOMPARE(view.displayedReason(3, 0), -1);
     }
 
     void backgroundBuildShowsTheLatestHeadWithTheQueryAskedFor() {

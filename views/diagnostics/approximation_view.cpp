@@ -110,14 +110,19 @@ QString ApproximationView::sweepParameter(const std::string& id) {
 }
 
 double ApproximationView::meanRowL1Error(const engine::AttentionResult& approx, const engine::AttentionResult& exact) {
-    if (approx.weightsLayout == engine::WeightsLayout::None || exact.weightsLayout == engine::WeightsLayout::None ||
-        approx.heads != exact.heads || approx.n != exact.n || approx.m != exact.m || approx.n == 0)
+    if (!approx.weights || !exact.weights || approx.heads != exact.heads || approx.n != exact.n || approx.m != exact.m ||
+        approx.n == 0)
         return kNaN;
     double total = 0;
+    constexpr std::int64_t kRowsPerTile = 16;  // both read through tiles of a few rows
     for (int h = 0; h < approx.heads; ++h)
-        for (std::int64_t i = 0; i < approx.n; ++i)
-            for (std::int64_t j = 0; j < approx.m; ++j)
-                total += std::abs(static_cast<double>(approx.weightAt(h, i, j)) - exact.weightAt(h, i, j));
+        for (std::int64_t i0 = 0; i0 < approx.n; i0 += kRowsPerTile) {
+            const std::int64_t i1 = std::min(approx.n, i0 + kRowsPerTile);
+            const engine::WeightTile a = approx.weights->tile(h, i0, i1, 0, approx.m);
+            const engine::WeightTile e = exact.weights->tile(h, i0, i1, 0, exact.m);
+            for (std::size_t c = 0; c < a.weights.size(); ++c)
+                total += std::abs(static_cast<double>(a.weights[c]) - static_cast<double>(e.weights[c]));
+        }
     return total / static_cast<double>(approx.heads * approx.n);
 }
 
@@ -231,10 +236,6 @@ void ApproximationView::rebuild() {
     if (!exact)
         return showMessage(tr("No exact softmax in this run: the Diagnostics tab runs “full” beside %1 (press F5).")
                                .arg(m_approxId));
-    if (approx->weightsLayout == engine::WeightsLayout::None || exact->weightsLayout == engine::WeightsLayout::None)
-        return showMessage(tr("The implied matrix was not kept for this run (n = %1 exceeds the dense limit or the "
-                              "memory budget), so there is nothing to compare.")
-                               .arg(approx->n));
     if (approx->heads != exact->heads || approx->n != exact->n || approx->m != exact->m)
         return showMessage(tr("%1 and full have different shapes; run them together.").arg(m_approxId));
 

@@ -22,12 +22,10 @@ QString tr(const char* text) { return QCoreApplication::translate("DataExporter"
 QString DataExporter::exportSafetensors(const QString& path, const engine::RunResult& run, std::size_t variantIndex) {
     const QString shown = QDir::toNativeSeparators(path);
     if (variantIndex >= run.results.size()) return tr("Cannot write %1: the result has no variant %2.").arg(shown).arg(variantIndex);
-    // NOTE: engine::writeResultFile reads `output` and the CSR pattern unchecked; engine results
+    // NOTE: engine::writeResultFile reads `output` and the weights unchecked; engine results
     // always have both, hand-made ones might not.
     const engine::AttentionResult& r = run.results[variantIndex];
-    const auto patternRows = (r.pattern.perHead ? r.heads : 1) * r.n + 1;
-    if (!r.output.values || (!r.pattern.implicitDense && static_cast<std::int64_t>(r.pattern.rowPtr.size()) < patternRows))
-        return tr("Cannot write %1: the result lacks its output or pattern.").arg(shown);
+    if (!r.output.values || !r.weights) return tr("Cannot write %1: the result lacks its output or weights.").arg(shown);
     // The engine writes through a temporary file; check the folder first for a clearer message.
     const QFileInfo folder(QFileInfo(path).absolutePath());
     if (!folder.isDir()) return tr("Cannot write %1: the folder %2 does not exist.").arg(shown, QDir::toNativeSeparators(folder.filePath()));
@@ -39,8 +37,7 @@ QString DataExporter::exportSafetensors(const QString& path, const engine::RunRe
 QString DataExporter::exportHeadCsv(const QString& path, const engine::AttentionResult& result, int head) {
     const QString shown = QDir::toNativeSeparators(path);
     if (head < 0 || head >= result.heads) return tr("Cannot write %1: the result has no head %2.").arg(shown).arg(head);
-    if (result.weightsLayout == engine::WeightsLayout::None)
-        return tr("Cannot write %1: this result kept no weights (n above the dense limit?).").arg(shown);
+    if (!result.weights) return tr("Cannot write %1: this result has no weights.").arg(shown);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return tr("Cannot write %1: %2").arg(shown, file.errorString());
     QByteArray line;

@@ -70,6 +70,11 @@ public:
     /// The weight of one (head, query, key); 0 outside the pattern.
     float weightAt(int head, std::int64_t query, std::int64_t key) const;
 
+    /// Entries of the head's pattern, a key listed c times counting c (the size of a listing,
+    /// the useful work). Cheaper than visiting the rows: no weight is computed where it can be
+    /// counted without.
+    virtual std::int64_t entries(int head) const;
+
 protected:
     AttentionWeights(std::int64_t heads, std::int64_t n, std::int64_t m) : m_heads(heads), m_n(n), m_m(m) {}
     /// tile() after its range checks: fills out.weights (and out.reasons / out.multiplicity when

@@ -49,6 +49,15 @@ bool AttentionWeights::forEachRow(int head, std::int64_t r0, std::int64_t r1, co
     return visitRows(head, r0, r1, visit);
 }
 
+std::int64_t AttentionWeights::entries(int head) const {
+    std::int64_t total = 0;
+    forEachRow(head, 0, m_n, [&](const RowEntries& row) {
+        for (std::int64_t t = 0; t < row.count; ++t) total += row.multiplicity[t];
+        return true;
+    });
+    return total;
+}
+
 float AttentionWeights::weightAt(int head, std::int64_t query, std::int64_t key) const {
     return tile(head, query, query + 1, key, key + 1).weights[0];
 }

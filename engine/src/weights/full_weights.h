@@ -1,26 +1,40 @@
 #pragma once
-// Weights of `full`: w(i, j) = exp(q_i·k_j / sqrt(d) − shift_i) / sum_i for every key (j <= i + m − n
-// when causal), the row's softmax shift (its max) and sum as the run computed them; 0 for padded
-// keys and for empty or padded rows (sum 0).
+// Weights of `full`: w(i, j) = exp(s_ij − shift_i) / sum_i with s = q·k / sqrt(d), over every key
+// (j <= i + m − n when causal); 0 for padded keys and for empty or padded rows (stats row_sum 0).
+// Every score comes from one dot-product routine whatever the tile's shape, and each row's shift
+// and sum from those scores (computed once per row and kept), so a cell has the same value in
+// every tile; the kept statistics (the run's, from its BLAS scores) agree to float rounding.
 
 #include "weights/dense_row_weights.h"
 
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 namespace attnscope::engine {
 
 class FullWeights final : public DenseRowWeights {
 public:
-    /// q: [H, n, d], k: [H, m, d], shift, sum: [H, n].
-    FullWeights(SharedFloats q, SharedFloats k, std::vector<float> shift, std::vector<float> sum, bool causal,
-                std::vector<std::uint8_t> keyPadding, std::vector<std::uint8_t> queryPadding);
+    /// q: [H, n, d], k: [H, m, d].
+    FullWeights(SharedFloats q, SharedFloats k, bool causal, std::vector<std::uint8_t> keyPadding,
+                std::vector<std::uint8_t> queryPadding);
+
+    std::int64_t entries(int head) const override;
 
 private:
+    struct RowNorms {
+        std::vector<float> shift;  ///< [n]; NaN = not computed yet
+        std::vector<double> sum;   ///< [n]
+    };
     void fillTile(WeightTile& out) const override;
+    /// The keys row i may attend: [0, end).
+    std::int64_t rowEnd(std::int64_t i) const;
+    /// Shift and sum of row i of `head` from its scores s[0, end) (padded keys skipped).
+    void normOf(const float* s, std::int64_t end, float& shift, double& sum) const;
 
     SharedFloats m_q, m_k;
-    std::vector<float> m_shift, m_sum;
+    mutable std::mutex m_mutex;
+    mutable std::vector<RowNorms> m_norms;  ///< per head, filled as rows are first asked for
     bool m_causal = false;
     std::vector<std::uint8_t> m_keyPadding, m_queryPadding;
     std::int64_t m_d = 0;

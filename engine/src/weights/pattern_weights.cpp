@@ -46,6 +46,15 @@ const PatternRows& PatternWeights::rowsOf(int head) const {
     return *rows;
 }
 
+std::int64_t PatternWeights::entries(int head) const {
+    const PatternRows& rows = rowsOf(head);
+    // (keys past m, BigBird's padding, would be counted by rowEntries: those rows list keys)
+    if (m_pattern.m != keys()) return SparseRowWeights::entries(head);
+    std::int64_t total = 0;
+    for (std::int64_t i = 0; i < queries(); ++i) total += rows.rowEntries(i);
+    return total;
+}
+
 void PatternWeights::rowKeys(int head, std::int64_t i, Scratch& s) const { rowsOf(head).rowKeys(i, s.keys, s.sort); }
 
 void PatternWeights::rowWeights(int head, std::int64_t i, Scratch& s, std::int64_t, std::int64_t) const {

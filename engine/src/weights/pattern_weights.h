@@ -25,6 +25,9 @@ public:
     PatternWeights(BlockPattern pattern, SharedFloats q, SharedFloats k, std::int64_t m, std::vector<float> shift,
                    std::vector<float> sum, std::vector<std::uint8_t> keyPadding, std::vector<std::uint8_t> queryPadding);
 
+    /// From the pattern's segments (no keys listed).
+    std::int64_t entries(int head) const override;
+
 private:
     void rowKeys(int head, std::int64_t i, Scratch& s) const override;
     void rowWeights(int head, std::int64_t i, Scratch& s, std::int64_t t0, std::int64_t t1) const override;

@@ -4,6 +4,16 @@
 
 namespace attnscope::engine {
 
+std::int64_t SparseRowWeights::entries(int head) const {
+    Scratch s;
+    std::int64_t total = 0;
+    for (std::int64_t i = 0; i < queries(); ++i) {
+        rowKeys(head, i, s);
+        for (std::uint8_t c : s.keys.multiplicity) total += c;
+    }
+    return total;
+}
+
 void SparseRowWeights::fillTile(WeightTile& out) const {
     Scratch s;
     const std::int64_t cols = out.cols();

@@ -16,6 +16,8 @@ namespace attnscope::engine {
 class SparseRowWeights : public AttentionWeights {
 public:
     bool denseRows() const override { return false; }
+    /// From the rows' keys alone (no weights).
+    std::int64_t entries(int head) const override;
 
 protected:
     using AttentionWeights::AttentionWeights;
