@@ -50,7 +50,7 @@ public:
             ParamSpec{"projection", ParamType::Choice, std::string("random"), 0, 0, {"random", "identity"},
                       "random: U(-1/sqrt(k), 1/sqrt(k)) from the seed; identity: E = F = I (needs k = n; equals full)."},
             ParamSpec{"spectrum", ParamType::Bool, true, 0, 1, {},
-                      "Singular values of the exact softmax matrix (n <= 2048)."},
+                      "Singular values of the exact softmax matrix (n <= 2048, within the dense limit)."},
         };
     }
     const VariantInfo& info() const override { return m_info; }
@@ -63,7 +63,8 @@ public:
         // E and F, the projected keys and values, pbar [H, n, k], the output and lse; the
         // spectrum's exact matrix (n <= 2048) in double
         std::uint64_t bytes = 2 * count * k * m * 4 + 2 * heads * k * d * 4 + heads * n * (k + d + 1) * 4;
-        if (paramBool(params, "spectrum") && n <= 2048) bytes += heads * n * m * 12;
+        if (paramBool(params, "spectrum") && n <= 2048 && s.n <= s.denseLimit && s.m <= s.denseLimit)
+            bytes += heads * n * m * 12;
         return bytes;
     }
 
@@ -148,7 +149,8 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     }
     std::uint64_t bytes = outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(pbar.numel()) * 4;
 
-    if (paramBool(params, "spectrum")) {
+    // (an n x m diagnostic: built within the request's dense limit only)
+    if (paramBool(params, "spectrum") && ctx.denseDiagnostics) {
         if (n <= kSpectrumLimit) {
             ctx.beginStage("spectrum");
             // singular_values: [H, min(n, m)] of the exact softmax matrix; energy = cumsum(s^2) / sum(s^2)
