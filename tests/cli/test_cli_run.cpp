@@ -1,5 +1,7 @@
 // attnscope-cli end to end: flags, result file contents, summary, and one-line errors.
 
+#include "cli_test_support.h"
+
 #include <attnscope/safetensors.h>
 
 #include <nlohmann/json.hpp>
@@ -16,31 +18,6 @@
 using namespace attnscope::engine;
 
 namespace {
-
-struct CommandResult {
-    int status = -1;
-    std::string stdoutText, stderrText;
-};
-
-std::string tempPath(const std::string& name) { return ::testing::TempDir() + "attnscope_cli_" + name; }
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-CommandResult runCli(const std::string& args) {
-    const std::string out = tempPath("stdout.txt"), err = tempPath("stderr.txt");
-    const std::string command = std::string(ATTNSCOPE_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
-    CommandResult r;
-    const int raw = std::system(command.c_str());
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.stdoutText = slurp(out);
-    r.stderrText = slurp(err);
-    return r;
-}
 
 int lineCount(const std::string& text) {
     int lines = 0;

@@ -1,0 +1,117 @@
+// Tiles from result files: `attnscope-cli tile` against the engine's reader, and the numpy snippet
+// docs/tile_from_result.py (run when numpy is there) against both, for every variant.
+
+#include "cli_test_support.h"
+
+#include <attnscope/result_file.h>
+#include <attnscope/safetensors.h>
+
+#include <nlohmann/json.hpp>
+
+#include <random>
+
+using namespace attnscope::engine;
+
+namespace {
+
+struct SnippetCase {
+    std::string variant;
+    std::string params;  ///< --param flags
+};
+
+std::vector<SnippetCase> snippetCases() {
+    return {
+        {"full", "--causal"},
+        {"longformer", "--param window=3 --param global=0,11"},
+        {"sparse_strided", "--param stride=5"},
+        {"sparse_fixed", "--param block=6 --param summary=2 --param causal=false"},
+        {"bigbird", "--param block=3 --param random=2"},
+        {"star", "--param cyclic=true"},
+        {"topk", "--param k=4"},
+        {"entmax", "--param alpha=1.5"},
+        {"linear", "--causal"},
+        {"performer", "--param nb_features=16"},
+        {"linformer", "--param k=7"},
+        {"reformer", "--param n_buckets=4 --param n_hashes=3 --param chunk_len=6"},
+        {"routing", "--param clusters=4 --param window_size=8"},
+        {"routing", "--param clusters=3 --param mode=argmax --causal"},
+    };
+}
+
+// A qkv file with n = 30 tokens, 2 heads, d = 8; key 5 padded.
+std::string writeQkv() {
+    const std::string path = tempPath("snippet_qkv.safetensors");
+    std::mt19937 gen(7);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const auto make = [&]() {
+        std::vector<float> v(2 * 30 * 8);
+        for (auto& x : v) x = dist(gen);
+        return PlainTensor::fromF32({2, 30, 8}, v);
+    };
+    const PlainTensor q = make(), k = make(), v = make();
+    std::vector<std::uint8_t> pad(30, 0);
+    pad[5] = 1;
+    const PlainTensor padding = PlainTensor::fromU8({30}, pad);
+    EXPECT_TRUE(writeSafetensors(path, {{"q", &q}, {"k", &k}, {"v", &v}, {"key_padding", &padding}}, {}).ok());
+    return path;
+}
+
+// A python3 with numpy: the one on PATH, else the system's (setup.sh installs python3-numpy there).
+std::string pythonWithNumpy() {
+    for (const std::string python : {"python3", "/usr/bin/python3"})
+        if (std::system((python + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0) return python;
+    return {};
+}
+
+}  // namespace
+
+TEST(CliTile, PrintsTheEnginesTileAndRefusesBadRectangles) {
+    const std::string qkv = writeQkv(), out = tempPath("tile.safetensors");
+    ASSERT_EQ(runCli("run --variant longformer --param window=2 --qkv " + qkv + " --dense-limit 0 --out " + out).status, 0);
+    auto r = runCli("tile " + out + " --head 1 --rows 3:6 --keys 0:9");
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    const auto j = nlohmann::json::parse(r.stdoutText);
+    auto back = readResultFile(out);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    const WeightTile t = (*back)->results[0].weights->tile(1, 3, 6, 0, 9);
+    for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < 9; ++c) EXPECT_EQ(j["weights"][i][c].get<float>(), t.weights[static_cast<std::size_t>(i * 9 + c)]);
+    EXPECT_EQ(j["reasons"][0][3], nlohmann::json::array({"local"}));
+    EXPECT_EQ(j["reasons"][0][0], nlohmann::json::array());
+    for (const std::string bad : {"--rows 5:2", "--rows 0:31", "--head 2", "--keys x"}) {
+        auto refused = runCli("tile " + out + " " + bad);
+        EXPECT_EQ(refused.status, 2) << bad;
+        EXPECT_EQ(refused.stdoutText, "") << bad;
+        EXPECT_NE(refused.stderrText.find("attnscope-cli: error:"), std::string::npos) << bad;
+    }
+    EXPECT_EQ(runCli("tile " + tempPath("missing.safetensors")).status, 1);
+}
+
+TEST(CliTile, NumpySnippetRecomputesEveryVariantsTileFromTheFileAlone) {
+    const std::string python = pythonWithNumpy();
+    if (python.empty()) GTEST_SKIP() << "python3 with numpy is not installed";
+    const std::string qkv = writeQkv(), out = tempPath("snippet.safetensors");
+    const std::string snippet = std::string(ATTNSCOPE_SOURCE_DIR) + "/docs/tile_from_result.py";
+    for (const SnippetCase& c : snippetCases()) {
+        SCOPED_TRACE(c.variant + " " + c.params);
+        // dense tensors left out: the snippet reads the listing, the statistics and the draws
+        auto run = runCli("run --variant " + c.variant + " " + c.params + " --qkv " + qkv +
+                          " --dense-limit 0 --write-pattern --out " + out);
+        ASSERT_EQ(run.status, 0) << run.stderrText;
+        for (int head : {0, 1}) {
+            const std::string command = python + " " + snippet + " " + out + " " + std::to_string(head) + " 0 30 0 30";
+            const std::string stdoutPath = tempPath("snippet_out.json");
+            ASSERT_EQ(std::system((command + " >" + stdoutPath).c_str()), 0) << command;
+            const auto j = nlohmann::json::parse(slurp(stdoutPath));
+            auto back = readResultFile(out);
+            ASSERT_TRUE(back.ok()) << back.error().message;
+            const AttentionResult& res = (*back)->results[0];
+            const WeightTile t = res.weights->tile(head, 0, 30, 0, 30);
+            double worst = 0;
+            for (int i = 0; i < 30; ++i)
+                for (int k = 0; k < 30; ++k)
+                    worst = std::max(worst, std::abs(j["weights"][i][k].get<double>() - t.weights[static_cast<std::size_t>(i * 30 + k)]));
+            EXPECT_LT(worst, 1e-5) << "head " << head;
+        }
+    }
+}
