@@ -65,6 +65,18 @@ struct VariantsOptions {
     bool json = false;
 };
 
+struct SweepOptions {
+    std::string variants;  ///< "ID[:p=v,...],..." (list values with ';')
+    std::string sizes;     ///< "1024,2048,..."
+    std::int64_t heads = 8, headDim = 64;
+    std::uint64_t seed = 0;
+    int threads = 0;
+    std::uint64_t memoryBudget = 0;
+    std::string out = "sweep.csv";
+    std::string markdown;  ///< empty: the table goes to stdout
+    bool quiet = false;
+};
+
 struct TileOptions {
     std::string file;
     int head = 0;
@@ -77,6 +89,7 @@ int variantsCommand(const VariantsOptions& options);
 int analyzeCommand(const AnalyzeOptions& options);
 int trainCommand(const TrainCliOptions& options);
 int tileCommand(const TileOptions& options);
+int sweepCommand(const SweepOptions& options);
 
 /// The whole file as bytes; an Io error naming the path when it cannot be read.
 engine::Result<std::string> readTextFile(const std::string& path);

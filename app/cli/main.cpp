@@ -74,6 +74,19 @@ int main(int argc, char** argv) {
     tileCmd->add_option("--format", tile.format, "json (weights and reasons) | csv (weights)")
         ->check(CLI::IsMember({"json", "csv"}));
 
+    SweepOptions sweep;
+    auto* sweepCmd = app.add_subcommand("sweep", "Time each variant at each length in a fresh process: CSV + Markdown table vs full.");
+    sweepCmd->add_option("--variants", sweep.variants, "ID[:NAME=VALUE,...],... (list values with ';', e.g. global=0;7)")->required();
+    sweepCmd->add_option("--n", sweep.sizes, "Token counts, e.g. 1024,2048,4096.")->required();
+    sweepCmd->add_option("--heads", sweep.heads, "Heads of the random Q, K, V.")->check(CLI::Range(1, 256));
+    sweepCmd->add_option("--head-dim", sweep.headDim, "Head dimension d.")->check(CLI::Range(1, 1024));
+    sweepCmd->add_option("--seed", sweep.seed, "Seed of the random Q, K, V.");
+    sweepCmd->add_option("--threads", sweep.threads, "Threads of each run (0 = all cores).")->check(CLI::Range(0, 1024));
+    sweepCmd->add_option("--memory-budget", sweep.memoryBudget, "Bytes each run may allocate (larger sizes are skipped).");
+    sweepCmd->add_option("--out", sweep.out, "CSV to write.");
+    sweepCmd->add_option("--markdown", sweep.markdown, "Markdown table to write (default: stdout).");
+    sweepCmd->add_flag("--quiet", sweep.quiet, "No progress on stderr.");
+
     TrainCliOptions train;
     auto* trainCmd = app.add_subcommand("train", "Train a small model with a chosen attention variant (CPU).");
     trainCmd->add_option("--task", train.task, "copy | reverse | duplicate | text")
@@ -108,6 +121,7 @@ int main(int argc, char** argv) {
     }
     if (variants->parsed()) return variantsCommand(variantsOptions);
     if (tileCmd->parsed()) return tileCommand(tile);
+    if (sweepCmd->parsed()) return sweepCommand(sweep);
     if (trainCmd->parsed()) return trainCommand(train);
     if (analyzeCmd->parsed()) {
         if (!analyzeText->count() && analyze.textFile.empty()) {

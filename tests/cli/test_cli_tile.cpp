@@ -115,3 +115,26 @@ TEST(CliTile, NumpySnippetRecomputesEveryVariantsTileFromTheFileAlone) {
         }
     }
 }
+
+// The sweep runs every (variant, n) in a child process and writes its table; a size over the
+// budget is skipped and said so, the others still run.
+TEST(CliSweep, WritesTheTableAndSkipsSizesOverBudget) {
+    const std::string csv = tempPath("sweep.csv"), md = tempPath("sweep.md");
+    // 1 MB: every run at n = 64 fits; at n = 4096 full's block of scores (256 x 4096 floats) does
+    // not, while the pattern variants' scratch does
+    auto r = runCli("sweep --variants longformer:window=4,sparse_strided:stride=8 --n 64,4096 --heads 2 --head-dim 8"
+                    " --memory-budget 1000000 --out " + csv + " --markdown " + md);
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    const std::string table = slurp(csv);
+    EXPECT_EQ(table.rfind("variant,n,status,wall_s,peak_rss_mib,speedup_vs_full,memory_vs_full\n", 0), 0u) << table;
+    EXPECT_NE(table.find("\"full\",64,ok,"), std::string::npos) << table;
+    EXPECT_NE(table.find("\"longformer:window=4\",64,ok,"), std::string::npos) << table;
+    EXPECT_NE(table.find("\"full\",4096,over budget"), std::string::npos) << table;
+    EXPECT_NE(table.find("\"sparse_strided:stride=8\",4096,ok,"), std::string::npos) << table;
+    EXPECT_NE(slurp(md).find("| longformer:window=4 | 64 |"), std::string::npos);
+    EXPECT_NE(r.stderrText.find("sweep: [6/6]"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("over budget"), std::string::npos) << r.stderrText;
+    // bad specs are usage errors
+    EXPECT_EQ(runCli("sweep --variants =3 --n 64 --out " + csv).status, 2);
+    EXPECT_EQ(runCli("sweep --variants full --n 0 --out " + csv).status, 2);
+}
