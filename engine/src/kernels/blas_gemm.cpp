@@ -14,12 +14,12 @@ CblasSgemmFn cblasSgemm() {
 
 }  // namespace
 
-void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+void gemmRowMajor(bool transA, bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                  std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
     constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
     if (const CblasSgemmFn fn = cblasSgemm()) {
-        fn(kRowMajor, kNoTrans, transB ? kTrans : kNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-           1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
+        fn(kRowMajor, transA ? kTrans : kNoTrans, transB ? kTrans : kNoTrans, static_cast<int>(m), static_cast<int>(n),
+           static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
         return;
     }
     // No BLAS in this process (a torch-free program that did not link one): a plain loop, in
@@ -27,9 +27,15 @@ void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, c
     for (std::int64_t i = 0; i < m; ++i)
         for (std::int64_t j = 0; j < n; ++j) {
             float acc = 0.0f;
-            for (std::int64_t t = 0; t < k; ++t) acc += a[i * lda + t] * (transB ? b[j * ldb + t] : b[t * ldb + j]);
-            c[i * ldc + j] = acc;
+            for (std::int64_t t = 0; t < k; ++t)
+                acc += (transA ? a[t * lda + i] : a[i * lda + t]) * (transB ? b[j * ldb + t] : b[t * ldb + j]);
+            c[i * ldc + j] = beta == 0.0f ? acc : acc + beta * c[i * ldc + j];
         }
+}
+
+void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+    gemmRowMajor(false, transB, m, n, k, a, lda, b, ldb, 0.0f, c, ldc);
 }
 
 SingleThreadedBlas::SingleThreadedBlas() {

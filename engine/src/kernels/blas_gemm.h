@@ -12,6 +12,11 @@ namespace attnscope::engine {
 void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                   const float* b, std::int64_t ldb, float* c, std::int64_t ldc);
 
+/// C = op(A) · op(B) + beta C, row-major: op(A) is [m x k] (A stored [k x m] when transA), op(B)
+/// is [k x n] (B stored [n x k] when transB). beta 1 accumulates into C.
+void gemmRowMajor(bool transA, bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                  std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc);
+
 /// OpenBLAS's own thread count, switched to 1 for the guard's lifetime while a kernel runs its
 /// own work on LibTorch's intra-op threads (one single-threaded SGEMM per core instead of
 /// two-thread SGEMMs on small matrices with a hand-over between thread pools), then restored.

@@ -1,8 +1,9 @@
 #pragma once
 // Attention through feature maps, shared by `linear` (Katharopoulos et al.) and `performer`
-// (Choromanski et al.): out_i = phi(q_i)^T S / den_i with S = sum_j phi(k_j) v_j^T, computed in
-// O(n) memory; causal with chunked prefix sums. The implied n x m matrix is never built: its
-// tiles are recomputed from the features and the row denominators (weights/feature_weights).
+// (Choromanski et al.): out_i = phi(q_i)^T S / den_i with S = sum_j phi(k_j) v_j^T, causal with
+// chunked prefix sums. Features exist only a block of rows at a time, in cache: a run keeps the
+// output and the row denominators, O(n) memory; the implied n x m matrix is never built, its
+// tiles are recomputed from Q, K and the denominators (weights/feature_weights).
 
 #include "variants/variant.h"
 
@@ -22,17 +23,27 @@ struct FeatureAttentionSpec {
     std::string slot;  ///< buffer-pool slot prefix, the variant id
 };
 
-/// phiQ: [H, n, r], phiK: [H, m, r] (non-negative features), v: [H, m, d]. Fills result.output,
-/// result.stats["den"] (the denominators of the implied weights A = phiQ phiK^T / den, so that
-/// output == A v), rowStatus for rows whose denominator is 0, and counters. Causal requires m == n.
-void featureAttention(const at::Tensor& phiQ, const at::Tensor& phiK, const at::Tensor& v,
-                      const FeatureAttentionSpec& spec, RunContext& ctx, AttentionResult& result);
+/// A variant's feature map phi: `features()` non-negative values per row of Q or K.
+/// Called from several threads at once, each on its own head.
+class FeatureMap {
+public:
+    virtual ~FeatureMap() = default;
+    virtual std::int64_t features() const = 0;
+    /// Called once per head before any features of the head; keys: [m, d] of the head.
+    virtual void prepareHead(std::int64_t /*head*/, const float* /*keys*/, std::int64_t /*m*/) {}
+    /// phi of `rows` rows of d values each (queries or keys of `head`) into out [rows, features()].
+    virtual void queryFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const = 0;
+    virtual void keyFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const = 0;
+};
 
-/// The same result as featureAttention for a non-causal run and an element-wise feature map (phi applied in place to `count` floats, r = d), computed a block of
-/// rows at a time per head: phi(K) and phi(Q) exist only block by block, in cache, so a call
-/// streams Q, K and V once and writes the output once.
-void streamedFeatureAttention(const Qkv& qkv, void (*phi)(float* values, std::int64_t count),
-                              const FeatureAttentionSpec& spec, RunContext& ctx, AttentionResult& result);
+/// Fills result.output, result.stats["den"] (the denominators of the implied weights
+/// A = phi(Q) phi(K)^T / den, so that output == A v), rowStatus for rows whose denominator is 0,
+/// and counters. Padded keys get zero features. Causal requires m == n.
+void featureAttention(const Qkv& qkv, FeatureMap& map, const FeatureAttentionSpec& spec, RunContext& ctx,
+                      AttentionResult& result);
+
+/// phi(X) [H, rows, r] of every query (or key) row, for the dense diagnostics within the dense limit.
+at::Tensor allFeatures(const Qkv& qkv, FeatureMap& map, bool keys);
 
 /// [m] float: 0 for padded keys, 1 otherwise; undefined when no key is padded.
 at::Tensor keyKeepMask(const Qkv& qkv);

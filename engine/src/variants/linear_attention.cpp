@@ -4,8 +4,26 @@
 
 #include "kernels/softmax_kernel.h"
 
+#include <algorithm>
+
 namespace attnscope::engine {
 namespace {
+
+// phi(x) = elu(x) + 1, element by element: r = d features.
+class EluPlusOne final : public FeatureMap {
+public:
+    explicit EluPlusOne(std::int64_t d) : m_d(d) {}
+    std::int64_t features() const override { return m_d; }
+    void queryFeatures(std::int64_t, const float* rows, std::int64_t count, float* out) const override { apply(rows, count, out); }
+    void keyFeatures(std::int64_t, const float* rows, std::int64_t count, float* out) const override { apply(rows, count, out); }
+
+private:
+    void apply(const float* rows, std::int64_t count, float* out) const {
+        std::copy(rows, rows + count * m_d, out);
+        eluPlusOneInPlace(out, count * m_d);
+    }
+    std::int64_t m_d;
+};
 
 class LinearAttention final : public Variant {
 public:
@@ -23,12 +41,9 @@ public:
     }
     const VariantInfo& info() const override { return m_info; }
 
-    std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
-        // output and den; causal: phi(Q) and phi(K) ([H, n, d] each) and the chunks' state
-        const auto cells = static_cast<std::uint64_t>(s.heads * s.n);
-        std::uint64_t bytes = cells * static_cast<std::uint64_t>(s.d * 4 + 4);
-        if (paramBool(params, "causal")) bytes += 2 * cells * static_cast<std::uint64_t>(s.d * 4) + 3 * 128 * 128 * 4 * s.heads;
-        return bytes;
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues&) const override {
+        // output and den (the features exist a block of rows at a time, in each thread's scratch)
+        return static_cast<std::uint64_t>(s.heads * s.n) * static_cast<std::uint64_t>(s.d * 4 + 4);
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
@@ -39,20 +54,8 @@ public:
         spec.eps = paramFloat(params, "eps");
         spec.epsMode = paramChoice(params, "eps_mode") == "kcumsum" ? FeatureEpsMode::KeyCumsum : FeatureEpsMode::Denominator;
         spec.slot = m_info.id;
-        if (!spec.causal) {
-            // Only the output is wanted: phi(Q) and phi(K) are never materialised.
-            streamedFeatureAttention(qkv, eluPlusOneInPlace, spec, ctx, result);
-        } else {
-            // phiQ: [H, n, d], phiK: [H, m, d]; padded keys get zero features (idiap's length
-            // mask). Pooled: two fresh [H, n, d] tensors per call page-faulted 64 MiB at 16k
-            // tokens, which took more time than the products themselves.
-            at::Tensor phiQ = ctx.pool().workspace("linear.phi_q", {qkv.heads(), qkv.n(), qkv.d()});
-            at::Tensor phiK = ctx.pool().workspace("linear.phi_k", {qkv.heads(), qkv.m(), qkv.d()});
-            at::elu_out(phiQ, qkv.q).add_(1.0);
-            at::elu_out(phiK, qkv.k).add_(1.0);
-            if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
-            featureAttention(phiQ, phiK, qkv.v, spec, ctx, result);
-        }
+        EluPlusOne phi(qkv.d());
+        featureAttention(qkv, phi, spec, ctx, result);
         ctx.endStage();
         result.counters = ctx.counters();
         return result;

@@ -63,6 +63,77 @@ at::Tensor orthogonalFeatures(std::int64_t heads, std::int64_t features, std::in
     return w;
 }
 
+// FAVOR+ features of x d^(-1/4) against the rows of W: softmax kernel
+// ratio (exp(w.x' - |x'|^2/2 - shift) + eps), the shift being a query row's own largest projection
+// and, for keys, the largest projection over all keys and features of the head (found before any
+// key feature); relu kernel relu(w.x') + 1e-3.
+class PositiveRandomFeatures final : public FeatureMap {
+public:
+    PositiveRandomFeatures(const at::Tensor& w, std::int64_t heads, double normalizer, bool relu, float eps)
+        : m_w((w * normalizer).contiguous()), m_features(w.size(1)), m_d(w.size(2)), m_relu(relu), m_eps(eps),
+          m_ratio(static_cast<float>(1.0 / std::sqrt(static_cast<double>(w.size(1))))),
+          m_half(0.5 * normalizer * normalizer), m_keyShift(static_cast<std::size_t>(heads), 0.0f) {}
+
+    std::int64_t features() const override { return m_features; }
+    const std::vector<float>& keyShift() const { return m_keyShift; }
+
+    void prepareHead(std::int64_t head, const float* keys, std::int64_t m) override {
+        if (m_relu) return;
+        std::vector<float> block(static_cast<std::size_t>(kFeatureBlockRows * m_features));
+        float headMax = -std::numeric_limits<float>::infinity();
+        for (std::int64_t t0 = 0; t0 < m; t0 += kFeatureBlockRows) {
+            const std::int64_t count = std::min(kFeatureBlockRows, m - t0);
+            project(head, keys + t0 * m_d, count, block.data());
+            headMax = std::max(headMax, maxValue(block.data(), count * m_features));
+        }
+        m_keyShift[static_cast<std::size_t>(head)] = headMax;
+    }
+
+    void queryFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const override {
+        features(head, rows, count, out, true);
+    }
+    void keyFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const override {
+        features(head, rows, count, out, false);
+    }
+
+private:
+    void project(std::int64_t head, const float* rows, std::int64_t count, float* out) const {
+        gemmRowMajor(true, count, m_features, m_d, rows, m_d, m_w.data_ptr<float>() + head * m_features * m_d, m_d, out,
+                     m_features);
+    }
+
+    // |x|^2 d^(-1/2) / 2, the diagonal term of the softmax kernel.
+    float diagonal(const float* x) const {
+        double sq = 0;
+        for (std::int64_t c = 0; c < m_d; ++c) sq += static_cast<double>(x[c]) * x[c];
+        return static_cast<float>(sq * m_half);
+    }
+
+    void features(std::int64_t head, const float* rows, std::int64_t count, float* out, bool queries) const {
+        float shift[kFeatureBlockRows];
+        for (std::int64_t t0 = 0; t0 < count; t0 += kFeatureBlockRows) {
+            const std::int64_t block = std::min(kFeatureBlockRows, count - t0);
+            float* dash = out + t0 * m_features;
+            project(head, rows + t0 * m_d, block, dash);
+            if (m_relu) {
+                for (std::int64_t e = 0; e < block * m_features; ++e) dash[e] = std::max(dash[e], 0.0f) + 1e-3f;
+                continue;
+            }
+            for (std::int64_t t = 0; t < block; ++t)
+                shift[t] = diagonal(rows + (t0 + t) * m_d) +
+                           (queries ? maxValue(dash + t * m_features, m_features) : m_keyShift[static_cast<std::size_t>(head)]);
+            positiveFeaturesInPlace(dash, block, m_features, shift, m_eps, m_ratio);
+        }
+    }
+
+    at::Tensor m_w;  // W d^(-1/4): [H, m, d]
+    std::int64_t m_features, m_d;
+    bool m_relu;
+    float m_eps, m_ratio;
+    double m_half;
+    std::vector<float> m_keyShift;  // per head; 0 for the relu kernel
+};
+
 class PerformerAttention final : public Variant {
 public:
     PerformerAttention() {
@@ -87,13 +158,14 @@ public:
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         std::int64_t features = paramInt(params, "nb_features");
         if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(s.d * std::log(static_cast<double>(s.d))));
-        // phi(Q), phi(K), W, output, den; within the dense limit the error diagnostic's implied
-        // and exact matrices
-        const auto f = static_cast<std::uint64_t>(features);
-        std::uint64_t bytes = static_cast<std::uint64_t>(s.heads) *
-                              (static_cast<std::uint64_t>(s.n + s.m) * f * 4 + f * static_cast<std::uint64_t>(s.d) * 4 +
-                               static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.d * 4 + 4));
-        if (s.n <= s.denseLimit && s.m <= s.denseLimit) bytes += static_cast<std::uint64_t>(s.heads * s.n * s.m) * 12;
+        // W (twice: drawn and scaled), output, den; the features exist a block of rows at a
+        // time in each thread's scratch; within the dense limit the error diagnostic's phi(Q),
+        // phi(K), implied and exact matrices
+        const auto f = static_cast<std::uint64_t>(features), heads = static_cast<std::uint64_t>(s.heads);
+        std::uint64_t bytes = heads * (2 * f * static_cast<std::uint64_t>(s.d) * 4 +
+                                       static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.d * 4 + 4));
+        if (s.n <= s.denseLimit && s.m <= s.denseLimit)
+            bytes += heads * (static_cast<std::uint64_t>(s.n + s.m) * f * 4 + static_cast<std::uint64_t>(s.n * s.m) * 12);
         return bytes;
     }
 
@@ -106,61 +178,8 @@ public:
 
         ctx.beginStage("features");
         const at::Tensor w = orthogonalFeatures(heads, features, d, static_cast<int>(paramInt(params, "ortho_scaling")), ctx.seed);
-        const double normalizer = std::pow(static_cast<double>(d), -0.25);
-        // dash: [H, rows, m] = (x d^(-1/4)) W^T, computed as x (d^(-1/4) W)^T straight into pooled
-        // workspaces (at n = 16384, m = 256 each is 128 MiB, and fresh tensors of that size cost
-        // more in page faults than the GEMMs themselves), a block of rows at a time, each block
-        // turned into features while it is in cache: one pass over the features instead of six.
-        const at::Tensor wScaled = (w * normalizer).contiguous();  // [H, m, d]
-        const at::Tensor qc = qkv.q.contiguous(), kc = qkv.k.contiguous();
-        at::Tensor phiQ = ctx.pool().workspace("performer.phi_q", {heads, qkv.n(), features});
-        at::Tensor phiK = ctx.pool().workspace("performer.phi_k", {heads, qkv.m(), features});
-        const float ratio = static_cast<float>(1.0 / std::sqrt(static_cast<double>(features)));
-        const float eps = static_cast<float>(paramFloat(params, "feature_eps"));
-        const double half = 0.5 * normalizer * normalizer;
-        std::vector<float> shift(static_cast<std::size_t>(kFeatureBlockRows));
-        at::Tensor keyShift = at::zeros({heads}, at::kFloat);  // the key stabiliser: the head's largest projection
-        for (std::int64_t h = 0; h < heads; ++h) {
-            const float* wp = wScaled.data_ptr<float>() + h * features * d;
-            // |x|^2 d^(-1/2) / 2, the diagonal term of the softmax kernel.
-            const auto diagonal = [&](const float* x) {
-                double sq = 0;
-                for (std::int64_t c = 0; c < d; ++c) sq += static_cast<double>(x[c]) * x[c];
-                return static_cast<float>(sq * half);
-            };
-            for (int side = 0; side < 2; ++side) {
-                const std::int64_t rows = side == 0 ? qkv.n() : qkv.m();
-                const float* xp = (side == 0 ? qc : kc).data_ptr<float>() + h * rows * d;
-                float* phi = (side == 0 ? phiQ : phiK).data_ptr<float>() + h * rows * features;
-                float headMax = -std::numeric_limits<float>::infinity();
-                for (std::int64_t t0 = 0; t0 < rows; t0 += kFeatureBlockRows) {
-                    const std::int64_t count = std::min(kFeatureBlockRows, rows - t0);
-                    float* block = phi + t0 * features;
-                    gemmRowMajor(true, count, features, d, xp + t0 * d, d, wp, d, block, features);
-                    if (relu) {
-                        for (std::int64_t e = 0; e < count * features; ++e) block[e] = std::max(block[e], 0.0f) + 1e-3f;
-                    } else if (side == 0) {
-                        // Queries: stabilised by their own row's largest projection.
-                        for (std::int64_t t = 0; t < count; ++t)
-                            shift[static_cast<std::size_t>(t)] =
-                                diagonal(xp + (t0 + t) * d) + maxValue(block + t * features, features);
-                        positiveFeaturesInPlace(block, count, features, shift.data(), eps, ratio);
-                    } else {
-                        headMax = std::max(headMax, maxValue(block, count * features));
-                    }
-                }
-                if (side == 1) keyShift.data_ptr<float>()[h] = relu ? 0.0f : headMax;
-                if (relu || side == 0) continue;
-                // Keys: stabilised by the head's largest projection, known after all blocks.
-                for (std::int64_t t0 = 0; t0 < rows; t0 += kFeatureBlockRows) {
-                    const std::int64_t count = std::min(kFeatureBlockRows, rows - t0);
-                    for (std::int64_t t = 0; t < count; ++t)
-                        shift[static_cast<std::size_t>(t)] = diagonal(xp + (t0 + t) * d) + headMax;
-                    positiveFeaturesInPlace(phi + t0 * features, count, features, shift.data(), eps, ratio);
-                }
-            }
-        }
-        if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phiK.mul_(keep.view({1, qkv.m(), 1}));
+        PositiveRandomFeatures phi(w, heads, std::pow(static_cast<double>(d), -0.25), relu,
+                                   static_cast<float>(paramFloat(params, "feature_eps")));
         ctx.endStage();
 
         ctx.beginStage("attention");
@@ -170,11 +189,11 @@ public:
         spec.eps = spec.causal ? paramFloat(params, "causal_eps") : 0.0;
         spec.epsMode = FeatureEpsMode::KeyCumsum;
         spec.slot = m_info.id;
-        featureAttention(phiQ, phiK, qkv.v, spec, ctx, result);
+        featureAttention(qkv, phi, spec, ctx, result);
         ctx.endStage();
 
         result.diagnostics["projection"] = toPlain(w);
-        result.stats["key_shift"] = toPlain(keyShift);
+        result.stats["key_shift"] = PlainTensor::fromF32({heads}, phi.keyShift());
         if (ctx.denseDiagnostics) {
             ctx.beginStage("error");
             // error_l1: [H, n] = sum_j |A_ij - softmax_ij|, the approximation error per query row,
@@ -182,7 +201,7 @@ public:
             const at::Tensor exact = exactSoftmaxWeights(qkv, spec.causal);
             const PlainTensor& denPlain = result.stats.at("den");
             const at::Tensor den = at::from_blob(const_cast<float*>(denPlain.f32.data()), {heads, qkv.n(), 1}, at::kFloat);
-            at::Tensor implied = at::bmm(phiQ, phiK.transpose(1, 2));
+            at::Tensor implied = at::bmm(allFeatures(qkv, phi, false), allFeatures(qkv, phi, true).transpose(1, 2));
             if (spec.causal) implied.tril_();
             implied = implied.div_(den.masked_fill(den.le(0), 1.0)).masked_fill_(den.le(0), 0.0);
             const at::Tensor err = (implied - exact).abs_().sum(2);

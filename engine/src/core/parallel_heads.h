@@ -1,0 +1,23 @@
+#pragma once
+// Runs one job per head on LibTorch's intra-op threads, each thread claiming the next head when it
+// is done with one (a thread the scheduler holds back on a busy machine does not leave the others
+// waiting), with BLAS single-threaded meanwhile: one single-threaded SGEMM per core instead of
+// multi-threaded SGEMMs on small products. With fewer heads than threads the heads run one after
+// another and the BLAS keeps its threads. Progress and cancel go through the run context from the
+// first thread only; a cancel stops the others at their next head.
+
+#include "core/run_context.h"
+
+#include <cstdint>
+#include <functional>
+
+namespace attnscope::engine {
+
+/// job(head, worker): worker in [0, workers(heads)) indexes per-thread scratch.
+void forEachHead(std::int64_t heads, const char* stage, RunContext& ctx,
+                 const std::function<void(std::int64_t head, int worker)>& job);
+
+/// How many workers forEachHead uses for `heads` heads (the scratch to prepare).
+int headWorkers(std::int64_t heads);
+
+}  // namespace attnscope::engine
