@@ -10,13 +10,6 @@ namespace attnscope::cli {
 
 using namespace attnscope::engine;
 
-void printError(const std::string& message) {
-    std::string line = message;
-    for (auto& c : line)
-        if (c == '\n') c = ' ';
-    std::cerr << "attnscope-cli: error: " << line << std::endl;
-}
-
 int variantsCommand(const VariantsOptions& options) {
     EngineOptions engineOptions;
     engineOptions.threads = 1;

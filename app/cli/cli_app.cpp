@@ -1,0 +1,145 @@
+#include "cli/cli_app.h"
+
+namespace attnscope::cli {
+
+void printError(const std::string& message) {
+    std::string line = message;
+    for (auto& c : line)
+        if (c == '\n') c = ' ';
+    std::cerr << "attnscope-cli: error: " << line << std::endl;
+}
+
+CliParse::CliParse() {
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "attnscope-cli 0.1.0");
+
+    m_variants = app.add_subcommand("variants", "List variants and their parameter schemas.");
+    m_variants->add_flag("--json", this->variants.json, "Print the list as JSON.");
+
+    m_run = app.add_subcommand("run", "Run one variant and write RESULT.safetensors.");
+    m_run->add_option("--variant", run.variant, "Variant id (see 'attnscope-cli variants').")->required();
+    m_run->add_option("--param", run.params, "Variant parameter NAME=VALUE (repeatable).");
+    m_runText = m_run->add_option("--text", run.text, "Input text.");
+    auto* textFile = m_run->add_option("--text-file", run.textFile, "Read the input text from a file.");
+    auto* qkv = m_run->add_option("--qkv", run.qkvFile,
+                                   "safetensors file with float32 q, k, v [H, n, d] (skips tokenizing).");
+    auto* model = m_run->add_option("--model", run.model,
+                                     "Model folder (config.json + model.safetensors + tokenizer): run the variant "
+                                     "on the real Q/K/V of --layer for the text.");
+    auto* layer = m_run->add_option("--layer", run.layer, "Layer of --model whose Q/K/V are used (from 0).")
+                      ->check(CLI::Range(0, 999));
+    layer->needs(model);
+    m_runText->excludes(textFile)->excludes(qkv);
+    textFile->excludes(qkv);
+    model->excludes(qkv);
+    m_run->add_option("--tokenizer", run.tokenizer, "bytes | chars | words")
+        ->check(CLI::IsMember({"bytes", "chars", "words"}));
+    m_run->add_option("--heads", run.heads, "Heads of the random projections.")->check(CLI::Range(1, 256));
+    m_run->add_option("--head-dim", run.headDim, "Head dimension d.")->check(CLI::Range(1, 1024));
+    m_run->add_option("--model-dim", run.modelDim, "Model dimension (0 = heads x head dim).")
+        ->check(CLI::Range(0, 65536));
+    m_run->add_option("--seed", run.seed, "Seed of every random draw.");
+    m_run->add_flag("--causal", run.causal, "Causal attention (sets the variant's 'causal' parameter).");
+    m_run->add_option("--memory-budget", run.memoryBudget, "Bytes the n x n matrices may take.");
+    m_run->add_option("--dense-limit", run.denseLimit, "Write dense weights and mask up to this many tokens.")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
+    m_run->add_option("--threads", run.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    m_run->add_option("--out", run.out, "RESULT.safetensors to write.")->required();
+    m_run->add_option("--summary", run.summary, "Also write a SUMMARY.json.");
+    m_run->add_flag("--write-pattern", run.writePattern,
+                     "Also list every (query, key) entry of the pattern with its reason (refused over the memory budget).");
+    m_run->add_flag("--quiet", run.quiet, "No progress on stderr.");
+
+    m_analyze = app.add_subcommand("analyze", "Head atlas of a checkpoint: per-head metrics and pattern coverage.");
+    m_analyze->add_option("--model", analyze.model, "Model folder (config.json + model.safetensors + tokenizer).")
+        ->required();
+    m_analyzeText = m_analyze->add_option("--text", analyze.text, "Input text.");
+    auto* analyzeTextFile = m_analyze->add_option("--text-file", analyze.textFile, "Read the input text from a file.");
+    m_analyzeText->excludes(analyzeTextFile);
+    m_analyze->add_option("--coverage", analyze.coverage,
+                           "Coverage setting VARIANT[:NAME=VALUE,...] (repeatable; default: 10 settings).");
+    m_analyze->add_option("--threads", analyze.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    m_analyze->add_option("--out", analyze.out, "ATLAS.json to write.")->required();
+    m_analyze->add_flag("--quiet", analyze.quiet, "No progress on stderr.");
+
+    m_tile = app.add_subcommand("tile", "Print a rectangle of one head's exact weights from a result file.");
+    m_tile->add_option("file", tile.file, "RESULT.safetensors written by 'run'.")->required();
+    m_tile->add_option("--head", tile.head, "Head (from 0).")->check(CLI::Range(0, 1 << 20));
+    m_tile->add_option("--rows", tile.rows, "Queries A:B (B exclusive), or A; default all.");
+    m_tile->add_option("--keys", tile.keys, "Keys C:D (D exclusive), or C; default all.");
+    m_tile->add_option("--format", tile.format, "json (weights and reasons) | csv (weights)")
+        ->check(CLI::IsMember({"json", "csv"}));
+
+    m_sweep = app.add_subcommand("sweep", "Time each variant at each length in a fresh process: CSV + Markdown table vs full.");
+    m_sweep->add_option("--variants", sweep.variants, "ID[:NAME=VALUE,...],... (list values with ';', e.g. global=0;7)")->required();
+    m_sweep->add_option("--n", sweep.sizes, "Token counts, e.g. 1024,2048,4096.")->required();
+    m_sweep->add_option("--heads", sweep.heads, "Heads of the random Q, K, V.")->check(CLI::Range(1, 256));
+    m_sweep->add_option("--head-dim", sweep.headDim, "Head dimension d.")->check(CLI::Range(1, 1024));
+    m_sweep->add_option("--seed", sweep.seed, "Seed of the random Q, K, V.");
+    m_sweep->add_option("--threads", sweep.threads, "Threads of each run (0 = all cores).")->check(CLI::Range(0, 1024));
+    m_sweep->add_option("--memory-budget", sweep.memoryBudget, "Bytes each run may allocate (larger sizes are skipped).");
+    m_sweep->add_option("--out", sweep.out, "CSV to write.");
+    m_sweep->add_option("--markdown", sweep.markdown, "Markdown table to write (default: stdout).");
+    m_sweep->add_flag("--quiet", sweep.quiet, "No progress on stderr.");
+
+    m_train = app.add_subcommand("train", "Train a small model with a chosen attention variant (CPU).");
+    m_train->add_option("--task", train.task, "copy | reverse | duplicate | text")
+        ->check(CLI::IsMember({"copy", "reverse", "duplicate", "text"}));
+    m_train->add_option("--text-file", train.textFile, "Training text for --task text.");
+    m_train->add_option("--variant", train.variant, "Attention variant of every layer.");
+    m_train->add_option("--param", train.params, "Variant parameter NAME=VALUE (repeatable).");
+    m_train->add_option("--layers", train.layers, "Layers.")->check(CLI::Range(1, 48));
+    m_train->add_option("--heads", train.heads, "Heads per layer.")->check(CLI::Range(1, 64));
+    m_train->add_option("--dim", train.dim, "Model dimension (a multiple of --heads).")->check(CLI::Range(1, 1024));
+    m_train->add_option("--steps", train.steps, "Optimisation steps.")->check(CLI::Range(std::int64_t{1}, std::int64_t{10000000}));
+    m_train->add_option("--batch", train.batch, "Examples per step.")->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
+    m_train->add_option("--length", train.length, "Symbols per example (0 = 8 for tasks, 48 bytes for text).")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1024}));
+    m_train->add_option("--lr", train.learningRate, "Peak learning rate (Adam).");
+    m_train->add_option("--seed", train.seed, "Seed of the data, the initial weights and the variant's draws.");
+    m_train->add_option("--threads", train.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    m_train->add_option("--out", train.out, "Model folder to write.")->required();
+    m_train->add_flag("--quiet", train.quiet, "No progress on stderr.");
+
+}
+
+bool CliParse::parse(int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        exit = app.exit(e);
+        return false;
+    } catch (const CLI::CallForAllHelp& e) {
+        exit = app.exit(e);
+        return false;
+    } catch (const CLI::CallForVersion& e) {
+        exit = app.exit(e);
+        return false;
+    } catch (const CLI::ParseError& e) {
+        printError(e.what());
+        exit = kExitUsage;
+        return false;
+    }
+    if (m_variants->parsed()) command = Command::Variants;
+    else if (m_tile->parsed()) command = Command::Tile;
+    else if (m_sweep->parsed()) command = Command::Sweep;
+    else if (m_train->parsed()) command = Command::Train;
+    else if (m_analyze->parsed()) command = Command::Analyze;
+    else if (m_run->parsed()) command = Command::Run;
+    if (command == Command::Analyze && !m_analyzeText->count() && analyze.textFile.empty()) {
+        printError("analyze needs an input: --text STR or --text-file PATH");
+        exit = kExitUsage;
+        return false;
+    }
+    if (command == Command::Run && run.text.empty() && run.textFile.empty() && run.qkvFile.empty() && !m_runText->count()) {
+        printError("run needs an input: --text STR, --text-file PATH or --qkv PATH (with --model: --text or --text-file)");
+        exit = kExitUsage;
+        return false;
+    }
+    exit = command == Command::None ? kExitUsage : 0;
+    return command != Command::None;
+}
+
+bool needsTorch(Command command) { return command != Command::Tile && command != Command::Sweep; }
+
+}  // namespace attnscope::cli

@@ -1,0 +1,45 @@
+#pragma once
+// The command line's whole parse tree, shared by attnscope-cli (the launcher, which runs the
+// commands that need no LibTorch itself) and attnscope-cli-torch (every command): both accept
+// exactly the same flags and print the same help.
+
+#include "cli/cli_commands.h"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+namespace attnscope::cli {
+
+enum class Command { None, Variants, Run, Analyze, Tile, Sweep, Train };
+
+struct CliParse {
+    CLI::App app{"AttnScope command line: run attention variants, write results as safetensors."};
+    VariantsOptions variants;
+    RunOptions run;
+    AnalyzeOptions analyze;
+    TileOptions tile;
+    SweepOptions sweep;
+    TrainCliOptions train;
+    /// After parse(): the command given, or an exit status (help, version, usage error) in `exit`.
+    Command command = Command::None;
+    int exit = 0;
+
+    CliParse();
+    CliParse(const CliParse&) = delete;
+    CliParse& operator=(const CliParse&) = delete;
+
+    /// Parses argv. False when the process should exit now with `exit` (help printed, a usage
+    /// error reported, or an input missing).
+    bool parse(int argc, char** argv);
+
+private:
+    CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_sweep = nullptr,
+             *m_train = nullptr;
+    CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr;
+};
+
+/// Whether the command needs LibTorch (run, analyze, train, variants) or not (tile, sweep).
+bool needsTorch(Command command);
+
+}  // namespace attnscope::cli

@@ -1,0 +1,23 @@
+// attnscope-cli-torch: every command of attnscope-cli, LibTorch loaded. Started by attnscope-cli
+// for the commands that need LibTorch; run directly it sets OMP_WAIT_POLICY itself (by running
+// itself again).
+
+#include "cli/cli_app.h"
+#include "common/omp_wait_policy.h"
+
+int main(int argc, char** argv) {
+    attnscope::app::ensurePassiveOpenMpWait(argv);
+    using namespace attnscope::cli;
+    CliParse cli;
+    if (!cli.parse(argc, argv)) return cli.exit;
+    switch (cli.command) {
+    case Command::Variants: return variantsCommand(cli.variants);
+    case Command::Run: return runCommand(cli.run);
+    case Command::Analyze: return analyzeCommand(cli.analyze);
+    case Command::Tile: return tileCommand(cli.tile);
+    case Command::Sweep: return sweepCommand(cli.sweep);
+    case Command::Train: return trainCommand(cli.train);
+    case Command::None: break;
+    }
+    return kExitUsage;
+}
