@@ -1,4 +1,4 @@
-// attnscope: the desktop app. `--screenshot PATH` makes the README screenshots with the app itself.
+// attnscope-gui: the desktop app, started by the attnscope launcher. `--screenshot PATH` makes the README screenshots with the app itself.
 
 #include "common/omp_wait_policy.h"
 #include "gui/app_settings.h"
