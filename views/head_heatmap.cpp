@@ -12,7 +12,9 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLoggingCategory>
+#include <QProgressBar>
 #include <QTimer>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -311,9 +313,16 @@ void HeadHeatmap::updateTitle() {
     const QString name = m_variantNames.value(id, id);
     if (!m_pooled) {
         if (isPooling())
-            m_title->setText(
-                m_titlePrefix +
-                tr("%1 — pooling head %2 of %3 (n = %4)…").arg(name).arg(m_poolingHead).arg(r->heads).arg(r->n));
+            m_title->setText(m_titlePrefix + tr("%1 — pooling head %2 of %3 for display (n = %4): %5 %…")
+                                                 .arg(name)
+                                                 .arg(m_poolingHead)
+                                                 .arg(r->heads)
+                                                 .arg(r->n)
+                                                 .arg(poolingPercent()));
+        else if (m_stoppedHead >= 0)
+            m_title->setText(m_titlePrefix + tr("%1 — pooling of head %2 stopped: “Pool head %2” draws it")
+                                                 .arg(name)
+                                                 .arg(m_stoppedHead));
         return;
     }
     QStringList params;
@@ -325,7 +334,8 @@ void HeadHeatmap::updateTitle() {
     if (showsRegion()) text += tr(" — zoomed region at full resolution");
     else if (f > 1) text += (m_pooled->poolMode() == PoolMode::Mean ? tr(" — mean-pooled %1×%1") : tr(" — max-pooled %1×%1")).arg(f);
     if (!m_pooled->hasWeights()) text += tr(" — weights not kept");
-    if (isPooling()) text += tr(" — pooling head %1…").arg(m_poolingHead);
+    if (isPooling()) text += tr(" — pooling head %1: %2 %…").arg(m_poolingHead).arg(poolingPercent());
+    else if (m_stoppedHead >= 0) text += tr(" — pooling of head %1 stopped").arg(m_stoppedHead);
     // Parameters on a line of their own, so long lists do not set the window's minimum width.
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
     m_title->setText(wrapTitle(text, m_title->font(), m_plot->width() - 12));
@@ -524,6 +534,27 @@ void HeadHeatmap::buildToolbar() {
     m_poolingCombo->addItem(tr("block max"), static_cast<int>(PoolMode::Max));
     m_poolingCombo->addItem(tr("block mean"), static_cast<int>(PoolMode::Mean));
     row->addStretch(1);
+    // Progress of a long head's pooling, with Cancel (and, once stopped, "Pool head N").
+    m_poolBar = new QProgressBar(m_toolbar);
+    m_poolBar->setRange(0, 100);
+    m_poolBar->setMaximumWidth(120);
+    m_poolBar->setToolTip(tr("Pooling the head for display: exact weights recomputed block by block"));
+    m_poolBar->setVisible(false);
+    row->addWidget(m_poolBar);
+    m_poolButton = new QToolButton(m_toolbar);
+    m_poolButton->setVisible(false);
+    connect(m_poolButton, &QToolButton::clicked, this, [this] {
+        if (isPooling()) stopPooling();
+        else poolAgain();
+    });
+    row->addWidget(m_poolButton);
+    m_poolTimer = new QTimer(this);
+    m_poolTimer->setInterval(150);
+    connect(m_poolTimer, &QTimer::timeout, this, [this] {
+        m_poolBar->setValue(poolingPercent());
+        updateTitle();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
     auto* hint = new QLabel(tr("wheel or +/− zoom · drag pans · double-click resets"), m_toolbar);
     hint->setForegroundRole(QPalette::PlaceholderText);
     row->addWidget(hint);
@@ -607,15 +638,25 @@ QString HeadHeatmap::hoverText(int query, int key) const {
         return QStringLiteral("%1 → %2: weight %3")
             .arg(describe(tr("query"), query), describe(tr("key"), key))
             .arg(w, 0, 'f', 4);
+    // A pooled cell: the exact weight under the pointer (recomputed from the result's kept state),
+    // then what the cell draws for its block.
     const int q0 = query / f * f, k0 = key / f * f;
     const int q1 = std::min<int>(q0 + f, r->n) - 1, k1 = std::min<int>(k0 + f, r->m) - 1;
-    return (mx.poolMode() == PoolMode::Mean ? tr("queries %1–%2 → keys %3–%4: mean weight %5")
-                                             : tr("queries %1–%2 → keys %3–%4: max weight %5"))
-        .arg(q0)
-        .arg(q1)
-        .arg(k0)
-        .arg(k1)
-        .arg(w, 0, 'f', 4);
+    QString exact;
+    if (r->weights) {
+        const engine::WeightTile cell = r->weights->tile(m_shownHead, query, query + 1, key, key + 1, true);
+        exact = cell.reasons[0] != 0 ? QStringLiteral("%1 → %2: weight %3\n")
+                                           .arg(describe(tr("query"), query), describe(tr("key"), key))
+                                           .arg(cell.weights[0], 0, 'g', 4)
+                        : tr("%1 → %2: not in the pattern\n").arg(describe(tr("query"), query), describe(tr("key"), key));
+    }
+    return exact + (mx.poolMode() == PoolMode::Mean ? tr("queries %1–%2 → keys %3–%4: mean weight %5")
+                                                     : tr("queries %1–%2 → keys %3–%4: max weight %5"))
+                       .arg(q0)
+                       .arg(q1)
+                       .arg(k0)
+                       .arg(k1)
+                       .arg(w, 0, 'f', 4);
 }
 
 void HeadHeatmap::onPlotMouseMove(QMouseEvent* event) {
@@ -656,6 +697,10 @@ bool HeadHeatmap::eventFilter(QObject* watched, QEvent* event) {
         const bool out = key->matches(QKeySequence::ZoomOut) || key->key() == Qt::Key_Minus;
         if (in || out) {
             zoomBy(in ? kKeyZoomFactor : 1.0 / kKeyZoomFactor);
+            return true;
+        }
+        if (key->key() == Qt::Key_Escape && isPooling()) {
+            stopPooling();
             return true;
         }
     }

@@ -13,6 +13,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -27,6 +28,8 @@ class QCPItemRect;
 class QCPLayoutGrid;
 class QCPTextElement;
 class QComboBox;
+class QProgressBar;
+class QToolButton;
 class QMouseEvent;
 class QTimer;
 
@@ -86,6 +89,10 @@ public:
     int poolingHead() const { return m_poolingHead; }
     /// Blocks until the head being pooled is ready and shows it (exports, screenshots).
     void finishPooling();
+    /// Share of the head being pooled that is done, 0..100 (0 when none).
+    int poolingPercent() const;
+    /// The head whose pooling the user stopped (it is pooled again by poolAgain()), -1 when none.
+    int stoppedHead() const { return m_stoppedHead; }
 
     /// Colour map, scale and pooling; the toolbar shows them. Emits nothing (setters are not intents).
     void setOptions(const HeatmapOptions& options);
@@ -140,6 +147,11 @@ public:
     QString hoverText(int query, int key) const;
 
 public Q_SLOTS:
+    /// Stops pooling the head being pooled (the toolbar's Cancel button, Esc on the plot); the
+    /// title says so and the button offers to pool it again.
+    void stopPooling();
+    /// Pools the stopped head again.
+    void poolAgain();
     /// Multiplies the visible span of both axes by `factor` around the centre (< 1 zooms in).
     void zoomBy(double factor);
     /// Shows the whole head.
@@ -176,7 +188,13 @@ private:
     std::shared_ptr<const HeadMatrix> pooledMatrix(const engine::AttentionResult& r, int head);
     /// True when `head` of `r` is pooled on the worker thread (big enough and not cached).
     bool poolsInBackground(const engine::AttentionResult& r, int head, PoolMode mode);
+    /// Shared with the worker: how far it got, and whether the user stopped it.
+    struct PoolProgress {
+        std::atomic<int> permille{0};
+        std::atomic<bool> stop{false};
+    };
     struct PoolJob {
+        std::shared_ptr<PoolProgress> progress;
         quint64 generation = 0;
         quint64 serial = 0;  // m_resultSerial when it started
         int resultIndex = 0;
@@ -188,6 +206,8 @@ private:
     /// Shows `matrix` as head `head` of the current result; keeps the zoom when `keepZoom`.
     void showHead(int head, std::shared_ptr<const HeadMatrix> matrix, bool keepZoom);
     void cancelPooling();
+    /// Shows the progress bar and Cancel / Pool again button as the pooling state asks.
+    void syncPoolingControls();
     void showMatrix(std::shared_ptr<const HeadMatrix> matrix);
     void applyColors();
     void updateTitle();
@@ -217,6 +237,10 @@ private:
     QComboBox* m_colormapCombo = nullptr;
     QComboBox* m_scaleCombo = nullptr;
     QComboBox* m_poolingCombo = nullptr;
+    QProgressBar* m_poolBar = nullptr;
+    QToolButton* m_poolButton = nullptr;
+    QTimer* m_poolTimer = nullptr;  // refreshes the progress while a head is pooled
+    int m_stoppedHead = -1;
     QTimer* m_lodTimer = nullptr;
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;

@@ -63,7 +63,7 @@ void HeadHeatmap::startPooling(int head, PoolMode mode) {
     const bool running = isPooling() && m_poolJob.serial == m_resultSerial && m_poolJob.resultIndex == index &&
                          m_poolJob.head == head && m_poolJob.mode == mode;
     if (!running) {
-        const PoolJob job{++m_poolGeneration, m_resultSerial, index, head, mode};
+        const PoolJob job{std::make_shared<PoolProgress>(), ++m_poolGeneration, m_resultSerial, index, head, mode};
         m_poolJob = job;
         m_poolingHead = head;
         ++m_poolingCount;
@@ -71,12 +71,20 @@ void HeadHeatmap::startPooling(int head, PoolMode mode) {
         using Matrix = std::shared_ptr<const HeadMatrix>;
         m_poolFuture = runInBackground<Matrix>(
             this,
-            [run = m_result, index, head, mode] {
-                return std::make_shared<const HeadMatrix>(HeadMatrix::fromResult(
-                    run->results[static_cast<std::size_t>(index)], head, HeadMatrix::kMaxDisplaySide, mode));
+            [run = m_result, index, head, mode, progress = job.progress]() -> Matrix {
+                const auto keepGoing = [&progress](double done) {
+                    progress->permille.store(static_cast<int>(done * 1000.0), std::memory_order_relaxed);
+                    return !progress->stop.load(std::memory_order_relaxed);
+                };
+                auto matrix = std::make_shared<const HeadMatrix>(HeadMatrix::fromResult(
+                    run->results[static_cast<std::size_t>(index)], head, HeadMatrix::kMaxDisplaySide, mode, keepGoing));
+                return matrix->complete() ? matrix : nullptr;
             },
             [this, job](Matrix matrix) { onPooled(job, std::move(matrix)); });
     }
+    m_stoppedHead = -1;
+    m_poolTimer->start();
+    syncPoolingControls();
     // The previous picture stays while it belongs to this result; a new result starts empty.
     if (m_shownSerial != m_resultSerial || !m_pooled) {
         m_shownHead = -1;
@@ -93,8 +101,10 @@ void HeadHeatmap::onPooled(const PoolJob& job, std::shared_ptr<const HeadMatrix>
     const bool current = isPooling() && job.generation == m_poolJob.generation;
     // A pooling that was superseded is still right for its head: kept for a later visit.
     if (matrix && job.serial == m_resultSerial) cacheMatrix(job.resultIndex, job.head, job.mode, matrix);
-    if (!current) return;
+    if (!current || job.progress->stop.load()) return;
     m_poolingHead = -1;
+    m_poolTimer->stop();
+    syncPoolingControls();
     if (!matrix) {
         m_title->setText(m_titlePrefix + tr("Head %1 could not be pooled for display (out of memory)").arg(job.head));
         m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -112,7 +122,44 @@ void HeadHeatmap::finishPooling() {
     onPooled(m_poolJob, m_poolFuture.result());
 }
 
-void HeadHeatmap::cancelPooling() { m_poolingHead = -1; }
+void HeadHeatmap::cancelPooling() {
+    // (a superseded pooling runs on: its head is cached for a later visit)
+    m_poolingHead = -1;
+    m_stoppedHead = -1;
+    m_poolTimer->stop();
+    syncPoolingControls();
+}
+
+int HeadHeatmap::poolingPercent() const {
+    return isPooling() && m_poolJob.progress ? m_poolJob.progress->permille.load(std::memory_order_relaxed) / 10 : 0;
+}
+
+void HeadHeatmap::stopPooling() {
+    if (!isPooling()) return;
+    m_poolJob.progress->stop = true;
+    m_stoppedHead = m_poolingHead;
+    m_poolingHead = -1;
+    m_poolTimer->stop();
+    syncPoolingControls();
+    updateTitle();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadHeatmap::poolAgain() {
+    const engine::AttentionResult* r = shownResult();
+    if (m_stoppedHead < 0 || !r) return;
+    startPooling(m_stoppedHead, poolModeFor(*r));
+}
+
+void HeadHeatmap::syncPoolingControls() {
+    const bool pooling = isPooling(), stopped = m_stoppedHead >= 0;
+    m_poolBar->setVisible(pooling);
+    m_poolBar->setValue(poolingPercent());
+    m_poolButton->setVisible(pooling || stopped);
+    m_poolButton->setText(pooling ? tr("Cancel") : tr("Pool head %1").arg(m_stoppedHead));
+    m_poolButton->setToolTip(pooling ? tr("Stop pooling this head for display (Esc)")
+                                     : tr("Pool head %1 for display again").arg(m_stoppedHead));
+}
 
 void HeadHeatmap::showHead(int head, std::shared_ptr<const HeadMatrix> matrix, bool keepZoom) {
     m_shownHead = head;

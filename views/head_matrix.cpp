@@ -10,13 +10,14 @@ namespace attnscope::views {
 
 using engine::AttentionResult;
 
-HeadMatrix HeadMatrix::fromResult(const AttentionResult& result, int head, int maxSide, PoolMode mode) {
+HeadMatrix HeadMatrix::fromResult(const AttentionResult& result, int head, int maxSide, PoolMode mode,
+                                  const std::function<bool(double)>& keepGoing) {
     const std::int64_t n = std::max<std::int64_t>(result.n, 0);
     const std::int64_t m = std::max<std::int64_t>(result.m, 0);
     maxSide = std::max(maxSide, 1);
     const std::int64_t side = std::max(n, m);
     const std::int64_t f = std::max<std::int64_t>(1, (side + maxSide - 1) / maxSide);
-    return build(result, head, 0, 0, n, m, f, mode);
+    return build(result, head, 0, 0, n, m, f, mode, nullptr, keepGoing);
 }
 
 HeadMatrix HeadMatrix::fromRegion(const AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
@@ -36,7 +37,8 @@ HeadMatrix HeadMatrix::fromRegion(const AttentionResult& result, int head, std::
 }
 
 HeadMatrix HeadMatrix::build(const AttentionResult& result, int head, std::int64_t r0, std::int64_t c0,
-                             std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode, HeadMatrix* spare) {
+                             std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode, HeadMatrix* spare,
+                             const std::function<bool(double)>& keepGoing) {
     HeadMatrix out;
     if (spare) {
         out.m_values = std::move(spare->m_values);  // assign() below keeps the capacity
@@ -62,7 +64,11 @@ HeadMatrix HeadMatrix::build(const AttentionResult& result, int head, std::int64
         reasons = std::move(t.reasons);
     } else {
         engine::WeightOverview overview;
-        engine::buildOverview(*result.weights, engine::OverviewRequest{head, r0, r0 + nr, c0, c0 + nc, f}, overview);
+        if (!engine::buildOverview(*result.weights, engine::OverviewRequest{head, r0, r0 + nr, c0, c0 + nc, f}, overview,
+                                   keepGoing)) {
+            out.m_complete = false;
+            return out;
+        }
         const bool mean = mode == PoolMode::Mean;
         for (int bi = 0; bi < out.m_rows; ++bi)
             for (int bj = 0; bj < out.m_cols; ++bj) {

@@ -7,6 +7,7 @@
 #include <attnscope/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace attnscope::views {
@@ -23,8 +24,10 @@ public:
     /// pattern row count twice (same as AttentionResult::weightAt); keys outside the pattern count
     /// as 0. Rows without weights (empty rows, an out-of-range head) are zeros. Built from the
     /// result's overview (engine/weight_overview.h): O(the weights covered).
+    /// keepGoing(fraction done) is polled between blocks of rows of a pooled head; when it
+    /// returns false the build stops and complete() is false.
     static HeadMatrix fromResult(const engine::AttentionResult& result, int head, int maxSide = kMaxDisplaySide,
-                                 PoolMode mode = PoolMode::Max);
+                                 PoolMode mode = PoolMode::Max, const std::function<bool(double)>& keepGoing = {});
     /// Queries [row0, row0 + rows) x keys [col0, col0 + cols) of `head` at full resolution
     /// (poolFactor() 1), clamped to the matrix: one tile of the result's weights.
     static HeadMatrix fromRegion(const engine::AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
@@ -41,6 +44,8 @@ public:
     std::int64_t colOffset() const { return m_colOffset; }
     int poolFactor() const { return m_poolFactor; }
     PoolMode poolMode() const { return m_poolMode; }
+    /// False when a build was stopped by its keepGoing before the end (the values are partial).
+    bool complete() const { return m_complete; }
     /// False when the result has no weights (the matrix is all zeros then).
     bool hasWeights() const { return m_hasWeights; }
     float maxValue() const { return m_max; }
@@ -61,10 +66,11 @@ private:
     /// Pools queries [r0, r0 + nr) x keys [c0, c0 + nc) by f.
     static HeadMatrix build(const engine::AttentionResult& result, int head, std::int64_t r0, std::int64_t c0,
                             std::int64_t nr, std::int64_t nc, std::int64_t f, PoolMode mode,
-                            HeadMatrix* spare = nullptr);
+                            HeadMatrix* spare = nullptr, const std::function<bool(double)>& keepGoing = {});
     /// Cells whose keys are all outside the pattern (reasons 0) are marked out of it.
     void markPattern(const std::vector<engine::ReasonBits>& reasons);
 
+    bool m_complete = true;
     int m_rows = 0;
     int m_cols = 0;
     std::int64_t m_rowOffset = 0;

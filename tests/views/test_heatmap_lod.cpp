@@ -322,6 +322,56 @@ private Q_SLOTS:
         QCOMPARE(heatmap.shownHead(), 0);
         QVERIFY2(heatmap.title().contains(QStringLiteral("of 2")), qPrintable(heatmap.title()));
     }
+
+    void pooledCellsHoverWithTheExactWeight() {
+        constexpr int kN = HeadMatrix::kMaxDisplaySide + 1;  // pools by 2
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(2, kN));
+        QCOMPARE(heatmap.poolFactor(), 2);
+        // The weight of (517, 1021) itself, then the block's max (the block's bottom-right cell).
+        const QString text = heatmap.hoverText(517, 1021);
+        const QString exact = QStringLiteral("weight %1\n").arg(static_cast<double>(fixtureWeight(0, 517, 1021)), 0, 'g', 4);
+        QVERIFY2(text.contains(exact), qPrintable(text));
+        const QString block = QStringLiteral("queries 516–517 → keys 1020–1021: max weight %1")
+                                  .arg(static_cast<double>(fixtureWeight(0, 517, 1021)), 0, 'f', 4);
+        QVERIFY2(text.endsWith(block), qPrintable(text));
+        const QString other = heatmap.hoverText(516, 1020);
+        QVERIFY2(other.contains(QStringLiteral("weight %1\n").arg(static_cast<double>(fixtureWeight(0, 516, 1020)), 0, 'g', 4)),
+                 qPrintable(other));
+        QVERIFY(fixtureWeight(0, 516, 1020) != fixtureWeight(0, 517, 1021));
+    }
+
+    void poolingCanBeStoppedAndStartedAgain() {
+        constexpr int kN = HeadMatrix::kMaxDisplaySide + 1;
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setBackgroundPooling(0);
+        QSignalSpy shown(&heatmap, &HeadHeatmap::backgroundPoolingFinished);
+        heatmap.setResult(makeDenseResult(2, kN));
+        QVERIFY(heatmap.isPooling());
+        QVERIFY(heatmap.poolingPercent() >= 0 && heatmap.poolingPercent() <= 100);
+        heatmap.stopPooling();
+        QVERIFY(!heatmap.isPooling());
+        QCOMPARE(heatmap.stoppedHead(), 0);
+        // Whatever the worker had done, its answer is not shown.
+        attnscope::views::backgroundThreadPool()->waitForDone();
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        QCOMPARE(heatmap.shownHead(), -1);
+        QCOMPARE(shown.count(), 0);
+        QVERIFY2(heatmap.title().contains(QStringLiteral("pooling of head 0 stopped")), qPrintable(heatmap.title()));
+
+        heatmap.poolAgain();
+        QVERIFY(heatmap.isPooling());
+        QCOMPARE(heatmap.stoppedHead(), -1);
+        heatmap.finishPooling();
+        QCOMPARE(heatmap.shownHead(), 0);
+        QCOMPARE(heatmap.cellValue(3, 5), static_cast<double>(fixtureWeight(0, 7, 11)));
+        QVERIFY(!heatmap.title().contains(QStringLiteral("stopped")));
+    }
 };
 
 ATTNSCOPE_REGISTER_QT_TEST(TestHeatmapLod)
