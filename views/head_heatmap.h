@@ -87,8 +87,11 @@ public:
     bool isPooling() const { return m_poolingHead >= 0; }
     /// The head being pooled, -1 when none.
     int poolingHead() const { return m_poolingHead; }
-    /// Blocks until the head being pooled is ready and shows it (exports, screenshots).
+    /// Blocks until the head being pooled (and a zoomed region being built) is ready and shows
+    /// it (exports, screenshots).
     void finishPooling();
+    /// True while a zoomed region is built on the worker thread (background pooling only).
+    bool isBuildingRegion() const { return m_regionJob.generation != 0; }
     /// Share of the head being pooled that is done, 0..100 (0 when none).
     int poolingPercent() const;
     /// The head whose pooling the user stopped (it is pooled again by poolAgain()), -1 when none.
@@ -164,6 +167,8 @@ Q_SIGNALS:
     void optionsChanged(const attnscope::views::HeatmapOptions& options);
     /// A head pooled on a worker thread is shown now.
     void backgroundPoolingFinished(int head);
+    /// A zoomed region built on the worker thread is shown now.
+    void regionShown();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -201,6 +206,15 @@ private:
         int head = -1;
         PoolMode mode = PoolMode::Max;
     };
+    /// A zoomed region asked of the worker thread: queries [row0, +rows) x keys [col0, +cols).
+    struct RegionJob {
+        quint64 generation = 0;  // 0: none pending
+        quint64 serial = 0;
+        int head = -1;
+        std::int64_t row0 = 0, col0 = 0, rows = 0, cols = 0;
+    };
+    void onRegionBuilt(const RegionJob& job, std::shared_ptr<HeadMatrix> built);
+    void finishRegion();
     void startPooling(int head, PoolMode mode);
     void onPooled(const PoolJob& job, std::shared_ptr<const HeadMatrix> matrix);
     /// Shows `matrix` as head `head` of the current result; keeps the zoom when `keepZoom`.
@@ -250,7 +264,10 @@ private:
     std::shared_ptr<const HeadMatrix> m_pooled;  // the whole head
     std::shared_ptr<const HeadMatrix> m_shown;   // m_pooled or a full-resolution region of it
     std::shared_ptr<HeadMatrix> m_region;        // the last region built (storage reused for the next)
-    bool m_regionWarming = false;                // a region's storage is being prepared in the background
+    bool m_regionWarming = false;
+    quint64 m_regionGeneration = 0;
+    RegionJob m_regionJob;
+    QFuture<std::shared_ptr<HeadMatrix>> m_regionFuture;                // a region's storage is being prepared in the background
     int m_poolingCount = 0;
     quint64 m_resultSerial = 0;  // bumped when the result changes (addresses may be reused)
     quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head

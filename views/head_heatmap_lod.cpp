@@ -117,9 +117,11 @@ void HeadHeatmap::onPooled(const PoolJob& job, std::shared_ptr<const HeadMatrix>
 }
 
 void HeadHeatmap::finishPooling() {
-    if (!isPooling()) return;
-    m_poolFuture.waitForFinished();
-    onPooled(m_poolJob, m_poolFuture.result());
+    if (isPooling()) {
+        m_poolFuture.waitForFinished();
+        onPooled(m_poolJob, m_poolFuture.result());
+    }
+    finishRegion();
 }
 
 void HeadHeatmap::cancelPooling() {
@@ -236,12 +238,53 @@ void HeadHeatmap::updateLevelOfDetail() {
     const auto [rc0, rcn] = window(k0, k1, r->m, region ? m_shown->colOffset() : 0, region ? m_shown->cols() : 0);
     const auto [rr0, rrn] = window(q0, q1, r->n, region ? m_shown->rowOffset() : 0, region ? m_shown->rows() : 0);
     // The previous region's storage is reused while only this view holds it.
-    HeadMatrix spare;
-    if (m_region && m_region.use_count() <= (region ? 2 : 1)) spare = std::move(*m_region);
-    m_region =
-        std::make_shared<HeadMatrix>(HeadMatrix::fromRegion(*r, m_shownHead, rr0, rc0, rrn, rcn, std::move(spare)));
+    auto spare = std::make_shared<HeadMatrix>();
+    if (m_backgroundWeights == std::numeric_limits<std::int64_t>::max()) {
+        if (m_region && m_region.use_count() <= (region ? 2 : 1)) *spare = std::move(*m_region);
+        m_region = std::make_shared<HeadMatrix>(HeadMatrix::fromRegion(*r, m_shownHead, rr0, rc0, rrn, rcn, std::move(*spare)));
+        showMatrix(m_region);
+        updateTickLabels();
+        return;
+    }
+    // In the window: a 2048² tile of a long head is tens of milliseconds of exact weights, so it is
+    // built on the worker thread; the pooled picture stays until it arrives.
+    const bool pendingCovers = m_regionJob.generation != 0 && m_regionJob.serial == m_resultSerial &&
+                               m_regionJob.head == m_shownHead && m_regionJob.row0 <= q0 && m_regionJob.col0 <= k0 &&
+                               m_regionJob.row0 + m_regionJob.rows > q1 && m_regionJob.col0 + m_regionJob.cols > k1;
+    if (pendingCovers) return;  // the region on its way covers the view
+    // (the shown region's storage cannot be lent while it is drawn)
+    if (!region && m_region && m_region.use_count() == 1) *spare = std::move(*m_region);
+    const RegionJob job{++m_regionGeneration, m_resultSerial, m_shownHead, rr0, rc0, rrn, rcn};
+    m_regionJob = job;
+    m_regionFuture = runInBackground<std::shared_ptr<HeadMatrix>>(
+        this,
+        [run = m_result, index = m_state ? m_state->resultIndex() : 0, job, spare] {
+            return std::make_shared<HeadMatrix>(HeadMatrix::fromRegion(run->results[static_cast<std::size_t>(index)], job.head,
+                                                                       job.row0, job.col0, job.rows, job.cols,
+                                                                       std::move(*spare)));
+        },
+        [this, job](std::shared_ptr<HeadMatrix> built) { onRegionBuilt(job, std::move(built)); });
+}
+
+void HeadHeatmap::onRegionBuilt(const RegionJob& job, std::shared_ptr<HeadMatrix> built) {
+    if (job.generation != m_regionJob.generation) return;  // a later region was asked for
+    m_regionJob = RegionJob{};
+    if (!built || job.serial != m_resultSerial || job.head != m_shownHead || !m_pooled) return;
+    m_region = std::move(built);
+    // Shown only while the view still lies inside it (the user may have zoomed out meanwhile).
+    const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
+    const bool small = x.size() <= HeadMatrix::kMaxDisplaySide + 1 && y.size() <= HeadMatrix::kMaxDisplaySide + 1;
+    if (!small) return;
     showMatrix(m_region);
     updateTickLabels();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    Q_EMIT regionShown();
+}
+
+void HeadHeatmap::finishRegion() {
+    if (m_regionJob.generation == 0) return;
+    m_regionFuture.waitForFinished();
+    onRegionBuilt(m_regionJob, m_regionFuture.result());
 }
 
 }  // namespace attnscope::views

@@ -372,6 +372,36 @@ private Q_SLOTS:
         QCOMPARE(heatmap.cellValue(3, 5), static_cast<double>(fixtureWeight(0, 7, 11)));
         QVERIFY(!heatmap.title().contains(QStringLiteral("stopped")));
     }
+
+    void windowRegionsAreBuiltOnTheWorkerThread() {
+        constexpr int kN = HeadMatrix::kMaxDisplaySide + 1;
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setBackgroundPooling(0);
+        heatmap.setResult(makeDenseResult(1, kN));
+        heatmap.finishPooling();
+        QCOMPARE(heatmap.shownHead(), 0);
+        QSignalSpy regions(&heatmap, &HeadHeatmap::regionShown);
+        heatmap.setVisibleRange(1000, 1040, 500, 530);
+        // The pooled picture stays until the region arrives.
+        QVERIFY(heatmap.isBuildingRegion());
+        QVERIFY(!heatmap.showsRegion());
+        QCOMPARE(heatmap.poolFactor(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(heatmap.showsRegion(), 60000);
+        QCOMPARE(regions.count(), 1);
+        QVERIFY(!heatmap.isBuildingRegion());
+        const auto q0 = heatmap.shownRowOffset(), k0 = heatmap.shownColOffset();
+        QCOMPARE(heatmap.cellValue(static_cast<int>(517 - q0), static_cast<int>(1021 - k0)),
+                 static_cast<double>(fixtureWeight(0, 517, 1021)));
+        // Zoomed out before a region arrives: it is not shown.
+        heatmap.setVisibleRange(1800, 1840, 1500, 1530);
+        QVERIFY(heatmap.isBuildingRegion() || heatmap.shownColOffset() != k0);
+        heatmap.resetZoom();
+        heatmap.finishPooling();
+        QVERIFY(!heatmap.showsRegion());
+        QCOMPARE(heatmap.poolFactor(), 2);
+    }
 };
 
 ATTNSCOPE_REGISTER_QT_TEST(TestHeatmapLod)
