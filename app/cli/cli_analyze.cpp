@@ -2,6 +2,7 @@
 
 #include "cli/cli_commands.h"
 
+#include <attnscope/atomic_file.h>
 #include <attnscope/engine.h>
 
 #include <fstream>
@@ -87,10 +88,8 @@ int analyzeCommand(const AnalyzeOptions& options) {
         return atlas.error().code == ErrorCode::Cancelled ? 130 : kExitFailure;
     }
     for (const auto& note : (*atlas)->notices) std::cerr << "attnscope-cli: notice: " << note << "\n";
-    std::ofstream out(options.out, std::ios::binary | std::ios::trunc);
-    out << headAtlasJson(**atlas) << "\n";
-    if (!out) {
-        printError(options.out + ": cannot write the atlas");
+    if (const auto written = writeFileAtomically(options.out, headAtlasJson(**atlas) + "\n"); !written) {
+        printError(written.error().message);
         return kExitFailure;
     }
     if (!options.quiet)

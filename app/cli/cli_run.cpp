@@ -1,6 +1,7 @@
 #include "cli/cli_commands.h"
 #include "cli/qkv_file.h"
 
+#include <attnscope/atomic_file.h>
 #include <attnscope/engine.h>
 #include <attnscope/result_file.h>
 #include <attnscope/tokenize.h>
@@ -161,10 +162,9 @@ int runCommand(const RunOptions& options) {
         return exitFor(written.error());
     }
     if (!options.summary.empty()) {
-        std::ofstream out(options.summary, std::ios::binary | std::ios::trunc);
-        out << nlohmann::json::parse(resultSummaryJson(**result, 0)).dump(2) << "\n";
-        if (!out) {
-            printError(options.summary + ": cannot write the summary");
+        const auto summary = writeFileAtomically(options.summary, nlohmann::json::parse(resultSummaryJson(**result, 0)).dump(2) + "\n");
+        if (!summary) {
+            printError(summary.error().message);
             return kExitFailure;
         }
     }

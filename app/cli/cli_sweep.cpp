@@ -5,6 +5,7 @@
 
 #include "cli/cli_commands.h"
 
+#include <attnscope/atomic_file.h>
 #include <attnscope/safetensors.h>
 
 #include <algorithm>
@@ -159,6 +160,13 @@ std::string lraSpeedup(const std::string& id) {
     return it == known.end() ? "—" : it->second;
 }
 
+// A quoted CSV field (quotes doubled, line breaks as spaces).
+std::string csvField(const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+    return out + "\"";
+}
+
 }  // namespace
 
 int sweepCommand(const SweepOptions& options) {
@@ -209,11 +217,11 @@ int sweepCommand(const SweepOptions& options) {
     }
     fs::remove_all(dir, ec);
 
-    std::ofstream csv(options.out, std::ios::trunc);
-    csv << "variant,n,status,wall_s,peak_rss_mib,speedup_vs_full,memory_vs_full\n";
-    std::ostringstream md;
+    std::ostringstream csv, md, notes;
+    csv << "variant,n,status,wall_s,peak_rss_mib,speedup_vs_full,memory_vs_full,note\n";
     md << "| variant | n | wall s | peak RSS MiB | speed-up vs full | memory vs full | LRA at 4K (TPU) |\n"
        << "|---|---:|---:|---:|---:|---:|---|\n";
+    int noteCount = 0;
     for (std::size_t vi = 0; vi < variants->size(); ++vi)
         for (const std::int64_t n : *sizes) {
             const auto it = cells.find({vi, n});
@@ -224,21 +232,26 @@ int sweepCommand(const SweepOptions& options) {
             const std::string speed = ratios ? fixed(full.seconds / c.seconds, 2) : "";
             const std::string memory = ratios ? fixed(c.peakMiB / full.peakMiB, 2) : "";
             const std::string& label = (*variants)[vi].label;
-            csv << '"' << label << "\"," << n << "," << c.status << "," << (c.status == "ok" ? fixed(c.seconds, 4) : "")
-                << "," << (c.status == "ok" ? fixed(c.peakMiB, 1) : "") << "," << speed << "," << memory << "\n";
-            md << "| " << label << " | " << n << " | " << (c.status == "ok" ? fixed(c.seconds, 3) : c.status) << " | "
-               << (c.status == "ok" ? fixed(c.peakMiB, 0) : "") << " | " << (speed.empty() ? "" : speed + "×") << " | "
-               << (memory.empty() ? "" : memory + "×") << " | " << lraSpeedup((*variants)[vi].id) << " |\n";
+            csv << csvField(label) << "," << n << "," << c.status << "," << (c.status == "ok" ? fixed(c.seconds, 4) : "")
+                << "," << (c.status == "ok" ? fixed(c.peakMiB, 1) : "") << "," << speed << "," << memory << ","
+                << csvField(c.message) << "\n";
+            std::string shown = c.status == "ok" ? fixed(c.seconds, 3) : c.status;
+            if (c.status != "ok" && !c.message.empty()) {
+                shown += " [" + std::to_string(++noteCount) + "]";
+                notes << "\n[" << noteCount << "] " << label << ", n = " << n << ": " << c.message << "\n";
+            }
+            md << "| " << label << " | " << n << " | " << shown << " | " << (c.status == "ok" ? fixed(c.peakMiB, 0) : "")
+               << " | " << (speed.empty() ? "" : speed + "×") << " | " << (memory.empty() ? "" : memory + "×") << " | "
+               << lraSpeedup((*variants)[vi].id) << " |\n";
         }
-    if (!csv) {
-        printError(options.out + ": cannot write the CSV");
+    md << notes.str();
+    if (const auto written = writeFileAtomically(options.out, csv.str()); !written) {
+        printError(written.error().message);
         return kExitFailure;
     }
     if (!options.markdown.empty()) {
-        std::ofstream out(options.markdown, std::ios::trunc);
-        out << md.str();
-        if (!out) {
-            printError(options.markdown + ": cannot write the Markdown table");
+        if (const auto written = writeFileAtomically(options.markdown, md.str()); !written) {
+            printError(written.error().message);
             return kExitFailure;
         }
     } else {

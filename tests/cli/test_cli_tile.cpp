@@ -122,17 +122,21 @@ TEST(CliSweep, WritesTheTableAndSkipsSizesOverBudget) {
     const std::string csv = tempPath("sweep.csv"), md = tempPath("sweep.md");
     // 1 MB: every run at n = 64 fits; at n = 4096 full's block of scores (256 x 4096 floats) does
     // not, while the pattern variants' scratch does
-    auto r = runCli("sweep --variants longformer:window=4,sparse_strided:stride=8 --n 64,4096 --heads 2 --head-dim 8"
+    auto r = runCli("sweep --variants longformer:window=4,sparse_strided:stride=8,bigbird:block=0 --n 64,4096 --heads 2 --head-dim 8"
                     " --memory-budget 1000000 --out " + csv + " --markdown " + md);
     ASSERT_EQ(r.status, 0) << r.stderrText;
     const std::string table = slurp(csv);
-    EXPECT_EQ(table.rfind("variant,n,status,wall_s,peak_rss_mib,speedup_vs_full,memory_vs_full\n", 0), 0u) << table;
+    EXPECT_EQ(table.rfind("variant,n,status,wall_s,peak_rss_mib,speedup_vs_full,memory_vs_full,note\n", 0), 0u) << table;
     EXPECT_NE(table.find("\"full\",64,ok,"), std::string::npos) << table;
     EXPECT_NE(table.find("\"longformer:window=4\",64,ok,"), std::string::npos) << table;
     EXPECT_NE(table.find("\"full\",4096,over budget"), std::string::npos) << table;
     EXPECT_NE(table.find("\"sparse_strided:stride=8\",4096,ok,"), std::string::npos) << table;
     EXPECT_NE(slurp(md).find("| longformer:window=4 | 64 |"), std::string::npos);
-    EXPECT_NE(r.stderrText.find("sweep: [6/6]"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("sweep: [8/8]"), std::string::npos) << r.stderrText;
+    // A run that fails says why, in the CSV's note and under the Markdown table.
+    EXPECT_NE(table.find("\"bigbird:block=0\",64,failed,,,,,\"attnscope-cli: error: parameter 'block'"), std::string::npos) << table;
+    EXPECT_NE(slurp(md).find("| bigbird:block=0 | 64 | failed [2] |"), std::string::npos) << slurp(md);
+    EXPECT_NE(slurp(md).find("[2] bigbird:block=0, n = 64: attnscope-cli: error: parameter 'block'"), std::string::npos) << slurp(md);
     EXPECT_NE(r.stderrText.find("over budget"), std::string::npos) << r.stderrText;
     // bad specs are usage errors
     EXPECT_EQ(runCli("sweep --variants =3 --n 64 --out " + csv).status, 2);

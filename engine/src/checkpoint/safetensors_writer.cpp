@@ -2,6 +2,7 @@
 #include <attnscope/safetensors.h>
 
 #include "checkpoint/safetensors_json.h"
+#include "plain/atomic_file.h"
 
 #include <algorithm>
 #include <functional>
@@ -10,9 +11,6 @@
 #include <cstring>
 #include <unordered_set>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace attnscope::engine {
 
@@ -165,20 +163,6 @@ void appendLengthPrefix(std::uint8_t prefix[8], std::uint64_t n) {
 }
 
 /// write(2) until done; retries on EINTR and short writes. Returns 0 or an errno value.
-int writeAll(int fd, const void* data, std::size_t size) {
-    const auto* p = static_cast<const std::uint8_t*>(data);
-    while (size > 0) {
-        const ssize_t written = ::write(fd, p, size);
-        if (written < 0) {
-            if (errno == EINTR) continue;
-            return errno;
-        }
-        p += written;
-        size -= static_cast<std::size_t>(written);
-    }
-    return 0;
-}
-
 // The item's bytes through `write`: the tensor's storage, the view's, or what produce() makes.
 bool writeItem(const StWriteItem& item, const std::function<bool(const void*, std::size_t)>& write) {
     if (item.produce) return item.produce(write);
@@ -227,58 +211,29 @@ Result<void> writeSafetensors(const std::string& path, const std::vector<StWrite
     if (!prepared) return makeError(prepared.error().code, path + ": " + prepared.error().message);
     const Prepared& p = prepared.value();
 
-    // Same folder as the target so rename() is atomic: readers see the old file or the new one.
-    std::string tmpPath = path + ".tmp-XXXXXX";
-    const int fd = ::mkostemp(tmpPath.data(), O_CLOEXEC);
-    if (fd < 0) {
-        const int err = errno;
-        return makeError(ErrorCode::Io, path + ": cannot create a temporary file: " + std::strerror(err));
-    }
-    const auto fail = [&](const char* what, int err) -> Result<void> {
-        ::close(fd);
-        ::unlink(tmpPath.c_str());
-        return makeError(ErrorCode::Io, path + ": " + what + ": " + std::strerror(err));
-    };
-    // mkostemp creates the file 0600; exports are ordinary user files.
-    if (::fchmod(fd, 0644) != 0) return fail("cannot set permissions", errno);
-
+    auto file = AtomicFile::create(path);
+    if (!file) return file.error();
     std::uint8_t prefix[8];
     appendLengthPrefix(prefix, p.header.size());
-    if (const int err = writeAll(fd, prefix, sizeof prefix)) return fail("cannot write", err);
-    if (const int err = writeAll(fd, p.header.data(), p.header.size())) return fail("cannot write", err);
+    if (auto w = file->write(prefix, sizeof prefix); !w) return w.error();
+    if (auto w = file->write(p.header.data(), p.header.size()); !w) return w.error();
     for (const PreparedItem& item : p.items) {
         if (item.byteSize == 0) continue;
-        int err = 0;
+        Result<void> failed;
         std::uint64_t written = 0;
         const bool made = writeItem(*item.item, [&](const void* bytes, std::size_t size) {
-            err = writeAll(fd, bytes, size);
+            failed = file->write(bytes, size);
             written += size;
-            return err == 0;
+            return static_cast<bool>(failed);
         });
-        if (err != 0) return fail("cannot write", err);
-        if (!made || written != item.byteSize) {
-            ::close(fd);
-            ::unlink(tmpPath.c_str());
+        if (!failed) return failed.error();
+        if (!made || written != item.byteSize)
             return makeError(made ? ErrorCode::Internal : ErrorCode::Io,
                              path + ": tensor " + quoteName(item.item->name) +
                                  (made ? " produced " + std::to_string(written) + " bytes, expected " + std::to_string(item.byteSize)
                                        : " could not be made"));
-        }
     }
-    // Without fsync a crash after rename() can leave an empty file under the final name.
-    if (::fsync(fd) != 0) return fail("cannot flush", errno);
-    if (::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(tmpPath.c_str());
-        return makeError(ErrorCode::Io, path + ": cannot close: " + std::strerror(err));
-    }
-    if (::rename(tmpPath.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmpPath.c_str());
-        return makeError(ErrorCode::Io, path + ": cannot rename the temporary file into place: " +
-                                            std::strerror(err));
-    }
-    return {};
+    return file->commit();
 }
 
 }  // namespace attnscope::engine

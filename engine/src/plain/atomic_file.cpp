@@ -1,0 +1,96 @@
+#include "plain/atomic_file.h"
+
+#include <attnscope/atomic_file.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace attnscope::engine {
+
+Result<AtomicFile> AtomicFile::create(const std::string& path) {
+    std::string tmpPath = path + ".tmp-XXXXXX";
+    const int fd = ::mkostemp(tmpPath.data(), O_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        return makeError(ErrorCode::Io, path + ": cannot create a temporary file: " + std::strerror(err));
+    }
+    AtomicFile file(path, std::move(tmpPath), fd);
+    // mkostemp creates the file 0600; results and exports are ordinary user files.
+    if (::fchmod(fd, 0644) != 0) {
+        const int err = errno;
+        file.abandon();
+        return file.error("cannot set permissions", err);
+    }
+    return file;
+}
+
+AtomicFile::AtomicFile(std::string path, std::string tmpPath, int fd)
+    : m_path(std::move(path)), m_tmpPath(std::move(tmpPath)), m_fd(fd) {}
+
+AtomicFile::AtomicFile(AtomicFile&& other) noexcept
+    : m_path(std::move(other.m_path)), m_tmpPath(std::move(other.m_tmpPath)), m_fd(std::exchange(other.m_fd, -1)) {}
+
+AtomicFile::~AtomicFile() { abandon(); }
+
+void AtomicFile::abandon() {
+    if (m_fd < 0) return;
+    ::close(m_fd);
+    ::unlink(m_tmpPath.c_str());
+    m_fd = -1;
+}
+
+Error AtomicFile::error(const std::string& what, int err) const {
+    return Error{ErrorCode::Io, m_path + ": " + what + ": " + std::strerror(err)};
+}
+
+Result<void> AtomicFile::write(const void* bytes, std::size_t size) {
+    if (m_fd < 0) return Error{ErrorCode::Io, m_path + ": write after the file was abandoned"};
+    const auto* p = static_cast<const std::uint8_t*>(bytes);
+    while (size > 0) {
+        const ssize_t written = ::write(m_fd, p, size);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            const int err = errno;
+            abandon();
+            return error("cannot write", err);
+        }
+        p += written;
+        size -= static_cast<std::size_t>(written);
+    }
+    return {};
+}
+
+Result<void> AtomicFile::commit() {
+    if (m_fd < 0) return Error{ErrorCode::Io, m_path + ": commit after the file was abandoned"};
+    if (::fsync(m_fd) != 0) {
+        const int err = errno;
+        abandon();
+        return error("cannot flush", err);
+    }
+    const int fd = std::exchange(m_fd, -1);
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(m_tmpPath.c_str());
+        return error("cannot close", err);
+    }
+    if (::rename(m_tmpPath.c_str(), m_path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(m_tmpPath.c_str());
+        return error("cannot rename the temporary file into place", err);
+    }
+    return {};
+}
+
+Result<void> writeFileAtomically(const std::string& path, const std::string& contents) {
+    auto file = AtomicFile::create(path);
+    if (!file) return file.error();
+    if (auto written = file->write(contents.data(), contents.size()); !written) return written.error();
+    return file->commit();
+}
+
+}  // namespace attnscope::engine
