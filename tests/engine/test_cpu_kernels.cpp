@@ -5,6 +5,7 @@
 #include "kernels/finite_scan.h"
 #include "kernels/small_gemm.h"
 #include "kernels/softmax_kernel.h"
+#include "weights/panel_scores.h"
 
 #include <gtest/gtest.h>
 
@@ -217,6 +218,38 @@ TEST(CpuKernels, NonFiniteValuesFoundAnywhere) {
             bad = false;
             copyToPanels(rows, k, w.data(), k, panels.data(), &bad);
             EXPECT_TRUE(bad) << rows << " " << at;
+        }
+    }
+}
+
+TEST(CpuKernels, PanelScoresHaveTheSameBitsInEveryRectangle) {
+    // full's weights take their scores from KeyPanels: a cell must not depend on the tile asked for.
+    std::mt19937 gen(7);
+    std::normal_distribution<float> normal;
+    for (const std::int64_t d : {1, 5, 24, 64}) {
+        SCOPED_TRACE(d);
+        const std::int64_t n = 37, m = 53;
+        std::vector<float> q(static_cast<std::size_t>(n * d)), k(static_cast<std::size_t>(m * d));
+        for (auto& x : q) x = normal(gen);
+        for (auto& x : k) x = normal(gen);
+        const attnscope::engine::KeyPanels panels(k.data(), m, d);
+        std::vector<float> whole(static_cast<std::size_t>(n * m));
+        panels.score(q.data(), 0, n, 0, m, whole.data(), m);
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < m; ++j) {
+                double exact = 0;
+                for (std::int64_t c = 0; c < d; ++c) exact += static_cast<double>(q[i * d + c]) * k[j * d + c];
+                EXPECT_NEAR(whole[i * m + j], exact, 1e-5 * (1 + std::abs(exact)));
+            }
+        std::uniform_int_distribution<std::int64_t> pick(0, 1 << 20);
+        for (int t = 0; t < 40; ++t) {
+            const std::int64_t i0 = pick(gen) % n, i1 = i0 + 1 + pick(gen) % (n - i0);
+            const std::int64_t j0 = pick(gen) % m, j1 = j0 + 1 + pick(gen) % (m - j0);
+            std::vector<float> part(static_cast<std::size_t>((i1 - i0) * (j1 - j0)));
+            panels.score(q.data(), i0, i1, j0, j1, part.data(), j1 - j0);
+            for (std::int64_t i = i0; i < i1; ++i)
+                for (std::int64_t j = j0; j < j1; ++j)
+                    ASSERT_EQ(part[(i - i0) * (j1 - j0) + (j - j0)], whole[i * m + j]) << i << ", " << j;
         }
     }
 }

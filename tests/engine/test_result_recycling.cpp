@@ -155,11 +155,9 @@ TEST(ResultRecycling, DensePlanCancelsOnTwoThreadsAndStaysUsable) {
         RunRequest request = variantRequest(x, id, params);
         const auto reference = runOk(**engine, request);
         ASSERT_TRUE(reference);
-        int attentionCalls = 0;
-        auto cancelled = (*engine)->run(request, [&](const Progress& p) {
-            if (std::string(p.stage) != "attention") return true;
-            return ++attentionCalls < 2;
-        });
+        // Cancelled at the first attention report: on a busy machine the other thread may take
+        // every group before the calling thread reports twice, but one report always comes.
+        auto cancelled = (*engine)->run(request, [&](const Progress& p) { return std::string(p.stage) != "attention"; });
         ASSERT_FALSE(cancelled.ok());
         EXPECT_EQ(cancelled.error().code, ErrorCode::Cancelled);
         const auto again = runOk(**engine, request);

@@ -2,7 +2,6 @@
 
 #include "kernels/blas_gemm.h"
 #include "kernels/softmax_kernel.h"
-#include "weights/row_scores.h"
 
 #include <attnscope/types.h>
 
@@ -44,72 +43,98 @@ void FullWeights::normOf(const float* s, std::int64_t end, float& shift, double&
         if (m_keyPadding.empty() || !m_keyPadding[static_cast<std::size_t>(j)]) shift = std::max(shift, s[j] * m_scale);
     sum = 0;
     if (!std::isfinite(shift)) return;
+    // The same float exponentials the cells take (fillTile), summed in double.
+    std::vector<float> e(static_cast<std::size_t>(end));
     for (std::int64_t j = 0; j < end; ++j)
-        if (m_keyPadding.empty() || !m_keyPadding[static_cast<std::size_t>(j)]) sum += std::exp(static_cast<double>(s[j] * m_scale - shift));
+        e[static_cast<std::size_t>(j)] = !m_keyPadding.empty() && m_keyPadding[static_cast<std::size_t>(j)]
+                                             ? -1000.0f
+                                             : std::min(s[j] * m_scale - shift, 0.0f);
+    expNonPositiveInPlace(e.data(), end);
+    for (float v : e) sum += v;
+}
+
+const KeyPanels& FullWeights::panelsOf(int head) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_panels.empty()) {
+        m_panels.resize(static_cast<std::size_t>(heads()));
+        m_norms.resize(static_cast<std::size_t>(heads()));
+    }
+    auto& panels = m_panels[static_cast<std::size_t>(head)];
+    if (!panels) {
+        panels = std::make_shared<const KeyPanels>(m_k.data.get() + head * keys() * m_d, keys(), m_d);
+        RowNorms& norms = m_norms[static_cast<std::size_t>(head)];
+        norms.shift.assign(static_cast<std::size_t>(queries()), std::numeric_limits<float>::quiet_NaN());
+        norms.sum.assign(static_cast<std::size_t>(queries()), 0.0);
+    }
+    return *panels;  // (never replaced once made)
+}
+
+bool FullWeights::knownNorms(int head, std::int64_t i0, std::int64_t i1, float* shift, double* sum) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const RowNorms& norms = m_norms[static_cast<std::size_t>(head)];
+    bool all = true;
+    for (std::int64_t i = i0; i < i1; ++i) {
+        shift[i - i0] = norms.shift[static_cast<std::size_t>(i)];
+        sum[i - i0] = norms.sum[static_cast<std::size_t>(i)];
+        all = all && !std::isnan(shift[i - i0]);
+    }
+    return all;
 }
 
 void FullWeights::fillTile(WeightTile& out) const {
+    constexpr std::int64_t kBlock = 16;  // query rows scored together
     const std::int64_t n = queries(), cols = out.cols();
+    const KeyPanels& panels = panelsOf(out.head);
     const float* qh = m_q.data.get() + out.head * n * m_d;
-    const float* kh = m_k.data.get() + out.head * keys() * m_d;
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        if (m_norms.empty()) m_norms.resize(static_cast<std::size_t>(heads()));
-        RowNorms& norms = m_norms[static_cast<std::size_t>(out.head)];
-        if (norms.shift.empty()) {
-            norms.shift.assign(static_cast<std::size_t>(n), std::numeric_limits<float>::quiet_NaN());
-            norms.sum.assign(static_cast<std::size_t>(n), 0.0);
-        }
-    }
     const bool reasons = !out.reasons.empty();
     const auto bit = static_cast<ReasonBits>(1u << static_cast<unsigned>(m_causal ? PatternReason::Causal : PatternReason::Dense));
-    std::vector<float> row;
-    for (std::int64_t i = out.r0; i < out.r1; ++i) {
-        float* w = out.weights.data() + (i - out.r0) * cols;
-        const std::int64_t end = rowEnd(i), cellEnd = std::clamp<std::int64_t>(end, out.c0, out.c1);
-        if (reasons) {
-            std::fill_n(out.reasons.begin() + (i - out.r0) * cols, cellEnd - out.c0, bit);
-            std::fill_n(out.multiplicity.begin() + (i - out.r0) * cols, cellEnd - out.c0, std::uint8_t{1});
+    std::vector<float> scores;
+    float shift[kBlock];
+    double sum[kBlock];
+    for (std::int64_t i0 = out.r0; i0 < out.r1; i0 += kBlock) {
+        const std::int64_t i1 = std::min(i0 + kBlock, out.r1);
+        // Rows met for the first time are scored whole: their norms, and this tile's cells from the
+        // same scores; otherwise only the tile's keys.
+        const bool known = knownNorms(out.head, i0, i1, shift, sum);
+        std::int64_t from = out.c0, to = out.c1;
+        if (!known) {
+            from = 0;
+            to = 0;
+            for (std::int64_t i = i0; i < i1; ++i) to = std::max(to, rowEnd(i));
+            to = std::max(to, out.c1);
         }
-        const bool padded = !m_queryPadding.empty() && m_queryPadding[static_cast<std::size_t>(i)];
-        if (padded || end == 0) continue;  // (weights arrive zeroed)
-        const float* qi = qh + i * m_d;
-        float shift = 0;
-        double sum = 0;
-        bool known = false;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            const RowNorms& norms = m_norms[static_cast<std::size_t>(out.head)];
-            shift = norms.shift[static_cast<std::size_t>(i)];
-            sum = norms.sum[static_cast<std::size_t>(i)];
-            known = !std::isnan(shift);
-        }
-        const float* scores = nullptr;
-        if (!known) {  // the whole row once: its norms, and this tile's cells from the same scores
-            row.resize(static_cast<std::size_t>(end));
-            dotRange(qi, kh, m_d, 0, end, row.data());
-            normOf(row.data(), end, shift, sum);
+        const std::int64_t width = to - from;
+        scores.resize(static_cast<std::size_t>((i1 - i0) * width));
+        panels.score(qh, i0, i1, from, to, scores.data(), width);
+        if (!known) {
+            for (std::int64_t i = i0; i < i1; ++i)
+                if (std::isnan(shift[i - i0])) normOf(scores.data() + (i - i0) * width, rowEnd(i), shift[i - i0], sum[i - i0]);
             std::lock_guard<std::mutex> lock(m_mutex);
             RowNorms& norms = m_norms[static_cast<std::size_t>(out.head)];
-            norms.shift[static_cast<std::size_t>(i)] = shift;
-            norms.sum[static_cast<std::size_t>(i)] = sum;
-            scores = row.data() + out.c0;
-        } else if (cellEnd > out.c0) {
-            dotRange(qi, kh, m_d, out.c0, cellEnd - out.c0, w);
-            scores = w;
+            for (std::int64_t i = i0; i < i1; ++i) {
+                norms.shift[static_cast<std::size_t>(i)] = shift[i - i0];
+                norms.sum[static_cast<std::size_t>(i)] = sum[i - i0];
+            }
         }
-        if (!(sum > 0) || !scores) {
-            std::fill(w, w + cols, 0.0f);
-            continue;
+        for (std::int64_t i = i0; i < i1; ++i) {
+            float* w = out.weights.data() + (i - out.r0) * cols;
+            const std::int64_t end = rowEnd(i), cellEnd = std::clamp<std::int64_t>(end, out.c0, out.c1);
+            if (reasons) {
+                std::fill_n(out.reasons.begin() + (i - out.r0) * cols, cellEnd - out.c0, bit);
+                std::fill_n(out.multiplicity.begin() + (i - out.r0) * cols, cellEnd - out.c0, std::uint8_t{1});
+            }
+            const bool padded = !m_queryPadding.empty() && m_queryPadding[static_cast<std::size_t>(i)];
+            if (padded || end == 0 || !(sum[i - i0] > 0)) continue;  // (weights arrive zeroed)
+            const float* s = scores.data() + (i - i0) * width + (out.c0 - from);
+            const auto inv = static_cast<float>(1.0 / sum[i - i0]);
+            // (the shift is the row's max: the exponents are <= 0 up to rounding, clamped)
+            for (std::int64_t j = out.c0; j < cellEnd; ++j) w[j - out.c0] = std::min(s[j - out.c0] * m_scale - shift[i - i0], 0.0f);
+            expNonPositiveInPlace(w, cellEnd - out.c0);
+            for (std::int64_t j = out.c0; j < cellEnd; ++j) w[j - out.c0] *= inv;
+            if (!m_keyPadding.empty())
+                for (std::int64_t j = out.c0; j < cellEnd; ++j)
+                    if (m_keyPadding[static_cast<std::size_t>(j)]) w[j - out.c0] = 0.0f;
         }
-        const auto inv = static_cast<float>(1.0 / sum);
-        // (the shift is the row's max: the exponents are <= 0 up to rounding, clamped)
-        for (std::int64_t j = out.c0; j < cellEnd; ++j) w[j - out.c0] = std::min(scores[j - out.c0] * m_scale - shift, 0.0f);
-        expNonPositiveInPlace(w, cellEnd - out.c0);
-        for (std::int64_t j = out.c0; j < cellEnd; ++j) w[j - out.c0] *= inv;
-        if (!m_keyPadding.empty())
-            for (std::int64_t j = out.c0; j < cellEnd; ++j)
-                if (m_keyPadding[static_cast<std::size_t>(j)]) w[j - out.c0] = 0.0f;
     }
 }
 

@@ -1,13 +1,16 @@
 #pragma once
 // Weights of `full`: w(i, j) = exp(s_ij − shift_i) / sum_i with s = q·k / sqrt(d), over every key
 // (j <= i + m − n when causal); 0 for padded keys and for empty or padded rows (stats row_sum 0).
-// Every score comes from one dot-product routine whatever the tile's shape, and each row's shift
-// and sum from those scores (computed once per row and kept), so a cell has the same value in
-// every tile; the kept statistics (the run's, from its BLAS scores) agree to float rounding.
+// Every score comes from one routine whose cells do not depend on the rectangle asked for
+// (weights/panel_scores.h), and each row's shift and sum from those scores (computed once per row
+// and kept), so a cell has the same value in every tile; the kept statistics (the run's, from its
+// BLAS scores) agree to float rounding.
 
 #include "weights/dense_row_weights.h"
+#include "weights/panel_scores.h"
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -27,6 +30,10 @@ private:
         std::vector<double> sum;   ///< [n]
     };
     void fillTile(WeightTile& out) const override;
+    /// The head's keys in panels and its row norms, made on first use.
+    const KeyPanels& panelsOf(int head) const;
+    /// Norms of rows [i0, i1) of `head` into shift/sum; false when some row's are not known yet.
+    bool knownNorms(int head, std::int64_t i0, std::int64_t i1, float* shift, double* sum) const;
     /// The keys row i may attend: [0, end).
     std::int64_t rowEnd(std::int64_t i) const;
     /// Shift and sum of row i of `head` from its scores s[0, end) (padded keys skipped).
@@ -35,6 +42,7 @@ private:
     SharedFloats m_q, m_k;
     mutable std::mutex m_mutex;
     mutable std::vector<RowNorms> m_norms;  ///< per head, filled as rows are first asked for
+    mutable std::vector<std::shared_ptr<const KeyPanels>> m_panels;  ///< per head, made on first use
     bool m_causal = false;
     std::vector<std::uint8_t> m_keyPadding, m_queryPadding;
     std::int64_t m_d = 0;

@@ -1,0 +1,32 @@
+#pragma once
+// Scores q_i · k_j of one head for any rectangle of queries x keys, with the same bits for a cell
+// whichever rectangle asks for it: each cell is one chain of fused multiply-adds over c = 0..d-1,
+// in that order. The keys are laid out once in panels of 8 (per component c, eight keys side by
+// side), so the AVX2 path computes 4 queries x 8 keys per step without horizontal sums; the
+// portable path runs the same chain with std::fma.
+
+#include <cstdint>
+#include <vector>
+
+namespace attnscope::engine {
+
+class KeyPanels {
+public:
+    KeyPanels() = default;
+    /// k: [m, d] row-major.
+    KeyPanels(const float* k, std::int64_t m, std::int64_t d);
+
+    std::int64_t keys() const { return m_m; }
+    std::int64_t dim() const { return m_d; }
+
+    /// out[(i - i0) * ldo + (j - j0)] = q_i · k_j for queries [i0, i1) of q ([n, d] row-major) and
+    /// keys [j0, j1).
+    void score(const float* q, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1, float* out,
+               std::int64_t ldo) const;
+
+private:
+    std::int64_t m_m = 0, m_d = 0;
+    std::vector<float> m_panels;  ///< [ceil(m / 8)][d][8], zeros past m
+};
+
+}  // namespace attnscope::engine
