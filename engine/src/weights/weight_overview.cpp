@@ -10,15 +10,91 @@ namespace {
 // 128k keys is 8 MiB of weights.
 constexpr std::int64_t kRowsPerBlock = 16;
 
-void countReasons(ReasonBits bits, int multiplicity, WeightOverview& out) {
+// `keys` keys with the same reasons and multiplicity: each counts once per reason, and a key listed
+// more often than it has reasons counts the extra listings under its first reason.
+void countReasons(ReasonBits bits, int multiplicity, WeightOverview& out, std::int64_t keys = 1) {
     int first = -1, counted = 0;
     for (int r = 0; r < kPatternReasonCount; ++r)
         if (bits & (1u << r)) {
             if (first < 0) first = r;
-            ++out.reasonEntries[static_cast<std::size_t>(r)];
+            out.reasonEntries[static_cast<std::size_t>(r)] += keys;
             ++counted;
         }
-    if (first >= 0 && multiplicity > counted) out.reasonEntries[static_cast<std::size_t>(first)] += multiplicity - counted;
+    if (first >= 0 && multiplicity > counted)
+        out.reasonEntries[static_cast<std::size_t>(first)] += keys * (multiplicity - counted);
+}
+
+// Runs of keys with the same reasons and multiplicity (a dense row is one run), counted at once.
+class ReasonRuns {
+public:
+    explicit ReasonRuns(WeightOverview& out) : m_out(out) {}
+    ~ReasonRuns() { flush(); }
+    void add(ReasonBits bits, int multiplicity) {
+        if (bits == m_bits && multiplicity == m_multiplicity) {
+            ++m_keys;
+            return;
+        }
+        flush();
+        m_bits = bits;
+        m_multiplicity = multiplicity;
+        m_keys = 1;
+    }
+
+private:
+    void flush() {
+        if (m_keys > 0 && m_bits != 0) countReasons(m_bits, m_multiplicity, m_out, m_keys);
+        m_keys = 0;
+    }
+    WeightOverview& m_out;
+    ReasonBits m_bits = 0;
+    int m_multiplicity = 0;
+    std::int64_t m_keys = 0;
+};
+
+// One tile row of dense weights into its row of cells, a cell (f keys) at a time. A row whose keys
+// all share one reason set and multiplicity (every dense variant's row) counts them at once.
+void addDenseRow(const WeightTile& t, std::int64_t i, WeightOverview& out, ReasonRuns& runs) {
+    const OverviewRequest& r = out.region;
+    const std::int64_t f = r.factor, width = r.c1 - r.c0;
+    const std::size_t rowCell = static_cast<std::size_t>((i - r.r0) / f) * static_cast<std::size_t>(out.cols);
+    const std::size_t base = static_cast<std::size_t>((i - t.r0) * t.cols() + (r.c0 - t.c0));
+    const float* w = t.weights.data() + base;
+    const ReasonBits* reasons = t.reasons.data() + base;
+    const std::uint8_t* multiplicity = t.multiplicity.data() + base;
+    const bool uniform = std::all_of(reasons, reasons + width, [&](ReasonBits b) { return b == reasons[0]; }) &&
+                         std::all_of(multiplicity, multiplicity + width, [&](std::uint8_t c) { return c == multiplicity[0]; });
+    if (uniform && width > 0) countReasons(reasons[0], multiplicity[0], out, width);
+    for (int cb = 0; cb < out.cols; ++cb) {
+        const std::size_t cell = rowCell + static_cast<std::size_t>(cb);
+        const std::int64_t j0 = cb * f, j1 = std::min(j0 + f, width);
+        float hi = out.maxWeight[cell], lo = out.minWeight[cell], sum = 0;  // (f keys: a float sum)
+        int zeros = 0;
+        for (std::int64_t j = j0; j < j1; ++j) {
+            hi = w[j] > hi ? w[j] : hi;
+            lo = w[j] < lo ? w[j] : lo;
+            sum += w[j];
+            zeros += w[j] == 0.0f;
+        }
+        out.maxWeight[cell] = hi;
+        out.minWeight[cell] = lo;
+        out.sumWeight[cell] += sum;
+        if (uniform) {
+            if (reasons[0] == 0) continue;
+            out.reasons[cell] |= reasons[0];
+            if (zeros > 0) out.exactZero[cell] = 1;
+            continue;
+        }
+        ReasonBits bits = 0;
+        bool zero = false;
+        for (std::int64_t j = j0; j < j1; ++j) {
+            if (reasons[j] == 0) continue;
+            bits |= reasons[j];
+            zero = zero || w[j] == 0.0f;
+            runs.add(reasons[j], multiplicity[j]);
+        }
+        out.reasons[cell] |= bits;
+        if (zero) out.exactZero[cell] = 1;
+    }
 }
 
 void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits, int multiplicity) {
@@ -67,12 +143,8 @@ bool buildOverview(const AttentionWeights& weights, const OverviewRequest& reque
         const std::int64_t i1 = std::min(r.r1, i0 + kRowsPerBlock);
         if (dense) {
             const WeightTile t = weights.tile(r.head, i0, i1, r.c0, r.c1, /*withReasons=*/true);
-            const std::int64_t cols = t.cols();
-            for (std::int64_t i = i0; i < i1; ++i)
-                for (std::int64_t j = r.c0; j < r.c1; ++j) {
-                    const std::size_t at = static_cast<std::size_t>((i - i0) * cols + (j - r.c0));
-                    addKey(out, out.cell(i, j), t.weights[at], t.reasons[at], t.multiplicity[at]);
-                }
+            ReasonRuns runs(out);
+            for (std::int64_t i = i0; i < i1; ++i) addDenseRow(t, i, out, runs);
             continue;
         }
         weights.forEachRow(r.head, i0, i1, [&](const RowEntries& row) {
