@@ -176,9 +176,8 @@ void HeadHeatmap::showHead(int head, std::shared_ptr<const HeadMatrix> matrix, b
         const int side = HeadMatrix::kMaxDisplaySide;
         runInBackground<std::shared_ptr<HeadMatrix>>(
             this,
-            [run = m_result, index = m_state ? m_state->resultIndex() : 0, head, side] {
-                return std::make_shared<HeadMatrix>(
-                    HeadMatrix::fromRegion(run->results[static_cast<std::size_t>(index)], head, 0, 0, side, side));
+            [side] {
+                return std::make_shared<HeadMatrix>(HeadMatrix::storageFor(static_cast<std::size_t>(side) * side));
             },
             [this](std::shared_ptr<HeadMatrix> spare) {
                 m_regionWarming = false;

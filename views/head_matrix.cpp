@@ -20,6 +20,15 @@ HeadMatrix HeadMatrix::fromResult(const AttentionResult& result, int head, int m
     return build(result, head, 0, 0, n, m, f, mode, nullptr, keepGoing);
 }
 
+HeadMatrix HeadMatrix::storageFor(std::size_t cells) {
+    HeadMatrix out;
+    out.m_values.assign(cells, 0.0f);
+    out.m_inPattern.assign(cells, 0);
+    out.m_values.clear();  // (the capacity stays, its pages touched)
+    out.m_inPattern.clear();
+    return out;
+}
+
 HeadMatrix HeadMatrix::fromRegion(const AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
                                   std::int64_t rows, std::int64_t cols) {
     return fromRegion(result, head, row0, col0, rows, cols, HeadMatrix());

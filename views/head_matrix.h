@@ -37,6 +37,10 @@ public:
     static HeadMatrix fromRegion(const engine::AttentionResult& result, int head, std::int64_t row0, std::int64_t col0,
                                  std::int64_t rows, std::int64_t cols, HeadMatrix&& spare);
 
+    /// An empty matrix owning zeroed storage for `cells` values (faulted in by whoever calls it),
+    /// to be handed to fromRegion() as its spare.
+    static HeadMatrix storageFor(std::size_t cells);
+
     int rows() const { return m_rows; }
     int cols() const { return m_cols; }
     /// Input indices of cell (0, 0)'s first query and key (non-zero for regions).
