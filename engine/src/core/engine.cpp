@@ -2,6 +2,7 @@
 
 #include "core/buffer_pool.h"
 #include "core/request_checks.h"
+#include "kernels/blas_gemm.h"
 #include "core/run_context.h"
 #include "metrics/head_atlas.h"
 #include "model/model_session.h"
@@ -130,6 +131,7 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineOptions& options) {
                                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         // LibTorch's intra-op pool defaults to 1 thread on this platform: set it explicitly.
         at::set_num_threads(impl.threads);
+        setBlasThreads(impl.threads);
         const std::uint64_t physical = physicalMemoryBytes();
         impl.budget = options.memoryBudgetBytes > 0
                           ? options.memoryBudgetBytes

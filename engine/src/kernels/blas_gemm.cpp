@@ -38,6 +38,11 @@ void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, c
     gemmRowMajor(false, transB, m, n, k, a, lda, b, ldb, 0.0f, c, ldc);
 }
 
+void setBlasThreads(int threads) {
+    static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    if (set && threads > 0) set(threads);
+}
+
 SingleThreadedBlas::SingleThreadedBlas() {
     static const auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
     static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));

@@ -17,6 +17,10 @@ void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, c
 void gemmRowMajor(bool transA, bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                   std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc);
 
+/// Sets OpenBLAS's own thread count (the engine's --threads covers the BLAS too); nothing when the
+/// process has another BLAS or none.
+void setBlasThreads(int threads);
+
 /// OpenBLAS's own thread count, switched to 1 for the guard's lifetime while a kernel runs its
 /// own work on LibTorch's intra-op threads (one single-threaded SGEMM per core instead of
 /// two-thread SGEMMs on small matrices with a hand-over between thread pools), then restored.
