@@ -3,7 +3,7 @@
 // main window: the longest event-loop stall and the time until the pooled head is painted), and
 // the longest event-loop stall while the main window runs a long engine job and shows its result.
 // Qt on the offscreen platform; prints Markdown tables.
-// Numbers go to docs/PERFORMANCE.md ("Heatmap interactivity").
+// Numbers go to docs/PERFORMANCE.md ("The window").
 //
 //   bench_heatmap            the full run (needs ~2.5 GB for the 16384-token heads)
 //   bench_heatmap --smoke    small sizes, a few seconds (ctest, label `slow`)
