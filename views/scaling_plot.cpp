@@ -31,6 +31,8 @@ double logLogSlope(const std::vector<double>& x, const std::vector<double>& y) {
 
 namespace {
 
+constexpr double kMiB = 1024.0 * 1024.0;
+
 QCustomPlot* makeLogLogPlot(QWidget* parent, const QString& yLabel) {
     auto* plot = new QCustomPlot(parent);
     styleDiagnosticPlot(plot);
@@ -49,6 +51,38 @@ QCustomPlot* makeLogLogPlot(QWidget* parent, const QString& yLabel) {
     return plot;
 }
 
+// Ticks at 1, 2 and 5 times the powers of ten inside [lo, hi], finer steps when that gives fewer
+// than three, as plain numbers: QCustomPlot's log ticker labels sub-decade ticks with too few
+// digits ("1", "1").
+QSharedPointer<QCPAxisTickerText> logTicks(double lo, double hi) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    if (!(lo > 0) || !(hi > lo)) return ticker;
+    static const std::vector<std::vector<double>> steps = {
+        {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1.2, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9}};
+    for (const auto& multiples : steps) {
+        QMap<double, QString> ticks;
+        for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e)
+            for (double m : multiples) {
+                const double v = m * std::pow(10.0, e);
+                if (v >= lo && v <= hi) ticks.insert(v, QString::number(v, 'g', 3));
+            }
+        ticker->setTicks(ticks);
+        if (ticks.size() >= 3) break;
+    }
+    return ticker;
+}
+
+// Ticks at the measured lengths: "1024", "4k", "16k" (a power-of-two n in thousands of 1024).
+QSharedPointer<QCPAxisTickerText> lengthTicks(const QVector<double>& lengths) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (double n : lengths) {
+        const auto v = static_cast<std::int64_t>(n);
+        const QString label = v >= 2048 && v % 1024 == 0 ? QStringLiteral("%1k").arg(v / 1024) : QString::number(v);
+        ticker->addTick(n, label);
+    }
+    return ticker;
+}
+
 QString slopeText(double slope) {
     return std::isnan(slope) ? QObject::tr("slope —") : QObject::tr("slope %1").arg(slope, 0, 'f', 2);
 }
@@ -59,14 +93,18 @@ ScalingPlot::ScalingPlot(QWidget* parent) : QWidget(parent) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_timePlot = makeLogLogPlot(this, tr("attention time (s)"));
-    m_memoryPlot = makeLogLogPlot(this, tr("peak memory (bytes)"));
-    m_memoryPlot->yAxis->setNumberFormat(QStringLiteral("eb"));
+    m_memoryPlot = makeLogLogPlot(this, tr("peak memory (MiB)"));
     layout->addWidget(m_timePlot, 1);
     layout->addWidget(m_memoryPlot, 1);
     redraw();
 }
 
 ScalingPlot::~ScalingPlot() = default;
+
+void ScalingPlot::setTimeLabel(const QString& label) {
+    m_timePlot->yAxis->setLabel(label);
+    replotWhenShown(m_timePlot);
+}
 
 void ScalingPlot::clear() {
     m_series.clear();
@@ -135,6 +173,7 @@ void ScalingPlot::redraw() {
     double nLo = std::numeric_limits<double>::max(), nHi = 0;
     double tLo = std::numeric_limits<double>::max(), tHi = 0;
     double mLo = std::numeric_limits<double>::max(), mHi = 0;
+    QVector<double> lengths;
     for (int i = 0; i < m_series.size(); ++i) {
         const Series& s = m_series[i];
         const QColor color = CategoricalPalette::standard().color(i);
@@ -150,12 +189,13 @@ void ScalingPlot::redraw() {
             const auto n = static_cast<double>(p.n);
             // Log axes cannot show 0: a run too fast to time or using no buffer is left out.
             if (p.seconds > 0) time->addData(n, p.seconds);
-            if (p.peakBytes > 0) memory->addData(n, static_cast<double>(p.peakBytes));
+            if (p.peakBytes > 0) memory->addData(n, static_cast<double>(p.peakBytes) / kMiB);
             nLo = std::min(nLo, n);
             nHi = std::max(nHi, n);
             if (p.seconds > 0) tLo = std::min(tLo, p.seconds), tHi = std::max(tHi, p.seconds);
             if (p.peakBytes > 0)
-                mLo = std::min(mLo, static_cast<double>(p.peakBytes)), mHi = std::max(mHi, static_cast<double>(p.peakBytes));
+                mLo = std::min(mLo, static_cast<double>(p.peakBytes) / kMiB), mHi = std::max(mHi, static_cast<double>(p.peakBytes) / kMiB);
+            if (!lengths.contains(n)) lengths.push_back(n);
         }
     }
     const auto setRange = [](QCPAxis* axis, double lo, double hi, double fallbackLo, double fallbackHi) {
@@ -165,7 +205,12 @@ void ScalingPlot::redraw() {
     setRange(m_timePlot->xAxis, nLo, nHi, 128, 16384);
     setRange(m_memoryPlot->xAxis, nLo, nHi, 128, 16384);
     setRange(m_timePlot->yAxis, tLo, tHi, 1e-4, 10);
-    setRange(m_memoryPlot->yAxis, mLo, mHi, 1e4, 1e10);
+    setRange(m_memoryPlot->yAxis, mLo, mHi, 0.01, 1e4);
+    std::sort(lengths.begin(), lengths.end());
+    for (QCustomPlot* plot : {m_timePlot, m_memoryPlot}) {
+        if (!lengths.isEmpty()) plot->xAxis->setTicker(lengthTicks(lengths));
+        plot->yAxis->setTicker(logTicks(plot->yAxis->range().lower, plot->yAxis->range().upper));
+    }
     for (QCustomPlot* plot : {m_timePlot, m_memoryPlot}) {
         plot->legend->setVisible(plot->graphCount() > 0);
         replotWhenShown(plot);

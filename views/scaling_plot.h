@@ -36,6 +36,8 @@ public:
     explicit ScalingPlot(QWidget* parent = nullptr);
     ~ScalingPlot() override;
 
+    /// The time plot's axis label (default "attention time (s)": the engine's counters).
+    void setTimeLabel(const QString& label);
     void clear();
     /// Adds a measured point (skipped points are listed in skippedText(), not drawn).
     void addPoint(const ScalingPoint& point);

@@ -243,6 +243,67 @@ private Q_SLOTS:
         QVERIFY(log.isEmpty());  // nothing ran
         QCOMPARE(filesIn(dir.path()), QSet<QString>{QStringLiteral("a-file")});
     }
+
+    void sweepFiguresDrawTheSweepTable() {
+        // A table as attnscope-cli sweep writes it: a quoted label with a comma, a skipped size.
+        QTemporaryDir dir;
+        QFile csv(dir.filePath(QStringLiteral("sweep.csv")));
+        QVERIFY(csv.open(QIODevice::WriteOnly));
+        csv.write("variant,n,status,wall_s,peak_rss_mib,speedup_vs_full,memory_vs_full,note\n"
+                  "\"full\",1024,ok,0.5,160.0,1.00,1.00,\"\"\n"
+                  "\"full\",4096,ok,2.0,200.0,1.00,1.00,\"\"\n"
+                  "\"full\",16384,over budget,,,,,\"attnscope-cli: error: needs 9 GB\"\n"
+                  "\"bigbird:block=64,random=3\",1024,ok,0.4,150.0,1.25,0.94,\"\"\n"
+                  "\"bigbird:block=64,random=3\",4096,ok,0.8,170.0,2.50,0.85,\"\"\n");
+        csv.close();
+        const QByteArray json = R"({"recipe": 1, "figures": [
+            {"file": "cost", "view": "sweep", "sweep": "sweep.csv", "formats": ["png", "svg"], "width": 900, "height": 400}]})";
+        RecipeError error;
+        const auto recipe = RecipeParser::parse(json, dir.path(), QStringLiteral("sweep.json"), m_registry, &error);
+        QVERIFY2(recipe, qPrintable(error.message));  // no inputs or variants needed
+        QCOMPARE(recipe->figures[0].sweep.size(), std::size_t{5});
+        QCOMPARE(recipe->figures[0].sweep[3].label, QStringLiteral("bigbird:block=64,random=3"));
+        QCOMPARE(recipe->figures[0].sweep[3].variantId, QStringLiteral("bigbird"));
+        QVERIFY(recipe->figures[0].sweep[2].skipped);
+        QVERIFY(recipe->figures[0].sweep[2].message.contains(QStringLiteral("needs 9 GB")));
+
+        const QString out = dir.filePath(QStringLiteral("out"));
+        RecipeRunner runner(&m_backend, {});
+        const auto outcome = runner.run(*recipe, out, QStringLiteral("sweep.json"));
+        QVERIFY2(outcome.ok(), qPrintable(outcome.error));
+        QCOMPARE(outcome.files, (QStringList{QStringLiteral("cost.png"), QStringLiteral("cost.svg"), QStringLiteral("cost.json"),
+                                             QStringLiteral("manifest.json")}));
+        const QImage image = QImageReader(QDir(out).filePath(QStringLiteral("cost.png"))).read();
+        QVERIFY(image.width() >= 900 && image.height() >= 400);
+        QFile sidecarFile(QDir(out).filePath(QStringLiteral("cost.json")));
+        QVERIFY(sidecarFile.open(QIODevice::ReadOnly));
+        const QJsonObject sidecar = QJsonDocument::fromJson(sidecarFile.readAll()).object();
+        QCOMPARE(sidecar.value(QStringLiteral("view")).toString(), QStringLiteral("sweep"));
+        QCOMPARE(sidecar.value(QStringLiteral("rows")).toArray().size(), 5);
+        QCOMPARE(sidecar.value(QStringLiteral("rows")).toArray()[1].toObject().value(QStringLiteral("wall_s")).toDouble(), 2.0);
+        QVERIFY2(sidecar.value(QStringLiteral("caption")).toString().contains(QStringLiteral("Not drawn: full at n = 16384")),
+                 qPrintable(sidecar.value(QStringLiteral("caption")).toString()));
+
+        // A table that is not a sweep's, a missing table, "sweep" on another view.
+        QFile bad(dir.filePath(QStringLiteral("bad.csv")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("variant,n,status,wall_s,peak_rss_mib\n\"full\",1024,ok,fast,160\n");
+        bad.close();
+        const auto refused = [&](const QByteArray& text) {
+            RecipeError e;
+            const bool parsed = RecipeParser::parse(text, dir.path(), QStringLiteral("sweep.json"), m_registry, &e).has_value();
+            return parsed ? QStringLiteral("parsed") : e.message;
+        };
+        QVERIFY2(refused(R"({"recipe": 1, "figures": [{"file": "c", "view": "sweep", "sweep": "bad.csv"}]})")
+                     .contains(QStringLiteral("line 2: wall_s \"fast\"")),
+                 qPrintable(refused(R"({"recipe": 1, "figures": [{"file": "c", "view": "sweep", "sweep": "bad.csv"}]})")));
+        QVERIFY(refused(R"({"recipe": 1, "figures": [{"file": "c", "view": "sweep", "sweep": "none.csv"}]})")
+                    .contains(QStringLiteral("figures[0].sweep: cannot read")));
+        QVERIFY(refused(R"({"recipe": 1, "figures": [{"file": "c", "view": "sweep"}]})").contains(QStringLiteral("needs \"sweep\"")));
+        QVERIFY(refused(edited(R"({"file": "links", "view": "links", "variant": "lf", "formats": ["png"]})",
+                               R"({"file": "links", "view": "links", "variant": "lf", "sweep": "sweep.csv"})"))
+                    .contains(QStringLiteral("only read by the sweep view")));
+    }
 };
 
 ATTNSCOPE_REGISTER_QT_TEST(TestRecipe)

@@ -1,5 +1,7 @@
 #include "gui/recipe/recipe.h"
 
+#include "gui/recipe/sweep_csv.h"
+
 #include "gui/param_json.h"
 
 #include <QCoreApplication>
@@ -44,7 +46,7 @@ const QStringList& figureKeys() {
         QStringLiteral("file"),    QStringLiteral("view"),     QStringLiteral("input"),    QStringLiteral("variant"),
         QStringLiteral("compareWith"), QStringLiteral("head"), QStringLiteral("width"),    QStringLiteral("height"),
         QStringLiteral("dpi"),     QStringLiteral("formats"),  QStringLiteral("sidecar"),  QStringLiteral("colormap"),
-        QStringLiteral("scale"),   QStringLiteral("pooling"),  QStringLiteral("maskWeights")};
+        QStringLiteral("scale"),   QStringLiteral("pooling"),  QStringLiteral("maskWeights"), QStringLiteral("sweep")};
     return keys;
 }
 
@@ -146,7 +148,37 @@ private:
         recipe.projection.seed = static_cast<std::uint64_t>(seed);
         recipe.projection.heads = heads;
         recipe.projection.headDim = headDim;
-        return readVariants(root, recipe) && readInputs(root, recipe) && readFigures(root, recipe);
+        // A recipe of sweep figures only draws tables it reads: it needs no input and no variant.
+        const bool runsNothing = onlySweeps(root);
+        return (runsNothing && !root.contains(QLatin1String("variants")) ? true : readVariants(root, recipe)) &&
+               (runsNothing && !root.contains(QLatin1String("inputs")) ? true : readInputs(root, recipe)) &&
+               readFigures(root, recipe);
+    }
+
+    static bool onlySweeps(const QJsonObject& root) {
+        const QJsonObject defaults = root.value(QLatin1String("defaults")).toObject();
+        const QJsonArray figures = root.value(QLatin1String("figures")).toArray();
+        if (figures.isEmpty()) return false;
+        for (const QJsonValue& figure : figures) {
+            const QJsonObject own = figure.toObject();
+            const QJsonValue view = own.contains(QLatin1String("view")) ? own.value(QLatin1String("view")) : defaults.value(QLatin1String("view"));
+            if (view.toString() != QLatin1String("sweep")) return false;
+        }
+        return true;
+    }
+
+    bool readSweep(const QJsonValue& value, const QString& path, RecipeFigure& figure) {
+        if (!readString(value, path, &figure.sweepFile)) return false;
+        const QString file = QDir(m_baseDir).filePath(figure.sweepFile);
+        QFile in(file);
+        if (!in.open(QIODevice::ReadOnly))
+            return fail(tr("%1: cannot read %2: %3").arg(path, QDir::toNativeSeparators(file), in.errorString()),
+                        RecipeError::Kind::Input);
+        QString problem;
+        auto points = parseSweepCsv(QString::fromUtf8(in.readAll()), &problem);
+        if (!points) return fail(tr("%1: %2: %3").arg(path, QDir::toNativeSeparators(file), problem));
+        figure.sweep = std::move(*points);
+        return true;
     }
 
     bool readVariants(const QJsonObject& root, Recipe& recipe) {
@@ -286,7 +318,18 @@ private:
         figure.view = QStringLiteral("heatmap");
         if (has("view") && !readChoice(get("view"), where("view"), Recipe::viewNames(), &figure.view)) return false;
 
-        if (has("input")) {
+        const bool sweep = figure.view == QLatin1String("sweep");
+        if (sweep) {
+            if (!has("sweep"))
+                return fail(tr("%1: the sweep view needs \"sweep\": the CSV written by attnscope-cli sweep").arg(path));
+            if (!readSweep(get("sweep"), where("sweep"), figure)) return false;
+        } else if (own.contains(QLatin1String("sweep"))) {
+            return fail(tr("%1: \"sweep\" is only read by the sweep view").arg(path));
+        }
+
+        if (sweep) {
+            // (draws the table it read: no input, variant or head)
+        } else if (has("input")) {
             QString name;
             if (!readString(get("input"), where("input"), &name)) return false;
             figure.input = -1;
@@ -297,7 +340,8 @@ private:
             return fail(tr("%1: missing \"input\" (the recipe has %2 inputs)").arg(path).arg(recipe.inputs.size()));
         }
 
-        if (has("variant")) {
+        if (sweep) {
+        } else if (has("variant")) {
             QString name;
             if (!readString(get("variant"), where("variant"), &name)) return false;
             figure.variant = findVariant(recipe, name);
@@ -390,7 +434,7 @@ QStringList Recipe::outputFiles() const {
 
 QStringList Recipe::viewNames() {
     return {QStringLiteral("heatmap"), QStringLiteral("mask"),        QStringLiteral("compare"),
-            QStringLiteral("links"),   QStringLiteral("diagnostics"), QStringLiteral("heads")};
+            QStringLiteral("links"),   QStringLiteral("diagnostics"), QStringLiteral("heads"), QStringLiteral("sweep")};
 }
 
 std::optional<Recipe> RecipeParser::load(const QString& path, const std::vector<engine::VariantInfo>& registry,

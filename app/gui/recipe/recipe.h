@@ -7,6 +7,7 @@
 #include "gui/export/figure_exporter.h"
 
 #include "views/heatmap_options.h"
+#include "views/scaling_plot.h"
 
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
@@ -46,6 +47,9 @@ struct RecipeFigure {
     bool sidecar = true;
     views::HeatmapOptions heatmap;  ///< heatmap and compare views
     bool maskWeights = false;       ///< mask view: shade allowed cells by weight
+    /// Sweep view: the CSV of `attnscope-cli sweep` (as written in the recipe) and its rows.
+    QString sweepFile;
+    std::vector<views::ScalingPoint> sweep;
 
     /// The files this figure writes, in order: one per format, then the sidecar.
     QStringList outputFiles() const;
@@ -65,7 +69,7 @@ struct Recipe {
 
     /// Every file a run writes except the manifest, in figure order.
     QStringList outputFiles() const;
-    static QStringList viewNames();  ///< heatmap, mask, compare, links, diagnostics, heads
+    static QStringList viewNames();  ///< heatmap, mask, compare, links, diagnostics, heads, sweep
 };
 
 struct RecipeError {

@@ -9,6 +9,7 @@
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
+#include "views/scaling_plot.h"
 #include "views/token_links.h"
 
 #include <QCoreApplication>
@@ -130,6 +131,61 @@ std::unique_ptr<QWidget> makeView(const RecipeFigure& figure, const std::shared_
     return view;
 }
 
+/// The sweep figure: the log-log plots of wall time and peak memory against n of the table it read.
+std::unique_ptr<QWidget> makeSweepView(const RecipeFigure& figure) {
+    auto plot = std::make_unique<views::ScalingPlot>();
+    plot->setTimeLabel(tr("wall time of the whole run (s)"));
+    for (const views::ScalingPoint& point : figure.sweep) plot->addPoint(point);
+    plot->setObjectName(figure.view);
+    plot->setAttribute(Qt::WA_DontShowOnScreen);
+    plot->resize(figure.size);
+    plot->show();
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    return plot;
+}
+
+QJsonArray sweepVariants(const RecipeFigure& figure) {
+    QJsonArray ids;
+    for (const views::ScalingPoint& point : figure.sweep)
+        if (!ids.contains(point.label)) ids.append(point.label);
+    return ids;
+}
+
+/// Title, caption and sidecar of a sweep figure: what was measured, how, and from which table.
+FigureRequest sweepFigureRequest(const RecipeFigure& figure, const QString& recipeName, int index) {
+    FigureRequest request;
+    request.dpi = figure.dpi;
+    request.title = tr("Cost against sequence length (one fresh process per run)");
+    QStringList sizes, skipped;
+    for (const views::ScalingPoint& point : figure.sweep) {
+        const QString n = QString::number(point.n);
+        if (!sizes.contains(n)) sizes << n;
+        if (point.skipped) skipped << tr("%1 at n = %2: %3").arg(point.label).arg(point.n).arg(point.message);
+    }
+    QStringList labels;
+    for (const QJsonValue& id : sweepVariants(figure)) labels << id.toString();
+    request.caption = tr("Wall time and peak RSS of attnscope-cli run, log-log against n = %1, for %2; slopes in the "
+                         "legend. From %3.")
+                          .arg(sizes.join(QStringLiteral(", ")), labels.join(QStringLiteral(", ")), figure.sweepFile);
+    if (!skipped.isEmpty()) request.caption += QLatin1Char(' ') + tr("Not drawn: %1.").arg(skipped.join(QStringLiteral("; ")));
+    QJsonArray rows;
+    for (const views::ScalingPoint& point : figure.sweep)
+        rows.append(QJsonObject{{QStringLiteral("variant"), point.label},
+                                {QStringLiteral("n"), static_cast<double>(point.n)},
+                                {QStringLiteral("status"), point.skipped ? point.message : QStringLiteral("ok")},
+                                {QStringLiteral("wall_s"), point.seconds},
+                                {QStringLiteral("peak_rss_mib"), static_cast<double>(point.peakBytes) / (1024.0 * 1024.0)}});
+    request.sidecar = QJsonObject{{QStringLiteral("view"), figure.view},
+                                  {QStringLiteral("title"), request.title},
+                                  {QStringLiteral("caption"), request.caption},
+                                  {QStringLiteral("sweep"), figure.sweepFile},
+                                  {QStringLiteral("rows"), rows},
+                                  {QStringLiteral("recipe"), QJsonObject{{QStringLiteral("file"), recipeName},
+                                                                         {QStringLiteral("figure"), index}}}};
+    return request;
+}
+
 }  // namespace
 
 RecipeRunner::RecipeRunner(EngineBackend* backend, LogFn log) : m_backend(backend), m_log(std::move(log)) {
@@ -166,50 +222,58 @@ RecipeRunner::Outcome RecipeRunner::run(const Recipe& recipe, const QString& out
     for (int index = 0; index < count; ++index) {
         const RecipeFigure& figure = recipe.figures[static_cast<std::size_t>(index)];
         const QString label = QStringLiteral("[%1/%2] %3").arg(index + 1).arg(count).arg(figure.file);
-        const QString key = runKey(figure);
-        auto found = runs.find(key);
-        if (found == runs.end()) {
-            const engine::RunRequest request = requestFor(recipe, figure);
-            QStringList ids;
-            for (const auto& v : request.variants) ids << QString::fromStdString(v.id);
-            m_log(tr("%1: running %2 on \"%3\"…").arg(label, ids.join(QStringLiteral(" + ")),
-                                                      recipe.inputs[static_cast<std::size_t>(figure.input)].name));
-            QElapsedTimer clock;
-            clock.start();
-            qint64 lastReport = 0;
-            const auto progress = [&](const engine::Progress& p) {
-                if (clock.elapsed() - lastReport >= kProgressIntervalMs && p.total > 0) {
-                    lastReport = clock.elapsed();
-                    m_log(tr("%1:   %2 %3%").arg(label, QString::fromLatin1(p.stage)).arg(100 * p.done / p.total));
-                }
-                return true;
-            };
-            auto result = m_backend->run(request, progress);
-            if (!result) {
-                out.error = tr("%1: the run of %2 failed (%3): %4")
-                                .arg(figure.file, ids.join(QStringLiteral(" + ")),
-                                     QString::fromLatin1(engine::errorCodeName(result.error().code)),
-                                     QString::fromStdString(result.error().message));
-                out.exitCode = 1;
-                return out;
-            }
-            for (const auto& warning : (*result)->warnings)
-                m_log(tr("%1: warning: %2").arg(label, QString::fromStdString(warning)));
-            found = runs.emplace(key, *result).first;
-        }
-        const std::shared_ptr<const engine::RunResult>& run = found->second;
-
-        views::InspectionState state;
-        state.setHead(figure.head);
-        const std::unique_ptr<QWidget> view = makeView(figure, run, &state, names);
-        const FigureSubject subject = FigureSubject::describe(view.get(), run, 0, 0, figure.head, names);
+        std::unique_ptr<QWidget> view;
         FigureRequest request;
-        request.dpi = figure.dpi;
-        request.title = FigureMetadata::title(subject);
-        request.caption = FigureMetadata::caption(subject);
-        request.sidecar = FigureMetadata::sidecar(subject);
-        request.sidecar.insert(QStringLiteral("recipe"),
-                               QJsonObject{{QStringLiteral("file"), recipeName}, {QStringLiteral("figure"), index}});
+        QJsonArray variants;
+        views::InspectionState state;
+        if (figure.view == QLatin1String("sweep")) {
+            view = makeSweepView(figure);
+            request = sweepFigureRequest(figure, recipeName, index);
+            variants = sweepVariants(figure);
+        } else {
+            const QString key = runKey(figure);
+            auto found = runs.find(key);
+            if (found == runs.end()) {
+                const engine::RunRequest runRequest = requestFor(recipe, figure);
+                QStringList ids;
+                for (const auto& v : runRequest.variants) ids << QString::fromStdString(v.id);
+                m_log(tr("%1: running %2 on \"%3\"…").arg(label, ids.join(QStringLiteral(" + ")),
+                                                          recipe.inputs[static_cast<std::size_t>(figure.input)].name));
+                QElapsedTimer clock;
+                clock.start();
+                qint64 lastReport = 0;
+                const auto progress = [&](const engine::Progress& p) {
+                    if (clock.elapsed() - lastReport >= kProgressIntervalMs && p.total > 0) {
+                        lastReport = clock.elapsed();
+                        m_log(tr("%1:   %2 %3%").arg(label, QString::fromLatin1(p.stage)).arg(100 * p.done / p.total));
+                    }
+                    return true;
+                };
+                auto result = m_backend->run(runRequest, progress);
+                if (!result) {
+                    out.error = tr("%1: the run of %2 failed (%3): %4")
+                                    .arg(figure.file, ids.join(QStringLiteral(" + ")),
+                                         QString::fromLatin1(engine::errorCodeName(result.error().code)),
+                                         QString::fromStdString(result.error().message));
+                    out.exitCode = 1;
+                    return out;
+                }
+                for (const auto& warning : (*result)->warnings)
+                    m_log(tr("%1: warning: %2").arg(label, QString::fromStdString(warning)));
+                found = runs.emplace(key, *result).first;
+            }
+            const std::shared_ptr<const engine::RunResult>& run = found->second;
+            state.setHead(figure.head);
+            view = makeView(figure, run, &state, names);
+            const FigureSubject subject = FigureSubject::describe(view.get(), run, 0, 0, figure.head, names);
+            request.dpi = figure.dpi;
+            request.title = FigureMetadata::title(subject);
+            request.caption = FigureMetadata::caption(subject);
+            request.sidecar = FigureMetadata::sidecar(subject);
+            request.sidecar.insert(QStringLiteral("recipe"),
+                                   QJsonObject{{QStringLiteral("file"), recipeName}, {QStringLiteral("figure"), index}});
+            for (const auto& r : run->results) variants.append(QString::fromStdString(r.variantId));
+        }
         QString sidecar;
         for (std::size_t f = 0; f < figure.formats.size(); ++f) {
             request.format = figure.formats[f];
@@ -223,8 +287,6 @@ RecipeRunner::Outcome RecipeRunner::run(const Recipe& recipe, const QString& out
                 return out;
             }
             out.files << name;
-            QJsonArray variants;
-            for (const auto& r : run->results) variants.append(QString::fromStdString(r.variantId));
             manifestFiles.append(QJsonObject{{QStringLiteral("file"), name},
                                              {QStringLiteral("kind"), QStringLiteral("figure")},
                                              {QStringLiteral("figure"), index},
