@@ -65,37 +65,10 @@ PatternRows::PatternRows(std::shared_ptr<const DensePlan> plan, std::int64_t n, 
     }
 }
 
-void PatternRows::rowKeys(std::int64_t i, RowKeys& out, std::vector<std::pair<std::int32_t, std::uint8_t>>& scratch) const {
+void mergeKeyListing(std::vector<std::pair<std::int32_t, std::uint8_t>>& listing, RowKeys& out) {
     out.clear();
-    scratch.clear();
-    const DensePlan& plan = *m_plan;
-    const auto add = [&](std::int64_t key, PatternReason reason) {
-        if (key >= 0 && key < m_m) scratch.emplace_back(static_cast<std::int32_t>(key), static_cast<std::uint8_t>(reason));
-    };
-    for (std::int64_t e = m_rowStart[static_cast<std::size_t>(i)]; e < m_rowStart[static_cast<std::size_t>(i + 1)]; ++e) {
-        const DenseGroup& g = plan.groups[static_cast<std::size_t>(m_groupOf[static_cast<std::size_t>(e)])];
-        for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
-            const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
-            std::int64_t lo = 0, hi = 0;
-            plan.allowedInSegment(i, si - g.segBegin, seg, lo, hi);
-            const bool skip = seg.skipExcluded && !plan.excluded.empty();
-            for (std::int64_t t = lo; t < hi; ++t) {
-                const std::int64_t key = seg.gathered ? plan.gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)]
-                                                      : seg.keyStart + t * seg.keyStep;
-                if (skip && key < static_cast<std::int64_t>(plan.excluded.size()) && plan.excluded[static_cast<std::size_t>(key)])
-                    continue;
-                add(key, seg.reason);
-            }
-        }
-    }
-    if (const auto& s = plan.strided; s.step > 0) {
-        for (std::int64_t j = i - s.gap * s.step; j >= 0; j -= s.step) add(j, PatternReason::Stride);
-        if (s.above)
-            for (std::int64_t j = i + s.gap * s.step; j < m_m; j += s.step) add(j, PatternReason::Stride);
-    }
-    // ascending keys; stable, so the first-listed reason of a key comes first
-    std::stable_sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [key, why] : scratch) {
+    std::stable_sort(listing.begin(), listing.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [key, why] : listing) {
         const auto bit = static_cast<std::uint16_t>(1u << why);
         if (!out.keys.empty() && out.keys.back() == key) {
             if (out.multiplicity.back() < 255) ++out.multiplicity.back();
@@ -108,24 +81,54 @@ void PatternRows::rowKeys(std::int64_t i, RowKeys& out, std::vector<std::pair<st
     }
 }
 
-std::int64_t PatternRows::rowEntries(std::int64_t i) const {
+template <class Fn>
+void PatternRows::forEachSegment(std::int64_t i, Fn fn) const {
     const DensePlan& plan = *m_plan;
-    std::int64_t count = 0;
     for (std::int64_t e = m_rowStart[static_cast<std::size_t>(i)]; e < m_rowStart[static_cast<std::size_t>(i + 1)]; ++e) {
         const DenseGroup& g = plan.groups[static_cast<std::size_t>(m_groupOf[static_cast<std::size_t>(e)])];
         for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
             const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
             std::int64_t lo = 0, hi = 0;
             plan.allowedInSegment(i, si - g.segBegin, seg, lo, hi);
-            count += hi - lo;
-            if (seg.skipExcluded && !plan.excluded.empty())
-                for (std::int64_t t = lo; t < hi; ++t) {
-                    const std::int64_t key = seg.gathered ? plan.gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)]
-                                                          : seg.keyStart + t * seg.keyStep;
-                    count -= key < static_cast<std::int64_t>(plan.excluded.size()) && plan.excluded[static_cast<std::size_t>(key)];
-                }
+            fn(seg, lo, hi);
         }
     }
+}
+
+std::int64_t PatternRows::keyAt(const DenseSegment& seg, std::int64_t t) const {
+    return seg.gathered ? m_plan->gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)] : seg.keyStart + t * seg.keyStep;
+}
+
+bool PatternRows::skips(const DenseSegment& seg, std::int64_t key) const {
+    const auto& excluded = m_plan->excluded;
+    return seg.skipExcluded && key < static_cast<std::int64_t>(excluded.size()) && excluded[static_cast<std::size_t>(key)];
+}
+
+void PatternRows::rowKeys(std::int64_t i, RowKeys& out, std::vector<std::pair<std::int32_t, std::uint8_t>>& scratch) const {
+    scratch.clear();
+    const auto add = [&](std::int64_t key, PatternReason reason) {
+        if (key >= 0 && key < m_m) scratch.emplace_back(static_cast<std::int32_t>(key), static_cast<std::uint8_t>(reason));
+    };
+    forEachSegment(i, [&](const DenseSegment& seg, std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t t = lo; t < hi; ++t)
+            if (const std::int64_t key = keyAt(seg, t); !skips(seg, key)) add(key, seg.reason);
+    });
+    if (const auto& s = m_plan->strided; s.step > 0) {
+        for (std::int64_t j = i - s.gap * s.step; j >= 0; j -= s.step) add(j, PatternReason::Stride);
+        if (s.above)
+            for (std::int64_t j = i + s.gap * s.step; j < m_m; j += s.step) add(j, PatternReason::Stride);
+    }
+    mergeKeyListing(scratch, out);
+}
+
+std::int64_t PatternRows::rowEntries(std::int64_t i) const {
+    const DensePlan& plan = *m_plan;
+    std::int64_t count = 0;
+    forEachSegment(i, [&](const DenseSegment& seg, std::int64_t lo, std::int64_t hi) {
+        count += hi - lo;
+        if (seg.skipExcluded && !plan.excluded.empty())
+            for (std::int64_t t = lo; t < hi; ++t) count -= skips(seg, keyAt(seg, t));
+    });
     if (const auto& s = plan.strided; s.step > 0) {
         const std::int64_t below = i - s.gap * s.step;
         if (below >= 0) count += below / s.step + 1;

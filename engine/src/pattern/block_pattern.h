@@ -98,6 +98,11 @@ struct RowKeys {
     }
 };
 
+/// A row's (key, reason) listing, in any order, into `out`: ascending and distinct keys, a key
+/// listed c times with multiplicity c (at most 255) and the OR of its reasons; among equal keys the
+/// first-listed reason comes first (stable).
+void mergeKeyListing(std::vector<std::pair<std::int32_t, std::uint8_t>>& listing, RowKeys& out);
+
 /// Row access to one head's DensePlan: which groups hold a row (an index built once), and the
 /// row's keys from its groups' segments and the strided rule.
 class PatternRows {
@@ -111,6 +116,14 @@ public:
     const DensePlan& plan() const { return *m_plan; }
 
 private:
+    /// fn(segment, lo, hi) for every segment of a group holding row i: its allowed positions [lo, hi).
+    template <class Fn>
+    void forEachSegment(std::int64_t i, Fn fn) const;
+    /// Key of position t of a segment.
+    std::int64_t keyAt(const DenseSegment& seg, std::int64_t t) const;
+    /// True when `key` is excluded and the segment skips excluded keys.
+    bool skips(const DenseSegment& seg, std::int64_t key) const;
+
     std::shared_ptr<const DensePlan> m_plan;
     std::int64_t m_n = 0, m_m = 0;
     std::vector<std::int64_t> m_rowStart;  ///< [n + 1] into m_groupOf

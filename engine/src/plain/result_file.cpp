@@ -270,26 +270,8 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
     run->heads = r.heads;
     run->headDim = r.d;
 
-    KeptState state;
-    state.variantId = r.variantId;
-    state.params = r.params;
-    state.heads = r.heads;
-    state.n = r.n;
-    state.m = r.m;
-    state.d = r.d;
-    state.q = run->q;
-    state.k = run->k;
-    state.keyPadding = run->keyPadding;
-    state.stats = &r.stats;
-    state.diagnostics = &r.diagnostics;
-    auto weights = makeAttentionWeights(state);
-    if (!weights) return fileError(path, weights.error().message);
-    r.weights = std::move(weights.value());
-    try {
-        r.extraPatterns = makeExtraPatterns(state);
-    } catch (const std::exception& e) {
-        return fileError(path, e.what());
-    }
+    if (auto attached = attachWeights(r, run->q, run->k, run->keyPadding); !attached)
+        return fileError(path, attached.error().message);
     run->results.push_back(std::move(r));
     return std::shared_ptr<const RunResult>(std::move(run));
 }

@@ -63,18 +63,7 @@ private:
         const std::int64_t row = rowOf(head, i);
         for (std::int64_t e = m_pattern.rowPtr[static_cast<std::size_t>(row)]; e < m_pattern.rowPtr[static_cast<std::size_t>(row + 1)]; ++e)
             s.sort.emplace_back(m_pattern.colIdx[static_cast<std::size_t>(e)], m_pattern.reason[static_cast<std::size_t>(e)]);
-        std::stable_sort(s.sort.begin(), s.sort.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (const auto& [key, why] : s.sort) {
-            const auto bit = static_cast<ReasonBits>(1u << why);
-            if (!s.keys.keys.empty() && s.keys.keys.back() == key) {
-                if (s.keys.multiplicity.back() < 255) ++s.keys.multiplicity.back();
-                s.keys.reasons.back() |= bit;
-                continue;
-            }
-            s.keys.keys.push_back(key);
-            s.keys.multiplicity.push_back(1);
-            s.keys.reasons.push_back(bit);
-        }
+        mergeListing(s);
     }
 
     void rowWeights(int head, std::int64_t i, Scratch& s, std::int64_t t0, std::int64_t t1) const override {

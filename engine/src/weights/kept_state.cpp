@@ -59,6 +59,8 @@ Result<void> attachWeights(AttentionResult& r, const SharedFloats& q, const Shar
         r.extraPatterns = makeExtraPatterns(state);
     } catch (const EngineError& e) {
         return makeError(e.code, e.what());
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::InvalidInput, e.what());
     }
     return {};
 }

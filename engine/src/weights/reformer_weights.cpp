@@ -59,18 +59,7 @@ private:
         s.sort.clear();
         for (const auto& c : cands)
             s.sort.emplace_back(c.key, static_cast<std::uint8_t>(c.sameBucket ? PatternReason::Bucket : PatternReason::Local));
-        std::stable_sort(s.sort.begin(), s.sort.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (const auto& [key, why] : s.sort) {
-            const auto bit = static_cast<ReasonBits>(1u << why);
-            if (!s.keys.keys.empty() && s.keys.keys.back() == key) {
-                if (s.keys.multiplicity.back() < 255) ++s.keys.multiplicity.back();
-                s.keys.reasons.back() |= bit;
-                continue;
-            }
-            s.keys.keys.push_back(key);
-            s.keys.multiplicity.push_back(1);
-            s.keys.reasons.push_back(bit);
-        }
+        mergeListing(s);
     }
 
     // The row's own union softmax over its distinct keys (as pattern_weights.h explains): M is the

@@ -4,6 +4,8 @@
 
 namespace attnscope::engine {
 
+void SparseRowWeights::mergeListing(Scratch& s) { mergeKeyListing(s.sort, s.keys); }
+
 std::int64_t SparseRowWeights::entries(int head) const {
     Scratch s;
     std::int64_t total = 0;

@@ -36,6 +36,10 @@ protected:
     /// summing to 1 as the kernel's did), so [t0, t1) only says which ones are needed.
     virtual void rowWeights(int head, std::int64_t i, Scratch& s, std::int64_t t0, std::int64_t t1) const = 0;
 
+    /// s.sort's (key, reason) listing, in any order, into s.keys: ascending and distinct, a key
+    /// listed c times with multiplicity c (at most 255) and the OR of its reasons.
+    static void mergeListing(Scratch& s);
+
     void fillTile(WeightTile& out) const override;
     bool visitRows(int head, std::int64_t r0, std::int64_t r1, const RowVisitor& visit) const override;
 };
