@@ -2,6 +2,7 @@
 // Plain data that flows through the engine's public API (DESIGN.md "The data contract").
 
 #include <attnscope/attention_weights.h>
+#include <attnscope/pattern_reason.h>
 #include <attnscope/tensor.h>
 #include <attnscope/variant_info.h>
 
@@ -65,15 +66,6 @@ struct ProjectionSpec {
 
 // ---- result ----------------------------------------------------------------------------------
 
-/// Why a key is in a query's pattern. Stored as uint8 in `pattern.reason`. Values are a contract.
-enum class PatternReason : std::uint8_t {
-    Dense = 0,   ///< every key (full attention)
-    Causal = 1,  ///< every key j <= i
-    Local = 2, Dilated = 3, Stride = 4, Summary = 5, Global = 6, Random = 7,
-    Ring = 8, Relay = 9, Bucket = 10, Cluster = 11, Memory = 12, TopK = 13, Support = 14,
-};
-const char* patternReasonName(PatternReason reason);
-constexpr int kPatternReasonCount = 15;
 
 /// A listing of a pattern in CSR form (`--write-pattern`; built from a result's weights on
 /// request, never kept by a run). Rows are (head, query) pairs laid out head-major when `perHead`

@@ -1,7 +1,12 @@
 #pragma once
-// Variant metadata and the parameter schema that the CLI and the GUI build their forms from.
+// Everything a variant is, besides its kernel: the parameter schema the CLI and the GUI build
+// their forms from, and the facts the views, the trainer, the atlas and the tests read (which
+// diagnostics it writes and where the window shows them, whether it approximates softmax, how it
+// trains). One entry per variant in the catalog (variant_catalog.h), torch-free.
 
+#include <attnscope/pattern_reason.h>
 #include <attnscope/result.h>
+#include <attnscope/tensor.h>
 
 #include <cstdint>
 #include <map>
@@ -31,6 +36,40 @@ struct ParamSpec {
     std::string help;
 };
 
+/// When a run writes a diagnostic.
+enum class DiagnosticWhen {
+    Always,
+    WithinDenseLimit,  ///< only when n, m <= the request's dense limit (an n x m computation)
+    OnRequest,         ///< only when a parameter asks for it (and within the dense limit)
+};
+
+/// One tensor a variant writes into AttentionResult::diagnostics.
+struct DiagnosticSpec {
+    std::string name;   ///< the key, e.g. "buckets"
+    DType dtype = DType::F32;
+    std::string shape;  ///< in words, e.g. "[H, n_hashes, n]"
+    DiagnosticWhen when = DiagnosticWhen::Always;
+    std::string meaning;
+};
+
+/// The page of the window's Diagnostics tab that draws the variant's inner workings
+/// (views/diagnostics/: one page per kind).
+enum class DiagnosticsPage {
+    None,           ///< a text page listing the diagnostics
+    Approximation,  ///< error against exact softmax, its error curve; Linformer's spectrum
+    Lsh,            ///< hash buckets and sorted chunks (Reformer)
+    Clusters,       ///< k-means clusters and routing (Routing Transformer)
+};
+
+/// How the trainer makes the variant differentiable (engine/src/train/trainable_attention.cpp).
+enum class Training {
+    None,       ///< not trainable
+    Pattern,    ///< exact softmax restricted to its pattern (log-count bias)
+    Linformer,  ///< its drawn E, F projections
+    Linear,     ///< elu + 1 features
+    Performer,  ///< its drawn random features
+};
+
 struct VariantInfo {
     std::string id;    ///< registry id, e.g. "full"
     std::string name;  ///< display name
@@ -38,7 +77,24 @@ struct VariantInfo {
     std::string summary;
     std::vector<ParamSpec> params;
 
+    /// Exact softmax over every key: the reference the others are compared against.
+    bool exact = false;
+    /// Its weights estimate softmax's (kernels, low rank): the window runs the exact reference
+    /// beside it and draws the approximation page.
+    bool approximatesSoftmax = false;
+    /// The integer parameter the error curve sweeps (empty: no curve).
+    std::string errorSweepParam;
+    DiagnosticsPage diagnosticsPage = DiagnosticsPage::None;
+    /// Every diagnostic it writes; a run writes exactly these (tested for every variant).
+    std::vector<DiagnosticSpec> diagnostics;
+    /// The reasons its weights' tiles carry (its mask legend).
+    std::vector<PatternReason> reasons;
+    /// The settings the head atlas measures coverage with (docs/ATLAS.md); empty: none.
+    std::vector<ParamValues> atlasCoverage;
+    Training training = Training::None;
+
     const ParamSpec* findParam(const std::string& param) const;
+    const DiagnosticSpec* findDiagnostic(const std::string& name) const;
 };
 
 /// Text form of a value ("true", "64", "0.5", "union", "1,2,3").

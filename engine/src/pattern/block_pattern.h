@@ -130,4 +130,13 @@ private:
     std::vector<std::int32_t> m_groupOf;   ///< groups holding each row, in plan order
 };
 
+/// Query rows per group of the band-like patterns (the kernel computes 3-6 rows at a time over
+/// the rows' own keys, so this sets the setup cost per group, not the waste).
+constexpr std::int64_t kPatternRowsPerGroup = 64;
+
+/// Rewrites a pattern's strided rule (DensePlan::strided) as explicit groups of rows of one
+/// residue against that residue's keys, for kernels that cannot run the strided keys pass (key
+/// padding). Same entries, same reasons.
+DensePlan expandStridedRule(const DensePlan& plan, std::int64_t n, std::int64_t m);
+
 }  // namespace attnscope::engine

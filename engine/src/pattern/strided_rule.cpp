@@ -1,7 +1,7 @@
-// DensePlan::strided as explicit groups (pattern_variants.h): for kernels that cannot run the
+// DensePlan::strided as explicit groups (pattern/block_pattern.h): for kernels that cannot run the
 // strided keys pass.
 
-#include "pattern/pattern_variants.h"
+#include "pattern/block_pattern.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include "kernels/finite_scan.h"
 #include "kernels/small_gemm.h"
 #include "kernels/softmax_kernel.h"
-#include "pattern/pattern_variants.h"
+#include "pattern/block_pattern.h"
 #include "variants/dense_plan_rows.h"
 #include "variants/strided_keys_pass.h"
 

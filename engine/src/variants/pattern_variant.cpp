@@ -17,50 +17,6 @@ std::uint64_t patternRunBytes(const ProblemShape& s, double keysPerRow) {
     return static_cast<std::uint64_t>(kept + scratch);
 }
 
-ParamSpec boolParam(const std::string& name, bool value, const std::string& help) {
-    ParamSpec p;
-    p.name = name;
-    p.type = ParamType::Bool;
-    p.defaultValue = value;
-    p.minValue = 0;
-    p.maxValue = 1;
-    p.help = help;
-    return p;
-}
-
-ParamSpec intParam(const std::string& name, std::int64_t value, double minValue, double maxValue, const std::string& help) {
-    ParamSpec p;
-    p.name = name;
-    p.type = ParamType::Int;
-    p.defaultValue = value;
-    p.minValue = minValue;
-    p.maxValue = maxValue;
-    p.help = help;
-    return p;
-}
-
-ParamSpec choiceParam(const std::string& name, const std::string& value, std::vector<std::string> choices,
-                      const std::string& help) {
-    ParamSpec p;
-    p.name = name;
-    p.type = ParamType::Choice;
-    p.defaultValue = value;
-    p.choices = std::move(choices);
-    p.help = help;
-    return p;
-}
-
-ParamSpec intListParam(const std::string& name, std::vector<std::int64_t> value, double minValue, double maxValue,
-                       const std::string& help) {
-    ParamSpec p;
-    p.name = name;
-    p.type = ParamType::IntList;
-    p.defaultValue = std::move(value);
-    p.minValue = minValue;
-    p.maxValue = maxValue;
-    p.help = help;
-    return p;
-}
 
 void runPatternVariant(const Qkv& qkv, const BlockPattern& pattern, RunContext& ctx, AttentionResult& result) {
     PatternKernelInput input;

@@ -3,6 +3,7 @@
 // running the pattern kernel on their BlockPattern, their memory estimate, parameter-schema
 // shorthands and input checks.
 
+#include "catalog/param_specs.h"
 #include "pattern/block_pattern.h"
 #include "variants/variant.h"
 
@@ -19,14 +20,6 @@ std::uint64_t patternRunBytes(const ProblemShape& shape, double keysPerRow);
 /// Runs the pattern kernel as the "attention" stage, with the request's key padding (and, for
 /// self-attention, query padding), and copies the counters into the result.
 void runPatternVariant(const Qkv& qkv, const BlockPattern& pattern, RunContext& ctx, AttentionResult& result);
-
-/// Parameter-schema helpers shared by the variants.
-ParamSpec boolParam(const std::string& name, bool value, const std::string& help);
-ParamSpec intParam(const std::string& name, std::int64_t value, double minValue, double maxValue, const std::string& help);
-ParamSpec choiceParam(const std::string& name, const std::string& value, std::vector<std::string> choices,
-                      const std::string& help);
-ParamSpec intListParam(const std::string& name, std::vector<std::int64_t> value, double minValue, double maxValue,
-                       const std::string& help);
 
 /// Throws EngineError(InvalidArgument) naming the variant and the rule when m != n.
 void requireSelfAttention(const std::string& variant, const Qkv& qkv);

@@ -1,22 +1,19 @@
 #include "variants/variant.h"
 
+#include "variants/variant_list.h"
+
+#include <attnscope/variant_catalog.h>
+
 #include <algorithm>
 
 namespace attnscope::engine {
 
-std::unique_ptr<Variant> makeFullAttention();
-std::unique_ptr<Variant> makeSparseStrided();
-std::unique_ptr<Variant> makeLongformer();
-std::unique_ptr<Variant> makeSparseFixed();
-std::unique_ptr<Variant> makeBigBird();
-std::unique_ptr<Variant> makeTopKAttention();
-std::unique_ptr<Variant> makeEntmaxAttention();
-std::unique_ptr<Variant> makeStarAttention();
-std::unique_ptr<Variant> makeLinearAttention();
-std::unique_ptr<Variant> makePerformerAttention();
-std::unique_ptr<Variant> makeLinformerAttention();
-std::unique_ptr<Variant> makeReformerAttention();
-std::unique_ptr<Variant> makeRoutingAttention();
+#define ATTNSCOPE_DECLARE_KERNEL(id) \
+    namespace variants::id {            \
+    std::unique_ptr<Variant> kernel();  \
+    }
+ATTNSCOPE_VARIANTS(ATTNSCOPE_DECLARE_KERNEL)
+#undef ATTNSCOPE_DECLARE_KERNEL
 
 AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv) {
     AttentionResult result;
@@ -38,19 +35,11 @@ void keepRowStatus(PlainTensor&& status, AttentionResult& result, RunContext& ct
 
 std::vector<std::unique_ptr<Variant>> makeAllVariants() {
     std::vector<std::unique_ptr<Variant>> all;
-    all.push_back(makeFullAttention());
-    all.push_back(makeSparseStrided());
-    all.push_back(makeSparseFixed());
-    all.push_back(makeLongformer());
-    all.push_back(makeBigBird());
-    all.push_back(makeTopKAttention());
-    all.push_back(makeEntmaxAttention());
-    all.push_back(makeStarAttention());
-    all.push_back(makeLinformerAttention());
-    all.push_back(makeLinearAttention());
-    all.push_back(makePerformerAttention());
-    all.push_back(makeReformerAttention());
-    all.push_back(makeRoutingAttention());
+#define ATTNSCOPE_KERNEL(id)                      \
+    all.push_back(variants::id::kernel());        \
+    all.back()->bindInfo(*findVariantInfo(#id));
+    ATTNSCOPE_VARIANTS(ATTNSCOPE_KERNEL)
+#undef ATTNSCOPE_KERNEL
     return all;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// The internal variant interface (CONVENTIONS.md §2). One .cpp per variant, registered in
-// registry.cpp. Variants may use LibTorch; results leave as plain data.
+// The internal variant interface (CONVENTIONS.md §2): a variant's run. Its facts and schema are
+// its catalog entry (catalog/variant_entry.h), bound by the registry; both halves live in the
+// variant's folder, variants/<id>/, listed once in variants/variant_list.h. Runs may use
+// LibTorch; results leave as plain data.
 
 #include "core/run_context.h"
 #include "plain/param_access.h"
@@ -23,7 +25,9 @@ struct ProblemShape {
 class Variant {
 public:
     virtual ~Variant() = default;
-    virtual const VariantInfo& info() const = 0;
+    /// Its catalog entry (bound by the registry before any run).
+    const VariantInfo& info() const { return *m_info; }
+    void bindInfo(const VariantInfo& info) { m_info = &info; }
 
     /// Bytes the run allocates besides Q, K, V: what its result keeps (output, row statistics,
     /// draws) and its largest scratch. Checked against the memory budget before running.
@@ -36,6 +40,9 @@ public:
     /// True when run() scans explicit Q, K and V for NaN and infinities itself (RunContext::
     /// uncheckedQkv), folded into copies it makes anyway, so the engine need not read them first.
     virtual bool checksQkvValues() const { return false; }
+
+private:
+    const VariantInfo* m_info = nullptr;
 };
 
 /// A result with the id, resolved params and shape filled in: how every variant's run() starts.
@@ -45,6 +52,7 @@ AttentionResult startResult(const std::string& variantId, const ParamValues& par
 /// flagged; otherwise its storage goes back to the pool, for the next run.
 void keepRowStatus(PlainTensor&& status, AttentionResult& result, RunContext& ctx);
 
+/// Every variant of the catalog, in its order, each bound to its entry.
 std::vector<std::unique_ptr<Variant>> makeAllVariants();
 
 }  // namespace attnscope::engine

@@ -4,7 +4,7 @@
 // by its row's largest projection and the keys by the head's (stats.key_shift), as the run did.
 
 #include "weights/dense_row_weights.h"
-#include "weights/variant_weights.h"
+#include "weights/kept_state.h"
 
 #include "kernels/blas_gemm.h"
 #include "kernels/softmax_kernel.h"

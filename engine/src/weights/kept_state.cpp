@@ -1,6 +1,6 @@
 #include "weights/kept_state.h"
 
-#include "weights/variant_weights.h"
+#include "catalog/variant_entry.h"
 
 #include <stdexcept>
 
@@ -66,30 +66,21 @@ Result<void> attachWeights(AttentionResult& r, const SharedFloats& q, const Shar
 }
 
 std::map<std::string, std::shared_ptr<const AttentionWeights>> makeExtraPatterns(const KeptState& state) {
-    std::map<std::string, std::shared_ptr<const AttentionWeights>> out;
-    if (state.variantId == "bigbird") out["element_graph"] = makeBigBirdElementGraph(state);
-    return out;
+    const VariantEntry* entry = findVariantEntry(state.variantId);
+    if (!entry || !entry->extraPatterns) return {};
+    return entry->extraPatterns(state);
 }
 
 Result<std::shared_ptr<const AttentionWeights>> makeAttentionWeights(const KeptState& state) {
-    using Factory = std::shared_ptr<const AttentionWeights> (*)(const KeptState&);
-    static const std::map<std::string, Factory> factories = {
-        {"full", makeFullWeights},           {"sparse_strided", makePatternVariantWeights},
-        {"sparse_fixed", makePatternVariantWeights}, {"longformer", makePatternVariantWeights},
-        {"bigbird", makePatternVariantWeights},      {"star", makePatternVariantWeights},
-        {"topk", makeTopKWeights},           {"entmax", makeEntmaxWeights},
-        {"linear", makeFeatureWeights},      {"performer", makeFeatureWeights},
-        {"linformer", makeLinformerWeights}, {"reformer", makeReformerWeights},
-        {"routing", makeRoutingWeights},
-    };
-    const auto it = factories.find(state.variantId);
-    if (it == factories.end())
+    const VariantEntry* entry = findVariantEntry(state.variantId);
+    if (!entry || !entry->weights)
         return makeError(ErrorCode::NotFound, "no weights are known for variant '" + state.variantId + "'");
+
     if (state.q.shape != std::vector<std::int64_t>{state.heads, state.n, state.d} || state.k.shape.size() != 3 ||
         state.k.shape[0] != state.heads || state.k.shape[2] != state.d || !state.q.data || !state.k.data)
         return makeError(ErrorCode::InvalidInput, state.variantId + ": q and k must be F32 [heads, n, d] and [heads, m, d]");
     try {
-        return it->second(state);
+        return entry->weights(state);
     } catch (const EngineError& e) {
         return makeError(e.code, e.what());
     } catch (const std::invalid_argument& e) {

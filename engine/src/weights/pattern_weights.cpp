@@ -95,41 +95,14 @@ void PatternWeights::rowWeights(int head, std::int64_t i, Scratch& s, std::int64
 
 }  // namespace attnscope::engine
 
-#include "pattern/pattern_variants.h"
 #include "plain/param_access.h"
-#include "weights/variant_weights.h"
 
 namespace attnscope::engine {
 
-std::shared_ptr<const AttentionWeights> makePatternVariantWeights(const KeptState& state) {
-    const std::string& id = state.variantId;
+std::shared_ptr<const AttentionWeights> makePatternWeights(BlockPattern pattern, const KeptState& state, std::int64_t keys,
+                                                           std::vector<std::uint8_t> keyPadding) {
     const PlainTensor& shift = state.stat("row_max", DType::F32, {state.heads, state.n});
     const PlainTensor& sum = state.stat("row_sum", DType::F32, {state.heads, state.n});
-    const std::int64_t n = state.n;
-    BlockPattern pattern;
-    std::int64_t keys = n;
-    std::vector<std::uint8_t> keyPadding = state.keyPadding;
-    if (id == "longformer") {
-        pattern = longformerPattern(state.params, state.heads, n);
-    } else if (id == "sparse_strided") {
-        pattern = sparseStridedPattern(state.params, state.heads, n);
-    } else if (id == "sparse_fixed") {
-        pattern = sparseFixedPattern(state.params, state.heads, n);
-    } else if (id == "bigbird") {
-        // pad = true ran on the padded length; its rows and keys past n are left out
-        std::int64_t length = n;
-        if (state.hasDraw("padded_length")) length = state.draw("padded_length", DType::I64, {1}).i64[0];
-        if (length < n) throw EngineError(ErrorCode::InvalidInput, "bigbird: diagnostic.padded_length is below n");
-        const BigBirdBlocks blocks = bigbirdBlocks(state.params, length);
-        const PlainTensor& randAttn = state.draw("rand_attn", DType::I64, {state.heads, blocks.randomRows(), blocks.random});
-        pattern = bigbirdPattern(state.params, state.heads, length, randAttn);
-    } else if (id == "star") {
-        pattern = starPattern(state.params, state.heads, n);
-        keys = n + 1;
-        if (!keyPadding.empty()) keyPadding.push_back(0);  // the relay is never padded
-    } else {
-        throw EngineError(ErrorCode::NotFound, "no pattern is known for variant '" + id + "'");
-    }
     return std::make_shared<PatternWeights>(std::move(pattern), state.q, state.k, keys, shift.f32, sum.f32,
                                             std::move(keyPadding), state.queryPadding());
 }

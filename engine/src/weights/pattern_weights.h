@@ -7,6 +7,7 @@
 // kernel's sum from rescored keys would carry both roundings (1e-6 at scores near 10).
 
 #include "pattern/block_pattern.h"
+#include "weights/kept_state.h"
 #include "weights/sparse_row_weights.h"
 
 #include <attnscope/attention_weights.h>
@@ -43,5 +44,10 @@ private:
     mutable std::mutex m_mutex;  ///< guards the lazily built row indexes
     mutable std::vector<std::shared_ptr<const PatternRows>> m_rows;
 };
+
+/// A pattern variant's weights from its kept row statistics (row_max, row_sum [H, n]) and its
+/// pattern over `keys` keys (n, or n + 1 with Star's relay) with the keys' padding.
+std::shared_ptr<const AttentionWeights> makePatternWeights(BlockPattern pattern, const KeptState& state, std::int64_t keys,
+                                                           std::vector<std::uint8_t> keyPadding);
 
 }  // namespace attnscope::engine

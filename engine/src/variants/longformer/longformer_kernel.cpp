@@ -1,0 +1,37 @@
+// `longformer`: Longformer attention (Beltagy et al. 2020): a (dilated) sliding window of w keys
+// per side plus symmetric global tokens (pattern/longformer_pattern.cpp), on the pattern kernel
+// (linear in n).
+
+#include "variants/longformer/longformer_pattern.h"
+#include "variants/pattern_variant.h"
+
+#include <limits>
+
+namespace attnscope::engine {
+namespace {
+
+class Longformer final : public Variant {
+public:
+    bool checksQkvValues() const override { return true; }  // in the pattern kernel's copies
+
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
+        return patternRunBytes(s, 2.0 * static_cast<double>(paramInt(params, "window")) + 1.0 +
+                                      static_cast<double>(paramIntList(params, "global").size()));
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
+        requireSelfAttention(info().id, qkv);
+        const BlockPattern pattern = longformerPattern(params, qkv.heads(), qkv.n());
+        AttentionResult result = startResult(info().id, params, qkv);
+        runPatternVariant(qkv, pattern, ctx, result);
+        return result;
+    }
+};
+
+}  // namespace
+
+namespace variants::longformer {
+std::unique_ptr<Variant> kernel() { return std::make_unique<Longformer>(); }
+}  // namespace variants::longformer
+
+}  // namespace attnscope::engine

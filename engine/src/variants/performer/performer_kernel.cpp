@@ -1,0 +1,204 @@
+// `performer`: FAVOR+ (Choromanski et al. 2021, arXiv 2009.14794) with positive orthogonal random
+// features, following the reference softmax_kernel (features of x * d^(-1/4), query stabiliser the
+// row max, key stabiliser the max over all keys and features of the head).
+
+#include "kernels/blas_gemm.h"
+#include "kernels/softmax_kernel.h"
+#include "core/to_plain.h"
+#include "qkv/seeded_normal.h"
+#include "variants/feature_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace attnscope::engine {
+namespace {
+
+constexpr std::uint64_t kProjectionStream = 0x500000000ull;
+constexpr std::int64_t kFeatureBlockRows = 128;  // rows projected and turned into features at a time
+
+// W: [m, d] per head. Rows come in blocks of d orthonormal rows (Gram-Schmidt of Gaussian rows in
+// double, the same law as the reference's QR), each row scaled by the norm of an independent
+// Gaussian d-vector (ortho_scaling 0) or by sqrt(d) (ortho_scaling 1).
+at::Tensor orthogonalFeatures(std::int64_t heads, std::int64_t features, std::int64_t d, int scaling, std::uint64_t seed) {
+    at::Tensor w = at::empty({heads, features, d}, at::kFloat);
+    float* out = w.data_ptr<float>();
+    for (std::int64_t h = 0; h < heads; ++h) {
+        SeededNormal gen(mixSeed(seed, kProjectionStream + static_cast<std::uint64_t>(h)));
+        std::vector<double> block(static_cast<std::size_t>(d * d));
+        for (std::int64_t row = 0; row < features; ++row) {
+            const std::int64_t inBlock = row % d;
+            if (inBlock == 0) {
+                for (auto& x : block) x = gen.normal();
+                for (std::int64_t i = 0; i < d; ++i) {
+                    double* ri = block.data() + i * d;
+                    for (int pass = 0; pass < 2; ++pass)  // twice: re-orthogonalisation keeps it exact in double
+                        for (std::int64_t j = 0; j < i; ++j) {
+                            const double* rj = block.data() + j * d;
+                            double dot = 0;
+                            for (std::int64_t c = 0; c < d; ++c) dot += ri[c] * rj[c];
+                            for (std::int64_t c = 0; c < d; ++c) ri[c] -= dot * rj[c];
+                        }
+                    double norm = 0;
+                    for (std::int64_t c = 0; c < d; ++c) norm += ri[c] * ri[c];
+                    norm = std::sqrt(norm);
+                    for (std::int64_t c = 0; c < d; ++c) ri[c] /= norm;
+                }
+            }
+            double multiplier = std::sqrt(static_cast<double>(d));
+            if (scaling == 0) {
+                double sq = 0;
+                for (std::int64_t c = 0; c < d; ++c) {
+                    const double g = gen.normal();
+                    sq += g * g;
+                }
+                multiplier = std::sqrt(sq);
+            }
+            for (std::int64_t c = 0; c < d; ++c)
+                out[(h * features + row) * d + c] = static_cast<float>(block[inBlock * d + c] * multiplier);
+        }
+    }
+    return w;
+}
+
+// FAVOR+ features of x d^(-1/4) against the rows of W: softmax kernel
+// ratio (exp(w.x' - |x'|^2/2 - shift) + eps), the shift being a query row's own largest projection
+// and, for keys, the largest projection over all keys and features of the head (found before any
+// key feature); relu kernel relu(w.x') + 1e-3.
+class PositiveRandomFeatures final : public FeatureMap {
+public:
+    PositiveRandomFeatures(const at::Tensor& w, std::int64_t heads, double normalizer, bool relu, float eps)
+        : m_w((w * normalizer).contiguous()), m_features(w.size(1)), m_d(w.size(2)), m_relu(relu), m_eps(eps),
+          m_ratio(static_cast<float>(1.0 / std::sqrt(static_cast<double>(w.size(1))))),
+          m_half(0.5 * normalizer * normalizer), m_keyShift(static_cast<std::size_t>(heads), 0.0f) {}
+
+    std::int64_t features() const override { return m_features; }
+    const std::vector<float>& keyShift() const { return m_keyShift; }
+
+    void prepareHead(std::int64_t head, const float* keys, std::int64_t m) override {
+        if (m_relu) return;
+        std::vector<float> block(static_cast<std::size_t>(kFeatureBlockRows * m_features));
+        float headMax = -std::numeric_limits<float>::infinity();
+        for (std::int64_t t0 = 0; t0 < m; t0 += kFeatureBlockRows) {
+            const std::int64_t count = std::min(kFeatureBlockRows, m - t0);
+            project(head, keys + t0 * m_d, count, block.data());
+            headMax = std::max(headMax, maxValue(block.data(), count * m_features));
+        }
+        m_keyShift[static_cast<std::size_t>(head)] = headMax;
+    }
+
+    void queryFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const override {
+        features(head, rows, count, out, true);
+    }
+    void keyFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const override {
+        features(head, rows, count, out, false);
+    }
+
+private:
+    void project(std::int64_t head, const float* rows, std::int64_t count, float* out) const {
+        gemmRowMajor(true, count, m_features, m_d, rows, m_d, m_w.data_ptr<float>() + head * m_features * m_d, m_d, out,
+                     m_features);
+    }
+
+    // |x|^2 d^(-1/2) / 2, the diagonal term of the softmax kernel.
+    float diagonal(const float* x) const {
+        double sq = 0;
+        for (std::int64_t c = 0; c < m_d; ++c) sq += static_cast<double>(x[c]) * x[c];
+        return static_cast<float>(sq * m_half);
+    }
+
+    void features(std::int64_t head, const float* rows, std::int64_t count, float* out, bool queries) const {
+        float shift[kFeatureBlockRows];
+        for (std::int64_t t0 = 0; t0 < count; t0 += kFeatureBlockRows) {
+            const std::int64_t block = std::min(kFeatureBlockRows, count - t0);
+            float* dash = out + t0 * m_features;
+            project(head, rows + t0 * m_d, block, dash);
+            if (m_relu) {
+                for (std::int64_t e = 0; e < block * m_features; ++e) dash[e] = std::max(dash[e], 0.0f) + 1e-3f;
+                continue;
+            }
+            for (std::int64_t t = 0; t < block; ++t)
+                shift[t] = diagonal(rows + (t0 + t) * m_d) +
+                           (queries ? maxValue(dash + t * m_features, m_features) : m_keyShift[static_cast<std::size_t>(head)]);
+            positiveFeaturesInPlace(dash, block, m_features, shift, m_eps, m_ratio);
+        }
+    }
+
+    at::Tensor m_w;  // W d^(-1/4): [H, m, d]
+    std::int64_t m_features, m_d;
+    bool m_relu;
+    float m_eps, m_ratio;
+    double m_half;
+    std::vector<float> m_keyShift;  // per head; 0 for the relu kernel
+};
+
+class PerformerAttention final : public Variant {
+public:
+    std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
+        std::int64_t features = paramInt(params, "nb_features");
+        if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(s.d * std::log(static_cast<double>(s.d))));
+        // W (twice: drawn and scaled), output, den; the features exist a block of rows at a
+        // time in each thread's scratch; within the dense limit the error diagnostic's phi(Q),
+        // phi(K), implied and exact matrices
+        const auto f = static_cast<std::uint64_t>(features), heads = static_cast<std::uint64_t>(s.heads);
+        std::uint64_t bytes = heads * (2 * f * static_cast<std::uint64_t>(s.d) * 4 +
+                                       static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.d * 4 + 4));
+        if (s.n <= s.denseLimit && s.m <= s.denseLimit)
+            bytes += heads * (static_cast<std::uint64_t>(s.n + s.m) * f * 4 + static_cast<std::uint64_t>(s.n * s.m) * 12);
+        return bytes;
+    }
+
+    AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
+        AttentionResult result = startResult(info().id, params, qkv);
+        const std::int64_t heads = qkv.heads(), d = qkv.d();
+        std::int64_t features = paramInt(params, "nb_features");
+        if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(d * std::log(static_cast<double>(d))));
+        const bool relu = paramChoice(params, "kernel") == "relu";
+
+        ctx.beginStage("features");
+        const at::Tensor w = orthogonalFeatures(heads, features, d, static_cast<int>(paramInt(params, "ortho_scaling")), ctx.seed);
+        PositiveRandomFeatures phi(w, heads, std::pow(static_cast<double>(d), -0.25), relu,
+                                   static_cast<float>(paramFloat(params, "feature_eps")));
+        ctx.endStage();
+
+        ctx.beginStage("attention");
+        FeatureAttentionSpec spec;
+        spec.causal = paramBool(params, "causal");
+        // The reference adds eps only in the causal path (to the key cumsum).
+        spec.eps = spec.causal ? paramFloat(params, "causal_eps") : 0.0;
+        spec.epsMode = FeatureEpsMode::KeyCumsum;
+        spec.slot = info().id;
+        featureAttention(qkv, phi, spec, ctx, result);
+        ctx.endStage();
+
+        result.diagnostics["projection"] = toPlain(w);
+        result.stats["key_shift"] = PlainTensor::fromF32({heads}, phi.keyShift());
+        if (ctx.denseDiagnostics) {
+            ctx.beginStage("error");
+            // error_l1: [H, n] = sum_j |A_ij - softmax_ij|, the approximation error per query row,
+            // from the implied weights A = phiQ phiK^T / den (built only here, within the dense limit)
+            const at::Tensor exact = exactSoftmaxWeights(qkv, spec.causal);
+            const PlainTensor& denPlain = result.stats.at("den");
+            const at::Tensor den = at::from_blob(const_cast<float*>(denPlain.f32.data()), {heads, qkv.n(), 1}, at::kFloat);
+            at::Tensor implied = at::bmm(allFeatures(qkv, phi, false), allFeatures(qkv, phi, true).transpose(1, 2));
+            if (spec.causal) implied.tril_();
+            implied = implied.div_(den.masked_fill(den.le(0), 1.0)).masked_fill_(den.le(0), 0.0);
+            const at::Tensor err = (implied - exact).abs_().sum(2);
+            result.diagnostics["error_l1"] = toPlain(err);
+            result.diagnostics["error_mean"] = toPlain(err.mean(1));
+            ctx.endStage();
+        }
+        result.counters = ctx.counters();
+        return result;
+    }
+};
+
+}  // namespace
+
+namespace variants::performer {
+std::unique_ptr<Variant> kernel() { return std::make_unique<PerformerAttention>(); }
+}  // namespace variants::performer
+
+}  // namespace attnscope::engine

@@ -1,0 +1,10 @@
+#pragma once
+// Every registered variant, once, in the order the window's picker and `attnscope-cli variants`
+// list them. A variant's folder, engine/src/variants/<id>/, provides
+//   VariantEntry variants::<id>::entry();           <id>.cpp: its facts, schema and weights (torch-free)
+//   std::unique_ptr<Variant> variants::<id>::kernel();  <id>_kernel.cpp: its run (LibTorch)
+// Adding a variant: its folder, one X(<id>) here, its test, its section in docs/VARIANTS.md.
+
+#define ATTNSCOPE_VARIANTS(X)                                                                              \
+    X(full) X(sparse_strided) X(sparse_fixed) X(longformer) X(bigbird) X(topk) X(entmax) X(star) X(linformer) \
+        X(linear) X(performer) X(reformer) X(routing)
