@@ -140,6 +140,6 @@ bool CliParse::parse(int argc, char** argv) {
     return command != Command::None;
 }
 
-bool needsTorch(Command command) { return command != Command::Tile && command != Command::Sweep; }
+bool needsTorch(Command command) { return command == Command::Run || command == Command::Analyze || command == Command::Train; }
 
 }  // namespace attnscope::cli

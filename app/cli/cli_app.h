@@ -39,7 +39,7 @@ private:
     CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr;
 };
 
-/// Whether the command needs LibTorch (run, analyze, train, variants) or not (tile, sweep).
+/// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, sweep).
 bool needsTorch(Command command);
 
 }  // namespace attnscope::cli

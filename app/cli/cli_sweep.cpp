@@ -7,6 +7,7 @@
 
 #include <attnscope/atomic_file.h>
 #include <attnscope/safetensors.h>
+#include <attnscope/variant_catalog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,7 +34,7 @@ namespace fs = std::filesystem;
 
 struct SweepVariant {
     std::string label;                ///< as given: "longformer:window=256"
-    std::string id;                   ///< "longformer"
+    std::string id;                   ///< registry id
     std::vector<std::string> params;  ///< "window=256"
 };
 
@@ -150,14 +151,36 @@ std::string fixed(double v, int digits) {
     return text;
 }
 
-// The Long Range Arena's speed-ups over vanilla at 4K tokens (Tay et al. 2021, on TPU), as the
-// issue that asked for this table quotes them; the other variants have none here.
+// The Long Range Arena's speed-up over vanilla at 4K tokens (the variant's catalog entry).
 std::string lraSpeedup(const std::string& id) {
-    static const std::map<std::string, std::string> known = {{"performer", "5.7×"},   {"linear", "5.6×"},
-                                                             {"linformer", "5.5×"},   {"longformer", "5.3× (Local)"},
-                                                             {"reformer", "0.8×"},    {"full", "1×"}};
-    const auto it = known.find(id);
-    return it == known.end() ? "—" : it->second;
+    const VariantInfo* info = findVariantInfo(id);
+    return info && !info->lraSpeedup.empty() ? info->lraSpeedup : "—";
+}
+
+// Every variant known and every NAME=VALUE checked against its schema before anything runs.
+Result<void> checkVariants(const std::vector<SweepVariant>& variants) {
+    for (const SweepVariant& v : variants) {
+        const VariantInfo* info = findVariantInfo(v.id);
+        if (!info) {
+            std::string known;
+            for (const auto& i : variantCatalog()) known += (known.empty() ? "" : ", ") + i.id;
+            return makeError(ErrorCode::InvalidArgument, "--variants: unknown variant '" + v.id + "' (registered: " + known + ")");
+        }
+        ParamValues given;
+        for (const std::string& p : v.params) {
+            const auto eq = p.find('=');
+            const ParamSpec* spec = eq == std::string::npos ? nullptr : info->findParam(p.substr(0, eq));
+            if (!spec)
+                return makeError(ErrorCode::InvalidArgument,
+                                 "--variants " + v.label + ": '" + p + "' is not NAME=VALUE of a parameter of " + v.id);
+            auto value = parseParamValue(*spec, p.substr(eq + 1));
+            if (!value) return makeError(ErrorCode::InvalidArgument, "--variants " + v.label + ": " + value.error().message);
+            given[spec->name] = *value;
+        }
+        if (auto resolved = resolveParams(*info, given); !resolved)
+            return makeError(ErrorCode::InvalidArgument, "--variants " + v.label + ": " + resolved.error().message);
+    }
+    return {};
 }
 
 // A quoted CSV field (quotes doubled, line breaks as spaces).
@@ -180,9 +203,15 @@ int sweepCommand(const SweepOptions& options) {
         printError(sizes.error().message);
         return kExitUsage;
     }
-    // `full` first at every n: the reference of the ratios.
-    if (std::none_of(variants->begin(), variants->end(), [](const SweepVariant& v) { return v.id == "full"; }))
-        variants->insert(variants->begin(), SweepVariant{"full", "full", {}});
+    if (auto checked = checkVariants(*variants); !checked) {
+        printError(checked.error().message);
+        return kExitUsage;
+    }
+    // The exact reference first at every n: the denominator of the ratios.
+    const std::string& exact = exactReference().id;
+    const auto reference = std::find_if(variants->begin(), variants->end(), [&](const SweepVariant& v) { return v.id == exact; });
+    if (reference == variants->end()) variants->insert(variants->begin(), SweepVariant{exact, exact, {}});
+    else std::rotate(variants->begin(), reference, reference + 1);
     std::error_code ec;
     const fs::path dir = fs::temp_directory_path(ec) / ("attnscope-sweep-" + std::to_string(getpid()));
     fs::create_directories(dir, ec);

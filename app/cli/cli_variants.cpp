@@ -1,6 +1,6 @@
 #include "cli/cli_commands.h"
 
-#include <attnscope/engine.h>
+#include <attnscope/variant_catalog.h>
 
 #include <nlohmann/json.hpp>
 
@@ -11,14 +11,7 @@ namespace attnscope::cli {
 using namespace attnscope::engine;
 
 int variantsCommand(const VariantsOptions& options) {
-    EngineOptions engineOptions;
-    engineOptions.threads = 1;
-    auto engine = Engine::create(engineOptions);
-    if (!engine) {
-        printError(engine.error().message);
-        return kExitFailure;
-    }
-    const auto variants = (*engine)->variants();
+    const auto& variants = variantCatalog();
     if (options.json) {
         nlohmann::json out = nlohmann::json::array();
         for (const auto& v : variants) {
@@ -30,8 +23,15 @@ int variantsCommand(const VariantsOptions& options) {
                 else if (p.type != ParamType::Bool) pj["range"] = {p.minValue, p.maxValue};
                 params.push_back(pj);
             }
+            nlohmann::json diagnostics = nlohmann::json::array();
+            for (const auto& d : v.diagnostics)
+                diagnostics.push_back({{"name", d.name}, {"dtype", dtypeName(d.dtype)}, {"shape", d.shape},
+                                       {"when", diagnosticWhenName(d.when)}, {"meaning", d.meaning}});
+            nlohmann::json reasons = nlohmann::json::array();
+            for (PatternReason r : v.reasons) reasons.push_back(patternReasonName(r));
             out.push_back({{"id", v.id}, {"name", v.name}, {"paper", v.paper}, {"summary", v.summary},
-                           {"params", params}});
+                           {"params", params}, {"exact", v.exact}, {"approximates_softmax", v.approximatesSoftmax},
+                           {"reasons", reasons}, {"diagnostics", diagnostics}});
         }
         std::cout << out.dump(2) << std::endl;
         return 0;

@@ -1,5 +1,5 @@
-// attnscope-cli: parses the command line and runs the commands that need no LibTorch (tile, the
-// sweep's driver) itself; the others go to attnscope-cli-torch beside it, started with
+// attnscope-cli: parses the command line and runs the commands that need no LibTorch (variants,
+// tile, the sweep's driver) itself; the others go to attnscope-cli-torch beside it, started with
 // OMP_WAIT_POLICY already set, so that LibTorch (some 290 shared libraries) is loaded once, by
 // the process that uses it, and never for a command that does not.
 
@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
     CliParse cli;
     if (!cli.parse(argc, argv)) return cli.exit;
     switch (cli.command) {
+    case Command::Variants: return variantsCommand(cli.variants);
     case Command::Tile: return tileCommand(cli.tile);
     case Command::Sweep: return sweepCommand(cli.sweep);
     default: return attnscope::app::execBeside("attnscope-cli-torch", argv, "attnscope-cli");

@@ -43,6 +43,9 @@ enum class DiagnosticWhen {
     OnRequest,         ///< only when a parameter asks for it (and within the dense limit)
 };
 
+/// "always" | "within dense limit" | "on request".
+const char* diagnosticWhenName(DiagnosticWhen when);
+
 /// One tensor a variant writes into AttentionResult::diagnostics.
 struct DiagnosticSpec {
     std::string name;   ///< the key, e.g. "buckets"
@@ -92,6 +95,9 @@ struct VariantInfo {
     /// The settings the head atlas measures coverage with (docs/ATLAS.md); empty: none.
     std::vector<ParamValues> atlasCoverage;
     Training training = Training::None;
+    /// Long Range Arena's speed-up over vanilla at 4K tokens (Tay et al. 2021, on TPU), as the
+    /// issues quote it ("5.7×"); empty when the benchmark has none for this variant.
+    std::string lraSpeedup;
 
     const ParamSpec* findParam(const std::string& param) const;
     const DiagnosticSpec* findDiagnostic(const std::string& name) const;

@@ -1,6 +1,8 @@
-// The atlas's default coverage settings and its JSON form (docs/ATLAS.md).
+// The atlas's default coverage settings (every catalog entry's atlasCoverage) and its JSON form
+// (docs/ATLAS.md).
 
 #include <attnscope/head_atlas.h>
+#include <attnscope/variant_catalog.h>
 
 #include <nlohmann/json.hpp>
 
@@ -21,19 +23,10 @@ CoverageSetting setting(const std::string& id, ParamValues params) {
 }  // namespace
 
 std::vector<CoverageSetting> defaultCoverageSettings() {
-    using P = ParamValues;
-    return {
-        setting("longformer", P{{"window", std::int64_t{16}}}),
-        setting("longformer", P{{"window", std::int64_t{64}}}),
-        setting("sparse_strided", P{{"stride", std::int64_t{16}}}),
-        setting("sparse_fixed", P{{"block", std::int64_t{16}}, {"summary", std::int64_t{4}}}),
-        setting("bigbird", P{{"block", std::int64_t{16}}, {"random", std::int64_t{2}}}),
-        setting("star", P{}),
-        setting("topk", P{{"k", std::int64_t{16}}}),
-        setting("entmax", P{{"alpha", std::vector<double>{1.5}}}),
-        setting("linformer", P{{"k", std::int64_t{64}}}),
-        setting("performer", P{{"nb_features", std::int64_t{64}}}),
-    };
+    std::vector<CoverageSetting> out;
+    for (const VariantInfo& info : variantCatalog())
+        for (const ParamValues& params : info.atlasCoverage) out.push_back(setting(info.id, params));
+    return out;
 }
 
 std::string headAtlasJson(const HeadAtlas& atlas) {

@@ -141,6 +141,21 @@ const ParamSpec* VariantInfo::findParam(const std::string& param) const {
     return nullptr;
 }
 
+const char* diagnosticWhenName(DiagnosticWhen when) {
+    switch (when) {
+    case DiagnosticWhen::Always: return "always";
+    case DiagnosticWhen::WithinDenseLimit: return "within dense limit";
+    case DiagnosticWhen::OnRequest: return "on request";
+    }
+    return "always";
+}
+
+const DiagnosticSpec* VariantInfo::findDiagnostic(const std::string& name) const {
+    for (const auto& d : diagnostics)
+        if (d.name == name) return &d;
+    return nullptr;
+}
+
 std::string formatParamValue(const ParamValue& value) {
     struct Visitor {
         std::string operator()(bool v) const { return v ? "true" : "false"; }

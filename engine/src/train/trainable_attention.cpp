@@ -43,16 +43,19 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
     if (auto attached = attachWeights(r, shareTensor(probe.q), shareTensor(probe.k), {}); !attached)
         throw EngineError(ErrorCode::Internal, attached.error().message);
 
-    if (id == "linformer") {
+    switch (variant.info().training) {
+    case Training::Linformer:
         m_kind = Kind::Linformer;
         m_e = fromPlain(r.diagnostics.at("E"));
         m_f = fromPlain(r.diagnostics.at("F"));
-    } else if (id == "linear") {
+        break;
+    case Training::Linear:
         m_kind = Kind::Linear;
         m_causal = paramBool(params, "causal");
         m_eps = paramFloat(params, "eps");
         m_epsPerFeatureSum = paramChoice(params, "eps_mode") == "kcumsum";
-    } else if (id == "performer") {
+        break;
+    case Training::Performer:
         m_kind = Kind::Performer;
         m_projection = fromPlain(r.diagnostics.at("projection"));
         m_causal = paramBool(params, "causal");
@@ -60,14 +63,14 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
         m_featureEps = paramFloat(params, "feature_eps");
         m_eps = m_causal ? paramFloat(params, "causal_eps") : 0.0;
         m_epsPerFeatureSum = true;
-    } else if (id == "full" || id == "sparse_strided" || id == "sparse_fixed" || id == "longformer" || id == "bigbird" ||
-               id == "star") {
+        break;
+    case Training::Pattern: {
         m_kind = Kind::Pattern;
-        // Star's pattern has one key more than there are tokens: the relay, the mean of the keys
-        // and values (appended in operator()).
-        m_relay = id == "star";
+        // A pattern with one key more than there are tokens has a relay (Star-Transformer): the
+        // mean of the keys and values, appended in operator().
         const std::int64_t keys = r.m;
-        if (keys != n + (m_relay ? 1 : 0))
+        m_relay = keys == n + 1;
+        if (keys != n && !m_relay)
             throw EngineError(ErrorCode::Unsupported, id + ": its pattern has " + std::to_string(keys) + " keys for " +
                                                           std::to_string(n) + " tokens");
         // count: [heads, n, keys], the times the pattern lists each key (0 outside it)
@@ -82,7 +85,9 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
                               id + ": with these parameters some query has no key to attend at " + std::to_string(n) +
                                   " tokens; the trainer needs every row attended");
         m_bias = count.log();  // log 0 = -inf: outside the pattern
-    } else {
+        break;
+    }
+    case Training::None:
         throw EngineError(ErrorCode::Unsupported, "variant '" + id + "' has no differentiable path in the trainer yet");
     }
 }

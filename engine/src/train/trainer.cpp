@@ -8,6 +8,8 @@
 #include "train/train_tasks.h"
 #include "train/trainable_attention.h"
 
+#include <attnscope/variant_catalog.h>
+
 #include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
 #include <nlohmann/json.hpp>
@@ -226,7 +228,10 @@ void writeFolder(const TrainOptions& o, const Variant& variant, const TinyEncode
 }  // namespace
 
 std::vector<std::string> trainableVariants() {
-    return {"full", "sparse_strided", "sparse_fixed", "longformer", "bigbird", "star", "linformer", "linear", "performer"};
+    std::vector<std::string> out;
+    for (const VariantInfo& info : variantCatalog())
+        if (info.training != Training::None) out.push_back(info.id);
+    return out;
 }
 
 TrainReport trainModel(const TrainOptions& o, const Variant& variant, const ParamValues& params, BufferPool& pool,

@@ -29,6 +29,7 @@ VariantInfo info() {
     info.exact = true;
     info.reasons = {PatternReason::Dense, PatternReason::Causal};
     info.training = Training::Pattern;
+    info.lraSpeedup = "1×";
     return info;
 }
 

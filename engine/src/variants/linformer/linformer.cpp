@@ -40,6 +40,7 @@ VariantInfo info() {
     };
     info.atlasCoverage = {ParamValues{{"k", std::int64_t{64}}}};
     info.training = Training::Linformer;
+    info.lraSpeedup = "5.5×";
     return info;
 }
 
