@@ -1,5 +1,8 @@
 #include "views/compare_view.h"
 
+#include <attnscope/result_roles.h>
+#include <attnscope/variant_catalog.h>
+
 #include "views/background_job.h"
 #include "views/compare_difference_map.h"
 #include "views/compare_error_panel.h"
@@ -137,7 +140,8 @@ void CompareView::setResult(std::shared_ptr<const engine::RunResult> result, int
                                      QString::fromStdString(results[0].variantId), shapeText(results[0]));
         }
         for (int i = 0; i < available && m_exactIndex < 0; ++i)
-            if (results[static_cast<std::size_t>(i)].variantId == "full" && sameShape(results[static_cast<std::size_t>(i)], results[0]))
+            if (const engine::VariantInfo* info = engine::infoOf(results[static_cast<std::size_t>(i)]);
+                info && info->exact && sameShape(results[static_cast<std::size_t>(i)], results[0]))
                 m_exactIndex = i;
     }
     rebuildPanes();
@@ -324,7 +328,8 @@ void CompareView::computeDifference() {
     const engine::AttentionResult* variant = paneResult(m_diffMinuend);
     const engine::AttentionResult* reference = referenceResult(m_diffReference);
     const QString label = QStringLiteral("%1 − %2").arg(
-        paneName(m_diffMinuend), m_diffReference == kExactReference ? QStringLiteral("full") : paneName(m_diffReference));
+        paneName(m_diffMinuend),
+        m_diffReference == kExactReference ? QString::fromStdString(engine::exactReference().id) : paneName(m_diffReference));
     const int head = shownHead();
     m_showDifference = [this, head, label](CompareDifferenceMap::Cells cells) {
         m_diffMap->showCells(std::move(cells), head, label);

@@ -2,6 +2,8 @@
 // Every persistent setting, typed and with its default (CONVENTIONS.md rule 11). Keys are
 // declared only in app_settings.cpp. Read on the GUI thread and copied into requests by value.
 
+#include <attnscope/variant_catalog.h>
+
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
@@ -15,7 +17,7 @@ struct AppSettings {
     static constexpr int kWindowStateVersion = 1;
 
     QString tokenizer = QStringLiteral("words");  ///< "bytes" | "chars" | "words"
-    QString variantId = QStringLiteral("full");
+    QString variantId = QString::fromStdString(engine::exactReference().id);
     int heads = 4;
     int headDim = 32;
     int seed = 0;

@@ -95,7 +95,7 @@ bool CompareVariantsEditor::addRow(const QString& id) {
         const QStringList taken = ids();
         for (const auto& v : m_variants) {
             const QString candidate = QString::fromStdString(v.id);
-            if (!taken.contains(candidate) && candidate != QLatin1String("full")) {
+            if (!taken.contains(candidate) && !v.exact) {
                 chosen = candidate;
                 break;
             }

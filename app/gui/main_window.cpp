@@ -1,4 +1,8 @@
 #include "gui/main_window.h"
+#include "common/run_plan.h"
+
+#include <attnscope/result_roles.h>
+#include <attnscope/variant_catalog.h>
 
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
@@ -468,11 +472,9 @@ bool MainWindow::uiCompareNeedsRun() const {
 
 bool MainWindow::uiDiagnosticsNeedsRun() const {
     const QString id = m_variantCombo->currentData().toString();
-    if (currentView() != View::Diagnostics || !m_variantsKnown || !views::DiagnosticsStack::needsExactReference(id))
-        return false;
+    if (currentView() != View::Diagnostics || !m_variantsKnown || !needsExactReference(id.toStdString())) return false;
     if (!m_result || m_result->results.empty() || QString::fromStdString(m_result->results[0].variantId) != id) return true;
-    return std::none_of(m_result->results.begin(), m_result->results.end(),
-                        [](const engine::AttentionResult& r) { return r.variantId == "full"; });
+    return engine::exactReferenceIndex(*m_result) < 0;
 }
 
 void MainWindow::uiViewChanged() {
@@ -509,15 +511,8 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
     uiAddCompareVariants(request, compare);
     m_currentRunCompares = compare;
     // The Diagnostics tab's approximation view needs exact softmax on the same Q, K, V.
-    m_currentRunHasExact = currentView() == View::Diagnostics &&
-                           views::DiagnosticsStack::needsExactReference(QString::fromStdString(request.variants[0].id));
-    if (m_currentRunHasExact) {
-        engine::VariantRequest exact;
-        exact.id = "full";
-        if (const auto causal = request.variants[0].params.find("causal"); causal != request.variants[0].params.end())
-            exact.params["causal"] = causal->second;
-        request.variants.push_back(std::move(exact));
-    }
+    m_currentRunHasExact = currentView() == View::Diagnostics && needsExactReference(request.variants[0].id);
+    if (m_currentRunHasExact) request.variants.push_back(exactReferenceLike(request.variants[0]));
     if (m_curveJob != 0) {  // this run supersedes the curve's
         m_curveJob = 0;
         m_diagnostics->approximationView()->setErrorCurveFailed(tr("superseded by a new run"));
@@ -724,14 +719,7 @@ void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramN
     uiApplyModelSource(request);
     const engine::ParamValues base =
         m_variantCombo->currentData().toString() == variantId ? m_paramForm->values() : engine::ParamValues{};
-    for (double value : values) {
-        engine::VariantRequest copy{variantId.toStdString(), base};
-        copy.params[paramName.toStdString()] = static_cast<std::int64_t>(value);
-        request.variants.push_back(std::move(copy));
-    }
-    engine::VariantRequest exact{"full", {}};
-    if (const auto causal = base.find("causal"); causal != base.end()) exact.params["causal"] = causal->second;
-    request.variants.push_back(std::move(exact));
+    request.variants = errorCurveVariants(variantId.toStdString(), base, std::vector<double>(values.begin(), values.end()));
     m_curveVariant = variantId;
     m_curveParam = paramName;
     m_curveValues = values;

@@ -3,6 +3,7 @@
 // the view tabs (Heatmap, Mask, Compare, Diagnostics). All engine work goes through EngineRunner; nothing
 // here blocks.
 
+#include "common/run_plan.h"
 #include "gui/app_settings.h"
 #include "gui/recent_files.h"
 
@@ -292,7 +293,7 @@ private:
     views::HeadAtlasView* m_atlasView = nullptr;
     int m_pendingModelLayer = -1;  // Options::modelLayer or a session's, applied when the model opens
     QString m_pendingModelFolder;  // the folder opening last (openModelFolder)
-    QString m_preferredCompare = QStringLiteral("longformer");
+    QString m_preferredCompare = QString::fromStdString(defaultComparedVariant());
     QPlainTextEdit* m_text = nullptr;
     QComboBox* m_tokenizerCombo = nullptr;
     QComboBox* m_variantCombo = nullptr;

@@ -3,6 +3,10 @@
 // explorer's wiring stays in one place.
 
 #include "gui/main_window.h"
+#include "common/run_plan.h"
+
+#include <attnscope/result_roles.h>
+#include <attnscope/variant_catalog.h>
 
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
@@ -64,7 +68,7 @@ void MainWindow::uiShowExplorerVariants() {
     m_costView->setVariants(names);
     if (firstFill) {
         // A useful first sweep: exact softmax against the chosen and the first compared variant.
-        QStringList ids{QStringLiteral("full"), m_preferredVariant};
+        QStringList ids{QString::fromStdString(engine::exactReference().id), m_preferredVariant};
         ids += m_compareEditor->ids().mid(0, 1);
         m_costView->setCheckedVariants(ids);
     }
@@ -76,16 +80,11 @@ void MainWindow::uiAddCompareVariants(engine::RunRequest& request, bool compare)
     if (!compare) return;
     for (engine::VariantRequest& v : m_compareEditor->requests()) request.variants.push_back(std::move(v));
     m_comparePanes = static_cast<int>(request.variants.size());
-    const bool hasExact = std::any_of(request.variants.begin(), request.variants.end(),
-                                      [](const engine::VariantRequest& v) { return v.id == "full"; });
+    const bool hasExact = hasExactReference(request.variants);
     if (hasExact) m_compareExactNote.clear();
     if (!hasExact && !m_compareSkipExact) {
         // Exact softmax on the same Q, K, V for the error summary, causal when the first variant is.
-        engine::VariantRequest exact{"full", {}};
-        if (const auto causal = request.variants[0].params.find("causal"); causal != request.variants[0].params.end())
-            exact.params["causal"] = causal->second;
-        request.variants.push_back(std::move(exact));
-        m_compareExactAdded = true;
+        m_compareExactAdded = addExactReference(request.variants);
         m_compareExactNote.clear();
     }
     m_compareSkipExact = false;

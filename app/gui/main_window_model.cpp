@@ -4,6 +4,8 @@
 
 #include "gui/main_window.h"
 
+#include <attnscope/variant_catalog.h>
+
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
@@ -238,7 +240,7 @@ void MainWindow::uiCompareAtlasHead(int layer, int head) {
         const QSignalBlocker block(m_sourcePanel);  // one run below, not one per control
         m_sourcePanel->setLayer(layer);
     }
-    m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(QStringLiteral("full"))));
+    m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(QString::fromStdString(engine::exactReference().id))));
     while (m_compareEditor->rowCount() > 1) m_compareEditor->removeRow(m_compareEditor->rowCount() - 1);
     for (std::size_t i = 0; i < chosen.size(); ++i) {
         const QString id = QString::fromStdString(chosen[i]->variantId);

@@ -1,5 +1,8 @@
 #include "views/diagnostics/approximation_view.h"
 
+#include <attnscope/result_roles.h>
+#include <attnscope/variant_catalog.h>
+
 #include "views/colormap.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/inspection_state.h"
@@ -99,14 +102,21 @@ QString defaultSweep(const QString& param) {
 
 }  // namespace
 
+QStringList ApproximationView::approximatingVariants() {
+    QStringList ids;
+    for (const engine::VariantInfo& info : engine::variantCatalog())
+        if (info.approximatesSoftmax) ids << QString::fromStdString(info.id);
+    return ids;
+}
+
 bool ApproximationView::approximatesSoftmax(const std::string& id) {
-    return id == "performer" || id == "linear" || id == "linformer";
+    const engine::VariantInfo* info = engine::findVariantInfo(id);
+    return info && info->approximatesSoftmax;
 }
 
 QString ApproximationView::sweepParameter(const std::string& id) {
-    if (id == "performer") return QStringLiteral("nb_features");
-    if (id == "linformer") return QStringLiteral("k");
-    return {};
+    const engine::VariantInfo* info = engine::findVariantInfo(id);
+    return info ? QString::fromStdString(info->errorSweepParam) : QString();
 }
 
 double ApproximationView::meanRowL1Error(const engine::AttentionResult& approx, const engine::AttentionResult& exact) {
@@ -219,10 +229,10 @@ void ApproximationView::rebuild() {
         if (index >= 0 && index < static_cast<int>(results.size()) &&
             approximatesSoftmax(results[static_cast<std::size_t>(index)].variantId))
             approx = &results[static_cast<std::size_t>(index)];
-        for (const auto& r : results) {
+        for (const auto& r : results)
             if (!approx && approximatesSoftmax(r.variantId)) approx = &r;
-            if (!exact && r.variantId == "full") exact = &r;
-        }
+        if (const int reference = engine::exactReferenceIndex(*m_result); reference >= 0)
+            exact = &results[static_cast<std::size_t>(reference)];
     }
     m_approxId = approx ? QString::fromStdString(approx->variantId) : QString();
     if (m_curveParam != sweepParameter(m_approxId.toStdString())) {
@@ -231,8 +241,8 @@ void ApproximationView::rebuild() {
     }
     if (!m_result) return showMessage(tr("No result yet."));
     if (!approx)
-        return showMessage(tr("The approximation view compares performer, linear or linformer with exact softmax: "
-                              "choose one of them."));
+        return showMessage(tr("The approximation view compares %1 with exact softmax: choose one of them.")
+                               .arg(approximatingVariants().join(tr(", "))));
     if (!exact)
         return showMessage(tr("No exact softmax in this run: the Diagnostics tab runs “full” beside %1 (press F5).")
                                .arg(m_approxId));

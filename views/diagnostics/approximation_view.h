@@ -36,6 +36,8 @@ public:
 
     /// True for the variants whose weights are an implied approximation of softmax.
     static bool approximatesSoftmax(const std::string& variantId);
+    /// Ids of the catalog's variants that approximate softmax.
+    static QStringList approximatingVariants();
     /// The size parameter the error curve sweeps ("nb_features", "k"); empty when there is none.
     static QString sweepParameter(const std::string& variantId);
     /// Mean over heads and query rows of Σ_j |implied_ij − exact_ij|; NaN when either result kept

@@ -1,5 +1,7 @@
 #include "views/diagnostics/cluster_view.h"
 
+#include <attnscope/diagnostics.h>
+
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/inspection_state.h"
@@ -114,13 +116,7 @@ int ClusterView::stepCount() const { return m_stepCombo->count(); }
 
 const engine::AttentionResult* ClusterView::chosenResult() const {
     if (!m_result) return nullptr;
-    const auto& results = m_result->results;
-    const int index = m_state ? m_state->resultIndex() : 0;
-    if (index >= 0 && index < static_cast<int>(results.size()) && results[static_cast<std::size_t>(index)].variantId == "routing")
-        return &results[static_cast<std::size_t>(index)];
-    for (const auto& r : results)
-        if (r.variantId == "routing") return &r;
-    return nullptr;
+    return engine::resultForPage(*m_result, m_state ? m_state->resultIndex() : 0, engine::DiagnosticsPage::Clusters);
 }
 
 void ClusterView::showMessage(const QString& text) {
@@ -143,12 +139,12 @@ void ClusterView::rebuild() {
     if (!m_result) return showMessage(tr("No result yet."));
     const engine::AttentionResult* r = chosenResult();
     if (!r) return showMessage(tr("The cluster view shows Routing attention's k-means: choose the routing variant and run."));
-    const engine::PlainTensor* assignments = findDiagnostic(*r, "assignments");
-    const engine::PlainTensor* nearest = findDiagnostic(*r, "nearest");
-    const engine::PlainTensor* centroids = findDiagnostic(*r, "centroids");
-    if (!assignments || assignments->shape.size() != 4 || assignments->shape[2] != 2 || !centroids ||
-        centroids->shape.size() != 3)
-        return showMessage(tr("This routing result has no stored k-means assignments."));
+    const auto kmeans = engine::readClusters(*r);
+    if (!kmeans)
+        return showMessage(tr("This %1 result has no stored k-means assignments.").arg(QString::fromStdString(r->variantId)));
+    const engine::PlainTensor* assignments = kmeans->assignments;
+    const engine::PlainTensor* nearest = kmeans->nearest;
+    const engine::PlainTensor* centroids = kmeans->centroids;
     const int heads = static_cast<int>(assignments->shape[0]);
     const int head = std::clamp(m_state ? m_state->head() : 0, 0, heads - 1);
     const bool headChanged = head != m_shownHead;
@@ -157,7 +153,7 @@ void ClusterView::rebuild() {
     m_n = static_cast<int>(assignments->shape[3]);
     m_clusters = static_cast<int>(centroids->shape[1]);
     m_unrouted.clear();
-    if (const engine::PlainTensor* routed = findDiagnostic(*r, "routed_count"))
+    if (const engine::PlainTensor* routed = kmeans->routedCount)
         for (int t = 0; t < m_n && static_cast<std::size_t>(head) * m_n + t < routed->i64.size(); ++t)
             if (routed->i64[static_cast<std::size_t>(head) * m_n + t] == 0) m_unrouted << t;
     const int steps = m_iterations + (nearest ? 1 : 0);
@@ -189,7 +185,8 @@ void ClusterView::updateStep() {
     if (!r || m_shownHead < 0) return;
     const int step = m_stepCombo->currentIndex();
     const bool lastStep = step >= m_iterations;
-    const engine::PlainTensor* source = findDiagnostic(*r, lastStep ? "nearest" : "assignments");
+    const auto kmeans = engine::readClusters(*r);
+    const engine::PlainTensor* source = !kmeans ? nullptr : lastStep ? kmeans->nearest : kmeans->assignments;
     if (!source) return;
     // ids: [2, n] for this head and step (row 0 queries, row 1 keys)
     const std::size_t offset = lastStep ? static_cast<std::size_t>(m_shownHead) * 2 * m_n

@@ -1,5 +1,8 @@
 #include "views/diagnostics/diagnostics_stack.h"
 
+#include <attnscope/diagnostics.h>
+#include <attnscope/variant_catalog.h>
+
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/cluster_view.h"
 #include "views/diagnostics/lsh_view.h"
@@ -37,11 +40,10 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     addWidget(m_approximationTabs);
     addWidget(m_lsh);
     addWidget(m_clusters);
-    m_pages = {{"performer", m_approximationTabs},
-               {"linear", m_approximationTabs},
-               {"linformer", m_approximationTabs},
-               {"reformer", m_lsh},
-               {"routing", m_clusters}};
+    // A new kind of diagnostic adds its page here (and to DiagnosticsPage); variants name theirs.
+    m_pages = {{engine::DiagnosticsPage::Approximation, m_approximationTabs},
+               {engine::DiagnosticsPage::Lsh, m_lsh},
+               {engine::DiagnosticsPage::Clusters, m_clusters}};
     updatePage();
 }
 
@@ -49,6 +51,19 @@ DiagnosticsStack::~DiagnosticsStack() = default;
 
 bool DiagnosticsStack::needsExactReference(const QString& variantId) {
     return ApproximationView::approximatesSoftmax(variantId.toStdString());
+}
+
+QString DiagnosticsStack::variantsWithPages() {
+    QStringList parts;
+    for (const engine::VariantInfo& info : engine::variantCatalog()) {
+        if (info.diagnosticsPage == engine::DiagnosticsPage::None) continue;
+        const QString what = info.diagnosticsPage == engine::DiagnosticsPage::Approximation
+                                 ? (engine::writesSpectrum(info) ? tr("approximation of softmax, spectrum") : tr("approximation of softmax"))
+                             : info.diagnosticsPage == engine::DiagnosticsPage::Lsh ? tr("LSH buckets and chunks")
+                                                                                    : tr("k-means clusters");
+        parts << QStringLiteral("%1 (%2)").arg(QString::fromStdString(info.id), what);
+    }
+    return parts.join(QStringLiteral(", "));
 }
 
 void DiagnosticsStack::setInspectionState(InspectionState* state) {
@@ -77,18 +92,17 @@ void DiagnosticsStack::updatePage() {
     m_shownVariant.clear();
     if (m_result && index >= 0 && index < static_cast<int>(m_result->results.size()))
         m_shownVariant = QString::fromStdString(m_result->results[static_cast<std::size_t>(index)].variantId);
-    const auto page = m_pages.find(m_shownVariant.toStdString());
+    const engine::VariantInfo* info = engine::findVariantInfo(m_shownVariant.toStdString());
+    const auto page = info ? m_pages.find(info->diagnosticsPage) : m_pages.end();
     if (page == m_pages.end()) {
         m_placeholder->setText(m_shownVariant.isEmpty()
                                    ? tr("No result yet.")
-                                   : tr("No diagnostics for this variant (%1). Diagnostics exist for performer, linear "
-                                        "and linformer (approximation of softmax; linformer's spectrum), reformer (LSH "
-                                        "buckets and chunks) and routing (k-means clusters).")
-                                         .arg(m_shownVariant));
+                                   : tr("No diagnostics for this variant (%1). Diagnostics exist for %2.")
+                                         .arg(m_shownVariant, variantsWithPages()));
         setCurrentWidget(m_placeholder);
         return;
     }
-    const bool linformer = m_shownVariant == QLatin1String("linformer");
+    const bool linformer = engine::writesSpectrum(*info);
     m_approximationTabs->setTabVisible(kSpectrumTab, linformer);
     // Entering linformer shows its spectrum first (the paper's evidence); leaving it shows the
     // approximation, the one page every approximating variant has.

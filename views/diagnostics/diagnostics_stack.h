@@ -4,10 +4,11 @@
 // the pages are per variant on purpose: showing a variant's inner workings is their job.
 
 #include <attnscope/types.h>
+#include <attnscope/variant_info.h>
 
 #include <QPointer>
-#include <QString>
 #include <QStackedWidget>
+#include <QString>
 
 #include <map>
 #include <memory>
@@ -32,6 +33,8 @@ public:
 
     /// True when the Diagnostics tab needs an exact `full` result beside `variantId` in the run.
     static bool needsExactReference(const QString& variantId);
+    /// "performer (approximation of softmax), …": the variants that have a page, from the catalog.
+    static QString variantsWithPages();
 
     void setInspectionState(InspectionState* state);
     void setResult(std::shared_ptr<const engine::RunResult> result);
@@ -56,7 +59,7 @@ private:
     ApproximationView* m_approximation = nullptr;
     LshView* m_lsh = nullptr;
     ClusterView* m_clusters = nullptr;
-    std::map<std::string, QWidget*> m_pages;  // variant id → page
+    std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
     QString m_shownVariant;

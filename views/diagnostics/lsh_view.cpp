@@ -1,5 +1,7 @@
 #include "views/diagnostics/lsh_view.h"
 
+#include <attnscope/diagnostics.h>
+
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/inspection_state.h"
@@ -115,17 +117,12 @@ void LshView::showMessage(const QString& text) {
 
 void LshView::rebuild() {
     if (!m_result) return showMessage(tr("No result yet."));
-    const engine::AttentionResult* r = nullptr;
-    const auto& results = m_result->results;
-    const int index = m_state ? m_state->resultIndex() : 0;
-    if (index >= 0 && index < static_cast<int>(results.size()) && results[static_cast<std::size_t>(index)].variantId == "reformer")
-        r = &results[static_cast<std::size_t>(index)];
-    for (const auto& candidate : results)
-        if (!r && candidate.variantId == "reformer") r = &candidate;
+    const engine::AttentionResult* r =
+        engine::resultForPage(*m_result, m_state ? m_state->resultIndex() : 0, engine::DiagnosticsPage::Lsh);
     if (!r) return showMessage(tr("The LSH view shows Reformer's hashing: choose the reformer variant and run."));
-    const engine::PlainTensor* buckets = findDiagnostic(*r, "buckets");
-    if (!buckets || buckets->shape.size() != 3 || buckets->i64.empty())
-        return showMessage(tr("This reformer result has no stored buckets."));
+    const auto lsh = engine::readLsh(*r);
+    if (!lsh) return showMessage(tr("This %1 result has no stored buckets.").arg(QString::fromStdString(r->variantId)));
+    const engine::PlainTensor* buckets = lsh->buckets;
 
     // buckets: [H, rounds, n] bucket within the round, 0 … n_buckets − 1
     const auto heads = static_cast<int>(buckets->shape[0]);
@@ -142,8 +139,8 @@ void LshView::rebuild() {
 
     // sorted: [rounds, slots]; the engine's rule when not stored: stable by (bucket, position),
     // chunk padding (-1) after the last bucket of each round.
-    const engine::PlainTensor* sorted = findDiagnostic(*r, "sorted");
-    if (sorted && sorted->shape.size() == 3 && sorted->shape[1] == m_rounds && !sorted->i64.empty()) {
+    const engine::PlainTensor* sorted = lsh->sorted;
+    if (sorted) {
         m_slots = static_cast<int>(sorted->shape[2]);
         const auto* s = sorted->i64.data() + static_cast<std::size_t>(head) * m_rounds * m_slots;
         m_sorted.assign(s, s + static_cast<std::ptrdiff_t>(m_rounds) * m_slots);
@@ -213,7 +210,7 @@ void LshView::rebuild() {
     }
     m_chunks->setPlainText(lines.join(QLatin1Char('\n')));
 
-    const engine::PlainTensor* rotations = findDiagnostic(*r, "rotations");
+    const engine::PlainTensor* rotations = lsh->rotations;
     QStringList shape;
     if (rotations)
         for (auto s : rotations->shape) shape << QString::number(s);

@@ -1,5 +1,7 @@
 #include "views/diagnostics/spectrum_plot.h"
 
+#include <attnscope/diagnostics.h>
+
 #include "views/diagnostics/plot_style.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
@@ -122,13 +124,7 @@ void SpectrumPlot::setResult(std::shared_ptr<const engine::RunResult> result) {
 
 const engine::AttentionResult* SpectrumPlot::chosenResult() const {
     if (!m_result) return nullptr;
-    const auto& results = m_result->results;
-    const int index = m_state ? m_state->resultIndex() : 0;
-    if (index >= 0 && index < static_cast<int>(results.size()) && results[static_cast<std::size_t>(index)].variantId == "linformer")
-        return &results[static_cast<std::size_t>(index)];
-    for (const auto& r : results)
-        if (r.variantId == "linformer") return &r;
-    return nullptr;
+    return engine::resultWithSpectrum(*m_result, m_state ? m_state->resultIndex() : 0);
 }
 
 void SpectrumPlot::showMessage(const QString& text) {
@@ -143,13 +139,12 @@ void SpectrumPlot::rebuild() {
     const engine::AttentionResult* r = chosenResult();
     if (!m_result) return showMessage(tr("No result yet."));
     if (!r) return showMessage(tr("The spectrum is a Linformer diagnostic: choose the linformer variant and run."));
-    const engine::PlainTensor* sv = findDiagnostic(*r, "singular_values");
-    const engine::PlainTensor* energy = findDiagnostic(*r, "energy");
-    if (!sv || !energy || sv->shape.size() != 2 || energy->shape != sv->shape || sv->f32.empty()) {
-        // Say why in words: the run's own warnings carry the engine's reason.
+    const auto spectrum = engine::readSpectrum(*r);
+    if (!spectrum) {
+        // Say why in words: the run's own warnings (prefixed by the variant's id) carry the engine's reason.
         QStringList why;
         for (const auto& w : m_result->warnings)
-            if (w.rfind("linformer", 0) == 0 || w.find("weights not kept") != std::string::npos) why << QString::fromStdString(w);
+            if (w.rfind(r->variantId, 0) == 0 || w.find("weights not kept") != std::string::npos) why << QString::fromStdString(w);
         QString text = tr("No spectrum for this run: the singular values of the exact softmax matrix are computed only "
                           "when weights are kept, n ≤ 2048 (the SVD costs O(n³) per head) and the “spectrum” "
                           "parameter is on. Here n = %1.")
@@ -157,7 +152,9 @@ void SpectrumPlot::rebuild() {
         if (!why.isEmpty()) text += QLatin1Char('\n') + tr("The run says: %1").arg(why.join(QStringLiteral("; ")));
         return showMessage(text);
     }
-    const std::int64_t heads = sv->shape[0], count = sv->shape[1];
+    const engine::PlainTensor* sv = spectrum->singularValues;
+    const engine::PlainTensor* energy = spectrum->energy;
+    const std::int64_t heads = spectrum->heads, count = spectrum->count;
     const int head = static_cast<int>(std::clamp<std::int64_t>(m_state ? m_state->head() : 0, 0, heads - 1));
     m_shownHead = head;
     m_singular.resize(static_cast<int>(count));
@@ -180,7 +177,7 @@ void SpectrumPlot::rebuild() {
     m_plot->graph(0)->setData(xs, ys, true);
     m_plot->graph(1)->setData(xs, es, true);
 
-    const engine::PlainTensor* rank90 = findDiagnostic(*r, "rank90");
+    const engine::PlainTensor* rank90 = spectrum->rank90;
     long long rank = 0;
     if (rank90 && static_cast<std::int64_t>(rank90->i64.size()) > head) {
         rank = rank90->i64[static_cast<std::size_t>(head)];

@@ -1,4 +1,5 @@
 #include "gui/recipe/recipe_runner.h"
+#include "common/run_plan.h"
 
 #include "gui/engine_backend.h"
 #include "gui/export/figure_metadata.h"
@@ -50,20 +51,10 @@ engine::RunRequest requestFor(const Recipe& recipe, const RecipeFigure& figure) 
             request.variants.push_back({other.id.toStdString(), other.params});
         }
         // As in the window: exact softmax after the panes, for the error summary.
-        const bool hasExact = std::any_of(request.variants.begin(), request.variants.end(),
-                                          [](const engine::VariantRequest& v) { return v.id == "full"; });
-        if (!hasExact) {
-            engine::VariantRequest exact{"full", {}};
-            if (const auto causal = primary.params.find("causal"); causal != primary.params.end())
-                exact.params["causal"] = causal->second;
-            request.variants.push_back(std::move(exact));
-        }
-    } else if (figure.view == QLatin1String("diagnostics") && views::DiagnosticsStack::needsExactReference(primary.id)) {
+        addExactReference(request.variants);
+    } else if (figure.view == QLatin1String("diagnostics") && needsExactReference(primary.id.toStdString())) {
         // The approximation page compares against exact softmax on the same Q, K, V, as in the window.
-        engine::VariantRequest exact{"full", {}};
-        if (const auto causal = primary.params.find("causal"); causal != primary.params.end())
-            exact.params["causal"] = causal->second;
-        request.variants.push_back(std::move(exact));
+        request.variants.push_back(exactReferenceLike(request.variants.front()));
     }
     return request;
 }

@@ -131,6 +131,10 @@ struct RunResult {
     SharedFloats q, k;
     std::vector<std::uint8_t> keyPadding;
     std::vector<AttentionResult> results;  ///< one per requested variant, in request order
+    /// Index into `results` of the first exact softmax result (VariantInfo::exact) with the same
+    /// shape as results[0]: the reference approximations and differences are measured against;
+    /// -1 when the request had none.
+    int exactReference = -1;
     std::vector<std::string> warnings;     ///< non-fatal notices shown to the user
     std::string requestJson;               ///< the whole request, so anyone can recompute it
 };

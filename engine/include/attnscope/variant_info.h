@@ -95,6 +95,8 @@ struct VariantInfo {
     /// The settings the head atlas measures coverage with (docs/ATLAS.md); empty: none.
     std::vector<ParamValues> atlasCoverage;
     Training training = Training::None;
+    /// The variant the window's compare view puts beside the first one until the user picks.
+    bool compareDefault = false;
     /// Long Range Arena's speed-up over vanilla at 4K tokens (Tay et al. 2021, on TPU), as the
     /// issues quote it ("5.7×"); empty when the benchmark has none for this variant.
     std::string lraSpeedup;

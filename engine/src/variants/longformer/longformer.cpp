@@ -31,6 +31,7 @@ VariantInfo info() {
     info.reasons = {PatternReason::Local, PatternReason::Dilated, PatternReason::Global};
     info.atlasCoverage = {ParamValues{{"window", std::int64_t{16}}}, ParamValues{{"window", std::int64_t{64}}}};
     info.training = Training::Pattern;
+    info.compareDefault = true;
     info.lraSpeedup = "5.3× (Local)";
     return info;
 }

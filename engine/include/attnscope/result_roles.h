@@ -1,0 +1,17 @@
+#pragma once
+// What a result's entries are, from the catalog rather than from id strings: which one is the
+// exact reference, which variant an entry ran.
+
+#include <attnscope/types.h>
+#include <attnscope/variant_info.h>
+
+namespace attnscope::engine {
+
+/// The catalog entry of the variant a result ran (nullptr for an id the catalog does not know).
+const VariantInfo* infoOf(const AttentionResult& result);
+
+/// RunResult::exactReference when the engine set it, else the first result whose variant is
+/// exact and whose shape is results[0]'s (results built by hand); -1 when there is none.
+int exactReferenceIndex(const RunResult& run);
+
+}  // namespace attnscope::engine
