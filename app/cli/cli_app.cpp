@@ -86,7 +86,7 @@ CliParse::CliParse() {
     m_train->add_option("--task", train.task, "copy | reverse | duplicate | text")
         ->check(CLI::IsMember({"copy", "reverse", "duplicate", "text"}));
     m_train->add_option("--text-file", train.textFile, "Training text for --task text.");
-    m_train->add_option("--variant", train.variant, "Attention variant of every layer.");
+    m_train->add_option("--variant", train.variant, "Attention variant of every layer (default: exact softmax).");
     m_train->add_option("--param", train.params, "Variant parameter NAME=VALUE (repeatable).");
     m_train->add_option("--layers", train.layers, "Layers.")->check(CLI::Range(1, 48));
     m_train->add_option("--heads", train.heads, "Heads per layer.")->check(CLI::Range(1, 64));

@@ -50,7 +50,7 @@ struct AnalyzeOptions {
 struct TrainCliOptions {
     std::string task = "copy";
     std::string textFile;
-    std::string variant = "full";
+    std::string variant;  ///< empty: the exact reference
     std::vector<std::string> params;
     int layers = 2, heads = 4, dim = 64;
     std::int64_t steps = 1000, batch = 32, length = 0;

@@ -4,6 +4,7 @@
 #include "cli/cli_commands.h"
 
 #include <attnscope/engine.h>
+#include <attnscope/variant_catalog.h>
 
 #include <fstream>
 #include <iomanip>
@@ -19,7 +20,7 @@ int trainCommand(const TrainCliOptions& options) {
     if (!engine) return kExitFailure;
     TrainOptions train;
     train.task = options.task;
-    train.variant = options.variant;
+    train.variant = options.variant.empty() ? exactReference().id : options.variant;
     train.layers = options.layers;
     train.heads = options.heads;
     train.dim = options.dim;
@@ -40,9 +41,9 @@ int trainCommand(const TrainCliOptions& options) {
         printError("task 'text' needs --text-file");
         return kExitUsage;
     }
-    const VariantInfo* info = (*engine)->findVariant(options.variant);
+    const VariantInfo* info = findVariantInfo(train.variant);
     if (!info) {
-        printError("unknown variant '" + options.variant + "'");
+        printError("unknown variant '" + train.variant + "'");
         return kExitUsage;
     }
     for (const auto& text : options.params) {
