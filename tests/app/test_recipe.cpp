@@ -188,6 +188,10 @@ private Q_SLOTS:
         QTest::newRow("too many compared") << edited("\"compareWith\": \"lf\"", "\"compareWith\": [\"lf\", \"lf\", \"full\", \"lf\"]")
                                            << QStringLiteral("figures[1].compareWith: expected a variant name or an array of 1 to 3 names")
                                            << false;
+        QTest::newRow("each variant without a place for its id")
+            << edited("\"file\": \"links\", \"view\": \"links\", \"variant\": \"lf\"", "\"file\": \"links\", \"view\": \"links\", \"variant\": \"*\"")
+            << QStringLiteral("figures[3].file: \"variant\": \"*\" draws one figure per variant; put {variant} in the file name")
+            << false;
         QTest::newRow("missing text file")
             << edited("{\"text\": \"The cat sat on the mat because it was tired.\"}", "{\"textFile\": \"no-such-input.txt\"}")
             << QStringLiteral("inputs.cat.textFile: cannot read ") << true;

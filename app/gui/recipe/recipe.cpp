@@ -282,16 +282,46 @@ private:
             if (!figures[i].isObject()) return fail(tr("%1: expected an object").arg(path));
             const QJsonObject own = figures[i].toObject();
             if (!checkKeys(own, path, figureKeys())) return false;
-            RecipeFigure figure;
-            if (!readFigure(recipe, own, defaults, path, figure)) return false;
-            for (const QString& file : figure.outputFiles()) {
-                if (written.contains(file))
-                    return fail(file == QLatin1String(Recipe::kManifestName)
-                                    ? tr("%1.file: \"%2\" is reserved for the manifest").arg(path, file)
-                                    : tr("%1.file: %2 is written by an earlier figure too").arg(path, file));
-                written.insert(file);
+            std::vector<QJsonObject> expanded;
+            if (!expandEachVariant(recipe, own, defaults, path, expanded)) return false;
+            for (const QJsonObject& one : expanded) {
+                RecipeFigure figure;
+                if (!readFigure(recipe, one, defaults, path, figure)) return false;
+                for (const QString& file : figure.outputFiles()) {
+                    if (written.contains(file))
+                        return fail(file == QLatin1String(Recipe::kManifestName)
+                                        ? tr("%1.file: \"%2\" is reserved for the manifest").arg(path, file)
+                                        : tr("%1.file: %2 is written by an earlier figure too").arg(path, file));
+                    written.insert(file);
+                }
+                recipe.figures.push_back(std::move(figure));
             }
-            recipe.figures.push_back(std::move(figure));
+        }
+        return true;
+    }
+
+    // "variant": "*" draws the figure once per registered variant, in the registry's order: the
+    // recipe's variant of that name when it has one, else the variant with its defaults. The file
+    // name says where the id goes ("mask-{variant}").
+    bool expandEachVariant(Recipe& recipe, const QJsonObject& own, const QJsonObject& defaults, const QString& path,
+                           std::vector<QJsonObject>& out) {
+        const QJsonValue variant = own.contains(QLatin1String("variant")) ? own.value(QLatin1String("variant"))
+                                                                          : defaults.value(QLatin1String("variant"));
+        if (variant.toString() != QLatin1String("*")) {
+            out.push_back(own);
+            return true;
+        }
+        const QString file = own.value(QLatin1String("file")).toString();
+        if (!file.contains(QLatin1String("{variant}")))
+            return fail(tr("%1.file: \"variant\": \"*\" draws one figure per variant; put {variant} in the file name")
+                            .arg(path));
+        for (const engine::VariantInfo& info : m_registry) {
+            const QString id = QString::fromStdString(info.id);
+            if (findVariant(recipe, id) < 0) recipe.variants.push_back(RecipeVariant{id, id, {}});
+            QJsonObject one = own;
+            one.insert(QStringLiteral("variant"), id);
+            one.insert(QStringLiteral("file"), QString(file).replace(QLatin1String("{variant}"), id));
+            out.push_back(one);
         }
         return true;
     }
