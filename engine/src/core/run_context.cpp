@@ -1,6 +1,6 @@
 #include "core/run_context.h"
 
-#include "core/request_checks.h"
+#include "request_checks.h"
 
 namespace attnscope::engine {
 

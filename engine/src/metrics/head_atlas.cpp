@@ -1,6 +1,6 @@
 #include "metrics/head_atlas.h"
 
-#include "core/request_checks.h"
+#include "request_checks.h"
 #include "core/run_context.h"
 #include "weights/kept_state.h"
 #include "metrics/attention_flow.h"

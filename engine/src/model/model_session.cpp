@@ -1,6 +1,6 @@
 #include "model/model_session.h"
 
-#include "core/request_checks.h"
+#include "request_checks.h"
 #include "core/to_plain.h"
 #include "weights/kept_state.h"
 

@@ -1,6 +1,6 @@
 #include "train/trainable_attention.h"
 
-#include "core/request_checks.h"
+#include "request_checks.h"
 #include "core/run_context.h"
 #include "weights/kept_state.h"
 

@@ -1,7 +1,7 @@
 // The engine's public API: the one place where exceptions become Error values.
 
 #include "core/buffer_pool.h"
-#include "core/request_checks.h"
+#include "request_checks.h"
 #include "kernels/blas_gemm.h"
 #include "core/run_context.h"
 #include "metrics/head_atlas.h"

@@ -1,4 +1,4 @@
-#include "core/request_checks.h"
+#include "request_checks.h"
 
 #include "kernels/finite_scan.h"
 
