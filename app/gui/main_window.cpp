@@ -235,6 +235,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
                               tr("Time, memory and FLOPs of the run per stage; scaling of time and memory with n"));
     uiConnectExplorerViews();
     buildAtlasTab();  // View::Atlas, after Cost
+    registerResultTabs();
     m_viewTabs->setTabToolTip(static_cast<int>(View::Links),
                               tr("Query tokens linked to key tokens, lines weighted by attention; hover a token to isolate it"));
     m_viewTabs->setTabToolTip(static_cast<int>(View::Heatmap), tr("The selected head's attention weights"));
@@ -564,15 +565,11 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     // the tab is first shown (uiViewChanged), so a long result costs one view's work here.
     // Views that never took the old result hold none: their plots are not redrawn for nothing.
     if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-    if (!resultPending(View::Heatmap)) m_heatmap->setResult(nullptr);
-    if (!resultPending(View::Mask)) m_maskView->setResult(nullptr);
-    if (!resultPending(View::Links)) m_tokenLinks->setResult(nullptr);
-    if (!resultPending(View::Compare)) m_compareView->setResult(nullptr);
-    if (!resultPending(View::Cost)) m_costView->setResult(nullptr);
-    if (!resultPending(View::Diagnostics)) m_diagnostics->setResult(nullptr);
     m_pendingViews = 0;
-    for (View view : {View::Heatmap, View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
+    for (const auto& [view, tab] : m_resultTabs) {
+        if (!resultPending(view)) tab.take(nullptr);
         m_pendingViews |= 1u << static_cast<int>(view);
+    }
     m_pendingComparePanes = m_currentRunCompares ? m_comparePanes : 0;
     m_pendingExactNote = m_compareExactNote;
     // Keep the selected head when it still exists, so re-runs can be compared head by head.
@@ -616,61 +613,59 @@ bool MainWindow::resultPending(View view) const { return (m_pendingViews & (1u <
 void MainWindow::uiDeliverResult(View view) {
     if (!m_result || !resultPending(view)) return;  // before the first result every view is empty
     m_pendingViews &= ~(1u << static_cast<int>(view));
-    switch (view) {
-    case View::Heatmap:
-        m_heatmap->setResult(m_result);
-        break;
-    case View::Mask:
-        m_maskView->setResult(m_result);
-        // A session's query, or the row panel the view showed before the result changed.
-        if (m_pendingQuery >= 0 && m_result && m_pendingQuery < m_result->n) m_maskView->showQuery(m_pendingQuery);
-        m_pendingQuery = -1;
-        break;
-    case View::Compare:
-        m_compareView->setExactNote(m_pendingExactNote);
-        m_compareView->setResult(m_result, m_pendingComparePanes);
-        break;
-    case View::Diagnostics:
-        m_diagnostics->setResult(m_result);
-        break;
-    case View::Links:
-        m_tokenLinks->setResult(m_result);
-        break;
-    case View::Cost:
-        m_costView->setResult(m_result);
-        break;
-    case View::Atlas:
-        break;  // the atlas shows the model's analysis, not runs
-    }
+    if (const ResultTab* tab = resultTab(view)) tab->take(m_result);
 }
 
 void MainWindow::uiParkView(View view) {
-    if (!m_result || resultPending(view)) return;
-    switch (view) {
-    case View::Mask:
-        if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-        m_maskView->setResult(nullptr);
-        break;
-    case View::Links:
-        m_tokenLinks->setResult(nullptr);
-        break;
-    case View::Compare:
-        m_compareView->setResult(nullptr);
-        break;
-    default:
-        return;  // the heatmap keeps its zoom and pooled heads; the others do little per head
-    }
+    const ResultTab* tab = resultTab(view);
+    if (!m_result || resultPending(view) || !tab || !tab->park) return;
+    tab->park();
     m_pendingViews |= 1u << static_cast<int>(view);
 }
 
 void MainWindow::flushPendingResult() {
-    for (View view : {View::Heatmap, View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
-        uiDeliverResult(view);
+    for (const auto& [view, tab] : m_resultTabs) uiDeliverResult(view);
     m_headsGrid->finishPooling();
-    m_heatmap->finishPooling();
-    m_maskView->finishBuilding();
-    m_compareView->differenceMap();  // both wait for what is computed in the background
-    m_compareView->errorPanel();
+    for (const auto& [view, tab] : m_resultTabs)
+        if (tab.finishBackgroundWork) tab.finishBackgroundWork();
+}
+
+const ResultTab* MainWindow::resultTab(View view) const {
+    const auto it = m_resultTabs.find(view);
+    return it == m_resultTabs.end() ? nullptr : &it->second;
+}
+
+// The tabs that show runs, each with how it takes, parks and finishes a result.
+void MainWindow::registerResultTabs() {
+    m_resultTabs[View::Heatmap] = {m_heatmap, [this](const ResultTab::Run& run) { m_heatmap->setResult(run); }, {},
+                                   [this] { m_heatmap->finishPooling(); }};
+    m_resultTabs[View::Mask] = {m_maskView,
+                                [this](const ResultTab::Run& run) {
+                                    m_maskView->setResult(run);
+                                    // A session's query, or the row panel shown before the result changed.
+                                    if (run && m_pendingQuery >= 0 && m_pendingQuery < run->n) m_maskView->showQuery(m_pendingQuery);
+                                    if (run) m_pendingQuery = -1;
+                                },
+                                [this] {
+                                    if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
+                                    m_maskView->setResult(nullptr);
+                                },
+                                [this] { m_maskView->finishBuilding(); }};
+    m_resultTabs[View::Compare] = {m_compareView,
+                                   [this](const ResultTab::Run& run) {
+                                       if (run) m_compareView->setExactNote(m_pendingExactNote);
+                                       m_compareView->setResult(run, run ? m_pendingComparePanes : 0);
+                                   },
+                                   [this] { m_compareView->setResult(nullptr); },
+                                   [this] {
+                                       m_compareView->differenceMap();  // both wait for what is computed in the background
+                                       m_compareView->errorPanel();
+                                   }};
+    m_resultTabs[View::Diagnostics] = {m_diagnostics, [this](const ResultTab::Run& run) { m_diagnostics->setResult(run); }, {}, {}};
+    m_resultTabs[View::Links] = {m_tokenLinks, [this](const ResultTab::Run& run) { m_tokenLinks->setResult(run); },
+                                 [this] { m_tokenLinks->setResult(nullptr); }, {}};
+    m_resultTabs[View::Cost] = {m_costView, [this](const ResultTab::Run& run) { m_costView->setResult(run); }, {}, {}};
+    // (the Atlas tab shows the model's analysis, not runs)
 }
 
 void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
