@@ -202,6 +202,9 @@ private:
     bool uiDrop(const QMimeData* mime);
     void uiReportOpenError(const QString& message);
     void buildUi(const AppSettings& settings);
+    QWidget* buildSettingsColumn(const AppSettings& settings);
+    QWidget* buildViewTabs(const AppSettings& settings);
+    void buildStatusBar();
     // ---- compare variants and cost tab (main_window_compare.cpp)
     void uiConnectExplorerViews();
     /// Fills the compared-variant rows and the cost view's variant list from m_variants.

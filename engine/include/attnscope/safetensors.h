@@ -82,6 +82,13 @@ struct StWriteItem {
     /// must write exactly the tensor's byte size and return true, or false to abandon the file.
     std::function<bool(const std::function<bool(const void*, std::size_t)>& write)> produce;
 
+    /// A tensor written from its own storage.
+    static StWriteItem of(std::string name, const PlainTensor* tensor) {
+        StWriteItem item;
+        item.name = std::move(name);
+        item.tensor = tensor;
+        return item;
+    }
     static StWriteItem view(std::string name, DType dtype, std::vector<std::int64_t> shape, const void* data) {
         StWriteItem item;
         item.name = std::move(name);
