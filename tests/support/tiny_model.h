@@ -118,7 +118,7 @@ inline void writeTinyModel(const TinyModel& model, const std::filesystem::path& 
     writeText(folder / "config.json", model.configJson());
     std::vector<engine::StWriteItem> items;
     std::vector<std::string> names;
-    for (const auto& [name, t] : model.tensors) items.push_back(engine::StWriteItem::of(prefix + name, &t));
+    for (const auto& [name, t] : model.tensors) items.push_back(engine::StWriteItem(prefix + name, &t));
     auto written = engine::writeSafetensors((folder / "model.safetensors").string(), items, {{"format", "pt"}});
     if (!written) throw std::runtime_error(written.error().message);
 }

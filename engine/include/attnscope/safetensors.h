@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnscope::engine {
@@ -73,6 +74,10 @@ private:
 /// made piece by piece while the file is written (`produce`: dense weights head by head, without
 /// holding them all). Nothing is copied before it is written.
 struct StWriteItem {
+    StWriteItem() = default;
+    /// A tensor written from its own storage: {"q", &q}.
+    StWriteItem(std::string itemName, const PlainTensor* itemTensor) : name(std::move(itemName)), tensor(itemTensor) {}
+
     std::string name;
     const PlainTensor* tensor = nullptr;
     DType dtype = DType::F32;
@@ -82,13 +87,6 @@ struct StWriteItem {
     /// must write exactly the tensor's byte size and return true, or false to abandon the file.
     std::function<bool(const std::function<bool(const void*, std::size_t)>& write)> produce;
 
-    /// A tensor written from its own storage.
-    static StWriteItem of(std::string name, const PlainTensor* tensor) {
-        StWriteItem item;
-        item.name = std::move(name);
-        item.tensor = tensor;
-        return item;
-    }
     static StWriteItem view(std::string name, DType dtype, std::vector<std::int64_t> shape, const void* data) {
         StWriteItem item;
         item.name = std::move(name);

@@ -105,9 +105,9 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
     if (anyPadded)
         items.push_back(StWriteItem::view("key_padding", DType::U8, {static_cast<std::int64_t>(run.keyPadding.size())},
                                           run.keyPadding.data()));
-    if (!r.rowStatus.shape.empty()) items.push_back(StWriteItem{"row_status", &r.rowStatus});
-    for (const auto& [name, tensor] : r.stats) items.push_back(StWriteItem{"stats." + name, &tensor});
-    for (const auto& [name, tensor] : r.diagnostics) items.push_back(StWriteItem{r.variantId + "." + name, &tensor});
+    if (!r.rowStatus.shape.empty()) items.push_back(StWriteItem("row_status", &r.rowStatus));
+    for (const auto& [name, tensor] : r.stats) items.push_back(StWriteItem("stats." + name, &tensor));
+    for (const auto& [name, tensor] : r.diagnostics) items.push_back(StWriteItem(r.variantId + "." + name, &tensor));
     if (denseFits) {
         items.push_back(denseItem("weights", r, false));
         items.push_back(denseItem("mask", r, true));
