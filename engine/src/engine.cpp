@@ -53,6 +53,19 @@ bool hasParam(const VariantInfo& info, const std::string& name) {
 
 }  // namespace
 
+// A request on its way: its variants with resolved parameters, then its input and shape.
+struct RunPlan {
+    std::vector<const Variant*> variants;
+    std::vector<ParamValues> resolved;
+    ProblemShape shape;
+    bool explicitInput = false;
+    /// The first variant scans explicit values itself, in copies it makes anyway: that saves
+    /// reading all of q, k and v once more; the variants after it get values known to be finite.
+    bool variantScansValues = false;
+    SharedQkv explicitQkv;
+    Qkv modelQkv;
+};
+
 struct Engine::Impl {
     EngineOptions options;
     int threads = 1;
@@ -65,6 +78,11 @@ struct Engine::Impl {
     /// them into memory that is already mapped (no page faults). A held result is never touched.
     std::shared_ptr<RunResult> last;
     std::unique_ptr<ModelSession> model;
+
+    Result<void> planVariants(const RunRequest& request, RunPlan& plan, RunResult& run);
+    Result<void> planInput(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, RunResult& run);
+    Result<void> checkPlanBudget(const RunRequest& request, const RunPlan& plan) const;
+    void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, const Qkv& qkv, RunResult& run);
 
     void recycleLast() {
         if (!last) return;
@@ -282,141 +300,147 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
 
 }  // namespace
 
+
+// Every requested variant known, its parameters resolved (a causal model makes variants causal
+// unless the request says otherwise, with a notice).
+Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan, RunResult& run) {
+    if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
+    for (const auto& vr : request.variants) {
+        const Variant* v = find(vr.id);
+        if (!v) return makeError(ErrorCode::NotFound, "unknown variant '" + vr.id + "' (available: " + variantList() + ")");
+        ParamValues given = vr.params;
+        if (request.model && !request.qkv) {
+            auto session = ensureModel(request.model->folder);
+            if (!session) return session.error();
+            if (model->info().causal && !given.count("causal") && hasParam(v->info(), "causal")) {
+                given["causal"] = true;
+                run.warnings.push_back(vr.id + ": causal = true, as the model is causal");
+            }
+        }
+        auto params = resolveParams(v->info(), given);
+        if (!params) return params.error();
+        plan.variants.push_back(v);
+        plan.resolved.push_back(std::move(params.value()));
+    }
+    return {};
+}
+
+// The input's shape, before anything large is allocated: explicit tensors checked (values too,
+// unless the first variant scans them), a model layer's Q, K, V, or the text tokenized.
+Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, RunResult& run) {
+    ProblemShape& shape = plan.shape;
+    plan.explicitInput = request.sharedQkv || request.qkv;
+    plan.variantScansValues = plan.explicitInput && plan.variants[0]->checksQkvValues();
+    if (plan.explicitInput) {
+        if (request.sharedQkv) {
+            plan.explicitQkv = *request.sharedQkv;
+        } else {
+            auto shared = shareExplicitQkv(*request.qkv);
+            if (!shared) return shared.error();
+            plan.explicitQkv = std::move(shared.value());
+        }
+        auto checked = checkExplicitQkv(plan.explicitQkv, /*values=*/!plan.variantScansValues);
+        if (!checked) return checked.error();
+        shape = *checked;
+    } else if (request.model) {
+        std::vector<std::string> notices;
+        plan.modelQkv = model->layerQkv(request.input.text, request.model->layer, progress, run.input, notices);
+        for (auto& note : notices) run.warnings.push_back(std::move(note));
+        run.modelFolder = request.model->folder;
+        run.modelLayer = request.model->layer;
+        shape.heads = plan.modelQkv.heads();
+        shape.n = plan.modelQkv.n();
+        shape.m = plan.modelQkv.m();
+        shape.d = plan.modelQkv.d();
+    } else {
+        auto projectionOk = checkProjectionSpec(request.projection);
+        if (!projectionOk) return projectionOk.error();
+        auto tokens = attnscope::engine::tokenize(request.input, progress);
+        if (!tokens) return tokens.error();
+        run.input = std::move(tokens.value());
+        if (run.input.tokens.empty()) return makeError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
+        shape.heads = request.projection.heads;
+        shape.n = shape.m = static_cast<std::int64_t>(run.input.tokens.size());
+        shape.d = request.projection.headDim;
+    }
+    if (!request.keyPadding.empty() && static_cast<std::int64_t>(request.keyPadding.size()) != shape.m)
+        return makeError(ErrorCode::InvalidArgument, "key padding has " + std::to_string(request.keyPadding.size()) +
+                                                         " entries, expected " + std::to_string(shape.m) + " (one per key)");
+    if (request.denseLimit < 0) return makeError(ErrorCode::InvalidArgument, "dense limit must be >= 0");
+    shape.denseLimit = request.denseLimit;
+    return {};
+}
+
+// Everything the request allocates against the budget: the random projections' Q, K, V (explicit
+// and model inputs exist already) and every variant's kept result and scratch.
+Result<void> Engine::Impl::checkPlanBudget(const RunRequest& request, const RunPlan& plan) const {
+    const std::uint64_t budget = request.memoryBudgetBytes > 0 ? request.memoryBudgetBytes : this->budget;
+    const ProblemShape& shape = plan.shape;
+    std::uint64_t total =
+        plan.explicitInput || request.model ? 0 : static_cast<std::uint64_t>(3 * shape.heads * shape.n * shape.d) * 4;
+    std::string names;
+    for (std::size_t i = 0; i < plan.variants.size(); ++i) {
+        total += plan.variants[i]->runBytes(shape, plan.resolved[i]);
+        names += (names.empty() ? "" : ", ") + plan.variants[i]->info().id;
+    }
+    const std::string what = plan.variants.size() == 1 ? "variant '" + names + "'" : "variants " + names;
+    return checkBudget(what, total, budget, shape);
+}
+
+// Each variant on the same Q, K, V; its weights attached from what it kept (the code a result
+// file is read back with, so a tile read from a file is the tile the run gives).
+void Engine::Impl::runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, const Qkv& qkv, RunResult& run) {
+    for (std::size_t i = 0; i < plan.variants.size(); ++i) {
+        const Variant& variant = *plan.variants[i];
+        RunContext ctx(pool, progress);
+        ctx.seed = request.projection.seed;
+        ctx.denseDiagnostics = plan.shape.n <= request.denseLimit && plan.shape.m <= request.denseLimit;
+        if (i == 0 && plan.variantScansValues) ctx.uncheckedQkv = &plan.explicitQkv;
+        AttentionResult r = variant.run(qkv, plan.resolved[i], ctx);
+        ctx.checkQkvValuesNow();  // (a no-op unless the variant left them unscanned)
+        for (const auto& w : ctx.warnings()) run.warnings.push_back(variant.info().id + ": " + w);
+        if (r.emptyRowCount > 0)
+            run.warnings.push_back(variant.info().id + ": " + std::to_string(r.emptyRowCount) +
+                                   " query rows have no admissible key; their weights and output are zero");
+        if (auto attached = attachWeights(r, run.q, run.k, run.keyPadding); !attached)
+            throw EngineError(ErrorCode::Internal, attached.error().message);
+        const AttentionResult& first = run.results.empty() ? r : run.results.front();
+        if (run.exactReference < 0 && variant.info().exact && r.n == first.n && r.m == first.m)
+            run.exactReference = static_cast<int>(run.results.size());
+        run.results.push_back(std::move(r));
+    }
+}
+
 Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, const ProgressFn& progress) {
     auto& impl = *m_impl;
     return guarded("out of memory: try a sparse variant or a shorter input", [&]() -> Result<std::shared_ptr<const RunResult>> {
         impl.recycleLast();
-        if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
-        std::vector<const Variant*> variants;
-        std::vector<ParamValues> resolved;
-        std::vector<std::string> causalNotices;
-        for (const auto& vr : request.variants) {
-            const Variant* v = impl.find(vr.id);
-            if (!v)
-                return makeError(ErrorCode::NotFound,
-                                 "unknown variant '" + vr.id + "' (available: " + impl.variantList() + ")");
-            ParamValues given = vr.params;
-            if (request.model && !request.qkv) {
-                auto session = impl.ensureModel(request.model->folder);
-                if (!session) return session.error();
-                // A causal model's own attention never looks ahead: variants follow unless told otherwise.
-                if (impl.model->info().causal && !given.count("causal") && hasParam(v->info(), "causal")) {
-                    given["causal"] = true;
-                    causalNotices.push_back(vr.id + ": causal = true, as the model is causal");
-                }
-            }
-            auto params = resolveParams(v->info(), given);
-            if (!params) return params.error();
-            variants.push_back(v);
-            resolved.push_back(std::move(params.value()));
-        }
-
         auto run = std::make_shared<RunResult>();
         run->projection = request.projection;
-        run->warnings = causalNotices;
+        RunPlan plan;
+        if (auto ok = impl.planVariants(request, plan, *run); !ok) return ok.error();
         c10::InferenceMode inferenceGuard;
-
-        // Shape first: the budget check must happen before anything large is allocated.
-        ProblemShape shape;
-        Qkv modelQkv;
-        SharedQkv explicitQkv;
-        const bool explicitInput = request.sharedQkv || request.qkv;
-        // A first variant that scans the values itself, in copies it makes anyway, saves reading
-        // all of q, k and v once more (3-4 ms, 6-7 % of sparse_strided's time at 8k tokens); the
-        // variants after it then get values known to be finite.
-        const bool variantScansValues = explicitInput && !variants.empty() && variants[0]->checksQkvValues();
-        if (explicitInput) {
-            if (request.sharedQkv) {
-                explicitQkv = *request.sharedQkv;
-            } else {
-                auto shared = shareExplicitQkv(*request.qkv);
-                if (!shared) return shared.error();
-                explicitQkv = std::move(shared.value());
-            }
-            auto checked = checkExplicitQkv(explicitQkv, /*values=*/!variantScansValues);
-            if (!checked) return checked.error();
-            shape = *checked;
-        } else if (request.model) {
-            std::vector<std::string> notices;
-            modelQkv = impl.model->layerQkv(request.input.text, request.model->layer, progress, run->input, notices);
-            for (auto& note : notices) run->warnings.push_back(std::move(note));
-            run->modelFolder = request.model->folder;
-            run->modelLayer = request.model->layer;
-            shape.heads = modelQkv.heads();
-            shape.n = modelQkv.n();
-            shape.m = modelQkv.m();
-            shape.d = modelQkv.d();
-        } else {
-            auto projectionOk = checkProjectionSpec(request.projection);
-            if (!projectionOk) return projectionOk.error();
-            auto tokens = attnscope::engine::tokenize(request.input, progress);
-            if (!tokens) return tokens.error();
-            run->input = std::move(tokens.value());
-            if (run->input.tokens.empty())
-                return makeError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
-            shape.heads = request.projection.heads;
-            shape.n = shape.m = static_cast<std::int64_t>(run->input.tokens.size());
-            shape.d = request.projection.headDim;
-        }
-        if (!request.keyPadding.empty() && static_cast<std::int64_t>(request.keyPadding.size()) != shape.m)
-            return makeError(ErrorCode::InvalidArgument,
-                             "key padding has " + std::to_string(request.keyPadding.size()) + " entries, expected " +
-                                 std::to_string(shape.m) + " (one per key)");
-        if (request.denseLimit < 0) return makeError(ErrorCode::InvalidArgument, "dense limit must be >= 0");
-        shape.denseLimit = request.denseLimit;
-
-        // Everything the request allocates: the random projections' Q, K, V (explicit and model
-        // inputs exist already) and every variant's kept result and scratch.
-        const std::uint64_t budget = request.memoryBudgetBytes > 0 ? request.memoryBudgetBytes : impl.budget;
-        const std::uint64_t inputBytes =
-            explicitInput || request.model ? 0 : static_cast<std::uint64_t>(3 * shape.heads * shape.n * shape.d) * 4;
-        std::uint64_t total = inputBytes;
-        std::string names;
-        for (std::size_t i = 0; i < variants.size(); ++i) {
-            total += variants[i]->runBytes(shape, resolved[i]);
-            names += (names.empty() ? "" : ", ") + variants[i]->info().id;
-        }
-        const std::string what = variants.size() == 1 ? "variant '" + names + "'" : "variants " + names;
-        if (auto fits = checkBudget(what, total, budget, shape); !fits) return fits.error();
+        if (auto ok = impl.planInput(request, progress, plan, *run); !ok) return ok.error();
+        if (auto ok = impl.checkPlanBudget(request, plan); !ok) return ok.error();
 
         Qkv qkv;
-        if (explicitInput) {
-            qkv = wrapSharedQkv(explicitQkv);
+        if (plan.explicitInput) {
+            qkv = wrapSharedQkv(plan.explicitQkv);
         } else if (request.model) {
-            qkv = std::move(modelQkv);
+            qkv = std::move(plan.modelQkv);
         } else {
             if (progress && !progress(Progress{"qkv", 0, 1})) return makeError(ErrorCode::Cancelled, "cancelled");
             qkv = randomProjections(run->input, request.projection);
         }
         qkv.keyPadding = request.keyPadding;
-        run->n = shape.n;
-        run->heads = shape.heads;
-        run->headDim = shape.d;
-        run->q = explicitInput ? explicitQkv.q : shareTensor(qkv.q);
-        run->k = explicitInput ? explicitQkv.k : shareTensor(qkv.k);
+        run->n = plan.shape.n;
+        run->heads = plan.shape.heads;
+        run->headDim = plan.shape.d;
+        run->q = plan.explicitInput ? plan.explicitQkv.q : shareTensor(qkv.q);
+        run->k = plan.explicitInput ? plan.explicitQkv.k : shareTensor(qkv.k);
         run->keyPadding = request.keyPadding;
-
-        for (std::size_t i = 0; i < variants.size(); ++i) {
-            RunContext ctx(impl.pool, progress);
-            ctx.seed = request.projection.seed;
-            ctx.denseDiagnostics = shape.n <= request.denseLimit && shape.m <= request.denseLimit;
-            if (i == 0 && variantScansValues) ctx.uncheckedQkv = &explicitQkv;
-            AttentionResult r = variants[i]->run(qkv, resolved[i], ctx);
-            ctx.checkQkvValuesNow();  // (a no-op unless the variant left them unscanned)
-            for (const auto& w : ctx.warnings()) run->warnings.push_back(variants[i]->info().id + ": " + w);
-            if (r.emptyRowCount > 0)
-                run->warnings.push_back(variants[i]->info().id + ": " + std::to_string(r.emptyRowCount) +
-                                        " query rows have no admissible key; their weights and output are zero");
-            // The exact weights from what the result keeps, as a result file restores them (the
-            // same code, so a tile read back from a file is the tile the run gives).
-            if (auto attached = attachWeights(r, run->q, run->k, run->keyPadding); !attached)
-                throw EngineError(ErrorCode::Internal, attached.error().message);
-            const AttentionResult& first = run->results.empty() ? r : run->results.front();
-            if (run->exactReference < 0 && variants[i]->info().exact && r.n == first.n && r.m == first.m)
-                run->exactReference = static_cast<int>(run->results.size());
-            run->results.push_back(std::move(r));
-        }
-        run->requestJson = requestJson(request, resolved, shape.n);
+        impl.runPlanned(request, progress, plan, qkv, *run);
+        run->requestJson = requestJson(request, plan.resolved, plan.shape.n);
         impl.last = run;
         return std::shared_ptr<const RunResult>(std::move(run));
     });
