@@ -78,301 +78,358 @@ public:
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
 };
 
-AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
-    requireSelfAttention(info().id, qkv);
-    const std::int64_t heads = qkv.heads(), n = qkv.n(), d = qkv.d();
-    std::int64_t clusters = paramInt(params, "clusters");
-    if (clusters == 0) clusters = std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(n))));
-    if (clusters > n) {
-        ctx.warn("clusters = " + std::to_string(clusters) + " is more than the " + std::to_string(n) +
-                 " tokens; using clusters = " + std::to_string(n));
-        clusters = n;
+// The sizes a run uses: clusters (0 = round(sqrt(n)), at most n, with a notice), the window
+// (0 = ceil(n / clusters), at most n: lucidrains' wsz = min(window_size, t)).
+struct RoutingShape {
+    std::int64_t heads = 0, n = 0, d = 0, clusters = 0, iterations = 0, window = 0;
+    bool topw = true, causal = false;
+    float scale = 1.0f;
+};
+
+RoutingShape routingShape(const Qkv& qkv, const ParamValues& params, RunContext& ctx) {
+    RoutingShape s;
+    s.heads = qkv.heads();
+    s.n = qkv.n();
+    s.d = qkv.d();
+    s.clusters = paramInt(params, "clusters");
+    if (s.clusters == 0) s.clusters = std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(s.n))));
+    if (s.clusters > s.n) {
+        ctx.warn("clusters = " + std::to_string(s.clusters) + " is more than the " + std::to_string(s.n) +
+                 " tokens; using clusters = " + std::to_string(s.n));
+        s.clusters = s.n;
     }
-    const std::int64_t iterations = paramInt(params, "iterations");
-    std::int64_t window = paramInt(params, "window_size");
-    if (window == 0) window = (n + clusters - 1) / clusters;
-    window = std::min(window, n);  // lucidrains: wsz = min(window_size, t)
-    const bool topw = paramChoice(params, "mode") == "topw";
-    const bool causal = paramBool(params, "causal");
+    s.iterations = paramInt(params, "iterations");
+    s.window = paramInt(params, "window_size");
+    if (s.window == 0) s.window = (s.n + s.clusters - 1) / s.clusters;
+    s.window = std::min(s.window, s.n);
+    s.topw = paramChoice(params, "mode") == "topw";
+    s.causal = paramBool(params, "causal");
+    s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.d)));
+    return s;
+}
+
+// What a run keeps: the output, the rows' softmax statistics (per (cluster, member) for topw, per
+// query for argmax), the row status and the k-means diagnostics.
+struct RoutingKept {
+    PlainTensor history, assignments, routed, routedCount, clusterQueries, clusterKeys, status, rowShift, rowSum;
+    std::shared_ptr<std::vector<float>> output;
+
+    RoutingKept(const RoutingShape& s, RunContext& ctx) {
+        const std::int64_t heads = s.heads, n = s.n;
+        history = ctx.pool().zeros(DType::F32, {heads, s.iterations + 1, s.clusters, s.d});
+        assignments = ctx.pool().zeros(DType::I64, {heads, s.iterations, 2, n});
+        routed = ctx.pool().zeros(DType::I64, {heads, 2, n});
+        routedCount = ctx.pool().zeros(DType::I64, {heads, n});
+        if (s.topw) {
+            clusterQueries = ctx.pool().zeros(DType::I64, {heads, s.clusters, s.window});
+            clusterKeys = ctx.pool().zeros(DType::I64, {heads, s.clusters, s.window});
+        }
+        status = ctx.pool().zeros(DType::U8, {heads, n});
+        output = ctx.pool().resultBuffer("routing.output", static_cast<std::size_t>(heads * n * s.d));
+        std::fill(output->begin(), output->end(), 0.0f);
+        const std::vector<std::int64_t> statShape =
+            s.topw ? std::vector<std::int64_t>{heads, s.clusters, s.window} : std::vector<std::int64_t>{heads, n};
+        rowShift = ctx.pool().zeros(DType::F32, statShape);
+        rowSum = ctx.pool().zeros(DType::F32, statShape);
+        std::fill(rowShift.f32.begin(), rowShift.f32.end(), -std::numeric_limits<float>::infinity());
+    }
+};
+
+// One head's spherical k-means on x = [q̂; k̂] ([2n, d], normalised rows): initial centroids are
+// `clusters` distinct routing vectors (a partial Fisher-Yates shuffle of 0..2n-1 from the seed, as
+// lucidrains' randperm(2n)[:clusters]); each step assigns every vector to its most similar
+// centroid and sets the centroid to the normalised sum of its members, an empty cluster keeping
+// its centroid (lucidrains kmeans_iter). Similarities are computed a block of vectors at a time and
+// assigned while in cache. Fills the head's history and assignments; returns the final centroids.
+std::vector<float> kmeansHead(std::int64_t h, const float* xp, const RoutingShape& s, std::uint64_t seed, RoutingKept& kept,
+                              float* simBlock, double& flops) {
+    const std::int64_t n = s.n, d = s.d, clusters = s.clusters;
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(2 * n));
+    std::iota(perm.begin(), perm.end(), 0);
+    SeededNormal gen(mixSeed(seed, kInitStream + static_cast<std::uint64_t>(h)));
+    for (std::int64_t t = 0; t < clusters; ++t) {
+        const auto pick = t + static_cast<std::int64_t>(gen.nextU64() % static_cast<std::uint64_t>(2 * n - t));
+        std::swap(perm[static_cast<std::size_t>(t)], perm[static_cast<std::size_t>(pick)]);
+    }
+    std::vector<float> mu(static_cast<std::size_t>(clusters * d));
+    for (std::int64_t c = 0; c < clusters; ++c)
+        std::memcpy(mu.data() + c * d, xp + perm[static_cast<std::size_t>(c)] * d, static_cast<std::size_t>(d) * sizeof(float));
+    float* hist = kept.history.f32.data() + h * (s.iterations + 1) * clusters * d;
+    std::memcpy(hist, mu.data(), static_cast<std::size_t>(clusters * d) * sizeof(float));
+    std::vector<float> sums(static_cast<std::size_t>(clusters * d));
+    std::vector<std::int64_t> sizes(static_cast<std::size_t>(clusters));
+    for (std::int64_t it = 0; it < s.iterations; ++it) {
+        std::fill(sums.begin(), sums.end(), 0.0f);
+        std::fill(sizes.begin(), sizes.end(), 0);
+        std::int64_t* assign = kept.assignments.i64.data() + (h * s.iterations + it) * 2 * n;
+        for (std::int64_t r0 = 0; r0 < 2 * n; r0 += kKmeansBlockRows) {
+            const std::int64_t rows = std::min(kKmeansBlockRows, 2 * n - r0);
+            gemmRowMajor(true, rows, clusters, d, xp + r0 * d, d, mu.data(), d, simBlock, clusters);
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const std::int64_t c = firstMaxIndex(simBlock + r * clusters, clusters);
+                assign[r0 + r] = c;
+                ++sizes[static_cast<std::size_t>(c)];
+                float* sum = sums.data() + c * d;
+                const float* v = xp + (r0 + r) * d;
+                for (std::int64_t e = 0; e < d; ++e) sum[e] += v[e];
+            }
+        }
+        for (std::int64_t c = 0; c < clusters; ++c) {
+            if (sizes[static_cast<std::size_t>(c)] == 0) continue;
+            const float* sum = sums.data() + c * d;
+            double norm = 0;
+            for (std::int64_t e = 0; e < d; ++e) norm += static_cast<double>(sum[e]) * sum[e];
+            const auto inv = static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
+            for (std::int64_t e = 0; e < d; ++e) mu[static_cast<std::size_t>(c * d + e)] = sum[e] * inv;
+        }
+        std::memcpy(hist + (it + 1) * clusters * d, mu.data(), static_cast<std::size_t>(clusters * d) * sizeof(float));
+        flops += 2.0 * 2 * n * clusters * d;
+    }
+    return mu;
+}
+
+// The clusters' query and key lists. topw: each cluster's w most similar queries and keys (simT:
+// [clusters, 2n]); ties go to the lower index (torch.topk leaves them implementation-defined).
+// argmax: every query and key in its nearest cluster.
+std::vector<ClusterAttention> clusterMembers(std::int64_t h, const RoutingShape& s, const float* simT,
+                                             const std::vector<std::int32_t>& nearest, RoutingKept& kept) {
+    const std::int64_t n = s.n, clusters = s.clusters, window = s.window;
+    std::vector<ClusterAttention> groups(static_cast<std::size_t>(clusters));
+    if (!s.topw) {
+        for (std::int64_t t = 0; t < n; ++t) {
+            groups[static_cast<std::size_t>(nearest[static_cast<std::size_t>(t)])].queries.push_back(t);
+            groups[static_cast<std::size_t>(nearest[static_cast<std::size_t>(n + t)])].keys.push_back(t);
+        }
+        return groups;
+    }
+    at::parallel_for(0, 2 * clusters, 1, [&](std::int64_t t0, std::int64_t t1) {
+        std::vector<float> scratch;
+        std::vector<std::int64_t> indexScratch;
+        for (std::int64_t task = t0; task < t1; ++task) {
+            const std::int64_t c = task / 2, side = task % 2;
+            const float* sim = simT + c * 2 * n + side * n;
+            // The w-th largest similarity is the threshold; everything at or above it, in index
+            // order, and the ties at it beyond the w places dropped from the end.
+            const float threshold = wthLargest(sim, n, window, scratch, indexScratch);
+            std::vector<std::int64_t> chosen;
+            chosen.reserve(static_cast<std::size_t>(window) + 16);
+            indicesAtLeast(sim, n, threshold, chosen);
+            auto excess = static_cast<std::int64_t>(chosen.size()) - window;
+            for (auto it = chosen.end(); excess > 0;) {
+                --it;
+                if (sim[*it] == threshold) {
+                    it = chosen.erase(it);
+                    --excess;
+                }
+            }
+            std::copy(chosen.begin(), chosen.end(),
+                      (side == 0 ? kept.clusterQueries : kept.clusterKeys).i64.begin() + (h * clusters + c) * window);
+            (side == 0 ? groups[static_cast<std::size_t>(c)].queries : groups[static_cast<std::size_t>(c)].keys) = std::move(chosen);
+        }
+    });
+    return groups;
+}
+
+// One head's attention inside its clusters: scores = Q_c K_c^T / sqrt(d), masks, row softmax,
+// out += P V_c, one cluster at a time so that its gathered rows and its scores (w x w) stay in
+// cache between the two products and the softmax. Clusters are split over the intra-op threads
+// in fixed ranges; each range adds into its own output rows, summed in range order afterwards.
+struct HeadAttention {
+    std::vector<std::uint8_t> hasEntry;  ///< [n] a query got at least one admissible key
+    std::int64_t entries = 0;
+};
+
+HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape& s, std::vector<ClusterAttention>& groups,
+                             float* outH, RunContext& ctx) {
+    const std::int64_t n = s.n, d = s.d, clusters = s.clusters;
     const std::vector<std::uint8_t>& pad = qkv.keyPadding;
     const auto padded = [&](std::int64_t t) { return !pad.empty() && pad[static_cast<std::size_t>(t)] != 0; };
-    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-
-    AttentionResult result = startResult(info().id, params, qkv);
-    result.params["clusters"] = clusters;  // the values actually used, so the file recomputes
-    result.params["window_size"] = window;
-
-    PlainTensor history = ctx.pool().zeros(DType::F32, {heads, iterations + 1, clusters, d});
-    PlainTensor assignments = ctx.pool().zeros(DType::I64, {heads, iterations, 2, n});
-    PlainTensor routed = ctx.pool().zeros(DType::I64, {heads, 2, n});
-    PlainTensor routedCount = ctx.pool().zeros(DType::I64, {heads, n});
-    PlainTensor clusterQueries, clusterKeys;
-    if (topw) {
-        clusterQueries = ctx.pool().zeros(DType::I64, {heads, clusters, window});
-        clusterKeys = ctx.pool().zeros(DType::I64, {heads, clusters, window});
+    const at::Tensor qh = qkv.q[h].contiguous(), kh = qkv.k[h].contiguous(), vh = qkv.v[h].contiguous();
+    const float* qp = qh.data_ptr<float>();
+    const float* kp = kh.data_ptr<float>();
+    const float* vp = vh.data_ptr<float>();
+    std::int64_t maxRows = 1, maxCols = 1;
+    for (const ClusterAttention& g : groups) {
+        maxRows = std::max(maxRows, static_cast<std::int64_t>(g.queries.size()));
+        maxCols = std::max(maxCols, static_cast<std::int64_t>(g.keys.size()));
     }
-    PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
-    auto outBuffer = ctx.pool().resultBuffer("routing.output", static_cast<std::size_t>(heads * n * d));
-    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
-    out.zero_();
-    // The rows' softmax statistics: per (cluster, member) for topw, per query for argmax.
-    const std::vector<std::int64_t> statShape = topw ? std::vector<std::int64_t>{heads, clusters, window}
-                                                     : std::vector<std::int64_t>{heads, n};
-    PlainTensor rowShift = ctx.pool().zeros(DType::F32, statShape), rowSum = ctx.pool().zeros(DType::F32, statShape);
-    std::fill(rowShift.f32.begin(), rowShift.f32.end(), -std::numeric_limits<float>::infinity());
+    const std::int64_t parts = std::min<std::int64_t>(std::max(1, at::get_num_threads()), clusters);
+    std::vector<ClusterPart> partState(static_cast<std::size_t>(parts));
+    for (std::int64_t part = 0; part < parts; ++part) {
+        ClusterPart& ps = partState[static_cast<std::size_t>(part)];
+        const std::string tag = "routing.part" + std::to_string(part);
+        ps.gatherQ = ctx.pool().workspace(tag + ".q", {maxRows * d}).data_ptr<float>();
+        ps.gatherKV = ctx.pool().workspace(tag + ".kv", {maxCols * d}).data_ptr<float>();
+        ps.scores = ctx.pool().workspace(tag + ".scores", {maxRows * maxCols}).data_ptr<float>();
+        ps.rowOut = ctx.pool().workspace(tag + ".o", {maxRows * d}).data_ptr<float>();
+        if (part == 0) {
+            ps.acc = outH;
+        } else {
+            ps.acc = ctx.pool().workspace(tag + ".acc", {n * d}).data_ptr<float>();
+            std::fill(ps.acc, ps.acc + n * d, 0.0f);
+        }
+        ps.hasEntry.assign(static_cast<std::size_t>(n), 0);
+        ps.rowEmpty.assign(static_cast<std::size_t>(maxRows), 0);
+    }
+    const auto gatherRows = [d](const float* base, const std::vector<std::int64_t>& rows, float* dst) {
+        for (std::size_t r = 0; r < rows.size(); ++r)
+            std::memcpy(dst + static_cast<std::int64_t>(r) * d, base + rows[r] * d, static_cast<std::size_t>(d) * sizeof(float));
+    };
+    const auto runCluster = [&](ClusterPart& ps, ClusterAttention& g) {
+        const auto rows = static_cast<std::int64_t>(g.queries.size());
+        const auto cols = static_cast<std::int64_t>(g.keys.size());
+        if (rows == 0 || cols == 0) return;
+        gatherRows(qp, g.queries, ps.gatherQ);
+        gatherRows(kp, g.keys, ps.gatherKV);
+        float* sp = ps.scores;
+        gemmRowMajor(true, rows, cols, d, ps.gatherQ, d, ps.gatherKV, d, sp, cols);
+        if (s.causal || !pad.empty())
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
+                float* row = sp + r * cols;
+                for (std::int64_t e = 0; e < cols; ++e) {
+                    const std::int64_t j = g.keys[static_cast<std::size_t>(e)];
+                    if (padded(j) || (s.causal && j > i)) row[e] = kMaskedScore;
+                }
+                if (padded(i)) std::fill(row, row + cols, kMaskedScore);
+            }
+        std::fill(ps.rowEmpty.begin(), ps.rowEmpty.begin() + rows, 0);
+        g.rowShift.assign(static_cast<std::size_t>(rows), -std::numeric_limits<float>::infinity());
+        g.rowSum.assign(static_cast<std::size_t>(rows), 0.0f);
+        softmaxRowsInPlace(sp, rows, cols, cols, s.scale, ps.rowEmpty.data(), g.rowShift.data(), g.rowSum.data());
+        gatherRows(vp, g.keys, ps.gatherKV);
+        gemmRowMajor(false, rows, d, cols, sp, cols, ps.gatherKV, d, ps.rowOut, d);
+        for (std::int64_t r = 0; r < rows; ++r) {
+            if (ps.rowEmpty[static_cast<std::size_t>(r)]) continue;
+            const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
+            ps.hasEntry[static_cast<std::size_t>(i)] = 1;
+            float* o = ps.acc + i * d;
+            const float* src = ps.rowOut + r * d;
+            for (std::int64_t e = 0; e < d; ++e) o[e] += src[e];
+        }
+        ps.entries += rows * cols;
+    };
+    {
+        std::optional<SingleThreadedBlas> singleBlas;
+        if (parts > 1) singleBlas.emplace();
+        at::parallel_for(0, parts, 1, [&](std::int64_t p0, std::int64_t p1) {
+            c10::InferenceMode guard;  // the caller's mode is thread-local
+            for (std::int64_t part = p0; part < p1; ++part)
+                for (std::int64_t c = part * clusters / parts; c < (part + 1) * clusters / parts; ++c)
+                    runCluster(partState[static_cast<std::size_t>(part)], groups[static_cast<std::size_t>(c)]);
+        });
+    }
+    HeadAttention out;
+    out.hasEntry.assign(static_cast<std::size_t>(n), 0);
+    for (std::int64_t part = 0; part < parts; ++part) {
+        const ClusterPart& ps = partState[static_cast<std::size_t>(part)];
+        if (part > 0)
+            for (std::int64_t e = 0; e < n * d; ++e) outH[e] += ps.acc[e];
+        for (std::int64_t i = 0; i < n; ++i) out.hasEntry[static_cast<std::size_t>(i)] |= ps.hasEntry[static_cast<std::size_t>(i)];
+        out.entries += ps.entries;
+    }
+    return out;
+}
+
+// Scatter-mean (topw: sum / (count + 1e-5)) and the row status (2 padded query, 1 nothing
+// admissible: unrouted, or every routed row masked); the clusters' row statistics kept.
+std::int64_t finishHead(std::int64_t h, const RoutingShape& s, const Qkv& qkv, const std::vector<ClusterAttention>& groups,
+                        const HeadAttention& attended, float* outH, RoutingKept& kept) {
+    const std::int64_t n = s.n, d = s.d;
+    const std::int64_t* count = kept.routedCount.i64.data() + h * n;
+    std::int64_t emptyRows = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double divisor = s.topw ? static_cast<double>(count[i]) + kScatterBias : 1.0;
+        const auto inv = static_cast<float>(1.0 / divisor);
+        for (std::int64_t e = 0; e < d; ++e) outH[i * d + e] *= inv;
+        if (!qkv.keyPadding.empty() && qkv.keyPadding[static_cast<std::size_t>(i)]) {
+            kept.status.u8[static_cast<std::size_t>(h * n + i)] = 2;
+        } else if (!attended.hasEntry[static_cast<std::size_t>(i)]) {
+            kept.status.u8[static_cast<std::size_t>(h * n + i)] = 1;
+            ++emptyRows;
+        }
+    }
+    for (std::int64_t c = 0; c < s.clusters; ++c) {
+        const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
+        for (std::size_t r = 0; r < g.rowShift.size(); ++r) {
+            const std::size_t at = s.topw ? static_cast<std::size_t>((h * s.clusters + c) * s.window) + r
+                                          : static_cast<std::size_t>(h * n + g.queries[r]);
+            kept.rowShift.f32[at] = g.rowShift[r];
+            kept.rowSum.f32[at] = g.rowSum[r];
+        }
+    }
+    return emptyRows;
+}
+
+void keepRoutingDiagnostics(const RoutingShape& s, RoutingKept& kept, AttentionResult& result, RunContext& ctx) {
+    PlainTensor centroids = ctx.pool().zeros(DType::F32, {s.heads, s.clusters, s.d});
+    for (std::int64_t h = 0; h < s.heads; ++h)
+        std::copy_n(kept.history.f32.begin() + (h * (s.iterations + 1) + s.iterations) * s.clusters * s.d, s.clusters * s.d,
+                    centroids.f32.begin() + h * s.clusters * s.d);
+    result.diagnostics["centroids"] = std::move(centroids);
+    result.diagnostics["centroid_history"] = std::move(kept.history);
+    result.diagnostics["assignments"] = std::move(kept.assignments);
+    result.diagnostics["nearest"] = std::move(kept.routed);
+    result.diagnostics["routed_count"] = std::move(kept.routedCount);
+    if (s.topw) {
+        result.diagnostics["cluster_queries"] = std::move(kept.clusterQueries);
+        result.diagnostics["cluster_keys"] = std::move(kept.clusterKeys);
+    }
+}
+
+AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    requireSelfAttention(info().id, qkv);
+    const RoutingShape s = routingShape(qkv, params, ctx);
+    AttentionResult result = startResult(info().id, params, qkv);
+    result.params["clusters"] = s.clusters;  // the values actually used, so the file recomputes
+    result.params["window_size"] = s.window;
+    RoutingKept kept(s, ctx);
     double flops = 0, kmeansSeconds = 0, attentionSeconds = 0;  // stages summed over heads
     std::int64_t entriesComputed = 0, emptyRows = 0;
 
     float* simBlock =
-        ctx.pool().workspace("routing.sim_block", {std::min(kKmeansBlockRows, 2 * n) * clusters}).data_ptr<float>();
+        ctx.pool().workspace("routing.sim_block", {std::min(kKmeansBlockRows, 2 * s.n) * s.clusters}).data_ptr<float>();
     std::vector<float> columnBest;
-    std::vector<std::int32_t> nearestCluster;
-    for (std::int64_t h = 0; h < heads; ++h) {
+    std::vector<std::int32_t> nearest;
+    for (std::int64_t h = 0; h < s.heads; ++h) {
         auto stageStart = std::chrono::steady_clock::now();
-        // x: [2n, d] = [q̂; k̂], the routing vectors; mu: [clusters, d]
-        // The large per-head temporaries live in pooled workspaces: fresh [2n, clusters] tensors
-        // per iteration and head cost more in page faults than the GEMMs that fill them.
-        at::Tensor x = ctx.pool().workspace("routing.x", {2 * n, d});
+        // x: [2n, d] = [q̂; k̂], the routing vectors (pooled: fresh per-head tensors cost more in
+        // page faults than the GEMMs that fill them)
+        at::Tensor x = ctx.pool().workspace("routing.x", {2 * s.n, s.d});
         at::cat_out(x, {qkv.q[h], qkv.k[h]}, 0);
-        x.div_(x.norm(2, 1, true).clamp_min(1e-12));  // normalizeRows, in place
+        x.div_(x.norm(2, 1, true).clamp_min(1e-12));
         const float* xp = x.data_ptr<float>();
-        // Initial centroids: `clusters` distinct routing vectors, chosen by a partial Fisher–Yates
-        // shuffle of 0..2n-1 driven by the seed (lucidrains: randperm(2n)[:clusters]).
-        std::vector<std::int64_t> perm(static_cast<std::size_t>(2 * n));
-        std::iota(perm.begin(), perm.end(), 0);
-        SeededNormal gen(mixSeed(ctx.seed, kInitStream + static_cast<std::uint64_t>(h)));
-        for (std::int64_t t = 0; t < clusters; ++t) {
-            const auto pick = t + static_cast<std::int64_t>(gen.nextU64() % static_cast<std::uint64_t>(2 * n - t));
-            std::swap(perm[static_cast<std::size_t>(t)], perm[static_cast<std::size_t>(pick)]);
-        }
-        std::vector<float> mu(static_cast<std::size_t>(clusters * d));
-        for (std::int64_t c = 0; c < clusters; ++c)
-            std::memcpy(mu.data() + c * d, xp + perm[static_cast<std::size_t>(c)] * d, static_cast<std::size_t>(d) * sizeof(float));
-        float* hist = history.f32.data() + h * (iterations + 1) * clusters * d;
-        std::memcpy(hist, mu.data(), static_cast<std::size_t>(clusters * d) * sizeof(float));
-        // One step: assign to the most similar centroid, centroid = normalised sum of its members;
-        // a cluster left empty keeps its centroid (lucidrains kmeans_iter). The similarities are
-        // computed for a block of vectors at a time and assigned while still in cache: a whole
-        // [2n, clusters] matrix per step was written, zeroed and read back through memory.
-        std::vector<float> sums(static_cast<std::size_t>(clusters * d));
-        std::vector<std::int64_t> sizes(static_cast<std::size_t>(clusters));
-        for (std::int64_t it = 0; it < iterations; ++it) {
-            std::fill(sums.begin(), sums.end(), 0.0f);
-            std::fill(sizes.begin(), sizes.end(), 0);
-            std::int64_t* assign = assignments.i64.data() + (h * iterations + it) * 2 * n;
-            for (std::int64_t r0 = 0; r0 < 2 * n; r0 += kKmeansBlockRows) {
-                const std::int64_t rows = std::min(kKmeansBlockRows, 2 * n - r0);
-                gemmRowMajor(true, rows, clusters, d, xp + r0 * d, d, mu.data(), d, simBlock, clusters);
-                for (std::int64_t r = 0; r < rows; ++r) {
-                    const std::int64_t c = firstMaxIndex(simBlock + r * clusters, clusters);
-                    assign[r0 + r] = c;
-                    ++sizes[static_cast<std::size_t>(c)];
-                    float* sum = sums.data() + c * d;
-                    const float* v = xp + (r0 + r) * d;
-                    for (std::int64_t e = 0; e < d; ++e) sum[e] += v[e];
-                }
-            }
-            for (std::int64_t c = 0; c < clusters; ++c) {
-                if (sizes[static_cast<std::size_t>(c)] == 0) continue;
-                const float* sum = sums.data() + c * d;
-                double norm = 0;
-                for (std::int64_t e = 0; e < d; ++e) norm += static_cast<double>(sum[e]) * sum[e];
-                const auto inv = static_cast<float>(1.0 / std::max(std::sqrt(norm), 1e-12));
-                for (std::int64_t e = 0; e < d; ++e) mu[static_cast<std::size_t>(c * d + e)] = sum[e] * inv;
-            }
-            std::memcpy(hist + (it + 1) * clusters * d, mu.data(), static_cast<std::size_t>(clusters * d) * sizeof(float));
-            flops += 2.0 * 2 * n * clusters * d;
-        }
+        const std::vector<float> mu = kmeansHead(h, xp, s, ctx.seed, kept, simBlock, flops);
         // simT: [clusters, 2n], the similarities to the final centroids, one row per cluster as
         // the top-w selection reads them; nearest: the first most similar centroid per vector.
-        at::Tensor simT = ctx.pool().workspace("routing.sim_t", {clusters, 2 * n});
-        gemmRowMajor(true, clusters, 2 * n, d, mu.data(), d, xp, d, simT.data_ptr<float>(), 2 * n);
-        flops += 2.0 * 2 * n * clusters * d;
-        firstMaxRowPerColumn(simT.data_ptr<float>(), clusters, 2 * n, 2 * n, columnBest, nearestCluster);
-        std::copy(nearestCluster.begin(), nearestCluster.end(), routed.i64.begin() + h * 2 * n);
-        const std::vector<std::int32_t>& nearest = nearestCluster;
+        at::Tensor simT = ctx.pool().workspace("routing.sim_t", {s.clusters, 2 * s.n});
+        gemmRowMajor(true, s.clusters, 2 * s.n, s.d, mu.data(), s.d, xp, s.d, simT.data_ptr<float>(), 2 * s.n);
+        flops += 2.0 * 2 * s.n * s.clusters * s.d;
+        firstMaxRowPerColumn(simT.data_ptr<float>(), s.clusters, 2 * s.n, 2 * s.n, columnBest, nearest);
+        std::copy(nearest.begin(), nearest.end(), kept.routed.i64.begin() + h * 2 * s.n);
         auto now = std::chrono::steady_clock::now();
         kmeansSeconds += std::chrono::duration<double>(now - stageStart).count();
         stageStart = now;
-        // The clusters' query and key lists.
-        std::vector<ClusterAttention> groups(static_cast<std::size_t>(clusters));
-        if (topw) {
-            // Each cluster's w most similar queries and keys; ties go to the lower index
-            // (torch.topk leaves them implementation-defined). simT: [clusters, 2n]
-            const float* dp = simT.data_ptr<float>();
-            at::parallel_for(0, 2 * clusters, 1, [&](std::int64_t t0, std::int64_t t1) {
-                std::vector<float> scratch;
-                std::vector<std::int64_t> indexScratch;
-                for (std::int64_t task = t0; task < t1; ++task) {
-                    const std::int64_t c = task / 2, side = task % 2;
-                    const float* sim = dp + c * 2 * n + side * n;
-                    // The w-th largest similarity is the threshold; everything at or above it, in
-                    // index order, and the ties at it beyond the w places dropped from the end
-                    // (ties go to the lower index).
-                    const float threshold = wthLargest(sim, n, window, scratch, indexScratch);
-                    std::vector<std::int64_t> chosen;
-                    chosen.reserve(static_cast<std::size_t>(window) + 16);
-                    indicesAtLeast(sim, n, threshold, chosen);
-                    auto excess = static_cast<std::int64_t>(chosen.size()) - window;
-                    for (auto it = chosen.end(); excess > 0;) {
-                        --it;
-                        if (sim[*it] == threshold) {
-                            it = chosen.erase(it);
-                            --excess;
-                        }
-                    }
-                    std::copy(chosen.begin(), chosen.end(),
-                              (side == 0 ? clusterQueries : clusterKeys).i64.begin() + (h * clusters + c) * window);
-                    (side == 0 ? groups[static_cast<std::size_t>(c)].queries : groups[static_cast<std::size_t>(c)].keys) =
-                        std::move(chosen);
-                }
-            });
-        } else {
-            for (std::int64_t t = 0; t < n; ++t) {
-                groups[static_cast<std::size_t>(nearest[static_cast<std::size_t>(t)])].queries.push_back(t);
-                groups[static_cast<std::size_t>(nearest[static_cast<std::size_t>(n + t)])].keys.push_back(t);
-            }
-        }
 
-        // Per cluster: scores = Q_c K_c^T / sqrt(d), masks, row softmax, out += P V_c, one cluster
-        // at a time so that its gathered rows and its scores (w x w) stay in cache between the two
-        // products and the softmax (batches of clusters streamed 16 MB of scores through memory
-        // three times). Clusters are split over the intra-op threads in fixed ranges; each range
-        // adds into its own output rows, summed in range order afterwards.
-        const at::Tensor qh = qkv.q[h].contiguous(), kh = qkv.k[h].contiguous(), vh = qkv.v[h].contiguous();
-        const float* qp = qh.data_ptr<float>();
-        const float* kp = kh.data_ptr<float>();
-        const float* vp = vh.data_ptr<float>();
-        float* outH = out[h].data_ptr<float>();
-        std::int64_t* count = routedCount.i64.data() + h * n;
-        std::int64_t maxRows = 1, maxCols = 1;
-        for (const ClusterAttention& g : groups) {
+        std::vector<ClusterAttention> groups = clusterMembers(h, s, simT.data_ptr<float>(), nearest, kept);
+        std::int64_t* count = kept.routedCount.i64.data() + h * s.n;
+        for (const ClusterAttention& g : groups)
             for (std::int64_t i : g.queries) ++count[i];
-            maxRows = std::max(maxRows, static_cast<std::int64_t>(g.queries.size()));
-            maxCols = std::max(maxCols, static_cast<std::int64_t>(g.keys.size()));
-        }
-        const std::int64_t parts = std::min<std::int64_t>(std::max(1, at::get_num_threads()), clusters);
-        std::vector<ClusterPart> partState(static_cast<std::size_t>(parts));
-        for (std::int64_t part = 0; part < parts; ++part) {
-            ClusterPart& ps = partState[static_cast<std::size_t>(part)];
-            const std::string tag = "routing.part" + std::to_string(part);
-            ps.gatherQ = ctx.pool().workspace(tag + ".q", {maxRows * d}).data_ptr<float>();
-            ps.gatherKV = ctx.pool().workspace(tag + ".kv", {maxCols * d}).data_ptr<float>();
-            ps.scores = ctx.pool().workspace(tag + ".scores", {maxRows * maxCols}).data_ptr<float>();
-            ps.rowOut = ctx.pool().workspace(tag + ".o", {maxRows * d}).data_ptr<float>();
-            if (part == 0) {
-                ps.acc = outH;
-            } else {
-                ps.acc = ctx.pool().workspace(tag + ".acc", {n * d}).data_ptr<float>();
-                std::fill(ps.acc, ps.acc + n * d, 0.0f);
-            }
-            ps.hasEntry.assign(static_cast<std::size_t>(n), 0);
-            ps.rowEmpty.assign(static_cast<std::size_t>(maxRows), 0);
-        }
-        const auto gatherRows = [d](const float* base, const std::vector<std::int64_t>& rows, float* dst) {
-            for (std::size_t r = 0; r < rows.size(); ++r)
-                std::memcpy(dst + static_cast<std::int64_t>(r) * d, base + rows[r] * d, static_cast<std::size_t>(d) * sizeof(float));
-        };
-        const auto runCluster = [&](ClusterPart& ps, ClusterAttention& g) {
-            const auto rows = static_cast<std::int64_t>(g.queries.size());
-            const auto cols = static_cast<std::int64_t>(g.keys.size());
-            if (rows == 0 || cols == 0) return;
-            gatherRows(qp, g.queries, ps.gatherQ);
-            gatherRows(kp, g.keys, ps.gatherKV);
-            float* sp = ps.scores;
-            gemmRowMajor(true, rows, cols, d, ps.gatherQ, d, ps.gatherKV, d, sp, cols);
-            if (causal || !pad.empty())
-                for (std::int64_t r = 0; r < rows; ++r) {
-                    const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
-                    float* row = sp + r * cols;
-                    for (std::int64_t e = 0; e < cols; ++e) {
-                        const std::int64_t j = g.keys[static_cast<std::size_t>(e)];
-                        if (padded(j) || (causal && j > i)) row[e] = kMaskedScore;
-                    }
-                    if (padded(i)) std::fill(row, row + cols, kMaskedScore);
-                }
-            std::fill(ps.rowEmpty.begin(), ps.rowEmpty.begin() + rows, 0);
-            g.rowShift.assign(static_cast<std::size_t>(rows), -std::numeric_limits<float>::infinity());
-            g.rowSum.assign(static_cast<std::size_t>(rows), 0.0f);
-            softmaxRowsInPlace(sp, rows, cols, cols, scale, ps.rowEmpty.data(), g.rowShift.data(), g.rowSum.data());
-            gatherRows(vp, g.keys, ps.gatherKV);
-            gemmRowMajor(false, rows, d, cols, sp, cols, ps.gatherKV, d, ps.rowOut, d);
-            for (std::int64_t r = 0; r < rows; ++r) {
-                if (ps.rowEmpty[static_cast<std::size_t>(r)]) continue;
-                const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
-                ps.hasEntry[static_cast<std::size_t>(i)] = 1;
-                float* o = ps.acc + i * d;
-                const float* src = ps.rowOut + r * d;
-                for (std::int64_t e = 0; e < d; ++e) o[e] += src[e];
-            }
-            ps.entries += rows * cols;
-        };
-        {
-            std::optional<SingleThreadedBlas> singleBlas;
-            if (parts > 1) singleBlas.emplace();
-            at::parallel_for(0, parts, 1, [&](std::int64_t p0, std::int64_t p1) {
-                c10::InferenceMode guard;  // the caller's mode is thread-local
-                for (std::int64_t part = p0; part < p1; ++part)
-                    for (std::int64_t c = part * clusters / parts; c < (part + 1) * clusters / parts; ++c)
-                        runCluster(partState[static_cast<std::size_t>(part)], groups[static_cast<std::size_t>(c)]);
-            });
-        }
-        std::vector<std::uint8_t> hasEntry(static_cast<std::size_t>(n), 0);
-        for (std::int64_t part = 0; part < parts; ++part) {
-            const ClusterPart& ps = partState[static_cast<std::size_t>(part)];
-            if (part > 0)
-                for (std::int64_t e = 0; e < n * d; ++e) outH[e] += ps.acc[e];
-            for (std::int64_t i = 0; i < n; ++i) hasEntry[static_cast<std::size_t>(i)] |= ps.hasEntry[static_cast<std::size_t>(i)];
-            entriesComputed += ps.entries;
-            flops += 4.0 * static_cast<double>(ps.entries) * static_cast<double>(d);
-        }
-        ctx.checkpoint("attention", (h + 1) * clusters, heads * clusters);
-
-        // Scatter-mean (topw) and row status: 2 padded query, 1 nothing admissible (unrouted,
-        // or every routed row masked).
-        std::vector<double> divisor(static_cast<std::size_t>(n), 1.0);
-        for (std::int64_t i = 0; i < n; ++i) {
-            if (topw) divisor[static_cast<std::size_t>(i)] = static_cast<double>(count[i]) + kScatterBias;
-            const auto inv = static_cast<float>(1.0 / divisor[static_cast<std::size_t>(i)]);
-            for (std::int64_t e = 0; e < d; ++e) outH[i * d + e] *= inv;
-            if (padded(i)) {
-                status.u8[static_cast<std::size_t>(h * n + i)] = 2;
-            } else if (!hasEntry[static_cast<std::size_t>(i)]) {
-                status.u8[static_cast<std::size_t>(h * n + i)] = 1;
-                ++emptyRows;
-            }
-        }
-
-        for (std::int64_t c = 0; c < clusters; ++c) {
-            const ClusterAttention& g = groups[static_cast<std::size_t>(c)];
-            for (std::size_t r = 0; r < g.rowShift.size(); ++r) {
-                const std::size_t at = topw ? static_cast<std::size_t>((h * clusters + c) * window) + r
-                                            : static_cast<std::size_t>(h * n + g.queries[r]);
-                rowShift.f32[at] = g.rowShift[r];
-                rowSum.f32[at] = g.rowSum[r];
-            }
-        }
+        float* outH = kept.output->data() + h * s.n * s.d;
+        const HeadAttention attended = attendClusters(h, qkv, s, groups, outH, ctx);
+        entriesComputed += attended.entries;
+        flops += 4.0 * static_cast<double>(attended.entries) * static_cast<double>(s.d);
+        ctx.checkpoint("attention", (h + 1) * s.clusters, s.heads * s.clusters);
+        emptyRows += finishHead(h, s, qkv, groups, attended, outH, kept);
         attentionSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stageStart).count();
     }
 
-    result.output = SharedTensorF32{{heads, n, d}, outBuffer};
-    result.stats["row_max"] = std::move(rowShift);
-    result.stats["row_sum"] = std::move(rowSum);
+    result.output = SharedTensorF32{{s.heads, s.n, s.d}, kept.output};
+    result.stats["row_max"] = std::move(kept.rowShift);
+    result.stats["row_sum"] = std::move(kept.rowSum);
     result.emptyRowCount = emptyRows;
-    keepRowStatus(std::move(status), result, ctx);
-    PlainTensor centroids = ctx.pool().zeros(DType::F32, {heads, clusters, d});
-    for (std::int64_t h = 0; h < heads; ++h)
-        std::copy_n(history.f32.begin() + (h * (iterations + 1) + iterations) * clusters * d, clusters * d,
-                    centroids.f32.begin() + h * clusters * d);
-    result.diagnostics["centroids"] = std::move(centroids);
-    result.diagnostics["centroid_history"] = std::move(history);
-    result.diagnostics["assignments"] = std::move(assignments);
-    result.diagnostics["nearest"] = std::move(routed);
-    result.diagnostics["routed_count"] = std::move(routedCount);
-    if (topw) {
-        result.diagnostics["cluster_queries"] = std::move(clusterQueries);
-        result.diagnostics["cluster_keys"] = std::move(clusterKeys);
-    }
+    keepRowStatus(std::move(kept.status), result, ctx);
+    keepRoutingDiagnostics(s, kept, result, ctx);
 
     auto& counters = ctx.counters();
     counters.stages.push_back(StageTime{"kmeans", kmeansSeconds});
@@ -380,7 +437,8 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     counters.seconds += kmeansSeconds + attentionSeconds;
     counters.flops = flops;
     counters.entriesComputed = entriesComputed;
-    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(entriesComputed) * 4 / std::max<std::int64_t>(1, heads));
+    ctx.noteBytes(kept.output->size() * sizeof(float) +
+                  static_cast<std::uint64_t>(entriesComputed) * 4 / std::max<std::int64_t>(1, s.heads));
     result.counters = counters;
     return result;
 }
