@@ -190,9 +190,10 @@ public:
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
 };
 
-AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
-    requireSelfAttention(info().id, qkv);
-    const std::int64_t heads = qkv.heads(), n = qkv.n(), d = qkv.d();
+// The settings a run uses: n_buckets even (0: lucidrains' n / bucket_size, buckets of about one
+// chunk, rounded up to even; trax's 2n / chunk_len doubles the hashing GEMM for the same chunks),
+// chunk_len at most n (with a notice), each round padded to a multiple of chunk_len.
+ReformerSettings reformerSettings(const ParamValues& params, std::int64_t n, RunContext& ctx) {
     ReformerSettings s;
     s.buckets = paramInt(params, "n_buckets");
     s.hashes = paramInt(params, "n_hashes");
@@ -210,42 +211,219 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
                  " tokens; using chunk_len = " + std::to_string(n));
         s.chunkLen = n;
     }
-    // Auto: lucidrains' n / bucket_size (buckets of about one chunk), rounded up to even. trax's
-    // 2·n / chunk_len doubles the hashing GEMM for the same chunk structure.
     if (s.buckets == 0) s.buckets = std::max<std::int64_t>(2, (n / s.chunkLen + 1) / 2 * 2);
     s.nPad = (n + s.chunkLen - 1) / s.chunkLen * s.chunkLen;
     if (s.nPad != n)
         ctx.warn("n = " + std::to_string(n) + " is not a multiple of chunk_len = " + std::to_string(s.chunkLen) +
                  "; each hash round is padded with " + std::to_string(s.nPad - n) +
                  " masked slots after its last bucket (padded keys get weight 0, padded queries are dropped)");
+    return s;
+}
 
-    AttentionResult result = startResult(info().id, params, qkv);
-    result.params["n_buckets"] = s.buckets;  // the values actually used, so the file recomputes
-    result.params["chunk_len"] = s.chunkLen;
-    const std::int64_t L = s.chunkLen, WL = s.window(), C = s.chunks();
-    const std::vector<std::uint8_t>& keyPad = qkv.keyPadding;
-    const auto padded = [&](std::int64_t t) { return !keyPad.empty() && keyPad[static_cast<std::size_t>(t)] != 0; };
-    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+// The hash stage: the random rotations, every token's bucket per round and the rounds' sorted
+// orders (kept as diagnostics).
+struct LshHashes {
+    at::Tensor rotations;
+    PlainTensor buckets, sorted;  ///< I64 [H, rounds, n], [H, rounds, nPad]
+    std::vector<LshOrder> orders;  ///< per head
+};
 
-    ctx.beginStage("hash");
-    const at::Tensor rotations = drawRotations(heads, d, s, ctx.seed);
-    PlainTensor buckets = ctx.pool().zeros(DType::I64, {heads, s.hashes, n});
-    PlainTensor sorted = ctx.pool().zeros(DType::I64, {heads, s.hashes, s.nPad});
-    std::vector<LshOrder> orders;
+LshHashes hashHeads(const Qkv& qkv, const ReformerSettings& s, RunContext& ctx) {
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), d = qkv.d();
+    LshHashes out;
+    out.rotations = drawRotations(heads, d, s, ctx.seed);
+    out.buckets = ctx.pool().zeros(DType::I64, {heads, s.hashes, n});
+    out.sorted = ctx.pool().zeros(DType::I64, {heads, s.hashes, s.nPad});
     const at::Tensor queries = qkv.q.contiguous();
     float* projBlock =
         ctx.pool().workspace("reformer.proj", {std::min(kHashBlockRows, n) * s.hashes * (s.buckets / 2)}).data_ptr<float>();
     for (std::int64_t h = 0; h < heads; ++h) {
-        orders.push_back(hashAndSort(queries[h].data_ptr<float>(), n, d, rotations[h].data_ptr<float>(), s, projBlock,
-                                     buckets.i64.data() + h * s.hashes * n));
-        std::copy(orders.back().token.begin(), orders.back().token.end(), sorted.i64.begin() + h * s.hashes * s.nPad);
+        out.orders.push_back(hashAndSort(queries[h].data_ptr<float>(), n, d, out.rotations[h].data_ptr<float>(), s, projBlock,
+                                         out.buckets.i64.data() + h * s.hashes * n));
+        std::copy(out.orders.back().token.begin(), out.orders.back().token.end(), out.sorted.i64.begin() + h * s.hashes * s.nPad);
     }
+    return out;
+}
+
+// One head's shared-QK attention over its sorted chunks, round by round, then the rounds combined
+// by their log-sum-exp (lucidrains' LSHAttention in eval mode).
+class ReformerHead {
+public:
+    ReformerHead(const ReformerSettings& s, std::int64_t n, std::int64_t d, const std::vector<std::uint8_t>& keyPadding,
+                 RunContext& ctx)
+        : m_s(s), m_n(n), m_d(d), m_keyPad(keyPadding), m_ctx(ctx),
+          m_scale(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)))),
+          m_lse(static_cast<std::size_t>(s.hashes * n)), m_roundMax(static_cast<std::size_t>(s.hashes * n)) {}
+
+    /// q, keys (normalised q), v: the head's [n, d]; fills its output, round weights and row
+    /// statistics (rowMax, rowSum [n]) and marks padded rows in status.
+    void run(std::int64_t h, std::int64_t heads, const LshOrder& order, const float* q, const float* keys, const float* v,
+             float* out, float* roundWeights, float* rowMax, float* rowSum, std::uint8_t* status) {
+        m_order = &order;
+        m_q = q;
+        at::Tensor rounds = m_ctx.pool().workspace("reformer.rounds", {m_s.hashes, m_n, m_d});
+        m_roundOut = rounds.data_ptr<float>();
+        extendKeys(keys, v);
+        const std::int64_t chunks = m_s.chunks();
+        const std::int64_t groups = (chunks + kChunksPerGroup - 1) / kChunksPerGroup;
+        for (std::int64_t grp = 0; grp < groups; ++grp) {
+            attendGroup(grp * kChunksPerGroup, std::min(kChunksPerGroup, chunks - grp * kChunksPerGroup));
+            m_ctx.checkpoint("attention", h * groups + grp + 1, heads * groups);
+        }
+        combineRounds(out, roundWeights, rowMax, rowSum, status);
+    }
+
+private:
+    bool padded(std::int64_t t) const { return !m_keyPad.empty() && m_keyPad[static_cast<std::size_t>(t)] != 0; }
+
+    void copyRow(float* dst, const float* src, std::int32_t t) const {
+        if (t < 0) std::fill(dst, dst + m_d, 0.0f);
+        else std::memcpy(dst, src + static_cast<std::int64_t>(t) * m_d, static_cast<std::size_t>(m_d) * sizeof(float));
+    }
+
+    // The sorted keys and values once, with the last `before` chunks repeated in front and the
+    // first `after` chunks behind: every chunk's window (chunks c - before .. c + after, wrapping)
+    // is then the contiguous rows c·L .. c·L + WL of these copies, read in place by the products.
+    void extendKeys(const float* keys, const float* v) {
+        const std::int64_t L = m_s.chunkLen, C = m_s.chunks(), extChunks = C + m_s.before + m_s.after;
+        m_extK = m_ctx.pool().workspace("reformer.ext_k", {extChunks * L * m_d}).data_ptr<float>();
+        m_extV = m_ctx.pool().workspace("reformer.ext_v", {extChunks * L * m_d}).data_ptr<float>();
+        m_keyToken.resize(static_cast<std::size_t>(extChunks * L));
+        m_keyBucket.resize(static_cast<std::size_t>(extChunks * L));
+        for (std::int64_t e = 0; e < extChunks; ++e) {
+            const std::int64_t wc = ((e - m_s.before) % C + C) % C;
+            for (std::int64_t b = 0; b < L; ++b) {
+                const std::int32_t t = m_order->token[static_cast<std::size_t>(wc * L + b)];
+                m_keyToken[static_cast<std::size_t>(e * L + b)] = t;
+                m_keyBucket[static_cast<std::size_t>(e * L + b)] = m_order->bucket[static_cast<std::size_t>(wc * L + b)];
+                copyRow(m_extK + (e * L + b) * m_d, keys, t);
+                copyRow(m_extV + (e * L + b) * m_d, v, t);
+            }
+        }
+    }
+
+    // One query row of chunk c in sorted slot `slot`: masks (in the reference's order: padding,
+    // causal, self, other bucket), then the round's softmax in place; its log-sum-exp kept.
+    void softmaxRow(float* x, std::int64_t c, std::int64_t slot) {
+        const std::int64_t WL = m_s.window(), L = m_s.chunkLen;
+        const std::int32_t i = m_order->token[static_cast<std::size_t>(slot)];
+        if (i < 0 || padded(i)) {
+            std::fill(x, x + WL, 0.0f);
+            return;
+        }
+        const std::int64_t round = slot / m_s.nPad;
+        const std::int32_t qBucket = m_order->bucket[static_cast<std::size_t>(slot)];
+        const std::int32_t* kt = m_keyToken.data() + c * L;
+        const std::int32_t* kb = m_keyBucket.data() + c * L;
+        if (m_keyPad.empty() && m_s.acrossBuckets) {
+            maskRowFast(x, kt, WL, i, m_scale, m_s.causal);
+        } else {
+            for (std::int64_t e = 0; e < WL; ++e) {
+                const std::int32_t j = kt[e];
+                float value = x[e] * m_scale;
+                if (j < 0 || padded(j) || (m_s.causal && i < j)) value = kMaskedScore;
+                if (j == i) value = kSelfScore;
+                if (!m_s.acrossBuckets && kb[e] != qBucket) value = kMaskedScore;
+                x[e] = value;
+            }
+        }
+        // x - max is exact in float even near the self value -5e4, where the float ulp is 0.004;
+        // the log-sum-exp itself is kept in double for the same reason.
+        float mx = 0, sum = 0;
+        expRowsInPlace(x, 1, WL, WL, 1.0f, &mx, &sum);
+        const float inv = 1.0f / sum;
+        for (std::int64_t e = 0; e < WL; ++e) x[e] *= inv;
+        m_lse[static_cast<std::size_t>(round * m_n + i)] = static_cast<double>(mx) + std::log(static_cast<double>(sum));
+        m_roundMax[static_cast<std::size_t>(round * m_n + i)] = mx;
+    }
+
+    // Chunks c0 .. c0 + G: qs [G, L, d] the chunks' queries, scores [G, L, WL], outs [G, L, d];
+    // per chunk scores, masks, softmax and P·V on the intra-op threads, each SGEMM on one thread.
+    void attendGroup(std::int64_t c0, std::int64_t G) {
+        const std::int64_t L = m_s.chunkLen, WL = m_s.window(), d = m_d;
+        float* qsp = m_ctx.pool().workspace("reformer.qs", {G * L * d}).data_ptr<float>();
+        float* sp = m_ctx.pool().workspace("reformer.scores", {G * L * WL}).data_ptr<float>();
+        float* outsp = m_ctx.pool().workspace("reformer.outs", {G * L * d}).data_ptr<float>();
+        for (std::int64_t a = 0; a < G * L; ++a) copyRow(qsp + a * d, m_q, m_order->token[static_cast<std::size_t>(c0 * L + a)]);
+        {
+            SingleThreadedBlas singleBlas;
+            at::parallel_for(0, G, 1, [&](std::int64_t g0, std::int64_t g1) {
+                for (std::int64_t g = g0; g < g1; ++g) {
+                    const std::int64_t c = c0 + g;
+                    smallGemmABt(L, WL, d, qsp + g * L * d, d, m_extK + c * L * d, d, sp + g * L * WL, WL);
+                    for (std::int64_t row = g * L; row < (g + 1) * L; ++row) softmaxRow(sp + row * WL, c, c0 * L + row);
+                    smallGemmAB(L, d, WL, sp + g * L * WL, WL, m_extV + c * L * d, d, outsp + g * L * d, d);
+                }
+            });
+        }
+        for (std::int64_t row = 0; row < G * L; ++row) {
+            const std::int64_t slot = c0 * L + row;
+            const std::int32_t i = m_order->token[static_cast<std::size_t>(slot)];
+            if (i < 0 || padded(i)) continue;
+            std::memcpy(m_roundOut + ((slot / m_s.nPad) * m_n + i) * d, outsp + row * d, static_cast<std::size_t>(d) * sizeof(float));
+        }
+    }
+
+    // The union softmax's normaliser: total = log Σ_r exp(lse_r) = M + log Σ_r exp(lse_r − M), kept
+    // as M (the largest shift, a float) and the sum Σ_r exp(lse_r − M), so that a weight
+    // exp(v − M) / sum loses nothing near -5e4; the rounds' outputs weighted by exp(lse_r − total).
+    void combineRounds(float* out, float* rw, float* maxH, float* rowSumH, std::uint8_t* status) const {
+        const std::int64_t n = m_n, d = m_d;
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (padded(i)) {
+                status[i] = 2;
+                maxH[i] = -std::numeric_limits<float>::infinity();
+                rowSumH[i] = 0.0f;
+                continue;
+            }
+            float big = -std::numeric_limits<float>::infinity();
+            for (std::int64_t r = 0; r < m_s.hashes; ++r) big = std::max(big, m_roundMax[static_cast<std::size_t>(r * n + i)]);
+            double sum = 0;
+            for (std::int64_t r = 0; r < m_s.hashes; ++r) sum += std::exp(m_lse[static_cast<std::size_t>(r * n + i)] - big);
+            const double total = static_cast<double>(big) + std::log(sum);
+            maxH[i] = big;
+            rowSumH[i] = static_cast<float>(sum);
+            float* o = out + i * d;
+            for (std::int64_t r = 0; r < m_s.hashes; ++r) {
+                const auto w = static_cast<float>(std::exp(m_lse[static_cast<std::size_t>(r * n + i)] - total));
+                rw[r * n + i] = w;
+                const float* src = m_roundOut + (r * n + i) * d;
+                for (std::int64_t c = 0; c < d; ++c) o[c] += w * src[c];
+            }
+        }
+    }
+
+    const ReformerSettings& m_s;
+    std::int64_t m_n, m_d;
+    const std::vector<std::uint8_t>& m_keyPad;
+    RunContext& m_ctx;
+    float m_scale;
+    // Per round and row: the log-sum-exp (double: near the self score -5e4 a float ulp is 0.004)
+    // and the max it was shifted by.
+    std::vector<double> m_lse;
+    std::vector<float> m_roundMax;
+    const LshOrder* m_order = nullptr;
+    const float* m_q = nullptr;
+    float *m_roundOut = nullptr, *m_extK = nullptr, *m_extV = nullptr;
+    std::vector<std::int32_t> m_keyToken, m_keyBucket;
+};
+
+AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
+    requireSelfAttention(info().id, qkv);
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), d = qkv.d();
+    const ReformerSettings s = reformerSettings(params, n, ctx);
+    AttentionResult result = startResult(info().id, params, qkv);
+    result.params["n_buckets"] = s.buckets;  // the values actually used, so the file recomputes
+    result.params["chunk_len"] = s.chunkLen;
+    const std::vector<std::uint8_t>& keyPad = qkv.keyPadding;
+
+    ctx.beginStage("hash");
+    LshHashes hashes = hashHeads(qkv, s, ctx);
     ctx.endStage();
 
     ctx.beginStage("attention");
     auto outBuffer = ctx.pool().resultBuffer("reformer.output", static_cast<std::size_t>(heads * n * d));
-    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
-    out.zero_();
+    std::fill(outBuffer->begin(), outBuffer->end(), 0.0f);
     // keys: [H, n, d] = q / max(|q|, 1e-12) (F.normalize)
     at::Tensor keys = ctx.pool().workspace("reformer.keys", {heads, n, d});
     keys.copy_(qkv.q);
@@ -254,145 +432,27 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     PlainTensor rowMax = ctx.pool().zeros(DType::F32, {heads, n});
     PlainTensor rowSum = ctx.pool().zeros(DType::F32, {heads, n});
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
-    std::vector<std::int32_t> keyToken, keyBucket;
-    // Per round and row: the log-sum-exp (double: near the self score -5e4 a float ulp is 0.004)
-    // and the max it was shifted by.
-    std::vector<double> lse(static_cast<std::size_t>(s.hashes * n));
-    std::vector<float> roundMax(static_cast<std::size_t>(s.hashes * n));
-    const std::int64_t groups = (C + kChunksPerGroup - 1) / kChunksPerGroup;
-
+    ReformerHead head(s, n, d, keyPad, ctx);
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
     for (std::int64_t h = 0; h < heads; ++h) {
         const float* qp = qkv.q[h].data_ptr<float>();
         const float* kp = keys[h].data_ptr<float>();
         const float* vp = qkv.v[h].data_ptr<float>();
-        float* outH = out[h].data_ptr<float>();
+        float* outH = outBuffer->data() + h * n * d;
         float* rw = roundWeights.f32.data() + h * s.hashes * n;
         float* maxH = rowMax.f32.data() + h * n;
         float* rowSumH = rowSum.f32.data() + h * n;
-        if (!s.allowDuplicates) {
-            // Each distinct key once: the union of the rounds' candidates as one softmax, row by row.
-            const ReformerGeometry geometry(s, n, sorted.i64.data() + h * s.hashes * s.nPad,
-                                            buckets.i64.data() + h * s.hashes * n, keyPad);
-            distinctKeysAttention(geometry, qp, kp, vp, n, d, scale, s.hashes, outH, rw, maxH, rowSumH,
-                                  status.u8.data() + h * n, keyPad);
-            ctx.checkpoint("attention", h + 1, heads);
+        if (s.allowDuplicates) {
+            head.run(h, heads, hashes.orders[static_cast<std::size_t>(h)], qp, kp, vp, outH, rw, maxH, rowSumH,
+                     status.u8.data() + h * n);
             continue;
         }
-        const LshOrder& order = orders[static_cast<std::size_t>(h)];
-        // rounds: [hashes, n, d], each round's output o_r(i) before the log-sum-exp combination
-        at::Tensor rounds = ctx.pool().workspace("reformer.rounds", {s.hashes, n, d});
-        float* roundOut = rounds.data_ptr<float>();
-
-        // The sorted keys and values once per head, with the last `before` chunks repeated in
-        // front and the first `after` chunks behind: every chunk's window (chunks c - before ..
-        // c + after, wrapping) is then the contiguous rows c·L .. c·L + WL of these copies, read
-        // in place by the products (gathering each window copied every key twice or more).
-        const std::int64_t extChunks = C + s.before + s.after;
-        float* extK = ctx.pool().workspace("reformer.ext_k", {extChunks * L * d}).data_ptr<float>();
-        float* extV = ctx.pool().workspace("reformer.ext_v", {extChunks * L * d}).data_ptr<float>();
-        const auto copyRow = [d](float* dst, const float* src, std::int32_t t) {
-            if (t < 0) std::fill(dst, dst + d, 0.0f);
-            else std::memcpy(dst, src + static_cast<std::int64_t>(t) * d, static_cast<std::size_t>(d) * sizeof(float));
-        };
-        keyToken.resize(static_cast<std::size_t>(extChunks * L));
-        keyBucket.resize(static_cast<std::size_t>(extChunks * L));
-        for (std::int64_t e = 0; e < extChunks; ++e) {
-            const std::int64_t wc = ((e - s.before) % C + C) % C;
-            for (std::int64_t b = 0; b < L; ++b) {
-                const std::int32_t t = order.token[static_cast<std::size_t>(wc * L + b)];
-                keyToken[static_cast<std::size_t>(e * L + b)] = t;
-                keyBucket[static_cast<std::size_t>(e * L + b)] = order.bucket[static_cast<std::size_t>(wc * L + b)];
-                copyRow(extK + (e * L + b) * d, kp, t);
-                copyRow(extV + (e * L + b) * d, vp, t);
-            }
-        }
-
-        for (std::int64_t grp = 0; grp < groups; ++grp) {
-            const std::int64_t c0 = grp * kChunksPerGroup, G = std::min(kChunksPerGroup, C - c0);
-            // qs: [G, L, d] the chunks' queries; scores: [G, L, WL]; outs: [G, L, d]
-            float* qsp = ctx.pool().workspace("reformer.qs", {G * L * d}).data_ptr<float>();
-            float* sp = ctx.pool().workspace("reformer.scores", {G * L * WL}).data_ptr<float>();
-            float* outsp = ctx.pool().workspace("reformer.outs", {G * L * d}).data_ptr<float>();
-            for (std::int64_t a = 0; a < G * L; ++a) copyRow(qsp + a * d, qp, order.token[static_cast<std::size_t>(c0 * L + a)]);
-
-            // Per chunk: scores, masks, the per-round softmax in place and P·V; chunks on the
-            // intra-op threads, each SGEMM on one thread.
-            SingleThreadedBlas singleBlas;
-            at::parallel_for(0, G, 1, [&](std::int64_t g0, std::int64_t g1) {
-                for (std::int64_t g = g0; g < g1; ++g) {
-                    const std::int64_t c = c0 + g;
-                    smallGemmABt(L, WL, d, qsp + g * L * d, d, extK + c * L * d, d, sp + g * L * WL, WL);
-                    for (std::int64_t row = g * L; row < (g + 1) * L; ++row) {
-                        const std::int64_t slot = c0 * L + row;
-                        const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
-                        float* x = sp + row * WL;
-                        if (i < 0 || padded(i)) {
-                            std::fill(x, x + WL, 0.0f);
-                            continue;
-                        }
-                        const std::int64_t round = slot / s.nPad;
-                        const std::int32_t qBucket = order.bucket[static_cast<std::size_t>(slot)];
-                        const std::int32_t* kt = keyToken.data() + c * L;
-                        const std::int32_t* kb = keyBucket.data() + c * L;
-                        if (keyPad.empty() && s.acrossBuckets)
-                            maskRowFast(x, kt, WL, i, scale, s.causal);
-                        else
-                            for (std::int64_t e = 0; e < WL; ++e) {
-                                const std::int32_t j = kt[e];
-                                // Set in the reference's order: padding, causal, self, other bucket.
-                                float value = x[e] * scale;
-                                if (j < 0 || padded(j) || (s.causal && i < j)) value = kMaskedScore;
-                                if (j == i) value = kSelfScore;
-                                if (!s.acrossBuckets && kb[e] != qBucket) value = kMaskedScore;
-                                x[e] = value;
-                            }
-                        // x - max is exact in float even near the self value -5e4, where the float
-                        // ulp is 0.004; the log-sum-exp itself is kept in double for the same reason.
-                        float mx = 0, sum = 0;
-                        expRowsInPlace(x, 1, WL, WL, 1.0f, &mx, &sum);
-                        const float inv = 1.0f / sum;
-                        for (std::int64_t e = 0; e < WL; ++e) x[e] *= inv;
-                        lse[static_cast<std::size_t>(round * n + i)] = static_cast<double>(mx) + std::log(static_cast<double>(sum));
-                        roundMax[static_cast<std::size_t>(round * n + i)] = mx;
-                    }
-                    smallGemmAB(L, d, WL, sp + g * L * WL, WL, extV + c * L * d, d, outsp + g * L * d, d);
-                }
-            });
-            const float* op = outsp;
-            for (std::int64_t row = 0; row < G * L; ++row) {
-                const std::int64_t slot = c0 * L + row;
-                const std::int32_t i = order.token[static_cast<std::size_t>(slot)];
-                if (i < 0 || padded(i)) continue;
-                std::memcpy(roundOut + ((slot / s.nPad) * n + i) * d, op + row * d, static_cast<std::size_t>(d) * sizeof(float));
-            }
-            ctx.checkpoint("attention", h * groups + grp + 1, heads * groups);
-        }
-
-        for (std::int64_t i = 0; i < n; ++i) {
-            if (padded(i)) {
-                status.u8[static_cast<std::size_t>(h * n + i)] = 2;
-                maxH[i] = -std::numeric_limits<float>::infinity();
-                rowSumH[i] = 0.0f;
-                continue;
-            }
-            // The union softmax's normaliser: total = log Σ_r exp(lse_r) = M + log Σ_r exp(lse_r − M),
-            // kept as M (the largest shift, a float) and the sum Σ_r exp(lse_r − M), so that a weight
-            // exp(v − M) / sum loses nothing near -5e4.
-            float big = -std::numeric_limits<float>::infinity();
-            for (std::int64_t r = 0; r < s.hashes; ++r) big = std::max(big, roundMax[static_cast<std::size_t>(r * n + i)]);
-            double sum = 0;
-            for (std::int64_t r = 0; r < s.hashes; ++r) sum += std::exp(lse[static_cast<std::size_t>(r * n + i)] - big);
-            const double rest = std::log(sum), total = static_cast<double>(big) + rest;
-            maxH[i] = big;
-            rowSumH[i] = static_cast<float>(sum);
-            float* o = outH + i * d;
-            for (std::int64_t r = 0; r < s.hashes; ++r) {
-                const auto w = static_cast<float>(std::exp(lse[static_cast<std::size_t>(r * n + i)] - total));
-                rw[r * n + i] = w;
-                const float* src = roundOut + (r * n + i) * d;
-                for (std::int64_t c = 0; c < d; ++c) o[c] += w * src[c];
-            }
-        }
+        // Each distinct key once: the union of the rounds' candidates as one softmax, row by row.
+        const ReformerGeometry geometry(s, n, hashes.sorted.i64.data() + h * s.hashes * s.nPad,
+                                        hashes.buckets.i64.data() + h * s.hashes * n, keyPad);
+        distinctKeysAttention(geometry, qp, kp, vp, n, d, scale, s.hashes, outH, rw, maxH, rowSumH, status.u8.data() + h * n,
+                              keyPad);
+        ctx.checkpoint("attention", h + 1, heads);
     }
     ctx.endStage();
 
@@ -400,12 +460,13 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     keepRowStatus(std::move(status), result, ctx);
     result.stats["row_max"] = std::move(rowMax);
     result.stats["row_sum"] = std::move(rowSum);
-    result.diagnostics["rotations"] = toPlain(rotations);
-    result.diagnostics["buckets"] = std::move(buckets);
-    result.diagnostics["sorted"] = std::move(sorted);
+    result.diagnostics["rotations"] = toPlain(hashes.rotations);
+    result.diagnostics["buckets"] = std::move(hashes.buckets);
+    result.diagnostics["sorted"] = std::move(hashes.sorted);
     result.diagnostics["round_weights"] = std::move(roundWeights);
 
     auto& counters = ctx.counters();
+    const std::int64_t L = s.chunkLen, WL = s.window(), C = s.chunks();
     const double entries = static_cast<double>(heads * s.hashes * s.nPad * WL);
     counters.flops = 2.0 * static_cast<double>(heads * n * d * s.hashes * (s.buckets / 2)) + 4.0 * entries * static_cast<double>(d);
     counters.entriesComputed = static_cast<std::int64_t>(entries);
