@@ -54,10 +54,13 @@ private Q_SLOTS:
         QCOMPARE(grid.headCount(), 3);
         const QImage thumb = grid.thumbnail(0, 2);
         QCOMPARE(thumb.size(), QSize(6, 6));
-        // fixtureWeight grows with query and key: the smallest cell is the LUT's first colour,
-        // the largest its last (each head is scaled to its own maximum).
+        // fixtureWeight grows with query and key: each head is scaled to [0, its own maximum], so
+        // the largest cell is the LUT's last colour and the smallest the colour of its share of it.
         const Colormap& lut = Colormap::viridis();
         QCOMPARE(thumb.pixel(5, 5) & 0xffffff, lut.color(255) & 0xffffff);
+        const double smallest = attnscope::testing::fixtureWeight(2, 0, 0), largest = attnscope::testing::fixtureWeight(2, 5, 5);
+        QVERIFY(smallest < largest);
+        QCOMPARE(thumb.pixel(0, 0) & 0xffffff, lut.map(smallest / largest) & 0xffffff);
         QVERIFY(grid.thumbnail(0, 3).isNull());
         QVERIFY(grid.thumbnail(1, 0).isNull());
     }
