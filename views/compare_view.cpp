@@ -299,7 +299,7 @@ void CompareView::refreshDerived() {
 // NOTE: a hidden tab still follows every head change; for n = 4096 the difference map and three
 // error summaries cost about a second, so they wait until the view is shown.
 void CompareView::updateDifference() {
-    ++m_diffGeneration;  // a difference still computing is for what was shown before
+    m_diffJob.drop();  // a difference still computing is for what was shown before
     m_diffPending = false;
     if (!isVisible()) {
         m_derivedStale = true;
@@ -309,7 +309,7 @@ void CompareView::updateDifference() {
 }
 
 void CompareView::updateErrors() {
-    ++m_errorGeneration;  // a summary still computing is for what was shown before
+    m_errorJob.drop();  // a summary still computing is for what was shown before
     m_errorsPending = false;
     if (!isVisible()) {
         m_derivedStale = true;
@@ -319,7 +319,7 @@ void CompareView::updateErrors() {
 }
 
 void CompareView::computeDifference() {
-    const quint64 generation = ++m_diffGeneration;
+    const quint64 generation = m_diffJob.start();
     m_diffPending = false;
     if (!hasComparison()) {
         m_diffMap->clear(m_refusal.isEmpty() ? tr("The difference map needs two variants.") : tr("Not comparable."));
@@ -350,7 +350,7 @@ void CompareView::computeDifference() {
             return CompareDifferenceMap::computeCells(&run->results[v], &run->results[r], head, label);
         },
         [this, generation](CompareDifferenceMap::Cells cells) {
-            if (generation != m_diffGeneration || !m_diffPending) return;  // superseded, or waited for
+            if (!m_diffJob.isLatest(generation) || !m_diffPending) return;  // superseded, or waited for
             m_diffPending = false;
             m_showDifference(std::move(cells));
         });
@@ -369,7 +369,7 @@ ErrorSummary CompareView::errorSummary(int index) const {
 }
 
 void CompareView::computeErrors() {
-    const quint64 generation = ++m_errorGeneration;
+    const quint64 generation = m_errorJob.start();
     m_errorsPending = false;
     if (!hasComparison()) {
         m_errorPanel->clear(m_refusal.isEmpty() ? tr("The error summary needs a comparison.") : m_refusal);
@@ -412,7 +412,7 @@ void CompareView::computeErrors() {
             return summaries;
         },
         [this, generation](QVector<ErrorSummary> summaries) {
-            if (generation != m_errorGeneration || !m_errorsPending) return;  // superseded, or waited for
+            if (!m_errorJob.isLatest(generation) || !m_errorsPending) return;  // superseded, or waited for
             m_errorsPending = false;
             m_showErrors(summaries);
         });

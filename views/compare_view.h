@@ -5,6 +5,7 @@
 // softmax (`full`) when the result holds it. Everything comes from the result format: no
 // per-variant code.
 
+#include "views/latest_job.h"
 #include "views/compare_difference_map.h"
 #include "views/error_summary.h"
 
@@ -144,11 +145,11 @@ private:
     bool m_diffChosen = false;
     bool m_background = false;
     bool m_diffPending = false;
-    quint64 m_diffGeneration = 0;  // the latest difference asked for; older ones are dropped
+    LatestJob m_diffJob;  // the latest difference asked for; older ones are dropped
     QFuture<CompareDifferenceMap::Cells> m_diffFuture;
     std::function<void(CompareDifferenceMap::Cells)> m_showDifference;  // shows m_diffFuture's cells
     bool m_errorsPending = false;
-    quint64 m_errorGeneration = 0;  // the latest summary asked for; older ones are dropped
+    LatestJob m_errorJob;  // the latest summary asked for; older ones are dropped
     QFuture<QVector<ErrorSummary>> m_errorFuture;
     std::function<void(QVector<ErrorSummary>)> m_showErrors;  // shows m_errorFuture's summaries
     bool m_derivedStale = false;  // difference map and error panel wait for the view to be shown  // the user (or setDifference) picked the pair: keep it while valid

@@ -2,6 +2,7 @@
 // One head's n x m attention weights as a colour map with a colour bar and token tooltips; zoom
 // and pan, a colour map / scale / pooling toolbar, and level of detail for long inputs.
 
+#include "views/latest_job.h"
 #include "views/head_matrix.h"
 #include "views/heatmap_options.h"
 
@@ -265,14 +266,14 @@ private:
     std::shared_ptr<const HeadMatrix> m_shown;   // m_pooled or a full-resolution region of it
     std::shared_ptr<HeadMatrix> m_region;        // the last region built (storage reused for the next)
     bool m_regionWarming = false;
-    quint64 m_regionGeneration = 0;
+    LatestJob m_regionTickets;  // the latest region asked for
     RegionJob m_regionJob;
     QFuture<std::shared_ptr<HeadMatrix>> m_regionFuture;                // a region's storage is being prepared in the background
     int m_poolingCount = 0;
     quint64 m_resultSerial = 0;  // bumped when the result changes (addresses may be reused)
     quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head
     std::int64_t m_backgroundWeights = std::numeric_limits<std::int64_t>::max();
-    quint64 m_poolGeneration = 0;  // the latest background pooling; older ones are not shown
+    LatestJob m_poolTickets;  // the latest background pooling; older ones are not shown
     int m_poolingHead = -1;  // m_poolJob.head while it is the head asked for, else -1
     PoolJob m_poolJob;
     QFuture<std::shared_ptr<const HeadMatrix>> m_poolFuture;

@@ -63,7 +63,7 @@ void HeadHeatmap::startPooling(int head, PoolMode mode) {
     const bool running = isPooling() && m_poolJob.serial == m_resultSerial && m_poolJob.resultIndex == index &&
                          m_poolJob.head == head && m_poolJob.mode == mode;
     if (!running) {
-        const PoolJob job{std::make_shared<PoolProgress>(), ++m_poolGeneration, m_resultSerial, index, head, mode};
+        const PoolJob job{std::make_shared<PoolProgress>(), m_poolTickets.start(), m_resultSerial, index, head, mode};
         m_poolJob = job;
         m_poolingHead = head;
         ++m_poolingCount;
@@ -253,7 +253,7 @@ void HeadHeatmap::updateLevelOfDetail() {
     if (pendingCovers) return;  // the region on its way covers the view
     // (the shown region's storage cannot be lent while it is drawn)
     if (!region && m_region && m_region.use_count() == 1) *spare = std::move(*m_region);
-    const RegionJob job{++m_regionGeneration, m_resultSerial, m_shownHead, rr0, rc0, rrn, rcn};
+    const RegionJob job{m_regionTickets.start(), m_resultSerial, m_shownHead, rr0, rc0, rrn, rcn};
     m_regionJob = job;
     m_regionFuture = runInBackground<std::shared_ptr<HeadMatrix>>(
         this,

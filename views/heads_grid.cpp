@@ -87,7 +87,7 @@ HeadsGrid::Layer HeadsGrid::poolLayer(const engine::AttentionResult& r) {
 }
 
 void HeadsGrid::rebuild() {
-    const quint64 generation = ++m_generation;
+    const quint64 generation = m_poolJob.start();
     m_pooling = false;
     const int index = m_state ? m_state->resultIndex() : 0;
     if (!m_result || index < 0 || index >= static_cast<int>(m_result->results.size())) {
@@ -106,7 +106,7 @@ void HeadsGrid::rebuild() {
     m_future = runInBackground<Layer>(
         this, [run = m_result, index] { return poolLayer(run->results[static_cast<std::size_t>(index)]); },
         [this, generation](Layer layer) {
-            if (generation != m_generation || !m_pooling) return;  // superseded, or finishPooling() showed it
+            if (!m_poolJob.isLatest(generation) || !m_pooling) return;  // superseded, or finishPooling() showed it
             m_pooling = false;
             showLayer(&layer);
             Q_EMIT thumbnailsReady();

@@ -3,6 +3,7 @@
 // layers × heads; click to select, double-click to open it in the heatmap. Each thumbnail is
 // coloured on its own head's range or on one range shared by every head, so heads can be compared.
 
+#include "views/latest_job.h"
 #include <attnscope/types.h>
 
 #include <QFuture>
@@ -115,7 +116,7 @@ private:
     QVector<QVector<QImage>> m_thumbnails;  // [layer][head]
     float m_sharedMax = 0;
     std::int64_t m_backgroundWeights = std::numeric_limits<std::int64_t>::max();
-    quint64 m_generation = 0;  // the latest rebuild; older poolings are dropped
+    LatestJob m_poolJob;  // the latest rebuild; older poolings are dropped
     bool m_pooling = false;
     QFuture<Layer> m_future;
 };

@@ -204,7 +204,7 @@ void MaskView::rebuild() {
 void MaskView::startBuild(int head) {
     const int index = m_state ? m_state->resultIndex() : 0;
     if (m_building && m_buildingHead == head && m_buildingIndex == index && m_buildingSerial == m_resultSerial) return;
-    const quint64 generation = ++m_buildGeneration;
+    const quint64 generation = m_buildJob.start();
     m_building = true;
     m_buildingHead = head;
     m_buildingIndex = index;
@@ -217,7 +217,7 @@ void MaskView::startBuild(int head) {
                 MaskMatrix::fromResult(run->results[static_cast<std::size_t>(index)], head));
         },
         [this, generation, head](std::shared_ptr<MaskMatrix> matrix) {
-            if (generation != m_buildGeneration || !m_building) return;  // superseded, or waited for
+            if (!m_buildJob.isLatest(generation) || !m_building) return;  // superseded, or waited for
             m_building = false;
             if (matrix) showHead(head, std::move(*matrix));
             Q_EMIT headBuilt(head);

@@ -3,6 +3,7 @@
 // optional weight shading inside the pattern, a legend of the reasons present, and a row panel
 // (allowed keys, exact zeros, entropy) for the hovered query.
 
+#include "views/latest_job.h"
 #include "views/mask_matrix.h"
 
 #include <attnscope/types.h>
@@ -135,7 +136,7 @@ private:
     std::int64_t m_backgroundCells = std::numeric_limits<std::int64_t>::max();
     quint64 m_resultSerial = 0;  // bumped when the result changes
     quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head
-    quint64 m_buildGeneration = 0;
+    LatestJob m_buildJob;
     bool m_building = false;
     int m_buildingHead = -1;  // what is being classified: head, result index, m_resultSerial
     int m_buildingIndex = -1;
