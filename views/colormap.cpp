@@ -1,5 +1,7 @@
 #include "views/colormap.h"
 
+#include "views/palette_csv.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
@@ -22,22 +24,10 @@ std::optional<Colormap> Colormap::fromCsv(const QString& name, const QByteArray&
     };
     Colormap map;
     map.m_name = name;
-    int lineNo = 0;
-    for (const QByteArray& raw : csv.split('\n')) {
-        ++lineNo;
-        const QByteArray line = raw.trimmed();
-        if (line.isEmpty() || line.startsWith('#')) continue;
-        const QList<QByteArray> parts = line.split(',');
-        if (parts.size() != 3) return fail(QStringLiteral("line %1 is not \"r,g,b\"").arg(lineNo));
-        int rgb[3];
-        for (int c = 0; c < 3; ++c) {
-            bool ok = false;
-            rgb[c] = parts[c].trimmed().toInt(&ok);
-            if (!ok || rgb[c] < 0 || rgb[c] > 255)
-                return fail(QStringLiteral("line %1: components must be integers 0-255").arg(lineNo));
-        }
-        map.m_colors.push_back(qRgb(rgb[0], rgb[1], rgb[2]));
-    }
+    QString why;
+    const auto rows = parsePaletteCsv(csv, /*named=*/false, &why);
+    if (!rows) return fail(why);
+    for (const PaletteRow& row : *rows) map.m_colors.push_back(row.color);
     if (map.m_colors.size() != kSize)
         return fail(QStringLiteral("%1 colours, expected %2").arg(map.m_colors.size()).arg(kSize));
     return map;

@@ -1,5 +1,7 @@
 #include "views/reason_palette.h"
 
+#include "views/palette_csv.h"
+
 #include <QFile>
 #include <QLoggingCategory>
 
@@ -15,28 +17,18 @@ std::optional<ReasonPalette> ReasonPalette::fromCsv(const QByteArray& csv, QStri
         return std::nullopt;
     };
     ReasonPalette palette;
-    int lineNo = 0;
-    for (const QByteArray& raw : csv.split('\n')) {
-        ++lineNo;
-        const QByteArray line = raw.trimmed();
-        if (line.isEmpty() || line.startsWith('#')) continue;
-        const QList<QByteArray> parts = line.split(',');
-        if (parts.size() != 4) return fail(QStringLiteral("line %1 is not \"name,r,g,b\"").arg(lineNo));
+    QString why;
+    const auto rows = parsePaletteCsv(csv, /*named=*/true, &why);
+    if (!rows) return fail(why);
+    for (const PaletteRow& row : *rows) {
         const int index = palette.m_colors.size();
         const QByteArray expected =
             index < engine::kPatternReasonCount
                 ? QByteArray(engine::patternReasonName(static_cast<engine::PatternReason>(index)))
                 : QByteArray("exact_zero");
-        if (index >= kSize || parts[0].trimmed() != expected)
-            return fail(QStringLiteral("line %1: expected the entry \"%2\"").arg(lineNo).arg(QString::fromLatin1(expected)));
-        int rgb[3];
-        for (int c = 0; c < 3; ++c) {
-            bool ok = false;
-            rgb[c] = parts[c + 1].trimmed().toInt(&ok);
-            if (!ok || rgb[c] < 0 || rgb[c] > 255)
-                return fail(QStringLiteral("line %1: components must be integers 0-255").arg(lineNo));
-        }
-        palette.m_colors.push_back(QColor(rgb[0], rgb[1], rgb[2]));
+        if (index >= kSize || row.name != expected)
+            return fail(QStringLiteral("line %1: expected the entry \"%2\"").arg(row.line).arg(QString::fromLatin1(expected)));
+        palette.m_colors.push_back(QColor(row.color));
     }
     if (palette.m_colors.size() != kSize) return fail(QStringLiteral("expected %1 entries").arg(kSize));
     return palette;

@@ -1,5 +1,7 @@
 #include "views/diagnostics/categorical_palette.h"
 
+#include "views/palette_csv.h"
+
 #include <QFile>
 #include <QLoggingCategory>
 
@@ -11,24 +13,13 @@ Q_LOGGING_CATEGORY(lcPalette, "attnscope.views.palette")
 
 std::optional<CategoricalPalette> CategoricalPalette::fromCsv(const QByteArray& csv, QString* error) {
     CategoricalPalette palette;
-    int lineNo = 0;
-    for (const QByteArray& raw : csv.split('\n')) {
-        ++lineNo;
-        const QByteArray line = raw.trimmed();
-        if (line.isEmpty() || line.startsWith('#')) continue;
-        const QList<QByteArray> parts = line.split(',');
-        int rgb[3] = {0, 0, 0};
-        bool ok = parts.size() == 3;
-        for (int c = 0; ok && c < 3; ++c) {
-            rgb[c] = parts[c].trimmed().toInt(&ok);
-            ok = ok && rgb[c] >= 0 && rgb[c] <= 255;
-        }
-        if (!ok) {
-            if (error) *error = QStringLiteral("categorical.csv line %1: expected \"r,g,b\" with 0-255").arg(lineNo);
-            return std::nullopt;
-        }
-        palette.m_colors.push_back(QColor(rgb[0], rgb[1], rgb[2]));
+    QString why;
+    const auto rows = parsePaletteCsv(csv, /*named=*/false, &why);
+    if (!rows) {
+        if (error) *error = QStringLiteral("categorical.csv ") + why;
+        return std::nullopt;
     }
+    for (const PaletteRow& row : *rows) palette.m_colors.push_back(QColor(row.color));
     if (palette.m_colors.isEmpty()) {
         if (error) *error = QStringLiteral("categorical.csv: no colours");
         return std::nullopt;
