@@ -2,6 +2,7 @@
 // holds the behaviour).
 
 #include "gui/main_window.h"
+#include "gui/input_guards.h"
 #include "common/run_plan.h"
 #include <attnscope/result_roles.h>
 #include <attnscope/variant_catalog.h>
@@ -72,6 +73,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     setCentralWidget(splitter);
     m_heatmap->setFocus();  // head stepping keys work at once; the editor keeps them when focused
     buildStatusBar();
+    new InputGuards(this);  // wheel only in the focused field; the window's shortcuts from any field
 }
 
 // Input, variant, compared variants, Q/K/V source, Run and Cancel: a column that scrolls.
