@@ -1,5 +1,7 @@
 #include "views/compare_difference_map.h"
 
+#include <attnscope/result_roles.h>
+
 #include "views/colormap.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/error_summary.h"
@@ -83,7 +85,7 @@ CompareDifferenceMap::Cells CompareDifferenceMap::computeCells(const engine::Att
         out.error = tr("No difference to show: choose two variants.");
         return out;
     }
-    if (variant->n != reference->n || variant->m != reference->m || variant->heads != reference->heads) {
+    if (!engine::comparableShapes(*variant, *reference)) {
         out.error = tr("%1: the two results have different shapes (%2 x %3 and %4 x %5); they must come from the "
                        "same input and Q, K, V")
                         .arg(label)
@@ -102,7 +104,7 @@ CompareDifferenceMap::Cells CompareDifferenceMap::computeCells(const engine::Att
         return out;
     }
     out.n = variant->n;
-    out.m = variant->m;
+    out.m = engine::tokenKeys(*variant);  // (a relay column is left out)
     out.factor =
         static_cast<int>(std::max<std::int64_t>(1, (std::max(out.n, out.m) + kMaxDisplaySide - 1) / kMaxDisplaySide));
     out.rows = static_cast<int>((out.n + out.factor - 1) / out.factor);

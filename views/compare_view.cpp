@@ -26,9 +26,7 @@ namespace attnscope::views {
 
 namespace {
 
-bool sameShape(const engine::AttentionResult& a, const engine::AttentionResult& b) {
-    return a.heads == b.heads && a.n == b.n && a.m == b.m;
-}
+bool sameShape(const engine::AttentionResult& a, const engine::AttentionResult& b) { return engine::comparableShapes(a, b); }
 
 QString shapeText(const engine::AttentionResult& r) {
     return QStringLiteral("%1 heads × %2 × %3").arg(r.heads).arg(r.n).arg(r.m);

@@ -1,5 +1,7 @@
 #include "views/error_summary.h"
 
+#include <attnscope/result_roles.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -45,7 +47,7 @@ ErrorSummary summarizeAgainstExact(const engine::AttentionResult& variant, const
                                    int head) {
     ErrorSummary s;
     s.meanL1 = s.maxL1 = s.meanKl = s.meanKeptMass = kNaN;
-    if (variant.heads != exact.heads || variant.n != exact.n || variant.m != exact.m) {
+    if (!engine::comparableShapes(variant, exact)) {
         s.message = variant.variantId + " has shape " + shapeText(variant) + " but full has " + shapeText(exact) +
                     ": only results on the same Q, K, V can be compared";
         return s;
@@ -65,7 +67,8 @@ ErrorSummary summarizeAgainstExact(const engine::AttentionResult& variant, const
     s.rowKeptMass.assign(static_cast<std::size_t>(s.rows), kNaN);
     double l1Total = 0, klTotal = 0, keptTotal = 0;
     s.maxL1 = 0;
-    const std::int64_t m = variant.m;
+    // (over the input's token keys: a relay column of the variant is left out)
+    const std::int64_t m = engine::tokenKeys(variant);
     for (std::int64_t i0 = 0; i0 < s.rows; i0 += kRowsPerTile) {
         const std::int64_t i1 = std::min(s.rows, i0 + kRowsPerTile);
         const engine::WeightTile tv = variant.weights->tile(head, i0, i1, 0, m, /*withReasons=*/true);

@@ -11,6 +11,8 @@
 #include "variants/variant.h"
 #include "weights/kept_state.h"
 
+#include <attnscope/result_roles.h>
+
 #include <attnscope/engine.h>
 #include <attnscope/tokenize.h>
 
@@ -405,7 +407,7 @@ void Engine::Impl::runPlanned(const RunRequest& request, const ProgressFn& progr
         if (auto attached = attachWeights(r, run.q, run.k, run.keyPadding); !attached)
             throw EngineError(ErrorCode::Internal, attached.error().message);
         const AttentionResult& first = run.results.empty() ? r : run.results.front();
-        if (run.exactReference < 0 && variant.info().exact && r.n == first.n && r.m == first.m)
+        if (run.exactReference < 0 && variant.info().exact && comparableShapes(r, first))
             run.exactReference = static_cast<int>(run.results.size());
         run.results.push_back(std::move(r));
     }

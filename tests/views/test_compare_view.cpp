@@ -331,6 +331,36 @@ private Q_SLOTS:
         QVERIFY(std::isnan(view.shownValue(0)));
     }
 
+    void aRelayColumnIsLeftOutOfTheComparison() {
+        // Star's result has one key more than there are tokens (its relay, column n): compared with
+        // full on the n token keys, the relay column shown in its own pane only.
+        auto run = std::const_pointer_cast<engine::RunResult>(attnscope::testing::makeDenseResult(kHeads, kN));
+        run->results[0].variantId = "full";
+        engine::AttentionResult star;
+        star.variantId = "star";
+        star.heads = kHeads;
+        star.n = kN;
+        star.m = kN + 1;
+        std::vector<float> w(static_cast<std::size_t>(kHeads * kN * (kN + 1)), 0.0f);
+        for (int h = 0; h < kHeads; ++h)
+            for (int i = 0; i < kN; ++i)
+                for (int j = 0; j <= kN; ++j)
+                    w[static_cast<std::size_t>((h * kN + i) * (kN + 1) + j)] = j < kN ? fixtureWeight(h, i, j) / 2 : 0.5f;
+        star.weights = engine::makeDenseWeights(kHeads, kN, kN + 1, std::move(w));
+        run->results.push_back(star);
+        CompareView view;
+        view.setResult(run);
+        QVERIFY2(view.hasComparison(), qPrintable(view.infoText()));
+        QVERIFY(view.differenceMap()->hasData());
+        const attnscope::views::ErrorSummary summary =
+            attnscope::views::summarizeAgainstExact(run->results[1], run->results[0], 0);
+        QVERIFY2(summary.ok, summary.message.c_str());
+        // Row 0: |w/2 - w| summed over the token keys only.
+        double l1 = 0;
+        for (int j = 0; j < kN; ++j) l1 += fixtureWeight(0, 0, j) / 2.0;
+        QVERIFY(std::abs(summary.rowL1[0] - l1) < 1e-6);
+    }
+
     void aSingleResultAsksForASecondVariant() {
         CompareView view;
         view.setResult(attnscope::testing::makeDenseResult(1, 3));

@@ -95,6 +95,9 @@ struct VariantInfo {
     /// The settings the head atlas measures coverage with (docs/ATLAS.md); empty: none.
     std::vector<ParamValues> atlasCoverage;
     Training training = Training::None;
+    /// Keys after the input's tokens (the Star-Transformer's relay: 1): a result then has m = n +
+    /// extraKeys, and comparisons with other variants use its first m - extraKeys keys.
+    int extraKeys = 0;
     /// The variant the window's compare view puts beside the first one until the user picks.
     bool compareDefault = false;
     /// Long Range Arena's speed-up over vanilla at 4K tokens (Tay et al. 2021, on TPU), as the

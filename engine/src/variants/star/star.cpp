@@ -27,6 +27,7 @@ VariantInfo info() {
     };
     info.atlasCoverage = {ParamValues{}};
     info.training = Training::Pattern;
+    info.extraKeys = 1;  // the relay, key column n
     return info;
 }
 
