@@ -158,12 +158,36 @@ void ParamForm::setVariant(const engine::VariantInfo& info) {
         m_layout->addRow(label, editor);
         m_editors.push_back(editor);
     }
+    linkDefaults();
     if (m_info.params.empty()) {
         auto* none = new QLabel(tr("This variant has no parameters."), this);
         none->setEnabled(false);
         m_layout->addRow(none);
     }
     Q_EMIT valuesChanged();
+}
+
+void ParamForm::linkDefaults() {
+    for (std::size_t i = 0; i < m_info.params.size(); ++i) {
+        const ParamSpec& spec = m_info.params[i];
+        if (spec.defaultFrom.empty() || spec.type != ParamType::Int) continue;
+        const auto source = std::find_if(m_info.params.begin(), m_info.params.end(),
+                                         [&](const ParamSpec& p) { return p.name == spec.defaultFrom; });
+        if (source == m_info.params.end() || source->type != ParamType::Int) continue;
+        auto* target = static_cast<QSpinBox*>(m_editors[i]);
+        auto* from = static_cast<QSpinBox*>(m_editors[static_cast<std::size_t>(source - m_info.params.begin())]);
+        target->setProperty("follows", true);
+        target->setToolTip(target->toolTip() + tr("<p>Follows %1 until you change it.</p>").arg(from->objectName()));
+        connect(target, &QSpinBox::valueChanged, this, [this, target] {
+            if (!m_following) target->setProperty("follows", false);
+        });
+        connect(from, &QSpinBox::valueChanged, this, [this, target](int value) {
+            if (!target->property("follows").toBool()) return;
+            m_following = true;
+            target->setValue(value);
+            m_following = false;
+        });
+    }
 }
 
 ParamValues ParamForm::values() const {

@@ -39,6 +39,10 @@ private:
     QFormLayout* m_layout = nullptr;
     engine::VariantInfo m_info;
     std::vector<QWidget*> m_editors;  // parallel to m_info.params
+    /// A parameter whose default follows another (ParamSpec::defaultFrom) takes that one's value
+    /// as it changes, until the user sets it.
+    void linkDefaults();
+    bool m_following = false;  // (a followed value is being copied: not the user's edit)
 };
 
 }  // namespace attnscope::views

@@ -107,6 +107,7 @@ int runCommand(const RunOptions& options) {
         }
         request.sharedQkv = std::move(qkv->qkv);
         request.keyPadding = std::move(qkv->keyPadding);
+        request.variantInputs = std::move(qkv->variantInputs);
     } else {
         auto kind = parseTokenizerKind(options.tokenizer);
         if (!kind) {

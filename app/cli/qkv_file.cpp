@@ -1,6 +1,7 @@
 #include "cli/qkv_file.h"
 
 #include <attnscope/safetensors.h>
+#include <attnscope/variant_catalog.h>
 
 #include <cstring>
 #include <memory>
@@ -41,6 +42,18 @@ Result<QkvFile> readQkvFile(const std::string& path) {
         if (pad->dtype != DType::U8 || pad->shape.size() != 1)
             return makeError(ErrorCode::InvalidInput, path + ": tensor 'key_padding' must be U8 or BOOL of shape [m]");
         out.keyPadding = pad->u8;
+    }
+    // Tensors a variant reads when given (VariantInfo::inputs); the variant checks their shapes.
+    for (const auto& variant : variantCatalog()) {
+        for (const auto& input : variant.inputs) {
+            if (!file->find(input.name) || out.variantInputs.count(input.name)) continue;
+            auto tensor = file->read(input.name);
+            if (!tensor) return tensor.error();
+            if (tensor->dtype != DType::F32)
+                return makeError(ErrorCode::InvalidInput, path + ": tensor '" + input.name + "' (read by " + variant.id +
+                                                              ") must be F32 " + input.shape);
+            out.variantInputs[input.name] = std::move(tensor.value());
+        }
     }
     return out;
 }

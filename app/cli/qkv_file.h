@@ -5,6 +5,7 @@
 #include <attnscope/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,11 @@ struct QkvFile {
     /// copied when a tensor's bytes are not float-aligned in it.
     engine::SharedQkv qkv;
     std::vector<std::uint8_t> keyPadding;  ///< from the optional U8/BOOL tensor `key_padding` [m]
+    /// The file's tensors named by some variant's VariantInfo::inputs (F32), by name.
+    std::map<std::string, engine::PlainTensor> variantInputs;
 };
 
-/// Tensors `q`, `k`, `v` (float32 [H, n, d]) and optionally `key_padding`.
+/// Tensors `q`, `k`, `v` (float32 [H, n, d]), optionally `key_padding` and the variants' inputs.
 engine::Result<QkvFile> readQkvFile(const std::string& path);
 
 }  // namespace attnscope::cli

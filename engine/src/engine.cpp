@@ -396,6 +396,7 @@ void Engine::Impl::runPlanned(const RunRequest& request, const ProgressFn& progr
         const Variant& variant = *plan.variants[i];
         RunContext ctx(pool, progress);
         ctx.seed = request.projection.seed;
+        ctx.inputs = &request.variantInputs;
         ctx.denseDiagnostics = plan.shape.n <= request.denseLimit && plan.shape.m <= request.denseLimit;
         if (i == 0 && plan.variantScansValues) ctx.uncheckedQkv = &plan.explicitQkv;
         AttentionResult r = variant.run(qkv, plan.resolved[i], ctx);

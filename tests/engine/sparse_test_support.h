@@ -70,6 +70,8 @@ inline char reasonChar(std::uint8_t reason) {
     case PatternReason::Relay: return 'Y';
     case PatternReason::TopK: return 'K';
     case PatternReason::Support: return 'P';
+    case PatternReason::Memory: return 'M';
+    case PatternReason::Causal: return 'c';
     default: return '?';
     }
 }

@@ -108,6 +108,28 @@ private Q_SLOTS:
         QCOMPARE(std::get<std::string>(form.values().at("mode")), std::string("union"));
     }
 
+    void aFollowingDefaultTracksItsSourceUntilEdited() {
+        // Transformer-XL's memory equals segment until the user sets memory.
+        engine::VariantInfo info;
+        info.id = "follow_demo";
+        info.params.push_back(spec("segment", engine::ParamType::Int, std::int64_t{64}, 1, 4096));
+        auto memory = spec("memory", engine::ParamType::Int, std::int64_t{64}, 0, 4096);
+        memory.defaultFrom = "segment";
+        info.params.push_back(memory);
+        ParamForm form;
+        form.setVariant(info);
+        auto* segment = form.findChild<QSpinBox*>(QStringLiteral("segment"));
+        auto* mem = form.findChild<QSpinBox*>(QStringLiteral("memory"));
+        QVERIFY(segment && mem);
+        segment->setValue(32);
+        QCOMPARE(mem->value(), 32);
+        QVERIFY(mem->toolTip().contains(QStringLiteral("Follows segment")));
+        mem->setValue(10);
+        segment->setValue(16);
+        QCOMPARE(mem->value(), 10);
+        QCOMPARE(std::get<std::int64_t>(form.values().at("memory")), std::int64_t{10});
+    }
+
     void smallFloatDefaultsSurviveTheSpinBox() {
         // A spin box rounds to its decimals: 1e-4 and 1e-6 (Performer's feature_eps, Linear's
         // eps) must come back as set, not as 0.

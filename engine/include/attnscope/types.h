@@ -160,6 +160,9 @@ struct RunRequest {
     ProjectionSpec projection;
     std::vector<VariantRequest> variants;
     std::vector<std::uint8_t> keyPadding;  ///< [m] 1 = padded key; empty = none padded
+    /// Tensors variants read by name when given (VariantInfo::inputs: Transformer-XL's r_w_bias,
+    /// r_r_bias, pos_keys), e.g. from a `--qkv` file; each variant checks the shapes it needs.
+    std::map<std::string, PlainTensor> variantInputs;
     /// Diagnostics that need an n x m matrix (Performer's error against softmax, Linformer's
     /// spectrum) are built when n, m <= denseLimit; result files hold dense weights within it.
     std::int64_t denseLimit = 4096;

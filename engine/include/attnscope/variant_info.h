@@ -34,6 +34,9 @@ struct ParamSpec {
     double maxValue = 0;  ///< inclusive
     std::vector<std::string> choices;  ///< for ParamType::Choice
     std::string help;
+    /// Not empty: when the parameter is not given, it takes the value of this one (Transformer-XL's
+    /// `memory` follows `segment`); `defaultValue` is then what it shows beside the default of that one.
+    std::string defaultFrom{};
 };
 
 /// When a run writes a diagnostic.
@@ -90,6 +93,10 @@ struct VariantInfo {
     DiagnosticsPage diagnosticsPage = DiagnosticsPage::None;
     /// Every diagnostic it writes; a run writes exactly these (tested for every variant).
     std::vector<DiagnosticSpec> diagnostics;
+    /// Tensors it reads, when given, from the request's variant inputs (a `--qkv` file's tensors
+    /// of these names: Transformer-XL's r_w_bias, r_r_bias, pos_keys); drawn from the seed when
+    /// absent. `when` is unused.
+    std::vector<DiagnosticSpec> inputs;
     /// The reasons its weights' tiles carry (its mask legend).
     std::vector<PatternReason> reasons;
     /// The settings the head atlas measures coverage with (docs/ATLAS.md); empty: none.
@@ -106,6 +113,7 @@ struct VariantInfo {
 
     const ParamSpec* findParam(const std::string& param) const;
     const DiagnosticSpec* findDiagnostic(const std::string& name) const;
+    const DiagnosticSpec* findInput(const std::string& name) const;
 };
 
 /// Text form of a value ("true", "64", "0.5", "union", "1,2,3").

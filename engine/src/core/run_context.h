@@ -32,6 +32,8 @@ public:
     RunContext(BufferPool& pool, const ProgressFn& progress) : m_pool(pool), m_progress(progress) {}
 
     std::uint64_t seed = 0;
+    /// The request's variant inputs (RunRequest::variantInputs); null or empty: none given.
+    const std::map<std::string, PlainTensor>* inputs = nullptr;
     /// n and m are within the request's dense limit: diagnostics that need an n x m matrix (the
     /// Performer's error against softmax) are built.
     bool denseDiagnostics = false;

@@ -156,6 +156,12 @@ const DiagnosticSpec* VariantInfo::findDiagnostic(const std::string& name) const
     return nullptr;
 }
 
+const DiagnosticSpec* VariantInfo::findInput(const std::string& name) const {
+    for (const auto& d : inputs)
+        if (d.name == name) return &d;
+    return nullptr;
+}
+
 std::string formatParamValue(const ParamValue& value) {
     struct Visitor {
         std::string operator()(bool v) const { return v ? "true" : "false"; }
@@ -235,7 +241,17 @@ Result<ParamValues> resolveParams(const VariantInfo& info, const ParamValues& gi
         out[name] = std::move(checked.value());
     }
     for (const auto& spec : info.params)
-        if (!out.count(spec.name)) out[spec.name] = spec.defaultValue;
+        if (!out.count(spec.name) && spec.defaultFrom.empty()) out[spec.name] = spec.defaultValue;
+    for (const auto& spec : info.params) {
+        if (out.count(spec.name)) continue;
+        auto source = out.find(spec.defaultFrom);
+        auto checked = source == out.end() ? Result<ParamValue>(spec.defaultValue) : checkValue(spec, source->second);
+        if (!checked)
+            return makeError(ErrorCode::InvalidArgument, "variant '" + info.id + "': " + spec.name + " follows " +
+                                                             spec.defaultFrom + " when not given, but " +
+                                                             checked.error().message);
+        out[spec.name] = std::move(checked.value());
+    }
     return out;
 }
 
