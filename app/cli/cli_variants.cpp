@@ -19,19 +19,22 @@ int variantsCommand(const VariantsOptions& options) {
             for (const auto& p : v.params) {
                 nlohmann::json pj = {{"name", p.name}, {"type", paramTypeName(p.type)},
                                      {"default", formatParamValue(p.defaultValue)}, {"help", p.help}};
+                if (!p.defaultFrom.empty()) pj["default_from"] = p.defaultFrom;
                 if (p.type == ParamType::Choice) pj["choices"] = p.choices;
                 else if (p.type != ParamType::Bool) pj["range"] = {p.minValue, p.maxValue};
                 params.push_back(pj);
             }
-            nlohmann::json diagnostics = nlohmann::json::array();
+            nlohmann::json diagnostics = nlohmann::json::array(), inputs = nlohmann::json::array();
             for (const auto& d : v.diagnostics)
                 diagnostics.push_back({{"name", d.name}, {"dtype", dtypeName(d.dtype)}, {"shape", d.shape},
                                        {"when", diagnosticWhenName(d.when)}, {"meaning", d.meaning}});
+            for (const auto& d : v.inputs)
+                inputs.push_back({{"name", d.name}, {"dtype", dtypeName(d.dtype)}, {"shape", d.shape}, {"meaning", d.meaning}});
             nlohmann::json reasons = nlohmann::json::array();
             for (PatternReason r : v.reasons) reasons.push_back(patternReasonName(r));
             out.push_back({{"id", v.id}, {"name", v.name}, {"paper", v.paper}, {"summary", v.summary},
                            {"params", params}, {"exact", v.exact}, {"approximates_softmax", v.approximatesSoftmax},
-                           {"reasons", reasons}, {"diagnostics", diagnostics}});
+                           {"reasons", reasons}, {"diagnostics", diagnostics}, {"inputs", inputs}});
         }
         std::cout << out.dump(2) << std::endl;
         return 0;
@@ -46,10 +49,13 @@ int variantsCommand(const VariantsOptions& options) {
                 for (std::size_t i = 0; i < p.choices.size(); ++i) std::cout << (i ? " | " : "") << p.choices[i];
                 std::cout << ")";
             } else if (p.type != ParamType::Bool) {
-                std::cout << "  range [" << p.minValue << ", " << p.maxValue << "]";
+                std::cout << "  range [" << formatParamValue(p.minValue) << ", " << formatParamValue(p.maxValue) << "]";
             }
             std::cout << "  " << p.help << "\n";
         }
+        for (const auto& input : v.inputs)
+            std::cout << "    --qkv tensor " << input.name << " " << dtypeName(input.dtype) << " " << input.shape
+                      << " (optional)  " << input.meaning << "\n";
     }
     return 0;
 }

@@ -190,3 +190,49 @@ TEST(Cli, ErrorsAreOneLineAndNonZero) {
         EXPECT_NE(r.stderrText.find(c.needle), std::string::npos) << c.args << "\n" << r.stderrText;
     }
 }
+
+TEST(Cli, TransformerXlTakesItsParametersFromTheQkvFile) {
+    // u = v = 0 and r = 0 given in the file: the scores are q·k / sqrt(d) over the keys of
+    // segment memory (L = 4, M = 3), which a masked softmax written here reproduces.
+    const std::int64_t h = 2, n = 11, d = 4, L = 4, M = 3;
+    PlainTensor q = randomTensor(h, n, d, 21), k = randomTensor(h, n, d, 22), v = randomTensor(h, n, d, 23);
+    PlainTensor u = PlainTensor::zeros(DType::F32, {h, d}), pos = PlainTensor::zeros(DType::F32, {h, M + L, d});
+    const std::string input = tempPath("xl_qkv.safetensors");
+    ASSERT_TRUE(writeSafetensors(input, {{"q", &q}, {"k", &k}, {"v", &v}, {"r_w_bias", &u}, {"r_r_bias", &u}, {"pos_keys", &pos}}, {}).ok());
+    const std::string out = tempPath("xl_out.safetensors");
+    auto r = runCli("run --variant transformer_xl --param segment=4 --param memory=3 --qkv " + input + " --out " + out);
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    auto file = SafetensorsFile::open(out);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    auto weights = (*file)->read("weights");
+    auto keptPos = (*file)->read("transformer_xl.pos_keys");
+    ASSERT_TRUE(weights.ok() && keptPos.ok());
+    EXPECT_EQ(keptPos->shape, (std::vector<std::int64_t>{h, M + L, d}));
+    for (std::int64_t a = 0; a < h; ++a)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t first = std::max<std::int64_t>(0, i / L * L - M);
+            double mx = -1e300, sum = 0;
+            std::vector<double> s(static_cast<std::size_t>(n));
+            for (std::int64_t j = first; j <= i; ++j) {
+                double dot = 0;
+                for (std::int64_t c = 0; c < d; ++c) dot += double(q.f32[(a * n + i) * d + c]) * k.f32[(a * n + j) * d + c];
+                s[j] = dot / std::sqrt(double(d));
+                mx = std::max(mx, s[j]);
+            }
+            for (std::int64_t j = first; j <= i; ++j) sum += std::exp(s[j] - mx);
+            for (std::int64_t j = 0; j < n; ++j)
+                ASSERT_NEAR(weights->f32[(a * n + i) * n + j], j >= first && j <= i ? std::exp(s[j] - mx) / sum : 0.0, 1e-5)
+                    << a << " " << i << " " << j;
+        }
+
+    // a pos_keys tensor too short for memory + segment: refused naming it, no result left behind
+    PlainTensor shortPos = PlainTensor::zeros(DType::F32, {h, M + L - 1, d});
+    const std::string bad = tempPath("xl_bad.safetensors"), badOut = tempPath("xl_bad_out.safetensors");
+    ASSERT_TRUE(writeSafetensors(bad, {{"q", &q}, {"k", &k}, {"v", &v}, {"r_w_bias", &u}, {"r_r_bias", &u}, {"pos_keys", &shortPos}}, {}).ok());
+    std::remove(badOut.c_str());
+    auto refused = runCli("run --variant transformer_xl --param segment=4 --param memory=3 --qkv " + bad + " --out " + badOut);
+    EXPECT_NE(refused.status, 0);
+    EXPECT_NE(refused.stderrText.find("pos_keys"), std::string::npos) << refused.stderrText;
+    EXPECT_EQ(lineCount(refused.stderrText), 1) << refused.stderrText;
+    EXPECT_FALSE(std::ifstream(badOut).good());
+}
