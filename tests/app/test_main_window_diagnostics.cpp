@@ -8,10 +8,12 @@
 #include "views/diagnostics/approximation_view.h"
 #include "views/param_form.h"
 #include "views/diagnostics/diagnostics_stack.h"
+#include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/inspection_state.h"
 
 #include <QComboBox>
+#include <QSpinBox>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -98,6 +100,72 @@ private Q_SLOTS:
         QCOMPARE(stack->approximationTabs()->currentWidget(), static_cast<QWidget*>(stack->spectrumPlot()));
         QVERIFY2(stack->spectrumPlot()->hasSpectrum(), qPrintable(stack->spectrumPlot()->message()));
         QCOMPARE(stack->spectrumPlot()->singularValues().size(), n);
+    }
+
+    void transformerXlOpensTheMemoryViewOnItsSegments() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        selectVariant(window, "transformer_xl");
+        auto* segment = window.findChild<attnscope::views::ParamForm*>()->findChild<QSpinBox*>(QStringLiteral("segment"));
+        QVERIFY(segment);
+        segment->setValue(4);  // memory follows: 4
+        QSignalSpy failed(&window, &MainWindow::runFailed);
+        window.showView(MainWindow::View::Diagnostics);
+        if (!runner.isRunning()) QVERIFY(window.runNow() != 0);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr || failed.count() > 0, kRunTimeoutMs);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), kRunTimeoutMs);
+        const auto result = window.lastResult();
+        const engine::AttentionResult& r = result->results[0];
+        QCOMPARE(r.variantId, std::string("transformer_xl"));
+        QCOMPARE(std::get<std::int64_t>(r.params.at("memory")), std::int64_t{4});
+        const long long n = r.n;
+        QVERIFY(n >= 9);
+
+        auto* stack = window.diagnostics();
+        QVERIFY(!stack->showsPlaceholder());
+        attnscope::views::MemoryView* view = stack->memoryView();
+        QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(view));
+        QCOMPARE(view->segmentCount(), static_cast<int>((n + 3) / 4));
+        QCOMPARE(view->shownSegment(), 1);  // the first with memory
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_BracketLeft);
+        QCOMPARE(view->shownSegment(), 0);
+        QCOMPARE(view->firstKey(), 0LL);
+        QCOMPARE(view->memoryKeys(), 0LL);
+        QTest::keyClick(view, Qt::Key_BracketRight);
+        QCOMPARE(view->shownSegment(), 1);
+        QCOMPARE(view->firstQuery(), 4LL);
+        QCOMPARE(view->memoryKeys(), 4LL);
+        QVERIFY2(view->message().contains(QStringLiteral("4 memory keys")), qPrintable(view->message()));
+        // the weights panel is the result's weights; softmax of a + b + c + d over a row gives them
+        const int head = view->shownHead();
+        for (long long i = 4; i < 8; ++i) {
+            double mx = -INFINITY, z = 0;
+            std::vector<double> s;
+            for (long long j = 0; j <= i; ++j) {
+                double sum = 0;
+                for (int p = 1; p < attnscope::views::MemoryView::kPanels; ++p) sum += view->cell(p, i, j);
+                s.push_back(sum);
+                mx = std::max(mx, sum);
+            }
+            for (double v : s) z += std::exp(v - mx);
+            for (long long j = 0; j <= i; ++j) {
+                QVERIFY(std::abs(view->cell(0, i, j) - r.weightAt(head, i, j)) < 1e-7);
+                QVERIFY(std::abs(std::exp(s[static_cast<std::size_t>(j)] - mx) / z - r.weightAt(head, i, j)) < 1e-5);
+            }
+            QVERIFY(std::isnan(view->cell(0, i, i + 1)));  // causal: not seen
+        }
+        window.showNextHead();
+        QCOMPARE(view->shownHead(), head + 1);
+        QCOMPARE(view->shownSegment(), 1);
     }
 
     void errorCurveHasOnePointPerValueAndFallsWithMoreFeatures() {

@@ -6,6 +6,7 @@
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/cluster_view.h"
 #include "views/diagnostics/lsh_view.h"
+#include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/inspection_state.h"
 
@@ -36,14 +37,17 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     m_approximationTabs->setTabToolTip(kSpectrumTab, tr("Singular values of the exact softmax matrix (Linformer's low-rank evidence)"));
     m_lsh = new LshView(this);
     m_clusters = new ClusterView(this);
+    m_memory = new MemoryView(this);
     addWidget(m_placeholder);
     addWidget(m_approximationTabs);
     addWidget(m_lsh);
     addWidget(m_clusters);
+    addWidget(m_memory);
     // A new kind of diagnostic adds its page here (and to DiagnosticsPage); variants name theirs.
     m_pages = {{engine::DiagnosticsPage::Approximation, m_approximationTabs},
                {engine::DiagnosticsPage::Lsh, m_lsh},
-               {engine::DiagnosticsPage::Clusters, m_clusters}};
+               {engine::DiagnosticsPage::Clusters, m_clusters},
+               {engine::DiagnosticsPage::Memory, m_memory}};
     updatePage();
 }
 
@@ -59,8 +63,9 @@ QString DiagnosticsStack::variantsWithPages() {
         if (info.diagnosticsPage == engine::DiagnosticsPage::None) continue;
         const QString what = info.diagnosticsPage == engine::DiagnosticsPage::Approximation
                                  ? (engine::writesSpectrum(info) ? tr("approximation of softmax, spectrum") : tr("approximation of softmax"))
-                             : info.diagnosticsPage == engine::DiagnosticsPage::Lsh ? tr("LSH buckets and chunks")
-                                                                                    : tr("k-means clusters");
+                             : info.diagnosticsPage == engine::DiagnosticsPage::Lsh    ? tr("LSH buckets and chunks")
+                             : info.diagnosticsPage == engine::DiagnosticsPage::Memory ? tr("segment memory, score terms")
+                                                                                       : tr("k-means clusters");
         parts << QStringLiteral("%1 (%2)").arg(QString::fromStdString(info.id), what);
     }
     return parts.join(QStringLiteral(", "));
@@ -74,6 +79,7 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     m_approximation->setInspectionState(state);
     m_lsh->setInspectionState(state);
     m_clusters->setInspectionState(state);
+    m_memory->setInspectionState(state);
     updatePage();
 }
 
@@ -83,6 +89,7 @@ void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result
     m_approximation->setResult(m_result);
     m_lsh->setResult(m_result);
     m_clusters->setResult(m_result);
+    m_memory->setResult(m_result);
     updatePage();
 }
 

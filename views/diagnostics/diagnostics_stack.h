@@ -21,6 +21,7 @@ namespace attnscope::views {
 
 class ApproximationView;
 class ClusterView;
+class MemoryView;
 class InspectionState;
 class LshView;
 class SpectrumPlot;
@@ -47,6 +48,7 @@ public:
     ApproximationView* approximationView() const { return m_approximation; }
     LshView* lshView() const { return m_lsh; }
     ClusterView* clusterView() const { return m_clusters; }
+    MemoryView* memoryView() const { return m_memory; }
     /// The approximation page's tabs: "Approximation" and (linformer only) "Spectrum".
     QTabWidget* approximationTabs() const { return m_approximationTabs; }
 
@@ -59,6 +61,7 @@ private:
     ApproximationView* m_approximation = nullptr;
     LshView* m_lsh = nullptr;
     ClusterView* m_clusters = nullptr;
+    MemoryView* m_memory = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;

@@ -7,8 +7,10 @@
 #include <attnscope/result.h>
 #include <attnscope/types.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace attnscope::engine {
@@ -22,6 +24,20 @@ struct ScoreTerms {
     std::int64_t rows() const { return r1 - r0; }
     std::int64_t cols() const { return c1 - c0; }
 };
+
+/// How a `transformer_xl` result reads its input: segments of L queries, each seeing its memory
+/// (keys before the segment) and itself causally.
+struct SegmentLayout {
+    std::int64_t n = 0, segment = 0, memory = 0;
+    bool relative = true, sameLength = false;
+    std::int64_t segments() const { return (n + segment - 1) / segment; }
+    std::int64_t segmentStart(std::int64_t s) const { return s * segment; }
+    std::int64_t segmentEnd(std::int64_t s) const { return std::min(n, (s + 1) * segment); }
+    /// The first key query i sees (the last it sees is i).
+    std::int64_t firstKey(std::int64_t i) const;
+};
+/// Its layout, from the parameters it ran with; nullopt for another variant's result.
+std::optional<SegmentLayout> readSegmentLayout(const AttentionResult& result);
 
 /// The terms of run.results[index], a `transformer_xl` result, from the run's Q, K and the result's
 /// u, v, pos_keys. Errors: InvalidArgument (another variant, a head or rectangle outside the

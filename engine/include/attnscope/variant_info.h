@@ -65,6 +65,7 @@ enum class DiagnosticsPage {
     Approximation,  ///< error against exact softmax, its error curve; Linformer's spectrum
     Lsh,            ///< hash buckets and sorted chunks (Reformer)
     Clusters,       ///< k-means clusters and routing (Routing Transformer)
+    Memory,         ///< segment memory and the four score terms (Transformer-XL)
 };
 
 /// How the trainer makes the variant differentiable (engine/src/train/trainable_attention.cpp).

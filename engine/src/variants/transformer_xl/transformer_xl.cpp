@@ -30,6 +30,7 @@ VariantInfo info() {
                                     "Every query sees the same number of keys, the last M (the reference's evaluation "
                                     "mask); needs memory >= 1."));
     info.reasons = {PatternReason::Memory, PatternReason::Causal};
+    info.diagnosticsPage = DiagnosticsPage::Memory;
     info.diagnostics = {
         diagnostic("r_w_bias", DType::F32, "[H, d]", DiagnosticWhen::Always, "u: the global content bias (term c: u·k_j)."),
         diagnostic("r_r_bias", DType::F32, "[H, d]", DiagnosticWhen::Always, "v: the global position bias (term d: v·r_(i−j))."),

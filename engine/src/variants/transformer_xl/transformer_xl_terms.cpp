@@ -53,6 +53,30 @@ ScoreTerms computeTerms(const KeptState& state, int head, std::int64_t r0, std::
 
 }  // namespace
 
+std::int64_t SegmentLayout::firstKey(std::int64_t i) const {
+    Settings s;
+    s.segment = segment;
+    s.memory = memory;
+    s.sameLength = sameLength;
+    return transformer_xl::firstKey(s, i);
+}
+
+std::optional<SegmentLayout> readSegmentLayout(const AttentionResult& result) {
+    if (result.variantId != "transformer_xl") return std::nullopt;
+    try {
+        const Settings s = settingsOf(result.params);
+        SegmentLayout layout;
+        layout.n = result.n;
+        layout.segment = s.segment;
+        layout.memory = s.memory;
+        layout.relative = s.relative;
+        layout.sameLength = s.sameLength;
+        return layout;
+    } catch (const std::exception&) {
+        return std::nullopt;  // (parameters missing or out of range: not a result it can draw)
+    }
+}
+
 Result<ScoreTerms> transformerXlScoreTerms(const RunResult& run, std::size_t index, int head, std::int64_t r0,
                                            std::int64_t r1, std::int64_t c0, std::int64_t c1) {
     if (index >= run.results.size() || run.results[index].variantId != "transformer_xl")
