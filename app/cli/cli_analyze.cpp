@@ -47,6 +47,10 @@ Result<std::vector<CoverageSetting>> parseSettings(const Engine& engine, const s
 }  // namespace
 
 int analyzeCommand(const AnalyzeOptions& options) {
+    if (auto usable = checkOutputPath(options.out); !usable) {  // (before the atlas, which takes long)
+        printError(usable.error().message);
+        return kExitFailure;
+    }
     std::string text = options.text;
     if (!options.textFile.empty()) {
         auto read = readTextFile(options.textFile);

@@ -1,5 +1,9 @@
 #include "cli/cli_app.h"
 
+#include <charconv>
+#include <cstdint>
+#include <string>
+
 namespace attnscope::cli {
 
 void printError(const std::string& message) {
@@ -8,6 +12,26 @@ void printError(const std::string& message) {
         if (c == '\n') c = ' ';
     std::cerr << "attnscope-cli: error: " << line << std::endl;
 }
+
+namespace {
+
+// Whole decimal numbers that fit 64 bits (CLI11 would saturate or wrap "1e30", "-1" and
+// "1000000000000000000000000000000" into some other seed or budget).
+std::string checkUnsigned64(const std::string& text, std::uint64_t least, const char* what) {
+    std::uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto parsed = std::from_chars(text.data(), end, value);
+    if (text.empty() || parsed.ec != std::errc() || parsed.ptr != end)
+        return std::string(what) + " must be a whole number from " + std::to_string(least) + " to 18446744073709551615, got '" + text + "'";
+    if (value < least) return std::string(what) + " must be at least " + std::to_string(least) + ", got " + text;
+    return {};
+}
+
+const CLI::Validator kSeed([](std::string& text) { return checkUnsigned64(text, 0, "the seed"); }, "0..2^64-1");
+const CLI::Validator kBytes([](std::string& text) { return checkUnsigned64(text, 1, "the memory budget (bytes)"); },
+                            "BYTES >= 1");
+
+}  // namespace
 
 CliParse::CliParse() {
     app.require_subcommand(1);
@@ -38,9 +62,11 @@ CliParse::CliParse() {
     m_run->add_option("--head-dim", run.headDim, "Head dimension d.")->check(CLI::Range(1, 1024));
     m_run->add_option("--model-dim", run.modelDim, "Model dimension (0 = heads x head dim).")
         ->check(CLI::Range(0, 65536));
-    m_run->add_option("--seed", run.seed, "Seed of every random draw.");
+    m_run->add_option("--seed", run.seed, "Seed of every random draw.")->check(kSeed);
     m_run->add_flag("--causal", run.causal, "Causal attention (sets the variant's 'causal' parameter).");
-    m_run->add_option("--memory-budget", run.memoryBudget, "Bytes the n x n matrices may take.");
+    m_run->add_option("--memory-budget", run.memoryBudget,
+                      "Bytes the run may allocate: inputs, results, scratch (default 40 % of memory).")
+        ->check(kBytes);
     m_run->add_option("--dense-limit", run.denseLimit, "Write dense weights and mask up to this many tokens.")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
     m_run->add_option("--threads", run.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
@@ -75,9 +101,10 @@ CliParse::CliParse() {
     m_sweep->add_option("--n", sweep.sizes, "Token counts, e.g. 1024,2048,4096.")->required();
     m_sweep->add_option("--heads", sweep.heads, "Heads of the random Q, K, V.")->check(CLI::Range(1, 256));
     m_sweep->add_option("--head-dim", sweep.headDim, "Head dimension d.")->check(CLI::Range(1, 1024));
-    m_sweep->add_option("--seed", sweep.seed, "Seed of the random Q, K, V.");
+    m_sweep->add_option("--seed", sweep.seed, "Seed of the random Q, K, V.")->check(kSeed);
     m_sweep->add_option("--threads", sweep.threads, "Threads of each run (0 = all cores).")->check(CLI::Range(0, 1024));
-    m_sweep->add_option("--memory-budget", sweep.memoryBudget, "Bytes each run may allocate (larger sizes are skipped).");
+    m_sweep->add_option("--memory-budget", sweep.memoryBudget, "Bytes each run may allocate (larger sizes are skipped).")
+        ->check(kBytes);
     m_sweep->add_option("--out", sweep.out, "CSV to write.");
     m_sweep->add_option("--markdown", sweep.markdown, "Markdown table to write (default: stdout).");
     m_sweep->add_flag("--quiet", sweep.quiet, "No progress on stderr.");
@@ -95,8 +122,9 @@ CliParse::CliParse() {
     m_train->add_option("--batch", train.batch, "Examples per step.")->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
     m_train->add_option("--length", train.length, "Symbols per example (0 = 8 for tasks, 48 bytes for text).")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1024}));
-    m_train->add_option("--lr", train.learningRate, "Peak learning rate (Adam).");
-    m_train->add_option("--seed", train.seed, "Seed of the data, the initial weights and the variant's draws.");
+    m_train->add_option("--lr", train.learningRate, "Peak learning rate (Adam).")->check(CLI::Range(1e-9, 10.0));
+    m_train->add_option("--seed", train.seed, "Seed of the data, the initial weights and the variant's draws.")
+        ->check(kSeed);
     m_train->add_option("--threads", train.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
     m_train->add_option("--out", train.out, "Model folder to write.")->required();
     m_train->add_flag("--quiet", train.quiet, "No progress on stderr.");

@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
@@ -128,7 +130,15 @@ int runCommand(const RunOptions& options) {
         if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer};
     }
 
-    const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
+    // (the outputs are checked before the run, which may take long)
+    for (const std::string* path : {&options.out, &options.summary}) {
+        if (path->empty() && path == &options.summary) continue;
+        if (auto usable = checkOutputPath(*path); !usable) {
+            printError(usable.error().message);
+            return kExitFailure;
+        }
+    }
+        const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
     ProgressFn progress;
     if (showProgress) {
         progress = [last = -1](const Progress& p) mutable {
@@ -157,15 +167,25 @@ int runCommand(const RunOptions& options) {
         std::cerr << "attnscope-cli: note: dense weights and mask not written: n = " << shown.n
                   << " exceeds the dense limit of " << options.denseLimit
                   << " tokens (the file keeps what recomputes any weight: docs/RESULT_FORMAT.md)\n";
+    // Both outputs or neither: the summary is staged first and renamed into place after the result.
+    std::optional<StagedFile> summary;
+    if (!options.summary.empty()) {
+        auto staged = StagedFile::stage(options.summary, nlohmann::json::parse(resultSummaryJson(**result, 0)).dump(2) + "\n");
+        if (!staged) {
+            printError(staged.error().message);
+            return kExitFailure;
+        }
+        summary.emplace(std::move(staged.value()));
+    }
     auto written = writeResultFile(options.out, **result, 0, fileOptions);
     if (!written) {
         printError(written.error().message);
         return exitFor(written.error());
     }
-    if (!options.summary.empty()) {
-        const auto summary = writeFileAtomically(options.summary, nlohmann::json::parse(resultSummaryJson(**result, 0)).dump(2) + "\n");
-        if (!summary) {
-            printError(summary.error().message);
+    if (summary) {
+        if (auto committed = summary->commit(); !committed) {
+            std::remove(options.out.c_str());
+            printError(committed.error().message);
             return kExitFailure;
         }
     }

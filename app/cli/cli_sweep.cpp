@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -207,6 +208,14 @@ int sweepCommand(const SweepOptions& options) {
         printError(checked.error().message);
         return kExitUsage;
     }
+    // (the outputs are checked before the runs, which may take long)
+    for (const std::string* path : {&options.out, &options.markdown}) {
+        if (path->empty() && path == &options.markdown) continue;
+        if (auto usable = checkOutputPath(*path); !usable) {
+            printError(usable.error().message);
+            return kExitFailure;
+        }
+    }
     // The exact reference first at every n: the denominator of the ratios.
     const std::string& exact = exactReference().id;
     const auto reference = std::find_if(variants->begin(), variants->end(), [&](const SweepVariant& v) { return v.id == exact; });
@@ -274,13 +283,29 @@ int sweepCommand(const SweepOptions& options) {
                << lraSpeedup((*variants)[vi].id) << " |\n";
         }
     md << notes.str();
-    if (const auto written = writeFileAtomically(options.out, csv.str()); !written) {
-        printError(written.error().message);
+    // Both files or neither.
+    auto csvFile = StagedFile::stage(options.out, csv.str());
+    if (!csvFile) {
+        printError(csvFile.error().message);
         return kExitFailure;
     }
+    std::optional<StagedFile> mdFile;
     if (!options.markdown.empty()) {
-        if (const auto written = writeFileAtomically(options.markdown, md.str()); !written) {
-            printError(written.error().message);
+        auto staged = StagedFile::stage(options.markdown, md.str());
+        if (!staged) {
+            printError(staged.error().message);
+            return kExitFailure;
+        }
+        mdFile.emplace(std::move(staged.value()));
+    }
+    if (auto done = csvFile->commit(); !done) {
+        printError(done.error().message);
+        return kExitFailure;
+    }
+    if (mdFile) {
+        if (auto done = mdFile->commit(); !done) {
+            std::remove(options.out.c_str());
+            printError(done.error().message);
             return kExitFailure;
         }
     } else {

@@ -182,12 +182,56 @@ TEST(Cli, ErrorsAreOneLineAndNonZero) {
         {"run --variant full --text 'a b c d e f g h' --memory-budget 100 --out " + out, 1, "bytes"},
         {"run --variant full --text hi --heads 0 --out " + out, 2, "heads"},
         {"run --variant full --out " + out, 2, "input"},
+        {"run --variant full --text hi --seed 1000000000000000000000000000000 --out " + out, 2, "the seed"},
+        {"run --variant full --text hi --seed -1 --out " + out, 2, "the seed"},
+        {"run --variant full --text hi --memory-budget 0 --out " + out, 2, "at least 1"},
+        {"run --variant full --text hi --memory-budget -1 --out " + out, 2, "memory budget"},
+        {"run --variant full --text hi --out /nonexistent/r.safetensors", 1, "/nonexistent does not exist"},
+        {"run --variant full --text hi --out " + ::testing::TempDir(), 1, "is a folder"},
+        {"sweep --variants full --n 16 --out /nonexistent/s.csv", 1, "/nonexistent does not exist"},
     };
     for (const auto& c : cases) {
         auto r = runCli(c.args);
         EXPECT_EQ(r.status, c.status) << c.args << "\n" << r.stderrText;
         EXPECT_EQ(lineCount(r.stderrText), 1) << c.args << "\n" << r.stderrText;
         EXPECT_NE(r.stderrText.find(c.needle), std::string::npos) << c.args << "\n" << r.stderrText;
+    }
+}
+
+TEST(Cli, AFailedCommandLeavesNoOutputFiles) {
+    // The summary cannot be written (a missing folder; a folder's name): no result file either.
+    const std::string out = tempPath("left.safetensors");
+    for (const std::string summary : {std::string("/nonexistent/s.json"), ::testing::TempDir()}) {
+        std::remove(out.c_str());
+        auto r = runCli("run --variant full --text 'a b c' --out " + out + " --summary " + summary);
+        EXPECT_EQ(r.status, 1) << r.stderrText;
+        EXPECT_EQ(lineCount(r.stderrText), 1) << r.stderrText;
+        EXPECT_FALSE(std::ifstream(out).good()) << "left behind with --summary " << summary;
+    }
+    // Both written when both can be.
+    const std::string summary = tempPath("both.json");
+    std::remove(summary.c_str());
+    auto ok = runCli("run --variant full --text 'a b c' --out " + out + " --summary " + summary);
+    ASSERT_EQ(ok.status, 0) << ok.stderrText;
+    EXPECT_TRUE(std::ifstream(out).good());
+    EXPECT_EQ(nlohmann::json::parse(slurp(summary))["variant"], "full");
+}
+
+TEST(Cli, AutomaticParametersRecordTheValueUsed) {
+    // 0 = automatic, as each schema says: the result's parameters hold what ran.
+    const std::string summary = tempPath("auto.json"), out = tempPath("auto.safetensors");
+    const struct {
+        std::string args, param;
+        std::int64_t used;
+    } cases[] = {
+        {"--variant performer --param nb_features=0 --head-dim 16", "nb_features", 44},  // floor(16 ln 16)
+        {"--variant routing --param clusters=0 --param window_size=0", "clusters", 3},    // round(sqrt(9))
+        {"--variant reformer --param n_buckets=0 --param chunk_len=4", "n_buckets", 2},
+    };
+    for (const auto& c : cases) {
+        auto r = runCli("run " + c.args + " --text 'a b c d e f g h i' --quiet --out " + out + " --summary " + summary);
+        ASSERT_EQ(r.status, 0) << c.args << "\n" << r.stderrText;
+        EXPECT_EQ(nlohmann::json::parse(slurp(summary))["params"][c.param], c.used) << c.args;
     }
 }
 

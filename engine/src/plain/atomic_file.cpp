@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include <fcntl.h>
@@ -84,6 +85,39 @@ Result<void> AtomicFile::commit() {
         return error("cannot rename the temporary file into place", err);
     }
     return {};
+}
+
+Result<void> checkOutputPath(const std::string& path) {
+    if (path.empty()) return makeError(ErrorCode::Io, "an output file name is empty");
+    struct stat info {};
+    if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+        return makeError(ErrorCode::Io, path + ": is a folder, not a file name");
+    const auto slash = path.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+        return makeError(ErrorCode::Io, path + ": the folder " + folder + " does not exist");
+    if (::access(folder.c_str(), W_OK) != 0)
+        return makeError(ErrorCode::Io, path + ": the folder " + folder + " is not writable");
+    return {};
+}
+
+StagedFile::StagedFile(std::unique_ptr<AtomicFile> file) : m_file(std::move(file)) {}
+StagedFile::StagedFile(StagedFile&&) noexcept = default;
+StagedFile::~StagedFile() = default;
+
+Result<StagedFile> StagedFile::stage(const std::string& path, const std::string& contents) {
+    if (auto usable = checkOutputPath(path); !usable) return usable.error();
+    auto file = AtomicFile::create(path);
+    if (!file) return file.error();
+    if (auto written = file->write(contents.data(), contents.size()); !written) return written.error();
+    return StagedFile(std::make_unique<AtomicFile>(std::move(file.value())));
+}
+
+Result<void> StagedFile::commit() {
+    if (!m_file) return makeError(ErrorCode::Io, "a staged file committed twice");
+    auto done = m_file->commit();
+    m_file.reset();
+    return done;
 }
 
 Result<void> writeFileAtomically(const std::string& path, const std::string& contents) {

@@ -155,6 +155,7 @@ public:
         const std::int64_t heads = qkv.heads(), d = qkv.d();
         std::int64_t features = paramInt(params, "nb_features");
         if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(d * std::log(static_cast<double>(d))));
+        result.params["nb_features"] = features;  // the value used (0 = automatic), so the file says it
         const bool relu = paramChoice(params, "kernel") == "relu";
 
         ctx.beginStage("features");
