@@ -41,7 +41,7 @@ CompareDifferenceMap::CompareDifferenceMap(QWidget* parent) : QWidget(parent) {
     m_plot->plotLayout()->addElement(0, 0, title);
     auto* map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     map->setInterpolate(false);
-    map->setTightBoundary(true);
+    map->setTightBoundary(false);  // whole cells at the edges (true halves the first and last)
     auto* bar = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(1, 1, bar);
     bar->setType(QCPAxis::atRight);

@@ -50,6 +50,105 @@ std::vector<QString> wrap(const QString& text, const QFont& font, double width) 
     return lines;
 }
 
+// The colour maps of a plot that are drawn as rectangles, and the layer they are on.
+std::vector<QCPColorMap*> vectorMaps(QCustomPlot* plot) {
+    std::vector<QCPColorMap*> maps;
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        auto* map = qobject_cast<QCPColorMap*>(plot->plottable(i));
+        if (!map || !map->visible() || !map->data() || !map->layer()) continue;
+        const QCPColorMapData* data = map->data();
+        if (static_cast<long long>(data->keySize()) * data->valueSize() > FigurePainter::kMaxVectorCells) continue;
+        maps.push_back(map);
+    }
+    return maps;
+}
+
+// The colour of one cell as the map paints it (its gradient, data range, NaN rule and alpha);
+// invalid for a cell that is not painted.
+QColor cellColour(QCPColorMap* map, int key, int value) {
+    QCPColorMapData* data = map->data();
+    const double v = data->cell(key, value);
+    QCPColorGradient gradient = map->gradient();
+    QColor colour;
+    if (std::isnan(v)) {
+        switch (gradient.nanHandling()) {
+        case QCPColorGradient::nhNanColor: colour = gradient.nanColor(); break;
+        case QCPColorGradient::nhLowestColor: colour = QColor::fromRgba(gradient.color(map->dataRange().lower, map->dataRange())); break;
+        case QCPColorGradient::nhHighestColor: colour = QColor::fromRgba(gradient.color(map->dataRange().upper, map->dataRange())); break;
+        default: return {};
+        }
+    } else {
+        colour = QColor::fromRgba(gradient.color(v, map->dataRange(), map->dataScaleType() == QCPAxis::stLogarithmic));
+    }
+    colour.setAlpha(colour.alpha() * data->alpha(key, value) / 255);
+    return colour.alpha() == 0 ? QColor() : colour;
+}
+
+// Cells of `map` as rectangles, equal neighbours along a row merged, clipped to its axis rect.
+void paintCells(QCPPainter& painter, QCPColorMap* map) {
+    QCPColorMapData* data = map->data();
+    QCPAxis* keyAxis = map->keyAxis();
+    QCPAxis* valueAxis = map->valueAxis();
+    const int keys = data->keySize(), values = data->valueSize();
+    const double keyStep = keys > 1 ? data->keyRange().size() / (keys - 1) : 1.0;
+    const double valueStep = values > 1 ? data->valueRange().size() / (values - 1) : 1.0;
+    const auto keyEdge = [&](double index) { return keyAxis->coordToPixel(data->keyRange().lower + (index - 0.5) * keyStep); };
+    const auto valueEdge = [&](double index) {
+        return valueAxis->coordToPixel(data->valueRange().lower + (index - 0.5) * valueStep);
+    };
+    painter.save();
+    painter.setClipRect(keyAxis->axisRect()->rect(), Qt::IntersectClip);
+    painter.setPen(Qt::NoPen);
+    painter.setRenderHint(QPainter::Antialiasing, false);  // (no seams between neighbours)
+    for (int v = 0; v < values; ++v) {
+        const double y0 = valueEdge(v), y1 = valueEdge(v + 1);
+        for (int k = 0; k < keys;) {
+            const QColor colour = cellColour(map, k, v);
+            int end = k + 1;
+            while (end < keys && cellColour(map, end, v) == colour) ++end;
+            if (colour.isValid())
+                painter.fillRect(QRectF(QPointF(keyEdge(k), y0), QPointF(keyEdge(end), y1)).normalized(), colour);
+            k = end;
+        }
+    }
+    painter.restore();
+}
+
+// Draws a plot whose colour maps become rectangles: first its layers below the maps' layer
+// (backgrounds, grid), then the cells, then the plot again without what the first pass drew (no
+// backgrounds, no grid, maps hidden). Layers are not hidden in the second pass: an axis is drawn
+// only while its axis rect's layer (the background) is visible.
+void paintPlotWithVectorCells(QCPPainter& painter, QCustomPlot* plot, const QSize& size, const std::vector<QCPColorMap*>& maps) {
+    QCPLayer* mapLayer = maps.front()->layer();
+    std::vector<std::pair<QCPLayer*, bool>> layers;
+    for (int i = 0; i < plot->layerCount(); ++i) layers.emplace_back(plot->layer(i), plot->layer(i)->visible());
+    for (auto& [layer, visible] : layers) layer->setVisible(visible && layer->index() < mapLayer->index());
+    painter.save();
+    plot->toPainter(&painter, size.width(), size.height());
+    painter.restore();
+    for (auto& [layer, visible] : layers) layer->setVisible(visible);
+    for (QCPColorMap* map : maps) paintCells(painter, map);
+
+    for (QCPColorMap* map : maps) map->setVisible(false);
+    QCPLayer* grid = plot->layer(QStringLiteral("grid"));
+    const bool gridVisible = grid && grid->visible();
+    if (grid) grid->setVisible(false);
+    const QBrush background = plot->background();
+    plot->setBackground(Qt::NoBrush);
+    std::vector<std::pair<QCPAxisRect*, QBrush>> rects;
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        rects.emplace_back(rect, rect->background());
+        rect->setBackground(Qt::NoBrush);
+    }
+    painter.save();
+    plot->toPainter(&painter, size.width(), size.height());
+    painter.restore();
+    for (auto& [rect, brush] : rects) rect->setBackground(brush);
+    plot->setBackground(background);
+    if (grid) grid->setVisible(gridVisible);
+    for (QCPColorMap* map : maps) map->setVisible(true);
+}
+
 }  // namespace
 
 struct FigurePainter::Layout {
@@ -133,6 +232,9 @@ bool FigurePainter::paint(QPaintDevice* device, double scale) const {
     painter.scale(scale, scale);
     painter.setRenderHint(QPainter::Antialiasing, true);
     painter.setRenderHint(QPainter::TextAntialiasing, true);
+    // Images that remain (colour bars, maps too large for rectangles) stay lossless in a PDF: its
+    // engine otherwise stores every colour image as a JPEG.
+    painter.setRenderHint(QPainter::LosslessImageRendering, true);
     const QSize size = logicalSize();
     painter.fillRect(QRectF(0, 0, size.width(), size.height()), Qt::white);  // white figures (FORMATS.md §5)
 
@@ -151,7 +253,11 @@ bool FigurePainter::paint(QPaintDevice* device, double scale) const {
         painter.translate(origin + QPointF(rect.topLeft()));
         painter.setClipRect(QRect(QPoint(0, 0), rect.size()));
         // toPainter() lays the plot out again at its widget size and draws it with our painter.
-        plot->toPainter(&painter, rect.width(), rect.height());
+        const std::vector<QCPColorMap*> maps = m_vectorCells ? vectorMaps(plot) : std::vector<QCPColorMap*>{};
+        if (maps.empty())
+            plot->toPainter(&painter, rect.width(), rect.height());
+        else
+            paintPlotWithVectorCells(painter, plot, rect.size(), maps);
         painter.restore();
     }
     for (const auto& [widget, rect] : l.rendered) {

@@ -1,8 +1,9 @@
 #pragma once
 // Paints a view as a figure (title, the view's plots with their colour bars, caption) on any
 // QPaintDevice: QImage, QSvgGenerator or QPdfWriter. Plots are drawn through QCustomPlot's own
-// painter, so axes and text stay vector on SVG and PDF; colour maps stay bitmaps there, at their
-// data resolution (FORMATS.md §5 "Export").
+// painter, so axes and text stay vector on SVG and PDF; with vector cells (SVG, PDF) colour maps of
+// up to kMaxVectorCells cells are drawn as filled rectangles, larger ones as their bitmap, lossless
+// (FORMATS.md §5 "Export").
 
 #include <QSize>
 #include <QString>
@@ -22,7 +23,12 @@ public:
     /// of the figure, drawn by QWidget::render (bitmaps and paths as they paint them).
     static constexpr const char* kRenderProperty = "attnscopeExportRender";
 
+    /// Colour maps with more cells than this stay bitmaps on vector devices (file size).
+    static constexpr long long kMaxVectorCells = 262144;
+
     FigurePainter(QWidget* view, QString title, QString caption);
+    /// Colour-map cells as vector rectangles (for SVG and PDF): sharp at any zoom, no lossy image.
+    void setVectorCells(bool on) { m_vectorCells = on; }
 
     /// Logical size of the figure: the view's drawn content plus a title band above and a
     /// caption band below. Empty when the view shows nothing that can be drawn.
@@ -43,6 +49,7 @@ private:
     QWidget* m_view = nullptr;
     QString m_title;
     QString m_caption;
+    bool m_vectorCells = false;
 };
 
 }  // namespace attnscope::views

@@ -87,7 +87,7 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
 
     m_colorMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_colorMap->setInterpolate(false);
-    m_colorMap->setTightBoundary(true);
+    m_colorMap->setTightBoundary(false);  // whole cells at the edges (true halves the first and last)
     m_colorMap->setGradient(categoricalGradient());
     m_colorMap->setDataRange(QCPRange(0, ReasonPalette::kSize - 1));
 

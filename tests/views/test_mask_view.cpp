@@ -125,6 +125,24 @@ private Q_SLOTS:
         QCOMPARE(view.hoverText(0, 1), QStringLiteral("query 0 'a' → key 1 'b': not in the pattern"));
     }
 
+    void edgeCellsAreDrawnWholeLikeTheOthers() {
+        // Row 3 allows every key (global): its first and last cells must be as wide as the middle
+        // ones, so a pixel a third of a cell outside key 0's centre is still the cell's colour.
+        MaskView view;
+        view.resize(700, 600);
+        view.show();
+        view.setResult(makeMixedResult());
+        QTest::qWait(100);
+        QCustomPlot* plot = view.plot();
+        plot->replot();
+        const QImage image = plot->grab().toImage();
+        const int y = static_cast<int>(plot->yAxis->coordToPixel(3));
+        const auto colourAt = [&](double key) { return image.pixelColor(static_cast<int>(plot->xAxis->coordToPixel(key)), y); };
+        QCOMPARE(colourAt(-0.35), colourAt(0.0));
+        QCOMPARE(colourAt(3.35), colourAt(3.0));
+        QCOMPARE(colourAt(1.0), colourAt(0.0));  // one reason, one colour along the row
+    }
+
     void weightToggleShadesAllowedCellsAndMarksExactZeros() {
         InspectionState state;
         MaskView view;

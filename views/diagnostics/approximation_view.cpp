@@ -37,7 +37,7 @@ QCustomPlot* makeMapPlot(QWidget* parent, const QString& barLabel) {
     plot->plotLayout()->addElement(0, 0, title);
     auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
     map->setInterpolate(false);
-    map->setTightBoundary(true);
+    map->setTightBoundary(false);  // whole cells at the edges (true halves the first and last)
     auto* bar = new QCPColorScale(plot);
     plot->plotLayout()->addElement(1, 1, bar);
     bar->setType(QCPAxis::atRight);

@@ -73,7 +73,7 @@ ClusterView::ClusterView(QWidget* parent) : QWidget(parent) {
     styleDiagnosticPlot(m_stripPlot);
     auto* strip = new QCPColorMap(m_stripPlot->xAxis, m_stripPlot->yAxis);
     strip->setInterpolate(false);
-    strip->setTightBoundary(true);
+    strip->setTightBoundary(false);  // whole cells at the edges (true halves the first and last)
     m_stripPlot->xAxis->setLabel(tr("token (colour = cluster; blank = unrouted query)"));
     m_stripPlot->yAxis->setRangeReversed(true);
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);

@@ -36,7 +36,7 @@ QCustomPlot* makeStripPlot(QWidget* parent, const QString& xLabel) {
     plot->plotLayout()->addElement(0, 0, title);
     auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
     map->setInterpolate(false);
-    map->setTightBoundary(true);
+    map->setTightBoundary(false);  // whole cells at the edges (true halves the first and last)
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setRangeReversed(true);  // round 0 on top
     plot->yAxis->grid()->setVisible(false);

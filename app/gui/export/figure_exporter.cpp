@@ -111,7 +111,8 @@ QByteArray FigureExporter::renderSvg(QWidget* view, const FigureRequest& request
     const views::LightFigureScope light(view);  // figures are black on white in either theme
     FigureOutcome local;
     FigureOutcome& out = outcome ? *outcome : local;
-    const views::FigurePainter painter(view, request.title, request.caption);
+    views::FigurePainter painter(view, request.title, request.caption);
+    painter.setVectorCells(true);
     const QSize logical = painter.logicalSize();
     if (logical.isEmpty()) {
         out.error = nothingToDraw();
@@ -158,7 +159,8 @@ FigureOutcome FigureExporter::exportFigure(QWidget* view, const QString& path, c
         break;
     }
     case FigureFormat::Pdf: {
-        const views::FigurePainter painter(view, request.title, request.caption);
+        views::FigurePainter painter(view, request.title, request.caption);
+        painter.setVectorCells(true);
         const QSize logical = painter.logicalSize();
         if (logical.isEmpty()) {
             out.error = nothingToDraw();
