@@ -330,6 +330,7 @@ void HeadHeatmap::updateTitle() {
         params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
     const QString tokenizer = tokenUnit(m_result->input);
     QString text = m_titlePrefix + tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(m_shownHead).arg(r->heads).arg(r->n).arg(tokenizer);
+    if (const QString source = qkvSourceText(*m_result); !source.isEmpty()) text += QStringLiteral(" — ") + source;
     const int f = m_pooled->poolFactor();
     if (showsRegion()) text += tr(" — zoomed region at full resolution");
     else if (f > 1) text += (m_pooled->poolMode() == PoolMode::Mean ? tr(" — mean-pooled %1×%1") : tr(" — max-pooled %1×%1")).arg(f);

@@ -263,6 +263,7 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     const QString tokenizer = tokenUnit(m_result->input);
     QString text = tr("Pattern of %1 — head %2 of %3 — n = %4 %5").arg(name).arg(head).arg(r->heads).arg(r->n).arg(tokenizer);
     if (r->m != r->n) text += tr(", m = %1 keys").arg(r->m);
+    if (const QString source = qkvSourceText(*m_result); !source.isEmpty()) text += QStringLiteral(" — ") + source;
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
     m_title->setText(text);
     // Keep the row panel on its query across heads, so heads can be compared row by row.

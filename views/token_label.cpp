@@ -33,6 +33,14 @@ QString tokenLabel(const std::string& bytes, int maxChars) {
     return out;
 }
 
+QString qkvSourceText(const engine::RunResult& run) {
+    if (run.modelFolder.empty() || run.modelLayer < 0) return {};
+    QString folder = QString::fromStdString(run.modelFolder);
+    while (folder.size() > 1 && folder.endsWith(QLatin1Char('/'))) folder.chop(1);
+    const QString name = folder.mid(folder.lastIndexOf(QLatin1Char('/')) + 1);
+    return QObject::tr("model %1, layer %2").arg(name).arg(run.modelLayer);
+}
+
 QString tokenUnit(const engine::TokenizedInput& input) {
     if (input.tokens.empty()) return QObject::tr("positions");
     if (input.kind == engine::TokenizerKind::Model) return QObject::tr("tokens");

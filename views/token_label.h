@@ -18,4 +18,9 @@ QString tokenLabel(const std::string& bytes, int maxChars = 14);
 /// "positions" when Q/K/V came without tokens.
 QString tokenUnit(const engine::TokenizedInput& input);
 
+/// Where Q, K, V came from, for titles and captions: "model NAME, layer L" (NAME = the model
+/// folder's name, L = the model's own layer index) or an empty string for random projections and
+/// explicit Q/K/V.
+QString qkvSourceText(const engine::RunResult& run);
+
 }  // namespace attnscope::views

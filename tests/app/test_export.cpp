@@ -140,6 +140,26 @@ private Q_SLOTS:
         QVERIFY(sidecar.value(QStringLiteral("app")).toObject().contains(QStringLiteral("version")));
     }
 
+    void aModelsLayerIsNamedInTitleCaptionAndSidecar() {
+        // Q, K, V of layer 1 of a model: the data is layer 1's, so everything says layer 1.
+        auto run = std::make_shared<engine::RunResult>(*makeRun(2, 6));
+        run->modelFolder = "/models/tiny-bert/";
+        run->modelLayer = 1;
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(run);
+        QVERIFY2(heatmap.title().simplified().contains(QStringLiteral("model tiny-bert, layer 1")), qPrintable(heatmap.title()));
+        const FigureSubject subject = FigureSubject::describe(&heatmap, run, 0, 0, 0, {});
+        QCOMPARE(subject.layer, 1);
+        QVERIFY2(FigureMetadata::caption(subject).contains(QStringLiteral("model tiny-bert, layer 1, head 0 of 2")),
+                 qPrintable(FigureMetadata::caption(subject)));
+        QCOMPARE(FigureMetadata::sidecar(subject).value(QStringLiteral("layer")).toInt(), 1);
+        // random projections: no model named
+        Fixture f;
+        QVERIFY(!f.heatmap.title().contains(QStringLiteral("model")));
+    }
+
     void everyCellGetsAPixel() {
         Fixture f(1200);  // 1200 cells across a ~500 pixel axis
         QVERIFY(QTest::qWaitForWindowExposed(&f.heatmap));

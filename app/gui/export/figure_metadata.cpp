@@ -3,6 +3,7 @@
 #include "views/compare_view.h"
 #include "views/head_heatmap.h"
 #include "views/mask_view.h"
+#include "views/token_label.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -41,7 +42,8 @@ FigureSubject FigureSubject::describe(QWidget* view, std::shared_ptr<const engin
                                       int layer, int head, QHash<QString, QString> variantNames) {
     FigureSubject s;
     s.run = std::move(run);
-    s.layer = layer;
+    // `layer` counts the run's layers; a model's run names its own layer (the data is that layer's)
+    s.layer = s.run && s.run->modelLayer >= 0 ? s.run->modelLayer + layer : layer;
     s.head = head;
     s.variantNames = std::move(variantNames);
     s.variantIndexes = {resultIndex};
@@ -94,7 +96,10 @@ QString FigureMetadata::caption(const FigureSubject& s) {
     }
     if (s.run) {
         parts << QCoreApplication::translate("FigureMetadata", "seed %1").arg(s.run->projection.seed);
-        parts << QCoreApplication::translate("FigureMetadata", "layer %1, head %2 of %3").arg(s.layer).arg(s.head).arg(s.run->heads);
+        if (const QString source = views::qkvSourceText(*s.run); !source.isEmpty())
+            parts << source + QCoreApplication::translate("FigureMetadata", ", head %1 of %2").arg(s.head).arg(s.run->heads);
+        else
+            parts << QCoreApplication::translate("FigureMetadata", "layer %1, head %2 of %3").arg(s.layer).arg(s.head).arg(s.run->heads);
         const QString tokenizer = s.run->input.tokens.empty() ? QStringLiteral("positions")
                                                               : QString::fromLatin1(engine::tokenizerName(s.run->input.kind));
         parts << QCoreApplication::translate("FigureMetadata", "n = %1 (%2)").arg(s.run->n).arg(tokenizer);
