@@ -66,6 +66,8 @@ struct RunPlan {
     bool variantScansValues = false;
     SharedQkv explicitQkv;
     Qkv modelQkv;
+    /// The variants' inputs: the request's, else what the model's layer provides (Transformer-XL).
+    std::map<std::string, PlainTensor> modelInputs;
 };
 
 struct Engine::Impl {
@@ -318,6 +320,15 @@ Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan
                 given["causal"] = true;
                 run.warnings.push_back(vr.id + ": causal = true, as the model is causal");
             }
+            if (const auto defaults = model->info().variantDefaults.find(vr.id); defaults != model->info().variantDefaults.end()) {
+                std::string taken;
+                for (const auto& [name, value] : defaults->second) {
+                    if (given.count(name)) continue;
+                    given[name] = value;
+                    taken += (taken.empty() ? "" : ", ") + name + " = " + formatParamValue(value);
+                }
+                if (!taken.empty()) run.warnings.push_back(vr.id + ": " + taken + ", as the model has them");
+            }
         }
         auto params = resolveParams(v->info(), given);
         if (!params) return params.error();
@@ -346,7 +357,7 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         shape = *checked;
     } else if (request.model) {
         std::vector<std::string> notices;
-        plan.modelQkv = model->layerQkv(request.input.text, request.model->layer, progress, run.input, notices);
+        plan.modelQkv = model->layerQkv(request.input.text, request.model->layer, progress, run.input, notices, &plan.modelInputs);
         for (auto& note : notices) run.warnings.push_back(std::move(note));
         run.modelFolder = request.model->folder;
         run.modelLayer = request.model->layer;
@@ -396,7 +407,7 @@ void Engine::Impl::runPlanned(const RunRequest& request, const ProgressFn& progr
         const Variant& variant = *plan.variants[i];
         RunContext ctx(pool, progress);
         ctx.seed = request.projection.seed;
-        ctx.inputs = &request.variantInputs;
+        ctx.inputs = request.variantInputs.empty() ? &plan.modelInputs : &request.variantInputs;
         ctx.denseDiagnostics = plan.shape.n <= request.denseLimit && plan.shape.m <= request.denseLimit;
         if (i == 0 && plan.variantScansValues) ctx.uncheckedQkv = &plan.explicitQkv;
         AttentionResult r = variant.run(qkv, plan.resolved[i], ctx);

@@ -6,6 +6,7 @@
 #include <attnscope/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,14 +14,17 @@ namespace attnscope::engine {
 
 struct ModelInfo {
     std::string folder;
-    std::string arch;             ///< "bert", "roberta", "gpt2"
+    std::string arch;             ///< "bert", "roberta", "gpt2", "transfo-xl"
     std::int64_t layers = 0, heads = 0, headDim = 0, hiddenSize = 0, vocabSize = 0;
     std::int64_t maxTokens = 0;   ///< usable positions; longer inputs are truncated with a notice
     bool causal = false;
     std::uint64_t weightBytes = 0;
-    std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", or "" when the folder has none
+    std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", "bytes", or "" when the folder has none
     std::string attention;        ///< "softmax", or the variant a trained model uses ("longformer window=4")
     std::vector<std::string> warnings;
+    /// Parameters a variant takes from the model unless the request gives them, by variant id
+    /// (a Transformer-XL model: transformer_xl's segment, memory and same_length).
+    std::map<std::string, ParamValues> variantDefaults;
 };
 
 /// Text is tokenized with the model's own tokenizer (special tokens added as the model expects);

@@ -33,8 +33,19 @@ SniffedFile sniffFile(const std::string& path);
 /// TorchScript, ...), or an empty string when `kind` is Safetensors.
 std::string weightsFileProblem(const std::string& path, const SniffedFile& sniffed);
 
-enum class ModelArch { Bert, Roberta, Gpt2 };
-const char* modelArchName(ModelArch arch);  ///< "bert", "roberta", "gpt2"
+enum class ModelArch { Bert, Roberta, Gpt2, TransfoXl };
+const char* modelArchName(ModelArch arch);  ///< "bert", "roberta", "gpt2", "transfo-xl"
+
+/// Transformer-XL's own settings (Hugging Face TransfoXLConfig names in brackets).
+struct TransfoXlSettings {
+    std::int64_t headDim = 0;    ///< [d_head]
+    std::int64_t memLen = 0;     ///< [mem_len] M: cached positions per layer
+    std::int64_t tgtLen = 0;     ///< [tgt_len] L: the segment length the text is read in
+    std::int64_t clampLen = -1;  ///< [clamp_len] relative distances above it use it (<= 0: none)
+    bool sameLength = false;     ///< [same_length]
+    bool untieR = false;         ///< [untie_r] u, v per layer instead of shared
+    bool preLnorm = false;       ///< [pre_lnorm]
+};
 
 enum class Activation { GeluErf, GeluTanh, Relu };
 
@@ -61,8 +72,12 @@ struct ModelConfig {
     std::map<std::string, std::string> attentionParams;  ///< as typed: parsed against the schema
     std::uint64_t attentionSeed = 0;
     std::vector<std::string> notices;
+    TransfoXlSettings transfoXl;  ///< for ModelArch::TransfoXl
 
-    std::int64_t headDim() const { return numHeads > 0 ? hiddenSize / numHeads : 0; }
+    std::int64_t headDim() const {
+        if (arch == ModelArch::TransfoXl) return transfoXl.headDim;
+        return numHeads > 0 ? hiddenSize / numHeads : 0;
+    }
     /// Tokens the model can take at once (positions minus the RoBERTa offset).
     std::int64_t usablePositions() const { return maxPositions - positionOffset; }
 };

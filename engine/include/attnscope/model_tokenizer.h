@@ -16,7 +16,7 @@
 
 namespace attnscope::engine {
 
-enum class ModelTokenizerKind { WordPiece, ByteLevelBpe };
+enum class ModelTokenizerKind { WordPiece, ByteLevelBpe, Bytes };
 
 /// The tokens of one text, parallel vectors of equal length.
 struct EncodedText {

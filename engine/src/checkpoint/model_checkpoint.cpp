@@ -160,7 +160,8 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
     const ModelConfig& cfg = ckpt->m_config;
     const auto expected = expectedTensors(cfg);
     const std::vector<std::string> prefixes =
-        cfg.arch == ModelArch::Gpt2 ? std::vector<std::string>{"", "transformer."}
+        cfg.arch == ModelArch::Gpt2        ? std::vector<std::string>{"", "transformer."}
+        : cfg.arch == ModelArch::TransfoXl ? std::vector<std::string>{"transformer.", ""}
         : cfg.arch == ModelArch::Roberta ? std::vector<std::string>{"roberta.", ""}
                                          : std::vector<std::string>{"bert.", ""};
     bool prefixFound = false;
@@ -208,7 +209,9 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
     if (upcast) ckpt->m_warnings.push_back("weights stored as F16/BF16/F64 are converted to F32 for analysis");
 
     // A layer group beyond num_hidden_layers means the config and the weights disagree.
-    const std::string layerStem = ckpt->m_prefix + (cfg.arch == ModelArch::Gpt2 ? "h." : "encoder.layer.");
+    const std::string layerStem = ckpt->m_prefix + (cfg.arch == ModelArch::Gpt2        ? "h."
+                                                     : cfg.arch == ModelArch::TransfoXl ? "layers."
+                                                                                        : "encoder.layer.");
     std::int64_t maxLayer = -1;
     std::size_t unused = 0;
     for (const auto& [name, where] : all) {

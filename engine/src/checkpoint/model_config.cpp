@@ -3,6 +3,7 @@
 
 #include <attnscope/model_checkpoint.h>
 
+#include "checkpoint/transfo_xl_tensors.h"
 #include "plain/strict_json.h"
 
 #include <cmath>
@@ -137,6 +138,46 @@ Result<void> readGpt2(const FieldReader& f, ModelConfig& c) {
     return {};
 }
 
+// Transformer-XL as Hugging Face's TransfoXLConfig names it. Only the case without adaptive
+// embeddings is read (div_val 1, no cutoffs, d_embed = d_model), with the default attention.
+Result<void> readTransfoXl(const FieldReader& f, const Json& root, ModelConfig& c) {
+    TransfoXlSettings& x = c.transfoXl;
+    ATTNSCOPE_TRY_ASSIGN(c.vocabSize, f.integer("vocab_size", 256, 1, kMaxVocab));
+    ATTNSCOPE_TRY_ASSIGN(c.hiddenSize, f.integer("d_model", 1024, 1, kMaxHidden));
+    ATTNSCOPE_TRY_ASSIGN(c.numHeads, f.integer("n_head", 16, 1, kMaxHeads));
+    ATTNSCOPE_TRY_ASSIGN(x.headDim, f.integer("d_head", 64, 1, kMaxHidden));
+    ATTNSCOPE_TRY_ASSIGN(c.intermediateSize, f.integer("d_inner", 4096, 1, kMaxIntermediate));
+    ATTNSCOPE_TRY_ASSIGN(c.numLayers, f.integer("n_layer", 18, 1, kMaxLayers));
+    ATTNSCOPE_TRY_ASSIGN(x.memLen, f.integer("mem_len", 0, 0, kMaxPositions));
+    ATTNSCOPE_TRY_ASSIGN(x.tgtLen, f.integer("tgt_len", 128, 1, kMaxPositions));
+    ATTNSCOPE_TRY_ASSIGN(x.clampLen, f.integer("clamp_len", -1, -1, kMaxPositions));
+    ATTNSCOPE_TRY_ASSIGN(x.sameLength, f.flag("same_length", false));
+    ATTNSCOPE_TRY_ASSIGN(x.untieR, f.flag("untie_r", true));
+    ATTNSCOPE_TRY_ASSIGN(x.preLnorm, f.flag("pre_lnorm", false));
+    ATTNSCOPE_TRY_ASSIGN(c.layerNormEps, f.number("layer_norm_epsilon", 1e-5, 1e-30, 1.0));
+    std::int64_t divVal = 1, embed = 0, attnType = 0;
+    ATTNSCOPE_TRY_ASSIGN(divVal, f.integer("div_val", 1, 1, 1 << 20));
+    ATTNSCOPE_TRY_ASSIGN(embed, f.integer("d_embed", c.hiddenSize, 1, kMaxHidden, true));
+    ATTNSCOPE_TRY_ASSIGN(attnType, f.integer("attn_type", 0, 0, 3));
+    const auto cutoffs = root.find("cutoffs");
+    const bool adaptive = divVal != 1 || (cutoffs != root.end() && !(cutoffs->is_array() && cutoffs->empty()));
+    if (adaptive || embed != c.hiddenSize)
+        return Error{ErrorCode::Unsupported, f.source() + ": adaptive embeddings are not read (div_val " +
+                                                 std::to_string(divVal) + ", cutoffs " +
+                                                 (cutoffs == root.end() ? std::string("absent") : cutoffs->dump()) +
+                                                 ", d_embed " + std::to_string(embed) +
+                                                 "): only div_val 1 without cutoffs and d_embed = d_model is read"};
+    if (attnType != 0)
+        return f.fail("attn_type", "must be 0 (relative partial learnable attention, the paper's); got " + std::to_string(attnType));
+    if (x.sameLength && x.memLen == 0) return f.fail("same_length", "needs mem_len >= 1");
+    if (c.hiddenSize % 2 != 0) return f.fail("d_model", "must be even (the relative encoding is [sin | cos] halves)");
+    c.maxPositions = kMaxPositions;  // read in segments: no position table bounds the text
+    c.typeVocabSize = 0;
+    c.activation = Activation::Relu;
+    c.causal = true;
+    return {};
+}
+
 /// The attention a model of the built-in trainer was trained with: ids and parameter values are
 /// strings here; the engine checks them against the variant's schema when the model is opened.
 Result<void> readTrainedAttention(const Json& node, const std::string& source, ModelConfig& c) {
@@ -169,6 +210,7 @@ const char* modelArchName(ModelArch arch) {
     case ModelArch::Bert: return "bert";
     case ModelArch::Roberta: return "roberta";
     case ModelArch::Gpt2: return "gpt2";
+    case ModelArch::TransfoXl: return "transfo-xl";
     }
     return "?";
 }
@@ -185,23 +227,26 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     if (config.modelType == "bert") config.arch = ModelArch::Bert;
     else if (config.modelType == "roberta") config.arch = ModelArch::Roberta;
     else if (config.modelType == "gpt2") config.arch = ModelArch::Gpt2;
+    else if (config.modelType == "transfo-xl") config.arch = ModelArch::TransfoXl;
     else if (config.modelType.empty())
-        return Error{ErrorCode::Unsupported, source + ": no model_type; supported architectures: bert, roberta, gpt2"};
+        return Error{ErrorCode::Unsupported, source + ": no model_type; supported architectures: bert, roberta, gpt2, transfo-xl"};
     else
         return Error{ErrorCode::Unsupported, source + ": model_type '" + config.modelType +
-                                                 "' is not supported; supported architectures: bert, roberta, gpt2"};
+                                                 "' is not supported; supported architectures: bert, roberta, gpt2, transfo-xl"};
 
     for (const auto& [key, value] : root.items()) {
         if (key == "auto_map" || key == "trust_remote_code" || (!key.empty() && key.front() == '_' && key != "_name_or_path"))
             config.notices.push_back(source + ": field '" + key + "' ignored (code references are never followed)");
     }
-    auto status = config.arch == ModelArch::Gpt2 ? readGpt2(fields, config) : readBertLike(fields, config);
+    auto status = config.arch == ModelArch::Gpt2        ? readGpt2(fields, config)
+                  : config.arch == ModelArch::TransfoXl ? readTransfoXl(fields, root, config)
+                                                        : readBertLike(fields, config);
     if (!status) return status.error();
     if (const auto it = root.find("attnscope"); it != root.end()) {
         auto trained = readTrainedAttention(*it, source, config);
         if (!trained) return trained.error();
     }
-    if (config.hiddenSize % config.numHeads != 0)
+    if (config.arch != ModelArch::TransfoXl && config.hiddenSize % config.numHeads != 0)
         return Error{ErrorCode::InvalidInput, source + ": hidden size " + std::to_string(config.hiddenSize) +
                                                   " is not a multiple of the head count " + std::to_string(config.numHeads)};
     return config;
@@ -219,6 +264,7 @@ std::vector<ExpectedTensor> expectedTensors(const ModelConfig& c) {
         add(base + ".weight", {rows, cols});
         add(base + ".bias", {rows});
     };
+    if (c.arch == ModelArch::TransfoXl) return expectedTransfoXlTensors(c);
     if (c.arch == ModelArch::Gpt2) {
         add("wte.weight", {c.vocabSize, h});
         add("wpe.weight", {c.maxPositions, h});

@@ -47,7 +47,8 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     auto tokenizer = loadModelTokenizer(folder, c.modelType);
     if (tokenizer) {
         session->m_tokenizer = tokenizer.value();
-        info.tokenizer = tokenizer.value()->kind() == ModelTokenizerKind::WordPiece ? "wordpiece" : "byte-level-bpe";
+        const ModelTokenizerKind kind = tokenizer.value()->kind();
+        info.tokenizer = kind == ModelTokenizerKind::WordPiece ? "wordpiece" : kind == ModelTokenizerKind::Bytes ? "bytes" : "byte-level-bpe";
         for (const auto& note : tokenizer.value()->loadNotices()) info.warnings.push_back(note);
         if (tokenizer.value()->vocabSize() > c.vocabSize)
             info.warnings.push_back("the tokenizer has " + std::to_string(tokenizer.value()->vocabSize()) +
@@ -55,6 +56,11 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     } else {
         info.warnings.push_back("no usable tokenizer: " + tokenizer.error().message);
     }
+    if (c.arch == ModelArch::TransfoXl)
+        info.variantDefaults["transformer_xl"] = ParamValues{{"segment", c.transfoXl.tgtLen},
+                                                             {"memory", c.transfoXl.memLen},
+                                                             {"relative", true},
+                                                             {"same_length", c.transfoXl.sameLength}};
     session->m_model = std::make_unique<TransformerModel>(std::move(checkpoint.value()));
     info.attention = "softmax";
     const ModelConfig& cfg = session->m_model->config();
@@ -187,7 +193,7 @@ std::shared_ptr<const ModelForward> ModelSession::forward(const ModelInput& inpu
 }
 
 Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn& progress, TokenizedInput& tokens,
-                           std::vector<std::string>& notices) {
+                           std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs) {
     if (layer < 0 || layer >= m_info.layers)
         throw EngineError(ErrorCode::InvalidArgument, "layer " + std::to_string(layer) + " is outside [0, " +
                                                           std::to_string(m_info.layers - 1) + "] for this model");
@@ -202,6 +208,7 @@ Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn&
     qkv.q = pass.capture.q[l];
     qkv.k = pass.capture.k[l];
     qkv.v = pass.capture.v[l];
+    if (inputs) *inputs = l < pass.capture.variantInputs.size() ? pass.capture.variantInputs[l] : std::map<std::string, PlainTensor>{};
     return qkv;
 }
 

@@ -46,8 +46,9 @@ public:
     const Pass& run(const ModelInput& input, const ProgressFn& progress);
 
 
+    /// `inputs` (when not null) receives the layer's variant inputs (ModelCapture::variantInputs).
     Qkv layerQkv(const std::string& text, int layer, const ProgressFn& progress, TokenizedInput& tokens,
-                 std::vector<std::string>& notices);
+                 std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs = nullptr);
 
 private:
 

@@ -5,13 +5,9 @@
 #include <cmath>
 
 namespace attnscope::engine {
-namespace {
-
-void checkProgress(const ProgressFn& progress, std::int64_t done, std::int64_t total) {
+void checkModelProgress(const ProgressFn& progress, std::int64_t done, std::int64_t total) {
     if (progress && !progress(Progress{"model", done, total})) throw CancelledError();
 }
-
-}  // namespace
 
 TransformerModel::TransformerModel(std::unique_ptr<ModelCheckpoint> checkpoint) : m_checkpoint(std::move(checkpoint)) {}
 
@@ -78,7 +74,7 @@ ModelCapture TransformerModel::forwardBertLike(const at::Tensor& ids, bool keepA
     x = at::layer_norm(x, {c.hiddenSize}, weight("embeddings.LayerNorm.weight"), weight("embeddings.LayerNorm.bias"), eps);
     capture.hidden.push_back(x);
     for (std::int64_t l = 0; l < c.numLayers; ++l) {
-        checkProgress(progress, l, c.numLayers);
+        checkModelProgress(progress, l, c.numLayers);
         const std::string p = "encoder.layer." + std::to_string(l) + ".";
         auto linear = [&](const at::Tensor& in, const std::string& base) {
             return at::linear(in, weight(p + base + ".weight"), weight(p + base + ".bias"));
@@ -108,7 +104,7 @@ ModelCapture TransformerModel::forwardGpt2(const at::Tensor& ids, bool keepAtten
         return at::addmm(weight(base + ".bias"), in, weight(base + ".weight"));
     };
     for (std::int64_t l = 0; l < c.numLayers; ++l) {
-        checkProgress(progress, l, c.numLayers);
+        checkModelProgress(progress, l, c.numLayers);
         const std::string p = "h." + std::to_string(l) + ".";
         at::Tensor a = at::layer_norm(x, {h}, weight(p + "ln_1.weight"), weight(p + "ln_1.bias"), eps);
         at::Tensor qkv = conv1d(a, p + "attn.c_attn");
@@ -138,11 +134,12 @@ ModelCapture TransformerModel::forward(const std::vector<std::int64_t>& ids, boo
                                                            ", outside the vocabulary [0, " + std::to_string(c.vocabSize) + ")");
     }
     at::Tensor idTensor = at::tensor(at::ArrayRef<std::int64_t>(ids), at::kLong);
-    ModelCapture capture = c.arch == ModelArch::Gpt2 ? forwardGpt2(idTensor, keepAttention, progress)
-                                                     : forwardBertLike(idTensor, keepAttention, progress);
+    ModelCapture capture = c.arch == ModelArch::Gpt2        ? forwardGpt2(idTensor, keepAttention, progress)
+                           : c.arch == ModelArch::TransfoXl ? forwardTransfoXl(idTensor, keepAttention, progress)
+                                                            : forwardBertLike(idTensor, keepAttention, progress);
     // Weights are read once and kept, so their findings are kept too and repeated on every pass.
     notices.insert(notices.end(), m_weightNotices.begin(), m_weightNotices.end());
-    checkProgress(progress, c.numLayers, c.numLayers);
+    checkModelProgress(progress, c.numLayers, c.numLayers);
     return capture;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Forward pass of a trained checkpoint (BERT, RoBERTa, GPT-2) that keeps, for every layer, the
+// Forward pass of a trained checkpoint (BERT, RoBERTa, GPT-2, Transformer-XL) that keeps, for every layer, the
 // real per-head Q, K, V the model attends with, its attention weights and the hidden states.
 
 #include <attnscope/model_checkpoint.h>
@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -19,7 +20,13 @@ struct ModelCapture {
     std::vector<at::Tensor> q, k, v;  ///< per layer, [heads, n, headDim], contiguous
     std::vector<at::Tensor> attention; ///< per layer, [heads, n, n] (empty unless asked for)
     std::vector<at::Tensor> hidden;    ///< layers + 1 entries, [n, hidden]
+    /// Per layer, what the layer's variant needs besides Q, K, V (Transformer-XL: its r_w_bias,
+    /// r_r_bias and pos_keys, the `transformer_xl` variant's inputs); empty for the others.
+    std::vector<std::map<std::string, PlainTensor>> variantInputs;
 };
+
+/// Throws CancelledError when `progress` asks to stop (stage "model").
+void checkModelProgress(const ProgressFn& progress, std::int64_t done, std::int64_t total);
 
 class TransformerModel {
 public:
@@ -45,6 +52,8 @@ private:
     const at::Tensor& weight(const std::string& name);
     ModelCapture forwardBertLike(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     ModelCapture forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
+    /// Segment by segment with each layer's memory (transfo_xl_forward.cpp).
+    ModelCapture forwardTransfoXl(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// Multi-head attention core shared by both families: q, k, v are [n, hidden].
     at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal, bool keepAttention,
                       ModelCapture& capture);

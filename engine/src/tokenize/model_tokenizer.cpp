@@ -2,6 +2,8 @@
 
 #include <attnscope/model_tokenizer.h>
 
+#include "tokenize/byte_tokenizer.h"
+
 #include "plain/strict_json.h"
 #include "tokenize/byte_level_bpe.h"
 #include "tokenize/tokenizer_common.h"
@@ -151,6 +153,8 @@ Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::stri
         return makeTokenizerFromJson(text.value(), tokenizerJson.string());
     }
 
+    // Byte-level models (the built-in trainer's Transformer-XL) need no tokenizer file.
+    if (modelType == "transfo-xl") return makeByteTokenizer();
     const std::string type = modelType == "longformer" ? "roberta" : modelType;
     if (type != "bert" && type != "roberta" && type != "gpt2")
         return makeError(ErrorCode::Unsupported, folder + ": no tokenizer.json, and model type '" + modelType +
