@@ -110,6 +110,14 @@ CliParse::CliParse() {
     m_sweep->add_flag("--quiet", sweep.quiet, "No progress on stderr.");
 
     m_train = app.add_subcommand("train", "Train a small model with a chosen attention variant (CPU).");
+    m_train->add_option("--arch", train.arch,
+                        "roberta (a bidirectional encoder, every task) | transfo-xl (a Transformer-XL language model "
+                        "on --text-file, with segment memory)")
+        ->check(CLI::IsMember({"roberta", "transfo-xl"}));
+    m_train->add_option("--segment", train.segment, "transfo-xl: segment length L (tgt_len).")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
+    m_train->add_option("--memory", train.memory, "transfo-xl: memory length M (mem_len; default: the segment).")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{16384}));
     m_train->add_option("--task", train.task, "copy | reverse | duplicate | text")
         ->check(CLI::IsMember({"copy", "reverse", "duplicate", "text"}));
     m_train->add_option("--text-file", train.textFile, "Training text for --task text.");

@@ -48,6 +48,8 @@ struct AnalyzeOptions {
 };
 
 struct TrainCliOptions {
+    std::string arch = "roberta";
+    std::int64_t segment = 32, memory = -1;  ///< transfo-xl (-1: memory = segment)
     std::string task = "copy";
     std::string textFile;
     std::string variant;  ///< empty: the exact reference

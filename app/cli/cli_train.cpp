@@ -19,7 +19,10 @@ int trainCommand(const TrainCliOptions& options) {
     auto engine = createEngine(options.threads);
     if (!engine) return kExitFailure;
     TrainOptions train;
-    train.task = options.task;
+    train.arch = options.arch;
+    train.segment = options.segment;
+    train.memory = options.memory;
+    train.task = options.arch == "transfo-xl" && options.task == "copy" ? "text" : options.task;
     train.variant = options.variant.empty() ? exactReference().id : options.variant;
     train.layers = options.layers;
     train.heads = options.heads;
@@ -37,8 +40,9 @@ int trainCommand(const TrainCliOptions& options) {
             return kExitFailure;
         }
         train.text = std::move(read.value());
-    } else if (options.task == "text") {
-        printError("task 'text' needs --text-file");
+    } else if (train.task == "text") {
+        printError(options.arch == "transfo-xl" ? "--arch transfo-xl trains on a text: give --text-file"
+                                                : "task 'text' needs --text-file");
         return kExitUsage;
     }
     const VariantInfo* info = findVariantInfo(train.variant);

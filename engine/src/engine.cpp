@@ -7,6 +7,7 @@
 #include "metrics/head_atlas.h"
 #include "model/model_session.h"
 #include "train/trainer.h"
+#include "train/transfo_xl_trainer.h"
 #include "qkv/random_projections.h"
 #include "variants/variant.h"
 #include "weights/kept_state.h"
@@ -253,6 +254,9 @@ Result<TrainReport> Engine::train(const TrainOptions& options, const std::functi
                                   const ProgressFn& progress) {
     auto& impl = *m_impl;
     return guarded("out of memory training: try a smaller model, batch or length", [&]() -> Result<TrainReport> {
+        if (options.arch == "transfo-xl") return trainTransfoXl(options, onLog, progress);
+        if (options.arch != "roberta")
+            return makeError(ErrorCode::InvalidArgument, "unknown --arch '" + options.arch + "' (roberta or transfo-xl)");
         const Variant* v = impl.find(options.variant);
         if (!v) return makeError(ErrorCode::InvalidArgument, "unknown variant '" + options.variant + "' (available: " + impl.variantList() + ")");
         const auto trainable = trainableVariants();

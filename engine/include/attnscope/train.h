@@ -12,6 +12,11 @@
 namespace attnscope::engine {
 
 struct TrainOptions {
+    /// roberta: the bidirectional encoder; transfo-xl: a byte-level Transformer-XL language model
+    /// (task text only) with segment memory, written in Hugging Face's TransfoXL layout.
+    std::string arch = "roberta";
+    std::int64_t segment = 32;      ///< transfo-xl: tgt_len L
+    std::int64_t memory = -1;       ///< transfo-xl: mem_len M (-1: equal to segment)
     std::string task = "copy";      ///< copy | reverse | duplicate | text
     std::string text;               ///< training text for task "text"
     std::string variant = "full";   ///< attention of every layer, during training and after

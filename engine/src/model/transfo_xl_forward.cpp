@@ -10,26 +10,12 @@
 
 #include "checkpoint/transfo_xl_tensors.h"
 #include "core/to_plain.h"
+#include "model/transfo_xl_positions.h"
 
 #include <cmath>
 #include <limits>
 
 namespace attnscope::engine {
-namespace {
-
-// R for the given distances: [count, d] = [sin(δ f) | cos(δ f)], f_k = 10000^(−2k / d).
-at::Tensor sinusoid(const at::Tensor& distances, std::int64_t d) {
-    at::Tensor inverse = 1.0 / at::pow(10000.0, at::arange(0, d, 2, at::kFloat) / static_cast<double>(d));
-    at::Tensor angles = at::outer(distances.to(at::kFloat), inverse);
-    return at::cat({at::sin(angles), at::cos(angles)}, 1);
-}
-
-at::Tensor clampedDistances(at::Tensor distances, std::int64_t clampLen) {
-    return clampLen > 0 ? distances.clamp_max(clampLen) : distances;
-}
-
-}  // namespace
-
 ModelCapture TransformerModel::forwardTransfoXl(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress) {
     const ModelConfig& c = config();
     const TransfoXlSettings& x = c.transfoXl;
@@ -57,17 +43,9 @@ ModelCapture TransformerModel::forwardTransfoXl(const at::Tensor& ids, bool keep
     for (std::int64_t s = 0; s < segments; ++s) {
         const std::int64_t start = s * L, qlen = std::min(L, n - start);
         const std::int64_t memStart = std::max<std::int64_t>(0, start - M), mlen = start - memStart, klen = mlen + qlen;
-        // pos_seq = klen − 1 … 0: key column t is at distance klen − 1 − t from the last query
-        at::Tensor posEmb = sinusoid(clampedDistances(at::arange(klen - 1, -1, -1, at::kLong), x.clampLen), d);
-        // the distance of (query a, key b) is mlen + a − b (what _rel_shift's reshape selects)
-        at::Tensor a = at::arange(qlen, at::kLong).unsqueeze(1), b = at::arange(klen, at::kLong).unsqueeze(0);
-        at::Tensor distance = mlen + a - b;
-        at::Tensor column = (klen - 1 - distance).clamp(0, klen - 1);
-        at::Tensor masked = distance < 0;  // triu(ones, 1 + mlen)
-        if (x.sameLength) {
-            const std::int64_t maskLen = klen - M, shift = maskLen > 0 ? qlen - maskLen : qlen;
-            masked = masked.logical_or(b <= a - shift);  // tril(ones, −mask_shift_len)
-        }
+        const at::Tensor posEmb = transfo_xl::segmentEncoding(klen, d, x.clampLen);
+        const at::Tensor column = transfo_xl::relativeColumns(qlen, mlen);
+        const at::Tensor masked = transfo_xl::segmentMask(qlen, mlen, M, x.sameLength);
         for (std::int64_t l = 0; l < c.numLayers; ++l) {
             checkModelProgress(progress, s * c.numLayers + l, segments * c.numLayers);
             at::Tensor cat = capture.hidden[static_cast<std::size_t>(l)].narrow(0, memStart, klen);
@@ -107,7 +85,7 @@ ModelCapture TransformerModel::forwardTransfoXl(const at::Tensor& ids, bool keep
     }
 
     // u, v and r_δ = W_r R(δ) for δ = 0 … M + L − 1 (clamped as the model clamps them)
-    at::Tensor allEmb = sinusoid(clampedDistances(at::arange(M + L, at::kLong), x.clampLen), d);
+    const at::Tensor allEmb = transfo_xl::relativeEncoding(at::arange(M + L, at::kLong), d, x.clampLen);
     for (std::int64_t l = 0; l < c.numLayers; ++l) {
         std::map<std::string, PlainTensor> inputs;
         inputs["r_w_bias"] = toPlain(bias(l, "w").contiguous());

@@ -5,6 +5,7 @@
 
 #include "core/run_context.h"
 #include "core/to_plain.h"
+#include "train/adam.h"
 #include "train/train_tasks.h"
 #include "train/trainable_attention.h"
 
@@ -30,7 +31,6 @@ constexpr double kLayerNormEps = 1e-5;
 /// Held-out tokens per evaluation: 256 copy examples, fewer long text windows (the attention of
 /// 256 windows of 386 tokens alone would take 600 MB and most of the run's time).
 constexpr std::int64_t kEvalTokens = 8192;
-constexpr double kBeta1 = 0.9, kBeta2 = 0.98, kAdamEps = 1e-9, kClipNorm = 1.0;
 
 /// The parameters in RoBERTa naming (without the "roberta." prefix), so the folder loads as a
 /// RoBERTa checkpoint; the output layer is tied to the word embeddings plus `lm_head.bias`.
@@ -114,39 +114,6 @@ private:
     const TrainOptions& m_options;
     std::int64_t m_n;
     std::map<std::string, at::Tensor> m_params;
-};
-
-/// Adam (Kingma & Ba) with bias correction, linear warm-up and global-norm clipping.
-class Adam {
-public:
-    explicit Adam(std::map<std::string, at::Tensor>& params) : m_params(params) {
-        for (auto& [name, p] : m_params) {
-            m_m[name] = at::zeros_like(p);
-            m_v[name] = at::zeros_like(p);
-        }
-    }
-    void step(double lr) {
-        at::NoGradGuard noGrad;
-        ++m_t;
-        double norm2 = 0;
-        for (auto& [name, p] : m_params)
-            if (p.grad().defined()) norm2 += p.grad().pow(2).sum().item<double>();
-        const double clip = std::min(1.0, kClipNorm / (std::sqrt(norm2) + 1e-12));
-        const double c1 = 1.0 - std::pow(kBeta1, static_cast<double>(m_t)), c2 = 1.0 - std::pow(kBeta2, static_cast<double>(m_t));
-        for (auto& [name, p] : m_params) {
-            if (!p.grad().defined()) continue;
-            const at::Tensor g = p.grad() * clip;
-            m_m[name].mul_(kBeta1).add_(g, 1.0 - kBeta1);
-            m_v[name].mul_(kBeta2).addcmul_(g, g, 1.0 - kBeta2);
-            p.sub_((m_m[name] / c1) / ((m_v[name] / c2).sqrt() + kAdamEps) * lr);
-            p.mutable_grad().zero_();
-        }
-    }
-
-private:
-    std::map<std::string, at::Tensor>& m_params;
-    std::map<std::string, at::Tensor> m_m, m_v;
-    std::int64_t m_t = 0;
 };
 
 std::pair<double, double> lossAndAccuracy(const at::Tensor& logits, const at::Tensor& target) {
