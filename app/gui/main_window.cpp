@@ -234,6 +234,13 @@ void MainWindow::uiVariantChanged() {
     }
     m_variantInfo->setText(QString::fromStdString(it->summary) + QLatin1Char('\n') + QString::fromStdString(it->paper));
     m_paramForm->setVariant(*it);
+    applyModelDefaults();
+}
+
+void MainWindow::applyModelDefaults() {
+    // An open model's own settings for this variant (Transformer-XL's segment and memory).
+    const auto defaults = m_modelVariantDefaults.find(m_paramForm->variant().id);
+    if (defaults != m_modelVariantDefaults.end()) m_paramForm->setValues(defaults->second);
 }
 
 void MainWindow::uiCompareVariantChanged() {

@@ -240,6 +240,8 @@ private:
     void uiParkView(View view);
     void uiShowProgress(quint64 job, int permille, const QString& stage);
     void uiVariantChanged();
+    /// Puts the open model's settings for the chosen variant into the form (ModelInfo::variantDefaults).
+    void applyModelDefaults();
     void uiCompareVariantChanged();
     /// Applies "name=value" texts to a form through the schema; returns the errors.
     static QStringList applyParamTexts(views::ParamForm* form, const QStringList& texts);
@@ -300,6 +302,7 @@ private:
     ModelSourcePanel* m_sourcePanel = nullptr;
     views::HeadAtlasView* m_atlasView = nullptr;
     int m_pendingModelLayer = -1;  // Options::modelLayer or a session's, applied when the model opens
+    std::map<std::string, engine::ParamValues> m_modelVariantDefaults;  // of the open model
     QString m_pendingModelFolder;  // the folder opening last (openModelFolder)
     QString m_preferredCompare = QString::fromStdString(defaultComparedVariant());
     QPlainTextEdit* m_text = nullptr;

@@ -128,6 +128,8 @@ void MainWindow::openModelFolder(const QString& folder) {
 void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
     m_sourcePanel->openButton()->setEnabled(true);
     m_sourcePanel->setModel(info);
+    m_modelVariantDefaults = info.variantDefaults;
+    applyModelDefaults();
     if (m_pendingModelLayer >= 0)
         m_sourcePanel->setLayer(std::min<int>(m_pendingModelLayer, static_cast<int>(info.layers) - 1));
     m_pendingModelLayer = -1;

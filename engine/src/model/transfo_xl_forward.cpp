@@ -84,13 +84,15 @@ ModelCapture TransformerModel::forwardTransfoXl(const at::Tensor& ids, bool keep
         }
     }
 
-    // u, v and r_δ = W_r R(δ) for δ = 0 … M + L − 1 (clamped as the model clamps them)
-    const at::Tensor allEmb = transfo_xl::relativeEncoding(at::arange(M + L, at::kLong), d, x.clampLen);
+    // u, v and r_δ = W_r R(δ) (clamped as the model clamps them) for δ = 0 … M + L − 1, and as far
+    // as the text reaches, so that the variant also runs with other segment and memory lengths
+    const std::int64_t distances = std::max(M + L, n + L);
+    const at::Tensor allEmb = transfo_xl::relativeEncoding(at::arange(distances, at::kLong), d, x.clampLen);
     for (std::int64_t l = 0; l < c.numLayers; ++l) {
         std::map<std::string, PlainTensor> inputs;
         inputs["r_w_bias"] = toPlain(bias(l, "w").contiguous());
         inputs["r_r_bias"] = toPlain(bias(l, "r").contiguous());
-        at::Tensor r = at::linear(allEmb, layerWeight(l, "dec_attn.r_net.weight")).reshape({M + L, heads, dh}).transpose(0, 1);
+        at::Tensor r = at::linear(allEmb, layerWeight(l, "dec_attn.r_net.weight")).reshape({distances, heads, dh}).transpose(0, 1);
         inputs["pos_keys"] = toPlain(r.contiguous());
         capture.variantInputs.push_back(std::move(inputs));
     }
