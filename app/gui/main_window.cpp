@@ -338,6 +338,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
 
     m_currentJob = m_runner->requestRun(std::move(request));
     m_currentJobByUser = userInitiated;
+    m_runSignature = inputSignature();
     m_progress->setValue(0);
     m_progress->setVisible(false);
     m_progressDelay->start();
@@ -376,6 +377,8 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     if (job != m_currentJob || !result) return;
     std::shared_ptr<const engine::RunResult> previous = std::move(m_result);
     m_result = std::move(result);
+    m_shownSignature = m_runSignature;
+    uiUpdateFreshness();
     uiRunStateChanged(false);
     // Every tab's view lets go of the old result first (cheap), so the selection changes below
     // redraw nothing; then only the shown tab takes the new one. A hidden tab's view takes it when

@@ -122,6 +122,8 @@ public:
     ExportController* exportController() const { return m_export; }
     views::ParamForm* paramForm() const { return m_paramForm; }
     QPlainTextEdit* textEdit() const { return m_text; }
+    /// The status bar's "out of date" mark is shown: the inputs changed after the shown run.
+    bool resultOutOfDate() const;
     QComboBox* variantCombo() const { return m_variantCombo; }
     const std::shared_ptr<const engine::RunResult>& lastResult() const { return m_result; }
     /// True while the view of `view`'s tab has not taken the shown result: a result goes to the
@@ -240,6 +242,11 @@ private:
     void uiParkView(View view);
     void uiShowProgress(quint64 job, int permille, const QString& stage);
     void uiVariantChanged();
+    /// The inputs a run is made from, as one comparable string (main_window_freshness.cpp).
+    QString inputSignature() const;
+    void buildFreshnessMark();
+    /// Shows the "out of date" mark when the inputs differ from those of the shown result.
+    void uiUpdateFreshness();
     /// Puts the open model's settings for the chosen variant into the form (ModelInfo::variantDefaults).
     void applyModelDefaults();
     void uiCompareVariantChanged();
@@ -303,6 +310,9 @@ private:
     views::HeadAtlasView* m_atlasView = nullptr;
     int m_pendingModelLayer = -1;  // Options::modelLayer or a session's, applied when the model opens
     std::map<std::string, engine::ParamValues> m_modelVariantDefaults;  // of the open model
+    QLabel* m_outOfDate = nullptr;
+    QString m_runSignature;    // inputs of the run in flight
+    QString m_shownSignature;  // inputs of the result the views show
     QString m_pendingModelFolder;  // the folder opening last (openModelFolder)
     QString m_preferredCompare = QString::fromStdString(defaultComparedVariant());
     QPlainTextEdit* m_text = nullptr;

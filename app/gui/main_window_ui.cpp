@@ -255,6 +255,7 @@ void MainWindow::buildStatusBar() {
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_timeLabel);
     statusBar()->addPermanentWidget(m_memoryLabel);
+    buildFreshnessMark();
     m_progressDelay = new QTimer(this);
     m_progressDelay->setSingleShot(true);
     m_progressDelay->setInterval(kProgressDelayMs);

@@ -186,6 +186,34 @@ private Q_SLOTS:
         QCOMPARE(window.compareView()->pane(0)->shownHead(), 1);
     }
 
+    void editsAfterARunMarkTheResultOutOfDateUntilTheNextRun() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("some text to look at");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(!window.resultOutOfDate());  // nothing shown yet
+        QVERIFY(window.runNow() != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kRunTimeoutMs);
+        QVERIFY(!window.resultOutOfDate());
+        // another variant: out of date; back to the shown one: current again
+        const int shownIndex = window.variantCombo()->currentIndex();
+        window.variantCombo()->setCurrentIndex(shownIndex == 0 ? 1 : 0);
+        QVERIFY(window.resultOutOfDate());
+        window.variantCombo()->setCurrentIndex(shownIndex);
+        QVERIFY(!window.resultOutOfDate());
+        // the text
+        window.textEdit()->setPlainText(QStringLiteral("another text"));
+        QVERIFY(window.resultOutOfDate());
+        QVERIFY(window.runNow() != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 2, kRunTimeoutMs);
+        QVERIFY(!window.resultOutOfDate());
+    }
+
     void failedUserRunIsReportedInTheStatusBarWithoutBlocking() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
         MainWindow::Options options;

@@ -1,0 +1,55 @@
+// Whether the views still show what the inputs say: any edit after a run (text, tokenizer, heads,
+// head size, seed, Q/K/V source, variant, its parameters) marks the shown result out of date in
+// the status bar until the next run.
+
+#include "gui/main_window.h"
+
+#include "gui/model_source.h"
+#include "gui/model_source_panel.h"
+#include "views/param_form.h"
+
+#include <attnscope/variant_info.h>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QStatusBar>
+
+namespace attnscope::app {
+
+QString MainWindow::inputSignature() const {
+    QStringList parts;
+    parts << m_text->toPlainText() << m_tokenizerCombo->currentData().toString()
+          << QString::number(m_headsSpin->value()) << QString::number(m_headDimSpin->value())
+          << QString::number(m_seedSpin->value()) << QString::number(static_cast<int>(m_sourcePanel->kind()))
+          << QString::number(m_sourcePanel->layer()) << (m_modelSource ? m_modelSource->folder() : QString()) << m_variantCombo->currentData().toString();
+    for (const auto& [name, value] : m_paramForm->values())
+        parts << QString::fromStdString(name + "=" + engine::formatParamValue(value));
+    return parts.join(QChar(0x1F));
+}
+
+void MainWindow::buildFreshnessMark() {
+    m_outOfDate = new QLabel(tr("<b>Out of date</b> — the views show the last run; press Run (F5)"), this);
+    m_outOfDate->setObjectName(QStringLiteral("outOfDate"));
+    m_outOfDate->setToolTip(tr("The input, the variant or its parameters changed after the run the views show"));
+    m_outOfDate->setContentsMargins(6, 0, 6, 0);
+    m_outOfDate->setVisible(false);
+    statusBar()->addPermanentWidget(m_outOfDate);
+    const auto check = [this] { uiUpdateFreshness(); };
+    connect(m_text, &QPlainTextEdit::textChanged, this, check);
+    connect(m_tokenizerCombo, &QComboBox::currentIndexChanged, this, check);
+    connect(m_variantCombo, &QComboBox::currentIndexChanged, this, check);
+    for (QSpinBox* spin : {m_headsSpin, m_headDimSpin, m_seedSpin}) connect(spin, &QSpinBox::valueChanged, this, check);
+    connect(m_paramForm, &views::ParamForm::valuesChanged, this, check);
+    connect(m_sourcePanel, &ModelSourcePanel::sourceChanged, this, check);
+}
+
+void MainWindow::uiUpdateFreshness() {
+    if (!m_outOfDate) return;
+    m_outOfDate->setVisible(m_result && !m_shownSignature.isEmpty() && inputSignature() != m_shownSignature);
+}
+
+bool MainWindow::resultOutOfDate() const { return m_outOfDate && !m_outOfDate->isHidden(); }
+
+}  // namespace attnscope::app
