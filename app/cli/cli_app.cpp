@@ -137,6 +137,34 @@ CliParse::CliParse() {
     m_train->add_option("--out", train.out, "Model folder to write.")->required();
     m_train->add_flag("--quiet", train.quiet, "No progress on stderr.");
 
+    m_route = app.add_subcommand("route", "Mixture-of-experts routing: experts, slots, capacity drops and balancing losses.");
+    auto* routeInput = m_route->add_option("--input", route.input,
+                                           "safetensors with hidden [n, d] and router [E, d], or router_logits [n, E].");
+    m_routeText = m_route->add_option("--text", route.text, "Input text (a seeded router over its token states).");
+    auto* routeTextFile = m_route->add_option("--text-file", route.textFile, "Read the input text from a file.");
+    routeInput->excludes(m_routeText)->excludes(routeTextFile);
+    m_routeText->excludes(routeTextFile);
+    m_route->add_option("--tokenizer", route.tokenizer, "bytes | chars | words")->check(CLI::IsMember({"bytes", "chars", "words"}));
+    m_route->add_option("--experts", route.experts, "Experts E of the seeded router (text input).")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
+    m_route->add_option("--dim", route.dim, "Width d of the token states (text input).")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{65536}));
+    m_route->add_option("--seed", route.seed, "Seed of the token states and the router (text input).")->check(kSeed);
+    m_route->add_option("--policy", route.policy, "switch (top-1, the paper) | topk")->check(CLI::IsMember({"switch", "topk"}));
+    m_route->add_option("--k", route.k, "Choices per token (default 1 for switch, 2 for topk).")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
+    m_route->add_flag("--normalize", route.normalize, "Renormalise the top-k gates to sum 1 (Mixtral).");
+    m_route->add_option("--capacity-factor", route.capacityFactor, "Capacity factor (0: no capacity, dropless).")
+        ->check(CLI::Range(0.0, 1e6));
+    m_route->add_option("--expert-capacity", route.expertCapacity, "Slots per expert and group (overrides the factor).")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+    m_route->add_option("--group-size", route.groupSize, "Tokens per group (0: the whole sequence).")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+    m_route->add_option("--priority", route.priority, "sequence | gate (batch-priority routing)")
+        ->check(CLI::IsMember({"sequence", "gate"}));
+    m_route->add_option("--out", route.out, "ROUTING.safetensors to write (moe.* tensors).")->required();
+    m_route->add_option("--summary", route.summary, "Also write a JSON summary (capacity, dropped, losses).");
+
 }
 
 bool CliParse::parse(int argc, char** argv) {
@@ -162,6 +190,7 @@ bool CliParse::parse(int argc, char** argv) {
     else if (m_train->parsed()) command = Command::Train;
     else if (m_analyze->parsed()) command = Command::Analyze;
     else if (m_run->parsed()) command = Command::Run;
+    else if (m_route->parsed()) command = Command::Route;
     if (command == Command::Analyze && !m_analyzeText->count() && analyze.textFile.empty()) {
         printError("analyze needs an input: --text STR or --text-file PATH");
         exit = kExitUsage;
@@ -171,6 +200,14 @@ bool CliParse::parse(int argc, char** argv) {
         printError("run needs an input: --text STR, --text-file PATH or --qkv PATH (with --model: --text or --text-file)");
         exit = kExitUsage;
         return false;
+    }
+    if (command == Command::Route) {
+        route.textGiven = m_routeText->count() > 0;
+        if (route.input.empty() && route.textFile.empty() && !route.textGiven) {
+            printError("route needs an input: --input PATH, --text STR or --text-file PATH");
+            exit = kExitUsage;
+            return false;
+        }
     }
     exit = command == Command::None ? kExitUsage : 0;
     return command != Command::None;

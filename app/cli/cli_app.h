@@ -11,7 +11,7 @@
 
 namespace attnscope::cli {
 
-enum class Command { None, Variants, Run, Analyze, Tile, Sweep, Train };
+enum class Command { None, Variants, Run, Analyze, Tile, Sweep, Train, Route };
 
 struct CliParse {
     CLI::App app{"AttnScope command line: run attention variants, write results as safetensors."};
@@ -21,6 +21,7 @@ struct CliParse {
     TileOptions tile;
     SweepOptions sweep;
     TrainCliOptions train;
+    RouteOptions route;
     /// After parse(): the command given, or an exit status (help, version, usage error) in `exit`.
     Command command = Command::None;
     int exit = 0;
@@ -35,11 +36,11 @@ struct CliParse {
 
 private:
     CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_sweep = nullptr,
-             *m_train = nullptr;
-    CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr;
+             *m_train = nullptr, *m_route = nullptr;
+    CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr;
 };
 
-/// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, sweep).
+/// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, sweep, route).
 bool needsTorch(Command command);
 
 }  // namespace attnscope::cli

@@ -63,6 +63,20 @@ struct TrainCliOptions {
     bool quiet = false;
 };
 
+struct RouteOptions {
+    std::string input;     ///< safetensors: hidden [n, d] + router [E, d], or router_logits [n, E]
+    std::string text, textFile;
+    std::string tokenizer = "words";
+    std::int64_t experts = 8, dim = 64;  ///< for text: a seeded router over d-dimensional token states
+    std::uint64_t seed = 0;
+    std::string policy = "switch", priority = "sequence";
+    std::int64_t k = 0, expertCapacity = 0, groupSize = 0;
+    double capacityFactor = 1.25;
+    bool normalize = false;
+    std::string out, summary;
+    bool textGiven = false;
+};
+
 struct VariantsOptions {
     bool json = false;
 };
@@ -92,6 +106,8 @@ int analyzeCommand(const AnalyzeOptions& options);
 int trainCommand(const TrainCliOptions& options);
 int tileCommand(const TileOptions& options);
 int sweepCommand(const SweepOptions& options);
+/// attnscope-cli route (cli_route.cpp): MoE routing of hidden states, written as safetensors.
+int routeCommand(const RouteOptions& options);
 
 /// The whole file as bytes; an Io error naming the path when it cannot be read.
 engine::Result<std::string> readTextFile(const std::string& path);

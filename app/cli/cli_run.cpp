@@ -64,15 +64,6 @@ Result<VariantRequest> buildVariantRequest(const Engine& engine, const RunOption
 
 }  // namespace
 
-Result<std::string> readTextFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError(ErrorCode::Io, path + ": cannot open the text file");
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (in.bad()) return makeError(ErrorCode::Io, path + ": read failed");
-    return s.str();
-}
-
 std::optional<std::unique_ptr<Engine>> createEngine(int threads) {
     EngineOptions engineOptions;
     engineOptions.threads = threads;

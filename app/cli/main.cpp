@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     case Command::Variants: return variantsCommand(cli.variants);
     case Command::Tile: return tileCommand(cli.tile);
     case Command::Sweep: return sweepCommand(cli.sweep);
+    case Command::Route: return routeCommand(cli.route);
     default: return attnscope::app::execBeside("attnscope-cli-torch", argv, "attnscope-cli");
     }
 }

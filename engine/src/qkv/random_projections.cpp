@@ -2,29 +2,18 @@
 
 #include "qkv/seeded_normal.h"
 
+#include <attnscope/moe_router.h>
+
 #include <cmath>
+#include <memory>
 
 namespace attnscope::engine {
 namespace {
 
-// Stream ids keep the embedding table and the weight matrices independent of each other.
-constexpr std::uint64_t kEmbeddingStream = 0x100000000ull;
+// Stream ids keep the embedding table (kEmbeddingStream) and the weight matrices independent.
 constexpr std::uint64_t kWeightStream = 0x200000000ull;
 
 }  // namespace
-
-at::Tensor sinusoidalPositions(std::int64_t n, std::int64_t dim) {
-    at::Tensor pe = at::zeros({n, dim}, at::kFloat);
-    float* p = pe.data_ptr<float>();
-    for (std::int64_t pos = 0; pos < n; ++pos) {
-        for (std::int64_t i = 0; i < dim; i += 2) {
-            const double angle = static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(i) / dim);
-            p[pos * dim + i] = static_cast<float>(std::sin(angle));
-            if (i + 1 < dim) p[pos * dim + i + 1] = static_cast<float>(std::cos(angle));
-        }
-    }
-    return pe;
-}
 
 Qkv randomProjections(const TokenizedInput& input, const ProjectionSpec& spec) {
     const std::int64_t n = static_cast<std::int64_t>(input.tokens.size());
@@ -32,13 +21,9 @@ Qkv randomProjections(const TokenizedInput& input, const ProjectionSpec& spec) {
     const std::int64_t headDim = spec.headDim;
     const std::int64_t dim = spec.modelDim > 0 ? spec.modelDim : heads * headDim;
 
-    // x: [n, D] = token embedding + position
-    at::Tensor x = sinusoidalPositions(n, dim);
-    float* xp = x.data_ptr<float>();
-    for (std::int64_t t = 0; t < n; ++t) {
-        SeededNormal gen(mixSeed(spec.seed, kEmbeddingStream ^ static_cast<std::uint64_t>(input.tokens[t].id)));
-        for (std::int64_t c = 0; c < dim; ++c) xp[t * dim + c] += static_cast<float>(gen.normal());
-    }
+    // x: [n, D] = token embedding + position (moe/token_states.cpp)
+    auto states = std::make_shared<PlainTensor>(randomTokenStates(input, dim, spec.seed));
+    at::Tensor x = at::from_blob(states->f32.data(), {n, dim}, [states](void*) {}, at::kFloat);
 
     // w: [3, heads, D, headDim], entries N(0, 1/D) so q, k, v entries keep unit-order variance
     at::Tensor w = at::empty({3, heads, dim, headDim}, at::kFloat);

@@ -14,7 +14,4 @@ namespace attnscope::engine {
 /// W entries ~ N(0, 1/D); embedding entries ~ N(0, 1).
 Qkv randomProjections(const TokenizedInput& input, const ProjectionSpec& spec);
 
-/// Sinusoidal position encoding (Vaswani et al. 2017 §3.5), interleaved sin/cos: [n, D].
-at::Tensor sinusoidalPositions(std::int64_t n, std::int64_t dim);
-
 }  // namespace attnscope::engine

@@ -51,6 +51,9 @@ private:
     bool m_hasSpare = false;
 };
 
+/// The random projections' embedding table: stream kEmbeddingStream ^ token id.
+constexpr std::uint64_t kEmbeddingStream = 0x100000000ull;
+
 /// Mixes a seed with a stream id (token id, head, matrix) into an independent seed.
 inline std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t stream) {
     std::uint64_t s = seed ^ (stream * 0xD1B54A32D192ED03ull);

@@ -1,0 +1,59 @@
+#pragma once
+// Mixture-of-experts routing (Fedus et al. 2021, Switch Transformer; Lepikhin et al. 2021, GShard):
+// which expert each token goes to, at which slot of that expert's buffer, who is dropped by the
+// capacity, and the balancing losses, as Hugging Face's SwitchTransformersTop1Router,
+// load_balancing_loss_func and router_z_loss_func define them (docs/VARIANTS.md "MoE routing").
+// Plain C++ and O(n·E): the window re-routes as a slider moves.
+
+#include <attnscope/result.h>
+#include <attnscope/tensor.h>
+#include <attnscope/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+
+struct RouterOptions {
+    std::string policy = "switch";    ///< switch (top-1, the paper) | topk
+    std::int64_t k = 0;               ///< choices per token; 0: 1 for switch, 2 for topk
+    bool normalize = false;           ///< top-k gates renormalised to sum 1 (Mixtral); false as OLMoE
+    double capacityFactor = 1.25;     ///< 0: no capacity (dropless)
+    std::int64_t expertCapacity = 0;  ///< > 0: this capacity, as HF's config's expert_capacity
+    std::int64_t groupSize = 0;       ///< 0: the whole sequence is one group
+    std::string priority = "sequence";  ///< sequence | gate (batch-priority routing)
+};
+
+/// Everything routed, row-major; [n, k] arrays list each token's choices best first.
+struct Routing {
+    std::int64_t n = 0, experts = 0, k = 1, groups = 1;
+    std::vector<float> logits, probs;         ///< [n, E]; probs = softmax(logits)
+    std::vector<std::int64_t> expert;         ///< [n, k]
+    std::vector<float> gate;                  ///< [n, k]
+    std::vector<std::int64_t> position;       ///< [n, k] 1-based slot in the expert's buffer (per group)
+    std::vector<std::uint8_t> kept;           ///< [n, k] 1 = within the capacity
+    std::vector<std::int64_t> expertCounts;   ///< [E] assignments before the capacity
+    std::vector<std::int64_t> keptCounts;     ///< [E]
+    std::int64_t capacity = 0;                ///< per expert and group; 0 = unlimited
+    std::int64_t dropped = 0;                 ///< (token, choice) pairs beyond the capacity
+    double auxLoss = 0;  ///< E · Σ_e f_e · P_e per group, averaged over groups
+    double zLoss = 0;    ///< mean over tokens of logsumexp(logits)²
+};
+
+/// Routes tokens given their router logits [n, E] (F32). Errors (InvalidArgument) name the
+/// option or the token at fault: E < 1, k outside [1, E], switch with k ≠ 1, a negative or
+/// non-finite capacity factor, a group size that does not divide n, NaN or infinite logits.
+Result<Routing> routeTokens(const PlainTensor& logits, const RouterOptions& options);
+
+/// logits = hidden · routerᵀ: hidden [n, d], router [E, d] (F32). Errors name the mismatch.
+Result<PlainTensor> routerLogits(const PlainTensor& hidden, const PlainTensor& router);
+
+/// A router [E, d] drawn from the seed, entries N(0, 1/d).
+PlainTensor randomRouter(std::int64_t experts, std::int64_t d, std::uint64_t seed);
+
+/// The random projections' token representations [n, d] (embedding of the token id from the seed
+/// plus the sinusoidal position), the hidden states a seeded router routes for any text.
+PlainTensor randomTokenStates(const TokenizedInput& tokens, std::int64_t d, std::uint64_t seed);
+
+}  // namespace attnscope::engine

@@ -1,0 +1,97 @@
+// attnscope-cli route end to end: the worked example from a router_logits file, hidden · routerᵀ
+// from a file, a text under a seeded router, and refusals.
+
+#include "cli_test_support.h"
+
+#include <attnscope/safetensors.h>
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace attnscope::engine;
+
+TEST(CliRoute, WorkedExampleFromRouterLogits) {
+    // 8 tokens choose experts 0 0 0 1 1 2 0 3 (margins 1 3 2 1 1 1 4 1); capacity factor 1 gives 2.
+    const int first[] = {0, 0, 0, 1, 1, 2, 0, 3};
+    const float margin[] = {1, 3, 2, 1, 1, 1, 4, 1};
+    PlainTensor logits = PlainTensor::zeros(DType::F32, {8, 4});
+    for (int t = 0; t < 8; ++t) logits.f32[t * 4 + first[t]] = margin[t];
+    const std::string input = tempPath("route_logits.safetensors"), out = tempPath("route.safetensors"),
+                      summary = tempPath("route.json");
+    ASSERT_TRUE(writeSafetensors(input, {{"router_logits", &logits}}, {}).ok());
+    for (const std::string priority : {"sequence", "gate"}) {
+        auto r = runCli("route --input " + input + " --capacity-factor 1 --priority " + priority + " --out " + out +
+                        " --summary " + summary);
+        ASSERT_EQ(r.status, 0) << r.stderrText;
+        auto file = SafetensorsFile::open(out);
+        ASSERT_TRUE(file.ok()) << file.error().message;
+        auto kept = (*file)->read("moe.kept");
+        auto position = (*file)->read("moe.position");
+        auto expert = (*file)->read("moe.expert");
+        ASSERT_TRUE(kept.ok() && position.ok() && expert.ok());
+        EXPECT_EQ(kept->shape, (std::vector<std::int64_t>{8, 1}));
+        EXPECT_EQ(expert->i64, (std::vector<std::int64_t>{0, 0, 0, 1, 1, 2, 0, 3}));
+        EXPECT_EQ(kept->u8, priority == "sequence" ? (std::vector<std::uint8_t>{1, 1, 0, 1, 1, 1, 0, 1})
+                                                   : (std::vector<std::uint8_t>{0, 1, 0, 1, 1, 1, 1, 1}));
+        const auto s = nlohmann::json::parse(slurp(summary));
+        EXPECT_EQ(s["expert_capacity"], 2);
+        EXPECT_EQ(s["dropped"], 2);
+        for (const char* name : {"moe.router_logits", "moe.router_probs", "moe.gate", "moe.expert_counts", "moe.kept_counts"})
+            EXPECT_NE((*file)->find(name), nullptr) << name;
+    }
+}
+
+TEST(CliRoute, HiddenTimesRouterAndTextUnderASeededRouter) {
+    PlainTensor hidden = PlainTensor::fromF32({2, 3}, {1, 2, 3, 0, 1, 0});
+    PlainTensor router = PlainTensor::fromF32({2, 3}, {1, 0, 0, 0, 1, 1});
+    const std::string input = tempPath("route_hidden.safetensors"), out = tempPath("route2.safetensors");
+    ASSERT_TRUE(writeSafetensors(input, {{"hidden", &hidden}, {"router", &router}}, {}).ok());
+    auto r = runCli("route --input " + input + " --capacity-factor 0 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    auto file = SafetensorsFile::open(out);
+    ASSERT_TRUE(file.ok());
+    EXPECT_EQ((*file)->read("moe.router_logits")->f32, (std::vector<float>{1, 5, 0, 1}));
+    EXPECT_EQ((*file)->read("moe.expert")->i64, (std::vector<std::int64_t>{1, 1}));
+
+    // a text: same seed, same routing; top-2 with normalised gates
+    const std::string a = tempPath("route_a.safetensors"), b = tempPath("route_b.safetensors");
+    ASSERT_EQ(runCli("route --text 'the cat sat on the mat' --experts 4 --policy topk --normalize --out " + a).status, 0);
+    ASSERT_EQ(runCli("route --text 'the cat sat on the mat' --experts 4 --policy topk --normalize --out " + b).status, 0);
+    auto fa = SafetensorsFile::open(a), fb = SafetensorsFile::open(b);
+    ASSERT_TRUE(fa.ok() && fb.ok());
+    EXPECT_EQ((*fa)->read("moe.expert")->i64, (*fb)->read("moe.expert")->i64);
+    const auto gate = (*fa)->read("moe.gate");
+    ASSERT_EQ(gate->shape, (std::vector<std::int64_t>{6, 2}));
+    for (int t = 0; t < 6; ++t) EXPECT_NEAR(gate->f32[t * 2] + gate->f32[t * 2 + 1], 1.0, 1e-6);
+}
+
+TEST(CliRoute, BadInputIsRefusedWithNothingWritten) {
+    PlainTensor hidden = PlainTensor::fromF32({2, 3}, {1, 2, 3, 0, 1, 0});
+    PlainTensor router = PlainTensor::fromF32({2, 2}, {1, 0, 0, 1});
+    PlainTensor nanRouter = PlainTensor::fromF32({2, 3}, {1, 0, 0, 0, std::nanf(""), 1});
+    const std::string mismatch = tempPath("route_mismatch.safetensors"), nan = tempPath("route_nan.safetensors");
+    ASSERT_TRUE(writeSafetensors(mismatch, {{"hidden", &hidden}, {"router", &router}}, {}).ok());
+    ASSERT_TRUE(writeSafetensors(nan, {{"hidden", &hidden}, {"router", &nanRouter}}, {}).ok());
+    const std::string out = tempPath("route_refused.safetensors");
+    const struct {
+        std::string args, needle;
+    } cases[] = {
+        {"--input " + mismatch, "d = 3 but router has d = 2"},
+        {"--input " + nan, "not finite"},
+        {"--text 'a b c' --experts 2 --policy topk --k 3", "exceeds the 2 experts"},
+        {"--text 'a b c' --capacity-factor -1", "capacity-factor"},
+        {"--text 'a b c' --group-size 2", "group_size 2 does not divide"},
+        {"--text 'a b c' --experts 0", "experts"},
+    };
+    for (const auto& c : cases) {
+        std::remove(out.c_str());
+        auto r = runCli("route " + c.args + " --out " + out);
+        EXPECT_NE(r.status, 0) << c.args;
+        EXPECT_NE(r.stderrText.find(c.needle), std::string::npos) << c.args << "\n" << r.stderrText;
+        EXPECT_FALSE(std::ifstream(out).good()) << c.args;
+    }
+}
