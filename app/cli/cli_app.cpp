@@ -162,6 +162,9 @@ CliParse::CliParse() {
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
     m_route->add_option("--priority", route.priority, "sequence | gate (batch-priority routing)")
         ->check(CLI::IsMember({"sequence", "gate"}));
+    m_route->add_option("--dropped-as", route.droppedAs,
+                        "The balancing loss counts a dropped choice as its expert (paper) or as expert 0 (expert0, as HF).")
+        ->check(CLI::IsMember({"paper", "expert0"}));
     m_route->add_option("--out", route.out, "ROUTING.safetensors to write (moe.* tensors).")->required();
     m_route->add_option("--summary", route.summary, "Also write a JSON summary (capacity, dropped, losses).");
 

@@ -69,7 +69,7 @@ struct RouteOptions {
     std::string tokenizer = "words";
     std::int64_t experts = 8, dim = 64;  ///< for text: a seeded router over d-dimensional token states
     std::uint64_t seed = 0;
-    std::string policy = "switch", priority = "sequence";
+    std::string policy = "switch", priority = "sequence", droppedAs = "paper";
     std::int64_t k = 0, expertCapacity = 0, groupSize = 0;
     double capacityFactor = 1.25;
     bool normalize = false;

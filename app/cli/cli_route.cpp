@@ -71,15 +71,15 @@ Result<PlainTensor> logitsFromText(const RouteOptions& o) {
     return routerLogits(randomTokenStates(tokens.value(), o.dim, o.seed), randomRouter(o.experts, o.dim, o.seed));
 }
 
-std::string summaryJson(const Routing& r) {
-    nlohmann::json j = {{"tokens", r.n},         {"experts", r.experts},   {"k", r.k},
+std::string summaryJson(const Routing& r, const std::string& droppedAs) {
+    nlohmann::json j = {{"dropped_as", droppedAs},{"tokens", r.n},         {"experts", r.experts},   {"k", r.k},
                         {"groups", r.groups},    {"expert_capacity", r.capacity}, {"dropped", r.dropped},
                         {"aux_loss", r.auxLoss}, {"z_loss", r.zLoss},      {"expert_counts", r.expertCounts},
                         {"kept_counts", r.keptCounts}};
     return j.dump(2) + "\n";
 }
 
-Result<void> writeRouting(const std::string& path, const Routing& r) {
+Result<void> writeRouting(const std::string& path, const Routing& r, const std::string& droppedAs) {
     const PlainTensor logits = PlainTensor::fromF32({r.n, r.experts}, r.logits);
     const PlainTensor probs = PlainTensor::fromF32({r.n, r.experts}, r.probs);
     const PlainTensor expert = PlainTensor::fromI64({r.n, r.k}, r.expert);
@@ -92,7 +92,7 @@ Result<void> writeRouting(const std::string& path, const Routing& r) {
                             {{"moe.router_logits", &logits}, {"moe.router_probs", &probs}, {"moe.expert", &expert},
                              {"moe.gate", &gate}, {"moe.position", &position}, {"moe.kept", &kept},
                              {"moe.expert_counts", &counts}, {"moe.kept_counts", &keptCounts}},
-                            {{"format", "pt"}, {"attnscope.routing", summaryJson(r)}});
+                            {{"format", "pt"}, {"attnscope.routing", summaryJson(r, droppedAs)}});
 }
 
 }  // namespace
@@ -118,6 +118,7 @@ int routeCommand(const RouteOptions& o) {
     options.expertCapacity = o.expertCapacity;
     options.groupSize = o.groupSize;
     options.priority = o.priority;
+    options.droppedAs = o.droppedAs;
     auto routing = routeTokens(logits.value(), options);
     if (!routing) {
         printError(routing.error().message);
@@ -126,14 +127,14 @@ int routeCommand(const RouteOptions& o) {
     // Both outputs or neither: the summary is staged, then renamed after the routing file.
     std::optional<StagedFile> summary;
     if (!o.summary.empty()) {
-        auto staged = StagedFile::stage(o.summary, summaryJson(routing.value()));
+        auto staged = StagedFile::stage(o.summary, summaryJson(routing.value(), o.droppedAs));
         if (!staged) {
             printError(staged.error().message);
             return kExitFailure;
         }
         summary.emplace(std::move(staged.value()));
     }
-    if (auto written = writeRouting(o.out, routing.value()); !written) {
+    if (auto written = writeRouting(o.out, routing.value(), o.droppedAs); !written) {
         printError(written.error().message);
         return kExitFailure;
     }

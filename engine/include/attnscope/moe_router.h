@@ -23,6 +23,10 @@ struct RouterOptions {
     std::int64_t expertCapacity = 0;  ///< > 0: this capacity, as HF's config's expert_capacity
     std::int64_t groupSize = 0;       ///< 0: the whole sequence is one group
     std::string priority = "sequence";  ///< sequence | gate (batch-priority routing)
+    /// How the load-balancing loss counts a dropped choice: paper (its expert, chosen before the
+    /// capacity, as the paper and mesh-TF) | expert0 (as expert 0, as Hugging Face's Switch, which
+    /// takes argmax of the router mask after the capacity).
+    std::string droppedAs = "paper";
 };
 
 /// Everything routed, row-major; [n, k] arrays list each token's choices best first.
@@ -37,7 +41,7 @@ struct Routing {
     std::vector<std::int64_t> keptCounts;     ///< [E]
     std::int64_t capacity = 0;                ///< per expert and group; 0 = unlimited
     std::int64_t dropped = 0;                 ///< (token, choice) pairs beyond the capacity
-    double auxLoss = 0;  ///< E · Σ_e f_e · P_e per group, averaged over groups
+    double auxLoss = 0;  ///< E · Σ_e f_e · P_e per group, averaged over groups (f as droppedAs says)
     double zLoss = 0;    ///< mean over tokens of logsumexp(logits)²
 };
 

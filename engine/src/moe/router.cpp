@@ -22,6 +22,8 @@ std::string optionProblem(const RouterOptions& o, std::int64_t n, std::int64_t e
     if (experts < 1) return "the router has no experts (E = " + std::to_string(experts) + ")";
     if (o.policy != "switch" && o.policy != "topk") return "policy must be switch or topk, got '" + o.policy + "'";
     if (o.priority != "sequence" && o.priority != "gate") return "priority must be sequence or gate, got '" + o.priority + "'";
+    if (o.droppedAs != "paper" && o.droppedAs != "expert0")
+        return "dropped_as must be paper or expert0, got '" + o.droppedAs + "'";
     k = o.k > 0 ? o.k : o.policy == "switch" ? 1 : 2;
     if (o.policy == "switch" && k != 1) return "policy switch routes each token to one expert (k = 1), got k = " + std::to_string(k);
     if (k > experts) return "k = " + std::to_string(k) + " exceeds the " + std::to_string(experts) + " experts";
@@ -83,7 +85,7 @@ void softmaxRows(Routing& r) {
 }
 
 // Slots, capacity and the load-balancing loss of tokens [begin, end).
-void routeGroup(Routing& r, std::int64_t begin, std::int64_t end, bool byGate) {
+void routeGroup(Routing& r, std::int64_t begin, std::int64_t end, bool byGate, bool droppedAsExpert0) {
     const std::int64_t E = r.experts;
     std::vector<std::int64_t> claimed(static_cast<std::size_t>(E), 0);
     for (const auto& [t, rank] : claimOrder(r, begin, end, byGate)) {
@@ -95,14 +97,20 @@ void routeGroup(Routing& r, std::int64_t begin, std::int64_t end, bool byGate) {
         if (r.kept[cell]) ++r.keptCounts[static_cast<std::size_t>(e)];
         else ++r.dropped;
     }
-    // E · Σ_e f_e P_e: f_e the share of the group's tokens that chose e (any rank), P_e the mean probability
+    // E · Σ_e f_e P_e: f_e the share of the group's tokens that chose e (any rank; a dropped choice
+    // as expert 0 with droppedAsExpert0), P_e the mean probability
     const double tokens = static_cast<double>(end - begin);
     double loss = 0;
     for (std::int64_t e = 0; e < E; ++e) {
         double chose = 0, prob = 0;
         for (std::int64_t t = begin; t < end; ++t) {
             prob += r.probs[static_cast<std::size_t>(t * E + e)];
-            for (std::int64_t c = 0; c < r.k; ++c) chose += r.expert[static_cast<std::size_t>(t * r.k + c)] == e ? 1.0 : 0.0;
+            bool any = false;
+            for (std::int64_t c = 0; c < r.k; ++c) {
+                const auto cell = static_cast<std::size_t>(t * r.k + c);
+                any = any || (droppedAsExpert0 && !r.kept[cell] ? 0 : r.expert[cell]) == e;
+            }
+            chose += any ? 1.0 : 0.0;
         }
         loss += (chose / tokens) * (prob / tokens);
     }
@@ -141,7 +149,7 @@ Result<Routing> routeTokens(const PlainTensor& logits, const RouterOptions& o) {
     r.keptCounts.assign(static_cast<std::size_t>(r.experts), 0);
     softmaxRows(r);
     chooseExperts(r, o.normalize);
-    for (std::int64_t g = 0; g < r.groups; ++g) routeGroup(r, g * groupSize, (g + 1) * groupSize, o.priority == "gate");
+    for (std::int64_t g = 0; g < r.groups; ++g) routeGroup(r, g * groupSize, (g + 1) * groupSize, o.priority == "gate", o.droppedAs == "expert0");
     return r;
 }
 

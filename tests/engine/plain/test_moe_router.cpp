@@ -60,6 +60,25 @@ TEST(MoeRouter, WorkedExampleEightTokensFourExpertsCapacityTwo) {
     o.capacityFactor = 0;
     EXPECT_EQ(routed(logits, o).capacity, 0);
     EXPECT_EQ(routed(logits, o).dropped, 0);
+    // the aux loss: f from the choices before dropping (the paper), or with dropped choices as
+    // expert 0 (Hugging Face): tokens 2 and 6 are expert 0's anyway, so equal here; with
+    // capacity 1 expert 1's dropped token 4 moves to expert 0 and f changes
+    o.capacityFactor = 0;
+    o.expertCapacity = 1;
+    o.droppedAs = "expert0";
+    const Routing hf = routed(logits, o);
+    o.droppedAs = "paper";
+    const Routing paper = routed(logits, o);
+    double fPaper[4] = {4, 2, 1, 1}, fHf[4] = {5, 1, 1, 1}, pe[4] = {0, 0, 0, 0};
+    for (int t = 0; t < 8; ++t)
+        for (int e = 0; e < 4; ++e) pe[e] += paper.probs[t * 4 + e] / 8.0;
+    double auxPaper = 0, auxHf = 0;
+    for (int e = 0; e < 4; ++e) {
+        auxPaper += 4 * fPaper[e] / 8 * pe[e];
+        auxHf += 4 * fHf[e] / 8 * pe[e];
+    }
+    EXPECT_NEAR(paper.auxLoss, auxPaper, 1e-6);
+    EXPECT_NEAR(hf.auxLoss, auxHf, 1e-6);
     o.expertCapacity = 1;  // HF's integer expert_capacity wins
     EXPECT_EQ(routed(logits, o).capacity, 1);
     EXPECT_EQ(routed(logits, o).dropped, 4);  // 0 keeps token 0; 1 keeps 3; 2 and 3 keep theirs
