@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core
   python3-numpy
+  clang libclang-rt-14-dev
 )
 # node + npm run the GPT-2 tokenizer parity test (scripts/fetch-test-data.sh, gpt-3-encoder). Any
 # existing install will do: NodeSource's nodejs bundles npm and conflicts with Debian's npm.

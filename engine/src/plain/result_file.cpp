@@ -22,8 +22,9 @@ nlohmann::json countersJson(const Counters& c) {
 
 nlohmann::json paramsJson(const ParamValues& params) {
     nlohmann::json out = nlohmann::json::object();
-    for (const auto& [name, value] : params) {
-        std::visit([&](const auto& v) { out[name] = v; }, value);
+    for (const auto& entry : params) {
+        const std::string& name = entry.first;  // (structured bindings cannot be captured in C++17)
+        std::visit([&](const auto& v) { out[name] = v; }, entry.second);
     }
     return out;
 }

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds one libFuzzer target of fuzz/ (clang, ASan + UBSan, torch-free engine only) and runs it
+# on its corpus for SECONDS (docs/FUZZING.md).
+#
+#   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]     e.g. scripts/fuzz.sh fuzz_model_config 60
+#   scripts/fuzz.sh --all SECONDS                            every target, one after another
+#
+# Build folder: $ATTNSCOPE_FUZZ_BUILD_DIR, else build-fuzz. Corpus: fuzz/corpus/TARGET (seeds from
+# the test fixtures, committed) plus what the run finds, kept in the build folder.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${ATTNSCOPE_FUZZ_BUILD_DIR:-$root/build-fuzz}
+targets=(fuzz_safetensors_header fuzz_model_config fuzz_strict_json fuzz_tokenizer_json fuzz_wordpiece_vocab
+  fuzz_byte_level_bpe fuzz_moe_router)
+(($# >= 2)) || { sed -n '2,9p' "${BASH_SOURCE[0]}"; exit 2; }
+if [[ $1 == --all ]]; then
+  wanted=("${targets[@]}")
+else
+  wanted=("$1")
+fi
+seconds=$2
+shift 2
+command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (scripts/setup.sh installs clang)" >&2; exit 1; }
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DATTNSCOPE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_COMPILER=clang++ -DBUILD_TESTING=OFF >/dev/null
+fi
+cmake --build "$build" --target "${wanted[@]}" >/dev/null
+for target in "${wanted[@]}"; do
+  found="$build/corpus/$target"
+  mkdir -p "$found"
+  seeds="$root/fuzz/corpus/$target"
+  echo "fuzz.sh: $target for $seconds s" >&2
+  # (found first: new inputs go there, never into the committed seeds)
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    "$build/fuzz/$target" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 -rss_limit_mb=2048 \
+    -timeout=10 -artifact_prefix="$build/$target-" "$@" "$found" "$seeds" 2>&1 | grep -E "^stat::number_of_executed_units|ERROR|SUMMARY|Done" || true
+  if ls "$build/$target"-crash-* "$build/$target"-leak-* "$build/$target"-timeout-* "$build/$target"-oom-* >/dev/null 2>&1; then
+    echo "fuzz.sh: $target found a problem: $(ls "$build/$target"-* | head -3)" >&2
+    exit 1
+  fi
+done
