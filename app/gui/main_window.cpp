@@ -46,6 +46,8 @@
 #include <QStatusBar>
 #include <QStringDecoder>
 #include <QTabWidget>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -82,6 +84,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     m_export->setDpi(settings.exportDpi);
     m_export->setLastFolder(settings.exportFolder);
     if (!settings.windowGeometry.isEmpty()) restoreGeometry(settings.windowGeometry);
+    else fitToScreen();
     if (!settings.windowState.isEmpty()) restoreState(settings.windowState, AppSettings::kWindowStateVersion);
 
     connect(m_runner, &EngineRunner::variantsLoaded, this, &MainWindow::uiShowVariants);
@@ -221,6 +224,18 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
     m_options.compareParams.clear();
     if (!errors.isEmpty()) setStatusMessage(errors.join(QStringLiteral("; ")));
     if (m_options.runOnStart) uiStartRun(false);
+}
+
+void MainWindow::fitToScreen() {
+    // The first start: most of the screen (the settings column and the views both need room),
+    // capped so that a large monitor does not get a window wider than the layout uses; centred.
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    if (!screen) return;
+    const QRect available = screen->availableGeometry();
+    const QSize size(std::min(available.width() * 9 / 10, kFirstWindowMaxWidth),
+                     std::min(available.height() * 9 / 10, kFirstWindowMaxHeight));
+    resize(size);
+    move(available.center() - QPoint(size.width() / 2, size.height() / 2));
 }
 
 void MainWindow::uiVariantChanged() {

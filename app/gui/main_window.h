@@ -122,6 +122,8 @@ public:
     ExportController* exportController() const { return m_export; }
     views::ParamForm* paramForm() const { return m_paramForm; }
     QPlainTextEdit* textEdit() const { return m_text; }
+    /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
+    static constexpr int kFirstWindowMaxWidth = 1800, kFirstWindowMaxHeight = 1100;
     /// The status bar's "out of date" mark is shown: the inputs changed after the shown run.
     bool resultOutOfDate() const;
     QComboBox* variantCombo() const { return m_variantCombo; }
@@ -247,6 +249,8 @@ private:
     void buildFreshnessMark();
     /// Shows the "out of date" mark when the inputs differ from those of the shown result.
     void uiUpdateFreshness();
+    /// Sizes the window to most of the primary screen (the first start, no saved geometry).
+    void fitToScreen();
     /// Puts the open model's settings for the chosen variant into the form (ModelInfo::variantDefaults).
     void applyModelDefaults();
     void uiCompareVariantChanged();

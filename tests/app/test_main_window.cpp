@@ -19,6 +19,8 @@
 
 #include <QComboBox>
 #include <QFile>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -184,6 +186,18 @@ private Q_SLOTS:
         QCOMPARE(window.heatmap()->shownHead(), 1);
         QVERIFY(window.costView()->table()->rowCount() > 0);
         QCOMPARE(window.compareView()->pane(0)->shownHead(), 1);
+    }
+
+    void theFirstWindowTakesMostOfTheScreen() {
+        // No saved geometry: 90 % of the screen's available area (capped), not Qt's small default.
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+        QCOMPARE(window.width(), std::min(available.width() * 9 / 10, MainWindow::kFirstWindowMaxWidth));
+        QCOMPARE(window.height(), std::min(available.height() * 9 / 10, MainWindow::kFirstWindowMaxHeight));
     }
 
     void editsAfterARunMarkTheResultOutOfDateUntilTheNextRun() {
