@@ -23,8 +23,8 @@ TEST(CliRoute, WorkedExampleFromRouterLogits) {
     const std::string input = tempPath("route_logits.safetensors"), out = tempPath("route.safetensors"),
                       summary = tempPath("route.json");
     ASSERT_TRUE(writeSafetensors(input, {{"router_logits", &logits}}, {}).ok());
-    for (const std::string priority : {"sequence", "gate"}) {
-        auto r = runCli("route --input " + input + " --capacity-factor 1 --priority " + priority + " --out " + out +
+    for (const char* priority : {"sequence", "gate"}) {
+        auto r = runCli("route --input " + input + " --capacity-factor 1 --priority " + std::string(priority) + " --out " + out +
                         " --summary " + summary);
         ASSERT_EQ(r.status, 0) << r.stderrText;
         auto file = SafetensorsFile::open(out);
@@ -35,7 +35,7 @@ TEST(CliRoute, WorkedExampleFromRouterLogits) {
         ASSERT_TRUE(kept.ok() && position.ok() && expert.ok());
         EXPECT_EQ(kept->shape, (std::vector<std::int64_t>{8, 1}));
         EXPECT_EQ(expert->i64, (std::vector<std::int64_t>{0, 0, 0, 1, 1, 2, 0, 3}));
-        EXPECT_EQ(kept->u8, priority == "sequence" ? (std::vector<std::uint8_t>{1, 1, 0, 1, 1, 1, 0, 1})
+        EXPECT_EQ(kept->u8, std::string(priority) == "sequence" ? (std::vector<std::uint8_t>{1, 1, 0, 1, 1, 1, 0, 1})
                                                    : (std::vector<std::uint8_t>{0, 1, 0, 1, 1, 1, 1, 1}));
         const auto s = nlohmann::json::parse(slurp(summary));
         EXPECT_EQ(s["expert_capacity"], 2);

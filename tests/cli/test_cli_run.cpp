@@ -201,7 +201,7 @@ TEST(Cli, ErrorsAreOneLineAndNonZero) {
 TEST(Cli, AFailedCommandLeavesNoOutputFiles) {
     // The summary cannot be written (a missing folder; a folder's name): no result file either.
     const std::string out = tempPath("left.safetensors");
-    for (const std::string summary : {std::string("/nonexistent/s.json"), ::testing::TempDir()}) {
+    for (const std::string& summary : {std::string("/nonexistent/s.json"), ::testing::TempDir()}) {
         std::remove(out.c_str());
         auto r = runCli("run --variant full --text 'a b c' --out " + out + " --summary " + summary);
         EXPECT_EQ(r.status, 1) << r.stderrText;

@@ -34,14 +34,18 @@ TEST(VariantCatalog, EveryRunWritesExactlyTheDiagnosticsItsEntryDeclares) {
         }
         // Within the dense limit (128 <= 4096) everything but what a parameter asks for is there.
         for (const DiagnosticSpec& spec : info.diagnostics)
-            if (spec.when != DiagnosticWhen::OnRequest) EXPECT_EQ(r.diagnostics.count(spec.name), 1u) << spec.name;
+            if (spec.when != DiagnosticWhen::OnRequest) {
+                EXPECT_EQ(r.diagnostics.count(spec.name), 1u) << spec.name;
+            }
         // Above the dense limit the dense-limit ones are gone.
         RunRequest small = variantRequest(x, info.id, smallRunParams(info));
         small.denseLimit = kTokens - 1;
         const auto above = runOk(*engine, small);
         ASSERT_TRUE(above);
         for (const DiagnosticSpec& spec : info.diagnostics)
-            if (spec.when == DiagnosticWhen::WithinDenseLimit) EXPECT_EQ(above->results[0].diagnostics.count(spec.name), 0u) << spec.name;
+            if (spec.when == DiagnosticWhen::WithinDenseLimit) {
+                EXPECT_EQ(above->results[0].diagnostics.count(spec.name), 0u) << spec.name;
+            }
 
         // The weights carry only the declared reasons, and at least one of them.
         ReasonBits declared = 0, seen = 0;
@@ -79,7 +83,9 @@ TEST(VariantCatalog, FactsAgreeWithTheSchemaAndTheRegistry) {
         EXPECT_EQ(findVariantInfo(info.id), &info);
         exact += info.exact ? 1 : 0;
         EXPECT_FALSE(info.exact && info.approximatesSoftmax);
-        if (info.approximatesSoftmax) EXPECT_EQ(info.diagnosticsPage, DiagnosticsPage::Approximation);
+        if (info.approximatesSoftmax) {
+            EXPECT_EQ(info.diagnosticsPage, DiagnosticsPage::Approximation);
+        }
         if (!info.errorSweepParam.empty()) {
             const ParamSpec* swept = info.findParam(info.errorSweepParam);
             ASSERT_NE(swept, nullptr) << info.errorSweepParam;

@@ -127,7 +127,9 @@ TEST(WeightTiles, AnyTileGivesTheWholeHeadsCells) {
                     EXPECT_EQ(row.multiplicity[t], whole.multiplicity[cell]);
                     EXPECT_EQ(row.reasons[t], whole.reasons[cell]);
                     EXPECT_NEAR(row.weights[t], whole.weights[cell], c.tolerance);
-                    if (t > 0) EXPECT_LT(row.keys[t - 1], row.keys[t]) << "ascending, distinct keys";
+                    if (t > 0) {
+                        EXPECT_LT(row.keys[t - 1], row.keys[t]) << "ascending, distinct keys";
+                    }
                     entries += row.multiplicity[t];
                 }
                 visited += row.count;
