@@ -63,25 +63,29 @@ std::vector<QCPColorMap*> vectorMaps(QCustomPlot* plot) {
     return maps;
 }
 
-// The colour of one cell as the map paints it (its gradient, data range, NaN rule and alpha);
-// invalid for a cell that is not painted.
-QColor cellColour(QCPColorMap* map, int key, int value) {
+// The colours of one row of cells as the map paints them (its gradient, data range, NaN rule and
+// alpha); invalid for a cell that is not painted.
+void rowColours(QCPColorMap* map, QCPColorGradient& gradient, int value, std::vector<QColor>& out) {
     QCPColorMapData* data = map->data();
-    const double v = data->cell(key, value);
-    QCPColorGradient gradient = map->gradient();
-    QColor colour;
-    if (std::isnan(v)) {
-        switch (gradient.nanHandling()) {
-        case QCPColorGradient::nhNanColor: colour = gradient.nanColor(); break;
-        case QCPColorGradient::nhLowestColor: colour = QColor::fromRgba(gradient.color(map->dataRange().lower, map->dataRange())); break;
-        case QCPColorGradient::nhHighestColor: colour = QColor::fromRgba(gradient.color(map->dataRange().upper, map->dataRange())); break;
-        default: return {};
+    const QCPRange range = map->dataRange();
+    const bool log = map->dataScaleType() == QCPAxis::stLogarithmic;
+    out.assign(static_cast<std::size_t>(data->keySize()), QColor());
+    for (int key = 0; key < data->keySize(); ++key) {
+        const double v = data->cell(key, value);
+        QColor colour;
+        if (std::isnan(v)) {
+            switch (gradient.nanHandling()) {
+            case QCPColorGradient::nhNanColor: colour = gradient.nanColor(); break;
+            case QCPColorGradient::nhLowestColor: colour = QColor::fromRgba(gradient.color(range.lower, range)); break;
+            case QCPColorGradient::nhHighestColor: colour = QColor::fromRgba(gradient.color(range.upper, range)); break;
+            default: continue;
+            }
+        } else {
+            colour = QColor::fromRgba(gradient.color(v, range, log));
         }
-    } else {
-        colour = QColor::fromRgba(gradient.color(v, map->dataRange(), map->dataScaleType() == QCPAxis::stLogarithmic));
+        colour.setAlpha(colour.alpha() * data->alpha(key, value) / 255);
+        if (colour.alpha() > 0) out[static_cast<std::size_t>(key)] = colour;
     }
-    colour.setAlpha(colour.alpha() * data->alpha(key, value) / 255);
-    return colour.alpha() == 0 ? QColor() : colour;
 }
 
 // Cells of `map` as rectangles, equal neighbours along a row merged, clipped to its axis rect.
@@ -96,18 +100,21 @@ void paintCells(QCPPainter& painter, QCPColorMap* map) {
     const auto valueEdge = [&](double index) {
         return valueAxis->coordToPixel(data->valueRange().lower + (index - 0.5) * valueStep);
     };
+    QCPColorGradient gradient = map->gradient();  // (once: color() fills its lookup table)
+    std::vector<QColor> colours;
     painter.save();
     painter.setClipRect(keyAxis->axisRect()->rect(), Qt::IntersectClip);
     painter.setPen(Qt::NoPen);
     painter.setRenderHint(QPainter::Antialiasing, false);  // (no seams between neighbours)
     for (int v = 0; v < values; ++v) {
+        rowColours(map, gradient, v, colours);
         const double y0 = valueEdge(v), y1 = valueEdge(v + 1);
         for (int k = 0; k < keys;) {
-            const QColor colour = cellColour(map, k, v);
             int end = k + 1;
-            while (end < keys && cellColour(map, end, v) == colour) ++end;
-            if (colour.isValid())
-                painter.fillRect(QRectF(QPointF(keyEdge(k), y0), QPointF(keyEdge(end), y1)).normalized(), colour);
+            while (end < keys && colours[static_cast<std::size_t>(end)] == colours[static_cast<std::size_t>(k)]) ++end;
+            if (colours[static_cast<std::size_t>(k)].isValid())
+                painter.fillRect(QRectF(QPointF(keyEdge(k), y0), QPointF(keyEdge(end), y1)).normalized(),
+                                 colours[static_cast<std::size_t>(k)]);
             k = end;
         }
     }

@@ -121,6 +121,14 @@ private:
         const SafetensorsFile* file = nullptr;
         const StTensorInfo* info = nullptr;
     };
+    using TensorIndex = std::map<std::string, Located>;  ///< every tensor of the weight files by name
+    // open()'s steps:
+    Result<void> readConfig();
+    Result<const SafetensorsFile*> openShard(const std::string& name);
+    Result<TensorIndex> openWeights();
+    Result<TensorIndex> openShardedWeights(const std::string& indexPath);
+    Result<void> resolveExpected(const TensorIndex& all);
+    Result<void> checkLayersAndUnused(const TensorIndex& all);
     std::string m_folder;
     ModelConfig m_config;
     std::string m_prefix;

@@ -58,106 +58,122 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
                                                    "model.safetensors and tokenizer files)"};
     std::unique_ptr<ModelCheckpoint> ckpt(new ModelCheckpoint());
     ckpt->m_folder = folder;
-    const fs::path dir(folder);
+    if (auto read = ckpt->readConfig(); !read) return read.error();
+    auto all = ckpt->openWeights();
+    if (!all) return all.error();
+    if (auto resolved = ckpt->resolveExpected(all.value()); !resolved) return resolved.error();
+    if (auto layers = ckpt->checkLayersAndUnused(all.value()); !layers) return layers.error();
+    return ckpt;
+}
 
-    // --- config ---------------------------------------------------------------------------------
-    const std::string configPath = (dir / "config.json").string();
+Result<void> ModelCheckpoint::readConfig() {
+    const std::string configPath = (fs::path(m_folder) / "config.json").string();
     const SniffedFile configKind = sniffFile(configPath);
     if (configKind.kind == FileKind::Missing)
-        return Error{ErrorCode::NotFound, folder + ": no config.json (a model folder holds config.json, "
-                                                   "model.safetensors and tokenizer files)"};
+        return Error{ErrorCode::NotFound, m_folder + ": no config.json (a model folder holds config.json, "
+                                                     "model.safetensors and tokenizer files)"};
     if (configKind.kind != FileKind::Json)
         return invalid(configPath + ": expected JSON, found " + fileKindName(configKind.kind));
     auto configText = readWholeFile(configPath, 4u << 20);
     if (!configText) return configText.error();
     auto config = parseModelConfig(configText.value(), configPath);
     if (!config) return config.error();
-    ckpt->m_config = std::move(config.value());
-    for (const auto& n : ckpt->m_config.notices) ckpt->m_warnings.push_back(n);
+    m_config = std::move(config.value());
+    for (const auto& n : m_config.notices) m_warnings.push_back(n);
+    return {};
+}
 
-    // --- weights --------------------------------------------------------------------------------
-    std::map<std::string, std::pair<const SafetensorsFile*, const StTensorInfo*>> all;
-    auto openShard = [&](const std::string& name) -> Result<const SafetensorsFile*> {
-        const std::string path = (dir / name).string();
-        const SniffedFile sniffed = sniffFile(path);
-        if (sniffed.kind != FileKind::Safetensors)
-            return Error{sniffed.kind == FileKind::Missing ? ErrorCode::NotFound : ErrorCode::InvalidInput,
-                         weightsFileProblem(path, sniffed)};
-        auto file = SafetensorsFile::open(path);
-        if (!file) return file.error();
-        for (const auto& w : file.value()->header().warnings) ckpt->m_warnings.push_back(path + ": " + w);
-        ckpt->m_files.push_back(std::move(file.value()));
-        return ckpt->m_files.back().get();
-    };
+Result<const SafetensorsFile*> ModelCheckpoint::openShard(const std::string& name) {
+    const std::string path = (fs::path(m_folder) / name).string();
+    const SniffedFile sniffed = sniffFile(path);
+    if (sniffed.kind != FileKind::Safetensors)
+        return Error{sniffed.kind == FileKind::Missing ? ErrorCode::NotFound : ErrorCode::InvalidInput,
+                     weightsFileProblem(path, sniffed)};
+    auto file = SafetensorsFile::open(path);
+    if (!file) return file.error();
+    for (const auto& w : file.value()->header().warnings) m_warnings.push_back(path + ": " + w);
+    m_files.push_back(std::move(file.value()));
+    return m_files.back().get();
+}
 
+Result<ModelCheckpoint::TensorIndex> ModelCheckpoint::openWeights() {
+    const fs::path dir(m_folder);
     const std::string indexPath = (dir / "model.safetensors.index.json").string();
-    const std::string singlePath = (dir / "model.safetensors").string();
-    if (sniffFile(indexPath).kind != FileKind::Missing) {
-        auto index = readStrictJsonFile(indexPath, 64u << 20);
-        if (!index) return index.error();
-        const Json& root = index.value();
-        if (!root.is_object() || !root.contains("weight_map") || !root["weight_map"].is_object())
-            return invalid(indexPath + ": must be an object with a 'weight_map' object");
-        std::map<std::string, const SafetensorsFile*> shards;
-        std::map<std::string, std::string> mapped;  // tensor -> shard
-        for (const auto& [tensor, shardValue] : root["weight_map"].items()) {
-            if (!shardValue.is_string()) return invalid(indexPath + ": weight_map['" + tensor + "'] must be a file name");
-            const std::string shard = shardValue.get<std::string>();
-            if (!isBareFileName(shard))
-                return invalid(indexPath + ": weight_map['" + tensor + "'] names '" + shard +
-                               "', which is not a plain file name in the model folder (refused)");
-            mapped[tensor] = shard;
-            if (!shards.count(shard)) {
-                auto opened = openShard(shard);
-                if (!opened) return opened.error();
-                shards[shard] = opened.value();
-            }
+    if (sniffFile(indexPath).kind != FileKind::Missing) return openShardedWeights(indexPath);
+    if (sniffFile((dir / "model.safetensors").string()).kind == FileKind::Missing) {
+        for (const char* other : kOtherWeightNames) {
+            const std::string path = (dir / other).string();
+            const SniffedFile sniffed = sniffFile(path);
+            if (sniffed.kind == FileKind::Missing) continue;
+            const std::string problem = weightsFileProblem(path, sniffed);
+            return Error{ErrorCode::Unsupported, problem.empty() ? path + ": weights must be named model.safetensors" : problem};
         }
-        std::uint64_t totalBytes = 0;
-        for (const auto& [shardName, file] : shards) {
-            for (const auto& info : file->header().tensors) {
-                const auto it = mapped.find(info.name);
-                if (it == mapped.end())
-                    return invalid((dir / shardName).string() + ": tensor '" + info.name + "' is not listed in " + indexPath);
-                if (all.count(info.name))
-                    return invalid(indexPath + ": tensor '" + info.name + "' is stored in two shards");
-                if (it->second != shardName)
-                    return invalid(indexPath + ": tensor '" + info.name + "' is listed for '" + it->second +
-                                   "' but stored in '" + shardName + "'");
-                all[info.name] = {file, &info};
-                totalBytes += info.end - info.begin;
-            }
-        }
-        for (const auto& [tensor, shard] : mapped) {
-            if (!all.count(tensor)) return invalid(indexPath + ": tensor '" + tensor + "' is not in its shard '" + shard + "'");
-        }
-        if (root.contains("metadata") && root["metadata"].is_object() && root["metadata"].contains("total_size") &&
-            root["metadata"]["total_size"].is_number_unsigned() &&
-            root["metadata"]["total_size"].get<std::uint64_t>() != totalBytes) {
-            ckpt->m_warnings.push_back(indexPath + ": metadata.total_size says " +
-                                       std::to_string(root["metadata"]["total_size"].get<std::uint64_t>()) +
-                                       " bytes, the shards hold " + std::to_string(totalBytes));
-        }
-    } else {
-        const SniffedFile single = sniffFile(singlePath);
-        if (single.kind == FileKind::Missing) {
-            for (const char* other : kOtherWeightNames) {
-                const std::string path = (dir / other).string();
-                const SniffedFile sniffed = sniffFile(path);
-                if (sniffed.kind == FileKind::Missing) continue;
-                const std::string problem = weightsFileProblem(path, sniffed);
-                return Error{ErrorCode::Unsupported,
-                             problem.empty() ? path + ": weights must be named model.safetensors" : problem};
-            }
-            return Error{ErrorCode::NotFound, folder + ": no model.safetensors or model.safetensors.index.json"};
-        }
-        auto opened = openShard("model.safetensors");
-        if (!opened) return opened.error();
-        for (const auto& info : opened.value()->header().tensors) all[info.name] = {opened.value(), &info};
+        return Error{ErrorCode::NotFound, m_folder + ": no model.safetensors or model.safetensors.index.json"};
     }
+    auto opened = openShard("model.safetensors");
+    if (!opened) return opened.error();
+    TensorIndex all;
+    for (const auto& info : opened.value()->header().tensors) all[info.name] = Located{opened.value(), &info};
+    return all;
+}
 
-    // --- tensors against the config ---------------------------------------------------------------
-    const ModelConfig& cfg = ckpt->m_config;
+// The index's file names are untrusted: bare names only, and every tensor in exactly the shard
+// the index names.
+Result<ModelCheckpoint::TensorIndex> ModelCheckpoint::openShardedWeights(const std::string& indexPath) {
+    const fs::path dir(m_folder);
+    auto index = readStrictJsonFile(indexPath, 64u << 20);
+    if (!index) return index.error();
+    const Json& root = index.value();
+    if (!root.is_object() || !root.contains("weight_map") || !root["weight_map"].is_object())
+        return invalid(indexPath + ": must be an object with a 'weight_map' object");
+    std::map<std::string, const SafetensorsFile*> shards;
+    std::map<std::string, std::string> mapped;  // tensor -> shard
+    for (const auto& [tensor, shardValue] : root["weight_map"].items()) {
+        if (!shardValue.is_string()) return invalid(indexPath + ": weight_map['" + tensor + "'] must be a file name");
+        const std::string shard = shardValue.get<std::string>();
+        if (!isBareFileName(shard))
+            return invalid(indexPath + ": weight_map['" + tensor + "'] names '" + shard +
+                           "', which is not a plain file name in the model folder (refused)");
+        mapped[tensor] = shard;
+        if (!shards.count(shard)) {
+            auto opened = openShard(shard);
+            if (!opened) return opened.error();
+            shards[shard] = opened.value();
+        }
+    }
+    TensorIndex all;
+    std::uint64_t totalBytes = 0;
+    for (const auto& [shardName, file] : shards) {
+        for (const auto& info : file->header().tensors) {
+            const auto it = mapped.find(info.name);
+            if (it == mapped.end())
+                return invalid((dir / shardName).string() + ": tensor '" + info.name + "' is not listed in " + indexPath);
+            if (all.count(info.name)) return invalid(indexPath + ": tensor '" + info.name + "' is stored in two shards");
+            if (it->second != shardName)
+                return invalid(indexPath + ": tensor '" + info.name + "' is listed for '" + it->second +
+                               "' but stored in '" + shardName + "'");
+            all[info.name] = Located{file, &info};
+            totalBytes += info.end - info.begin;
+        }
+    }
+    for (const auto& [tensor, shard] : mapped) {
+        if (!all.count(tensor)) return invalid(indexPath + ": tensor '" + tensor + "' is not in its shard '" + shard + "'");
+    }
+    if (root.contains("metadata") && root["metadata"].is_object() && root["metadata"].contains("total_size") &&
+        root["metadata"]["total_size"].is_number_unsigned() &&
+        root["metadata"]["total_size"].get<std::uint64_t>() != totalBytes) {
+        m_warnings.push_back(indexPath + ": metadata.total_size says " +
+                             std::to_string(root["metadata"]["total_size"].get<std::uint64_t>()) +
+                             " bytes, the shards hold " + std::to_string(totalBytes));
+    }
+    return all;
+}
+
+// Every tensor the config implies: found (under the architecture's prefix, LayerNorm gamma/beta
+// accepted), of the expected shape and a floating dtype.
+Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
+    const std::string& folder = m_folder;
+    const ModelConfig& cfg = m_config;
     const auto expected = expectedTensors(cfg);
     const std::vector<std::string> prefixes =
         cfg.arch == ModelArch::Gpt2        ? std::vector<std::string>{"", "transformer."}
@@ -167,7 +183,7 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
     bool prefixFound = false;
     for (const auto& p : prefixes) {
         if (all.count(p + expected.front().name)) {
-            ckpt->m_prefix = p;
+            m_prefix = p;
             prefixFound = true;
             break;
         }
@@ -177,10 +193,9 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
                        prefixes.front() + "' prefix): the weights do not belong to a " + modelArchName(cfg.arch) +
                        " model as config.json says");
 
-    std::set<std::string> used;
     bool upcast = false;
     for (const auto& e : expected) {
-        std::string full = ckpt->m_prefix + e.name;
+        std::string full = m_prefix + e.name;
         if (!all.count(full)) {
             // Checkpoints converted from TensorFlow name LayerNorm parameters gamma/beta.
             std::string alt = full;
@@ -203,13 +218,20 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
             return invalid(file->path() + ": tensor '" + full + "' has dtype " + stDTypeName(info->dtype) +
                            ", expected a floating-point type");
         upcast = upcast || info->dtype != StDType::F32;
-        used.insert(full);
-        ckpt->m_resolved[e.name] = Located{file, info};
+        m_resolved[e.name] = Located{file, info};
     }
-    if (upcast) ckpt->m_warnings.push_back("weights stored as F16/BF16/F64 are converted to F32 for analysis");
+    if (upcast) m_warnings.push_back("weights stored as F16/BF16/F64 are converted to F32 for analysis");
+    return {};
+}
 
-    // A layer group beyond num_hidden_layers means the config and the weights disagree.
-    const std::string layerStem = ckpt->m_prefix + (cfg.arch == ModelArch::Gpt2        ? "h."
+// A layer group beyond num_hidden_layers means the config and the weights disagree; tensors the
+// analysis does not use are counted in a warning.
+Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
+    const std::string& folder = m_folder;
+    const ModelConfig& cfg = m_config;
+    std::set<std::string> used;
+    for (const auto& [name, where] : m_resolved) used.insert(where.info->name);
+    const std::string layerStem = m_prefix + (cfg.arch == ModelArch::Gpt2        ? "h."
                                                      : cfg.arch == ModelArch::TransfoXl ? "layers."
                                                                                         : "encoder.layer.");
     std::int64_t maxLayer = -1;
@@ -229,9 +251,9 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
         return invalid(folder + ": the weights hold " + std::to_string(maxLayer + 1) + " layers, config.json says " +
                        std::to_string(cfg.numLayers));
     if (unused > 0)
-        ckpt->m_warnings.push_back(std::to_string(unused) + " tensors not needed for attention analysis were ignored "
+        m_warnings.push_back(std::to_string(unused) + " tensors not needed for attention analysis were ignored "
                                                             "(heads, pooler, buffers)");
-    return ckpt;
+    return {};
 }
 
 Result<PlainTensor> ModelCheckpoint::readF32(const std::string& name) const {

@@ -25,9 +25,10 @@ ModelCapture TransformerModel::forwardTransfoXl(const at::Tensor& ids, bool keep
     const auto layerWeight = [&](std::int64_t l, const char* leaf) -> const at::Tensor& {
         return weight(transfoXlLayerName(l, leaf));
     };
-    const auto bias = [&](std::int64_t l, const char* which) -> const at::Tensor& {
-        return x.untieR ? layerWeight(l, which == std::string("w") ? "dec_attn.r_w_bias" : "dec_attn.r_r_bias")
-                        : weight(which == std::string("w") ? "r_w_bias" : "r_r_bias");
+    // u (r_w_bias) or v (r_r_bias): per layer with untie_r, else shared by every layer
+    const auto bias = [&](std::int64_t l, bool content) -> const at::Tensor& {
+        return x.untieR ? layerWeight(l, content ? "dec_attn.r_w_bias" : "dec_attn.r_r_bias")
+                        : weight(content ? "r_w_bias" : "r_r_bias");
     };
 
     ModelCapture capture;
@@ -56,8 +57,8 @@ ModelCapture TransformerModel::forwardTransfoXl(const at::Tensor& ids, bool keep
             auto perHead = [&](const at::Tensor& t) { return t.reshape({t.size(0), heads, dh}).transpose(0, 1); };
             at::Tensor q = perHead(parts[0].narrow(0, mlen, qlen)), k = perHead(parts[1]), v = perHead(parts[2]);
             at::Tensor r = perHead(at::linear(posEmb, layerWeight(l, "dec_attn.r_net.weight")));  // [H, klen, dh]
-            at::Tensor ac = at::matmul(q + bias(l, "w").unsqueeze(1), k.transpose(1, 2));
-            at::Tensor bd = at::matmul(q + bias(l, "r").unsqueeze(1), r.transpose(1, 2)).gather(2, column.expand({heads, qlen, klen}));
+            at::Tensor ac = at::matmul(q + bias(l, true).unsqueeze(1), k.transpose(1, 2));
+            at::Tensor bd = at::matmul(q + bias(l, false).unsqueeze(1), r.transpose(1, 2)).gather(2, column.expand({heads, qlen, klen}));
             at::Tensor scores = (ac + bd).mul_(scale).masked_fill_(masked, -std::numeric_limits<float>::infinity());
             at::Tensor probs = at::softmax(scores, 2);
             at::Tensor context = at::matmul(probs, v).transpose(0, 1).reshape({qlen, heads * dh});
@@ -90,8 +91,8 @@ ModelCapture TransformerModel::forwardTransfoXl(const at::Tensor& ids, bool keep
     const at::Tensor allEmb = transfo_xl::relativeEncoding(at::arange(distances, at::kLong), d, x.clampLen);
     for (std::int64_t l = 0; l < c.numLayers; ++l) {
         std::map<std::string, PlainTensor> inputs;
-        inputs["r_w_bias"] = toPlain(bias(l, "w").contiguous());
-        inputs["r_r_bias"] = toPlain(bias(l, "r").contiguous());
+        inputs["r_w_bias"] = toPlain(bias(l, true).contiguous());
+        inputs["r_r_bias"] = toPlain(bias(l, false).contiguous());
         at::Tensor r = at::linear(allEmb, layerWeight(l, "dec_attn.r_net.weight")).reshape({distances, heads, dh}).transpose(0, 1);
         inputs["pos_keys"] = toPlain(r.contiguous());
         capture.variantInputs.push_back(std::move(inputs));
