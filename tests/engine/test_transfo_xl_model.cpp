@@ -281,6 +281,60 @@ TEST_P(TransfoXlModel, TheVariantOnALayersQkvReproducesTheModel) {
     }
 }
 
+TEST_P(TransfoXlModel, ReceptiveFieldRollsOutTheModelsAttentionAcrossSegments) {
+    ASSERT_TRUE(m_engine->openModel(m_dir.string()).ok());
+    auto bands = m_engine->modelAttentionBands(kText);
+    ASSERT_TRUE(bands.ok()) << bands.error().message;
+    const ModelAttentionBands& b = *bands.value();
+    EXPECT_EQ(b.layout.segment, m_spec.tgt);
+    EXPECT_EQ(b.layout.memory, m_spec.mem);
+    ASSERT_EQ(b.layers.size(), 2u);
+    std::vector<int> ids(kText.begin(), kText.end());
+    const Attention ref = referenceAttention(m_spec, m_weights, ids);
+    const std::size_t n = ids.size();
+    // the rollout of the last query, from the reference's attention in double: Ã = ½ mean + ½ I
+    std::vector<double> expected(n, 0.0);
+    expected[n - 1] = 1.0;
+    for (int l = 1; l >= 0; --l) {
+        std::vector<double> next(n, 0.0);
+        for (std::size_t i = 0; i < n; ++i) {
+            double total = 0;
+            std::vector<double> row(n);
+            for (std::size_t j = 0; j < n; ++j)
+                total += row[j] = 0.25 * (ref[static_cast<std::size_t>(l)][0][i][j] + ref[static_cast<std::size_t>(l)][1][i][j]) + (i == j ? 0.5 : 0.0);
+            for (std::size_t j = 0; j < n; ++j) next[j] += expected[i] * row[j] / total;
+        }
+        expected = next;
+    }
+    auto field = receptiveField(b.layout, static_cast<std::int64_t>(n) - 1, b.layers);
+    ASSERT_TRUE(field.ok()) << field.error().message;
+    for (std::size_t j = 0; j < n; ++j) EXPECT_NEAR(field.value().flow[2][j], expected[j], 1e-5) << "position " << j;
+    // through two layers the last segment (8 … 10) draws on positions before it, down to reach[2]
+    // (1 with memory 3; 6 with same_length, which steps back M − 1 per layer)
+    const std::int64_t reach = field.value().reach[2];
+    EXPECT_EQ(reach, m_spec.sameLength ? 6 : 1);
+    EXPECT_GT(field.value().flow[2][static_cast<std::size_t>(reach)], 0.0);
+}
+
+TEST(TransfoXlReceptiveField, RefusedWithoutATransformerXlModel) {
+    auto engine = Engine::create();
+    ASSERT_TRUE(engine.ok());
+    auto none = engine.value()->modelAttentionBands("text");
+    ASSERT_FALSE(none.ok());
+    EXPECT_NE(none.error().message.find("no model is open"), std::string::npos);
+    auto tooLong = [&] {
+        XlSpec spec;
+        const fs::path dir = fs::temp_directory_path() / ("attnscope-xl-rf-" + std::to_string(::getpid()));
+        writeFolder(dir, configJson(spec), makeWeights(spec, 3));
+        EXPECT_TRUE(engine.value()->openModel(dir.string()).ok());
+        auto r = engine.value()->modelAttentionBands(std::string(Engine::kMaxReceptiveFieldTokens + 1, 'a'));
+        fs::remove_all(dir);
+        return r;
+    }();
+    ASSERT_FALSE(tooLong.ok());
+    EXPECT_NE(tooLong.error().message.find("at most 4096 tokens"), std::string::npos) << tooLong.error().message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, TransfoXlModel, ::testing::Values(0, 1));
 
 TEST(TransfoXlModelFolder, RefusedWithTheReason) {

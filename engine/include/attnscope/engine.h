@@ -6,6 +6,7 @@
 #include <attnscope/log.h>
 #include <attnscope/model.h>
 #include <attnscope/progress.h>
+#include <attnscope/receptive_field.h>
 #include <attnscope/result.h>
 #include <attnscope/train.h>
 #include <attnscope/types.h>
@@ -61,6 +62,15 @@ public:
     /// Runs the current model (opened with openModel) on `input`, keeping every layer's Q, K, V.
     /// Texts longer than the model's positions are truncated with a notice.
     Result<std::shared_ptr<const ModelForward>> forwardModel(const ModelInput& input, const ProgressFn& progress = {});
+
+    /// Every layer's attention of the current model, a Transformer-XL one, on `text` as bands over
+    /// the keys each query sees (what the receptive field reads: attnscope/receptive_field.h).
+    /// Errors: InvalidArgument (no model open, another architecture, more than
+    /// kMaxReceptiveFieldTokens tokens), OutOfBudget (the dense capture over the memory budget,
+    /// checked before the pass), Cancelled.
+    Result<std::shared_ptr<const ModelAttentionBands>> modelAttentionBands(const std::string& text,
+                                                                          const ProgressFn& progress = {});
+    static constexpr std::int64_t kMaxReceptiveFieldTokens = 4096;
 
     /// The head atlas of the current model on `request.text` (one forward pass, then every
     /// coverage setting on every layer's real Q/K/V). Cancellable between layers.
