@@ -6,6 +6,7 @@
 #include <attnscope/head_atlas.h>
 #include <attnscope/model.h>
 #include <attnscope/progress.h>
+#include <attnscope/receptive_field.h>
 #include <attnscope/result.h>
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
@@ -40,6 +41,14 @@ public:
         (void)request;
         (void)progress;
         return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot analyse models");
+    }
+    /// Every layer's attention of the current Transformer-XL model on `text`
+    /// (Engine::modelAttentionBands).
+    virtual engine::Result<std::shared_ptr<const engine::ModelAttentionBands>> modelAttentionBands(
+        const std::string& text, const engine::ProgressFn& progress) {
+        (void)text;
+        (void)progress;
+        return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot run models");
     }
 };
 

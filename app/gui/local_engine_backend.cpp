@@ -70,4 +70,11 @@ engine::Result<std::shared_ptr<const engine::HeadAtlas>> LocalEngineBackend::ana
     return eng.value()->analyzeModel(request, progress);
 }
 
+engine::Result<std::shared_ptr<const engine::ModelAttentionBands>> LocalEngineBackend::modelAttentionBands(
+    const std::string& text, const engine::ProgressFn& progress) {
+    auto eng = etEngine();
+    if (!eng) return eng.error();
+    return eng.value()->modelAttentionBands(text, progress);
+}
+
 }  // namespace attnscope::app

@@ -17,6 +17,7 @@
 #include "views/cost_view.h"
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
+#include "views/diagnostics/receptive_field_view.h"
 #include "views/head_heatmap.h"
 #include "views/heatmap_options.h"
 #include "views/mask_view.h"
@@ -205,9 +206,15 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     m_viewTabs->addTab(m_diagnostics, tr("Diagnostics"));
     m_viewTabs->setTabToolTip(static_cast<int>(View::Diagnostics),
                               tr("The variant's inner workings: approximation error against exact softmax, "
-                                 "Linformer's spectrum, Reformer's LSH buckets, Routing's clusters"));
+                                 "Linformer's spectrum, Reformer's LSH buckets, Routing's clusters, "
+                                 "Transformer-XL's memory and receptive field"));
     connect(m_diagnostics->approximationView(), &views::ApproximationView::errorCurveRequested, this,
             &MainWindow::uiRunErrorCurve);
+    // Transformer-XL's receptive field asks for the model's attention of every layer
+    views::ReceptiveFieldView* field = m_diagnostics->receptiveFieldView();
+    connect(field, &views::ReceptiveFieldView::bandsRequested, m_modelSource, &ModelSource::requestAttentionBands);
+    connect(m_modelSource, &ModelSource::bandsReady, field, &views::ReceptiveFieldView::setModelBands);
+    connect(m_modelSource, &ModelSource::bandsFailed, field, &views::ReceptiveFieldView::setBandsFailed);
     m_tokenLinks = new views::TokenLinks(m_viewTabs);
     m_tokenLinks->setInspectionState(m_state);
     m_viewTabs->addTab(m_tokenLinks, tr("Links"));

@@ -118,6 +118,30 @@ quint64 ModelSource::analyze(engine::AtlasRequest request) {
     return id;
 }
 
+quint64 ModelSource::requestAttentionBands(const QString& folder, const QString& text) {
+    Q_ASSERT(QThread::currentThread() == thread());
+    const quint64 id = ++m_nextId;
+    m_latestBands = id;
+    m_runner->postTask([side = m_engineSide, self = QPointer<ModelSource>(this), id, folder = folder.toStdString(),
+                        text = text.toStdString()](EngineBackend& backend) {
+        const auto answer = [&](engine::Result<std::shared_ptr<const engine::ModelAttentionBands>> bands) {
+            toGui([self, id, bands = std::move(bands)] {
+                if (!self || id != self->m_latestBands) return;
+                if (bands) Q_EMIT self->bandsReady(bands.value());
+                else Q_EMIT self->bandsFailed(QString::fromStdString(bands.error().message));
+            });
+            return false;
+        };
+        if (side->openFolder != folder) {
+            auto reopened = backend.openModel(folder);
+            if (!reopened) return answer(reopened.error());
+            side->openFolder = folder;
+        }
+        return answer(backend.modelAttentionBands(text, {}));
+    });
+    return id;
+}
+
 void ModelSource::cancelAnalysis() {
     if (m_analyzing && m_analysisCancel) m_analysisCancel->store(true);
 }

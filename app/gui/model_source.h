@@ -5,6 +5,7 @@
 // leaves both this object and the engine's current model as they were.
 
 #include <attnscope/head_atlas.h>
+#include <attnscope/receptive_field.h>
 #include <attnscope/model.h>
 
 #include <QObject>
@@ -44,6 +45,10 @@ public:
     /// The last atlas computed for the current model; null before the first one.
     const std::shared_ptr<const engine::HeadAtlas>& atlas() const { return m_atlas; }
 
+    /// Queues every layer's attention of the Transformer-XL model in `folder` on `text` (for the
+    /// receptive field); answered by bandsReady or bandsFailed. A newer request supersedes.
+    quint64 requestAttentionBands(const QString& folder, const QString& text);
+
 Q_SIGNALS:
     void modelOpened(const attnscope::engine::ModelInfo& info);
     /// `code` is an attnscope::engine::ErrorCode; `message` names the file and the rule broken.
@@ -51,6 +56,8 @@ Q_SIGNALS:
     void analysisProgress(int permille, const QString& stage);
     void atlasReady(const std::shared_ptr<const attnscope::engine::HeadAtlas>& atlas);
     void analysisFailed(const QString& message, int code);
+    void bandsReady(const std::shared_ptr<const attnscope::engine::ModelAttentionBands>& bands);
+    void bandsFailed(const QString& message);
 
 private:
     struct EngineSide;
@@ -65,6 +72,7 @@ private:
     quint64 m_nextId = 0;
     quint64 m_latestOpen = 0;
     quint64 m_latestAnalysis = 0;
+    quint64 m_latestBands = 0;
     bool m_opening = false;
     bool m_analyzing = false;
     std::shared_ptr<std::atomic<bool>> m_analysisCancel;

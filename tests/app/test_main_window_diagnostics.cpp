@@ -4,17 +4,20 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/model_source.h"
 
 #include "views/diagnostics/approximation_view.h"
 #include "views/param_form.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/memory_view.h"
+#include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/inspection_state.h"
 
 #include <QComboBox>
 #include <QSpinBox>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -132,7 +135,8 @@ private Q_SLOTS:
         auto* stack = window.diagnostics();
         QVERIFY(!stack->showsPlaceholder());
         attnscope::views::MemoryView* view = stack->memoryView();
-        QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(view));
+        QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(stack->memoryTabs()));
+        QCOMPARE(stack->memoryTabs()->currentWidget(), static_cast<QWidget*>(view));
         QCOMPARE(view->segmentCount(), static_cast<int>((n + 3) / 4));
         QCOMPARE(view->shownSegment(), 1);  // the first with memory
         view->setFocus();
@@ -166,6 +170,68 @@ private Q_SLOTS:
         window.showNextHead();
         QCOMPARE(view->shownHead(), head + 1);
         QCOMPARE(view->shownSegment(), 1);
+
+        // Receptive field without a model: the structural cone, L = M = 4, three layers by default
+        attnscope::views::ReceptiveFieldView* field = stack->receptiveFieldView();
+        stack->memoryTabs()->setCurrentWidget(field);
+        QCOMPARE(field->query(), n - 1);
+        QVERIFY(field->field());
+        QVERIFY(!field->hasFlow());
+        QCOMPARE(field->layers(), attnscope::views::ReceptiveFieldView::kDefaultLayers);
+        field->querySpin()->setValue(9);  // segment 2 [8, 12): sees 4 …; 4 sees 0 …
+        QCOMPARE(field->field()->reach, (std::vector<std::int64_t>{9, 4, 0, 0}));
+        QCOMPARE(field->field()->segmentReach, (std::vector<std::int64_t>{9, 8, 8, 8}));
+        QVERIFY2(field->message().contains(QStringLiteral("positions 0–9")), qPrintable(field->message()));
+        QVERIFY2(field->message().contains(QStringLiteral("open a Transformer-XL model")), qPrintable(field->message()));
+        field->layersSpin()->setValue(1);
+        QCOMPARE(field->field()->reach, (std::vector<std::int64_t>{9, 4}));
+    }
+
+    void receptiveFieldRollsOutTheSampleModelsAttention() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.modelFolder = QStringLiteral(ATTNSCOPE_SOURCE_DIR "/samples/transfo-xl-moby");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.modelSource()->model().has_value(), kRunTimeoutMs);
+        window.textEdit()->setPlainText(QStringLiteral(
+            "Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my purse, "
+            "and nothing particular to interest me on shore, I thought I would sail about a little."));
+        selectVariant(window, "transformer_xl");
+        QSignalSpy failed(&window, &MainWindow::runFailed);
+        window.showView(MainWindow::View::Diagnostics);
+        window.diagnostics()->memoryTabs()->setCurrentWidget(window.diagnostics()->receptiveFieldView());
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), kRunTimeoutMs);  // (a run the text or the model started)
+        QVERIFY(window.runNow() != 0);
+        const auto shownXl = [&] {
+            return window.lastResult() && !runner.isRunning() && window.lastResult()->results[0].variantId == "transformer_xl";
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(shownXl() || failed.count() > 0, kRunTimeoutMs);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        const auto result = window.lastResult();
+        QVERIFY(!result->modelFolder.empty());
+        QCOMPARE(std::get<std::int64_t>(result->results[0].params.at("segment")), std::int64_t{32});  // the model's
+        attnscope::views::ReceptiveFieldView* field = window.diagnostics()->receptiveFieldView();
+        QTRY_VERIFY2_WITH_TIMEOUT(field->hasFlow(), qPrintable(field->message()), kRunTimeoutMs);
+        QCOMPARE(field->layers(), 2);  // the model's n_layer; the spin box is the model's
+        QVERIFY(!field->layersSpin()->isEnabled());
+        const long long n = result->n;
+        QCOMPARE(field->query(), n - 1);
+        // the last query (segment ⌊(n − 1) / 32⌋) reaches back one memory per layer
+        const long long start = (n - 1) / 32 * 32;
+        QCOMPARE(field->field()->reach[1], start - 32);
+        // rows sum to 1 and the memory path carries some of the query's state
+        for (const auto& row : field->field()->flow) {
+            double sum = 0;
+            for (double v : row) sum += v;
+            QVERIFY(std::abs(sum - 1.0) < 1e-9);
+        }
+        QVERIFY2(field->memoryShare() > 0.0 && field->memoryShare() < 1.0, qPrintable(field->message()));
+        QVERIFY2(field->message().contains(QStringLiteral("comes from before its segment")), qPrintable(field->message()));
     }
 
     void errorCurveHasOnePointPerValueAndFallsWithMoreFeatures() {

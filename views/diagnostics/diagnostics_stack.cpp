@@ -7,6 +7,7 @@
 #include "views/diagnostics/cluster_view.h"
 #include "views/diagnostics/lsh_view.h"
 #include "views/diagnostics/memory_view.h"
+#include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/inspection_state.h"
 
@@ -19,6 +20,8 @@ namespace {
 
 constexpr int kApproximationTab = 0;
 constexpr int kSpectrumTab = 1;
+constexpr int kMemoryTab = 0;
+constexpr int kReceptiveFieldTab = 1;
 
 }  // namespace
 
@@ -37,17 +40,23 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     m_approximationTabs->setTabToolTip(kSpectrumTab, tr("Singular values of the exact softmax matrix (Linformer's low-rank evidence)"));
     m_lsh = new LshView(this);
     m_clusters = new ClusterView(this);
-    m_memory = new MemoryView(this);
+    m_memoryTabs = new QTabWidget(this);
+    m_memory = new MemoryView(m_memoryTabs);
+    m_receptiveField = new ReceptiveFieldView(m_memoryTabs);
+    m_memoryTabs->insertTab(kMemoryTab, m_memory, tr("Memory"));
+    m_memoryTabs->insertTab(kReceptiveFieldTab, m_receptiveField, tr("Receptive field"));
+    m_memoryTabs->setTabToolTip(kMemoryTab, tr("One segment's attention over [memory | segment] and the four score terms"));
+    m_memoryTabs->setTabToolTip(kReceptiveFieldTab, tr("The positions that reach a query through the layers, and the attention that flows"));
     addWidget(m_placeholder);
     addWidget(m_approximationTabs);
     addWidget(m_lsh);
     addWidget(m_clusters);
-    addWidget(m_memory);
+    addWidget(m_memoryTabs);
     // A new kind of diagnostic adds its page here (and to DiagnosticsPage); variants name theirs.
     m_pages = {{engine::DiagnosticsPage::Approximation, m_approximationTabs},
                {engine::DiagnosticsPage::Lsh, m_lsh},
                {engine::DiagnosticsPage::Clusters, m_clusters},
-               {engine::DiagnosticsPage::Memory, m_memory}};
+               {engine::DiagnosticsPage::Memory, m_memoryTabs}};
     updatePage();
 }
 
@@ -64,7 +73,7 @@ QString DiagnosticsStack::variantsWithPages() {
         const QString what = info.diagnosticsPage == engine::DiagnosticsPage::Approximation
                                  ? (engine::writesSpectrum(info) ? tr("approximation of softmax, spectrum") : tr("approximation of softmax"))
                              : info.diagnosticsPage == engine::DiagnosticsPage::Lsh    ? tr("LSH buckets and chunks")
-                             : info.diagnosticsPage == engine::DiagnosticsPage::Memory ? tr("segment memory, score terms")
+                             : info.diagnosticsPage == engine::DiagnosticsPage::Memory ? tr("segment memory, score terms, receptive field")
                                                                                        : tr("k-means clusters");
         parts << QStringLiteral("%1 (%2)").arg(QString::fromStdString(info.id), what);
     }
@@ -80,6 +89,7 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     m_lsh->setInspectionState(state);
     m_clusters->setInspectionState(state);
     m_memory->setInspectionState(state);
+    m_receptiveField->setInspectionState(state);
     updatePage();
 }
 
@@ -90,6 +100,7 @@ void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result
     m_lsh->setResult(m_result);
     m_clusters->setResult(m_result);
     m_memory->setResult(m_result);
+    m_receptiveField->setResult(m_result);
     updatePage();
 }
 

@@ -22,6 +22,7 @@ namespace attnscope::views {
 class ApproximationView;
 class ClusterView;
 class MemoryView;
+class ReceptiveFieldView;
 class InspectionState;
 class LshView;
 class SpectrumPlot;
@@ -49,6 +50,9 @@ public:
     LshView* lshView() const { return m_lsh; }
     ClusterView* clusterView() const { return m_clusters; }
     MemoryView* memoryView() const { return m_memory; }
+    ReceptiveFieldView* receptiveFieldView() const { return m_receptiveField; }
+    /// The memory page's tabs: "Memory" and "Receptive field".
+    QTabWidget* memoryTabs() const { return m_memoryTabs; }
     /// The approximation page's tabs: "Approximation" and (linformer only) "Spectrum".
     QTabWidget* approximationTabs() const { return m_approximationTabs; }
 
@@ -61,7 +65,9 @@ private:
     ApproximationView* m_approximation = nullptr;
     LshView* m_lsh = nullptr;
     ClusterView* m_clusters = nullptr;
+    QTabWidget* m_memoryTabs = nullptr;
     MemoryView* m_memory = nullptr;
+    ReceptiveFieldView* m_receptiveField = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
