@@ -5,12 +5,14 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/model_source.h"
 #include "gui/recipe/export_command.h"
 #include "gui/text_autosave.h"
 
 #include "views/compare_view.h"
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
+#include "views/diagnostics/receptive_field_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 
@@ -21,6 +23,7 @@
 #include <QImage>
 #include <QPixmap>
 #include <QSettings>
+#include <QTabWidget>
 #include <QStringDecoder>
 #include <QTimer>
 
@@ -76,6 +79,9 @@ struct Flags {
                            QStringLiteral("J")};
     QCommandLineOption errorCurve{QStringLiteral("error-curve"),
                                   QStringLiteral("Diagnostics view: compute the approximation error curve before the screenshot.")};
+    QCommandLineOption receptiveField{
+        QStringLiteral("receptive-field"),
+        QStringLiteral("Diagnostics view of transformer_xl: show the receptive field (of --query; with --model, its flow).")};
     QCommandLineOption maskWeights{QStringLiteral("mask-weights"), QStringLiteral("Mask view: shade allowed cells by their weights.")};
     QCommandLineOption model{QStringLiteral("model"),
                              QStringLiteral("Open this model folder; its layer (--layer) is the Q/K/V source."), QStringLiteral("DIR")};
@@ -87,7 +93,7 @@ struct Flags {
                                QStringLiteral("PATH")};
 
     void addTo(QCommandLineParser& parser) const {
-        parser.addOptions({variant, errorCurve, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
+        parser.addOptions({variant, errorCurve, receptiveField, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
                            screenshot, textFile, session});
     }
 };
@@ -99,7 +105,7 @@ struct Startup {
     AppSettings settings;
     QString screenshotPath, sessionPath;
     int head = 0, query = -1, key = -1;
-    bool errorCurve = false, maskWeights = false;
+    bool errorCurve = false, receptiveField = false, maskWeights = false;
     bool screenshot() const { return !screenshotPath.isEmpty(); }
 };
 
@@ -184,6 +190,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
         return 2;
     }
     s.errorCurve = parser.isSet(f.errorCurve);
+    s.receptiveField = parser.isSet(f.receptiveField);
     s.maskWeights = parser.isSet(f.maskWeights);
     return 0;
 }
@@ -235,6 +242,20 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
             });
             window.diagnostics()->approximationView()->requestErrorCurve();
             return;
+        }
+        if (s.receptiveField && window.currentView() == MainWindow::View::Diagnostics) {
+            auto* field = window.diagnostics()->receptiveFieldView();
+            window.diagnostics()->memoryTabs()->setCurrentWidget(field);
+            if (s.query >= 0) field->setQuery(s.query);
+            if (!window.lastResult()->modelFolder.empty() && !field->hasFlow()) {
+                // the model's attention arrives after the page shows; grab once it is drawn
+                QObject::connect(window.modelSource(), &attnscope::app::ModelSource::bandsReady, &window, grabLater, Qt::QueuedConnection);
+                QObject::connect(window.modelSource(), &attnscope::app::ModelSource::bandsFailed, &window, [](const QString& message) {
+                    printError(QStringLiteral("receptive field failed: %1").arg(message));
+                    QApplication::exit(1);
+                });
+                return;
+            }
         }
         grabLater();
     });

@@ -72,6 +72,7 @@ ReceptiveFieldView::ReceptiveFieldView(QWidget* parent) : QWidget(parent) {
     styleDiagnosticPlot(m_plot);
     TitledColorMap parts = addTitledViridisMap(m_plot, tr("Receptive field of the query"));
     m_map = parts.map;
+    m_scale = parts.scale;
     parts.scale->setDataScaleType(QCPAxis::stLogarithmic);
     parts.scale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     parts.scale->axis()->setLabel(tr("share of the query's state"));
@@ -98,7 +99,9 @@ ReceptiveFieldView::ReceptiveFieldView(QWidget* parent) : QWidget(parent) {
     rebuild();
 }
 
-ReceptiveFieldView::~ReceptiveFieldView() = default;
+ReceptiveFieldView::~ReceptiveFieldView() {
+    if (!m_scale->layout()) delete m_scale;  // taken out of the plot's layout (showColourScale)
+}
 
 void ReceptiveFieldView::setInspectionState(InspectionState* state) {
     followInspectionState(this, m_state, state, [this] { rebuild(); });
@@ -184,6 +187,21 @@ void ReceptiveFieldView::showMessage(const QString& text) {
     m_info->setText(text);
 }
 
+void ReceptiveFieldView::showColourScale(bool show) {
+    // (a hidden QCPColorScale still draws its gradient: take it out of the layout instead)
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    const bool shown = layout->hasElement(1, 1) && layout->element(1, 1) == m_scale;
+    if (show == shown) return;
+    if (show) {
+        layout->addElement(1, 1, m_scale);
+        m_scale->setVisible(true);
+    } else {
+        layout->take(m_scale);
+        layout->simplify();
+        m_scale->setVisible(false);
+    }
+}
+
 void ReceptiveFieldView::removeOutlines() {
     m_plot->clearItems();
     for (int i = m_plot->plottableCount() - 1; i >= 0; --i)
@@ -225,8 +243,9 @@ void ReceptiveFieldView::drawCone(const engine::ReceptiveField& field, const eng
     auto* marker = new QCPItemText(m_plot);
     marker->setText(tr("query %1").arg(field.query));
     marker->setColor(fg);
-    marker->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    marker->position->setCoords(field.query + 0.5, field.layers + 0.5);
+    marker->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    marker->setPadding(QMargins(0, 0, 6, 0));
+    marker->position->setCoords(field.query - 0.5, field.layers);
 }
 
 void ReceptiveFieldView::rebuild() {
@@ -272,6 +291,7 @@ void ReceptiveFieldView::rebuild() {
             }
             m_map->data()->setCell(c, row, v);
         }
+    showColourScale(hasFlow());  // a colour bar without flow would read as data
     if (hasFlow()) m_map->setDataRange(QCPRange(std::max(kFlowFloor * largest, 1e-12), std::max(largest, 1e-12)));
     drawCone(f, *m_layout);
     m_plot->xAxis->setRange(left - 0.5, right + 0.5);

@@ -18,6 +18,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QCPColorScale;
 class QLabel;
 class QSpinBox;
 
@@ -70,6 +71,7 @@ private:
     void rebuild();
     void showMessage(const QString& text);
     void removeOutlines();
+    void showColourScale(bool show);
     void drawCone(const engine::ReceptiveField& field, const engine::SegmentLayout& layout);
     void onPlotClick(QMouseEvent* event);
 
@@ -78,6 +80,7 @@ private:
     QSpinBox* m_layersBox = nullptr;
     QCustomPlot* m_plot = nullptr;
     QCPColorMap* m_map = nullptr;
+    QCPColorScale* m_scale = nullptr;
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
     std::shared_ptr<const engine::ModelAttentionBands> m_bands;
