@@ -5,6 +5,7 @@
 // the reader refuses.
 
 #include <attnscope/engine.h>
+#include <attnscope/transfo_xl_eval_speed.h>
 
 #include "../support/tiny_model.h"
 
@@ -372,4 +373,28 @@ TEST(TransfoXlModelFolder, RefusedWithTheReason) {
     ASSERT_FALSE(badShape.ok());
     EXPECT_NE(badShape.error().message.find("layers.0.dec_attn.r_r_bias"), std::string::npos) << badShape.error().message;
     fs::remove_all(dir);
+}
+
+TEST(TransfoXlEvalSpeed, MeasuresBothModesAndRefusesBadSettings) {
+    EvalSpeedSettings settings;
+    settings.segment = 8;
+    settings.tokens = 32;
+    settings.windows = 3;
+    auto point = measureTransfoXlEvalSpeed(settings, 16);
+    ASSERT_TRUE(point.ok()) << point.error().message;
+    EXPECT_EQ(point->length, 16);
+    EXPECT_GT(point->memorySecondsPerToken, 0.0);
+    EXPECT_GT(point->recomputeSecondsPerToken, 0.0);
+    EXPECT_DOUBLE_EQ(point->ratio(), point->recomputeSecondsPerToken / point->memorySecondsPerToken);
+    for (std::int64_t length : {std::int64_t{0}, EvalSpeedSettings::kMaxLength + 1}) {
+        auto bad = measureTransfoXlEvalSpeed(settings, length);
+        ASSERT_FALSE(bad.ok());
+        EXPECT_EQ(bad.error().code, ErrorCode::InvalidArgument);
+    }
+    settings.windows = 0;
+    EXPECT_FALSE(measureTransfoXlEvalSpeed(settings, 16).ok());
+    settings.windows = 3;
+    auto cancelled = measureTransfoXlEvalSpeed(settings, 16, [](const Progress&) { return false; });
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error().code, ErrorCode::Cancelled);
 }
