@@ -1,5 +1,7 @@
 #include "views/cost_view.h"
 
+#include "views/eval_speed_panel.h"
+
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/qcp.h"
@@ -15,6 +17,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -100,7 +103,9 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     splitter->addWidget(runBox);
 
     // ---- scaling
-    auto* scalingBox = new QGroupBox(tr("Scaling with sequence length (log-log)"), splitter);
+    // ---- measurements on request: scaling with n, Transformer-XL's evaluation speed
+    m_measureTabs = new QTabWidget(splitter);
+    auto* scalingBox = new QWidget(m_measureTabs);
     auto* scalingLayout = new QHBoxLayout(scalingBox);
     auto* controls = new QVBoxLayout;
     controls->addWidget(new QLabel(tr("Variants"), scalingBox));
@@ -133,7 +138,11 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     scalingLayout->addLayout(controls);
     m_scaling = new ScalingPlot(scalingBox);
     scalingLayout->addWidget(m_scaling, 1);
-    splitter->addWidget(scalingBox);
+    m_measureTabs->addTab(scalingBox, tr("Scaling with sequence length (log-log)"));
+    m_evalSpeed = new EvalSpeedPanel(m_measureTabs);
+    m_measureTabs->addTab(m_evalSpeed, tr("Transformer-XL evaluation speed"));
+    m_measureTabs->setTabToolTip(1, tr("Per token: cached memory against recomputing the window (Dai et al. 2019, Table 9)"));
+    splitter->addWidget(m_measureTabs);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter);

@@ -23,9 +23,12 @@ class QLineEdit;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
+class QTabWidget;
 class QTableWidget;
 
 namespace attnscope::views {
+
+class EvalSpeedPanel;
 
 class CostView : public QWidget {
     Q_OBJECT
@@ -54,6 +57,9 @@ public:
     /// Stage seconds drawn for the variant at bar position `index` (result order), by stage name.
     QHash<QString, double> barSeconds(int index) const;
     ScalingPlot* scalingPlot() const { return m_scaling; }
+    /// The tabs below the run: "Scaling with sequence length" and "Transformer-XL evaluation speed".
+    QTabWidget* measureTabs() const { return m_measureTabs; }
+    EvalSpeedPanel* evalSpeedPanel() const { return m_evalSpeed; }
     QLineEdit* sizesEdit() const { return m_sizes; }
     QPushButton* scalingButton() const { return m_run; }
     QPushButton* cancelButton() const { return m_cancel; }
@@ -92,6 +98,8 @@ private:
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     ScalingPlot* m_scaling = nullptr;
+    QTabWidget* m_measureTabs = nullptr;
+    EvalSpeedPanel* m_evalSpeed = nullptr;
     std::shared_ptr<const engine::RunResult> m_result;
     QHash<QString, QString> m_names;
     bool m_running = false;

@@ -3,6 +3,7 @@
 #include "common/omp_wait_policy.h"
 #include "gui/app_settings.h"
 #include "gui/engine_runner.h"
+#include "gui/eval_speed_job.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 #include "gui/model_source.h"
@@ -10,9 +11,11 @@
 #include "gui/text_autosave.h"
 
 #include "views/compare_view.h"
+#include "views/cost_view.h"
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
+#include "views/eval_speed_panel.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 
@@ -82,6 +85,8 @@ struct Flags {
     QCommandLineOption receptiveField{
         QStringLiteral("receptive-field"),
         QStringLiteral("Diagnostics view of transformer_xl: show the receptive field (of --query; with --model, its flow).")};
+    QCommandLineOption evalSpeed{QStringLiteral("eval-speed"),
+                                 QStringLiteral("Cost view: measure Transformer-XL's evaluation speed before the screenshot.")};
     QCommandLineOption maskWeights{QStringLiteral("mask-weights"), QStringLiteral("Mask view: shade allowed cells by their weights.")};
     QCommandLineOption model{QStringLiteral("model"),
                              QStringLiteral("Open this model folder; its layer (--layer) is the Q/K/V source."), QStringLiteral("DIR")};
@@ -93,7 +98,7 @@ struct Flags {
                                QStringLiteral("PATH")};
 
     void addTo(QCommandLineParser& parser) const {
-        parser.addOptions({variant, errorCurve, receptiveField, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
+        parser.addOptions({variant, errorCurve, receptiveField, evalSpeed, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
                            screenshot, textFile, session});
     }
 };
@@ -105,7 +110,7 @@ struct Startup {
     AppSettings settings;
     QString screenshotPath, sessionPath;
     int head = 0, query = -1, key = -1;
-    bool errorCurve = false, receptiveField = false, maskWeights = false;
+    bool errorCurve = false, receptiveField = false, evalSpeed = false, maskWeights = false;
     bool screenshot() const { return !screenshotPath.isEmpty(); }
 };
 
@@ -191,6 +196,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     }
     s.errorCurve = parser.isSet(f.errorCurve);
     s.receptiveField = parser.isSet(f.receptiveField);
+    s.evalSpeed = parser.isSet(f.evalSpeed);
     s.maskWeights = parser.isSet(f.maskWeights);
     return 0;
 }
@@ -241,6 +247,14 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
                 QApplication::exit(1);
             });
             window.diagnostics()->approximationView()->requestErrorCurve();
+            return;
+        }
+        if (s.evalSpeed && window.currentView() == MainWindow::View::Cost) {
+            auto* panel = window.costView()->evalSpeedPanel();
+            window.costView()->measureTabs()->setCurrentWidget(panel);
+            QObject::connect(window.evalSpeedJob(), &attnscope::app::EvalSpeedJob::finished, &window,
+                             [grabLater](const QString&, bool) { grabLater(); });
+            panel->requestMeasure();
             return;
         }
         if (s.receptiveField && window.currentView() == MainWindow::View::Diagnostics) {

@@ -7,6 +7,7 @@
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
+#include "gui/eval_speed_job.h"
 #include "gui/scaling_job.h"
 #include "gui/export/export_controller.h"
 #include "gui/text_autosave.h"
@@ -366,14 +367,16 @@ void MainWindow::cancelRun() {
     if (m_runner->isRunning()) m_runner->cancel();
     if (m_modelSource->isAnalyzing()) m_modelSource->cancelAnalysis();
     if (m_scalingJob->isRunning()) m_scalingJob->cancel();
+    if (m_evalSpeedJob->isRunning()) m_evalSpeedJob->cancel();
 }
 
 void MainWindow::uiRunStateChanged(bool running) {
     m_runButton->setEnabled(m_variantsKnown);
     m_runAction->setEnabled(m_variantsKnown);
     m_cancelButton->setEnabled(running);
-    // Esc also cancels the Cost tab's scaling sweep and the model analysis while they run.
+    // Esc also cancels the Cost tab's measurements and the model analysis while they run.
     m_cancelAction->setEnabled(running || (m_scalingJob && m_scalingJob->isRunning()) ||
+                               (m_evalSpeedJob && m_evalSpeedJob->isRunning()) ||
                                (m_modelSource && m_modelSource->isAnalyzing()));
     if (!running) {
         m_progressDelay->stop();

@@ -54,6 +54,7 @@ class ExportController;
 class TextAutosave;
 class CompareVariantsEditor;
 class ScalingJob;
+class EvalSpeedJob;
 class ModelSource;
 class ModelSourcePanel;
 struct SessionState;
@@ -117,6 +118,8 @@ public:
     /// The Cost tab: the run's counters and the scaling plot (computed by scalingJob()).
     views::CostView* costView() const { return m_costView; }
     ScalingJob* scalingJob() const { return m_scalingJob; }
+    /// The Cost tab's Transformer-XL evaluation-speed measurement.
+    EvalSpeedJob* evalSpeedJob() const { return m_evalSpeedJob; }
     views::InspectionState* inspection() const { return m_state; }
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
@@ -211,6 +214,7 @@ private:
     void buildStatusBar();
     // ---- compare variants and cost tab (main_window_compare.cpp)
     void uiConnectExplorerViews();
+    void uiConnectEvalSpeed();
     /// Fills the compared-variant rows and the cost view's variant list from m_variants.
     void uiShowExplorerVariants();
     /// Appends the compared variants and, when none is `full`, exact softmax for the error summary.
@@ -309,6 +313,7 @@ private:
     bool m_compareSkipExact = false;   // the next compare request leaves `full` out (over budget)
     views::CostView* m_costView = nullptr;
     ScalingJob* m_scalingJob = nullptr;
+    EvalSpeedJob* m_evalSpeedJob = nullptr;
     ModelSource* m_modelSource = nullptr;
     ModelSourcePanel* m_sourcePanel = nullptr;
     views::HeadAtlasView* m_atlasView = nullptr;

@@ -10,9 +10,11 @@
 
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
+#include "gui/eval_speed_job.h"
 #include "gui/scaling_job.h"
 
 #include "views/cost_view.h"
+#include "views/eval_speed_panel.h"
 #include "views/heads_grid.h"
 #include "views/param_form.h"
 
@@ -52,6 +54,22 @@ void MainWindow::uiConnectExplorerViews() {
     connect(m_scalingJob, &ScalingJob::progressChanged, m_costView, &views::CostView::setScalingProgress);
     connect(m_scalingJob, &ScalingJob::finished, m_costView, [this](const QString& message, bool) {
         m_costView->setScalingFinished(message);
+        uiRunStateChanged(m_runner->isRunning());
+    });
+    uiConnectEvalSpeed();
+}
+
+void MainWindow::uiConnectEvalSpeed() {
+    m_evalSpeedJob = new EvalSpeedJob(m_runner, this);
+    views::EvalSpeedPanel* panel = m_costView->evalSpeedPanel();
+    connect(panel, &views::EvalSpeedPanel::measureRequested, m_evalSpeedJob, &EvalSpeedJob::start);
+    connect(panel, &views::EvalSpeedPanel::cancelRequested, m_evalSpeedJob, &EvalSpeedJob::cancel);
+    connect(m_evalSpeedJob, &EvalSpeedJob::started, panel, &views::EvalSpeedPanel::setStarted);
+    connect(m_evalSpeedJob, &EvalSpeedJob::started, this, [this] { m_cancelAction->setEnabled(true); });
+    connect(m_evalSpeedJob, &EvalSpeedJob::sampleMeasured, panel, &views::EvalSpeedPanel::addSample);
+    connect(m_evalSpeedJob, &EvalSpeedJob::progressChanged, panel, &views::EvalSpeedPanel::setProgress);
+    connect(m_evalSpeedJob, &EvalSpeedJob::finished, panel, [this, panel](const QString& message, bool) {
+        panel->setFinished(message);
         uiRunStateChanged(m_runner->isRunning());
     });
 }
