@@ -55,6 +55,7 @@ class TextAutosave;
 class CompareVariantsEditor;
 class ScalingJob;
 class EvalSpeedJob;
+class RandomProjectionBanner;
 class ModelSource;
 class ModelSourcePanel;
 struct SessionState;
@@ -118,6 +119,8 @@ public:
     /// The Cost tab: the run's counters and the scaling plot (computed by scalingJob()).
     views::CostView* costView() const { return m_costView; }
     ScalingJob* scalingJob() const { return m_scalingJob; }
+    RandomProjectionBanner* randomProjectionBanner() const { return m_banner; }
+    QSpinBox* headsSpin() const { return m_headsSpin; }
     /// The Cost tab's Transformer-XL evaluation-speed measurement.
     EvalSpeedJob* evalSpeedJob() const { return m_evalSpeedJob; }
     views::InspectionState* inspection() const { return m_state; }
@@ -183,6 +186,9 @@ public Q_SLOTS:
     /// result does not hold that pair yet.
     void showView(View view);
     void openModelInteractive();
+    /// Opens the bundled trained Transformer-XL (written to the data folder first) with its own
+    /// attention, transformer_xl: the random projections note's one-click switch.
+    void useSampleModel();
     /// The head atlas of the opened model on the input text, in the background (Esc cancels).
     void analyzeModel();
 
@@ -215,6 +221,9 @@ private:
     // ---- compare variants and cost tab (main_window_compare.cpp)
     void uiConnectExplorerViews();
     void uiConnectEvalSpeed();
+    /// Enables the window's tokenizer and projections unless a model supplies them; the random
+    /// projections note shows while they are in use.
+    void uiShowSourceControls(bool model);
     /// Fills the compared-variant rows and the cost view's variant list from m_variants.
     void uiShowExplorerVariants();
     /// Appends the compared variants and, when none is `full`, exact softmax for the error summary.
@@ -314,6 +323,10 @@ private:
     views::CostView* m_costView = nullptr;
     ScalingJob* m_scalingJob = nullptr;
     EvalSpeedJob* m_evalSpeedJob = nullptr;
+    RandomProjectionBanner* m_banner = nullptr;
+    QWidget* m_projectionBox = nullptr;
+    QLabel* m_modelTokenizer = nullptr;
+    QString m_pendingModelVariant;  // selected when the model opening now is shown (useSampleModel)
     ModelSource* m_modelSource = nullptr;
     ModelSourcePanel* m_sourcePanel = nullptr;
     views::HeadAtlasView* m_atlasView = nullptr;

@@ -9,6 +9,8 @@
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
+#include "gui/random_projection_banner.h"
+#include "gui/sample_model.h"
 #include "gui/model_source_panel.h"
 
 #include "views/head_atlas.h"
@@ -27,6 +29,8 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QLabel>
+#include <QStandardPaths>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -129,6 +133,11 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
     m_sourcePanel->openButton()->setEnabled(true);
     m_sourcePanel->setModel(info);
     m_modelVariantDefaults = info.variantDefaults;
+    if (!m_pendingModelVariant.isEmpty()) {
+        const int index = m_variantCombo->findData(m_pendingModelVariant);
+        if (index >= 0) m_variantCombo->setCurrentIndex(index);
+        m_pendingModelVariant.clear();
+    }
     applyModelDefaults();
     if (m_pendingModelLayer >= 0)
         m_sourcePanel->setLayer(std::min<int>(m_pendingModelLayer, static_cast<int>(info.layers) - 1));
@@ -173,11 +182,36 @@ void MainWindow::uiModelOpenFailed(const QString& folder, const QString& message
 }
 
 void MainWindow::uiModelSourceChanged() {
-    const bool model = m_sourcePanel->usesModel();
+    uiShowSourceControls(m_sourcePanel->usesModel());
+    if (m_variantsKnown) uiStartRun(false);
+}
+
+void MainWindow::uiShowSourceControls(bool model) {
     // The model's own tokenizer and projections replace the window's.
     m_tokenizerCombo->setEnabled(!model);
     for (QSpinBox* spin : {m_headsSpin, m_headDimSpin, m_seedSpin}) spin->setEnabled(!model);
-    if (m_variantsKnown) uiStartRun(false);
+    if (m_banner) m_banner->setRandomProjections(!model);
+    // What the run uses is what is shown: the model's tokenizer, heads and head dim (in the
+    // source panel) rather than the window's settings, which stay for random projections.
+    m_projectionBox->setVisible(!model);
+    m_tokenizerCombo->setVisible(!model);
+    m_modelTokenizer->setVisible(model);
+    if (model && m_modelSource->model()) {
+        const std::string& name = m_modelSource->model()->tokenizer;
+        m_modelTokenizer->setText(tr("the model's own (%1)").arg(name.empty() ? tr("none") : QString::fromStdString(name)));
+    }
+}
+
+void MainWindow::useSampleModel() {
+    QString error;
+    const auto folder = extractSampleModel(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation), &error);
+    if (!folder) {
+        setStatusMessage(tr("Cannot prepare the sample model: %1").arg(error), error);
+        return;
+    }
+    // Its own attention is transformer_xl's with the model's L and M (applied when it opens).
+    m_pendingModelVariant = QStringLiteral("transformer_xl");
+    openModelFolder(*folder);
 }
 
 void MainWindow::analyzeModel() {

@@ -257,8 +257,7 @@ QString MainWindow::applySession(const SessionState& session) {
         }
     }
     const bool model = m_sourcePanel->usesModel();
-    m_tokenizerCombo->setEnabled(!model);
-    for (QSpinBox* spin : {m_headsSpin, m_headDimSpin, m_seedSpin}) spin->setEnabled(!model);
+    uiShowSourceControls(model);
     if (!session.modelFolder.isEmpty() && !modelOpen) {
         // Opening runs the layer when the model is ready (uiModelOpened); nothing runs before.
         m_pendingModelLayer = session.modelLayer;

@@ -9,6 +9,7 @@
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
+#include "gui/random_projection_banner.h"
 #include "gui/scaling_job.h"
 #include "gui/export/export_controller.h"
 #include "gui/text_autosave.h"
@@ -98,7 +99,15 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
     m_tokenizerCombo->setToolTip(
         tr("words: runs of letters and digits, each punctuation mark alone; chars: code points; "
            "bytes: UTF-8 bytes"));
-    tokenizerRow->addRow(tr("Tokenizer"), m_tokenizerCombo);
+    // With a model the model's own tokenizer is named instead of the combo (which keeps the choice).
+    m_modelTokenizer = new QLabel(inputBox);
+    m_modelTokenizer->setTextFormat(Qt::PlainText);
+    m_modelTokenizer->setVisible(false);
+    auto* tokenizerField = new QHBoxLayout;
+    tokenizerField->setContentsMargins(0, 0, 0, 0);
+    tokenizerField->addWidget(m_tokenizerCombo, 1);
+    tokenizerField->addWidget(m_modelTokenizer, 1);
+    tokenizerRow->addRow(tr("Tokenizer"), tokenizerField);
     inputLayout->addLayout(tokenizerRow);
     leftLayout->addWidget(inputBox, 1);
 
@@ -128,6 +137,7 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
     connect(m_compareEditor, &CompareVariantsEditor::changed, this, &MainWindow::uiCompareVariantChanged);
 
     auto* projectionBox = new QGroupBox(tr("Q, K, V: seeded random projections"), left);
+    m_projectionBox = projectionBox;  // hidden while a model layer supplies Q, K, V
     auto* projectionLayout = new QFormLayout(projectionBox);
     m_headsSpin = new QSpinBox(projectionBox);
     m_headsSpin->setRange(1, 64);
@@ -232,6 +242,9 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
                               tr("Which keys each query may attend and why, with a row panel for the hovered query"));
     m_viewTabs->setTabToolTip(static_cast<int>(View::Compare),
                               tr("The variant and the “Compare with” variant on the same Q, K, V, same head"));
+    m_banner = new RandomProjectionBanner(right);
+    connect(m_banner, &RandomProjectionBanner::useSampleModelRequested, this, &MainWindow::useSampleModel);
+    rightLayout->addWidget(m_banner);
     rightLayout->addWidget(m_headsGrid);
     rightLayout->addWidget(m_viewTabs, 1);
     connect(m_viewTabs, &QTabWidget::currentChanged, this, &MainWindow::uiViewChanged);

@@ -61,10 +61,12 @@ void ModelSourcePanel::setModel(const engine::ModelInfo& info) {
     if (auto* items = qobject_cast<QStandardItemModel*>(m_kind->model())) items->item(1)->setEnabled(m_layers > 0);
     m_layer->setRange(0, std::max(0, m_layers - 1));
     const QString name = QDir(QString::fromStdString(info.folder)).dirName();
-    m_model->setText(tr("%1 — %2, %3 layers × %4 heads")
+    m_model->setText(tr("%1 — %2, %3 layers × %4 heads of %5, %6 tokenizer")
                          .arg(name, QString::fromStdString(info.arch))
                          .arg(info.layers)
-                         .arg(info.heads));
+                         .arg(info.heads)
+                         .arg(info.headDim)
+                         .arg(info.tokenizer.empty() ? tr("no") : QString::fromStdString(info.tokenizer)));
     // Untrusted folder names: escaped inside markup, so the tooltip never renders them as HTML.
     m_model->setToolTip(QStringLiteral("<p style='white-space:pre'>%1</p>")
                             .arg(tr("%1\nhead dim %2, up to %3 tokens%4, tokenizer %5")

@@ -14,6 +14,7 @@
 #include "gui/main_window.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
+#include "gui/random_projection_banner.h"
 #include "gui/session.h"
 
 #include "views/head_atlas.h"
@@ -28,6 +29,7 @@
 #include <QFile>
 #include <QImage>
 #include <QKeySequence>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -195,6 +197,52 @@ private Q_SLOTS:
 class TestModelWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void randomProjectionsNoteSwitchesToTheTrainedSample() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        attnscope::app::RandomProjectionBanner* banner = window.randomProjectionBanner();
+        QVERIFY(banner->isVisible());  // the first screen says what random projections are
+        QVERIFY(banner->text().contains(QStringLiteral("no model has learned anything here")));
+        QSpinBox* heads = window.headsSpin();
+        QVERIFY(heads && heads->isVisible());
+
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), kTimeoutMs);
+        banner->useModelButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->usesModel(), kTimeoutMs);
+        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("transformer_xl"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && !window.lastResult()->modelFolder.empty() &&
+                                     window.lastResult()->results[0].variantId == "transformer_xl",
+                                 kTimeoutMs);
+        const auto& r = window.lastResult()->results[0];
+        QCOMPARE(std::get<std::int64_t>(r.params.at("segment")), std::int64_t{32});  // the model's tgt_len
+        QCOMPARE(window.lastResult()->headDim, std::int64_t{16});
+        QVERIFY(!banner->isVisible());
+        // the window shows what the run used: the model's tokenizer, heads and head dim
+        QVERIFY(!heads->isVisible());
+        QVERIFY(window.modelSourcePanel()->modelText().contains(QStringLiteral("4 heads of 16, bytes tokenizer")));
+        QLabel* ownTokenizer = nullptr;
+        for (QLabel* label : window.findChildren<QLabel*>())
+            if (label->text().startsWith(QStringLiteral("the model's own"))) ownTokenizer = label;
+        QVERIFY(ownTokenizer && ownTokenizer->isVisible());
+        QCOMPARE(ownTokenizer->text(), QStringLiteral("the model's own (bytes)"));
+
+        // back to random projections: the window's own settings again, the note stays dismissable
+        window.modelSourcePanel()->setKind(attnscope::app::ModelSourcePanel::Kind::RandomProjections);
+        QVERIFY(heads->isVisible());
+        QVERIFY(banner->isVisible());
+        banner->dismissButton()->click();
+        QVERIFY(!banner->isVisible());
+        window.modelSourcePanel()->setKind(attnscope::app::ModelSourcePanel::Kind::ModelLayer);
+        window.modelSourcePanel()->setKind(attnscope::app::ModelSourcePanel::Kind::RandomProjections);
+        QVERIFY(!banner->isVisible());  // dismissed stays dismissed
+    }
+
     void modelLayerIsTheSourceOfEveryRun() {
         QTemporaryDir temp;
         QVERIFY(temp.isValid());
