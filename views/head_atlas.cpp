@@ -185,6 +185,12 @@ HeadAtlasView::HeadAtlasView(QWidget* parent) : QWidget(parent) {
     m_message->setWordWrap(true);
     m_message->setProperty("attnscopeExportSkip", true);
     layout->addWidget(m_message);
+    m_training = new QLabel(this);
+    m_training->setObjectName(QStringLiteral("atlasTrainingRecord"));
+    m_training->setTextFormat(Qt::PlainText);
+    m_training->setWordWrap(true);
+    m_training->setVisible(false);
+    layout->addWidget(m_training);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     m_plot = new QCustomPlot(splitter);
@@ -268,7 +274,32 @@ void HeadAtlasView::setAtlas(std::shared_ptr<const engine::HeadAtlas> atlas) {
     } else {
         m_rollout->clear();
     }
+    showTrainingRecord();
     rebuildGrid();
+}
+
+QString HeadAtlasView::trainingSummary(const engine::ModelInfo& model) {
+    if (!model.training) return {};
+    const engine::TrainingRecord& t = *model.training;
+    QStringList parts;
+    if (t.steps > 0) parts << tr("trained %1 steps%2").arg(t.steps).arg(t.task.empty() ? QString() : tr(" (%1)").arg(QString::fromStdString(t.task)));
+    if (t.finalAccuracy)
+        parts << (t.chanceAccuracy ? tr("held-out accuracy %1 (chance %2)").arg(*t.finalAccuracy, 0, 'f', 3).arg(*t.chanceAccuracy, 0, 'f', 3)
+                                   : tr("held-out accuracy %1").arg(*t.finalAccuracy, 0, 'f', 3));
+    if (t.finalLoss) parts << tr("loss %1").arg(*t.finalLoss, 0, 'f', 3);
+    QString text = tr("This model was %1.").arg(parts.join(QStringLiteral(", ")));
+    if (t.nearChance())
+        text = tr("Near chance: this model has learned little, so its heads show initial weights more than "
+                  "anything learned — train it longer before reading the atlas. ") + text;
+    return text;
+}
+
+void HeadAtlasView::showTrainingRecord() {
+    const QString text = m_atlas ? trainingSummary(m_atlas->model) : QString();
+    m_training->setText(text);
+    m_training->setVisible(!text.isEmpty());
+    const bool warn = m_atlas && m_atlas->model.training && m_atlas->model.training->nearChance();
+    m_training->setStyleSheet(warn ? QStringLiteral("color: #b00020; font-weight: bold") : QString());
 }
 
 int HeadAtlasView::metricIndex() const { return m_metricCombo->currentIndex(); }

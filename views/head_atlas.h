@@ -64,6 +64,10 @@ public:
     explicit HeadAtlasView(QWidget* parent = nullptr);
     ~HeadAtlasView() override;
 
+    /// "This model was trained 3000 steps (text), held-out accuracy 0.523 (chance 0.004), loss 1.571.",
+    /// led by a warning when the accuracy is near chance; empty without a training record.
+    static QString trainingSummary(const engine::ModelInfo& model);
+
     /// Shows `atlas` (null clears the grid); keeps the chosen metric when the new atlas has it.
     void setAtlas(std::shared_ptr<const engine::HeadAtlas> atlas);
     const std::shared_ptr<const engine::HeadAtlas>& atlas() const { return m_atlas; }
@@ -105,6 +109,7 @@ Q_SIGNALS:
     void cancelRequested();
 
 private:
+    void showTrainingRecord();
     void rebuildGrid();
     void onMouseMove(QMouseEvent* event);
     void onMousePress(QMouseEvent* event);
@@ -117,6 +122,7 @@ private:
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_message = nullptr;
+    QLabel* m_training = nullptr;  // the trainer's record of the model, when it has one
     QCustomPlot* m_plot = nullptr;
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;

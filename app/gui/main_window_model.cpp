@@ -143,8 +143,9 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
         m_sourcePanel->setLayer(std::min<int>(m_pendingModelLayer, static_cast<int>(info.layers) - 1));
     m_pendingModelLayer = -1;
     m_atlasView->setAtlas(nullptr);
-    m_atlasView->setMessage(tr("%1 is open: press Analyze to describe its heads on the input text.")
-                                .arg(QDir(m_modelSource->folder()).dirName()));
+    const QString record = views::HeadAtlasView::trainingSummary(info);
+    m_atlasView->setMessage(tr("%1 is open: press Analyze to describe its heads on the input text.%2")
+                                .arg(QDir(m_modelSource->folder()).dirName(), record.isEmpty() ? QString() : QLatin1Char(' ') + record));
     const QString name = QDir(m_modelSource->folder()).dirName();
     setWindowTitle(tr("AttnScope — %1").arg(name));
     setStatusMessage(tr("Opened the model %1 (%2, %3 layers × %4 heads).")

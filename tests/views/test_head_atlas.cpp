@@ -71,6 +71,23 @@ bool sameValue(double shown, double expected) {
 class TestHeadAtlas : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void saysHowFarTheModelWasTrained() {
+        attnscope::engine::ModelInfo model;
+        QVERIFY(HeadAtlasView::trainingSummary(model).isEmpty());  // no record: nothing to say
+        attnscope::engine::TrainingRecord record;
+        record.steps = 3000;
+        record.task = "text";
+        record.finalAccuracy = 0.523;
+        record.chanceAccuracy = 0.0039;
+        record.finalLoss = 1.571;
+        model.training = record;
+        QCOMPARE(HeadAtlasView::trainingSummary(model),
+                 QStringLiteral("This model was trained 3000 steps (text), held-out accuracy 0.523 (chance 0.004), loss 1.571."));
+        record.finalAccuracy = 0.005;
+        model.training = record;
+        QVERIFY(HeadAtlasView::trainingSummary(model).startsWith(QStringLiteral("Near chance: this model has learned little")));
+    }
+
     void offersEveryMetricAndCoverageSetting() {
         const auto atlas = makeAtlas();
         const auto metrics = AtlasMetric::listFor(*atlas);

@@ -7,10 +7,23 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace attnscope::engine {
+
+/// A model the project's trainer wrote records how far it got (config.json "attnscope"): a head
+/// of a model at chance accuracy is not evidence of anything.
+struct TrainingRecord {
+    std::int64_t steps = 0;
+    std::optional<double> finalLoss, finalAccuracy, chanceAccuracy;
+    std::string task;
+    /// True when the held-out accuracy is within 10 % of chance (or below it).
+    bool nearChance() const {
+        return finalAccuracy && chanceAccuracy && *finalAccuracy <= *chanceAccuracy + 0.1 * (1.0 - *chanceAccuracy);
+    }
+};
 
 struct ModelInfo {
     std::string folder;
@@ -25,6 +38,7 @@ struct ModelInfo {
     /// Parameters a variant takes from the model unless the request gives them, by variant id
     /// (a Transformer-XL model: transformer_xl's segment, memory and same_length).
     std::map<std::string, ParamValues> variantDefaults;
+    std::optional<TrainingRecord> training;  ///< set for folders the project's trainer wrote
 };
 
 /// Text is tokenized with the model's own tokenizer (special tokens added as the model expects);

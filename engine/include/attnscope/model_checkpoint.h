@@ -3,12 +3,14 @@
 // config.json read as allow-listed data, memory-mapped (sharded) safetensors, and every weight's
 // shape checked against the config before any forward pass. Plain C++ (no LibTorch).
 
+#include <attnscope/model.h>
 #include <attnscope/result.h>
 #include <attnscope/safetensors.h>
 #include <attnscope/tensor.h>
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +73,9 @@ struct ModelConfig {
     std::string attentionVariant;
     std::map<std::string, std::string> attentionParams;  ///< as typed: parsed against the schema
     std::uint64_t attentionSeed = 0;
+    /// What the trainer recorded of the training ("steps", "final_loss", "final_accuracy",
+    /// "chance_accuracy", "task"); absent fields stay unset.
+    std::optional<TrainingRecord> training;
     std::vector<std::string> notices;
     TransfoXlSettings transfoXl;  ///< for ModelArch::TransfoXl
 

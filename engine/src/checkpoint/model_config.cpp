@@ -178,6 +178,33 @@ Result<void> readTransfoXl(const FieldReader& f, const Json& root, ModelConfig& 
     return {};
 }
 
+/// How far the training went, when recorded; a field of the wrong type is refused.
+template <class Bad>
+Result<void> readTrainingRecord(const Json& node, const Bad& bad, ModelConfig& c) {
+    TrainingRecord record;
+    bool any = false;
+    const auto number = [&](const char* name, std::optional<double>& out) -> std::optional<Error> {
+        const auto it = node.find(name);
+        if (it == node.end()) return std::nullopt;
+        if (!it->is_number() || !std::isfinite(it->get<double>())) return bad(std::string("'") + name + "' must be a finite number");
+        out = it->get<double>();
+        any = true;
+        return std::nullopt;
+    };
+    for (const auto& [name, out] : {std::pair<const char*, std::optional<double>*>{"final_loss", &record.finalLoss},
+                                    {"final_accuracy", &record.finalAccuracy},
+                                    {"chance_accuracy", &record.chanceAccuracy}})
+        if (auto error = number(name, *out)) return *error;
+    if (const auto steps = node.find("steps"); steps != node.end()) {
+        if (!steps->is_number_unsigned()) return bad("'steps' must be a non-negative integer");
+        record.steps = steps->get<std::int64_t>();
+        any = true;
+    }
+    if (const auto task = node.find("task"); task != node.end() && task->is_string()) record.task = task->get<std::string>();
+    if (any) c.training = record;
+    return {};
+}
+
 /// The attention a model of the built-in trainer was trained with: ids and parameter values are
 /// strings here; the engine checks them against the variant's schema when the model is opened.
 Result<void> readTrainedAttention(const Json& node, const std::string& source, ModelConfig& c) {
@@ -200,7 +227,7 @@ Result<void> readTrainedAttention(const Json& node, const std::string& source, M
         if (!seed->is_number_unsigned()) return bad("'seed' must be a non-negative integer");
         c.attentionSeed = seed->get<std::uint64_t>();
     }
-    return {};
+    return readTrainingRecord(node, bad, c);
 }
 
 }  // namespace

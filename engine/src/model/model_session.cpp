@@ -64,6 +64,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     session->m_model = std::make_unique<TransformerModel>(std::move(checkpoint.value()));
     info.attention = "softmax";
     const ModelConfig& cfg = session->m_model->config();
+    info.training = cfg.training;
     if (!cfg.attentionVariant.empty() && cfg.attentionVariant != "full") {
         const std::string configPath = folder + "/config.json";
         const Variant* variant = lookup ? lookup(cfg.attentionVariant) : nullptr;

@@ -61,6 +61,28 @@ TEST(ModelConfig, ReadsBertFieldsAndDefaults) {
     EXPECT_FALSE(c->causal);
 }
 
+TEST(ModelConfig, ReadsTheTrainersRecord) {
+    const std::string base = R"({"model_type":"bert","hidden_size":64,"num_attention_heads":4,"num_hidden_layers":3,)";
+    auto c = parseModelConfig(base + R"("attnscope":{"variant":"full","steps":3000,"task":"text","final_loss":1.57,)"
+                                     R"("final_accuracy":0.52,"chance_accuracy":0.0039}})",
+                              "config.json");
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    ASSERT_TRUE(c->training.has_value());
+    EXPECT_EQ(c->training->steps, 3000);
+    EXPECT_EQ(c->training->task, "text");
+    EXPECT_DOUBLE_EQ(*c->training->finalLoss, 1.57);
+    EXPECT_DOUBLE_EQ(*c->training->finalAccuracy, 0.52);
+    EXPECT_FALSE(c->training->nearChance());
+    // chance 0.25, accuracy 0.3: within 10 % of the way from chance to 1 (0.325)
+    auto low = parseModelConfig(base + R"("attnscope":{"variant":"full","final_accuracy":0.3,"chance_accuracy":0.25}})", "config.json");
+    ASSERT_TRUE(low.ok()) << low.error().message;
+    EXPECT_TRUE(low->training->nearChance());
+    EXPECT_FALSE(parseModelConfig(base + R"("attnscope":{"variant":"full"}})", "config.json")->training.has_value());
+    auto bad = parseModelConfig(base + R"("attnscope":{"variant":"full","final_accuracy":"high"}})", "config.json");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("'final_accuracy' must be a finite number"), std::string::npos) << bad.error().message;
+}
+
 TEST(ModelConfig, RobertaPositionsStartAfterPad) {
     auto c = parseModelConfig(R"({"model_type":"roberta","pad_token_id":1,"max_position_embeddings":514})", "config.json");
     ASSERT_TRUE(c.ok()) << c.error().message;
