@@ -189,6 +189,9 @@ public Q_SLOTS:
     /// Opens the bundled trained Transformer-XL (written to the data folder first) with its own
     /// attention, transformer_xl: the random projections note's one-click switch.
     void useSampleModel();
+    /// Opens a file that is not UTF-8 as text, each byte that is not UTF-8 (and NUL) replaced by
+    /// U+FFFD: what the "not UTF-8" message offers. Returns "" or the error shown.
+    QString openTextWithReplacement(const QString& path);
     /// The head atlas of the opened model on the input text, in the background (Esc cancels).
     void analyzeModel();
 
@@ -224,6 +227,8 @@ private:
     /// Enables the window's tokenizer and projections unless a model supplies them; the random
     /// projections note shows while they are in use.
     void uiShowSourceControls(bool model);
+    /// Reports a file that is not UTF-8 text and (with dialogs) offers openTextWithReplacement.
+    void uiOfferReplacement(const QString& path, const QString& message);
     /// Fills the compared-variant rows and the cost view's variant list from m_variants.
     void uiShowExplorerVariants();
     /// Appends the compared variants and, when none is `full`, exact softmax for the error summary.

@@ -4,6 +4,8 @@
 
 #include "gui/main_window.h"
 
+#include <attnscope/tokenize.h>
+
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
@@ -30,6 +32,7 @@
 #include <QKeySequence>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -41,6 +44,20 @@
 namespace attnscope::app {
 
 namespace {
+
+/// Where a file stops being UTF-8 text: "a NUL byte at byte offset 12" or "invalid UTF-8 at
+/// byte offset 3 (0xFF)", as the command line reports it.
+QString describeNonText(const QByteArray& bytes) {
+    const std::string text(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+    const qsizetype nul = bytes.indexOf('\0');
+    const std::int64_t invalid = engine::findInvalidUtf8(text);
+    if (nul >= 0 && (invalid < 0 || nul < invalid))
+        return QObject::tr("a NUL byte at byte offset %1").arg(nul);
+    if (invalid < 0) return QObject::tr("it is not text");
+    return QObject::tr("invalid UTF-8 at byte offset %1 (0x%2)")
+        .arg(invalid)
+        .arg(static_cast<unsigned char>(bytes.at(static_cast<qsizetype>(invalid))), 2, 16, QLatin1Char('0'));
+}
 
 const QStringList& viewNames() {
     // Indexed by MainWindow::View.
@@ -291,8 +308,8 @@ QString MainWindow::openPath(const QString& path) {
     const QString name = QFileInfo(path).fileName();
     switch (Session::classify(*bytes)) {
     case FileKind::Binary:
-        error = tr("%1 is neither text nor an AttnScope session (it holds binary data). Nothing was changed.").arg(name);
-        uiReportOpenError(error);
+        error = tr("%1 is neither text nor an AttnScope session: %2. Nothing was changed.").arg(name, describeNonText(*bytes));
+        uiOfferReplacement(path, error);
         return error;
     case FileKind::Session: {
         const auto session = Session::parse(*bytes, name, &error);
@@ -316,6 +333,46 @@ QString MainWindow::openPath(const QString& path) {
         return {};
     }
     return {};
+}
+
+QString MainWindow::openTextWithReplacement(const QString& path) {
+    QString error;
+    const auto bytes = Session::readFile(path, &error);
+    if (!bytes) {
+        uiReportOpenError(error);
+        return error;
+    }
+    // Invalid sequences become U+FFFD as the decoder reads them; NUL bytes too (an editor shows
+    // nothing for them).
+    const qsizetype already = bytes->count(QByteArrayLiteral("\xEF\xBF\xBD"));  // U+FFFD in the file itself
+    QString text = QString::fromUtf8(*bytes);
+    text.replace(QChar(0), QChar(0xFFFD));
+    const qsizetype replaced = text.count(QChar(0xFFFD)) - already;
+    const QString name = QFileInfo(path).fileName();
+    m_text->setPlainText(text);
+    m_options.textSource = name;
+    setWindowTitle(tr("AttnScope — %1 (repaired)").arg(name));
+    uiRememberFile(path);
+    uiStartRun(true);
+    // (after starting the run, whose "Running…" would hide it)
+    const QString count = replaced == 1 ? tr("1 replacement character") : tr("%1 replacement characters").arg(replaced);
+    setStatusMessage(tr("Opened %1 with %2 (U+FFFD) for bytes that were not UTF-8.").arg(name, count));
+    return {};
+}
+
+void MainWindow::uiOfferReplacement(const QString& path, const QString& message) {
+    setStatusMessage(message, message);
+    if (!m_options.showErrorDialogs) return;
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Not UTF-8 text"), message, QMessageBox::Cancel, this);
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(tr("It can be opened with a replacement character (U+FFFD) for every byte that is not UTF-8."));
+    QPushButton* replace = box->addButton(tr("Open with Replacement Characters"), QMessageBox::AcceptRole);
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, path, replace](QAbstractButton* button) {
+        if (button == replace) openTextWithReplacement(path);
+    });
+    box->open();
 }
 
 QString MainWindow::saveSessionTo(const QString& path) {

@@ -278,8 +278,11 @@ private Q_SLOTS:
         drop(&window, binary);
         QVERIFY2(window.statusText().contains(QStringLiteral("weights.txt is neither text nor an AttnScope session")),
                  qPrintable(window.statusText()));
+        // where it stops being text, as the command line says it
+        QVERIFY2(window.statusText().contains(QStringLiteral("invalid UTF-8 at byte offset 0 (0x89)")), qPrintable(window.statusText()));
         QCOMPARE(window.textEdit()->toPlainText(), typed);
         delete binary;
+
 
         auto* session = new QMimeData;
         session->setUrls({QUrl::fromLocalFile(sessionPath)});
@@ -303,6 +306,17 @@ private Q_SLOTS:
         QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("dragged words"));
         delete plain;
         QCOMPARE(window.recentFiles(), (QStringList{QFileInfo(textPath).absoluteFilePath(), QFileInfo(sessionPath).absoluteFilePath()}));
+
+        // the offered repair: every byte that is not UTF-8 (and NUL) becomes U+FFFD
+        const QString brokenPath = dir.filePath(QStringLiteral("latin1.txt"));
+        writeFile(brokenPath, QByteArray("caf\xe9 au lait\0!", 14));
+        QVERIFY(!window.openPath(brokenPath).isEmpty());
+        QVERIFY2(window.statusText().contains(QStringLiteral("invalid UTF-8 at byte offset 3 (0xe9)")), qPrintable(window.statusText()));
+        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("dragged words"));  // unchanged
+        QVERIFY(window.openTextWithReplacement(brokenPath).isEmpty());
+        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("caf\uFFFD au lait\uFFFD!"));
+        QVERIFY2(window.statusText().contains(QStringLiteral("2 replacement character")), qPrintable(window.statusText()));
+        QVERIFY(window.windowTitle().contains(QStringLiteral("latin1.txt (repaired)")));
     }
 
     void themeSwitchRestylesPlotsAndKeepsFiguresLight() {
