@@ -64,7 +64,7 @@ struct Flags {
     QCommandLineOption variant{QStringLiteral("variant"), QStringLiteral("Select this variant id (see attnscope-cli variants)."),
                                QStringLiteral("ID")};
     QCommandLineOption view{QStringLiteral("view"),
-                            QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links, cost or atlas."),
+                            QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links, cost, atlas or experts."),
                             QStringLiteral("VIEW")};
     QCommandLineOption compare{QStringLiteral("compare"),
                                QStringLiteral("The \"Compare with\" variant ids, comma-separated (up to 3; the compare view "
@@ -137,14 +137,14 @@ int readView(const QString& view, MainWindow::Options& options) {
         {"heatmap", MainWindow::View::Heatmap}, {"mask", MainWindow::View::Mask},
         {"compare", MainWindow::View::Compare}, {"links", MainWindow::View::Links},
         {"diagnostics", MainWindow::View::Diagnostics}, {"cost", MainWindow::View::Cost},
-        {"atlas", MainWindow::View::Atlas}};  // atlas: analyses --model once it opens
+        {"atlas", MainWindow::View::Atlas}, {"experts", MainWindow::View::Experts}};  // atlas: analyses --model once it opens
     if (view.isEmpty()) return 0;
     for (const auto& [name, value] : views)
         if (view == QLatin1String(name)) {
             options.initialView = value;
             return 0;
         }
-    printError(QStringLiteral("--view %1: expected heatmap, mask, compare, diagnostics, links, cost or atlas").arg(view));
+    printError(QStringLiteral("--view %1: expected heatmap, mask, compare, diagnostics, links, cost, atlas or experts").arg(view));
     return 2;
 }
 

@@ -15,6 +15,7 @@
 #include "views/background_job.h"
 #include "views/compare_view.h"
 #include "views/cost_view.h"
+#include "views/moe/routing_view.h"
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/head_heatmap.h"
@@ -503,6 +504,12 @@ void MainWindow::registerResultTabs() {
     m_resultTabs[View::Links] = {m_tokenLinks, [this](const ResultTab::Run& run) { m_tokenLinks->setResult(run); },
                                  [this] { m_tokenLinks->setResult(nullptr); }, {}};
     m_resultTabs[View::Cost] = {m_costView, [this](const ResultTab::Run& run) { m_costView->setResult(run); }, {}, {}};
+    m_resultTabs[View::Experts] = {m_routingView,
+                                   [this](const ResultTab::Run& run) {
+                                       if (run) m_routingView->setTokens(run->input, run->projection.seed);
+                                       else m_routingView->clear();
+                                   },
+                                   {}, {}};
     // (the Atlas tab shows the model's analysis, not runs)
 }
 

@@ -37,6 +37,7 @@ class QVBoxLayout;
 namespace attnscope::views {
 class CompareView;
 class CostView;
+class MoeRoutingView;
 class DiagnosticsStack;
 class HeadAtlasView;
 class HeadHeatmap;
@@ -64,7 +65,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// Tabs of the view switcher, in order.
-    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6 };
+    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7 };
 
     struct Options {
         /// A QMessageBox for failed user-initiated runs. Off in tests and headless runs, where
@@ -118,6 +119,8 @@ public:
     CompareVariantsEditor* compareEditor() const { return m_compareEditor; }
     /// The Cost tab: the run's counters and the scaling plot (computed by scalingJob()).
     views::CostView* costView() const { return m_costView; }
+    /// The Experts tab: mixture-of-experts routing of the run's tokens.
+    views::MoeRoutingView* routingView() const { return m_routingView; }
     ScalingJob* scalingJob() const { return m_scalingJob; }
     RandomProjectionBanner* randomProjectionBanner() const { return m_banner; }
     QSpinBox* headsSpin() const { return m_headsSpin; }
@@ -326,6 +329,7 @@ private:
     QString m_compareExactNote;        // why the shown comparison has no `full`, if it has none
     bool m_compareSkipExact = false;   // the next compare request leaves `full` out (over budget)
     views::CostView* m_costView = nullptr;
+    views::MoeRoutingView* m_routingView = nullptr;
     ScalingJob* m_scalingJob = nullptr;
     EvalSpeedJob* m_evalSpeedJob = nullptr;
     RandomProjectionBanner* m_banner = nullptr;

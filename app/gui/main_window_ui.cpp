@@ -19,6 +19,7 @@
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
+#include "views/moe/routing_view.h"
 #include "views/head_heatmap.h"
 #include "views/heatmap_options.h"
 #include "views/mask_view.h"
@@ -234,6 +235,11 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
                               tr("Time, memory and FLOPs of the run per stage; scaling of time and memory with n"));
     uiConnectExplorerViews();
     buildAtlasTab();  // View::Atlas, after Cost
+    m_routingView = new views::MoeRoutingView(m_viewTabs);
+    m_viewTabs->addTab(m_routingView, tr("Experts"));
+    m_viewTabs->setTabToolTip(static_cast<int>(View::Experts),
+                              tr("Mixture-of-experts routing of the tokens (Switch top-1 or top-k): experts, capacity, "
+                                 "dropped tokens, load and the balancing losses"));
     registerResultTabs();
     m_viewTabs->setTabToolTip(static_cast<int>(View::Links),
                               tr("Query tokens linked to key tokens, lines weighted by attention; hover a token to isolate it"));

@@ -11,6 +11,7 @@
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/receptive_field_view.h"
+#include "views/moe/routing_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/inspection_state.h"
 
@@ -185,6 +186,25 @@ private Q_SLOTS:
         QVERIFY2(field->message().contains(QStringLiteral("open a Transformer-XL model")), qPrintable(field->message()));
         field->layersSpin()->setValue(1);
         QCOMPARE(field->field()->reach, (std::vector<std::int64_t>{9, 4}));
+    }
+
+    void expertsTabRoutesTheRunsTokens() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QCOMPARE(window.viewTabs()->tabText(static_cast<int>(MainWindow::View::Experts)), QStringLiteral("Experts"));
+        window.showView(MainWindow::View::Experts);
+        if (!runner.isRunning()) QVERIFY(window.runNow() != 0);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr && !runner.isRunning(), kRunTimeoutMs);
+        attnscope::views::MoeRoutingView* experts = window.routingView();
+        QTRY_VERIFY(experts->routing().has_value());
+        QCOMPARE(experts->routing()->n, window.lastResult()->n);  // one routed token per token of the run
+        QVERIFY2(experts->message().contains(QStringLiteral("Auxiliary loss")), qPrintable(experts->message()));
     }
 
     void receptiveFieldRollsOutTheSampleModelsAttention() {

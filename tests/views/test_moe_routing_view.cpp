@@ -1,0 +1,107 @@
+// The Experts tab as a user drives it: the controls reach the router (capacity by hand, drops
+// falling as the capacity rises, top-k), the strip strikes through exactly the dropped tokens,
+// and the routing is the router's own on the same logits.
+
+#include "support/qt_test_support.h"
+
+#include "views/moe/routing_view.h"
+
+#include <attnscope/moe_router.h>
+#include <attnscope/tokenize.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTest>
+
+#include <cmath>
+
+using attnscope::views::MoeRoutingView;
+namespace engine = attnscope::engine;
+
+namespace {
+
+engine::TokenizedInput words(const char* text) {
+    engine::InputSpec spec;
+    spec.text = text;
+    spec.tokenizer = engine::TokenizerKind::Words;
+    auto tokens = engine::tokenize(spec);
+    return tokens.ok() ? tokens.value() : engine::TokenizedInput{};
+}
+
+}  // namespace
+
+class TestMoeRoutingView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void controlsReachTheRouter() {
+        MoeRoutingView view;
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(!view.routing());
+        const auto input = words("the cat sat on the mat because it was very tired");  // 11 words
+        QCOMPARE(input.tokens.size(), std::size_t{11});
+        view.setTokens(input, 3);
+        QVERIFY2(view.routing().has_value(), qPrintable(view.message()));
+        const engine::Routing& r = *view.routing();
+        QCOMPARE(r.n, std::int64_t{11});
+        QCOMPARE(r.experts, std::int64_t{8});
+        QCOMPARE(r.k, std::int64_t{1});
+        // capacity = ⌈k · n / E · factor⌉ = ⌈11 / 8 · 1.25⌉ = ⌈1.72⌉ = 2
+        QCOMPARE(r.capacity, std::int64_t{2});
+        QVERIFY2(view.message().contains(QStringLiteral("Capacity 2 tokens per expert")), qPrintable(view.message()));
+
+        // the router's own answer on the same logits and options
+        auto again = engine::routeTokens(view.logits(), view.options());
+        QVERIFY(again.ok());
+        QCOMPARE(again->expert, r.expert);
+        QCOMPARE(again->kept, r.kept);
+        // and the logits are the command line's: seeded token states times a seeded router
+        auto logits = engine::routerLogits(engine::randomTokenStates(input, MoeRoutingView::kStateDim, 3),
+                                           engine::randomRouter(8, MoeRoutingView::kStateDim, 3));
+        QVERIFY(logits.ok());
+        QCOMPARE(logits->f32, view.logits().f32);
+
+        // every dropped token is struck through in the strip, and only those
+        QCOMPARE(static_cast<std::int64_t>(view.stripHtml().count(QStringLiteral("line-through"))), r.dropped);
+
+        // raising the capacity never drops more; dropless drops none
+        std::int64_t previous = r.dropped;
+        for (int hundredths : {150, 200, 300, 400}) {
+            view.capacitySlider()->setValue(hundredths);
+            QVERIFY(view.routing()->dropped <= previous);
+            previous = view.routing()->dropped;
+        }
+        view.capacitySlider()->setValue(0);
+        QCOMPARE(view.routing()->capacity, std::int64_t{0});
+        QCOMPARE(view.routing()->dropped, std::int64_t{0});
+        QVERIFY(view.message().contains(QStringLiteral("dropless")));
+        QCOMPARE(view.stripHtml().count(QStringLiteral("line-through")), 0);
+    }
+
+    void topKAndExpertCount() {
+        MoeRoutingView view;
+        view.setTokens(words("one two three four five six seven eight"), 1);
+        QVERIFY(!view.kSpin()->isEnabled());  // switch is top-1
+        view.policyCombo()->setCurrentIndex(view.policyCombo()->findData(QStringLiteral("topk")));
+        QVERIFY(view.kSpin()->isEnabled());
+        QCOMPARE(view.routing()->k, std::int64_t{2});
+        view.normalizeCheck()->setChecked(true);
+        for (std::int64_t t = 0; t < view.routing()->n; ++t)
+            QVERIFY(std::abs(view.routing()->gate[static_cast<std::size_t>(2 * t)] + view.routing()->gate[static_cast<std::size_t>(2 * t + 1)] - 1.0) < 1e-5);
+        // fewer experts: k can never exceed E
+        view.expertsSpin()->setValue(2);
+        QCOMPARE(view.routing()->experts, std::int64_t{2});
+        QCOMPARE(view.kSpin()->maximum(), 2);
+        view.kSpin()->setValue(2);
+        // k = E: every token goes to both experts
+        view.capacitySlider()->setValue(0);
+        for (std::int64_t t = 0; t < view.routing()->n; ++t)
+            QVERIFY(view.routing()->expert[static_cast<std::size_t>(2 * t)] != view.routing()->expert[static_cast<std::size_t>(2 * t + 1)]);
+        QCOMPARE(view.routing()->expertCounts, (std::vector<std::int64_t>{8, 8}));
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestMoeRoutingView)
+#include "test_moe_routing_view.moc"

@@ -1,0 +1,89 @@
+#pragma once
+// The Experts tab: mixture-of-experts routing of the shown text's tokens (Fedus et al. 2021, Switch
+// Transformer; top-k as GShard / Mixtral), by a seeded random router over the random projections'
+// token states — the mechanics of capacity, drops and balance on any input. The tokens coloured by
+// expert (opacity = gate, dropped struck through), the router probabilities (tokens × experts),
+// and each expert's load against the capacity. Routing is O(n·E): every control re-routes at once,
+// the paper's Fig. 3 made interactive. Plain engine code only (attnscope/moe_router.h).
+
+#include <attnscope/moe_router.h>
+#include <attnscope/types.h>
+
+#include <QWidget>
+
+#include <cstdint>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QCPColorMap;
+class QLabel;
+class QSlider;
+class QSpinBox;
+class QTextBrowser;
+
+namespace attnscope::views {
+
+class MoeRoutingView : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kDefaultExperts = 8;
+    static constexpr int kStateDim = 64;  ///< d of the token states, as `attnscope-cli route --dim`
+    /// Tokens written out in the strip; beyond, the first ones and a note.
+    static constexpr int kMaxStripTokens = 2000;
+    explicit MoeRoutingView(QWidget* parent = nullptr);
+
+    /// The tokens to route and the seed of their states and of the router (the run's).
+    void setTokens(const engine::TokenizedInput& input, std::uint64_t seed);
+    void clear();
+
+    // The controls (tests drive them as a user would).
+    QSpinBox* expertsSpin() const { return m_experts; }
+    QComboBox* policyCombo() const { return m_policy; }
+    QSpinBox* kSpin() const { return m_k; }
+    QCheckBox* normalizeCheck() const { return m_normalize; }
+    /// Capacity factor in hundredths (0 = no capacity).
+    QSlider* capacitySlider() const { return m_capacity; }
+    QComboBox* priorityCombo() const { return m_priority; }
+    QComboBox* droppedAsCombo() const { return m_droppedAs; }
+
+    engine::RouterOptions options() const;
+    /// The routing shown; nullopt without tokens or when the options are refused (message()).
+    const std::optional<engine::Routing>& routing() const { return m_routing; }
+    /// The router logits routed ([n, E]), for tests that route them again independently.
+    const engine::PlainTensor& logits() const { return m_logits; }
+    QString message() const;
+    QString stripHtml() const;
+    QCustomPlot* probabilityPlot() const { return m_probPlot; }
+    QCustomPlot* loadPlot() const { return m_loadPlot; }
+
+private:
+    void rebuildLogits();
+    void reroute();
+    void drawStrip();
+    void drawProbabilities();
+    void drawLoad();
+    void updateControls();
+
+    QSpinBox* m_experts = nullptr;
+    QComboBox* m_policy = nullptr;
+    QSpinBox* m_k = nullptr;
+    QCheckBox* m_normalize = nullptr;
+    QSlider* m_capacity = nullptr;
+    QLabel* m_capacityLabel = nullptr;
+    QComboBox* m_priority = nullptr;
+    QComboBox* m_droppedAs = nullptr;
+    QLabel* m_summary = nullptr;
+    QTextBrowser* m_strip = nullptr;
+    QCustomPlot* m_probPlot = nullptr;
+    QCPColorMap* m_probMap = nullptr;
+    QCustomPlot* m_loadPlot = nullptr;
+
+    engine::TokenizedInput m_input;
+    std::uint64_t m_seed = 0;
+    engine::PlainTensor m_logits;
+    std::optional<engine::Routing> m_routing;
+};
+
+}  // namespace attnscope::views
