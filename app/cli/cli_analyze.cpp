@@ -1,6 +1,7 @@
 // attnscope-cli analyze: the head atlas of a checkpoint on a text, written as JSON.
 
 #include "cli/cli_commands.h"
+#include "cli/cli_progress.h"
 
 #include <attnscope/atomic_file.h>
 #include <attnscope/engine.h>
@@ -75,22 +76,17 @@ int analyzeCommand(const AnalyzeOptions& options) {
     for (const auto& w : info->warnings) std::cerr << "attnscope-cli: warning: " << w << "\n";
 
     const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
-    ProgressFn progress;
-    if (showProgress) {
-        progress = [](const Progress& p) {
-            std::cerr << "\r" << p.stage << " " << p.done << "/" << p.total << "    " << std::flush;
-            return true;
-        };
-    }
     AtlasRequest request;
     request.text = text;
     request.settings = std::move(settings.value());
-    auto atlas = (*engine)->analyzeModel(request, progress);
-    if (showProgress) std::cerr << "\r                              \r" << std::flush;
+    auto atlas = (*engine)->analyzeModel(request, commandProgress(showProgress));
+    clearProgressLine(showProgress);
     if (!atlas) {
+        if (atlas.error().code == ErrorCode::Cancelled) return interruptedExit("the analysis");
         printError(atlas.error().message);
-        return atlas.error().code == ErrorCode::Cancelled ? 130 : kExitFailure;
+        return kExitFailure;
     }
+    if (interruptSignal() != 0) return interruptedExit("the analysis");
     for (const auto& note : (*atlas)->notices) std::cerr << "attnscope-cli: notice: " << note << "\n";
     if (const auto written = writeFileAtomically(options.out, headAtlasJson(**atlas) + "\n"); !written) {
         printError(written.error().message);

@@ -1,4 +1,5 @@
 #include "cli/cli_commands.h"
+#include "cli/cli_progress.h"
 #include "cli/qkv_file.h"
 
 #include <attnscope/atomic_file.h>
@@ -24,7 +25,7 @@ namespace {
 int exitFor(const Error& error) {
     switch (error.code) {
     case ErrorCode::InvalidArgument: return kExitUsage;
-    case ErrorCode::Cancelled: return 130;
+    case ErrorCode::Cancelled: return interruptedExit("the run");
     default: return kExitFailure;
     }
 }
@@ -129,24 +130,15 @@ int runCommand(const RunOptions& options) {
             return kExitFailure;
         }
     }
-        const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
-    ProgressFn progress;
-    if (showProgress) {
-        progress = [last = -1](const Progress& p) mutable {
-            const int percent = p.total > 0 ? static_cast<int>(100 * p.done / p.total) : 0;
-            if (percent != last) {
-                std::cerr << "\r" << p.stage << " " << percent << "%" << std::flush;
-                last = percent;
-            }
-            return true;
-        };
-    }
-    auto result = (*engine)->run(request, progress);
-    if (showProgress) std::cerr << "\r                    \r" << std::flush;
+    const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
+    auto result = (*engine)->run(request, commandProgress(showProgress));
+    clearProgressLine(showProgress);
     if (!result) {
+        if (result.error().code == ErrorCode::Cancelled) return exitFor(result.error());
         printError(result.error().message);
         return exitFor(result.error());
     }
+    if (interruptSignal() != 0) return interruptedExit("the run");  // (it ended as the signal came)
     for (const auto& w : (*result)->warnings) std::cerr << "attnscope-cli: warning: " << w << "\n";
 
     ResultFileOptions fileOptions;

@@ -2,6 +2,7 @@
 // folder that `run --model` and `analyze` (and the GUI) open.
 
 #include "cli/cli_commands.h"
+#include "cli/cli_progress.h"
 
 #include <attnscope/engine.h>
 #include <attnscope/variant_catalog.h>
@@ -70,8 +71,10 @@ int trainCommand(const TrainCliOptions& options) {
             if (!options.quiet)
                 std::cerr << "step " << e.step << "/" << options.steps << "  loss " << std::fixed << std::setprecision(4)
                           << e.loss << "  accuracy " << std::setprecision(3) << e.accuracy << "\n";
-        });
+        },
+        commandProgress(false));  // (the log lines are its progress; Ctrl-C stops between steps)
     if (!report) {
+        if (report.error().code == ErrorCode::Cancelled) return interruptedExit("training");
         printError(report.error().message);
         return report.error().code == ErrorCode::InvalidArgument || report.error().code == ErrorCode::Unsupported
                    ? kExitUsage

@@ -3,6 +3,7 @@
 // itself again).
 
 #include "cli/cli_app.h"
+#include "cli/cli_progress.h"
 #include "common/omp_wait_policy.h"
 
 int main(int argc, char** argv) {
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
     using namespace attnscope::cli;
     CliParse cli;
     if (!cli.parse(argc, argv)) return cli.exit;
+    installInterruptHandlers();  // Ctrl-C and SIGTERM cancel through the engine's progress checks
     switch (cli.command) {
     case Command::Variants: return variantsCommand(cli.variants);
     case Command::Run: return runCommand(cli.run);

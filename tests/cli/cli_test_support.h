@@ -25,7 +25,7 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-CommandResult runCli(const std::string& args) {
+[[maybe_unused]] CommandResult runCli(const std::string& args) {
     const std::string out = tempPath("stdout.txt"), err = tempPath("stderr.txt");
     const std::string command = std::string(ATTNSCOPE_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
     CommandResult r;
