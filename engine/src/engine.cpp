@@ -1,6 +1,7 @@
 // The engine's public API: the one place where exceptions become Error values.
 
 #include "core/buffer_pool.h"
+#include "core/api_guard.h"
 #include "request_checks.h"
 #include "kernels/blas_gemm.h"
 #include "core/run_context.h"
@@ -33,23 +34,6 @@ namespace {
 
 /// The engine's error boundary: runs `body` and turns every exception into an Error, so none
 /// crosses the public API. `outOfMemory` is the message (with advice) for std::bad_alloc.
-template <class Body>
-auto guarded(const char* outOfMemory, Body&& body) -> decltype(body()) {
-    try {
-        return body();
-    } catch (const CancelledError&) {
-        return makeError(ErrorCode::Cancelled, "cancelled");
-    } catch (const EngineError& e) {
-        return makeError(e.code, e.what());
-    } catch (const c10::Error& e) {
-        return makeError(ErrorCode::Internal, std::string("LibTorch error: ") + e.what_without_backtrace());
-    } catch (const std::bad_alloc&) {
-        return makeError(ErrorCode::OutOfBudget, outOfMemory);
-    } catch (const std::exception& e) {
-        return makeError(ErrorCode::Internal, e.what());
-    }
-}
-
 bool hasParam(const VariantInfo& info, const std::string& name) {
     return std::any_of(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.name == name; });
 }

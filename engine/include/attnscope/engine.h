@@ -8,6 +8,7 @@
 #include <attnscope/progress.h>
 #include <attnscope/receptive_field.h>
 #include <attnscope/result.h>
+#include <attnscope/star_transformer.h>
 #include <attnscope/train.h>
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
@@ -71,6 +72,12 @@ public:
     Result<std::shared_ptr<const ModelAttentionBands>> modelAttentionBands(const std::string& text,
                                                                           const ProgressFn& progress = {});
     static constexpr std::int64_t kMaxReceptiveFieldTokens = 4096;
+
+    /// The Star-Transformer's cycles on `request.text` (attnscope/star_transformer.h), with a model
+    /// folder's weights or random ones from the seed. Errors: InvalidArgument (cycles, heads or
+    /// sizes out of range, an empty text, padding of another length), InvalidInput / NotFound (the
+    /// folder: the file and tensor at fault), OutOfBudget, Cancelled (between cycles).
+    Result<std::shared_ptr<const StarPass>> runStar(const StarRequest& request, const ProgressFn& progress = {});
 
     /// The head atlas of the current model on `request.text` (one forward pass, then every
     /// coverage setting on every layer's real Q/K/V). Cancellable between layers.

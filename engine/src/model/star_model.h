@@ -1,0 +1,39 @@
+#pragma once
+// The Star-Transformer's weights (fastNLP's state-dict names) and its forward pass in eval mode
+// (attnscope/star_transformer.h). Conv2d 1×1 weights [out, in, 1, 1] are kept as [out, in].
+
+#include <attnscope/progress.h>
+#include <attnscope/star_transformer.h>
+
+#include <ATen/ATen.h>
+
+#include <string>
+#include <vector>
+
+namespace attnscope::engine::star {
+
+struct Attention {
+    at::Tensor wq, bq, wk, bk, wv, bv, wo, bo;  ///< [H·d, hidden] and [H·d]; wo [hidden, H·d], bo [hidden]
+};
+
+struct Weights {
+    std::int64_t hidden = 0, heads = 0, headDim = 0, cycles = 0, maxLen = 0, vocab = 0;
+    bool cyclic = false;
+    at::Tensor embedding;  ///< [vocab, hidden]; undefined for the random model (token states instead)
+    at::Tensor posEmb;     ///< [maxLen, hidden] or undefined
+    std::vector<at::Tensor> normWeight, normBias;  ///< per cycle [hidden]
+    std::vector<Attention> ring, relay;            ///< per cycle
+};
+
+/// config.json and model.safetensors of `folder`. Throws EngineError naming the file and the field
+/// or tensor at fault (missing, mis-shaped, a vocabulary other than bytes).
+Weights loadWeights(const std::string& folder);
+/// Random weights from the seed: W entries N(0, 1/in), biases 0, LayerNorm 1 and 0.
+Weights randomWeights(std::int64_t heads, std::int64_t headDim, std::int64_t cycles, bool cyclic, std::uint64_t seed);
+
+/// The cycles from the embeddings e [n, hidden]; `padding` [n] or empty. Checks progress between
+/// cycles (CancelledError).
+StarPass forward(const Weights& w, const at::Tensor& embeddings, const std::vector<std::uint8_t>& padding,
+                 const ProgressFn& progress);
+
+}  // namespace attnscope::engine::star
