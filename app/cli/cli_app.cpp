@@ -168,6 +168,20 @@ CliParse::CliParse() {
     m_route->add_option("--out", route.out, "ROUTING.safetensors to write (moe.* tensors).")->required();
     m_route->add_option("--summary", route.summary, "Also write a JSON summary (capacity, dropped, losses).");
 
+    m_star = app.add_subcommand("star", "Star-Transformer dynamics: satellites and relay over T cycles, written as safetensors.");
+    m_starText = m_star->add_option("--text", star.text, "Input text.");
+    m_star->add_option("--text-file", star.textFile, "Read the input text from a file.")->excludes(m_starText);
+    m_star->add_option("--model", star.model, "A star-transformer model folder (default: random weights from --seed).");
+    m_star->add_option("--tokenizer", star.tokenizer, "bytes | chars | words (the random model; a folder reads bytes)")
+        ->check(CLI::IsMember({"bytes", "chars", "words"}));
+    m_star->add_option("--heads", star.heads, "Heads of the random model.")->check(CLI::Range(1, 64));
+    m_star->add_option("--head-dim", star.headDim, "Head dimension of the random model.")->check(CLI::Range(1, 4096));
+    m_star->add_option("--seed", star.seed, "Seed of the random model's weights and token states.")->check(kSeed);
+    m_star->add_option("--param", star.params, "cycles=T (1 … 64, default 2) or cyclic=true|false (the random model).");
+    m_star->add_option("--threads", star.threads, "LibTorch threads (0 = default).")->check(CLI::Range(0, 1024));
+    m_star->add_option("--out", star.out, "STAR.safetensors to write (star.* tensors).")->required();
+    m_star->add_flag("--quiet", star.quiet, "No progress on stderr.");
+
 }
 
 bool CliParse::parse(int argc, char** argv) {
@@ -194,6 +208,7 @@ bool CliParse::parse(int argc, char** argv) {
     else if (m_analyze->parsed()) command = Command::Analyze;
     else if (m_run->parsed()) command = Command::Run;
     else if (m_route->parsed()) command = Command::Route;
+    else if (m_star->parsed()) command = Command::Star;
     if (command == Command::Analyze && !m_analyzeText->count() && analyze.textFile.empty()) {
         printError("analyze needs an input: --text STR or --text-file PATH");
         exit = kExitUsage;
@@ -203,6 +218,14 @@ bool CliParse::parse(int argc, char** argv) {
         printError("run needs an input: --text STR, --text-file PATH or --qkv PATH (with --model: --text or --text-file)");
         exit = kExitUsage;
         return false;
+    }
+    if (command == Command::Star) {
+        star.textGiven = m_starText->count() > 0;
+        if (star.textFile.empty() && !star.textGiven) {
+            printError("star needs an input: --text STR or --text-file PATH");
+            exit = kExitUsage;
+            return false;
+        }
     }
     if (command == Command::Route) {
         route.textGiven = m_routeText->count() > 0;

@@ -11,7 +11,7 @@
 
 namespace attnscope::cli {
 
-enum class Command { None, Variants, Run, Analyze, Tile, Sweep, Train, Route };
+enum class Command { None, Variants, Run, Analyze, Tile, Sweep, Train, Route, Star };
 
 struct CliParse {
     CLI::App app{"AttnScope command line: run attention variants, write results as safetensors."};
@@ -22,6 +22,7 @@ struct CliParse {
     SweepOptions sweep;
     TrainCliOptions train;
     RouteOptions route;
+    StarOptions star;
     /// After parse(): the command given, or an exit status (help, version, usage error) in `exit`.
     Command command = Command::None;
     int exit = 0;
@@ -36,8 +37,8 @@ struct CliParse {
 
 private:
     CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_sweep = nullptr,
-             *m_train = nullptr, *m_route = nullptr;
-    CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr;
+             *m_train = nullptr, *m_route = nullptr, *m_star = nullptr;
+    CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr, *m_starText = nullptr;
 };
 
 /// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, sweep, route).

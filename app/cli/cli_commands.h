@@ -77,6 +77,19 @@ struct RouteOptions {
     bool textGiven = false;
 };
 
+struct StarOptions {
+    std::string text, textFile;
+    std::string model;  ///< a star-transformer folder; empty: random weights from the seed
+    std::string tokenizer = "words";
+    int heads = 4, headDim = 32;
+    std::uint64_t seed = 0;
+    std::vector<std::string> params;  ///< cycles=T, cyclic=true|false (the random model)
+    int threads = 0;
+    std::string out;
+    bool quiet = false;
+    bool textGiven = false;
+};
+
 struct VariantsOptions {
     bool json = false;
 };
@@ -108,6 +121,8 @@ int tileCommand(const TileOptions& options);
 int sweepCommand(const SweepOptions& options);
 /// attnscope-cli route (cli_route.cpp): MoE routing of hidden states, written as safetensors.
 int routeCommand(const RouteOptions& options);
+/// attnscope-cli star (cli_star.cpp): the Star-Transformer's cycles, written as safetensors.
+int starCommand(const StarOptions& options);
 
 /// The whole file as bytes; an Io error naming the path when it cannot be read.
 engine::Result<std::string> readTextFile(const std::string& path);

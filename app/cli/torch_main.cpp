@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     case Command::Sweep: return sweepCommand(cli.sweep);
     case Command::Route: return routeCommand(cli.route);
     case Command::Train: return trainCommand(cli.train);
+    case Command::Star: return starCommand(cli.star);
     case Command::None: break;
     }
     return kExitUsage;
