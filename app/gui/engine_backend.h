@@ -7,6 +7,7 @@
 #include <attnscope/model.h>
 #include <attnscope/progress.h>
 #include <attnscope/receptive_field.h>
+#include <attnscope/star_transformer.h>
 #include <attnscope/result.h>
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
@@ -49,6 +50,13 @@ public:
         (void)text;
         (void)progress;
         return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot run models");
+    }
+    /// The Star-Transformer's cycles (Engine::runStar).
+    virtual engine::Result<std::shared_ptr<const engine::StarPass>> runStar(const engine::StarRequest& request,
+                                                                           const engine::ProgressFn& progress) {
+        (void)request;
+        (void)progress;
+        return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot run the Star-Transformer");
     }
 };
 

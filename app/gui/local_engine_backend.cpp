@@ -77,4 +77,11 @@ engine::Result<std::shared_ptr<const engine::ModelAttentionBands>> LocalEngineBa
     return eng.value()->modelAttentionBands(text, progress);
 }
 
+engine::Result<std::shared_ptr<const engine::StarPass>> LocalEngineBackend::runStar(const engine::StarRequest& request,
+                                                                                   const engine::ProgressFn& progress) {
+    auto eng = etEngine();
+    if (!eng) return eng.error();
+    return eng.value()->runStar(request, progress);
+}
+
 }  // namespace attnscope::app

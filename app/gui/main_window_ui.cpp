@@ -19,6 +19,7 @@
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
+#include "views/diagnostics/star_player.h"
 #include "views/moe/routing_view.h"
 #include "views/head_heatmap.h"
 #include "views/heatmap_options.h"
@@ -34,6 +35,9 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QMetaObject>
+#include <QPointer>
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
@@ -226,6 +230,21 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     connect(field, &views::ReceptiveFieldView::bandsRequested, m_modelSource, &ModelSource::requestAttentionBands);
     connect(m_modelSource, &ModelSource::bandsReady, field, &views::ReceptiveFieldView::setModelBands);
     connect(m_modelSource, &ModelSource::bandsFailed, field, &views::ReceptiveFieldView::setBandsFailed);
+    // the Star-Transformer's cycles, on the engine thread
+    connect(m_diagnostics->starPlayer(), &views::StarPlayer::starRequested, this, [this](const engine::StarRequest& request) {
+        m_runner->postTask([player = QPointer<views::StarPlayer>(m_diagnostics->starPlayer()), request](EngineBackend& backend) {
+            auto pass = backend.runStar(request, {});
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [player, request, pass = std::move(pass)] {
+                    if (!player) return;
+                    if (pass) player->setPass(request, pass.value());
+                    else player->setFailed(QString::fromStdString(pass.error().message));
+                },
+                Qt::QueuedConnection);
+            return false;
+        });
+    });
     m_tokenLinks = new views::TokenLinks(m_viewTabs);
     m_tokenLinks->setInspectionState(m_state);
     m_viewTabs->addTab(m_tokenLinks, tr("Links"));

@@ -13,9 +13,11 @@
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/moe/routing_view.h"
 #include "views/diagnostics/spectrum_plot.h"
+#include "views/diagnostics/star_player.h"
 #include "views/inspection_state.h"
 
 #include <QComboBox>
+#include <QCheckBox>
 #include <QSpinBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -205,6 +207,57 @@ private Q_SLOTS:
         QTRY_VERIFY(experts->routing().has_value());
         QCOMPARE(experts->routing()->n, window.lastResult()->n);  // one routed token per token of the run
         QVERIFY2(experts->message().contains(QStringLiteral("Auxiliary loss")), qPrintable(experts->message()));
+    }
+
+    void starPlayerStepsThroughTheCycles() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("The cat sat on the mat because it was tired.");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        selectVariant(window, "star");
+        window.showView(MainWindow::View::Diagnostics);
+        if (!runner.isRunning()) QVERIFY(window.runNow() != 0);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr && !runner.isRunning(), kRunTimeoutMs);
+        auto* stack = window.diagnostics();
+        attnscope::views::StarPlayer* player = stack->starPlayer();
+        QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(player));
+        QTRY_VERIFY2_WITH_TIMEOUT(player->pass() != nullptr, qPrintable(player->message()), kRunTimeoutMs);
+        const engine::StarPass& pass = *player->pass();
+        QCOMPARE(pass.n, window.lastResult()->n);  // one satellite per token of the run
+        QCOMPARE(pass.cycles, std::int64_t{attnscope::views::StarPlayer::kDefaultCycles});
+        QCOMPARE(pass.heads, window.lastResult()->heads);
+        QVERIFY(!pass.cyclic);
+        // the five weights of a satellite are its row of the pass
+        QCOMPARE(player->cycle(), 1);
+        const QString summary = player->nodeSummary(2);
+        QVERIFY2(summary.contains(QStringLiteral("satellite 2 “sat”")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("left %1").arg(pass.ringWeights.f32[2 * 5], 0, 'f', 3)), qPrintable(summary));
+        // stepping with the keyboard, clamped at the ends
+        player->setFocus();
+        QTest::keyClick(player, Qt::Key_Right);
+        QCOMPARE(player->cycle(), 2);
+        QTest::keyClick(player, Qt::Key_BracketRight);
+        QTest::keyClick(player, Qt::Key_BracketRight);
+        QCOMPARE(player->cycle(), 3);
+        QTest::keyClick(player, Qt::Key_Left);
+        QCOMPARE(player->cycle(), 2);
+        // play runs to the last cycle and stops
+        player->play();
+        QVERIFY(player->playing());
+        QTRY_VERIFY_WITH_TIMEOUT(!player->playing(), 5000);
+        QCOMPARE(player->cycle(), 3);
+        // the canvas puts every satellite in view and finds it under the mouse
+        const QPointF at = player->canvas()->nodePosition(4);
+        QVERIFY(player->canvas()->rect().contains(at.toPoint()));
+        QCOMPARE(player->canvas()->nodeAt(at), 4LL);
+        // closing the ring runs the cycles again
+        player->cyclicCheck()->setChecked(true);
+        QTRY_VERIFY_WITH_TIMEOUT(player->pass() && player->pass()->cyclic, kRunTimeoutMs);
     }
 
     void receptiveFieldRollsOutTheSampleModelsAttention() {

@@ -9,6 +9,7 @@
 #include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/spectrum_plot.h"
+#include "views/diagnostics/star_player.h"
 #include "views/inspection_state.h"
 
 #include <QLabel>
@@ -52,11 +53,14 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     addWidget(m_lsh);
     addWidget(m_clusters);
     addWidget(m_memoryTabs);
+    m_star = new StarPlayer(this);
+    addWidget(m_star);
     // A new kind of diagnostic adds its page here (and to DiagnosticsPage); variants name theirs.
     m_pages = {{engine::DiagnosticsPage::Approximation, m_approximationTabs},
                {engine::DiagnosticsPage::Lsh, m_lsh},
                {engine::DiagnosticsPage::Clusters, m_clusters},
-               {engine::DiagnosticsPage::Memory, m_memoryTabs}};
+               {engine::DiagnosticsPage::Memory, m_memoryTabs},
+               {engine::DiagnosticsPage::Star, m_star}};
     updatePage();
 }
 
@@ -74,6 +78,7 @@ QString DiagnosticsStack::variantsWithPages() {
                                  ? (engine::writesSpectrum(info) ? tr("approximation of softmax, spectrum") : tr("approximation of softmax"))
                              : info.diagnosticsPage == engine::DiagnosticsPage::Lsh    ? tr("LSH buckets and chunks")
                              : info.diagnosticsPage == engine::DiagnosticsPage::Memory ? tr("segment memory, score terms, receptive field")
+                             : info.diagnosticsPage == engine::DiagnosticsPage::Star   ? tr("ring and relay cycles")
                                                                                        : tr("k-means clusters");
         parts << QStringLiteral("%1 (%2)").arg(QString::fromStdString(info.id), what);
     }
@@ -90,6 +95,7 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     m_clusters->setInspectionState(state);
     m_memory->setInspectionState(state);
     m_receptiveField->setInspectionState(state);
+    m_star->setInspectionState(state);
     updatePage();
 }
 
@@ -101,6 +107,7 @@ void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result
     m_clusters->setResult(m_result);
     m_memory->setResult(m_result);
     m_receptiveField->setResult(m_result);
+    m_star->setResult(m_result);
     updatePage();
 }
 

@@ -26,6 +26,7 @@ class ReceptiveFieldView;
 class InspectionState;
 class LshView;
 class SpectrumPlot;
+class StarPlayer;
 
 class DiagnosticsStack : public QStackedWidget {
     Q_OBJECT
@@ -51,6 +52,7 @@ public:
     ClusterView* clusterView() const { return m_clusters; }
     MemoryView* memoryView() const { return m_memory; }
     ReceptiveFieldView* receptiveFieldView() const { return m_receptiveField; }
+    StarPlayer* starPlayer() const { return m_star; }
     /// The memory page's tabs: "Memory" and "Receptive field".
     QTabWidget* memoryTabs() const { return m_memoryTabs; }
     /// The approximation page's tabs: "Approximation" and (linformer only) "Spectrum".
@@ -68,6 +70,7 @@ private:
     QTabWidget* m_memoryTabs = nullptr;
     MemoryView* m_memory = nullptr;
     ReceptiveFieldView* m_receptiveField = nullptr;
+    StarPlayer* m_star = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;

@@ -66,6 +66,7 @@ enum class DiagnosticsPage {
     Lsh,            ///< hash buckets and sorted chunks (Reformer)
     Clusters,       ///< k-means clusters and routing (Routing Transformer)
     Memory,         ///< segment memory and the four score terms (Transformer-XL)
+    Star,           ///< the satellites' and relay's updates over the cycles (Star-Transformer)
 };
 
 /// How the trainer makes the variant differentiable (engine/src/train/trainable_attention.cpp).

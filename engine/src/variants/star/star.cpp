@@ -26,6 +26,7 @@ VariantInfo info() {
         diagnostic("relay_output", DType::F32, "[H, d]", DiagnosticWhen::Always, "The relay's output."),
     };
     info.atlasCoverage = {ParamValues{}};
+    info.diagnosticsPage = DiagnosticsPage::Star;  // the encoder's cycles (Engine::runStar)
     info.training = Training::Pattern;
     info.extraKeys = 1;  // the relay, key column n
     return info;
