@@ -15,6 +15,8 @@
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
+#include "views/diagnostics/star_player.h"
+#include "views/diagnostics/star_reach_view.h"
 #include "views/eval_speed_panel.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
@@ -85,6 +87,8 @@ struct Flags {
     QCommandLineOption receptiveField{
         QStringLiteral("receptive-field"),
         QStringLiteral("Diagnostics view of transformer_xl: show the receptive field (of --query; with --model, its flow).")};
+    QCommandLineOption starReach{QStringLiteral("star-reach"),
+                                 QStringLiteral("Diagnostics view of star: show the Reach tab (what reaches each node).")};
     QCommandLineOption evalSpeed{QStringLiteral("eval-speed"),
                                  QStringLiteral("Cost view: measure Transformer-XL's evaluation speed before the screenshot.")};
     QCommandLineOption maskWeights{QStringLiteral("mask-weights"), QStringLiteral("Mask view: shade allowed cells by their weights.")};
@@ -98,7 +102,7 @@ struct Flags {
                                QStringLiteral("PATH")};
 
     void addTo(QCommandLineParser& parser) const {
-        parser.addOptions({variant, errorCurve, receptiveField, evalSpeed, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
+        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
                            screenshot, textFile, session});
     }
 };
@@ -110,7 +114,7 @@ struct Startup {
     AppSettings settings;
     QString screenshotPath, sessionPath;
     int head = 0, query = -1, key = -1;
-    bool errorCurve = false, receptiveField = false, evalSpeed = false, maskWeights = false;
+    bool errorCurve = false, receptiveField = false, starReach = false, evalSpeed = false, maskWeights = false;
     bool screenshot() const { return !screenshotPath.isEmpty(); }
 };
 
@@ -197,6 +201,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     s.errorCurve = parser.isSet(f.errorCurve);
     s.receptiveField = parser.isSet(f.receptiveField);
     s.evalSpeed = parser.isSet(f.evalSpeed);
+    s.starReach = parser.isSet(f.starReach);
     s.maskWeights = parser.isSet(f.maskWeights);
     return 0;
 }
@@ -256,6 +261,15 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
                              [grabLater](const QString&, bool) { grabLater(); });
             panel->requestMeasure();
             return;
+        }
+        if (s.starReach && window.currentView() == MainWindow::View::Diagnostics) {
+            window.diagnostics()->starTabs()->setCurrentWidget(window.diagnostics()->starReachView());
+            if (!window.diagnostics()->starPlayer()->pass()) {
+                // the cycles arrive from the engine thread after the page shows
+                QObject::connect(window.diagnostics()->starPlayer(), &attnscope::views::StarPlayer::passChanged, &window, grabLater,
+                                 Qt::QueuedConnection);
+                return;
+            }
         }
         if (s.receptiveField && window.currentView() == MainWindow::View::Diagnostics) {
             auto* field = window.diagnostics()->receptiveFieldView();

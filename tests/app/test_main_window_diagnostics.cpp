@@ -14,6 +14,7 @@
 #include "views/moe/routing_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/diagnostics/star_player.h"
+#include "views/diagnostics/star_reach_view.h"
 #include "views/inspection_state.h"
 
 #include <QComboBox>
@@ -225,7 +226,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr && !runner.isRunning(), kRunTimeoutMs);
         auto* stack = window.diagnostics();
         attnscope::views::StarPlayer* player = stack->starPlayer();
-        QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(player));
+        QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(stack->starTabs()));
+        QCOMPARE(stack->starTabs()->currentWidget(), static_cast<QWidget*>(player));
         QTRY_VERIFY2_WITH_TIMEOUT(player->pass() != nullptr, qPrintable(player->message()), kRunTimeoutMs);
         const engine::StarPass& pass = *player->pass();
         QCOMPARE(pass.n, window.lastResult()->n);  // one satellite per token of the run
@@ -255,6 +257,17 @@ private Q_SLOTS:
         const QPointF at = player->canvas()->nodePosition(4);
         QVERIFY(player->canvas()->rect().contains(at.toPoint()));
         QCOMPARE(player->canvas()->nodeAt(at), 4LL);
+        // the Reach tab follows the player's cycle and the pass's flow
+        attnscope::views::StarReachView* reach = stack->starReachView();
+        QVERIFY(reach->reach().has_value());
+        QCOMPARE(reach->cycle(), 3);
+        auto flow = engine::starReach(*player->pass());
+        QVERIFY(flow.ok());
+        QCOMPARE(reach->cell(4, 9), flow->at(3, 4, 9));
+        QVERIFY(reach->farShare() > 0);  // inputs beyond three ring steps arrive, through the relay
+        QTest::keyClick(player, Qt::Key_Left);
+        QCOMPARE(reach->cycle(), 2);
+        QVERIFY2(reach->message().contains(QStringLiteral("After cycle 2 of 3")), qPrintable(reach->message()));
         // closing the ring runs the cycles again
         player->cyclicCheck()->setChecked(true);
         QTRY_VERIFY_WITH_TIMEOUT(player->pass() && player->pass()->cyclic, kRunTimeoutMs);

@@ -10,6 +10,7 @@
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/diagnostics/star_player.h"
+#include "views/diagnostics/star_reach_view.h"
 #include "views/inspection_state.h"
 
 #include <QLabel>
@@ -53,14 +54,21 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     addWidget(m_lsh);
     addWidget(m_clusters);
     addWidget(m_memoryTabs);
-    m_star = new StarPlayer(this);
-    addWidget(m_star);
+    m_starTabs = new QTabWidget(this);
+    m_star = new StarPlayer(m_starTabs);
+    m_starReach = new StarReachView(m_starTabs);
+    m_starTabs->addTab(m_star, tr("Cycles"));
+    m_starTabs->addTab(m_starReach, tr("Reach"));
+    m_starTabs->setTabToolTip(1, tr("What reaches each node after the cycle shown: through the ring, through the relay"));
+    connect(m_star, &StarPlayer::passChanged, m_starReach, &StarReachView::setPass);
+    connect(m_star, &StarPlayer::cycleChanged, m_starReach, &StarReachView::setCycle);
+    addWidget(m_starTabs);
     // A new kind of diagnostic adds its page here (and to DiagnosticsPage); variants name theirs.
     m_pages = {{engine::DiagnosticsPage::Approximation, m_approximationTabs},
                {engine::DiagnosticsPage::Lsh, m_lsh},
                {engine::DiagnosticsPage::Clusters, m_clusters},
                {engine::DiagnosticsPage::Memory, m_memoryTabs},
-               {engine::DiagnosticsPage::Star, m_star}};
+               {engine::DiagnosticsPage::Star, m_starTabs}};
     updatePage();
 }
 

@@ -27,6 +27,7 @@ class InspectionState;
 class LshView;
 class SpectrumPlot;
 class StarPlayer;
+class StarReachView;
 
 class DiagnosticsStack : public QStackedWidget {
     Q_OBJECT
@@ -53,6 +54,9 @@ public:
     MemoryView* memoryView() const { return m_memory; }
     ReceptiveFieldView* receptiveFieldView() const { return m_receptiveField; }
     StarPlayer* starPlayer() const { return m_star; }
+    StarReachView* starReachView() const { return m_starReach; }
+    /// The star page's tabs: "Cycles" (the player) and "Reach".
+    QTabWidget* starTabs() const { return m_starTabs; }
     /// The memory page's tabs: "Memory" and "Receptive field".
     QTabWidget* memoryTabs() const { return m_memoryTabs; }
     /// The approximation page's tabs: "Approximation" and (linformer only) "Spectrum".
@@ -70,7 +74,9 @@ private:
     QTabWidget* m_memoryTabs = nullptr;
     MemoryView* m_memory = nullptr;
     ReceptiveFieldView* m_receptiveField = nullptr;
+    QTabWidget* m_starTabs = nullptr;
     StarPlayer* m_star = nullptr;
+    StarReachView* m_starReach = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;

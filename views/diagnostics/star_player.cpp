@@ -181,6 +181,8 @@ void StarPlayer::setPass(const engine::StarRequest& forRequest, std::shared_ptr<
     m_error.clear();
     m_cycle = 1;
     rebuild();
+    Q_EMIT passChanged(m_pass);
+    Q_EMIT cycleChanged(m_cycle);
 }
 
 void StarPlayer::setFailed(const QString& message) {
@@ -194,6 +196,7 @@ void StarPlayer::showCycle(int cycle) {
     if (clamped == m_cycle && m_slider->value() == clamped) return;
     m_cycle = clamped;
     rebuild();
+    Q_EMIT cycleChanged(m_cycle);
 }
 
 void StarPlayer::play() {

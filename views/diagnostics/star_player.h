@@ -64,6 +64,9 @@ public:
 Q_SIGNALS:
     /// Intent: run the Star-Transformer for the shown run (the app answers with setPass).
     void starRequested(const attnscope::engine::StarRequest& request);
+    /// The cycles shown changed (a new pass, or none).
+    void passChanged(std::shared_ptr<const attnscope::engine::StarPass> pass);
+    void cycleChanged(int cycle);
 
 protected:
     void showEvent(QShowEvent* event) override;
