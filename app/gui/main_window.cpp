@@ -146,6 +146,8 @@ void MainWindow::buildActions() {
     fileMenu->addAction(m_export->exportFigureAction());
     fileMenu->addAction(m_export->exportDataAction());
     fileMenu->addAction(m_export->copyFigureAction());
+    fileMenu->addAction(tr("Export Star-Transformer C&ycles…"), this, &MainWindow::exportStarCyclesInteractive)
+        ->setToolTip(tr("One PNG per cycle of the star player and a strip of them all, for slides"));
     fileMenu->addSeparator();
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

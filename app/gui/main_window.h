@@ -192,6 +192,10 @@ public Q_SLOTS:
     /// Opens the bundled trained Transformer-XL (written to the data folder first) with its own
     /// attention, transformer_xl: the random projections note's one-click switch.
     void useSampleModel();
+    /// The star player's cycles as PNG frames and a strip into `folder` (main_window_star.cpp);
+    /// "" or the error shown.
+    QString exportStarCyclesTo(const QString& folder);
+    void exportStarCyclesInteractive();
     /// Opens a file that is not UTF-8 as text, each byte that is not UTF-8 (and NUL) replaced by
     /// U+FFFD: what the "not UTF-8" message offers. Returns "" or the error shown.
     QString openTextWithReplacement(const QString& path);

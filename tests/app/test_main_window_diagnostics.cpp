@@ -24,6 +24,9 @@
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTemporaryDir>
+#include <QImage>
+#include <QFileInfo>
 #include <QTest>
 
 #include <cmath>
@@ -268,6 +271,20 @@ private Q_SLOTS:
         QTest::keyClick(player, Qt::Key_Left);
         QCOMPARE(reach->cycle(), 2);
         QVERIFY2(reach->message().contains(QStringLiteral("After cycle 2 of 3")), qPrintable(reach->message()));
+        // frames for slides: one PNG per cycle and a strip; the shown cycle stays
+        QTemporaryDir frames;
+        QVERIFY(frames.isValid());
+        QVERIFY2(window.exportStarCyclesTo(frames.path()).isEmpty(), qPrintable(window.statusText()));
+        for (int c = 1; c <= 3; ++c) {
+            const QImage frame(frames.filePath(QStringLiteral("star-cycle-%1.png").arg(c, 2, 10, QLatin1Char('0'))));
+            QVERIFY2(!frame.isNull(), qPrintable(QString::number(c)));
+            QVERIFY(QFileInfo::exists(frames.filePath(QStringLiteral("star-cycle-%1.json").arg(c, 2, 10, QLatin1Char('0')))));
+        }
+        const QImage strip(frames.filePath(QStringLiteral("star-cycles.png")));
+        QVERIFY(!strip.isNull());
+        QVERIFY(strip.width() > 2 * strip.height());
+        QCOMPARE(player->cycle(), 2);
+        QVERIFY(!window.exportStarCyclesTo(frames.filePath(QStringLiteral("missing"))).isEmpty());
         // closing the ring runs the cycles again
         player->cyclicCheck()->setChecked(true);
         QTRY_VERIFY_WITH_TIMEOUT(player->pass() && player->pass()->cyclic, kRunTimeoutMs);

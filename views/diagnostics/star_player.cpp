@@ -1,6 +1,7 @@
 #include "views/diagnostics/star_player.h"
 
 #include "views/colormap.h"
+#include "views/figure_painter.h"
 
 #include <attnscope/diagnostics.h>
 #include "views/inspection_state.h"
@@ -299,6 +300,7 @@ StarCanvas::StarCanvas(StarPlayer* player) : QWidget(player), m_player(player) {
     setMouseTracking(true);
     setMinimumSize(320, 240);
     setObjectName(QStringLiteral("starCanvas"));
+    setProperty(FigurePainter::kRenderProperty, true);  // exported as it paints (figures, frames)
 }
 
 double StarCanvas::nodeRadius() const {
