@@ -31,7 +31,19 @@ Weights loadWeights(const std::string& folder);
 /// Random weights from the seed: W entries N(0, 1/in), biases 0, LayerNorm 1 and 0.
 Weights randomWeights(std::int64_t heads, std::int64_t headDim, std::int64_t cycles, bool cyclic, std::uint64_t seed);
 
-/// The cycles from the embeddings e [n, hidden]; `padding` [n] or empty. Checks progress between
+/// One cycle for a batch: nodes, e [B, n, hidden], relay [B, hidden], padded [B, n] bool. Without
+/// the relay (`useRelay` false: the trainer's ablation) the ring has four keys. Differentiable.
+struct Cycle {
+    at::Tensor nodes, relay;  ///< hᵗ [B, n, hidden] (padded zeroed), sᵗ [B, hidden]
+    at::Tensor alpha;         ///< [B, n, K, H] the satellites' weights (K = 5 or 4)
+    at::Tensor beta;          ///< [B, H, n + 1] the relay's weights
+};
+Cycle cycle(const Weights& w, std::int64_t t, const at::Tensor& nodes, const at::Tensor& relay, const at::Tensor& e,
+            const at::Tensor& padded, bool useRelay);
+/// e = embeddings + the position embeddings when the model has them ([..., n, hidden]).
+at::Tensor embed(const Weights& w, const at::Tensor& embeddings);
+
+/// The cycles from the embeddings [n, hidden]; `padding` [n] or empty. Checks progress between
 /// cycles (CancelledError).
 StarPass forward(const Weights& w, const at::Tensor& embeddings, const std::vector<std::uint8_t>& padding,
                  const ProgressFn& progress);
