@@ -112,14 +112,17 @@ CliParse::CliParse() {
     m_train = app.add_subcommand("train", "Train a small model with a chosen attention variant (CPU).");
     m_train->add_option("--arch", train.arch,
                         "roberta (a bidirectional encoder, every task) | transfo-xl (a Transformer-XL language model "
-                        "on --text-file, with segment memory)")
-        ->check(CLI::IsMember({"roberta", "transfo-xl"}));
+                        "on --text-file, with segment memory) | star-transformer (fastNLP's encoder, task first; "
+                        "--layers = its cycles)")
+        ->check(CLI::IsMember({"roberta", "transfo-xl", "star-transformer"}));
+    m_train->add_flag("--no-relay", train.noRelay, "star-transformer: the ablation without the relay, for comparison.");
     m_train->add_option("--segment", train.segment, "transfo-xl: segment length L (tgt_len).")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
     m_train->add_option("--memory", train.memory, "transfo-xl: memory length M (mem_len; default: the segment).")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{16384}));
-    m_train->add_option("--task", train.task, "copy | reverse | duplicate | text")
-        ->check(CLI::IsMember({"copy", "reverse", "duplicate", "text"}));
+    m_train->add_option("--task", train.task, "copy | reverse | duplicate | text | first (star-transformer: tag every position "
+                                              "with the first letter)")
+        ->check(CLI::IsMember({"copy", "reverse", "duplicate", "text", "first"}));
     m_train->add_option("--text-file", train.textFile, "Training text for --task text.");
     m_train->add_option("--variant", train.variant, "Attention variant of every layer (default: exact softmax).");
     m_train->add_option("--param", train.params, "Variant parameter NAME=VALUE (repeatable).");

@@ -50,6 +50,7 @@ struct AnalyzeOptions {
 struct TrainCliOptions {
     std::string arch = "roberta";
     std::int64_t segment = 32, memory = -1;  ///< transfo-xl (-1: memory = segment)
+    bool noRelay = false;                    ///< star-transformer: the ablation
     std::string task = "copy";
     std::string textFile;
     std::string variant;  ///< empty: the exact reference

@@ -23,7 +23,10 @@ int trainCommand(const TrainCliOptions& options) {
     train.arch = options.arch;
     train.segment = options.segment;
     train.memory = options.memory;
-    train.task = options.arch == "transfo-xl" && options.task == "copy" ? "text" : options.task;
+    train.task = options.arch == "transfo-xl" && options.task == "copy"         ? "text"
+                 : options.arch == "star-transformer" && options.task == "copy" ? "first"
+                                                                                 : options.task;
+    train.starRelay = !options.noRelay;
     train.variant = options.variant.empty() ? exactReference().id : options.variant;
     train.layers = options.layers;
     train.heads = options.heads;

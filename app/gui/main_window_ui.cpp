@@ -245,6 +245,10 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
             return false;
         });
     });
+    connect(m_diagnostics->starPlayer(), &views::StarPlayer::openModelRequested, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Star-Transformer Model"));
+        if (!folder.isEmpty()) m_diagnostics->starPlayer()->setModelFolder(folder);
+    });
     m_tokenLinks = new views::TokenLinks(m_viewTabs);
     m_tokenLinks->setInspectionState(m_state);
     m_viewTabs->addTab(m_tokenLinks, tr("Links"));

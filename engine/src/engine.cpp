@@ -8,6 +8,7 @@
 #include "metrics/head_atlas.h"
 #include "model/model_session.h"
 #include "train/trainer.h"
+#include "train/star_trainer.h"
 #include "train/transfo_xl_trainer.h"
 #include "qkv/random_projections.h"
 #include "variants/variant.h"
@@ -239,8 +240,9 @@ Result<TrainReport> Engine::train(const TrainOptions& options, const std::functi
     auto& impl = *m_impl;
     return guarded("out of memory training: try a smaller model, batch or length", [&]() -> Result<TrainReport> {
         if (options.arch == "transfo-xl") return trainTransfoXl(options, onLog, progress);
+        if (options.arch == "star-transformer") return trainStarTransformer(options, onLog, progress);
         if (options.arch != "roberta")
-            return makeError(ErrorCode::InvalidArgument, "unknown --arch '" + options.arch + "' (roberta or transfo-xl)");
+            return makeError(ErrorCode::InvalidArgument, "unknown --arch '" + options.arch + "' (roberta, transfo-xl or star-transformer)");
         const Variant* v = impl.find(options.variant);
         if (!v) return makeError(ErrorCode::InvalidArgument, "unknown variant '" + options.variant + "' (available: " + impl.variantList() + ")");
         const auto trainable = trainableVariants();

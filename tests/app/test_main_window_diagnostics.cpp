@@ -288,6 +288,19 @@ private Q_SLOTS:
         // closing the ring runs the cycles again
         player->cyclicCheck()->setChecked(true);
         QTRY_VERIFY_WITH_TIMEOUT(player->pass() && player->pass()->cyclic, kRunTimeoutMs);
+
+        // the trained sample's weights: its texts are at most 16 letters
+        const QString sample = QStringLiteral(ATTNSCOPE_SOURCE_DIR "/samples/star-first");
+        player->setModelFolder(sample);
+        QVERIFY(!player->cyclesSpin()->isEnabled());  // the folder's config sets them
+        QTRY_VERIFY2_WITH_TIMEOUT(player->message().contains(QStringLiteral("max_len is 16")), qPrintable(player->message()), kRunTimeoutMs);
+        window.textEdit()->setPlainText(QStringLiteral("cabbage"));
+        QVERIFY(window.runNow() != 0);
+        QTRY_VERIFY2_WITH_TIMEOUT(player->pass() && player->pass()->modelFolder == sample.toStdString(), qPrintable(player->message()),
+                                  kRunTimeoutMs);
+        QCOMPARE(player->pass()->n, std::int64_t{7});  // bytes, the model's tokens
+        QCOMPARE(player->pass()->cycles, std::int64_t{2});
+        QVERIFY2(player->message().contains(QStringLiteral("weights of star-first")), qPrintable(player->message()));
     }
 
     void receptiveFieldRollsOutTheSampleModelsAttention() {

@@ -4,6 +4,7 @@
 
 #include <attnscope/engine.h>
 #include <attnscope/safetensors.h>
+#include <attnscope/train.h>
 
 #include <gtest/gtest.h>
 
@@ -360,4 +361,44 @@ TEST(StarTransformer, FolderRefusedNamingTheTensor) {
         ASSERT_FALSE(r.ok());
         EXPECT_NE(r.error().message.find("only byte vocabularies"), std::string::npos) << r.error().message;
     }
+}
+
+TEST(StarTransformerTrainer, LearnsTheFirstLetterThroughTheRelayAndReloads) {
+    auto engine = Engine::create();
+    ASSERT_TRUE(engine.ok());
+    TrainOptions o;
+    o.arch = "star-transformer";
+    o.task = "first";
+    o.layers = 2;
+    o.heads = 2;
+    o.dim = 16;
+    o.length = 8;
+    o.steps = 200;
+    o.seed = 3;
+    o.out = scratch("trained").string();
+    auto report = engine.value()->train(o);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_DOUBLE_EQ(report->chanceAccuracy, 0.125);
+    EXPECT_GT(report->log.back().accuracy, 0.9);
+    // the folder reproduces the trained model's satellites on the probe
+    StarRequest request;
+    request.modelFolder = o.out;
+    request.text.assign(report->probeIds.begin(), report->probeIds.end());
+    auto pass = engine.value()->runStar(request);
+    ASSERT_TRUE(pass.ok()) << pass.error().message;
+    const StarPass& p = *pass.value();
+    ASSERT_EQ(p.n, 8);
+    double worst = 0;
+    for (std::size_t i = 0; i < report->probeHidden.size(); ++i)
+        worst = std::max(worst, static_cast<double>(std::abs(p.nodes.f32[static_cast<std::size_t>(2 * 8 * 16) + i] - report->probeHidden[i])));
+    EXPECT_LT(worst, 1e-4);
+    fs::remove_all(o.out);
+    // without the relay the far positions cannot know the first letter
+    o.starRelay = false;
+    auto ablation = engine.value()->train(o);
+    ASSERT_TRUE(ablation.ok()) << ablation.error().message;
+    EXPECT_LT(ablation->log.back().accuracy, report->log.back().accuracy - 0.2);
+    fs::remove_all(o.out);
+    o.task = "copy";
+    EXPECT_EQ(engine.value()->train(o).error().code, ErrorCode::InvalidArgument);
 }

@@ -8,6 +8,7 @@
 #include "views/token_label.h"
 
 #include <QCheckBox>
+#include <QDir>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -43,7 +44,8 @@ QString legendText() {
         "from each other (the mean of the two directions); orange: the relay's weight on each satellite; green ring: "
         "the satellite's weight on its own embedding; fill: how much the node changed this cycle (‖hᵗ − hᵗ⁻¹‖). "
         "Through the ring information moves one neighbour per cycle; through the relay, any distance in two cycles "
-        "(Guo et al. 2019). Random weights from the run's seed (fastNLP's encoder, eval mode).");
+        "(Guo et al. 2019). fastNLP's encoder in eval mode, with random weights from the run's seed or a trained "
+        "model's (Open Star Model…).");
 }
 
 float at4(const engine::PlainTensor& t, std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d) {
@@ -88,14 +90,17 @@ StarPlayer::StarPlayer(QWidget* parent) : QWidget(parent) {
     m_cyclic = new QCheckBox(tr("&Closed ring"), this);
     m_cyclic->setToolTip(tr("Close the ring (first and last tokens are neighbours); fastNLP's ring is open"));
     bar->addWidget(m_cyclic);
-    const auto rerun = [this] {
-        m_pass.reset();
-        m_asked = false;
-        rebuild();
-        if (isVisible()) requestOnce();
-    };
-    connect(m_cyclesBox, &QSpinBox::valueChanged, this, rerun);
-    connect(m_cyclic, &QCheckBox::toggled, this, rerun);
+    connect(m_cyclesBox, &QSpinBox::valueChanged, this, &StarPlayer::rerun);
+    connect(m_cyclic, &QCheckBox::toggled, this, &StarPlayer::rerun);
+    auto* openModel = new QPushButton(tr("Open Star &Model…"), this);
+    openModel->setToolTip(tr("Use a trained Star-Transformer's weights (a folder such as samples/star-first)"));
+    connect(openModel, &QPushButton::clicked, this, &StarPlayer::openModelRequested);
+    bar->addWidget(openModel);
+    m_randomButton = new QPushButton(tr("Random Weights"), this);
+    m_randomButton->setToolTip(tr("Back to random weights from the run's seed"));
+    m_randomButton->setVisible(false);
+    connect(m_randomButton, &QPushButton::clicked, this, [this] { setModelFolder({}); });
+    bar->addWidget(m_randomButton);
     m_info = new QLabel(this);
     m_info->setTextFormat(Qt::PlainText);
     m_info->setWordWrap(true);
@@ -120,6 +125,24 @@ StarPlayer::StarPlayer(QWidget* parent) : QWidget(parent) {
 
 StarPlayer::~StarPlayer() = default;
 
+void StarPlayer::rerun() {
+    m_pass.reset();
+    m_asked = false;
+    m_error.clear();
+    rebuild();
+    if (isVisible()) requestOnce();
+}
+
+void StarPlayer::setModelFolder(const QString& folder) {
+    if (folder == m_modelFolder) return;
+    m_modelFolder = folder;
+    m_randomButton->setVisible(!folder.isEmpty());
+    // a folder's config.json sets the cycles and the ring
+    m_cyclesBox->setEnabled(folder.isEmpty());
+    m_cyclic->setEnabled(folder.isEmpty());
+    rerun();
+}
+
 void StarPlayer::setInspectionState(InspectionState* state) {
     followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
@@ -134,6 +157,7 @@ engine::StarRequest StarPlayer::request() const {
     r.headDim = m_result->projection.headDim;
     r.cycles = m_cyclesBox->value();
     r.cyclic = m_cyclic->isChecked();
+    r.modelFolder = m_modelFolder.toStdString();
     return r;
 }
 
@@ -176,7 +200,8 @@ void StarPlayer::requestOnce() {
 void StarPlayer::setPass(const engine::StarRequest& forRequest, std::shared_ptr<const engine::StarPass> pass) {
     const engine::StarRequest now = request();
     if (!pass || forRequest.text != now.text || forRequest.cycles != now.cycles || forRequest.cyclic != now.cyclic ||
-        forRequest.seed != now.seed || forRequest.heads != now.heads || forRequest.headDim != now.headDim)
+        forRequest.seed != now.seed || forRequest.heads != now.heads || forRequest.headDim != now.headDim ||
+        forRequest.modelFolder != now.modelFolder)
         return;  // an answer to an older question
     m_pass = std::move(pass);
     m_error.clear();
@@ -279,7 +304,8 @@ void StarPlayer::rebuild() {
                                  : QString();
         return tr("%1 (satellite %2)").arg(text).arg(i);
     };
-    m_info->setText(tr("Cycle %1 of %2, head %3 of %4, %5 satellites (%6 ring). The relay reads most from %7, weight %8, and "
+    const QString weights = m_modelFolder.isEmpty() ? tr("random weights") : tr("weights of %1").arg(QDir(m_modelFolder).dirName());
+    m_info->setText(tr("Cycle %1 of %2, head %3 of %4, %5 satellites (%6 ring, %11). The relay reads most from %7, weight %8, and "
                        "keeps %9 on itself; %10 changed most.")
                         .arg(m_cycle)
                         .arg(m_pass->cycles)
@@ -290,7 +316,8 @@ void StarPlayer::rebuild() {
                         .arg(label(relayTop))
                         .arg(at3(m_pass->relayWeights, t, h, relayTop + 1), 0, 'f', 3)
                         .arg(at3(m_pass->relayWeights, t, h, 0), 0, 'f', 3)
-                        .arg(label(moved)));
+                        .arg(label(moved))
+                        .arg(weights));
     m_canvas->update();
 }
 

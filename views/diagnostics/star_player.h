@@ -42,6 +42,9 @@ public:
     /// The cycles (Engine::runStar); ignored unless they are for the shown run's request.
     void setPass(const engine::StarRequest& request, std::shared_ptr<const engine::StarPass> pass);
     void setFailed(const QString& message);
+    /// A Star-Transformer folder whose weights the cycles use ("" = random weights from the seed).
+    void setModelFolder(const QString& folder);
+    QString modelFolder() const { return m_modelFolder; }
 
     /// 1 … T: the cycle whose updates are drawn.
     int cycle() const { return m_cycle; }
@@ -64,6 +67,8 @@ public:
 Q_SIGNALS:
     /// Intent: run the Star-Transformer for the shown run (the app answers with setPass).
     void starRequested(const attnscope::engine::StarRequest& request);
+    /// Intent: choose a Star-Transformer model folder (the app answers with setModelFolder).
+    void openModelRequested();
     /// The cycles shown changed (a new pass, or none).
     void passChanged(std::shared_ptr<const attnscope::engine::StarPass> pass);
     void cycleChanged(int cycle);
@@ -74,6 +79,7 @@ protected:
 
 private:
     void requestOnce();
+    void rerun();
     void rebuild();
 
     QLabel* m_info = nullptr;
@@ -87,6 +93,8 @@ private:
     std::shared_ptr<const engine::RunResult> m_result;
     std::shared_ptr<const engine::StarPass> m_pass;
     QString m_error;
+    QString m_modelFolder;
+    QPushButton* m_randomButton = nullptr;
     bool m_asked = false;
     int m_cycle = 1;
 };

@@ -13,11 +13,12 @@ namespace attnscope::engine {
 
 struct TrainOptions {
     /// roberta: the bidirectional encoder; transfo-xl: a byte-level Transformer-XL language model
-    /// (task text only) with segment memory, written in Hugging Face's TransfoXL layout.
+    /// (task text only) with segment memory, written in Hugging Face's TransfoXL layout;
+    /// star-transformer: fastNLP's encoder (task first; layers = its cycles T).
     std::string arch = "roberta";
     std::int64_t segment = 32;      ///< transfo-xl: tgt_len L
     std::int64_t memory = -1;       ///< transfo-xl: mem_len M (-1: equal to segment)
-    std::string task = "copy";      ///< copy | reverse | duplicate | text
+    std::string task = "copy";      ///< copy | reverse | duplicate | text | first (star-transformer)
     std::string text;               ///< training text for task "text"
     std::string variant = "full";   ///< attention of every layer, during training and after
     ParamValues params;
@@ -28,6 +29,8 @@ struct TrainOptions {
     double learningRate = 3e-3;
     std::uint64_t seed = 0;         ///< data, initial weights and the variant's random draws
     std::string out;                ///< model folder to write (created; existing files replaced)
+    /// star-transformer: keep the relay (false: the ablation without it, for comparison).
+    bool starRelay = true;
 };
 
 struct TrainLogEntry {
