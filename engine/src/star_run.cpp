@@ -28,7 +28,8 @@ Result<std::shared_ptr<const StarPass>> Engine::runStar(const StarRequest& reque
                                       : star::randomWeights(request.heads, request.headDim, request.cycles, request.cyclic, request.seed);
         InputSpec spec;
         spec.text = request.text;
-        spec.tokenizer = model ? TokenizerKind::Bytes : request.tokenizer;
+        // a folder's tokens: its vocab.txt's words, or the bytes
+        spec.tokenizer = !model ? request.tokenizer : w.vocabulary.empty() ? TokenizerKind::Bytes : TokenizerKind::Words;
         auto tokens = tokenize(spec, progress);
         if (!tokens) return tokens.error();
         const std::int64_t n = static_cast<std::int64_t>(tokens->tokens.size());
@@ -45,7 +46,17 @@ Result<std::shared_ptr<const StarPass>> Engine::runStar(const StarRequest& reque
         at::Tensor embeddings;
         if (model) {
             std::vector<std::int64_t> ids;
-            for (const Token& t : tokens->tokens) ids.push_back(t.id);
+            for (const Token& t : tokens->tokens) {
+                if (w.vocabulary.empty()) {
+                    ids.push_back(t.id);
+                    continue;
+                }
+                auto found = w.vocabulary.find(t.text);
+                if (found == w.vocabulary.end()) found = w.vocabulary.find("<unk>");
+                if (found == w.vocabulary.end())
+                    return makeError(ErrorCode::InvalidInput, "the word '" + t.text + "' is not in the model's vocab.txt, which has no <unk>");
+                ids.push_back(found->second);
+            }
             embeddings = w.embedding.index_select(0, at::tensor(ids, at::kLong));
         } else {
             PlainTensor states = randomTokenStates(tokens.value(), w.hidden, request.seed);

@@ -23,6 +23,7 @@ namespace {
 struct Spec {
     std::int64_t hidden = 6, heads = 2, headDim = 3, cycles = 2, maxLen = 0;
     bool cyclic = false;
+    double eps = 1e-6, slope = 0.01;  // written to config.json when not fastNLP's
 };
 
 using Tensors = std::map<std::string, PlainTensor>;
@@ -61,7 +62,9 @@ void writeFolder(const fs::path& dir, const Spec& s, const Tensors& tensors, std
     std::ofstream(dir / "config.json") << "{\"model_type\": \"star-transformer\", \"hidden_size\": " << s.hidden
                                        << ", \"num_layers\": " << s.cycles << ", \"num_head\": " << s.heads
                                        << ", \"head_dim\": " << s.headDim << ", \"max_len\": " << s.maxLen
-                                       << ", \"cyclic\": " << (s.cyclic ? "true" : "false") << ", \"vocab_size\": " << vocab << "}";
+                                       << ", \"cyclic\": " << (s.cyclic ? "true" : "false") << ", \"vocab_size\": " << vocab
+                                       << (s.eps != 1e-6 ? ", \"layer_norm_eps\": " + std::to_string(s.eps) : std::string())
+                                       << (s.slope != 0.01 ? ", \"negative_slope\": " + std::to_string(s.slope) : std::string()) << "}";
     std::vector<StWriteItem> items;
     for (const auto& [name, t] : tensors) items.push_back(StWriteItem(name, &t));
     ASSERT_TRUE(writeSafetensors((dir / "model.safetensors").string(), items, {}).ok());
@@ -80,19 +83,19 @@ Vec linear(const PlainTensor& w, const PlainTensor& b, const Vec& x) {  // w [ou
     return y;
 }
 
-Vec layerNorm(const Vec& x, const PlainTensor& g, const PlainTensor& b) {
+Vec layerNorm(const Vec& x, const PlainTensor& g, const PlainTensor& b, double eps) {
     double mean = 0, var = 0;
     for (double v : x) mean += v;
     mean /= static_cast<double>(x.size());
     for (double v : x) var += (v - mean) * (v - mean);
     var /= static_cast<double>(x.size());
     Vec y(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) y[i] = (x[i] - mean) / std::sqrt(var + 1e-6) * g.f32[i] + b.f32[i];
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = (x[i] - mean) / std::sqrt(var + eps) * g.f32[i] + b.f32[i];
     return y;
 }
 
-Vec leaky(Vec x) {
-    for (auto& v : x) v = v > 0 ? v : 0.01 * v;
+Vec leaky(Vec x, double slope) {
+    for (auto& v : x) v = v > 0 ? v : slope * v;
     return x;
 }
 
@@ -125,7 +128,7 @@ Reference reference(const Spec& s, const Tensors& w, const std::string& text, co
         const std::string c = std::to_string(t), ra = "ring_att." + c + ".", sa = "star_att." + c + ".";
         std::vector<Vec> x(n), q(n), k(n), v(n), ek(n), ev(n);
         for (std::size_t i = 0; i < n; ++i) {
-            x[i] = layerNorm(nodes[i], W("norm." + c + ".weight"), W("norm." + c + ".bias"));
+            x[i] = layerNorm(nodes[i], W("norm." + c + ".weight"), W("norm." + c + ".bias"), s.eps);
             q[i] = linear(W(ra + "WQ.weight"), W(ra + "WQ.bias"), x[i]);
             k[i] = linear(W(ra + "WK.weight"), W(ra + "WK.bias"), x[i]);
             v[i] = linear(W(ra + "WV.weight"), W(ra + "WV.bias"), x[i]);
@@ -160,7 +163,7 @@ Reference reference(const Spec& s, const Tensors& w, const std::string& text, co
                     for (std::size_t c2 = 0; c2 < d; ++c2) att[h * d + c2] += a * (*values[u])[h * d + c2];
                 }
             }
-            next[i] = leaky(linear(W(ra + "WO.weight"), W(ra + "WO.bias"), att));
+            next[i] = leaky(linear(W(ra + "WO.weight"), W(ra + "WO.bias"), att), s.slope);
         }
         // relay over [s; hᵗ], padded satellites masked
         const Vec rq = linear(W(sa + "WQ.weight"), W(sa + "WQ.bias"), relay);
@@ -192,7 +195,7 @@ Reference reference(const Spec& s, const Tensors& w, const std::string& text, co
                 for (std::size_t c2 = 0; c2 < d; ++c2) att[h * d + c2] += a * rv[j][h * d + c2];
             }
         }
-        relay = leaky(linear(W(sa + "WO.weight"), W(sa + "WO.bias"), att));
+        relay = leaky(linear(W(sa + "WO.weight"), W(sa + "WO.bias"), att), s.slope);
         for (std::size_t i = 0; i < n; ++i)
             if (!pad.empty() && pad[i]) next[i] = Vec(D, 0.0);
         nodes = next;
@@ -230,6 +233,8 @@ TEST(StarTransformer, CyclesMatchTheDefinition) {
     cases.push_back({one, "padded ", {0, 0, 0, 0, 0, 1, 1}});
     Spec four;
     four.cycles = 4;
+    four.eps = 1e-3;  // the config's own LayerNorm eps and leaky_relu slope
+    four.slope = 0.2;
     cases.push_back({four, "four cycles, padding", std::vector<std::uint8_t>(20, 0)});
     cases.back().padding[17] = cases.back().padding[19] = 1;
     int index = 0;
@@ -359,8 +364,43 @@ TEST(StarTransformer, FolderRefusedNamingTheTensor) {
         auto r = engine.value()->runStar(request);
         fs::remove_all(dir);
         ASSERT_FALSE(r.ok());
-        EXPECT_NE(r.error().message.find("only byte vocabularies"), std::string::npos) << r.error().message;
+        EXPECT_NE(r.error().message.find("there is no vocab.txt"), std::string::npos) << r.error().message;
     }
+    {
+        // a vocab.txt of 5 words with <unk> more than vocab_size says
+        const fs::path dir = scratch("vocab-count");
+        writeFolder(dir, spec, makeWeights(spec, 3), 256);
+        std::ofstream(dir / "vocab.txt") << "<unk>\nthe\ncat\nsat\nmat\n";
+        request.modelFolder = dir.string();
+        auto r = engine.value()->runStar(request);
+        fs::remove_all(dir);
+        ASSERT_FALSE(r.ok());
+        EXPECT_NE(r.error().message.find("5 tokens, but config.json's vocab_size is 256"), std::string::npos) << r.error().message;
+    }
+}
+
+TEST(StarTransformer, VocabularyFolderLooksUpWords) {
+    auto engine = Engine::create();
+    ASSERT_TRUE(engine.ok());
+    Spec spec;
+    Tensors w = makeWeights(spec, 9);
+    w["embedding.weight"] = PlainTensor::zeros(DType::F32, {5, spec.hidden});
+    for (std::size_t i = 0; i < w["embedding.weight"].f32.size(); ++i) w["embedding.weight"].f32[i] = static_cast<float>(i);
+    const fs::path dir = scratch("words");
+    writeFolder(dir, spec, w, 5);
+    std::ofstream(dir / "vocab.txt") << "<unk>\nthe\ncat\nsat\nmat\n";
+    StarRequest request;
+    request.modelFolder = dir.string();
+    request.text = "the cat sat on the mat";  // "on" is unknown: <unk>
+    auto pass = engine.value()->runStar(request);
+    fs::remove_all(dir);
+    ASSERT_TRUE(pass.ok()) << pass.error().message;
+    const StarPass& p = *pass.value();
+    ASSERT_EQ(p.n, 6);
+    // h⁰ is the embedding row of each word's id: the, cat, sat, <unk>, the, mat
+    const std::vector<int> ids = {1, 2, 3, 0, 1, 4};
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        EXPECT_EQ(p.nodes.f32[i * static_cast<std::size_t>(spec.hidden)], static_cast<float>(ids[i] * spec.hidden)) << i;
 }
 
 TEST(StarTransformerTrainer, LearnsTheFirstLetterThroughTheRelayAndReloads) {

@@ -14,9 +14,6 @@
 namespace attnscope::engine::star {
 namespace {
 
-constexpr double kLayerNormEps = 1e-6;  // fastNLP's nn.LayerNorm(hidden_size, eps=1e-6)
-constexpr double kLeakySlope = 0.01;    // F.leaky_relu's default
-
 at::Tensor project(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, std::int64_t heads) {
     at::Tensor y = at::linear(x, w, b);  // [..., H·d]
     auto shape = y.sizes().vec();
@@ -45,7 +42,7 @@ Cycle cycle(const Weights& w, std::int64_t t, const at::Tensor& nodes, const at:
     const Attention& ra = w.ring[static_cast<std::size_t>(t)];
     // ---- satellites: x = LayerNorm(h); keys [x_(i−1), x_i, x_(i+1), e_i, s]
     const at::Tensor x = at::layer_norm(nodes, {D}, w.normWeight[static_cast<std::size_t>(t)], w.normBias[static_cast<std::size_t>(t)],
-                                        kLayerNormEps);
+                                        w.layerNormEps);
     const at::Tensor q = project(x, ra.wq, ra.bq, H);  // [B, n, H, d]
     const at::Tensor k = project(x, ra.wk, ra.bk, H), v = project(x, ra.wv, ra.bv, H);
     std::vector<at::Tensor> keys = {neighbour(k, -1, w.cyclic), k, neighbour(k, +1, w.cyclic), project(e, ra.wk, ra.bk, H)};
@@ -58,7 +55,7 @@ Cycle cycle(const Weights& w, std::int64_t t, const at::Tensor& nodes, const at:
     const at::Tensor att = (alpha.unsqueeze(-1) * at::stack(values, 2)).sum(2).reshape({B, n, H * d});
     Cycle out;
     out.alpha = alpha;
-    at::Tensor next = at::leaky_relu(at::linear(att, ra.wo, ra.bo), kLeakySlope);
+    at::Tensor next = at::leaky_relu(at::linear(att, ra.wo, ra.bo), w.negativeSlope);
 
     // ---- relay: attends [s; hᵗ], padded satellites masked
     const Attention& sa = w.relay[static_cast<std::size_t>(t)];
@@ -70,7 +67,7 @@ Cycle cycle(const Weights& w, std::int64_t t, const at::Tensor& nodes, const at:
     scores = scores.masked_fill(mask.unsqueeze(1), -std::numeric_limits<float>::infinity());
     out.beta = at::softmax(scores, 2);
     const at::Tensor relayAtt = (out.beta.transpose(1, 2).unsqueeze(-1) * rv).sum(1).reshape({B, H * d});
-    out.relay = at::leaky_relu(at::linear(relayAtt, sa.wo, sa.bo), kLeakySlope);
+    out.relay = at::leaky_relu(at::linear(relayAtt, sa.wo, sa.bo), w.negativeSlope);
     out.nodes = next.masked_fill(padded.unsqueeze(-1), 0.0);
     return out;
 }

@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,14 +20,18 @@ struct Attention {
 struct Weights {
     std::int64_t hidden = 0, heads = 0, headDim = 0, cycles = 0, maxLen = 0, vocab = 0;
     bool cyclic = false;
+    double layerNormEps = 1e-6;   ///< fastNLP's; config.json `layer_norm_eps` may say otherwise
+    double negativeSlope = 0.01;  ///< leaky_relu's; config.json `negative_slope` may say otherwise
+    /// The folder's vocab.txt (one token per line, id = line; words are looked up); empty: bytes.
+    std::map<std::string, std::int64_t> vocabulary;
     at::Tensor embedding;  ///< [vocab, hidden]; undefined for the random model (token states instead)
     at::Tensor posEmb;     ///< [maxLen, hidden] or undefined
     std::vector<at::Tensor> normWeight, normBias;  ///< per cycle [hidden]
     std::vector<Attention> ring, relay;            ///< per cycle
 };
 
-/// config.json and model.safetensors of `folder`. Throws EngineError naming the file and the field
-/// or tensor at fault (missing, mis-shaped, a vocabulary other than bytes).
+/// config.json, model.safetensors and the tokenizer (vocab.txt, or bytes when vocab_size is 256)
+/// of `folder`. Throws EngineError naming the file and the field or tensor at fault.
 Weights loadWeights(const std::string& folder);
 /// Random weights from the seed: W entries N(0, 1/in), biases 0, LayerNorm 1 and 0.
 Weights randomWeights(std::int64_t heads, std::int64_t headDim, std::int64_t cycles, bool cyclic, std::uint64_t seed);

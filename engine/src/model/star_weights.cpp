@@ -32,6 +32,41 @@ std::int64_t positiveField(const nlohmann::json& c, const char* name, const std:
     return v;
 }
 
+/// An optional number field, finite and positive; `fallback` when absent.
+double positiveNumber(const nlohmann::json& c, const char* name, const std::string& where, double fallback) {
+    const auto it = c.find(name);
+    if (it == c.end()) return fallback;
+    if (!it->is_number() || !(it->get<double>() > 0) || !std::isfinite(it->get<double>()))
+        refuse(where, std::string("field '") + name + "' must be a positive number");
+    return it->get<double>();
+}
+
+/// vocab.txt (one token per line, id = line number) when the folder has one; otherwise the ids are
+/// the bytes, which needs vocab_size 256.
+void readVocabulary(const std::string& folder, Weights& w) {
+    const fs::path path = fs::path(folder) / "vocab.txt";
+    if (!fs::exists(path)) {
+        if (w.vocab != 256)
+            refuse((fs::path(folder) / "config.json").string(),
+                   "vocab_size is " + std::to_string(w.vocab) + " and there is no vocab.txt: without one the tokens are bytes (256)");
+        return;
+    }
+    auto text = readWholeFile(path.string(), 64u << 20);
+    if (!text) throw EngineError(text.error().code, text.error().message);
+    std::int64_t id = 0;
+    std::size_t start = 0;
+    while (start < text->size()) {
+        std::size_t end = text->find('\n', start);
+        if (end == std::string::npos) end = text->size();
+        std::string token = text->substr(start, end - start);
+        if (!token.empty() && token.back() == '\r') token.pop_back();
+        if (!w.vocabulary.emplace(token, id).second) refuse(path.string(), "token '" + token + "' appears twice (line " + std::to_string(id + 1) + ")");
+        ++id;
+        start = end + 1;
+    }
+    if (id != w.vocab) refuse(path.string(), std::to_string(id) + " tokens, but config.json's vocab_size is " + std::to_string(w.vocab));
+}
+
 at::Tensor toTensor(const PlainTensor& p) {
     return at::from_blob(const_cast<float*>(p.f32.data()), p.shape, at::kFloat).clone();
 }
@@ -84,7 +119,9 @@ Weights loadWeights(const std::string& folder) {
     w.headDim = positiveField(c, "head_dim", configPath, kMaxHidden);
     w.maxLen = positiveField(c, "max_len", configPath, 1 << 20, true);
     w.vocab = positiveField(c, "vocab_size", configPath, 1 << 20);
-    if (w.vocab != 256) refuse(configPath, "vocab_size is " + std::to_string(w.vocab) + ": only byte vocabularies (256) are read");
+    w.layerNormEps = positiveNumber(c, "layer_norm_eps", configPath, w.layerNormEps);
+    w.negativeSlope = positiveNumber(c, "negative_slope", configPath, w.negativeSlope);
+    readVocabulary(folder, w);
     if (const auto it = c.find("cyclic"); it != c.end()) {
         if (!it->is_boolean()) refuse(configPath, "field 'cyclic' must be true or false");
         w.cyclic = it->get<bool>();
