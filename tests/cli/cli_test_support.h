@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -16,7 +17,10 @@ struct CommandResult {
     std::string stdoutText, stderrText;
 };
 
-std::string tempPath(const std::string& name) { return ::testing::TempDir() + "attnscope_cli_" + name; }
+// (per process: two suites running at once must not share their files)
+std::string tempPath(const std::string& name) {
+    return ::testing::TempDir() + "attnscope_cli_" + std::to_string(::getpid()) + "_" + name;
+}
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
