@@ -36,12 +36,14 @@ constexpr long long kMaxDrawnNodes = 400;
 const QColor kRingColour(0x00, 0x72, 0xb2);   // blue: ring edges
 const QColor kRelayColour(0xe6, 0x9f, 0x00);  // orange: the hub's edges
 const QColor kEmbeddingColour(0x00, 0x9e, 0x73);  // green: the embedding edge
+const QColor kTakesColour(0xcc, 0x79, 0xa7);      // purple: a satellite's weight on the relay
 
 QString legendText() {
     return QObject::tr(
         "Each cycle every satellite (a token) attends to five keys: its left and right neighbours, itself, its own "
         "embedding and the relay; then the relay attends to itself and every satellite. Blue: what neighbours take "
-        "from each other (the mean of the two directions); orange: the relay's weight on each satellite; green ring: "
+        "from each other (the mean of the two directions); orange: the relay's weight on each satellite; purple: the "
+        "satellite's weight on the relay; green ring: "
         "the satellite's weight on its own embedding; fill: how much the node changed this cycle (‖hᵗ − hᵗ⁻¹‖). "
         "Through the ring information moves one neighbour per cycle; through the relay, any distance in two cycles "
         "(Guo et al. 2019). fastNLP's encoder in eval mode, with random weights from the run's seed or a trained "
@@ -384,12 +386,22 @@ void StarCanvas::paintEvent(QPaintEvent*) {
     // the hub's edges: the relay's weight on each satellite (scaled to the largest)
     double relayMax = 1e-9;
     for (long long i = 0; i < n; ++i) relayMax = std::max(relayMax, static_cast<double>(at3(p->relayWeights, t, h, i + 1)));
+    // both directions side by side: orange the relay's weight on the satellite (what it gathers),
+    // purple the satellite's weight on the relay (what it takes back)
     for (long long i = 0; i < n; ++i) {
-        const double w = at3(p->relayWeights, t, h, i + 1) / relayMax;
+        const QPointF at = nodePosition(i);
+        const QLineF spoke(hub, at);
+        const QPointF side = spoke.length() > 0 ? QPointF(-spoke.dy(), spoke.dx()) / spoke.length() * (1.0 + widest * 0.35) : QPointF();
+        const double gathers = at3(p->relayWeights, t, h, i + 1) / relayMax;
         QColor c = kRelayColour;
-        c.setAlphaF(static_cast<float>(0.15 + 0.85 * w));
-        painter.setPen(QPen(c, 0.5 + widest * w));
-        painter.drawLine(hub, nodePosition(i));
+        c.setAlphaF(static_cast<float>(0.15 + 0.85 * gathers));
+        painter.setPen(QPen(c, 0.5 + widest * gathers));
+        painter.drawLine(hub + side, at + side);
+        const double takes = at4(p->ringWeights, t, h, i, 4);
+        QColor back = kTakesColour;
+        back.setAlphaF(static_cast<float>(0.15 + 0.85 * std::min(1.0, 2 * takes)));
+        painter.setPen(QPen(back, 0.5 + widest * takes));
+        painter.drawLine(hub - side, at - side);
     }
     // ring edges: the mean of what i takes from i + 1 and i + 1 from i
     for (long long i = 0; i < n; ++i) {

@@ -75,6 +75,32 @@ double StarReachView::cell(long long node, long long input) const {
     return m_reach->at(std::clamp<long long>(m_cycle, 0, m_reach->cycles), node, input);
 }
 
+void StarReachView::drawRingBand(const engine::StarReach& r, int t) {
+    // the inputs within t ring steps of each node: what the ring alone could have carried
+    for (int i = m_plot->plottableCount() - 1; i >= 0; --i)
+        if (m_plot->plottable(i) != m_map) m_plot->removePlottable(i);
+    const QColor fg = m_plot->palette().color(QPalette::Text);
+    const auto edge = [&](int sign) {
+        auto* curve = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
+        QVector<double> xs, ys;
+        for (std::int64_t i = 0; i < r.n; ++i) {
+            // left edge: the first input within reach, less half a cell; right edge: the last, plus half
+            const double x = sign < 0 ? static_cast<double>(std::max<std::int64_t>(i - t, 0)) - 0.5
+                                      : static_cast<double>(std::min<std::int64_t>(i + t, r.n - 1)) + 0.5;
+            xs << x << x;
+            ys << i - 0.5 << i + 0.5;
+        }
+        curve->setData(xs, ys);
+        curve->setPen(QPen(fg, 1.5, Qt::DashLine));
+        curve->setSelectable(QCP::stNone);
+        curve->setName(sign < 0 ? tr("within %1 ring steps").arg(t) : QString());
+    };
+    if (t > 0 && !r.cyclic) {
+        edge(-1);
+        edge(+1);
+    }
+}
+
 void StarReachView::rebuild() {
     if (!m_reach) {
         m_map->data()->clear();
@@ -100,6 +126,7 @@ void StarReachView::rebuild() {
     m_map->setDataRange(QCPRange(std::max(kFloor * largest, 1e-12), std::max(largest, 1e-12)));
     m_plot->xAxis->setRange(-0.5, n - 0.5);
     m_plot->yAxis->setRange(-0.5, n - 0.5);
+    drawRingBand(r, t);
     if (n <= kMaxTokenTicks && static_cast<int>(m_pass->input.tokens.size()) == n) {
         auto ticks = QSharedPointer<QCPAxisTickerText>::create();
         for (int i = 0; i < n; ++i) ticks->addTick(i, tokenLabel(m_pass->input.tokens[static_cast<std::size_t>(i)].text, 10));

@@ -36,6 +36,7 @@ public:
 
 private:
     void rebuild();
+    void drawRingBand(const engine::StarReach& r, int t);
 
     QLabel* m_info = nullptr;
     QCustomPlot* m_plot = nullptr;
