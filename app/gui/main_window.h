@@ -234,6 +234,9 @@ private:
     /// Enables the window's tokenizer and projections unless a model supplies them; the random
     /// projections note shows while they are in use.
     void uiShowSourceControls(bool model);
+    /// The window title names where the text came from, marked "(edited)" once it differs.
+    void uiSetSourceTitle(const QString& name);
+    void uiUpdateTitle();
     /// Reports a file that is not UTF-8 text and (with dialogs) offers openTextWithReplacement.
     void uiOfferReplacement(const QString& path, const QString& message);
     /// Fills the compared-variant rows and the cost view's variant list from m_variants.
@@ -337,6 +340,7 @@ private:
     ScalingJob* m_scalingJob = nullptr;
     EvalSpeedJob* m_evalSpeedJob = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
+    QString m_titleSource, m_titleText;  // the title's source name and the text it came with
     QWidget* m_projectionBox = nullptr;
     QLabel* m_modelTokenizer = nullptr;
     QString m_pendingModelVariant;  // selected when the model opening now is shown (useSampleModel)

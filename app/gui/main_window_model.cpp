@@ -147,7 +147,7 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
     m_atlasView->setMessage(tr("%1 is open: press Analyze to describe its heads on the input text.%2")
                                 .arg(QDir(m_modelSource->folder()).dirName(), record.isEmpty() ? QString() : QLatin1Char(' ') + record));
     const QString name = QDir(m_modelSource->folder()).dirName();
-    setWindowTitle(tr("AttnScope — %1").arg(name));
+    uiUpdateTitle();  // the title names the model beside the text's source
     setStatusMessage(tr("Opened the model %1 (%2, %3 layers × %4 heads).")
                          .arg(name, QString::fromStdString(info.arch))
                          .arg(info.layers)
@@ -192,6 +192,7 @@ void MainWindow::uiShowSourceControls(bool model) {
     m_tokenizerCombo->setEnabled(!model);
     for (QSpinBox* spin : {m_headsSpin, m_headDimSpin, m_seedSpin}) spin->setEnabled(!model);
     if (m_banner) m_banner->setRandomProjections(!model);
+    uiUpdateTitle();
     // What the run uses is what is shown: the model's tokenizer, heads and head dim (in the
     // source panel) rather than the window's settings, which stay for random projections.
     m_projectionBox->setVisible(!model);

@@ -319,7 +319,7 @@ QString MainWindow::openPath(const QString& path) {
             return error;
         }
         m_sessionPath = QFileInfo(path).absoluteFilePath();
-        setWindowTitle(tr("AttnScope — %1").arg(name));
+        uiSetSourceTitle(name);
         uiRememberFile(path);
         setStatusMessage(tr("Opened the session %1.").arg(name));
         return {};
@@ -327,7 +327,7 @@ QString MainWindow::openPath(const QString& path) {
     case FileKind::Text:
         m_text->setPlainText(QString::fromUtf8(*bytes));
         m_options.textSource = name;
-        setWindowTitle(tr("AttnScope — %1").arg(name));
+        uiSetSourceTitle(name);
         uiRememberFile(path);
         uiStartRun(true);
         return {};
@@ -351,7 +351,7 @@ QString MainWindow::openTextWithReplacement(const QString& path) {
     const QString name = QFileInfo(path).fileName();
     m_text->setPlainText(text);
     m_options.textSource = name;
-    setWindowTitle(tr("AttnScope — %1 (repaired)").arg(name));
+    uiSetSourceTitle(tr("%1 (repaired)").arg(name));
     uiRememberFile(path);
     uiStartRun(true);
     // (after starting the run, whose "Running…" would hide it)
@@ -375,6 +375,22 @@ void MainWindow::uiOfferReplacement(const QString& path, const QString& message)
     box->open();
 }
 
+void MainWindow::uiSetSourceTitle(const QString& name) {
+    m_titleSource = name;
+    m_titleText = m_text->toPlainText();
+    uiUpdateTitle();
+}
+
+void MainWindow::uiUpdateTitle() {
+    if (m_titleSource.isEmpty()) return;
+    // once the text is not what came from the source, the title says so instead of naming it alone
+    const bool edited = m_text->toPlainText() != m_titleText;
+    QString title = edited ? tr("AttnScope — %1 (edited)").arg(m_titleSource) : tr("AttnScope — %1").arg(m_titleSource);
+    if (m_sourcePanel && m_sourcePanel->usesModel() && m_modelSource)
+        title += tr(" · model %1").arg(QDir(m_modelSource->folder()).dirName());
+    setWindowTitle(title);
+}
+
 QString MainWindow::saveSessionTo(const QString& path) {
     const QString error = Session::write(path, captureSession());
     if (!error.isEmpty()) {
@@ -382,7 +398,7 @@ QString MainWindow::saveSessionTo(const QString& path) {
         return error;
     }
     m_sessionPath = QFileInfo(path).absoluteFilePath();
-    setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(path).fileName()));
+    uiSetSourceTitle(QFileInfo(path).fileName());
     uiRememberFile(path);
     setStatusMessage(tr("Saved the session to %1.").arg(QDir::toNativeSeparators(path)));
     return {};
@@ -425,7 +441,7 @@ bool MainWindow::uiDrop(const QMimeData* mime) {
     if (mime->hasText()) {
         m_text->setPlainText(mime->text());
         m_options.textSource = tr("dropped text");
-        setWindowTitle(tr("AttnScope — %1").arg(m_options.textSource));
+        uiSetSourceTitle(m_options.textSource);
         uiStartRun(true);
         return true;
     }

@@ -67,9 +67,9 @@ constexpr int kProgressDelayMs = 500;  // FORMATS.md §5: show progress only for
 }  // namespace
 
 void MainWindow::buildUi(const AppSettings& settings) {
-    setWindowTitle(tr("AttnScope — %1").arg(m_options.textSource.isEmpty() ? tr("sample") : m_options.textSource));
-
     QWidget* settingsColumn = buildSettingsColumn(settings);
+    uiSetSourceTitle(m_options.textSource.isEmpty() ? tr("sample") : m_options.textSource);
+    connect(m_text, &QPlainTextEdit::textChanged, this, &MainWindow::uiUpdateTitle);
     QWidget* views = buildViewTabs(settings);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(settingsColumn);

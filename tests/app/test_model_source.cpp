@@ -223,6 +223,7 @@ private Q_SLOTS:
         QCOMPARE(std::get<std::int64_t>(r.params.at("segment")), std::int64_t{32});  // the model's tgt_len
         QCOMPARE(window.lastResult()->headDim, std::int64_t{16});
         QVERIFY(!banner->isVisible());
+        QVERIFY2(window.windowTitle().contains(QStringLiteral("model transfo-xl-moby")), qPrintable(window.windowTitle()));
         // the window shows what the run used: the model's tokenizer, heads and head dim
         QVERIFY(!heads->isVisible());
         QVERIFY(window.modelSourcePanel()->modelText().contains(QStringLiteral("4 heads of 16, bytes tokenizer")));

@@ -317,6 +317,12 @@ private Q_SLOTS:
         QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("caf\uFFFD au lait\uFFFD!"));
         QVERIFY2(window.statusText().contains(QStringLiteral("2 replacement character")), qPrintable(window.statusText()));
         QVERIFY(window.windowTitle().contains(QStringLiteral("latin1.txt (repaired)")));
+        // once the text is replaced the title no longer names the file alone
+        const QString opened = window.textEdit()->toPlainText();
+        window.textEdit()->setPlainText(QStringLiteral("something else entirely"));
+        QVERIFY2(window.windowTitle().endsWith(QStringLiteral("(repaired) (edited)")), qPrintable(window.windowTitle()));
+        window.textEdit()->setPlainText(opened);
+        QVERIFY2(!window.windowTitle().contains(QStringLiteral("(edited)")), qPrintable(window.windowTitle()));
     }
 
     void themeSwitchRestylesPlotsAndKeepsFiguresLight() {
