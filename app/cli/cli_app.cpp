@@ -36,10 +36,22 @@ const CLI::Validator kBytes([](std::string& text) { return checkUnsigned64(text,
 CliParse::CliParse() {
     app.require_subcommand(1);
     app.set_version_flag("--version", "attnscope-cli 0.1.0");
+    addVariantsCommand();
+    addRunCommand();
+    addAnalyzeCommand();
+    addTileCommand();
+    addSweepCommand();
+    addTrainCommand();
+    addRouteCommand();
+    addStarCommand();
+}
 
+void CliParse::addVariantsCommand() {
     m_variants = app.add_subcommand("variants", "List variants and their parameter schemas.");
     m_variants->add_flag("--json", this->variants.json, "Print the list as JSON.");
+}
 
+void CliParse::addRunCommand() {
     m_run = app.add_subcommand("run", "Run one variant and write RESULT.safetensors.");
     m_run->add_option("--variant", run.variant, "Variant id (see 'attnscope-cli variants').")->required();
     m_run->add_option("--param", run.params, "Variant parameter NAME=VALUE (repeatable).");
@@ -75,7 +87,9 @@ CliParse::CliParse() {
     m_run->add_flag("--write-pattern", run.writePattern,
                      "Also list every (query, key) entry of the pattern with its reason (refused over the memory budget).");
     m_run->add_flag("--quiet", run.quiet, "No progress on stderr.");
+}
 
+void CliParse::addAnalyzeCommand() {
     m_analyze = app.add_subcommand("analyze", "Head atlas of a checkpoint: per-head metrics and pattern coverage.");
     m_analyze->add_option("--model", analyze.model, "Model folder (config.json + model.safetensors + tokenizer).")
         ->required();
@@ -87,7 +101,9 @@ CliParse::CliParse() {
     m_analyze->add_option("--threads", analyze.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
     m_analyze->add_option("--out", analyze.out, "ATLAS.json to write.")->required();
     m_analyze->add_flag("--quiet", analyze.quiet, "No progress on stderr.");
+}
 
+void CliParse::addTileCommand() {
     m_tile = app.add_subcommand("tile", "Print a rectangle of one head's exact weights from a result file.");
     m_tile->add_option("file", tile.file, "RESULT.safetensors written by 'run'.")->required();
     m_tile->add_option("--head", tile.head, "Head (from 0).")->check(CLI::Range(0, 1 << 20));
@@ -95,7 +111,9 @@ CliParse::CliParse() {
     m_tile->add_option("--keys", tile.keys, "Keys C:D (D exclusive), or C; default all.");
     m_tile->add_option("--format", tile.format, "json (weights and reasons) | csv (weights)")
         ->check(CLI::IsMember({"json", "csv"}));
+}
 
+void CliParse::addSweepCommand() {
     m_sweep = app.add_subcommand("sweep", "Time each variant at each length in a fresh process: CSV + Markdown table vs full.");
     m_sweep->add_option("--variants", sweep.variants, "ID[:NAME=VALUE,...],... (list values with ';', e.g. global=0;7)")->required();
     m_sweep->add_option("--n", sweep.sizes, "Token counts, e.g. 1024,2048,4096.")->required();
@@ -108,7 +126,9 @@ CliParse::CliParse() {
     m_sweep->add_option("--out", sweep.out, "CSV to write.");
     m_sweep->add_option("--markdown", sweep.markdown, "Markdown table to write (default: stdout).");
     m_sweep->add_flag("--quiet", sweep.quiet, "No progress on stderr.");
+}
 
+void CliParse::addTrainCommand() {
     m_train = app.add_subcommand("train", "Train a small model with a chosen attention variant (CPU).");
     m_train->add_option("--arch", train.arch,
                         "roberta (a bidirectional encoder, every task) | transfo-xl (a Transformer-XL language model "
@@ -139,7 +159,9 @@ CliParse::CliParse() {
     m_train->add_option("--threads", train.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
     m_train->add_option("--out", train.out, "Model folder to write.")->required();
     m_train->add_flag("--quiet", train.quiet, "No progress on stderr.");
+}
 
+void CliParse::addRouteCommand() {
     m_route = app.add_subcommand("route", "Mixture-of-experts routing: experts, slots, capacity drops and balancing losses.");
     auto* routeInput = m_route->add_option("--input", route.input,
                                            "safetensors with hidden [n, d] and router [E, d], or router_logits [n, E].");
@@ -170,7 +192,9 @@ CliParse::CliParse() {
         ->check(CLI::IsMember({"paper", "expert0"}));
     m_route->add_option("--out", route.out, "ROUTING.safetensors to write (moe.* tensors).")->required();
     m_route->add_option("--summary", route.summary, "Also write a JSON summary (capacity, dropped, losses).");
+}
 
+void CliParse::addStarCommand() {
     m_star = app.add_subcommand("star", "Star-Transformer dynamics: satellites and relay over T cycles, written as safetensors.");
     m_starText = m_star->add_option("--text", star.text, "Input text.");
     m_star->add_option("--text-file", star.textFile, "Read the input text from a file.")->excludes(m_starText);
@@ -184,7 +208,6 @@ CliParse::CliParse() {
     m_star->add_option("--threads", star.threads, "LibTorch threads (0 = default).")->check(CLI::Range(0, 1024));
     m_star->add_option("--out", star.out, "STAR.safetensors to write (star.* tensors).")->required();
     m_star->add_flag("--quiet", star.quiet, "No progress on stderr.");
-
 }
 
 bool CliParse::parse(int argc, char** argv) {

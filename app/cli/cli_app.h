@@ -36,6 +36,16 @@ struct CliParse {
     bool parse(int argc, char** argv);
 
 private:
+    // one subcommand each, with its options and checks
+    void addVariantsCommand();
+    void addRunCommand();
+    void addAnalyzeCommand();
+    void addTileCommand();
+    void addSweepCommand();
+    void addTrainCommand();
+    void addRouteCommand();
+    void addStarCommand();
+
     CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_sweep = nullptr,
              *m_train = nullptr, *m_route = nullptr, *m_star = nullptr;
     CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr, *m_starText = nullptr;

@@ -1,6 +1,7 @@
 #include "gui/eval_speed_job.h"
 
 #include "gui/engine_runner.h"
+#include "gui/to_gui.h"
 
 #include <attnscope/transfo_xl_eval_speed.h>
 
@@ -20,16 +21,6 @@ struct EvalSpeedJob::State {
     std::atomic<bool> cancelled{false};
     QPointer<EvalSpeedJob> job;  // read on the GUI thread only, inside the queued calls
 };
-
-namespace {
-
-// Queues `fn` on the GUI thread (the application outlives every job; `fn` checks its QPointer).
-template <class Fn>
-void toGui(Fn fn) {
-    QMetaObject::invokeMethod(QCoreApplication::instance(), std::move(fn), Qt::QueuedConnection);
-}
-
-}  // namespace
 
 EvalSpeedJob::EvalSpeedJob(EngineRunner* runner, QObject* parent) : QObject(parent), m_runner(runner) {}
 

@@ -343,7 +343,7 @@ private:
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
     QWidget* m_projectionBox = nullptr;
     QLabel* m_modelTokenizer = nullptr;
-    QString m_pendingModelVariant;  // selected when the model opening now is shown (useSampleModel)
+    bool m_pickModelsVariant = false;  // select the variant the model opening now gives defaults for
     ModelSource* m_modelSource = nullptr;
     ModelSourcePanel* m_sourcePanel = nullptr;
     views::HeadAtlasView* m_atlasView = nullptr;

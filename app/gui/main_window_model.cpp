@@ -133,11 +133,11 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
     m_sourcePanel->openButton()->setEnabled(true);
     m_sourcePanel->setModel(info);
     m_modelVariantDefaults = info.variantDefaults;
-    if (!m_pendingModelVariant.isEmpty()) {
-        const int index = m_variantCombo->findData(m_pendingModelVariant);
+    if (m_pickModelsVariant && !info.variantDefaults.empty()) {
+        const int index = m_variantCombo->findData(QString::fromStdString(info.variantDefaults.begin()->first));
         if (index >= 0) m_variantCombo->setCurrentIndex(index);
-        m_pendingModelVariant.clear();
     }
+    m_pickModelsVariant = false;
     applyModelDefaults();
     if (m_pendingModelLayer >= 0)
         m_sourcePanel->setLayer(std::min<int>(m_pendingModelLayer, static_cast<int>(info.layers) - 1));
@@ -163,6 +163,7 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
 void MainWindow::uiModelOpenFailed(const QString& folder, const QString& message, int code) {
     m_sourcePanel->openButton()->setEnabled(true);
     m_pendingModelLayer = -1;
+    m_pickModelsVariant = false;
     const QString text =
         tr("Cannot open the model %1 (%2): %3")
             .arg(QDir(folder).dirName(),
@@ -211,8 +212,8 @@ void MainWindow::useSampleModel() {
         setStatusMessage(tr("Cannot prepare the sample model: %1").arg(error), error);
         return;
     }
-    // Its own attention is transformer_xl's with the model's L and M (applied when it opens).
-    m_pendingModelVariant = QStringLiteral("transformer_xl");
+    // Its own attention is the variant it gives defaults for (Transformer-XL's, with its L and M).
+    m_pickModelsVariant = true;
     openModelFolder(*folder);
 }
 

@@ -10,6 +10,7 @@
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/random_projection_banner.h"
+#include "gui/to_gui.h"
 #include "gui/scaling_job.h"
 #include "gui/export/export_controller.h"
 #include "gui/text_autosave.h"
@@ -234,14 +235,11 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     connect(m_diagnostics->starPlayer(), &views::StarPlayer::starRequested, this, [this](const engine::StarRequest& request) {
         m_runner->postTask([player = QPointer<views::StarPlayer>(m_diagnostics->starPlayer()), request](EngineBackend& backend) {
             auto pass = backend.runStar(request, {});
-            QMetaObject::invokeMethod(
-                QCoreApplication::instance(),
-                [player, request, pass = std::move(pass)] {
-                    if (!player) return;
-                    if (pass) player->setPass(request, pass.value());
-                    else player->setFailed(QString::fromStdString(pass.error().message));
-                },
-                Qt::QueuedConnection);
+            toGui([player, request, pass = std::move(pass)] {
+                if (!player) return;
+                if (pass) player->setPass(request, pass.value());
+                else player->setFailed(QString::fromStdString(pass.error().message));
+            });
             return false;
         });
     });

@@ -1,6 +1,7 @@
 #include "gui/model_source.h"
 
 #include "gui/engine_runner.h"
+#include "gui/to_gui.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -21,13 +22,6 @@ struct ModelSource::EngineSide {
 namespace {
 
 constexpr qint64 kProgressIntervalMs = 50;  // as EngineWorker: the GUI queue is not flooded
-
-// Queues `fn` on the GUI thread. The application object outlives every ModelSource, so posting to
-// it is safe while this object is being destroyed; `fn` checks its QPointer there.
-template <class Fn>
-void toGui(Fn fn) {
-    QMetaObject::invokeMethod(QCoreApplication::instance(), std::move(fn), Qt::QueuedConnection);
-}
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "gui/scaling_job.h"
 
 #include "gui/engine_runner.h"
+#include "gui/to_gui.h"
 
 #include <QCoreApplication>
 #include <QMetaObject>
@@ -21,17 +22,6 @@ struct ScalingJob::State {
     std::atomic<bool> cancelled{false};
     QPointer<ScalingJob> job;  // read on the GUI thread only, inside the queued calls
 };
-
-namespace {
-
-// Queues `fn` on the GUI thread. The application object outlives every job, so posting to it is
-// safe even while the ScalingJob is being destroyed; `fn` checks the job's QPointer there.
-template <class Fn>
-void toGui(Fn fn) {
-    QMetaObject::invokeMethod(QCoreApplication::instance(), std::move(fn), Qt::QueuedConnection);
-}
-
-}  // namespace
 
 ScalingJob::ScalingJob(EngineRunner* runner, QObject* parent) : QObject(parent), m_runner(runner) {
     qRegisterMetaType<attnscope::views::ScalingPoint>();

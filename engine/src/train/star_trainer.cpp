@@ -9,6 +9,7 @@
 #include "model/star_model.h"
 #include "plain/engine_error.h"
 #include "train/adam.h"
+#include "train/one_thread.h"
 
 #include <ATen/Parallel.h>
 
@@ -159,12 +160,7 @@ TrainReport trainStarTransformer(const TrainOptions& o, const std::function<void
                                  const ProgressFn& progress) {
     const std::int64_t length = o.length > 0 ? o.length : 16;
     checkOptions(o, length);
-    const int previousThreads = at::get_num_threads();
-    at::set_num_threads(1);  // (tiny tensors: see trainer.cpp)
-    struct RestoreThreads {
-        int threads;
-        ~RestoreThreads() { at::set_num_threads(threads); }
-    } restoreThreads{previousThreads};
+    const OneThreadScope oneThread;  // (tiny tensors: see trainer.cpp)
     const auto started = std::chrono::steady_clock::now();
     std::mt19937_64 rng(o.seed);
     Params params = initialParams(o, length, rng);

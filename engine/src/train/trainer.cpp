@@ -6,6 +6,7 @@
 #include "core/run_context.h"
 #include "core/to_plain.h"
 #include "train/adam.h"
+#include "train/one_thread.h"
 #include "train/train_tasks.h"
 #include "train/trainable_attention.h"
 
@@ -215,12 +216,7 @@ TrainReport trainModel(const TrainOptions& o, const Variant& variant, const Para
     // The trainer's tensors are tiny: with two intra-op threads every op woke the other thread and
     // put it back to sleep (OMP_WAIT_POLICY=PASSIVE), which took 36 of 47 s as system time for 600
     // steps; one thread ran the same steps with 0.4 s of system time.
-    const int previousThreads = at::get_num_threads();
-    at::set_num_threads(1);
-    struct RestoreThreads {
-        int threads;
-        ~RestoreThreads() { at::set_num_threads(threads); }
-    } restoreThreads{previousThreads};
+    const OneThreadScope oneThread;
     const auto started = std::chrono::steady_clock::now();
     const TaskData data(o);
     const std::int64_t n = data.sequenceLength();

@@ -6,6 +6,7 @@
 #include "model/transfo_xl_positions.h"
 #include "plain/engine_error.h"
 #include "train/adam.h"
+#include "train/one_thread.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
@@ -211,12 +212,7 @@ TrainReport trainTransfoXl(const TrainOptions& o, const std::function<void(const
                            const ProgressFn& progress) {
     const std::int64_t memory = o.memory < 0 ? o.segment : o.memory;
     checkOptions(o, memory);
-    const int previousThreads = at::get_num_threads();
-    at::set_num_threads(1);  // (tiny tensors: see trainer.cpp)
-    struct RestoreThreads {
-        int threads;
-        ~RestoreThreads() { at::set_num_threads(threads); }
-    } restoreThreads{previousThreads};
+    const OneThreadScope oneThread;  // (tiny tensors: see trainer.cpp)
     const auto started = std::chrono::steady_clock::now();
 
     // The last tenth is held out; the rest is cut into `streams` contiguous streams read in
