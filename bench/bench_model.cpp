@@ -2,6 +2,8 @@
 // forward pass at 512 tokens keeping every attention, and the head atlas with the default
 // coverage settings. Prints a Markdown table for docs/PERFORMANCE.md.
 
+#include "bench_progress.h"
+
 #include <attnscope/engine.h>
 
 #include "../tests/support/tiny_model.h"
@@ -32,6 +34,7 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 int main(int argc, char** argv) {
     attnscope::app::ensurePassiveOpenMpWait(argv);
     const bool smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
+    attnscope::bench::BenchProgress progress(5, attnscope::bench::quietFlag(argc, argv));
     attnscope::testing::TinyModelSpec spec;
     spec.arch = "bert";
     if (smoke) {
@@ -42,6 +45,7 @@ int main(int argc, char** argv) {
     const std::int64_t n = spec.positions;
     const fs::path dir = fs::temp_directory_path() / ("attnscope-bench-model-" + std::to_string(::getpid()));
     fs::remove_all(dir);
+    progress.start("write the checkpoint");
     auto start = std::chrono::steady_clock::now();
     {
         const auto model = attnscope::testing::makeTinyModel(spec);
@@ -51,6 +55,7 @@ int main(int argc, char** argv) {
 
     auto engine = Engine::create();
     if (!engine) die(engine.error().message);
+    progress.start("open");
     start = std::chrono::steady_clock::now();
     auto info = engine.value()->openModel(dir.string());
     const double openSeconds = secondsSince(start);
@@ -58,10 +63,12 @@ int main(int argc, char** argv) {
 
     ModelInput input;
     for (std::int64_t i = 0; i < n; ++i) input.ids.push_back((i * 7919) % spec.vocab);
+    progress.start("first forward");
     start = std::chrono::steady_clock::now();
     auto first = engine.value()->forwardModel(input);
     const double firstForward = secondsSince(start);
     if (!first) die(first.error().message);
+    progress.start("warm forward");
     start = std::chrono::steady_clock::now();
     auto second = engine.value()->forwardModel(input);
     const double warmForward = secondsSince(start);
@@ -69,6 +76,7 @@ int main(int argc, char** argv) {
 
     AtlasRequest atlasRequest;
     atlasRequest.ids = input.ids;
+    progress.start("atlas");
     start = std::chrono::steady_clock::now();
     auto atlas = engine.value()->analyzeModel(atlasRequest);
     const double atlasSeconds = secondsSince(start);
@@ -76,6 +84,7 @@ int main(int argc, char** argv) {
     std::size_t applicable = 0;
     for (const auto& note : atlas.value()->settingNotes) applicable += note.empty();
     fs::remove_all(dir);
+    progress.finish();
 
     std::cout << "| step | seconds | target |\n|---|---:|---|\n";
     std::cout << "| write the checkpoint (" << info->weightBytes / (1 << 20) << " MiB, not timed by the target) | "

@@ -28,6 +28,8 @@
 // over the rounds (times, rates, faults), and "rate / full" is the median of the rounds' ratios
 // (each round's variant against that round's `full`), with their range in the last column.
 
+#include "bench_progress.h"
+
 #include "common/omp_wait_policy.h"
 
 #include <attnscope/engine.h>
@@ -332,6 +334,7 @@ int main(int argc, char** argv) {
     double minTime = 1.0;
     int maxCalls = 20;
     int rounds = 1;
+    bool quiet = false;
     std::vector<std::pair<std::string, ParamValue>> overrides;
     std::string overrideLabel;
     for (int a = 1; a < argc; ++a) {
@@ -364,6 +367,8 @@ int main(int argc, char** argv) {
             rounds = std::max(1, std::stoi(next()));
         } else if (arg == "--max-calls") {
             maxCalls = std::max(2, std::stoi(next()));
+        } else if (arg == "--quiet") {
+            quiet = true;
         } else if (arg == "--smoke") {
             sizes = {1024};
             minTime = 0;
@@ -372,7 +377,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "usage: bench_sparse_attention [--n LIST] [--variants LIST] [--full-max-n N] "
                          "[--min-time SECONDS] [--max-calls N] [--param NAME=VALUE ...] [--threads N] [--stages] "
-                         "[--repeat R] [--smoke]\n");
+                         "[--repeat R] [--smoke] [--quiet]\n");
             return 2;
         }
     }
@@ -412,6 +417,7 @@ int main(int argc, char** argv) {
     std::vector<std::vector<std::vector<Measured>>> measured(sizes.size(),
                                                              std::vector<std::vector<Measured>>(cases.size()));
     std::vector<std::vector<std::string>> notes(sizes.size(), std::vector<std::string>(cases.size()));
+    attnscope::bench::BenchProgress progress(static_cast<long>(rounds) * static_cast<long>(sizes.size() * cases.size()), quiet);
     for (int round = 0; round < rounds; ++round)
         for (std::size_t ni = 0; ni < sizes.size(); ++ni) {
             const std::int64_t n = sizes[ni];
@@ -423,6 +429,7 @@ int main(int argc, char** argv) {
                     continue;
                 }
                 if (!notes[ni][ci].empty()) continue;  // failed in an earlier round
+                progress.start(c.name + " n=" + std::to_string(n));
                 const Measured m = measure(c, qkv, c.id == "full" ? std::min(minTime, 0.5) : minTime, maxCalls);
                 if (!m.ok) {
                     notes[ni][ci] = "error: " + m.error;
@@ -431,6 +438,7 @@ int main(int argc, char** argv) {
                     continue;
                 }
                 measured[ni][ci].push_back(m);
+                progress.finish();
                 if (rounds > 1)
                     std::fprintf(stderr, "round %d/%d: %s n=%lld %.1f ms\n", round + 1, rounds, c.name.c_str(),
                                  static_cast<long long>(n), m.seconds * 1e3);

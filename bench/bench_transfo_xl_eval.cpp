@@ -7,6 +7,8 @@
 //
 // Prints a Markdown table: attention length, ms per token for each, the ratio.
 
+#include "bench_progress.h"
+
 #include <attnscope/transfo_xl_eval_speed.h>
 
 #include <cstdio>
@@ -30,7 +32,7 @@ std::vector<std::int64_t> parseList(const std::string& text) {
 int main(int argc, char** argv) {
     std::vector<std::int64_t> lengths = {64, 128, 256, 512};
     std::int64_t segment = 16, tokens = 1024, windows = 32;
-    bool smoke = false;
+    bool smoke = false, quiet = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const auto next = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -39,8 +41,9 @@ int main(int argc, char** argv) {
         else if (a == "--tokens") tokens = std::stoll(next());
         else if (a == "--windows") windows = std::stoll(next());
         else if (a == "--smoke") smoke = true;
+        else if (a == "--quiet") quiet = true;
         else {
-            std::fprintf(stderr, "usage: bench_transfo_xl_eval [--lengths A,B] [--segment L] [--tokens N] [--windows K] [--smoke]\n");
+            std::fprintf(stderr, "usage: bench_transfo_xl_eval [--lengths A,B] [--segment L] [--tokens N] [--windows K] [--smoke] [--quiet]\n");
             return 2;
         }
     }
@@ -52,8 +55,11 @@ int main(int argc, char** argv) {
     std::printf("| attention length | Transformer-XL ms/token (segment %lld, memory = length) | vanilla ms/token (window recomputed) | vanilla / XL |\n",
                 static_cast<long long>(segment));
     std::printf("|---:|---:|---:|---:|\n");
+    attnscope::bench::BenchProgress progress(static_cast<long>(lengths.size()), quiet);
     for (std::int64_t length : lengths) {
+        progress.start("attention length " + std::to_string(length));
         auto point = measureTransfoXlEvalSpeed(settings, length);
+        progress.finish();
         if (!point) {
             std::fprintf(stderr, "length %lld: %s\n", static_cast<long long>(length), point.error().message.c_str());
             return 1;

@@ -12,7 +12,19 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ATTNSCOPE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 targets=(fuzz_safetensors_header fuzz_model_config fuzz_strict_json fuzz_tokenizer_json fuzz_wordpiece_vocab
-  fuzz_byte_level_bpe fuzz_moe_router)
+  fuzz_byte_level_bpe fuzz_moe_router fuzz_result_file fuzz_qkv_file fuzz_model_folder fuzz_session fuzz_recipe)
+
+# The dictionaries (fuzz/dict/) each target's mutations draw tokens from.
+dictionaries_of() {
+  case $1 in
+    fuzz_safetensors_header|fuzz_qkv_file|fuzz_result_file) echo json safetensors ;;
+    fuzz_model_config) echo json model_config ;;
+    fuzz_model_folder) echo json model_config safetensors parts ;;
+    fuzz_strict_json|fuzz_tokenizer_json|fuzz_byte_level_bpe) echo json ;;
+    fuzz_session) echo json session ;;
+    fuzz_recipe) echo json recipe parts ;;
+  esac
+}
 (($# >= 2)) || { sed -n '2,9p' "${BASH_SOURCE[0]}"; exit 2; }
 if [[ $1 == --all ]]; then
   wanted=("${targets[@]}")
@@ -31,11 +43,16 @@ for target in "${wanted[@]}"; do
   found="$build/corpus/$target"
   mkdir -p "$found"
   seeds="$root/fuzz/corpus/$target"
+  dict=()
+  if [[ -n $(dictionaries_of "$target") ]]; then
+    for name in $(dictionaries_of "$target"); do cat "$root/fuzz/dict/$name.dict"; done > "$build/$target.dict"
+    dict=(-dict="$build/$target.dict")
+  fi
   echo "fuzz.sh: $target for $seconds s" >&2
   # (found first: new inputs go there, never into the committed seeds)
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$build/fuzz/$target" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 -rss_limit_mb=2048 \
-    -timeout=10 -artifact_prefix="$build/$target-" "$@" "$found" "$seeds" 2>&1 | grep -E "^stat::number_of_executed_units|ERROR|SUMMARY|Done" || true
+    -timeout=10 -artifact_prefix="$build/$target-" "${dict[@]}" "$@" "$found" "$seeds" 2>&1 | grep -E "^stat::number_of_executed_units|ERROR|SUMMARY|Done" || true
   if ls "$build/$target"-crash-* "$build/$target"-leak-* "$build/$target"-timeout-* "$build/$target"-oom-* >/dev/null 2>&1; then
     echo "fuzz.sh: $target found a problem: $(ls "$build/$target"-* | head -3)" >&2
     exit 1

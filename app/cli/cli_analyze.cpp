@@ -61,7 +61,7 @@ int analyzeCommand(const AnalyzeOptions& options) {
         }
         text = std::move(read.value());
     }
-    auto engine = createEngine(options.threads);
+    auto engine = createEngine(options.threads, options.memoryBudget);
     if (!engine) return kExitFailure;
     auto settings = parseSettings(**engine, options.coverage);
     if (!settings) {

@@ -99,6 +99,9 @@ void CliParse::addAnalyzeCommand() {
     m_analyze->add_option("--coverage", analyze.coverage,
                            "Coverage setting VARIANT[:NAME=VALUE,...] (repeatable; default: 10 settings).");
     m_analyze->add_option("--threads", analyze.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    m_analyze->add_option("--memory-budget", analyze.memoryBudget,
+                          "Bytes the forward pass and the atlas may allocate (default 40 % of memory).")
+        ->check(kBytes);
     m_analyze->add_option("--out", analyze.out, "ATLAS.json to write.")->required();
     m_analyze->add_flag("--quiet", analyze.quiet, "No progress on stderr.");
 }
@@ -157,6 +160,9 @@ void CliParse::addTrainCommand() {
     m_train->add_option("--seed", train.seed, "Seed of the data, the initial weights and the variant's draws.")
         ->check(kSeed);
     m_train->add_option("--threads", train.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    m_train->add_option("--memory-budget", train.memoryBudget,
+                        "Bytes training may allocate: weights, optimiser state, a batch's activations (default 40 % of memory).")
+        ->check(kBytes);
     m_train->add_option("--out", train.out, "Model folder to write.")->required();
     m_train->add_flag("--quiet", train.quiet, "No progress on stderr.");
 }
@@ -190,6 +196,8 @@ void CliParse::addRouteCommand() {
     m_route->add_option("--dropped-as", route.droppedAs,
                         "The balancing loss counts a dropped choice as its expert (paper) or as expert 0 (expert0, as HF).")
         ->check(CLI::IsMember({"paper", "expert0"}));
+    m_route->add_option("--memory-budget", route.memoryBudget, "Bytes the routing may allocate (default 40 % of memory).")
+        ->check(kBytes);
     m_route->add_option("--out", route.out, "ROUTING.safetensors to write (moe.* tensors).")->required();
     m_route->add_option("--summary", route.summary, "Also write a JSON summary (capacity, dropped, losses).");
 }
@@ -206,6 +214,8 @@ void CliParse::addStarCommand() {
     m_star->add_option("--seed", star.seed, "Seed of the random model's weights and token states.")->check(kSeed);
     m_star->add_option("--param", star.params, "cycles=T (1 … 64, default 2) or cyclic=true|false (the random model).");
     m_star->add_option("--threads", star.threads, "LibTorch threads (0 = default).")->check(CLI::Range(0, 1024));
+    m_star->add_option("--memory-budget", star.memoryBudget, "Bytes the cycles may allocate (default 40 % of memory).")
+        ->check(kBytes);
     m_star->add_option("--out", star.out, "STAR.safetensors to write (star.* tensors).")->required();
     m_star->add_flag("--quiet", star.quiet, "No progress on stderr.");
 }

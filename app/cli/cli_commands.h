@@ -43,6 +43,7 @@ struct AnalyzeOptions {
     std::string text, textFile;
     std::vector<std::string> coverage;  ///< VARIANT[:NAME=VALUE,...]; empty = the default settings
     int threads = 0;
+    std::uint64_t memoryBudget = 0;  ///< 0: 40 % of physical memory
     std::string out;
     bool quiet = false;
 };
@@ -60,6 +61,7 @@ struct TrainCliOptions {
     double learningRate = 3e-3;
     std::uint64_t seed = 0;
     int threads = 0;
+    std::uint64_t memoryBudget = 0;  ///< 0: 40 % of physical memory
     std::string out;
     bool quiet = false;
 };
@@ -74,6 +76,7 @@ struct RouteOptions {
     std::int64_t k = 0, expertCapacity = 0, groupSize = 0;
     double capacityFactor = 1.25;
     bool normalize = false;
+    std::uint64_t memoryBudget = 0;  ///< 0: 40 % of physical memory
     std::string out, summary;
     bool textGiven = false;
 };
@@ -86,6 +89,7 @@ struct StarOptions {
     std::uint64_t seed = 0;
     std::vector<std::string> params;  ///< cycles=T, cyclic=true|false (the random model)
     int threads = 0;
+    std::uint64_t memoryBudget = 0;  ///< 0: 40 % of physical memory
     std::string out;
     bool quiet = false;
     bool textGiven = false;
@@ -129,7 +133,7 @@ int starCommand(const StarOptions& options);
 engine::Result<std::string> readTextFile(const std::string& path);
 
 /// The engine with `threads` LibTorch threads; on failure prints the error and returns nothing.
-std::optional<std::unique_ptr<engine::Engine>> createEngine(int threads);
+std::optional<std::unique_ptr<engine::Engine>> createEngine(int threads, std::uint64_t memoryBudget);
 
 /// Prints "attnscope-cli: error: MESSAGE" on one line of stderr.
 void printError(const std::string& message);

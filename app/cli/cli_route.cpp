@@ -6,6 +6,7 @@
 #include "cli/cli_commands.h"
 
 #include <attnscope/atomic_file.h>
+#include <attnscope/memory_budget.h>
 #include <attnscope/moe_router.h>
 #include <attnscope/safetensors.h>
 #include <attnscope/tokenize.h>
@@ -32,17 +33,42 @@ Result<std::string> readTextFile(const std::string& path) {
 
 namespace {
 
+std::int64_t choicesOf(const RouteOptions& o) { return o.k > 0 ? o.k : o.policy == "topk" ? 2 : 1; }
+
+// Refuses routing that would allocate more than the budget (--memory-budget, else 40 % of memory).
+Result<void> checkRoutingBudget(const RouteOptions& o, std::int64_t n, std::int64_t experts, std::int64_t dim) {
+    const std::uint64_t need = routingBytes(n, experts, choicesOf(o), dim), budget = memoryBudgetOr(o.memoryBudget);
+    if (need <= budget) return {};
+    return makeError(ErrorCode::OutOfBudget, "routing " + std::to_string(n) + " tokens over " + std::to_string(experts) +
+                                                 " experts needs " + std::to_string(need) + " bytes, over the memory budget of " +
+                                                 std::to_string(budget) + " bytes: shorten the input or lower --experts or --dim");
+}
+
+// The first dimension of a 2-D tensor of the file, and its second; {-1, -1} for any other shape
+// (the reader then names the problem).
+std::pair<std::int64_t, std::int64_t> matrixShape(const StTensorInfo* info) {
+    if (!info || info->shape.size() != 2) return {-1, -1};
+    return {info->shape[0], info->shape[1]};
+}
+
 // router_logits from the file (given directly, or hidden · routerᵀ).
-Result<PlainTensor> logitsFromFile(const std::string& path) {
+Result<PlainTensor> logitsFromFile(const RouteOptions& o) {
+    const std::string& path = o.input;
     auto file = SafetensorsFile::open(path);
     if (!file) return file.error();
-    if (file.value()->find("router_logits")) {
+    if (const auto* given = file.value()->find("router_logits")) {
+        if (const auto [n, experts] = matrixShape(given); n > 0)
+            if (auto ok = checkRoutingBudget(o, n, experts, 0); !ok) return ok.error();
         auto logits = file.value()->read("router_logits");
         if (!logits) return logits.error();
         return std::move(logits.value());
     }
     if (!file.value()->find("hidden") || !file.value()->find("router"))
         return makeError(ErrorCode::InvalidInput, path + ": needs router_logits [n, E], or hidden [n, d] and router [E, d]");
+    const auto [n, dim] = matrixShape(file.value()->find("hidden"));
+    const auto [experts, routerDim] = matrixShape(file.value()->find("router"));
+    if (n > 0 && experts > 0)
+        if (auto ok = checkRoutingBudget(o, n, experts, std::max(dim, routerDim)); !ok) return ok.error();
     auto hidden = file.value()->read("hidden");
     if (!hidden) return hidden.error();
     auto router = file.value()->read("router");
@@ -68,6 +94,8 @@ Result<PlainTensor> logitsFromText(const RouteOptions& o) {
     auto tokens = tokenize(input);
     if (!tokens) return tokens.error();
     if (tokens->tokens.empty()) return makeError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
+    if (auto ok = checkRoutingBudget(o, static_cast<std::int64_t>(tokens->tokens.size()), o.experts, o.dim); !ok)
+        return ok.error();
     return routerLogits(randomTokenStates(tokens.value(), o.dim, o.seed), randomRouter(o.experts, o.dim, o.seed));
 }
 
@@ -105,7 +133,7 @@ int routeCommand(const RouteOptions& o) {
             return kExitFailure;
         }
     }
-    auto logits = o.input.empty() ? logitsFromText(o) : logitsFromFile(o.input);
+    auto logits = o.input.empty() ? logitsFromText(o) : logitsFromFile(o);
     if (!logits) {
         printError(logits.error().message);
         return logits.error().code == ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;

@@ -65,9 +65,14 @@ Result<VariantRequest> buildVariantRequest(const Engine& engine, const RunOption
 
 }  // namespace
 
-std::optional<std::unique_ptr<Engine>> createEngine(int threads) {
+std::optional<std::unique_ptr<Engine>> createEngine(int threads, std::uint64_t memoryBudget) {
     EngineOptions engineOptions;
     engineOptions.threads = threads;
+    engineOptions.memoryBudgetBytes = memoryBudget;
+    // (the engine's warnings, such as a long run's time estimate, come before the work starts)
+    engineOptions.log = [](LogLevel level, const std::string& message) {
+        if (level >= LogLevel::Warning) std::cerr << "attnscope-cli: warning: " << message << "\n";
+    };
     auto engine = Engine::create(engineOptions);
     if (!engine) {
         printError(engine.error().message);
@@ -77,7 +82,7 @@ std::optional<std::unique_ptr<Engine>> createEngine(int threads) {
 }
 
 int runCommand(const RunOptions& options) {
-    auto engine = createEngine(options.threads);
+    auto engine = createEngine(options.threads, options.memoryBudget);
     if (!engine) return kExitFailure;
     auto variant = buildVariantRequest(**engine, options);
     if (!variant) {

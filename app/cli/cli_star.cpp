@@ -79,7 +79,7 @@ int starCommand(const StarOptions& options) {
         printError(usable.error().message);
         return kExitFailure;
     }
-    auto engine = createEngine(options.threads);
+    auto engine = createEngine(options.threads, options.memoryBudget);
     if (!engine) return kExitFailure;
     const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
     auto pass = (*engine)->runStar(request, commandProgress(showProgress));

@@ -17,7 +17,7 @@ namespace attnscope::cli {
 using namespace attnscope::engine;
 
 int trainCommand(const TrainCliOptions& options) {
-    auto engine = createEngine(options.threads);
+    auto engine = createEngine(options.threads, options.memoryBudget);
     if (!engine) return kExitFailure;
     TrainOptions train;
     train.arch = options.arch;

@@ -24,6 +24,15 @@ std::string formatBytes(std::uint64_t bytes) {
     return text;
 }
 
+std::string formatDuration(double seconds) {
+    char text[64];
+    if (seconds < 90) std::snprintf(text, sizeof text, "%.0f s", seconds);
+    else if (seconds < 90 * 60) std::snprintf(text, sizeof text, "%.0f min", seconds / 60);
+    else if (seconds < 36 * 3600) std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
+    else std::snprintf(text, sizeof text, "%.1f days", seconds / 86400);
+    return text;
+}
+
 namespace {
 
 struct QkvPart {

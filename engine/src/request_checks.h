@@ -35,4 +35,7 @@ Result<void> checkBudget(const std::string& what, std::uint64_t bytes, std::uint
 /// "1.5 GiB" style text for messages.
 std::string formatBytes(std::uint64_t bytes);
 
+/// "40 s", "12 min", "3.5 h", "2.1 days" style text for messages.
+std::string formatDuration(double seconds);
+
 }  // namespace attnscope::engine

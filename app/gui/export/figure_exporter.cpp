@@ -49,15 +49,6 @@ std::optional<FigureFormat> FigureExporter::formatForPath(const QString& path) {
     return std::nullopt;
 }
 
-QString FigureExporter::formatName(FigureFormat format) {
-    switch (format) {
-    case FigureFormat::Png: return QStringLiteral("png");
-    case FigureFormat::Svg: return QStringLiteral("svg");
-    case FigureFormat::Pdf: return QStringLiteral("pdf");
-    }
-    return {};
-}
-
 QString FigureExporter::sidecarPathFor(const QString& figurePath) {
     const QFileInfo info(figurePath);
     return info.dir().filePath(info.completeBaseName() + QStringLiteral(".json"));

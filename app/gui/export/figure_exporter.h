@@ -3,6 +3,8 @@
 // title, the view's colour bar and a caption, plus a JSON sidecar. Headless-friendly: explicit
 // paths and options, no dialogs; errors come back as plain text.
 
+#include "gui/export/figure_format.h"
+
 #include <QByteArray>
 #include <QImage>
 #include <QJsonObject>
@@ -15,8 +17,6 @@ class QMimeData;
 class QWidget;
 
 namespace attnscope::app {
-
-enum class FigureFormat { Png, Svg, Pdf };
 
 struct FigureRequest {
     FigureFormat format = FigureFormat::Png;
@@ -50,7 +50,7 @@ public:
 
     /// By suffix (.png, .svg, .pdf, any case); nullopt otherwise.
     static std::optional<FigureFormat> formatForPath(const QString& path);
-    static QString formatName(FigureFormat format);  ///< "png", "svg", "pdf"
+    static QString formatName(FigureFormat format) { return figureFormatName(format); }
     /// The sidecar path of a figure: same folder and base name, suffix .json.
     static QString sidecarPathFor(const QString& figurePath);
 

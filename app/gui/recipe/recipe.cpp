@@ -451,7 +451,7 @@ private:
 
 QStringList RecipeFigure::outputFiles() const {
     QStringList files;
-    for (FigureFormat format : formats) files << file + QLatin1Char('.') + FigureExporter::formatName(format);
+    for (FigureFormat format : formats) files << file + QLatin1Char('.') + figureFormatName(format);
     if (sidecar) files << file + QStringLiteral(".json");
     return files;
 }

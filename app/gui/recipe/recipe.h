@@ -4,7 +4,7 @@
 // keys (named with their path), variants and parameters against the registry's schemas, file
 // names, and it reads the input texts.
 
-#include "gui/export/figure_exporter.h"
+#include "gui/export/figure_format.h"
 
 #include "views/heatmap_options.h"
 #include "views/scaling_plot.h"

@@ -2,6 +2,7 @@
 #include "common/run_plan.h"
 
 #include "gui/engine_backend.h"
+#include "gui/export/figure_exporter.h"
 #include "gui/export/figure_metadata.h"
 
 #include "views/compare_view.h"

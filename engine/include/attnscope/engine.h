@@ -4,6 +4,7 @@
 
 #include <attnscope/head_atlas.h>
 #include <attnscope/log.h>
+#include <attnscope/memory_budget.h>
 #include <attnscope/model.h>
 #include <attnscope/progress.h>
 #include <attnscope/receptive_field.h>
@@ -29,11 +30,6 @@ struct EngineOptions {
     std::uint64_t memoryBudgetBytes = 0;
     LogFn log;
 };
-
-constexpr double kDefaultBudgetFraction = 0.4;
-
-/// Physical memory in bytes (sysconf), 0 when unknown.
-std::uint64_t physicalMemoryBytes();
 
 class Engine {
 public:

@@ -50,6 +50,11 @@ struct Routing {
 /// non-finite capacity factor, a group size that does not divide n, NaN or infinite logits.
 Result<Routing> routeTokens(const PlainTensor& logits, const RouterOptions& options);
 
+/// Bytes routing `n` tokens over `experts` with `k` choices each allocates at its peak: the token
+/// states [n, dim] and the router [E, dim] (dim 0 when the logits are given), logits and
+/// probabilities [n, E], the choices [n, k], and their copies as the routing file's tensors.
+std::uint64_t routingBytes(std::int64_t n, std::int64_t experts, std::int64_t k, std::int64_t dim);
+
 /// logits = hidden · routerᵀ: hidden [n, d], router [E, d] (F32). Errors name the mismatch.
 Result<PlainTensor> routerLogits(const PlainTensor& hidden, const PlainTensor& router);
 

@@ -1,5 +1,7 @@
 #include "model/model_session.h"
 
+#include "model/model_pass_bytes.h"
+
 #include "request_checks.h"
 #include "core/to_plain.h"
 #include "weights/kept_state.h"
@@ -26,10 +28,12 @@ at::Tensor denseWeights(AttentionResult& r, const Qkv& qkv) {
 
 }  // namespace
 
-Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& folder, const VariantLookup& lookup) {
+Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& folder, const VariantLookup& lookup,
+                                                         std::uint64_t memoryBudget) {
     auto checkpoint = ModelCheckpoint::open(folder);
     if (!checkpoint) return checkpoint.error();
     std::unique_ptr<ModelSession> session(new ModelSession());
+    session->m_budget = memoryBudget;
     const ModelConfig& c = checkpoint.value()->config();
     ModelInfo& info = session->m_info;
     info.folder = folder;
@@ -108,6 +112,16 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     return session;
 }
 
+void ModelSession::checkPassBudget(std::int64_t tokens, bool keepAttention) const {
+    const ModelPassBytes need = modelPassBytes(m_model->config(), tokens, keepAttention);
+    if (need.total() <= m_budget) return;
+    throw EngineError(ErrorCode::OutOfBudget,
+                      "the model's forward pass on " + std::to_string(tokens) + " tokens needs " + formatBytes(need.total()) +
+                          " (weights " + formatBytes(need.weights) + ", kept per layer " + formatBytes(need.kept) +
+                          ", temporaries " + formatBytes(need.scratch) + "), over the memory budget of " +
+                          formatBytes(m_budget) + ": shorten the text or raise the memory budget");
+}
+
 const ModelSession::Pass& ModelSession::run(const ModelInput& input, const ProgressFn& progress) {
     const bool byIds = !input.ids.empty();
     if (m_last && !byIds && m_last->text == input.text && m_last->addSpecialTokens == input.addSpecialTokens &&
@@ -168,6 +182,7 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
                                     " text tokens were used");
         }
     }
+    checkPassBudget(static_cast<std::int64_t>(pass->ids.size()), input.keepAttention);
     pass->capture = m_model->forward(pass->ids, input.keepAttention, progress, pass->notices);
     m_last = std::move(pass);
     return *m_last;

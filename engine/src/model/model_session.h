@@ -19,10 +19,13 @@ namespace attnscope::engine {
 class ModelSession {
 public:
     using VariantLookup = std::function<const Variant*(const std::string& id)>;
-    /// `lookup` finds the variant a model of the built-in trainer was trained with.
-    static Result<std::unique_ptr<ModelSession>> open(const std::string& folder, const VariantLookup& lookup);
+    /// `lookup` finds the variant a model of the built-in trainer was trained with; every pass is
+    /// checked against `memoryBudget` bytes (model/model_pass_bytes.h) before it allocates.
+    static Result<std::unique_ptr<ModelSession>> open(const std::string& folder, const VariantLookup& lookup,
+                                                      std::uint64_t memoryBudget);
 
     const ModelInfo& info() const { return m_info; }
+    const ModelConfig& config() const { return m_model->config(); }
 
     /// Tokenizes (or takes `input.ids`), truncates to the model's positions with a notice, and
     /// runs the model. Throws EngineError / CancelledError.
@@ -51,12 +54,15 @@ public:
                  std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs = nullptr);
 
 private:
+    /// Throws EngineError(OutOfBudget) when a pass on `tokens` tokens would need more than the budget.
+    void checkPassBudget(std::int64_t tokens, bool keepAttention) const;
 
     ModelInfo m_info;
     std::unique_ptr<TransformerModel> m_model;
     std::shared_ptr<const ModelTokenizer> m_tokenizer;
     std::unique_ptr<Pass> m_last;
     BufferPool m_pool;  ///< for the variant attention of trained models
+    std::uint64_t m_budget = 0;
 };
 
 }  // namespace attnscope::engine

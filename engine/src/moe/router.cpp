@@ -153,6 +153,15 @@ Result<Routing> routeTokens(const PlainTensor& logits, const RouterOptions& o) {
     return r;
 }
 
+std::uint64_t routingBytes(std::int64_t n, std::int64_t experts, std::int64_t k, std::int64_t dim) {
+    using U = std::uint64_t;
+    const auto u = [](std::int64_t v) { return static_cast<U>(std::max<std::int64_t>(v, 0)); };
+    // (expert and position are int64, gate float, kept a byte: 21 bytes a choice)
+    const U perChoice = 2 * sizeof(std::int64_t) + sizeof(float) + 1;
+    return (u(n) + u(experts)) * u(dim) * sizeof(float) + 2 * 2 * u(n) * u(experts) * sizeof(float) +
+           2 * u(n) * u(k) * perChoice;
+}
+
 Result<PlainTensor> routerLogits(const PlainTensor& hidden, const PlainTensor& router) {
     if (hidden.dtype != DType::F32 || hidden.shape.size() != 2) return invalid("hidden must be F32 [n, d]");
     if (router.dtype != DType::F32 || router.shape.size() != 2) return invalid("router must be F32 [E, d]");

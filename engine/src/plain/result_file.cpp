@@ -1,5 +1,6 @@
 #include <attnscope/result_file.h>
 #include <attnscope/safetensors.h>
+#include <attnscope/memory_budget.h>
 #include <attnscope/tokenize.h>
 
 #include "plain/pattern_listing.h"
@@ -8,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstring>
-#include <unistd.h>
 
 namespace attnscope::engine {
 namespace {
@@ -27,12 +27,6 @@ nlohmann::json paramsJson(const ParamValues& params) {
         std::visit([&](const auto& v) { out[name] = v; }, entry.second);
     }
     return out;
-}
-
-std::uint64_t defaultListingBudget() {
-    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
-    const double physical = pages > 0 && pageSize > 0 ? static_cast<double>(pages) * static_cast<double>(pageSize) : 8e9;
-    return static_cast<std::uint64_t>(physical * 0.4);
 }
 
 // Dense weights (F32) or mask (U8) [H, n, m], made head by head from the result's weights (a block
@@ -116,7 +110,7 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
     SparsePattern listed;
     PlainTensor rowPtr, colIdx, reason;
     if (options.writePattern) {
-        auto listing = listPattern(*r.weights, options.memoryBudgetBytes > 0 ? options.memoryBudgetBytes : defaultListingBudget());
+        auto listing = listPattern(*r.weights, memoryBudgetOr(options.memoryBudgetBytes));
         if (!listing) return makeError(listing.error().code, path + ": not written: " + listing.error().message);
         listed = std::move(listing.value());
         items.push_back(StWriteItem::view("pattern.row_ptr", DType::I64, {static_cast<std::int64_t>(listed.rowPtr.size())},

@@ -10,6 +10,7 @@
 #include "plain/engine_error.h"
 #include "train/adam.h"
 #include "train/one_thread.h"
+#include "train/training_bytes.h"
 
 #include <ATen/Parallel.h>
 
@@ -157,13 +158,17 @@ void writeFolder(const TrainOptions& o, std::int64_t length, const Params& p, co
 }  // namespace
 
 TrainReport trainStarTransformer(const TrainOptions& o, const std::function<void(const TrainLogEntry&)>& onLog,
-                                 const ProgressFn& progress) {
+                                 const ProgressFn& progress, std::uint64_t memoryBudget) {
     const std::int64_t length = o.length > 0 ? o.length : 16;
     checkOptions(o, length);
     const OneThreadScope oneThread;  // (tiny tensors: see trainer.cpp)
     const auto started = std::chrono::steady_clock::now();
     std::mt19937_64 rng(o.seed);
     Params params = initialParams(o, length, rng);
+    std::int64_t parameters = 0;
+    for (const auto& [name, t] : params) parameters += t.numel();
+    // (a satellite attends its two neighbours, its embedding and the relay: 5 keys a cycle)
+    checkTrainingBudget({parameters, o.batch, length, 5, o.layers, o.heads, o.dim}, memoryBudget);
     Adam adam(params);
     std::mt19937_64 heldRng(o.seed ^ 0x48454c44ull);  // ("HELD": one fixed held-out batch)
     const auto [heldIds, heldTags] = batchOf(256, length, heldRng);

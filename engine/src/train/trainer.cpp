@@ -7,6 +7,7 @@
 #include "core/to_plain.h"
 #include "train/adam.h"
 #include "train/one_thread.h"
+#include "train/training_bytes.h"
 #include "train/train_tasks.h"
 #include "train/trainable_attention.h"
 
@@ -203,7 +204,8 @@ std::vector<std::string> trainableVariants() {
 }
 
 TrainReport trainModel(const TrainOptions& o, const Variant& variant, const ParamValues& params, BufferPool& pool,
-                       const std::function<void(const TrainLogEntry&)>& onLog, const ProgressFn& progress) {
+                       const std::function<void(const TrainLogEntry&)>& onLog, const ProgressFn& progress,
+                       std::uint64_t memoryBudget) {
     if (o.layers < 1 || o.layers > 48) throw EngineError(ErrorCode::InvalidArgument, "layers must be in [1, 48]");
     if (o.heads < 1 || o.dim < 1 || o.dim % o.heads != 0 || o.dim > 1024)
         throw EngineError(ErrorCode::InvalidArgument, "dim must be in [1, 1024] and a multiple of heads (dim " +
@@ -223,6 +225,7 @@ TrainReport trainModel(const TrainOptions& o, const Variant& variant, const Para
     const TrainableAttention attention(variant, params, o.heads, n, o.dim / o.heads, o.seed, pool);
     std::mt19937_64 rng(o.seed);
     TinyEncoder model(o, n, rng);
+    checkTrainingBudget({model.count(), o.batch, n, n, o.layers, o.heads, o.dim}, memoryBudget);
     Adam adam(model.params());
     std::mt19937_64 evalRng(o.seed ^ 0x9E3779B97F4A7C15ull);
     const TrainBatch held = data.next(std::clamp<std::int64_t>(kEvalTokens / n, 8, 256), evalRng);

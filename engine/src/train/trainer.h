@@ -10,9 +10,10 @@
 
 namespace attnscope::engine {
 
-/// Trains and writes the model folder. Throws EngineError / CancelledError.
+/// Trains and writes the model folder. Throws EngineError / CancelledError, and OutOfBudget
+/// before the optimiser state when the run would need more than `memoryBudget` bytes.
 TrainReport trainModel(const TrainOptions& options, const Variant& variant, const ParamValues& params,
                        BufferPool& pool, const std::function<void(const TrainLogEntry&)>& onLog,
-                       const ProgressFn& progress);
+                       const ProgressFn& progress, std::uint64_t memoryBudget);
 
 }  // namespace attnscope::engine

@@ -7,6 +7,7 @@
 #include "plain/engine_error.h"
 #include "train/adam.h"
 #include "train/one_thread.h"
+#include "train/training_bytes.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
@@ -209,7 +210,7 @@ void checkOptions(const TrainOptions& o, std::int64_t memory) {
 }  // namespace
 
 TrainReport trainTransfoXl(const TrainOptions& o, const std::function<void(const TrainLogEntry&)>& onLog,
-                           const ProgressFn& progress) {
+                           const ProgressFn& progress, std::uint64_t memoryBudget) {
     const std::int64_t memory = o.memory < 0 ? o.segment : o.memory;
     checkOptions(o, memory);
     const OneThreadScope oneThread;  // (tiny tensors: see trainer.cpp)
@@ -226,6 +227,7 @@ TrainReport trainTransfoXl(const TrainOptions& o, const std::function<void(const
 
     std::mt19937_64 rng(o.seed);
     TinyTransfoXl model(o, memory, rng);
+    checkTrainingBudget({model.count(), streams, L, L + memory, o.layers, o.heads, o.dim}, memoryBudget);
     Adam adam(model.params());
     TrainReport report;
     report.chanceAccuracy = 1.0 / static_cast<double>(kVocab);

@@ -11,8 +11,8 @@
 
 namespace attnscope::engine {
 
-/// Throws EngineError / CancelledError.
+/// Throws EngineError / CancelledError, and OutOfBudget over `memoryBudget` bytes.
 TrainReport trainTransfoXl(const TrainOptions& options, const std::function<void(const TrainLogEntry&)>& onLog,
-                           const ProgressFn& progress);
+                           const ProgressFn& progress, std::uint64_t memoryBudget);
 
 }  // namespace attnscope::engine

@@ -33,6 +33,13 @@ public:
     /// draws) and its largest scratch. Checked against the memory budget before running.
     virtual std::uint64_t runBytes(const ProblemShape& shape, const ParamValues& params) const = 0;
 
+    /// The keys (or, for kernel and low-rank variants, features) each query is scored against on
+    /// average: the run costs about 4 · heads · n · this · d floating-point operations, which
+    /// the engine turns into a time estimate before a long run (dense: every key).
+    virtual double scoredKeysPerQuery(const ProblemShape& shape, const ParamValues& params) const {
+        return static_cast<double>(shape.m);
+    }
+
     /// q, k, v: [heads, n, d] float32, contiguous. `params` are resolved (defaults filled in).
     /// Every random draw comes from ctx.seed and is stored in the result's diagnostics; the row
     /// statistics every weight is recomputed from go into the result's stats (kept_state.h).

@@ -53,6 +53,11 @@ class BigBird final : public Variant {
 public:
     bool checksQkvValues() const override { return true; }  // in the pattern kernel's copies
 
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        const double b = static_cast<double>(paramInt(params, "block")), r = static_cast<double>(paramInt(params, "random"));
+        const double g = paramChoice(params, "form") == "etc" ? static_cast<double>(paramInt(params, "extra_global")) : 2 * b;
+        return std::min(static_cast<double>(s.m), (3 + r) * b + 2 * g);
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         const double b = static_cast<double>(paramInt(params, "block"));
         const double r = static_cast<double>(paramInt(params, "random"));

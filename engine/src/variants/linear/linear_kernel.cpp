@@ -27,6 +27,9 @@ private:
 
 class LinearAttention final : public Variant {
 public:
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues&) const override {
+        return static_cast<double>(s.d);  // φ(q) · (φ(K)ᵀ V): d features
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues&) const override {
         // output and den (the features exist a block of rows at a time, in each thread's scratch)
         return static_cast<std::uint64_t>(s.heads * s.n) * static_cast<std::uint64_t>(s.d * 4 + 4);

@@ -38,6 +38,11 @@ at::Tensor over(PlainTensor& t, std::int64_t count, std::int64_t k, std::int64_t
 
 class LinformerAttention final : public Variant {
 public:
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        // k projected keys per query, plus projecting K and V (2 · k · m · d per head, per query 2 · k · m / n)
+        const double k = static_cast<double>(std::min(paramInt(params, "k"), s.m));
+        return k + 2.0 * k * static_cast<double>(s.m) / static_cast<double>(std::max<std::int64_t>(s.n, 1));
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         const auto k = static_cast<std::uint64_t>(std::min(paramInt(params, "k"), s.m));
         const auto heads = static_cast<std::uint64_t>(s.heads), n = static_cast<std::uint64_t>(s.n),

@@ -14,6 +14,11 @@ class Longformer final : public Variant {
 public:
     bool checksQkvValues() const override { return true; }  // in the pattern kernel's copies
 
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        // (global rows score every key, but there are few of them)
+        const double global = static_cast<double>(paramIntList(params, "global").size());
+        return std::min(static_cast<double>(s.m), 2.0 * static_cast<double>(paramInt(params, "window")) + 1.0 + 2.0 * global);
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         return patternRunBytes(s, 2.0 * static_cast<double>(paramInt(params, "window")) + 1.0 +
                                       static_cast<double>(paramIntList(params, "global").size()));

@@ -136,6 +136,11 @@ private:
 
 class PerformerAttention final : public Variant {
 public:
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        std::int64_t features = paramInt(params, "nb_features");
+        if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(s.d * std::log(static_cast<double>(s.d))));
+        return 2.0 * static_cast<double>(features);  // the features of q and k, then φ(q) · (φ(K)ᵀ V)
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         std::int64_t features = paramInt(params, "nb_features");
         if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(s.d * std::log(static_cast<double>(s.d))));

@@ -172,6 +172,12 @@ void distinctKeysAttention(const ReformerGeometry& geometry, const float* q, con
 
 class ReformerAttention final : public Variant {
 public:
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        const std::int64_t chunkLen = std::max<std::int64_t>(1, std::min(paramInt(params, "chunk_len"), s.n));
+        const double window =
+            static_cast<double>((paramInt(params, "n_chunks_before") + 1 + paramInt(params, "n_chunks_after")) * chunkLen);
+        return static_cast<double>(paramInt(params, "n_hashes")) * std::min(window, static_cast<double>(s.m));
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         const std::int64_t chunkLen = std::max<std::int64_t>(1, std::min(paramInt(params, "chunk_len"), s.n));
         const double window =

@@ -8,6 +8,7 @@
 // O(clusters·w²·d) = O(n^1.5·d) with clusters ≈ w ≈ √n. No n x n matrix.
 
 #include "kernels/blas_gemm.h"
+#include "kernels/column_similarities.h"
 #include "kernels/row_argmax.h"
 #include "kernels/softmax_kernel.h"
 #include "core/to_plain.h"
@@ -56,6 +57,16 @@ struct ClusterAttention {
 
 class RoutingAttention final : public Variant {
 public:
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        std::int64_t clusters = paramInt(params, "clusters");
+        if (clusters <= 0) clusters = std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(s.n))));
+        clusters = std::min(clusters, s.n);
+        std::int64_t w = paramInt(params, "window_size");
+        if (w <= 0) w = (s.n + clusters - 1) / clusters;
+        // its cluster's window of keys, and k-means against every centroid each iteration
+        const double iterations = static_cast<double>(paramInt(params, "iterations"));
+        return static_cast<double>(std::min(w, s.m)) + iterations * static_cast<double>(clusters);
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         std::int64_t clusters = paramInt(params, "clusters");
         if (clusters <= 0) clusters = std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(s.n))));
@@ -391,6 +402,7 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         ctx.pool().workspace("routing.sim_block", {std::min(kKmeansBlockRows, 2 * s.n) * s.clusters}).data_ptr<float>();
     std::vector<float> columnBest;
     std::vector<std::int32_t> nearest;
+    std::vector<float> similarityScratch;
     for (std::int64_t h = 0; h < s.heads; ++h) {
         auto stageStart = std::chrono::steady_clock::now();
         // x: [2n, d] = [q̂; k̂], the routing vectors (pooled: fresh per-head tensors cost more in
@@ -402,8 +414,9 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         const std::vector<float> mu = kmeansHead(h, xp, s, ctx.seed, kept, simBlock, flops);
         // simT: [clusters, 2n], the similarities to the final centroids, one row per cluster as
         // the top-w selection reads them; nearest: the first most similar centroid per vector.
+        // Not BLAS: equal vectors must get equal similarities for ties to go to the lower index.
         at::Tensor simT = ctx.pool().workspace("routing.sim_t", {s.clusters, 2 * s.n});
-        gemmRowMajor(true, s.clusters, 2 * s.n, s.d, mu.data(), s.d, xp, s.d, simT.data_ptr<float>(), 2 * s.n);
+        columnSimilarities(mu.data(), s.clusters, xp, 2 * s.n, s.d, simT.data_ptr<float>(), similarityScratch);
         flops += 2.0 * 2 * s.n * s.clusters * s.d;
         firstMaxRowPerColumn(simT.data_ptr<float>(), s.clusters, 2 * s.n, 2 * s.n, columnBest, nearest);
         std::copy(nearest.begin(), nearest.end(), kept.routed.i64.begin() + h * 2 * s.n);

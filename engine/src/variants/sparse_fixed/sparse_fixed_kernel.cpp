@@ -12,6 +12,10 @@ class SparseFixed final : public Variant {
 public:
     bool checksQkvValues() const override { return true; }  // in the pattern kernel's copies
 
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        const double l = static_cast<double>(paramInt(params, "block")), c = static_cast<double>(paramInt(params, "summary"));
+        return std::min(static_cast<double>(s.m), l + static_cast<double>(s.m) / l * c);
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         const double l = static_cast<double>(paramInt(params, "block"));
         const double c = static_cast<double>(paramInt(params, "summary"));

@@ -14,6 +14,10 @@ class SparseStrided final : public Variant {
 public:
     bool checksQkvValues() const override { return true; }  // in the pattern kernel's copies
 
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        const double l = static_cast<double>(std::max<std::int64_t>(paramInt(params, "stride"), 1));
+        return std::min(static_cast<double>(s.m), l + static_cast<double>(s.m) / l);
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         const double l = static_cast<double>(std::max<std::int64_t>(paramInt(params, "stride"), 1));
         return patternRunBytes(s, 2 * l + 1 + static_cast<double>(s.m) / l);

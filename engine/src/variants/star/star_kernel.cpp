@@ -15,6 +15,9 @@ namespace {
 
 class StarAttention final : public Variant {
 public:
+    double scoredKeysPerQuery(const ProblemShape&, const ParamValues&) const override {
+        return 4.0;  // two neighbours, itself and the relay
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues&) const override {
         ProblemShape withRelay = s;
         withRelay.m = s.m + 1;

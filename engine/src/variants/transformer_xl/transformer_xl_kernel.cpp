@@ -45,6 +45,11 @@ struct HeadInputs {
 
 class TransformerXlAttention final : public Variant {
 public:
+    double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
+        const Settings x = settingsOf(params);
+        // each query scores its segment's keys and the memory, twice (content and position terms)
+        return 2.0 * static_cast<double>(std::min(x.memory + x.segment, s.m));
+    }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         const Settings x = settingsOf(params);
         const auto keys = static_cast<std::uint64_t>(std::min(x.memory + x.segment, s.m));
