@@ -144,7 +144,7 @@ std::optional<SessionState> Session::parse(const QByteArray& bytes, const QStrin
         return refuse(tr("the session file is damaged (\"%1\" is not a format number)").arg(QLatin1String(SessionState::kMarker)));
     if (version > SessionState::kVersion)
         return refuse(tr("it was saved by a newer AttnScope (session format %1; this version reads format %2)")
-                          .arg(static_cast<qint64>(version))
+                          .arg(version, 0, 'g', 17)
                           .arg(SessionState::kVersion));
 
     SessionState s;

@@ -399,7 +399,7 @@ void Engine::Impl::warnIfLong(const RunPlan& plan) const {
     if (seconds < kLongRunSeconds) return;
     log(LogLevel::Warning, "this run of " + std::to_string(s.n) + " tokens is estimated to take about " +
                                formatDuration(seconds) + " on " + std::to_string(threads) +
-                               " threads; a sparse variant or a shorter input is faster (cancel with Ctrl-C or Esc)");
+                               (threads == 1 ? " thread" : " threads") + "; a sparse variant or a shorter input is faster (cancel with Ctrl-C or Esc)");
 }
 
 // The atlas runs its coverage settings one at a time on each layer's Q, K, V after the pass: the

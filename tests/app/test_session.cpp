@@ -168,6 +168,9 @@ private Q_SLOTS:
         };
         QTest::newRow("newer") << edited({}, QStringLiteral("attnscopeSession"), 2)
                                << QStringLiteral("was saved by a newer AttnScope (session format 2; this version reads format 1)");
+        // (a format number too large for an integer: found by fuzz_session, once undefined behaviour)
+        QTest::newRow("newer, huge") << edited({}, QStringLiteral("attnscopeSession"), 1.3333e76)
+                                     << QStringLiteral("was saved by a newer AttnScope (session format 1.3333e+76; this version reads format 1)");
         QTest::newRow("truncated") << state.toJson().left(60) << QStringLiteral("the session file is damaged (");
         QTest::newRow("wrong type") << edited(QStringLiteral("projection"), QStringLiteral("heads"), QStringLiteral("four"))
                                     << QStringLiteral("projection.heads should be an integer in [1, 64]");

@@ -3,7 +3,9 @@
 
 #include "cli_test_support.h"
 
+#include <attnscope/moe_router.h>
 #include <attnscope/safetensors.h>
+#include <attnscope/tokenize.h>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +13,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 using namespace attnscope::engine;
 
@@ -94,4 +97,31 @@ TEST(CliRoute, BadInputIsRefusedWithNothingWritten) {
         EXPECT_NE(r.stderrText.find(c.needle), std::string::npos) << c.args << "\n" << r.stderrText;
         EXPECT_FALSE(std::ifstream(out).good()) << c.args;
     }
+}
+
+// Routing is checked against --memory-budget before anything is allocated: one byte below what
+// the text's routing needs is refused with nothing written; exactly that routes.
+TEST(CliRoute, ARoutingOverTheMemoryBudgetIsRefusedAndWritesNothing) {
+    const std::string text = "the cat sat on the mat and the dog ran to the park";
+    InputSpec input;
+    input.text = text;
+    input.tokenizer = TokenizerKind::Words;
+    auto tokens = tokenize(input);
+    ASSERT_TRUE(tokens.ok());
+    const auto n = static_cast<std::int64_t>(tokens->tokens.size());
+    const std::uint64_t need = routingBytes(n, 8, 2, 16);
+    const std::string out = tempPath("route_budget.safetensors");
+    std::remove(out.c_str());
+    const std::string command = "route --text \"" + text + "\" --experts 8 --dim 16 --policy topk --out " + out;
+    auto refused = runCli(command + " --memory-budget " + std::to_string(need - 1));
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.stderrText.find("routing " + std::to_string(n) + " tokens over 8 experts needs " + std::to_string(need) +
+                                      " bytes, over the memory budget of " + std::to_string(need - 1)),
+              std::string::npos)
+        << refused.stderrText;
+    EXPECT_FALSE(std::ifstream(out).good());
+    auto routed = runCli(command + " --memory-budget " + std::to_string(need));
+    EXPECT_EQ(routed.status, 0) << routed.stderrText;
+    EXPECT_TRUE(std::ifstream(out).good());
+    std::remove(out.c_str());
 }

@@ -161,3 +161,37 @@ TEST(EngineRequests, CountersAreFilled) {
     ASSERT_FALSE(c.stages.empty());
     EXPECT_EQ(c.stages[0].stage, "attention");
 }
+
+// A run estimated to take long says so before its work starts (the CLI prints it); a short one
+// says nothing. Here `full` on a million characters (10^12 scores per head) is cancelled at the
+// first stage after the announcement, so nothing large is ever allocated.
+TEST(EngineRequests, ALongRunIsAnnouncedBeforeItStarts) {
+    std::vector<std::string> warnings;
+    EngineOptions options;
+    options.threads = 1;
+    options.log = [&](LogLevel level, const std::string& message) {
+        if (level == LogLevel::Warning) warnings.push_back(message);
+    };
+    auto engine = Engine::create(options);
+    ASSERT_TRUE(engine.ok());
+    RunRequest request = textRequest(std::string(1'000'000, 'a'), 1);
+    request.input.tokenizer = TokenizerKind::Chars;
+    auto stopBeforeQkv = [](const Progress& p) { return std::strcmp(p.stage, "tokenize") == 0; };
+    auto cancelled = engine.value()->run(request, stopBeforeQkv);
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error().code, ErrorCode::Cancelled);
+    ASSERT_EQ(warnings.size(), 1u);
+    // 4 · 3 heads · 10^6 · 8 · 10^6 flops at 2 · 10^10 a second on one thread: 4,800 s
+    EXPECT_NE(warnings[0].find("this run of 1000000 tokens is estimated to take about 80 min on 1 thread"), std::string::npos)
+        << warnings[0];
+
+    warnings.clear();
+    ASSERT_TRUE(engine.value()->run(textRequest("a short text", 1)).ok());
+    EXPECT_TRUE(warnings.empty());
+    // a sparse variant on the same million tokens is not announced: Longformer's window of 4
+    // scores about 9 keys a query
+    RunRequest sparse = request;
+    sparse.variants = {VariantRequest{"longformer", {{"window", std::int64_t{4}}}}};
+    (void)engine.value()->run(sparse, stopBeforeQkv);
+    EXPECT_TRUE(warnings.empty()) << warnings.front();
+}

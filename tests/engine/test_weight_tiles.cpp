@@ -9,7 +9,10 @@
 #include <attnscope/result_file.h>
 #include <attnscope/weight_overview.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <memory>
 #include <random>
 
 namespace {
@@ -246,6 +249,65 @@ TEST(WeightTiles, ATileOutsideTheResultIsRefused) {
     EXPECT_THROW(w.tile(0, 0, 1, -1, 1), std::out_of_range);
     EXPECT_THROW(w.forEachRow(-1, 0, 1, [](const RowEntries&) { return true; }), std::out_of_range);
     EXPECT_EQ(w.tile(0, 3, 3, 0, 16).weights.size(), 0u);  // an empty rectangle is fine
+}
+
+// (found by fuzz_result_file: a NaN in q reached the softmax kernel's exponent conversion)
+TEST(WeightTiles, AResultFileWithANaNOrAnInfinityInWhatWeightsComeFromIsRefused) {
+    auto engine = makeEngine();
+    const Qkv3 x = randomQkv(2, 16, 8, 67);
+    const auto r = runOk(*engine, variantRequest(x, "full", {}));
+    ASSERT_TRUE(r);
+    const std::string path = testing::TempDir() + "nonfinite.safetensors";
+    for (const std::string& what : {"q", "k"}) {
+        RunResult broken = *r;
+        SharedFloats& t = what == "q" ? broken.q : broken.k;
+        auto copy = std::make_shared<std::vector<float>>(t.data.get(), t.data.get() + t.numel());
+        (*copy)[5] = what == "q" ? std::nanf("") : std::numeric_limits<float>::infinity();
+        t.data = std::shared_ptr<const float>(copy, copy->data());
+        ASSERT_TRUE(writeResultFile(path, broken, 0).ok());
+        auto back = readResultFile(path);
+        ASSERT_FALSE(back.ok()) << what;
+        EXPECT_NE(back.error().message.find("tensor '" + what + "' holds a NaN or an infinity"), std::string::npos)
+            << back.error().message;
+    }
+    RunResult broken = *r;
+    ASSERT_FALSE(broken.results[0].stats.empty());
+    auto& [name, stat] = *broken.results[0].stats.begin();
+    stat.f32[1] = std::nanf("");
+    ASSERT_TRUE(writeResultFile(path, broken, 0).ok());
+    auto back = readResultFile(path);
+    ASSERT_FALSE(back.ok());
+    EXPECT_NE(back.error().message.find("tensor 'stats." + name + "' holds a NaN or +inf"), std::string::npos)
+        << back.error().message;
+    std::remove(path.c_str());
+}
+
+// (found by fuzz_result_file: a parameter missing from the summary threw out of the reader)
+TEST(WeightTiles, AResultFileMissingAParameterOrWithAnUnknownVariantIsRefused) {
+    auto engine = makeEngine();
+    const Qkv3 x = randomQkv(2, 16, 8, 68);
+    const auto r = runOk(*engine, variantRequest(x, "reformer", {}));
+    ASSERT_TRUE(r);
+    const std::string path = testing::TempDir() + "missing_param.safetensors";
+    RunResult broken = *r;
+    broken.results[0].params.erase("n_hashes");
+    ASSERT_TRUE(writeResultFile(path, broken, 0).ok());
+    auto back = readResultFile(path);
+    ASSERT_FALSE(back.ok());
+    EXPECT_NE(back.error().message.find("parameter 'n_hashes' of reformer is missing"), std::string::npos) << back.error().message;
+    broken = *r;
+    broken.results[0].params["n_hashes"] = std::int64_t{0};
+    ASSERT_TRUE(writeResultFile(path, broken, 0).ok());
+    back = readResultFile(path);
+    ASSERT_FALSE(back.ok());
+    EXPECT_NE(back.error().message.find("n_hashes"), std::string::npos) << back.error().message;
+    broken = *r;
+    broken.results[0].variantId = "flash";
+    ASSERT_TRUE(writeResultFile(path, broken, 0).ok());
+    back = readResultFile(path);
+    ASSERT_FALSE(back.ok());
+    EXPECT_NE(back.error().message.find("variant 'flash' is not one this AttnScope has"), std::string::npos) << back.error().message;
+    std::remove(path.c_str());
 }
 
 TEST(WeightTiles, AResultFileWhoseStatisticsDisagreeIsRefused) {

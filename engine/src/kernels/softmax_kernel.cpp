@@ -10,10 +10,13 @@ namespace attnscope::engine {
 namespace {
 
 // exp(x) for x <= 0 (softmax arguments after the max shift), vectorisable by the compiler.
-// Cody-Waite range reduction and a degree-6 polynomial (Cephes expf): about 1 ulp on [-87, 0].
-// Arguments below -87.3 (including -inf) give exactly 0, which is what masked keys need.
+// Cody-Waite range reduction and a degree-6 polynomial (Cephes expf): about 1 ulp on [-87, 0],
+// and exact enough for the small positive arguments of a shift by an earlier maximum.
+// Arguments below -87.3 (including -inf) give exactly 0, which is what masked keys need; above
+// 88 +inf, and a NaN stays NaN. The reduction only ever sees [-87.3, 88], so the float-to-int
+// conversion of the exponent is defined for every input (a NaN or +inf there was undefined).
 inline float expNonPositive(float x) {
-    const float xc = x < -87.3f ? -87.3f : x;
+    const float xc = x >= -87.3f ? (x <= 88.0f ? x : 88.0f) : -87.3f;
     // Round to nearest with the 1.5 * 2^23 trick: vectorises without SSE4.1's roundps.
     const float fx = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = xc - fx * 0.693359375f;
@@ -28,7 +31,8 @@ inline float expNonPositive(float x) {
     p = p * r2 + r + 1.0f;
     // NOTE: __builtin_bit_cast, unlike memcpy, keeps this loop vectorisable with GCC 12.
     const float twoToN = __builtin_bit_cast(float, (static_cast<std::int32_t>(fx) + 127) * (1 << 23));
-    return x < -87.3f ? 0.0f : p * twoToN;
+    // (one expression of selects, which the compiler vectorises; the last x is a NaN)
+    return x < -87.3f ? 0.0f : x <= 88.0f ? p * twoToN : x > 88.0f ? std::numeric_limits<float>::infinity() : x;
 }
 
 constexpr int kLanes = 16;

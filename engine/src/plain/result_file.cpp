@@ -2,13 +2,17 @@
 #include <attnscope/safetensors.h>
 #include <attnscope/memory_budget.h>
 #include <attnscope/tokenize.h>
+#include <attnscope/variant_catalog.h>
 
+#include "kernels/finite_scan.h"
 #include "plain/pattern_listing.h"
 #include "weights/kept_state.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace attnscope::engine {
 namespace {
@@ -221,6 +225,13 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
         return fileError(path, std::string("attnscope.result or attnscope.tokens lacks a field: ") + e.what());
     }
     if (r.heads < 1 || r.n < 1 || r.m < 1 || r.d < 1) return fileError(path, "heads, n, m and head_dim must be positive");
+    // The weights are restored by the variant's own code from its parameters: every one of them
+    // must be there, of its type and in its range.
+    const VariantInfo* info = findVariantInfo(r.variantId);
+    if (!info) return fileError(path, "variant '" + r.variantId + "' is not one this AttnScope has");
+    for (const auto& spec : info->params)
+        if (!r.params.count(spec.name)) return fileError(path, "parameter '" + spec.name + "' of " + r.variantId + " is missing");
+    if (auto checked = resolveParams(*info, r.params); !checked) return fileError(path, checked.error().message);
     run->requestJson = meta.at("attnscope.request");
     const std::string prefix = r.variantId + ".";
     for (const auto& info : file->header().tensors) {
@@ -259,14 +270,29 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
     r.output = SharedTensorF32{output.shape, outStorage};
     run->q = floatsOf(file, *q);
     run->k = floatsOf(file, *k);
+    // Every weight is recomputed from q, k and the row statistics: a NaN or an infinity there
+    // would come back as garbage weights (a damaged or hand-made file). A statistic may be -inf
+    // (the maximum of a row with no admissible key), never NaN or +inf.
+    for (const auto& [name, values] : {std::pair<const char*, const SharedFloats*>{"q", &run->q}, {"k", &run->k}})
+        if (!allFinite(values->data.get(), static_cast<std::size_t>(values->numel())))
+            return fileError(path, std::string("tensor '") + name + "' holds a NaN or an infinity");
+    for (const auto& [name, stat] : r.stats) {
+        const auto bad = std::find_if(stat.f32.begin(), stat.f32.end(),
+                                      [](float v) { return v != v || v == std::numeric_limits<float>::infinity(); });
+        if (bad != stat.f32.end()) return fileError(path, "tensor 'stats." + name + "' holds a NaN or +inf");
+    }
     if (!run->keyPadding.empty() && static_cast<std::int64_t>(run->keyPadding.size()) != run->k.shape.at(1))
         return fileError(path, "tensor 'key_padding' must have one entry per key");
     run->n = r.n;
     run->heads = r.heads;
     run->headDim = r.d;
 
-    if (auto attached = attachWeights(r, run->q, run->k, run->keyPadding); !attached)
-        return fileError(path, attached.error().message);
+    try {
+        if (auto attached = attachWeights(r, run->q, run->k, run->keyPadding); !attached)
+            return fileError(path, attached.error().message);
+    } catch (const std::exception& e) {  // (a check the restoring code lacks: refused, not a crash)
+        return fileError(path, std::string("its weights cannot be restored: ") + e.what());
+    }
     run->results.push_back(std::move(r));
     return std::shared_ptr<const RunResult>(std::move(run));
 }
