@@ -122,7 +122,7 @@ TEST(CliSweep, WritesTheTableAndSkipsSizesOverBudget) {
     const std::string csv = tempPath("sweep.csv"), md = tempPath("sweep.md");
     // 1 MB: every run at n = 64 fits; at n = 4096 full's block of scores (256 x 4096 floats) does
     // not, while the pattern variants' scratch does
-    auto r = runCli("sweep --variants longformer:window=4,sparse_strided:stride=8,longformer:window=100 --n 64,4096 --heads 2 --head-dim 8"
+    auto r = runCli("sweep --variants longformer:window=4,sparse_strided:stride=8,bigbird:block=7 --n 64,4096 --heads 2 --head-dim 8"
                     " --memory-budget 1000000 --out " + csv + " --markdown " + md);
     ASSERT_EQ(r.status, 0) << r.stderrText;
     const std::string table = slurp(csv);
@@ -134,9 +134,9 @@ TEST(CliSweep, WritesTheTableAndSkipsSizesOverBudget) {
     EXPECT_NE(slurp(md).find("| longformer:window=4 | 64 |"), std::string::npos);
     EXPECT_NE(r.stderrText.find("sweep: [8/8]"), std::string::npos) << r.stderrText;
     // A run that fails says why, in the CSV's note and under the Markdown table.
-    EXPECT_NE(table.find("\"longformer:window=100\",64,failed,,,,,\"attnscope-cli: error: "), std::string::npos) << table;
-    EXPECT_NE(slurp(md).find("| longformer:window=100 | 64 | failed [2] |"), std::string::npos) << slurp(md);
-    EXPECT_NE(slurp(md).find("[2] longformer:window=100, n = 64: attnscope-cli: error: "), std::string::npos) << slurp(md);
+    EXPECT_NE(table.find("\"bigbird:block=7\",64,failed,,,,,\"attnscope-cli: error: "), std::string::npos) << table;
+    EXPECT_NE(slurp(md).find("| bigbird:block=7 | 64 | failed [2] |"), std::string::npos) << slurp(md);
+    EXPECT_NE(slurp(md).find("[2] bigbird:block=7, n = 64: attnscope-cli: error: "), std::string::npos) << slurp(md);
     // Parameters the schema refuses stop the sweep before anything runs, naming the parameter.
     std::remove(csv.c_str());
     const auto refused = runCli("sweep --variants longformer,bigbird:block=0 --n 64 --out " + csv);

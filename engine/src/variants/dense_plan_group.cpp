@@ -267,7 +267,13 @@ private:
                                const std::int64_t lane0 = (keyRows.first + (c0 - off)) % 8;
                                if (lane0 != 0 && (c0 - lane0 >= off || off == 0)) c0 -= lane0;
                                const std::int64_t end = c0 + (c1 - c0 + 7) / 8 * 8;
-                               if (end <= off + cnt || off + cnt == m_keys) c1 = end;
+                               // Past the group's last key the extra columns land in the pads, but
+                               // their keys must still be in the panel of the last key read: when
+                               // c0 could not move back to a panel's start, `end` can reach into
+                               // a panel after the head's last one (found by AddressSanitizer).
+                               const std::int64_t lastPanel = (keyRows.first + (c1 - off) - 1) / 8;
+                               const bool inLastPanel = (keyRows.first + (end - off) - 1) / 8 == lastPanel;
+                               if (end <= off + cnt || (off + cnt == m_keys && inLastPanel)) c1 = end;
                            }
                            scoreProduct(s1 - s0, c1 - c0, m_d, q0, m_g.rowStep * m_d, keyRows.from(c0 - off),
                                         m_sp + s0 * m_lds + c0, m_lds);

@@ -26,8 +26,16 @@ public:
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override {
         requireSelfAttention(info().id, qkv);
-        const BlockPattern pattern = longformerPattern(params, qkv.heads(), qkv.n());
-        AttentionResult result = startResult(info().id, params, qkv);
+        // A window reaching past the text is the whole text: it runs as w = n - 1, with a notice,
+        // and the result records the window used.
+        ParamValues used = params;
+        if (const std::int64_t window = paramInt(params, "window"); window >= qkv.n()) {
+            ctx.warn("window = " + std::to_string(window) + " reaches past the " + std::to_string(qkv.n()) +
+                     " tokens; using window = " + std::to_string(qkv.n() - 1));
+            used["window"] = qkv.n() - 1;
+        }
+        const BlockPattern pattern = longformerPattern(used, qkv.heads(), qkv.n());
+        AttentionResult result = startResult(info().id, used, qkv);
         runPatternVariant(qkv, pattern, ctx, result);
         return result;
     }
