@@ -1,12 +1,16 @@
 #include "views/param_form.h"
 
+#include "views/clamping_spin_box.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -92,7 +96,12 @@ QWidget* ParamForm::createEditor(const ParamSpec& spec) {
             break;
         }
         case ParamType::Int: {
-            auto* box = new QSpinBox(this);
+            auto* box = new ClampingSpinBox(this);
+            connect(box, &ClampingSpinBox::clamped, this, [this, name](qlonglong typed, int used) {
+                const QString text = clampNotice(name, typed, used);
+                setFieldNote(name, text, false);
+                Q_EMIT notice(text);
+            });
             // QSpinBox holds int: clamp the schema's range to it.
             constexpr double kLo = std::numeric_limits<int>::min(), kHi = std::numeric_limits<int>::max();
             const double lo = hasRange(spec) ? std::max(spec.minValue, kLo) : kLo;
@@ -146,16 +155,54 @@ QWidget* ParamForm::createEditor(const ParamSpec& spec) {
     return editor;
 }
 
+// The editor with a note row under it (hidden until a note is set): the text, and a button when
+// the note offers a fix.
+QWidget* ParamForm::fieldWithNote(QWidget* editor, FieldNote& note) {
+    auto* field = new QWidget(this);
+    auto* layout = new QVBoxLayout(field);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    editor->setParent(field);
+    layout->addWidget(editor);
+    // (the text over the whole field's width, the fix under it: side by side, the text wrapped
+    // into a column a word wide)
+    note.row = new QWidget(field);
+    auto* row = new QVBoxLayout(note.row);
+    row->setContentsMargins(0, 0, 0, 4);
+    row->setSpacing(2);
+    note.text = new QLabel(note.row);
+    note.text->setWordWrap(true);
+    note.text->setTextFormat(Qt::PlainText);
+    note.text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    note.text->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    row->addWidget(note.text);
+    note.fix = new QPushButton(note.row);
+    note.fix->setVisible(false);
+    row->addWidget(note.fix, 0, Qt::AlignLeft);
+    layout->addWidget(note.row);
+    note.row->setVisible(false);
+    return field;
+}
+
 void ParamForm::setVariant(const engine::VariantInfo& info) {
     while (m_layout->rowCount() > 0) m_layout->removeRow(0);  // deletes the row's widgets
     m_editors.clear();
+    m_notes.clear();
     m_info = info;
-    for (const ParamSpec& spec : m_info.params) {
+    m_notes.resize(m_info.params.size());
+    for (std::size_t i = 0; i < m_info.params.size(); ++i) {
+        const ParamSpec& spec = m_info.params[i];
         QWidget* editor = createEditor(spec);
         auto* label = new QLabel(QString::fromStdString(spec.name), this);
         label->setTextFormat(Qt::PlainText);
         label->setBuddy(editor);
-        m_layout->addRow(label, editor);
+        FieldNote& note = m_notes[i];
+        m_layout->addRow(label, fieldWithNote(editor, note));
+        connect(note.fix, &QPushButton::clicked, this, [this, i] {
+            // (the action may rebuild the form: take it first)
+            const std::function<void()> action = m_notes[i].action;
+            if (action) action();
+        });
         m_editors.push_back(editor);
     }
     linkDefaults();
@@ -252,6 +299,60 @@ void ParamForm::setValues(const ParamValues& values) {
                 break;
         }
     }
+}
+
+int ParamForm::indexOf(const QString& param) const {
+    for (std::size_t i = 0; i < m_info.params.size(); ++i)
+        if (QString::fromStdString(m_info.params[i].name) == param) return static_cast<int>(i);
+    return -1;
+}
+
+void ParamForm::setFieldNote(const QString& param, const QString& text, bool problem, const QString& fixLabel,
+                             std::function<void()> fix) {
+    const int i = indexOf(param);
+    if (i < 0) return;
+    FieldNote& note = m_notes[static_cast<std::size_t>(i)];
+    note.text->setText(text);
+    note.text->setStyleSheet(problem ? QStringLiteral("color: #b71c1c;") : QStringLiteral("color: palette(mid);"));
+    note.action = std::move(fix);
+    note.fix->setText(fixLabel);
+    note.fix->setVisible(!fixLabel.isEmpty() && note.action);
+    note.row->setVisible(!text.isEmpty());
+    // the field itself, tinted while it holds a problem
+    QWidget* editor = m_editors[static_cast<std::size_t>(i)];
+    if (problem) {
+        QPalette palette = editor->palette();
+        palette.setColor(QPalette::Base, QColor(0xfd, 0xec, 0xea));
+        editor->setPalette(palette);
+    } else {
+        editor->setPalette(QPalette());  // (an empty palette: the parent's again)
+    }
+    editor->setProperty("problem", problem);
+}
+
+void ParamForm::clearFieldNotes() {
+    for (std::size_t i = 0; i < m_notes.size(); ++i) {
+        if (!m_notes[i].row->isVisible() && !m_editors[i]->property("problem").toBool()) continue;
+        m_notes[i].row->setVisible(false);
+        m_notes[i].text->clear();
+        m_notes[i].action = nullptr;
+        m_editors[i]->setPalette(QPalette());
+        m_editors[i]->setProperty("problem", false);
+    }
+}
+
+QString ParamForm::fieldNote(const QString& param) const {
+    const int i = indexOf(param);
+    // (isHidden, not isVisibleTo: a field added to a shown form is shown only by the next event loop)
+    return i < 0 || m_notes[static_cast<std::size_t>(i)].row->isHidden() ? QString()
+                                                                                 : m_notes[static_cast<std::size_t>(i)].text->text();
+}
+
+QPushButton* ParamForm::fieldFix(const QString& param) const {
+    const int i = indexOf(param);
+    if (i < 0) return nullptr;
+    QPushButton* fix = m_notes[static_cast<std::size_t>(i)].fix;
+    return fix->isHidden() ? nullptr : fix;
 }
 
 QStringList ParamForm::invalidParams() const {

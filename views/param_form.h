@@ -5,9 +5,12 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 class QFormLayout;
+class QLabel;
+class QPushButton;
 
 namespace attnscope::views {
 
@@ -30,8 +33,20 @@ public:
     /// Names of list parameters whose text has entries that are not numbers.
     QStringList invalidParams() const;
 
+    /// Shows `text` under the parameter's field; a problem also marks the field. With `fixLabel`,
+    /// a button beside the text calls `fix` (e.g. "Set pad = true"). Unknown names are ignored.
+    /// The notes stay until clearFieldNotes() or another variant.
+    void setFieldNote(const QString& param, const QString& text, bool problem = true, const QString& fixLabel = {},
+                      std::function<void()> fix = {});
+    void clearFieldNotes();
+    /// The note under the parameter's field ("" when none) and its fix button (null when none).
+    QString fieldNote(const QString& param) const;
+    QPushButton* fieldFix(const QString& param) const;
+
 Q_SIGNALS:
     void valuesChanged();
+    /// A value the user typed was brought into its range (the note says so under the field too).
+    void notice(const QString& text);
 
 private:
     QWidget* createEditor(const engine::ParamSpec& spec);
@@ -39,6 +54,15 @@ private:
     QFormLayout* m_layout = nullptr;
     engine::VariantInfo m_info;
     std::vector<QWidget*> m_editors;  // parallel to m_info.params
+    struct FieldNote {
+        QWidget* row = nullptr;
+        QLabel* text = nullptr;
+        QPushButton* fix = nullptr;
+        std::function<void()> action;
+    };
+    std::vector<FieldNote> m_notes;  // parallel to m_info.params
+    int indexOf(const QString& param) const;
+    QWidget* fieldWithNote(QWidget* editor, FieldNote& note);
     /// A parameter whose default follows another (ParamSpec::defaultFrom) takes that one's value
     /// as it changes, until the user sets it.
     void linkDefaults();

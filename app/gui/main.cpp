@@ -208,8 +208,9 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
 
 // Saves a PNG of the window once its result (or atlas) is shown and quits; errors quit non-zero.
 void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, const Startup& s) {
-    const auto grabLater = [&window, path = s.screenshotPath] {
-        QTimer::singleShot(kScreenshotSettleMs, &window, [&window, path] {
+    // (a failed run is grabbed too, as the window shows the failure, and exits 1)
+    const auto grabAndExit = [&window, path = s.screenshotPath](int status) {
+        QTimer::singleShot(kScreenshotSettleMs, &window, [&window, path, status] {
             window.flushPendingResult();  // a head still pooling in the background is drawn first
             QCoreApplication::processEvents();
             const QImage image = window.grab().toImage();
@@ -218,9 +219,10 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
                 QApplication::exit(1);
                 return;
             }
-            QApplication::exit(0);
+            QApplication::exit(status);
         });
     };
+    const auto grabLater = [grabAndExit] { grabAndExit(0); };
     window.resize(kScreenshotWidth, kScreenshotHeight);
     // The Atlas tab is grabbed when its analysis is shown, not on the first run.
     QObject::connect(&window, &MainWindow::atlasShown, &window, grabLater);
@@ -287,9 +289,9 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
         }
         grabLater();
     });
-    QObject::connect(&window, &MainWindow::runFailed, &window, [](quint64, const QString& message, int) {
+    QObject::connect(&window, &MainWindow::runFailed, &window, [grabAndExit](quint64, const QString& message, int) {
         printError(QStringLiteral("run failed: %1").arg(message));
-        QApplication::exit(1);
+        grabAndExit(1);
     });
     QTimer::singleShot(kScreenshotTimeoutMs, &window, [] {
         printError(QStringLiteral("no result within %1 s").arg(kScreenshotTimeoutMs / 1000));

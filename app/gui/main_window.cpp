@@ -39,6 +39,7 @@
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -327,7 +328,12 @@ quint64 MainWindow::runNow() { return uiStartRun(true); }
 
 quint64 MainWindow::uiStartRun(bool userInitiated) {
     const bool compare = currentView() == View::Compare && !m_compareEditor->ids().isEmpty();
-    QStringList invalid = m_paramForm->invalidParams();
+    m_paramForm->clearFieldNotes();
+    // Every list that does not parse is marked under its field at once, not one per Run.
+    const QStringList badLists = m_paramForm->invalidParams();
+    for (const QString& name : badLists)
+        m_paramForm->setFieldNote(name, tr("Expected comma-separated numbers, e.g. 0, 7."));
+    QStringList invalid = badLists;
     if (compare) invalid += m_compareEditor->invalidParams();
     if (!invalid.isEmpty()) {
         setStatusMessage(tr("Parameter %1: expected comma-separated numbers.").arg(invalid.join(QStringLiteral(", "))));
@@ -534,14 +540,40 @@ void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
     const QString text = tr("Run failed (%1): %2")
                              .arg(QString::fromLatin1(engine::errorCodeName(static_cast<ErrorCode>(code))), message);
     setStatusMessage(text, message);
-    // Shown once: in the status bar always, in a dialog only when the user asked for this run.
-    if (m_currentJobByUser && m_options.showErrorDialogs) {
+    // A parameter's problem is shown under its field, with the fix when the engine names one;
+    // anything else in the status bar always, and in a dialog when the user asked for this run.
+    const bool besideField = code == static_cast<int>(ErrorCode::InvalidArgument) && uiShowParameterProblem(message);
+    if (!besideField && m_currentJobByUser && m_options.showErrorDialogs) {
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Run failed"), text, QMessageBox::Ok, this);
         box->setTextFormat(Qt::PlainText);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();  // window-modal, without a nested event loop
     }
     Q_EMIT runFailed(job, message, code);
+}
+
+bool MainWindow::uiShowParameterProblem(const QString& message) {
+    // "bigbird: the block form needs n = 14 to be a multiple of parameter 'block' = 4 (set
+    // pad=true to pad …)": the engine names the parameter, and the fix when there is one.
+    const QString id = m_variantCombo->currentData().toString();
+    if (message.contains(QLatin1Char(':')) && !message.startsWith(id + QLatin1Char(':'))) return false;  // a compared variant's
+    const QRegularExpressionMatch named = QRegularExpression(QStringLiteral("parameter '([A-Za-z_0-9]+)'")).match(message);
+    if (!named.hasMatch() || m_paramForm->variant().findParam(named.captured(1).toStdString()) == nullptr) return false;
+    QString fixLabel;
+    std::function<void()> fix;
+    const QRegularExpressionMatch suggested = QRegularExpression(QStringLiteral("set ([A-Za-z_0-9]+)=true")).match(message);
+    if (suggested.hasMatch() && m_paramForm->variant().findParam(suggested.captured(1).toStdString()) != nullptr) {
+        const std::string flag = suggested.captured(1).toStdString();
+        fixLabel = tr("Set %1 = true and run").arg(suggested.captured(1));
+        fix = [this, flag] {
+            m_paramForm->setValues({{flag, true}});
+            runNow();
+        };
+    }
+    QString shown = message;
+    if (shown.startsWith(id + QStringLiteral(": "))) shown.remove(0, id.size() + 2);
+    m_paramForm->setFieldNote(named.captured(1), shown, true, fixLabel, fix);
+    return true;
 }
 
 void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values) {

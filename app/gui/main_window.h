@@ -263,6 +263,9 @@ private:
     void uiShowVariants(quint64 job, const std::vector<engine::VariantInfo>& variants);
     void uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result);
     void uiShowFailure(quint64 job, const QString& message, int code);
+    /// Shows an engine error that names a parameter of the main variant under that parameter's
+    /// field (with the fix it suggests as a button); false when it names none.
+    bool uiShowParameterProblem(const QString& message);
     /// Gives m_result to the view of `view`'s tab when it has not taken it yet.
     void uiDeliverResult(View view);
     void registerResultTabs();
@@ -358,7 +361,7 @@ private:
     QComboBox* m_tokenizerCombo = nullptr;
     QComboBox* m_variantCombo = nullptr;
     QLabel* m_variantInfo = nullptr;
-    QSpinBox* m_headsSpin = nullptr;
+    QSpinBox* m_headsSpin = nullptr;  // (ClampingSpinBox, as the two below)
     QSpinBox* m_headDimSpin = nullptr;
     QSpinBox* m_seedSpin = nullptr;
     QPushButton* m_runButton = nullptr;

@@ -26,6 +26,7 @@
 #include "views/heatmap_options.h"
 #include "views/mask_view.h"
 #include "views/token_links.h"
+#include "views/clamping_spin_box.h"
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
 #include "views/param_form.h"
@@ -127,6 +128,7 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
     m_variantInfo->setForegroundRole(QPalette::PlaceholderText);
     variantLayout->addWidget(m_variantInfo);
     m_paramForm = new views::ParamForm(variantBox);
+    connect(m_paramForm, &views::ParamForm::notice, this, [this](const QString& text) { setStatusMessage(text); });
     variantLayout->addWidget(m_paramForm);
     leftLayout->addWidget(variantBox);
     connect(m_variantCombo, &QComboBox::currentIndexChanged, this, &MainWindow::uiVariantChanged);
@@ -145,15 +147,19 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
     auto* projectionBox = new QGroupBox(tr("Q, K, V: seeded random projections"), left);
     m_projectionBox = projectionBox;  // hidden while a model layer supplies Q, K, V
     auto* projectionLayout = new QFormLayout(projectionBox);
-    m_headsSpin = new QSpinBox(projectionBox);
-    m_headsSpin->setRange(1, 64);
-    m_headsSpin->setValue(settings.heads);
-    m_headDimSpin = new QSpinBox(projectionBox);
-    m_headDimSpin->setRange(1, 1024);
-    m_headDimSpin->setValue(settings.headDim);
-    m_seedSpin = new QSpinBox(projectionBox);
-    m_seedSpin->setRange(0, std::numeric_limits<int>::max());
-    m_seedSpin->setValue(settings.seed);
+    // (a value typed outside the range becomes the nearest allowed one, and the status bar says so)
+    const auto clampingSpin = [this, projectionBox](const QString& field, int lo, int hi, int value) {
+        auto* box = new views::ClampingSpinBox(projectionBox);
+        box->setRange(lo, hi);
+        box->setValue(value);
+        connect(box, &views::ClampingSpinBox::clamped, this, [this, field](qlonglong typed, int used) {
+            setStatusMessage(views::clampNotice(field, typed, used));
+        });
+        return box;
+    };
+    m_headsSpin = clampingSpin(tr("Heads"), 1, 64, settings.heads);
+    m_headDimSpin = clampingSpin(tr("Head dim"), 1, 1024, settings.headDim);
+    m_seedSpin = clampingSpin(tr("Seed"), 0, std::numeric_limits<int>::max(), settings.seed);
     projectionLayout->addRow(tr("Heads"), m_headsSpin);
     projectionLayout->addRow(tr("Head dim"), m_headDimSpin);
     projectionLayout->addRow(tr("Seed"), m_seedSpin);

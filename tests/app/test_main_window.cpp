@@ -18,6 +18,9 @@
 #include <attnscope/tokenize.h>
 
 #include <QComboBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QFile>
 #include <QGuiApplication>
 #include <QScreen>
@@ -300,6 +303,76 @@ private Q_SLOTS:
         QCOMPARE(window.maskView()->legendReasons(), QStringList{QStringLiteral("dense")});
         QCOMPARE(window.maskView()->shownHead(), 1);
         QCOMPARE(shown.count(), 1);  // switching away from Compare does not run again
+    }
+
+    // A parameter's problem appears under its field, not in a dialog, with the fix the engine
+    // suggests as a button; the next run clears it.
+    void aParameterProblemIsShownUnderItsFieldWithItsFix() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = true;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("a b c d e f g h i j k l m n o p q r s t u v w x y z");  // 26 words
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("bigbird")));
+        attnscope::views::ParamForm* form = window.paramForm();
+        form->setValues({{"block", std::int64_t{4}}, {"pad", false}});
+        QSignalSpy failed(&window, &MainWindow::runFailed);
+        QVERIFY(window.runNow() != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kRunTimeoutMs);
+        QVERIFY(window.findChildren<QMessageBox*>().isEmpty());
+        QVERIFY2(form->fieldNote(QStringLiteral("block")).contains(QStringLiteral("needs n = 26 to be a multiple of parameter 'block' = 4")),
+                 qPrintable(form->fieldNote(QStringLiteral("block"))));
+        QVERIFY(form->findChild<QSpinBox*>(QStringLiteral("block"))->property("problem").toBool());
+        QPushButton* fix = form->fieldFix(QStringLiteral("block"));
+        QVERIFY(fix != nullptr);
+        QCOMPARE(fix->text(), QStringLiteral("Set pad = true and run"));
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        fix->click();
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kRunTimeoutMs);
+        QCOMPARE(std::get<bool>(form->values().at("pad")), true);
+        QVERIFY(form->fieldNote(QStringLiteral("block")).isEmpty());
+        QVERIFY(!form->findChild<QSpinBox*>(QStringLiteral("block"))->property("problem").toBool());
+
+        // every list that does not parse is marked at once
+        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
+        form->findChild<QLineEdit*>(QStringLiteral("global"))->setText(QStringLiteral("0, x"));
+        form->findChild<QLineEdit*>(QStringLiteral("dilation"))->setText(QStringLiteral("one"));
+        QCOMPARE(window.runNow(), quint64{0});
+        QVERIFY(form->fieldNote(QStringLiteral("global")).startsWith(QStringLiteral("Expected comma-separated numbers")));
+        QVERIFY(form->fieldNote(QStringLiteral("dilation")).startsWith(QStringLiteral("Expected comma-separated numbers")));
+    }
+
+    // A value typed outside its range becomes the nearest allowed one, and the window says so
+    // (QSpinBox alone refused the keys: 99999 in Heads became 9).
+    void valuesTypedOutsideTheirRangeAreClampedWithANotice() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QSpinBox* heads = window.headsSpin();
+        heads->setFocus();
+        heads->selectAll();
+        QTest::keyClicks(heads, QStringLiteral("99999"));
+        QTest::keyClick(heads, Qt::Key_Return);
+        QCOMPARE(heads->value(), 64);
+        QCOMPARE(window.statusText(), QStringLiteral("Heads: 99999 is above the largest allowed value, 64; using 64."));
+
+        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
+        auto* windowSpin = window.paramForm()->findChild<QSpinBox*>(QStringLiteral("window"));
+        windowSpin->setFocus();
+        windowSpin->selectAll();
+        QTest::keyClicks(windowSpin, QStringLiteral("-3"));
+        QTest::keyClick(windowSpin, Qt::Key_Tab);  // (leaving the field ends the edit too)
+        QCOMPARE(windowSpin->value(), 0);
+        QCOMPARE(window.paramForm()->fieldNote(QStringLiteral("window")),
+                 QStringLiteral("window: -3 is below the smallest allowed value, 0; using 0."));
+        QCOMPARE(window.statusText(), window.paramForm()->fieldNote(QStringLiteral("window")));
     }
 };
 
