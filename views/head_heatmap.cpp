@@ -181,6 +181,7 @@ void HeadHeatmap::rebuild() {
         // NOTE: the cells stay allocated while hidden: a 2048² map is 32 MB of doubles, and
         // allocating it afresh for the next result faulted in every page (~25 ms of a show).
         m_colorMap->setVisible(false);
+        showAxesAndColorBar(false);  // (empty axes under a 0–6 colour bar read as data)
         m_title->setText(m_result ? tr("No head to show") : tr("No result yet: press Run (F5)"));
         m_keyTokens = m_queryTokens = false;
         m_plot->replot(QCustomPlot::rpQueuedReplot);

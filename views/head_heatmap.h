@@ -220,6 +220,8 @@ private:
     void onPooled(const PoolJob& job, std::shared_ptr<const HeadMatrix> matrix);
     /// Shows `matrix` as head `head` of the current result; keeps the zoom when `keepZoom`.
     void showHead(int head, std::shared_ptr<const HeadMatrix> matrix, bool keepZoom);
+    /// The query and key axes and the colour bar: hidden while there is no head to draw.
+    void showAxesAndColorBar(bool shown);
     void cancelPooling();
     /// Shows the progress bar and Cancel / Pool again button as the pooling state asks.
     void syncPoolingControls();

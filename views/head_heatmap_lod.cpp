@@ -168,6 +168,7 @@ void HeadHeatmap::showHead(int head, std::shared_ptr<const HeadMatrix> matrix, b
     m_shownSerial = m_resultSerial;
     m_pooled = std::move(matrix);
     m_colorMap->setVisible(true);
+    showAxesAndColorBar(true);
     if (m_backgroundWeights < std::numeric_limits<std::int64_t>::max() && m_pooled->poolFactor() > 1 && !m_region &&
         !m_regionWarming) {
         // NOTE: the first zoomed region's 16 MB faulted in page by page on the GUI thread (a third
@@ -284,6 +285,12 @@ void HeadHeatmap::finishRegion() {
     if (m_regionJob.generation == 0) return;
     m_regionFuture.waitForFinished();
     onRegionBuilt(m_regionJob, m_regionFuture.result());
+}
+
+void HeadHeatmap::showAxesAndColorBar(bool shown) {
+    m_plot->xAxis->setVisible(shown);
+    m_plot->yAxis->setVisible(shown);
+    m_colorScale->setVisible(shown);
 }
 
 }  // namespace attnscope::views

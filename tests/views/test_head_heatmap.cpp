@@ -83,6 +83,27 @@ private Q_SLOTS:
         QCOMPARE(heatmap.dataSize(), QSize());
     }
 
+    // Missing data is never drawn as data: with no head to show, no axes and no colour bar, only
+    // what to do; they come back with the first head.
+    void withoutAHeadThereAreNoAxesAndNoColourBar() {
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        auto* scale = heatmap.plot()->findChild<QCPColorScale*>();
+        QVERIFY(scale == nullptr || !scale->visible());
+        QVERIFY(!heatmap.plot()->xAxis->visible() && !heatmap.plot()->yAxis->visible());
+        QCOMPARE(heatmap.title(), QStringLiteral("No result yet: press Run (F5)"));
+        heatmap.setResult(makeDenseResult(2, 4));
+        QVERIFY(heatmap.plot()->xAxis->visible() && heatmap.plot()->yAxis->visible());
+        bool scaleShown = false;
+        for (int i = 0; i < heatmap.plot()->plotLayout()->elementCount(); ++i)
+            for (auto* element : heatmap.plot()->plotLayout()->elementAt(i)->elements(true))
+                if (auto* bar = qobject_cast<QCPColorScale*>(element)) scaleShown = scaleShown || bar->visible();
+        QVERIFY(scaleShown);
+        state.setHead(5);
+        QVERIFY(!heatmap.plot()->xAxis->visible());
+    }
+
     void hoverTextNamesTokensAsPlainText() {
         InspectionState state;
         HeadHeatmap heatmap;
