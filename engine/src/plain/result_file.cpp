@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 namespace attnscope::engine {
 namespace {
@@ -149,6 +150,27 @@ Error fileError(const std::string& path, const std::string& message) {
 
 // A typed parameter from its JSON value (the writer's std::visit): bool, integer, float, string,
 // or a list (of integers unless it holds a float; an empty list is an integer list).
+// Integers of the metadata. nlohmann's get<> converts a float with a plain cast, undefined when
+// the value does not fit (found by fuzz_result_file): only JSON integers that fit are taken.
+std::int64_t integerAt(const nlohmann::json& object, const char* key) {
+    const nlohmann::json& v = object.at(key);
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())))
+        throw std::invalid_argument(std::string("'") + key + "' is not an integer");
+    return v.get<std::int64_t>();
+}
+
+std::int64_t integerOr(const nlohmann::json& object, const char* key, std::int64_t fallback) {
+    return object.contains(key) ? integerAt(object, key) : fallback;
+}
+
+std::uint64_t unsignedOr(const nlohmann::json& object, const char* key, std::uint64_t fallback) {
+    if (!object.contains(key)) return fallback;
+    const nlohmann::json& v = object.at(key);
+    if (!v.is_number_unsigned()) throw std::invalid_argument(std::string("'") + key + "' is not an unsigned integer");
+    return v.get<std::uint64_t>();
+}
+
 Result<ParamValue> paramFromJson(const nlohmann::json& v) {
     if (v.is_boolean()) return ParamValue{v.get<bool>()};
     if (v.is_number_integer()) return ParamValue{v.get<std::int64_t>()};
@@ -201,28 +223,28 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
     AttentionResult r;
     try {
         r.variantId = summary.at("variant").get<std::string>();
-        r.n = summary.at("n").get<std::int64_t>();
-        r.m = summary.at("m").get<std::int64_t>();
-        r.heads = summary.at("heads").get<std::int64_t>();
-        r.d = summary.at("head_dim").get<std::int64_t>();
+        r.n = integerAt(summary, "n");
+        r.m = integerAt(summary, "m");
+        r.heads = integerAt(summary, "heads");
+        r.d = integerAt(summary, "head_dim");
         for (const auto& [name, value] : summary.at("params").items()) {
             auto p = paramFromJson(value);
             if (!p) return fileError(path, "parameter '" + name + "': " + p.error().message);
             r.params[name] = p.value();
         }
-        run->projection.seed = summary.value("seed", std::uint64_t{0});
+        run->projection.seed = unsignedOr(summary, "seed", 0);
         if (summary.contains("warnings")) run->warnings = summary.at("warnings").get<std::vector<std::string>>();
-        r.emptyRowCount = summary.value("empty_rows", std::int64_t{0});
+        r.emptyRowCount = integerOr(summary, "empty_rows", 0);
         for (const auto& t : tokens) {
             Token token;
-            token.byteBegin = t.at("begin").get<std::int64_t>();
-            token.byteEnd = t.at("end").get<std::int64_t>();
-            token.id = t.at("id").get<std::int64_t>();
+            token.byteBegin = integerAt(t, "begin");
+            token.byteEnd = integerAt(t, "end");
+            token.id = integerAt(t, "id");
             token.text = t.value("text", std::string());
             run->input.tokens.push_back(std::move(token));
         }
     } catch (const std::exception& e) {
-        return fileError(path, std::string("attnscope.result or attnscope.tokens lacks a field: ") + e.what());
+        return fileError(path, std::string("attnscope.result or attnscope.tokens lacks a field or has one of the wrong type: ") + e.what());
     }
     if (r.heads < 1 || r.n < 1 || r.m < 1 || r.d < 1) return fileError(path, "heads, n, m and head_dim must be positive");
     // The weights are restored by the variant's own code from its parameters: every one of them
