@@ -6,6 +6,7 @@
 #include "gui/eval_speed_job.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "views/help/help_panel.h"
 #include "gui/model_source.h"
 #include "gui/recipe/export_command.h"
 #include "gui/text_autosave.h"
@@ -91,6 +92,8 @@ struct Flags {
                                  QStringLiteral("Diagnostics view of star: show the Reach tab (what reaches each node).")};
     QCommandLineOption evalSpeed{QStringLiteral("eval-speed"),
                                  QStringLiteral("Cost view: measure Transformer-XL's evaluation speed before the screenshot.")};
+    QCommandLineOption helpPanel{QStringLiteral("help-panel"),
+                                 QStringLiteral("Show the \"What am I looking at?\" panel (F1) beside the views.")};
     QCommandLineOption maskWeights{QStringLiteral("mask-weights"), QStringLiteral("Mask view: shade allowed cells by their weights.")};
     QCommandLineOption model{QStringLiteral("model"),
                              QStringLiteral("Open this model folder; its layer (--layer) is the Q/K/V source."), QStringLiteral("DIR")};
@@ -102,7 +105,7 @@ struct Flags {
                                QStringLiteral("PATH")};
 
     void addTo(QCommandLineParser& parser) const {
-        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
+        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
                            screenshot, textFile, session});
     }
 };
@@ -115,6 +118,7 @@ struct Startup {
     QString screenshotPath, sessionPath;
     int head = 0, query = -1, key = -1;
     bool errorCurve = false, receptiveField = false, starReach = false, evalSpeed = false, maskWeights = false;
+    bool helpPanel = false;
     bool screenshot() const { return !screenshotPath.isEmpty(); }
 };
 
@@ -202,6 +206,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     s.receptiveField = parser.isSet(f.receptiveField);
     s.evalSpeed = parser.isSet(f.evalSpeed);
     s.starReach = parser.isSet(f.starReach);
+    s.helpPanel = parser.isSet(f.helpPanel);
     s.maskWeights = parser.isSet(f.maskWeights);
     return 0;
 }
@@ -327,6 +332,7 @@ int main(int argc, char** argv) {
 
     attnscope::app::EngineRunner runner(std::make_unique<attnscope::app::LocalEngineBackend>());
     MainWindow window(&runner, startup.settings, startup.options);
+    if (startup.helpPanel) window.helpPanel()->show();
     if (!startup.sessionPath.isEmpty()) {
         // Queued: the window takes the variant list first, then the session is checked against it.
         QObject::connect(

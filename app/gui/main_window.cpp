@@ -168,6 +168,7 @@ void MainWindow::buildActions() {
     QAction* previous = viewMenu->addAction(tr("&Previous Head"), this, &MainWindow::showPreviousHead);
     previous->setShortcuts({QKeySequence(Qt::Key_PageUp), QKeySequence(Qt::CTRL | Qt::Key_Left)});
     buildThemeActions(viewMenu);
+    buildHelpActions();
 }
 
 AppSettings MainWindow::settings() const {

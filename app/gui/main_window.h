@@ -46,6 +46,7 @@ class TokenLinks;
 class HeadsGrid;
 class InspectionState;
 class ParamForm;
+class HelpPanel;
 }  // namespace attnscope::views
 
 namespace attnscope::app {
@@ -130,6 +131,7 @@ public:
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
     views::ParamForm* paramForm() const { return m_paramForm; }
+    views::HelpPanel* helpPanel() const { return m_help; }
     QPlainTextEdit* textEdit() const { return m_text; }
     /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
     static constexpr int kFirstWindowMaxWidth = 1800, kFirstWindowMaxHeight = 1100;
@@ -218,6 +220,9 @@ protected:
 private:
     void buildSessionActions(QMenu* fileMenu);
     void buildThemeActions(QMenu* viewMenu);
+    /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.
+    void buildHelpActions();
+    void uiUpdateHelp();
     void uiRestoreHabits(const AppSettings& settings);
     void uiRebuildRecentMenu();
     void uiRememberFile(const QString& path);
@@ -325,6 +330,7 @@ private:
     views::HeadHeatmap* m_heatmap = nullptr;
     views::HeadsGrid* m_headsGrid = nullptr;
     views::ParamForm* m_paramForm = nullptr;
+    views::HelpPanel* m_help = nullptr;
     views::MaskView* m_maskView = nullptr;
     views::TokenLinks* m_tokenLinks = nullptr;
     TextAutosave* m_autosave = nullptr;

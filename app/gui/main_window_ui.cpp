@@ -74,6 +74,8 @@ void MainWindow::buildUi(const AppSettings& settings) {
     connect(m_text, &QPlainTextEdit::textChanged, this, &MainWindow::uiUpdateTitle);
     QWidget* views = buildViewTabs(settings);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
+    // (the help panel takes its width from the views, not from the settings, whose fields it clipped)
+    settingsColumn->setMinimumWidth(340);
     splitter->addWidget(settingsColumn);
     splitter->addWidget(views);
     splitter->setStretchFactor(0, 0);

@@ -13,6 +13,7 @@
 #include "views/mask_view.h"
 #include "views/param_form.h"
 #include "views/heads_grid.h"
+#include "views/help/help_panel.h"
 #include "views/inspection_state.h"
 
 #include <attnscope/tokenize.h>
@@ -373,6 +374,31 @@ private Q_SLOTS:
         QCOMPARE(window.paramForm()->fieldNote(QStringLiteral("window")),
                  QStringLiteral("window: -3 is below the smallest allowed value, 0; using 0."));
         QCOMPARE(window.statusText(), window.paramForm()->fieldNote(QStringLiteral("window")));
+    }
+
+    // F1 opens the help panel on the shown tab and the chosen variant, from any field; it follows
+    // the tab and the variant.
+    void f1ExplainsTheShownTabAndVariant() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
+        QVERIFY(!window.helpPanel()->isVisible());
+        window.textEdit()->setFocus();
+        QTest::keyClick(window.textEdit(), Qt::Key_F1);
+        QTRY_VERIFY(window.helpPanel()->isVisible());
+        QVERIFY(window.helpPanel()->plainText().startsWith(QStringLiteral("Heatmap")));
+        QVERIFY(window.helpPanel()->plainText().contains(QStringLiteral("Beltagy et al. 2020")));
+        window.showView(MainWindow::View::Mask);
+        QVERIFY(window.helpPanel()->plainText().startsWith(QStringLiteral("Mask")));
+        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("performer")));
+        QVERIFY(window.helpPanel()->plainText().contains(QStringLiteral("Approximates softmax")));
+        QTest::keyClick(window.textEdit(), Qt::Key_F1);
+        QTRY_VERIFY(!window.helpPanel()->isVisible());
     }
 };
 
