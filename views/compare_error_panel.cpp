@@ -4,6 +4,7 @@
 #include "views/qcp.h"
 
 #include <QHeaderView>
+#include <QScrollBar>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -47,9 +48,11 @@ CompareErrorPanel::CompareErrorPanel(QWidget* parent) : QWidget(parent) {
     m_table->horizontalHeaderItem(KeptMassColumn)
         ->setToolTip(tr("Share of full's softmax mass on the keys the variant's pattern allows, averaged over rows"));
     m_table->verticalHeader()->setVisible(false);
-    // The numbers share the width left by the names, so every column stays visible in a narrow pane.
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_table->horizontalHeader()->setSectionResizeMode(VariantColumn, QHeaderView::ResizeToContents);
+    // Every column as wide as its header and numbers (a stretched "max L1 (row)" was cut to
+    // "max L1 (row" and its numbers wrapped); a narrow panel scrolls sideways instead.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     layout->addWidget(m_table);
@@ -60,8 +63,16 @@ CompareErrorPanel::CompareErrorPanel(QWidget* parent) : QWidget(parent) {
     m_rowPlot->yAxis->setLabel(tr("row L1 vs full"));
     m_rowPlot->legend->setVisible(true);
     m_rowPlot->legend->setFont(m_rowPlot->font());
-    m_rowPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    m_rowPlot->setMinimumHeight(120);
+    // The legend in a row under the plot, two entries a line: inside the axes it hid the curves.
+    auto* legendRow = new QCPLayoutGrid;
+    m_rowPlot->plotLayout()->addElement(1, 0, legendRow);
+    m_rowPlot->plotLayout()->setRowStretchFactor(1, 0.001);
+    legendRow->setMargins(QMargins(0, 0, 0, 4));
+    legendRow->addElement(0, 0, m_rowPlot->legend);
+    m_rowPlot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_rowPlot->legend->setWrap(2);
+    m_rowPlot->legend->setBorderPen(Qt::NoPen);
+    m_rowPlot->setMinimumHeight(170);
     layout->addWidget(m_rowPlot, 1);
     clear(tr("No result yet."));
 }
@@ -109,6 +120,11 @@ void CompareErrorPanel::setEntries(const QVector<Entry>& entries, const QString&
         graph->setData(x, y, true);
         rows = std::max(rows, s.rows);
     }
+    // Every row of the table in view (the curves below take the rest of the height).
+    int tableHeight = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth() + 2;
+    for (int r = 0; r < m_table->rowCount(); ++r) tableHeight += m_table->rowHeight(r);
+    if (m_table->horizontalScrollBar()->isVisible()) tableHeight += m_table->horizontalScrollBar()->sizeHint().height();
+    m_table->setMinimumHeight(tableHeight);
     m_rowPlot->xAxis->setRange(-0.5, static_cast<double>(rows) - 0.5);
     m_rowPlot->yAxis->setRange(0, yMax > 0 ? yMax * 1.1 : 1.0);
     m_rowPlot->legend->setVisible(m_rowPlot->graphCount() > 0);

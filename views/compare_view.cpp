@@ -12,7 +12,9 @@
 #include "views/token_label.h"
 
 #include <QComboBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
+#include <QScrollArea>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -41,28 +43,37 @@ QString CompareView::paneName(int index) {
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
+    // Everything scrolls when the tab is smaller than the panes and the panels below need to
+    // stay readable (a 1366 × 768 screen), rather than shrinking them to a few dozen pixels.
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->viewport()->installEventFilter(this);
+    auto* splitter = new QSplitter(Qt::Vertical, m_scroll);
     splitter->setChildrenCollapsible(false);
+    m_scroll->setWidget(splitter);
 
-    auto* panesWidget = new QWidget(splitter);
-    auto* panes = new QHBoxLayout(panesWidget);
-    panes->setContentsMargins(0, 0, 0, 0);
+    // The panes in a grid of as many columns as gives them the largest cells (layoutPanes).
+    m_panesWidget = new QWidget(splitter);
+    m_paneGrid = new QGridLayout(m_panesWidget);
+    m_paneGrid->setContentsMargins(0, 0, 0, 0);
+    m_paneGrid->setSpacing(4);
     for (int i = 0; i < kMaxPanes; ++i) {
         auto* state = new InspectionState(this);
         state->setResultIndex(i);
-        auto* pane = new HeadHeatmap(panesWidget);
+        auto* pane = new HeadHeatmap(m_panesWidget);
         pane->setInspectionState(state);
         pane->setTitlePrefix(QStringLiteral("%1: ").arg(paneName(i)));
+        pane->setCompactTitle(true);  // the variant and what differs from its defaults; all of it on hover
         pane->setToolbarVisible(false);  // the main window shares the Heatmap tab's choices
         pane->setVisible(i < kMinPanes);
-        // A pane's title names every parameter: let it clip rather than widen the window.
-        pane->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-        panes->addWidget(pane, 1);
+        pane->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+        pane->setMinimumSize(kMinPaneSize);
         m_paneStates[static_cast<std::size_t>(i)] = state;
         m_panes[static_cast<std::size_t>(i)] = pane;
         connect(pane, &HeadHeatmap::cellHovered, this, &CompareView::hoverCell);
     }
-    splitter->addWidget(panesWidget);
+    splitter->addWidget(m_panesWidget);
 
     auto* bottom = new QWidget(splitter);
     auto* bottomLayout = new QHBoxLayout(bottom);
@@ -87,9 +98,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     m_errorPanel = new CompareErrorPanel(bottom);
     bottomLayout->addWidget(m_errorPanel, 1);
     splitter->addWidget(bottom);
+    bottom->setMinimumHeight(kMinBottomHeight);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
-    layout->addWidget(splitter, 1);
+    splitter->setSizes({600, 400});  // proportions: the panes get three fifths of the height
+    layout->addWidget(m_scroll, 1);
     connect(m_diffMap, &CompareDifferenceMap::cellHovered, this, &CompareView::hoverCell);
     const auto onDiffChoice = [this] {
         setDifference(m_minuendCombo->currentData().toInt(), m_referenceCombo->currentData().toInt());
@@ -110,6 +123,41 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 }
 
 CompareView::~CompareView() = default;
+
+int CompareView::shownPaneCount() const { return std::max(kMinPanes, m_refusal.isEmpty() ? m_paneCount : 0); }
+
+void CompareView::layoutPanes() {
+    const int count = shownPaneCount();
+    // The width there is, and the height the splitter gives the panes (at least a pane's).
+    const QSize room(m_scroll->viewport()->width(),
+                     std::max(m_panesWidget->height(), m_scroll->viewport()->height() * 3 / 5));
+    // Each pane loses about this much to its title, axes, token labels and colour bar.
+    constexpr int kChromeWidth = 130, kChromeHeight = 110;
+    int best = 1;
+    double bestSide = -1;
+    // Never more columns than fit at the panes' minimum width (the rest would scroll sideways).
+    const int fitting = std::max(1, room.width() / (kMinPaneSize.width() + 4));
+    for (int columns = 1; columns <= std::min(count, fitting); ++columns) {
+        const int rows = (count + columns - 1) / columns;
+        const double side = std::min(room.width() / columns - kChromeWidth, room.height() / rows - kChromeHeight);
+        if (side > bestSide + 0.5) {
+            bestSide = side;
+            best = columns;
+        }
+    }
+    if (best == m_paneColumns && count == m_laidOutPanes) return;
+    m_paneColumns = best;
+    m_laidOutPanes = count;
+    for (HeadHeatmap* pane : m_panes) m_paneGrid->removeWidget(pane);
+    for (int i = 0; i < kMaxPanes; ++i) m_paneGrid->addWidget(m_panes[static_cast<std::size_t>(i)], i / best, i % best);
+    for (int c = 0; c < kMaxPanes; ++c) m_paneGrid->setColumnStretch(c, c < best ? 1 : 0);
+    for (int r = 0; r < kMaxPanes; ++r) m_paneGrid->setRowStretch(r, r < (count + best - 1) / best ? 1 : 0);
+}
+
+bool CompareView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_scroll->viewport() && event->type() == QEvent::Resize) layoutPanes();
+    return QWidget::eventFilter(watched, event);
+}
 
 void CompareView::setInspectionState(InspectionState* state) {
     if (m_state) disconnect(m_state, nullptr, this, nullptr);
@@ -171,6 +219,7 @@ void CompareView::rebuildPanes() {
         // Two panes stay visible (empty) so the tab explains itself before the first compare run.
         pane->setVisible(i < std::max(kMinPanes, ok ? m_paneCount : 0));
     }
+    layoutPanes();
     updateSharedRange();
     updateDifferenceChoices();
     updateErrors();
@@ -475,7 +524,8 @@ void CompareView::updateInfo() {
     }
     if (m_query < 0 || m_key < 0) {
         m_info->setText(tr("Hover a cell: the same (query, key) is marked in every pane and the difference map, on one "
-                           "colour scale."));
+                           "colour scale; blank cells are keys outside a pane's pattern. A pane's title lists what differs "
+                           "from the variant's defaults: hover it for every parameter."));
         return;
     }
     QStringList values;

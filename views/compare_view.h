@@ -24,7 +24,9 @@
 #include <memory>
 
 class QComboBox;
+class QGridLayout;
 class QLabel;
+class QScrollArea;
 
 namespace attnscope::views {
 
@@ -57,6 +59,13 @@ public:
     void setExactNote(const QString& note);
 
     int paneCount() const { return m_paneCount; }
+    /// Columns of the pane grid: the count that gives the panes the largest square cells in the
+    /// room there is (all in one row when wide, two by two when not).
+    int paneColumns() const { return m_paneColumns; }
+    /// No pane is drawn smaller than this; below it the panes scroll.
+    static constexpr QSize kMinPaneSize{260, 240};
+    /// The difference map and the error panel below the panes keep at least this height.
+    static constexpr int kMinBottomHeight = 320;
     HeadHeatmap* pane(int index) const { return m_panes[static_cast<std::size_t>(index)]; }
     static QString paneName(int index);  ///< "A", "B", "C", "D"
     /// True when the result holds at least two comparable variants.
@@ -106,10 +115,13 @@ Q_SIGNALS:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void syncHead();
     void rebuildPanes();
+    void layoutPanes();
+    int shownPaneCount() const;
     void updateSharedRange();
     void updateDifferenceChoices();
     void applyDifference(int minuend, int reference);
@@ -127,6 +139,11 @@ private:
     int shownHead() const;
 
     std::array<HeadHeatmap*, kMaxPanes> m_panes{};
+    QScrollArea* m_scroll = nullptr;
+    QWidget* m_panesWidget = nullptr;
+    QGridLayout* m_paneGrid = nullptr;
+    int m_paneColumns = 0;
+    int m_laidOutPanes = 0;
     std::array<InspectionState*, kMaxPanes> m_paneStates{};
     CompareDifferenceMap* m_diffMap = nullptr;
     CompareErrorPanel* m_errorPanel = nullptr;

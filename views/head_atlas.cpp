@@ -1,6 +1,7 @@
 #include "views/head_atlas.h"
 
 #include "views/colormap.h"
+#include "views/coverage_editor.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/qcp.h"
 #include "views/rollout_view.h"
@@ -12,6 +13,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -179,7 +181,16 @@ HeadAtlasView::HeadAtlasView(QWidget* parent) : QWidget(parent) {
     m_progress->setVisible(false);
     row->addWidget(m_progress);
     row->addStretch(1);
+    auto* coverageToggle = new QToolButton(toolbar);
+    coverageToggle->setText(tr("Coverage settings"));
+    coverageToggle->setToolTip(tr("Show or hide the variants and parameters the atlas measures each head against"));
+    coverageToggle->setCheckable(true);
+    coverageToggle->setChecked(true);
+    row->addWidget(coverageToggle);
     layout->addWidget(toolbar);
+    m_coverage = new CoverageEditor(this);
+    layout->addWidget(m_coverage);
+    connect(coverageToggle, &QToolButton::toggled, m_coverage, &QWidget::setVisible);
     m_message = new QLabel(this);
     m_message->setTextFormat(Qt::PlainText);  // engine notices may quote file names and tokens
     m_message->setWordWrap(true);
@@ -262,6 +273,7 @@ void HeadAtlasView::setAtlas(std::shared_ptr<const engine::HeadAtlas> atlas) {
     if (m_selectedLayer >= layerCount() || m_selectedHead >= headCount()) m_selectedLayer = m_selectedHead = -1;
     if (m_atlas) {
         m_rollout->setMatrices(m_atlas->rollout, m_atlas->flow, m_atlas->input.tokens);
+        m_coverage->showUsed(m_atlas->settings, m_atlas->n);
         QStringList notes;
         notes << tr("%1 tokens, %2 layers × %3 heads, %4 coverage settings, %5 s")
                      .arg(m_atlas->n)

@@ -25,6 +25,7 @@ class QPushButton;
 
 namespace attnscope::views {
 
+class CoverageEditor;
 class RolloutView;
 
 /// One colouring of the grid: a per-head metric, or a coverage setting's kept mass / output error.
@@ -81,6 +82,8 @@ public:
     QPushButton* analyzeButton() const { return m_analyze; }
     QPushButton* cancelButton() const { return m_cancel; }
     RolloutView* rolloutView() const { return m_rollout; }
+    /// The coverage settings the next Analyze measures (shown under the toolbar).
+    CoverageEditor* coverageEditor() const { return m_coverage; }
     QCustomPlot* gridPlot() const { return m_plot; }
 
     int layerCount() const;
@@ -129,6 +132,7 @@ private:
     QCPTextElement* m_title = nullptr;
     QCPItemRect* m_marker = nullptr;
     RolloutView* m_rollout = nullptr;
+    CoverageEditor* m_coverage = nullptr;
     int m_selectedLayer = -1;
     int m_selectedHead = -1;
 };

@@ -7,6 +7,9 @@
 #include "views/title_wrap.h"
 #include "views/token_label.h"
 
+#include <attnscope/variant_catalog.h>
+
+#include <QFontMetricsF>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -299,6 +302,9 @@ QString HeadHeatmap::colorBarLabel() const {
     else if (m_options.scale == ColorScale::Log && m_shownColormap == QLatin1String("rdbu"))
         parts << tr("signed: linear");
     if (m_shown->hasMaskedCells()) parts << tr("blank: key not in pattern");
+    // A compact pane is too short for the qualifiers (they ran into its title): they are in
+    // the full title's tooltip and in the compare view's legend line.
+    if (m_compactTitle) return tr("attention weight");
     return parts.isEmpty() ? tr("attention weight") : tr("attention weight (%1)").arg(parts.join(QStringLiteral("; ")));
 }
 
@@ -326,9 +332,14 @@ void HeadHeatmap::updateTitle() {
                                                  .arg(m_stoppedHead));
         return;
     }
-    QStringList params;
-    for (const auto& [key, value] : r->params)
-        params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
+    QStringList params, changed;
+    const engine::VariantInfo* info = engine::findVariantInfo(r->variantId);
+    for (const auto& [key, value] : r->params) {
+        const QString item = QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
+        params << item;
+        const engine::ParamSpec* spec = info ? info->findParam(key) : nullptr;
+        if (!spec || !(spec->defaultValue == value)) changed << item;
+    }
     const QString tokenizer = tokenUnit(m_result->input);
     QString text = m_titlePrefix + tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(m_shownHead).arg(r->heads).arg(r->n).arg(tokenizer);
     if (const QString source = qkvSourceText(*m_result); !source.isEmpty()) text += QStringLiteral(" — ") + source;
@@ -340,6 +351,12 @@ void HeadHeatmap::updateTitle() {
     else if (m_stoppedHead >= 0) text += tr(" — pooling of head %1 stopped").arg(m_stoppedHead);
     // Parameters on a line of their own, so long lists do not set the window's minimum width.
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
+    m_fullTitle = text + QLatin1Char('\n') + colorBarLabel();
+    if (m_compactTitle) {
+        const QString compact = m_titlePrefix + (changed.isEmpty() ? name : tr("%1 (%2)").arg(name, changed.join(QStringLiteral(", "))));
+        m_title->setText(QFontMetrics(m_title->font()).elidedText(compact, Qt::ElideRight, std::max(40, m_plot->width() - 12)));
+        return;
+    }
     m_title->setText(wrapTitle(text, m_title->font(), m_plot->width() - 12));
 }
 
@@ -367,8 +384,16 @@ void HeadHeatmap::updateTickLabels() {
             const auto last = std::min<std::int64_t>(count - 1, static_cast<std::int64_t>(std::floor(range.upper)));
             const double shown = static_cast<double>(last - first + 1);
             tickFont.setPointSizeF(std::max(7.0, std::min(9.0, 9.0 - (shown - 32) / 16.0)));
+            // Every token whose label has room (a line of text per label); otherwise every
+            // step-th, at multiples of the step so labels stay put while panning.
+            const double pixels = axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
+            const double perCell = pixels / std::max(1.0, range.size());
+            const double needed = QFontMetricsF(tickFont).height() * 1.1;
+            const int step = perCell > 0 ? std::max(1, static_cast<int>(std::ceil(needed / perCell))) : 1;
+            (axis == m_plot->xAxis ? m_keyLabelStep : m_queryLabelStep) = step;
             auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-            for (std::int64_t i = first; i <= last; ++i) ticker->addTick(static_cast<double>(i), tokenText(i));
+            for (std::int64_t i = first; i <= last; ++i)
+                if (i % step == 0) ticker->addTick(static_cast<double>(i), tokenText(i));
             axis->setTicker(ticker);
             axis->setLabel(tokenLabel);
         } else if (!qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker())) {
@@ -458,6 +483,16 @@ void HeadHeatmap::fitAxisRect() {
     const engine::AttentionResult* r = shownResult();
     const bool shown = r && m_shownHead >= 0;
     fitSquareCells(m_plot, m_body, shown ? r->n : 0, shown ? r->m : 0, m_colorScale->outerRect().width(), 3);
+    if (!shown || (!m_keyTokens && !m_queryTokens)) return;
+    // The cells' size is known only now: thin the token labels again if it changed how many fit.
+    const int keyStep = m_keyLabelStep, queryStep = m_queryLabelStep;
+    updateTickLabels();
+    if (keyStep != m_keyLabelStep || queryStep != m_queryLabelStep) m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadHeatmap::setCompactTitle(bool compact) {
+    m_compactTitle = compact;
+    rebuild();
 }
 
 void HeadHeatmap::setTitlePrefix(const QString& prefix) {

@@ -67,6 +67,12 @@ public:
     void setVariantNames(const QHash<QString, QString>& idToName);
     /// Text put before the title (the compare view's "A: ", "B: ").
     void setTitlePrefix(const QString& prefix);
+    /// Compact: the title names the variant and only the parameters that differ from its
+    /// defaults, on one line elided to the width; the full title is the plot's tooltip (the
+    /// compare view's panes, which share head, n and source).
+    void setCompactTitle(bool compact);
+    /// The full title, also while compact.
+    QString fullTitle() const { return m_fullTitle; }
     /// A fixed colour range [lo, hi] (the compare view's shared scale); hi <= lo restores the
     /// automatic range of the shown matrix.
     void setValueRange(double lo, double hi);
@@ -129,6 +135,9 @@ public:
     /// True when both axes show token text (at most kMaxTokenTicks visible on each).
     bool tokenAxes() const { return m_keyTokens && m_queryTokens; }
     bool keyAxisShowsTokens() const { return m_keyTokens; }
+    /// Token labels shown: every step-th (1 = every token) so that they do not overlap.
+    int keyLabelStep() const { return m_keyLabelStep; }
+    int queryLabelStep() const { return m_queryLabelStep; }
     bool queryAxisShowsTokens() const { return m_queryTokens; }
     /// The colour map actually drawn: "rdbu" whenever the head has negative weights.
     QString shownColormap() const { return m_shownColormap; }
@@ -245,6 +254,8 @@ private:
     QCPTextElement* m_title = nullptr;
     QCPItemRect* m_marker = nullptr;
     QString m_titlePrefix;
+    QString m_fullTitle;
+    bool m_compactTitle = false;
     double m_rangeLo = 0;
     double m_rangeHi = 0;  // <= m_rangeLo: automatic
     int m_markedQuery = -1;
@@ -281,6 +292,7 @@ private:
     QFuture<std::shared_ptr<const HeadMatrix>> m_poolFuture;
     int m_shownHead = -1;
     bool m_keyTokens = false;
+    int m_keyLabelStep = 1, m_queryLabelStep = 1;
     bool m_queryTokens = false;
     bool m_inRangeUpdate = false;
     QString m_shownColormap;

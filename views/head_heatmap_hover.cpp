@@ -9,6 +9,7 @@
 #include "views/title_wrap.h"
 #include "views/token_label.h"
 #include <QComboBox>
+#include <QHelpEvent>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -105,7 +106,21 @@ void HeadHeatmap::clearHover() {
 
 bool HeadHeatmap::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_plot && event->type() == QEvent::Leave) clearHover();
-    if (watched == m_plot && event->type() == QEvent::Resize) updateTitle();  // re-wrap to the new width
+    if (watched == m_plot && event->type() == QEvent::ToolTip && m_compactTitle) {
+        // Over the shortened title: the whole of it (every parameter, head, n, source).
+        const QPoint pos = static_cast<QHelpEvent*>(event)->pos();
+        if (m_title->outerRect().contains(pos)) {
+            QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), m_fullTitle, m_plot);
+            return true;
+        }
+    }
+    if (watched == m_plot && event->type() == QEvent::Resize) {
+        updateTitle();  // re-wrap to the new width
+        if (m_shownHead >= 0) {
+            updateTickLabels();  // as many token labels as now fit
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    }
     if (watched == m_plot && event->type() == QEvent::KeyPress) {
         auto* key = static_cast<QKeyEvent*>(event);
         const bool in = key->matches(QKeySequence::ZoomIn) || key->key() == Qt::Key_Plus || key->key() == Qt::Key_Equal;

@@ -17,30 +17,12 @@ using namespace attnscope::engine;
 
 namespace {
 
-Result<std::vector<CoverageSetting>> parseSettings(const Engine& engine, const std::vector<std::string>& specs) {
-    // Each --coverage is "VARIANT[:NAME=VALUE[,NAME=VALUE...]]".
+Result<std::vector<CoverageSetting>> parseSettings(const std::vector<std::string>& specs) {
     std::vector<CoverageSetting> out;
     for (const auto& spec : specs) {
-        CoverageSetting s;
-        const auto colon = spec.find(':');
-        s.variantId = spec.substr(0, colon);
-        const VariantInfo* info = engine.findVariant(s.variantId);
-        if (!info) return makeError(ErrorCode::InvalidArgument, "--coverage '" + spec + "': unknown variant '" + s.variantId + "'");
-        if (colon != std::string::npos) {
-            std::stringstream rest(spec.substr(colon + 1));
-            std::string item;
-            while (std::getline(rest, item, ',')) {
-                const auto eq = item.find('=');
-                const ParamSpec* p = eq == std::string::npos ? nullptr : info->findParam(item.substr(0, eq));
-                if (!p)
-                    return makeError(ErrorCode::InvalidArgument, "--coverage '" + spec + "': '" + item +
-                                                                     "' is not NAME=VALUE of a parameter of " + s.variantId);
-                auto value = parseParamValue(*p, item.substr(eq + 1));
-                if (!value) return makeError(ErrorCode::InvalidArgument, "--coverage '" + spec + "': " + value.error().message);
-                s.params[p->name] = value.value();
-            }
-        }
-        out.push_back(std::move(s));
+        auto setting = parseCoverageSetting(spec);
+        if (!setting) return makeError(ErrorCode::InvalidArgument, "--coverage " + setting.error().message);
+        out.push_back(std::move(setting.value()));
     }
     return out;
 }
@@ -63,7 +45,7 @@ int analyzeCommand(const AnalyzeOptions& options) {
     }
     auto engine = createEngine(options.threads, options.memoryBudget);
     if (!engine) return kExitFailure;
-    auto settings = parseSettings(**engine, options.coverage);
+    auto settings = parseSettings(options.coverage);
     if (!settings) {
         printError(settings.error().message);
         return kExitUsage;

@@ -97,7 +97,7 @@ void CliParse::addAnalyzeCommand() {
     auto* analyzeTextFile = m_analyze->add_option("--text-file", analyze.textFile, "Read the input text from a file.");
     m_analyzeText->excludes(analyzeTextFile);
     m_analyze->add_option("--coverage", analyze.coverage,
-                           "Coverage setting VARIANT[:NAME=VALUE,...] (repeatable; default: 10 settings).");
+                           "Coverage setting VARIANT[:NAME=VALUE,...] (repeatable; default: the catalog's settings, fitted to the input's length).");
     m_analyze->add_option("--threads", analyze.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
     m_analyze->add_option("--memory-budget", analyze.memoryBudget,
                           "Bytes the forward pass and the atlas may allocate (default 40 % of memory).")

@@ -73,6 +73,10 @@ bool CompareVariantsEditor::addRow(const QString& id) {
     boxLayout->setContentsMargins(0, 0, 0, 0);
     auto* top = new QHBoxLayout;
     row.combo = new QComboBox(row.box);
+    // As narrow as the column: sized to its longest variant name it widened the settings column
+    // past the screen (a 1366-pixel screen clipped every field).
+    row.combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    row.combo->setMinimumContentsLength(12);
     top->addWidget(row.combo, 1);
     row.remove = new QToolButton(row.box);
     row.remove->setText(QStringLiteral("−"));

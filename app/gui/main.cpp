@@ -62,6 +62,9 @@ struct Flags {
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Run the input once, save a PNG of the window to PATH and quit."),
                                   QStringLiteral("PATH")};
+    QCommandLineOption windowSize{QStringLiteral("window-size"),
+                                  QStringLiteral("With --screenshot: the window's size (default 1400x900; e.g. 1366x768)."),
+                                  QStringLiteral("WxH")};
     QCommandLineOption textFile{QStringLiteral("text-file"), QStringLiteral("Open this UTF-8 text file instead of the sample."),
                                 QStringLiteral("PATH")};
     QCommandLineOption variant{QStringLiteral("variant"), QStringLiteral("Select this variant id (see attnscope-cli variants)."),
@@ -106,7 +109,7 @@ struct Flags {
 
     void addTo(QCommandLineParser& parser) const {
         parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
-                           screenshot, textFile, session});
+                           screenshot, windowSize, textFile, session});
     }
 };
 
@@ -117,6 +120,7 @@ struct Startup {
     AppSettings settings;
     QString screenshotPath, sessionPath;
     int head = 0, query = -1, key = -1;
+    QSize windowSize{kScreenshotWidth, kScreenshotHeight};
     bool errorCurve = false, receptiveField = false, starReach = false, evalSpeed = false, maskWeights = false;
     bool helpPanel = false;
     bool screenshot() const { return !screenshotPath.isEmpty(); }
@@ -162,6 +166,18 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     if (parser.isSet(f.textFile))
         if (const int rc = readTextFile(parser.value(f.textFile), options)) return rc;
     s.screenshotPath = parser.value(f.screenshot);
+    if (parser.isSet(f.windowSize)) {
+        const QStringList parts = parser.value(f.windowSize).split(QLatin1Char('x'));
+        bool okWidth = false, okHeight = false;
+        const int width = parts.size() == 2 ? parts[0].toInt(&okWidth) : 0;
+        const int height = parts.size() == 2 ? parts[1].toInt(&okHeight) : 0;
+        if (!okWidth || !okHeight || width < 320 || height < 240 || width > 8192 || height > 8192) {
+            printError(QStringLiteral("--window-size '%1': expected WIDTHxHEIGHT, e.g. 1366x768 (320x240 to 8192x8192)")
+                           .arg(parser.value(f.windowSize)));
+            return 2;
+        }
+        s.windowSize = QSize(width, height);
+    }
     if (!s.screenshot()) {
         // What the user typed last time comes back after a crash or an accidental close, unless
         // a file was named on the command line.
@@ -228,7 +244,7 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
         });
     };
     const auto grabLater = [grabAndExit] { grabAndExit(0); };
-    window.resize(kScreenshotWidth, kScreenshotHeight);
+    window.resize(s.windowSize);
     // The Atlas tab is grabbed when its analysis is shown, not on the first run.
     QObject::connect(&window, &MainWindow::atlasShown, &window, grabLater);
     QObject::connect(&window, &MainWindow::modelOpenFailed, &window, [](const QString& message) {

@@ -15,6 +15,7 @@
 #include "views/background_job.h"
 #include "views/compare_view.h"
 #include "views/cost_view.h"
+#include "views/notices_panel.h"
 #include "views/moe/routing_view.h"
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
@@ -167,6 +168,11 @@ void MainWindow::buildActions() {
     next->setShortcuts({QKeySequence(Qt::Key_PageDown), QKeySequence(Qt::CTRL | Qt::Key_Right)});
     QAction* previous = viewMenu->addAction(tr("&Previous Head"), this, &MainWindow::showPreviousHead);
     previous->setShortcuts({QKeySequence(Qt::Key_PageUp), QKeySequence(Qt::CTRL | Qt::Key_Left)});
+    QAction* messages = m_notices->toggleViewAction();
+    messages->setText(tr("&Messages"));
+    messages->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    viewMenu->addSeparator();
+    viewMenu->addAction(messages);
     buildThemeActions(viewMenu);
     buildHelpActions();
 }
@@ -196,9 +202,11 @@ QString MainWindow::statusText() const { return m_statusMessage->text(); }
 
 void MainWindow::setStatusMessage(const QString& text, const QString& details) {
     m_statusMessage->setText(text);
+    // The whole message on hover (the bar shows one line of it), its details when it has them.
+    const QString tip = details.isEmpty() ? text : text + QStringLiteral("\n\n") + details;
     m_statusMessage->setToolTip(
-        details.isEmpty() ? QString()
-                          : QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(details.toHtmlEscaped()));
+        tip.isEmpty() ? QString() : QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(tip.toHtmlEscaped()));
+    m_notices->add(text, details);
 }
 
 void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>& variants) {

@@ -32,6 +32,7 @@ class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTimer;
+class QToolButton;
 class QVBoxLayout;
 
 namespace attnscope::views {
@@ -47,6 +48,7 @@ class HeadsGrid;
 class InspectionState;
 class ParamForm;
 class HelpPanel;
+class NoticesPanel;
 }  // namespace attnscope::views
 
 namespace attnscope::app {
@@ -132,6 +134,8 @@ public:
     ExportController* exportController() const { return m_export; }
     views::ParamForm* paramForm() const { return m_paramForm; }
     views::HelpPanel* helpPanel() const { return m_help; }
+    /// Every status message of the session (View ▸ Messages).
+    views::NoticesPanel* noticesPanel() const { return m_notices; }
     QPlainTextEdit* textEdit() const { return m_text; }
     /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
     static constexpr int kFirstWindowMaxWidth = 1800, kFirstWindowMaxHeight = 1100;
@@ -331,6 +335,8 @@ private:
     views::HeadsGrid* m_headsGrid = nullptr;
     views::ParamForm* m_paramForm = nullptr;
     views::HelpPanel* m_help = nullptr;
+    views::NoticesPanel* m_notices = nullptr;
+    QToolButton* m_noticesButton = nullptr;
     views::MaskView* m_maskView = nullptr;
     views::TokenLinks* m_tokenLinks = nullptr;
     TextAutosave* m_autosave = nullptr;

@@ -13,6 +13,7 @@
 #include "gui/sample_model.h"
 #include "gui/model_source_panel.h"
 
+#include "views/coverage_editor.h"
 #include "views/head_atlas.h"
 #include "views/inspection_state.h"
 #include "views/param_form.h"
@@ -225,8 +226,14 @@ void MainWindow::analyzeModel() {
         setStatusMessage(text);
         return;
     }
+    auto settings = m_atlasView->coverageEditor()->settingsForNextRun();
+    if (!settings) {  // the editor marks the line and says why, under the field
+        setStatusMessage(m_atlasView->coverageEditor()->problem());
+        return;
+    }
     engine::AtlasRequest request;
     request.text = m_text->toPlainText().toStdString();
+    request.settings = std::move(*settings);
     m_atlasView->setBusy(true);
     m_atlasView->setMessage(tr("Analysing %1…").arg(QDir(m_modelSource->folder()).dirName()));
     m_cancelAction->setEnabled(true);  // Esc cancels the analysis too (cancelRun)

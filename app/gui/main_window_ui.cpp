@@ -21,6 +21,8 @@
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/star_player.h"
+#include "views/elided_label.h"
+#include "views/notices_panel.h"
 #include "views/moe/routing_view.h"
 #include "views/head_heatmap.h"
 #include "views/heatmap_options.h"
@@ -52,6 +54,7 @@
 #include <QSpinBox>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QToolButton>
 #include <QStatusBar>
 #include <QStringDecoder>
 #include <QTabWidget>
@@ -186,6 +189,9 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
     auto* leftScroll = new QScrollArea(leftColumn);
     leftScroll->setWidget(left);
     leftScroll->setWidgetResizable(true);
+    // Never sideways: with word-wrapped labels the content was laid out before the vertical bar
+    // took its width, and a horizontal bar appeared for those few pixels.
+    leftScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     leftScroll->setFrameShape(QFrame::NoFrame);
     leftColumnLayout->addWidget(leftScroll, 1);
     buttons->setContentsMargins(9, 0, 9, 6);
@@ -295,8 +301,22 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
 
 // Message (warnings, errors), progress, time and memory of the last run.
 void MainWindow::buildStatusBar() {
-    m_statusMessage = new QLabel(this);
-    m_statusMessage->setTextFormat(Qt::PlainText);  // engine messages may quote user input
+    m_statusMessage = new views::ElidedLabel(this);  // plain text: engine messages may quote user input
+    m_notices = new views::NoticesPanel(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_notices);
+    m_notices->hide();
+    m_noticesButton = new QToolButton(this);
+    m_noticesButton->setAutoRaise(true);
+    m_noticesButton->setToolTip(tr("Every message of this session, whole (View ▸ Messages, Ctrl+Shift+L)"));
+    m_noticesButton->setVisible(false);
+    connect(m_noticesButton, &QToolButton::clicked, m_notices, [this] {
+        m_notices->show();
+        m_notices->raise();
+    });
+    connect(m_notices, &views::NoticesPanel::countChanged, this, [this](int count) {
+        m_noticesButton->setText(tr("Messages (%1)").arg(count));
+        m_noticesButton->setVisible(count > 0);
+    });
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(220);
@@ -307,6 +327,7 @@ void MainWindow::buildStatusBar() {
     m_memoryLabel->setToolTip(tr("Peak bytes of engine-owned buffers during the run"));
     for (QLabel* label : {m_statusMessage, m_timeLabel, m_memoryLabel}) label->setContentsMargins(6, 0, 6, 0);
     statusBar()->addWidget(m_statusMessage, 1);
+    statusBar()->addPermanentWidget(m_noticesButton);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_timeLabel);
     statusBar()->addPermanentWidget(m_memoryLabel);

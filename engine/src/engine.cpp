@@ -190,25 +190,32 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
         const auto started = std::chrono::steady_clock::now();
         auto atlas = std::make_shared<HeadAtlas>();
         atlas->model = impl.model->info();
-        atlas->settings = request.settings.empty() ? defaultCoverageSettings() : request.settings;
+        // The user's settings are checked before the model runs; the defaults are fitted to the
+        // input's length, known only after the pass.
         std::vector<ResolvedSetting> resolved;
-        for (auto& setting : atlas->settings) {
-            const Variant* v = impl.find(setting.variantId);
-            if (!v)
-                return makeError(ErrorCode::NotFound, "unknown variant '" + setting.variantId +
-                                                          "' in a coverage setting (available: " + impl.variantList() + ")");
-            ParamValues given = setting.params;
-            // Coverage compares like with like: a bidirectional head against the bidirectional
-            // form of the pattern, a causal (GPT-2) head against the causal form.
-            if (hasParam(v->info(), "causal") && !given.count("causal")) given["causal"] = atlas->model.causal;
-            auto params = resolveParams(v->info(), given);
-            if (!params) return params.error();
-            if (setting.label.empty()) {
-                setting.label = setting.variantId;
-                for (const auto& [name, value] : setting.params) setting.label += " " + name + "=" + formatParamValue(value);
+        auto resolve = [&]() -> Result<void> {
+            resolved.clear();
+            for (auto& setting : atlas->settings) {
+                const Variant* v = impl.find(setting.variantId);
+                if (!v)
+                    return makeError(ErrorCode::NotFound, "unknown variant '" + setting.variantId +
+                                                              "' in a coverage setting (available: " + impl.variantList() + ")");
+                ParamValues given = setting.params;
+                // Coverage compares like with like: a bidirectional head against the bidirectional
+                // form of the pattern, a causal (GPT-2) head against the causal form.
+                if (hasParam(v->info(), "causal") && !given.count("causal")) given["causal"] = atlas->model.causal;
+                auto params = resolveParams(v->info(), given);
+                if (!params) return params.error();
+                if (setting.label.empty()) {
+                    setting.label = setting.variantId;
+                    for (const auto& [name, value] : setting.params) setting.label += " " + name + "=" + formatParamValue(value);
+                }
+                resolved.push_back(ResolvedSetting{v, std::move(params.value())});
             }
-            resolved.push_back(ResolvedSetting{v, std::move(params.value())});
-        }
+            return {};
+        };
+        atlas->settings = request.settings;
+        if (auto ok = resolve(); !ok) return ok.error();
         ModelInput input;
         input.text = request.text;
         input.ids = request.ids;
@@ -216,6 +223,10 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
         const ModelSession::Pass& pass = impl.model->run(input, progress);
         atlas->input = pass.tokens;
         atlas->notices = pass.notices;
+        if (request.settings.empty()) {
+            atlas->settings = coverageSettingsFor(static_cast<std::int64_t>(pass.tokens.tokens.size()));
+            if (auto ok = resolve(); !ok) return ok.error();
+        }
         if (auto ok = impl.checkAtlasBudget(pass, resolved); !ok) return ok.error();
         computeHeadAtlas(pass, resolved, request.rollout, impl.pool, progress, *atlas);
         for (std::size_t s = 0; s < atlas->settingNotes.size(); ++s) {

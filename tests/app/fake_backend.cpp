@@ -1,5 +1,7 @@
 #include "app/fake_backend.h"
 
+#include <attnscope/coverage_settings.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -106,6 +108,9 @@ engine::Result<std::shared_ptr<const engine::HeadAtlas>> FakeBackend::analyzeMod
     atlas->layers = 2;
     atlas->heads = 3;
     atlas->n = static_cast<std::int64_t>(request.text.size());
+    // As the engine: the request's settings, or the catalog's fitted to n.
+    atlas->settings = request.settings.empty() ? engine::coverageSettingsFor(atlas->n) : request.settings;
+    atlas->settingNotes.assign(atlas->settings.size(), std::string());
     for (int l = 0; l < 2; ++l) {
         for (int h = 0; h < 3; ++h) {
             engine::HeadMetrics m;

@@ -4,6 +4,7 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "views/notices_panel.h"
 #include "gui/session.h"
 
 #include "views/compare_view.h"
@@ -190,6 +191,30 @@ private Q_SLOTS:
         QCOMPARE(window.heatmap()->shownHead(), 1);
         QVERIFY(window.costView()->table()->rowCount() > 0);
         QCOMPARE(window.compareView()->pane(0)->shownHead(), 1);
+    }
+
+    void longMessagesNeverWidenTheWindowAndAreKeptWhole() {
+        // BigBird padding the sample: a warning several hundred characters long.
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.params = {QStringLiteral("pad=true")};
+        AppSettings settings;
+        settings.variantId = QStringLiteral("bigbird");
+        MainWindow window(&runner, settings, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
+        QVERIFY2(window.statusText().contains(QStringLiteral("padded")), qPrintable(window.statusText()));
+        QVERIFY(window.statusText().size() > 150);
+        // One line of it in the status bar, which no longer sets the window's minimum width...
+        QVERIFY2(window.minimumSizeHint().width() <= 1366, qPrintable(QString::number(window.minimumSizeHint().width())));
+        QCOMPARE(window.width(), 1366);
+        // ...and all of it, with every earlier message, in View ▸ Messages.
+        const QStringList messages = window.noticesPanel()->messages();
+        QVERIFY(messages.size() >= 2);
+        QVERIFY(messages.first().contains(QStringLiteral("Starting the engine")));
+        QVERIFY(messages.last().endsWith(window.statusText()));
     }
 
     void theFirstWindowTakesMostOfTheScreen() {

@@ -17,10 +17,12 @@
 #include "gui/random_projection_banner.h"
 #include "gui/session.h"
 
+#include "views/coverage_editor.h"
 #include "views/head_atlas.h"
 #include "views/inspection_state.h"
 #include "views/rollout_view.h"
 
+#include <attnscope/coverage_settings.h>
 #include <attnscope/engine.h>
 
 #include <QAction>
@@ -458,6 +460,58 @@ private Q_SLOTS:
             if (head.outputError[s] == best && QString::fromStdString(atlas->settings[s].variantId) == compared.front())
                 firstIsBest = true;
         QVERIFY(firstIsBest);
+    }
+
+    void atlasCoverageSettingsAreFittedAndEditable() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const QString modelDir = writeTinyBert(temp.filePath(QStringLiteral("tiny-bert")));
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QString::fromLatin1(kText);
+        options.initialView = MainWindow::View::Atlas;
+        options.modelFolder = modelDir;
+        MainWindow window(&runner, AppSettings{}, options);
+        QSignalSpy atlasShown(&window, &MainWindow::atlasShown);
+        QTRY_COMPARE_WITH_TIMEOUT(atlasShown.count(), 1, kTimeoutMs);
+        auto* coverage = window.atlasView()->coverageEditor();
+        // Automatic: the catalog's settings fitted to this short text, all of them applicable.
+        auto atlas = window.atlasView()->atlas();
+        const auto fitted = attnscope::engine::coverageSettingsFor(atlas->n);
+        QCOMPARE(atlas->settings.size(), fitted.size());
+        for (const auto& note : atlas->settingNotes) QCOMPARE(QString::fromStdString(note), QString());
+        QVERIFY(coverage->automatic());
+        QStringList expectedLines;
+        for (const auto& s : fitted) expectedLines << QString::fromStdString(attnscope::engine::coverageSettingText(s));
+        QCOMPARE(coverage->editor()->toPlainText(), expectedLines.join(QLatin1Char('\n')));
+
+        // A line that does not parse: nothing runs, the line is named under the field.
+        coverage->editor()->setPlainText(QStringLiteral("longformer:window=1\nlongformer:size=3"));
+        QVERIFY(!coverage->automatic());
+        window.analyzeModel();
+        QVERIFY(coverage->problem().startsWith(QStringLiteral("Line 2: ")));
+        QVERIFY(coverage->problem().contains(QStringLiteral("'size=3' is not NAME=VALUE")));
+        QTest::qWait(100);
+        QCOMPARE(atlasShown.count(), 1);
+
+        // The user's lines are what the atlas measures.
+        coverage->editor()->setPlainText(QStringLiteral("longformer:window=1\n# a comment\ntopk:k=3"));
+        window.analyzeModel();
+        QTRY_COMPARE_WITH_TIMEOUT(atlasShown.count(), 2, kTimeoutMs);
+        QCOMPARE(coverage->problem(), QString());
+        atlas = window.atlasView()->atlas();
+        QCOMPARE(atlas->settings.size(), std::size_t{2});
+        QCOMPARE(QString::fromStdString(atlas->settings[0].label), QStringLiteral("longformer window=1"));
+        QCOMPARE(QString::fromStdString(atlas->settings[1].label), QStringLiteral("topk k=3"));
+        QCOMPARE(coverage->editor()->toPlainText(), QStringLiteral("longformer:window=1\n# a comment\ntopk:k=3"));
+
+        // Automatic again: the fitted defaults.
+        coverage->resetToAutomatic();
+        window.analyzeModel();
+        QTRY_COMPARE_WITH_TIMEOUT(atlasShown.count(), 3, kTimeoutMs);
+        QCOMPARE(window.atlasView()->atlas()->settings.size(), fitted.size());
     }
 };
 

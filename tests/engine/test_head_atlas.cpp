@@ -240,3 +240,20 @@ TEST_F(HeadAtlasTest, TruncatesLongTextsKeepingTheClosingSpecial) {
               std::string::npos)
         << f.value()->notices.back();
 }
+
+TEST_F(HeadAtlasTest, DefaultSettingsAreFittedToTheInputAndAllApply) {
+    AtlasRequest request;
+    request.text = kText;  // 15 tokens: every catalog setting is written for 128
+    request.rollout = false;
+    auto atlas = m_engine->analyzeModel(request);
+    ASSERT_TRUE(atlas.ok()) << atlas.error().message;
+    const HeadAtlas& a = *atlas.value();
+    ASSERT_EQ(a.n, 15);
+    const auto expected = coverageSettingsFor(15);
+    ASSERT_EQ(a.settings.size(), expected.size());
+    for (std::size_t s = 0; s < a.settings.size(); ++s) {
+        EXPECT_EQ(a.settings[s].params, expected[s].params) << a.settings[s].label;
+        EXPECT_EQ(a.settingNotes[s], "") << a.settings[s].label;
+        EXPECT_TRUE(std::isfinite(a.metrics.front().outputError[s])) << a.settings[s].label;
+    }
+}

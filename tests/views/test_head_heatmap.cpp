@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <attnscope/explicit_weights.h>
 
+#include <QFontMetricsF>
 #include <QTest>
 
 #include <cmath>
@@ -137,6 +138,27 @@ private Q_SLOTS:
         QTRY_VERIFY(!hovered.isEmpty());
         QCOMPARE(hovered.last().at(0).toInt(), 3);
         QCOMPARE(hovered.last().at(1).toInt(), 2);
+    }
+
+    void tokenLabelsThinOutToWhatFits() {
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(1, 60));  // 60 tokens: token text on both axes
+        heatmap.resize(1100, 1100);
+        heatmap.show();
+        QTRY_VERIFY(heatmap.isVisible());
+        QTRY_COMPARE(heatmap.keyLabelStep(), 1);  // about 15 px a cell: every token
+        QVERIFY(heatmap.tokenAxes());
+        heatmap.resize(300, 300);
+        // About 3 px a cell: every few tokens, so labels never overlap.
+        QTRY_VERIFY(heatmap.keyLabelStep() >= 3);
+        QTRY_VERIFY(heatmap.queryLabelStep() >= 3);
+        const double cell = heatmap.findChild<QCustomPlot*>()->axisRect()->width() / 60.0;
+        const double line = QFontMetricsF(heatmap.findChild<QCustomPlot*>()->xAxis->tickLabelFont()).height();
+        QVERIFY2(heatmap.keyLabelStep() * cell >= line, qPrintable(QStringLiteral("%1 × %2 < %3").arg(heatmap.keyLabelStep()).arg(cell).arg(line)));
+        heatmap.resize(1100, 1100);
+        QTRY_COMPARE(heatmap.keyLabelStep(), 1);
     }
 
     void largeInputsUseIndexAxes() {

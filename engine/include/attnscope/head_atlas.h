@@ -3,6 +3,7 @@
 // distance, positional shares, spectral rank) and what each efficient variant would keep of it
 // (pattern coverage), plus attention rollout across layers (Abnar & Zuidema 2020).
 
+#include <attnscope/coverage_settings.h>
 #include <attnscope/model.h>
 #include <attnscope/variant_info.h>
 
@@ -12,23 +13,13 @@
 
 namespace attnscope::engine {
 
-/// One efficient variant with its parameters, as the atlas's coverage columns name it.
-struct CoverageSetting {
-    std::string label;   ///< e.g. "longformer window=16"; empty = built from id and params
-    std::string variantId;
-    ParamValues params;  ///< `causal` follows the model unless given
-};
-
-/// The default settings (10 of them: windows, strides, blocks, top-k, entmax, low-rank, kernels).
-std::vector<CoverageSetting> defaultCoverageSettings();
-
 /// Longest input for which attention flow is computed.
 constexpr std::int64_t kMaxFlowTokens = 64;
 
 struct AtlasRequest {
     std::string text;
     std::vector<std::int64_t> ids;  ///< explicit vocabulary ids instead of text (no specials added)
-    std::vector<CoverageSetting> settings;  ///< empty = defaultCoverageSettings()
+    std::vector<CoverageSetting> settings;  ///< empty = coverageSettingsFor(the input's length)
     bool rollout = true;  ///< rollout and, up to kMaxFlowTokens tokens, attention flow
 };
 

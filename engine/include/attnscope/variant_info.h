@@ -37,6 +37,9 @@ struct ParamSpec {
     /// Not empty: when the parameter is not given, it takes the value of this one (Transformer-XL's
     /// `memory` follows `segment`); `defaultValue` is then what it shows beside the default of that one.
     std::string defaultFrom{};
+    /// A number of tokens (a window, stride, block, kept keys): the head atlas shrinks it in
+    /// proportion on inputs shorter than its settings were written for (coverage_settings.h).
+    bool countsTokens = false;
 };
 
 /// When a run writes a diagnostic.

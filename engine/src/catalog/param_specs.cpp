@@ -2,6 +2,11 @@
 
 namespace attnscope::engine {
 
+ParamSpec tokenCount(ParamSpec spec) {
+    spec.countsTokens = true;
+    return spec;
+}
+
 ParamSpec boolParam(const std::string& name, bool value, const std::string& help) {
     ParamSpec p;
     p.name = name;

@@ -1,8 +1,6 @@
-// The atlas's default coverage settings (every catalog entry's atlasCoverage) and its JSON form
-// (docs/ATLAS.md).
+// The atlas's JSON form (docs/ATLAS.md).
 
 #include <attnscope/head_atlas.h>
-#include <attnscope/variant_catalog.h>
 
 #include <nlohmann/json.hpp>
 
@@ -13,21 +11,7 @@ namespace {
 
 nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-CoverageSetting setting(const std::string& id, ParamValues params) {
-    CoverageSetting s;
-    s.variantId = id;
-    s.params = std::move(params);
-    return s;
-}
-
 }  // namespace
-
-std::vector<CoverageSetting> defaultCoverageSettings() {
-    std::vector<CoverageSetting> out;
-    for (const VariantInfo& info : variantCatalog())
-        for (const ParamValues& params : info.atlasCoverage) out.push_back(setting(info.id, params));
-    return out;
-}
 
 std::string headAtlasJson(const HeadAtlas& atlas) {
     nlohmann::json j;

@@ -23,7 +23,7 @@ VariantInfo info() {
     info.paper = "Zaheer et al. 2020, Big Bird: Transformers for Longer Sequences, arXiv 2007.14062";
     info.summary = "Blocks of b: first and last block global, a 3-block window and r random blocks per query "
                      "block (ITC), or extra global tokens prepended (ETC).";
-    info.params.push_back(intParam("block", 4, 1, 1 << 20, "Block size b; n (ETC: n - extra_global) must be a multiple."));
+    info.params.push_back(tokenCount(intParam("block", 4, 1, 1 << 20, "Block size b; n (ETC: n - extra_global) must be a multiple.")));
     info.params.push_back(intParam("random", 1, 0, 64, "Random key blocks r per query block (drawn from the seed)."));
     info.params.push_back(boolParam("count_duplicates", true,
                                       "A block listed twice (random hitting the window) counts twice in the softmax, "
@@ -41,7 +41,8 @@ VariantInfo info() {
         diagnostic("rand_hits", DType::U8, "[H, random rows, r]", DiagnosticWhen::Always, "1 where a drawn block repeats a window or global block."),
         diagnostic("padded_length", DType::I64, "[1]", DiagnosticWhen::OnRequest, "pad = true: the length the blocks tiled (rows and keys past n are left out)."),
     };
-    info.atlasCoverage = {ParamValues{{"block", std::int64_t{16}}, {"random", std::int64_t{2}}}};
+    // Padded, so that the atlas measures it on every length, not only on multiples of the block.
+    info.atlasCoverage = {ParamValues{{"block", std::int64_t{16}}, {"random", std::int64_t{2}}, {"pad", true}}};
     info.training = Training::Pattern;
     return info;
 }

@@ -19,7 +19,7 @@ VariantInfo info() {
     info.paper = "Wang et al. 2020, Linformer: Self-Attention with Linear Complexity, arXiv 2006.04768";
     info.summary = "Keys and values projected along the sequence to k slots (E, F in R^{k x n}); O(n k).";
     info.params = {
-        ParamSpec{"k", ParamType::Int, std::int64_t{64}, 1, 65536, {}, "Projected length; clamped to n (with a notice)."},
+        tokenCount(ParamSpec{"k", ParamType::Int, std::int64_t{64}, 1, 65536, {}, "Projected length; clamped to n (with a notice)."}),
         ParamSpec{"sharing", ParamType::Choice, std::string("headwise"), 0, 0, {"none", "headwise", "kv", "layerwise"},
                   "none: E, F per head; headwise: one E, one F for all heads; kv and layerwise: F = E."},
         ParamSpec{"projection", ParamType::Choice, std::string("random"), 0, 0, {"random", "identity"},

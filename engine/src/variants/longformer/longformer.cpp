@@ -21,8 +21,8 @@ VariantInfo info() {
     info.paper = "Beltagy et al. 2020, Longformer: The Long-Document Transformer, arXiv 2004.05150";
     info.summary = "Sliding window i-w*d .. i+w*d in steps of d, plus global tokens that attend to and are "
                      "attended by every token.";
-    info.params.push_back(intParam("window", 4, 0, 1 << 24,
-                                     "Keys per side w (one-sided, as allenai; HF attention_window = 2w). Below n."));
+    info.params.push_back(tokenCount(intParam("window", 4, 0, 1 << 24,
+                                     "Keys per side w (one-sided, as allenai; HF attention_window = 2w). Below n.")));
     info.params.push_back(intListParam("dilation", {1}, 1, 1 << 20,
                                          "Dilation d: one value for all heads, or one value per head."));
     info.params.push_back(intListParam("global", {}, 0, std::numeric_limits<std::int32_t>::max(),

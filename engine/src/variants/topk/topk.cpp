@@ -18,7 +18,7 @@ VariantInfo info() {
     info.name = "Explicit Sparse Transformer (top-k)";
     info.paper = "Zhao et al. 2019, Explicit Sparse Transformer, arXiv 1912.11637";
     info.summary = "Softmax over the k largest scores of each row; the rest are exactly 0.";
-    info.params.push_back(intParam("k", 8, 1, 1 << 24, "Keys kept per query (at most m)."));
+    info.params.push_back(tokenCount(intParam("k", 8, 1, 1 << 24, "Keys kept per query (at most m).")));
     info.params.push_back(boolParam("causal", false, "Mask keys j > i before choosing the top k."));
     info.params.push_back(choiceParam("ties", "keep", {"keep", "index"},
                                         "keep: every score >= the k-th largest is kept (the official code; may "
