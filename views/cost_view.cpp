@@ -94,10 +94,19 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     runLayout->addLayout(tableSide, 3);
     m_bars = new QCustomPlot(runBox);
     styleDiagnosticPlot(m_bars);
-    m_bars->yAxis->setLabel(tr("time (ms)"));
+    // Horizontal bars: the variants' names on the left read whole, however many there are
+    // (under vertical bars they ran together); the stages' legend below, off the bars.
+    m_bars->xAxis->setLabel(tr("time (ms)"));
+    m_bars->yAxis->setRangeReversed(true);  // the first variant on top, as in the table
     m_bars->legend->setVisible(true);
     m_bars->legend->setFont(m_bars->font());
-    m_bars->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_bars->legend->setBorderPen(Qt::NoPen);
+    m_bars->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_bars->legend->setWrap(3);
+    auto* legendRow = new QCPLayoutGrid;
+    m_bars->plotLayout()->addElement(1, 0, legendRow);
+    m_bars->plotLayout()->setRowStretchFactor(1, 0.001);
+    legendRow->addElement(0, 0, m_bars->legend);
     m_bars->setMinimumSize(260, 160);
     runLayout->addWidget(m_bars, 2);
     splitter->addWidget(runBox);
@@ -143,8 +152,9 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     m_measureTabs->addTab(m_evalSpeed, tr("Transformer-XL evaluation speed"));
     m_measureTabs->setTabToolTip(1, tr("Per token: cached memory against recomputing the window (Dai et al. 2019, Table 9)"));
     splitter->addWidget(m_measureTabs);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    splitter->setSizes({200, 300});  // proportions: the scaling plots and their note need the height
     layout->addWidget(splitter);
 
     connect(m_run, &QPushButton::clicked, this, &CostView::requestScaling);
@@ -250,12 +260,12 @@ void CostView::rebuildBars() {
         const QString id = QString::fromStdString(m_result->results[static_cast<std::size_t>(i)].variantId);
         ticker->addTick(i, m_names.value(id, id));
     }
-    m_bars->xAxis->setTicker(ticker);
-    m_bars->xAxis->setRange(-0.6, static_cast<double>(m_result->results.size()) - 0.4);
+    m_bars->yAxis->setTicker(ticker);
+    m_bars->yAxis->setRange(-0.6, static_cast<double>(m_result->results.size()) - 0.4);
     QCPBars* below = nullptr;
     double top = 0;
     for (int s = 0; s < stages.size(); ++s) {
-        auto* bars = new QCPBars(m_bars->xAxis, m_bars->yAxis);
+        auto* bars = new QCPBars(m_bars->yAxis, m_bars->xAxis);  // keys: the variants, on the left
         bars->setName(stages[s]);
         const QColor color = CategoricalPalette::standard().color(s);
         bars->setPen(QPen(color.darker(130)));
@@ -275,7 +285,7 @@ void CostView::rebuildBars() {
         for (const auto& st : r.counters.stages) sum += st.seconds;
         top = std::max(top, sum * 1e3);
     }
-    m_bars->yAxis->setRange(0, top > 0 ? top * 1.15 : 1.0);
+    m_bars->xAxis->setRange(0, top > 0 ? top * 1.15 : 1.0);
     m_bars->legend->setVisible(!stages.isEmpty());
     replotWhenShown(m_bars);
 }

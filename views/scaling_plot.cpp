@@ -4,7 +4,12 @@
 #include "views/diagnostics/plot_style.h"
 #include "views/qcp.h"
 
+#include <QFontMetricsF>
 #include <QHBoxLayout>
+#include <QLabel>
+#include <QMap>
+#include <QResizeEvent>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -44,31 +49,49 @@ QCustomPlot* makeLogLogPlot(QWidget* parent, const QString& yLabel) {
     }
     plot->xAxis->setLabel(QObject::tr("sequence length n"));
     plot->yAxis->setLabel(yLabel);
-    plot->legend->setVisible(true);
-    plot->legend->setFont(plot->font());
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    plot->setMinimumHeight(160);
+    // No legend inside the axes (it hid the lines): the note under both plots is their legend.
+    plot->legend->setVisible(false);
+    plot->setMinimumHeight(150);
     return plot;
 }
 
-// Ticks at 1, 2 and 5 times the powers of ten inside [lo, hi], finer steps when that gives fewer
-// than three, as plain numbers: QCustomPlot's log ticker labels sub-decade ticks with too few
-// digits ("1", "1").
-QSharedPointer<QCPAxisTickerText> logTicks(double lo, double hi) {
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    if (!(lo > 0) || !(hi > lo)) return ticker;
-    static const std::vector<std::vector<double>> steps = {
-        {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1.2, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9}};
-    for (const auto& multiples : steps) {
+}  // namespace
+
+QMap<double, QString> logTickLabels(double lo, double hi, int maxTicks) {
+    QMap<double, QString> chosen;
+    if (!(lo > 0) || !(hi > lo)) return chosen;
+    // From the finest to the coarsest: multiples within a decade, then every k-th decade.
+    struct Candidate {
+        std::vector<double> multiples;
+        int decadeStep;
+    };
+    static const std::vector<Candidate> candidates = {
+        {{1, 1.2, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9}, 1}, {{1, 2, 3, 4, 5, 6, 7, 8, 9}, 1},
+        {{1, 2, 5}, 1}, {{1, 3}, 1}, {{1}, 1}, {{1}, 2}, {{1}, 3}, {{1}, 5}};
+    const int first = static_cast<int>(std::floor(std::log10(lo))), last = static_cast<int>(std::ceil(std::log10(hi)));
+    for (const Candidate& c : candidates) {
         QMap<double, QString> ticks;
-        for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e)
-            for (double m : multiples) {
+        for (int e = first; e <= last; ++e) {
+            if (e % c.decadeStep != 0) continue;
+            for (double m : c.multiples) {
                 const double v = m * std::pow(10.0, e);
                 if (v >= lo && v <= hi) ticks.insert(v, QString::number(v, 'g', 3));
             }
-        ticker->setTicks(ticks);
-        if (ticks.size() >= 3) break;
+        }
+        chosen = ticks;
+        if (ticks.size() <= std::max(2, maxTicks)) break;
     }
+    return chosen;
+}
+
+namespace {
+
+// Ticks that fit the axis's height: one text line and a half of room per label.
+QSharedPointer<QCPAxisTickerText> logTicks(QCPAxis* axis) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int pixels = axis->axisRect()->height() > 20 ? axis->axisRect()->height() : axis->parentPlot()->height() - 60;
+    const int maxTicks = static_cast<int>(pixels / (QFontMetricsF(axis->tickLabelFont()).height() * 1.5));
+    ticker->setTicks(logTickLabels(axis->range().lower, axis->range().upper, maxTicks));
     return ticker;
 }
 
@@ -90,12 +113,20 @@ QString slopeText(double slope) {
 }  // namespace
 
 ScalingPlot::ScalingPlot(QWidget* parent) : QWidget(parent) {
-    auto* layout = new QHBoxLayout(this);
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    auto* plots = new QHBoxLayout;
     m_timePlot = makeLogLogPlot(this, tr("attention time (s)"));
     m_memoryPlot = makeLogLogPlot(this, tr("peak memory (MiB)"));
-    layout->addWidget(m_timePlot, 1);
-    layout->addWidget(m_memoryPlot, 1);
+    plots->addWidget(m_timePlot, 1);
+    plots->addWidget(m_memoryPlot, 1);
+    layout->addLayout(plots, 1);
+    m_note = new QLabel(this);
+    m_note->setObjectName(QStringLiteral("scalingSlopeNote"));
+    m_note->setTextFormat(Qt::RichText);  // the series' colours; every text in it is escaped
+    m_note->setWordWrap(true);
+    m_note->setContentsMargins(6, 2, 6, 2);
+    layout->addWidget(m_note);
     redraw();
 }
 
@@ -168,6 +199,37 @@ QString ScalingPlot::timeLegend(const QString& id) const {
 
 QStringList ScalingPlot::skippedText() const { return m_skipped; }
 
+QString ScalingPlot::slopeNote() const {
+    QStringList lines;
+    lines << tr("On log-log axes a line's slope is how its cost grows: 2 = as n² (every query scores every key), "
+                "1 = as n.");
+    for (const Series& s : m_series) {
+        // One line per series, in its order (the window colours them as the plots' lines).
+        const double time = timeSlope(s.id), memory = memorySlope(s.id);
+        const auto slope = [](double v) { return std::isnan(v) ? QStringLiteral("—") : QString::number(v, 'f', 2); };
+        QString line = tr("%1: time slope %2, memory slope %3.").arg(s.label, slope(time), slope(memory));
+        // All n² scores but linear memory: the matrix is never held (why `full` reads about 1).
+        if (!std::isnan(time) && !std::isnan(memory) && time >= 1.6 && memory < 1.4)
+            line += tr(" It computes every score but a block of queries at a time, summed into the output and "
+                       "dropped, so it never holds the n × n matrix: its memory grows with n (Q, K, V, the output and "
+                       "per-row statistics). Storing the whole matrix, as a naive implementation does, would give 2.");
+        lines << line;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void ScalingPlot::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    updateValueTicks();
+}
+
+void ScalingPlot::updateValueTicks() {
+    for (QCustomPlot* plot : {m_timePlot, m_memoryPlot}) {
+        plot->yAxis->setTicker(logTicks(plot->yAxis));
+        replotWhenShown(plot);
+    }
+}
+
 void ScalingPlot::redraw() {
     for (QCustomPlot* plot : {m_timePlot, m_memoryPlot}) plot->clearGraphs();
     double nLo = std::numeric_limits<double>::max(), nHi = 0;
@@ -207,14 +269,17 @@ void ScalingPlot::redraw() {
     setRange(m_timePlot->yAxis, tLo, tHi, 1e-4, 10);
     setRange(m_memoryPlot->yAxis, mLo, mHi, 0.01, 1e4);
     std::sort(lengths.begin(), lengths.end());
-    for (QCustomPlot* plot : {m_timePlot, m_memoryPlot}) {
+    for (QCustomPlot* plot : {m_timePlot, m_memoryPlot})
         if (!lengths.isEmpty()) plot->xAxis->setTicker(lengthTicks(lengths));
-        plot->yAxis->setTicker(logTicks(plot->yAxis->range().lower, plot->yAxis->range().upper));
-    }
-    for (QCustomPlot* plot : {m_timePlot, m_memoryPlot}) {
-        plot->legend->setVisible(plot->graphCount() > 0);
-        replotWhenShown(plot);
-    }
+    updateValueTicks();
+    QStringList html;
+    const QStringList lines = slopeNote().split(QLatin1Char('\n'));
+    html << lines.front().toHtmlEscaped();
+    for (int i = 1; i < lines.size(); ++i)
+        html << QStringLiteral("<span style='color:%1'>&#9632;</span> %2")
+                    .arg(CategoricalPalette::standard().color(i - 1).name(), lines[i].toHtmlEscaped());
+    m_note->setText(html.join(QStringLiteral("<br>")));
+    for (QCustomPlot* plot : {m_timePlot, m_memoryPlot}) replotWhenShown(plot);
 }
 
 }  // namespace attnscope::views

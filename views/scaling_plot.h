@@ -3,6 +3,7 @@
 // fitted log-log slope in the legend ("full (slope 2.01)"): the Long Range Arena way of comparing
 // efficient attention, measured on the user's machine.
 
+#include <QMap>
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -11,6 +12,8 @@
 #include <vector>
 
 class QCustomPlot;
+class QLabel;
+class QResizeEvent;
 
 namespace attnscope::views {
 
@@ -29,6 +32,10 @@ struct ScalingPoint {
 /// Least-squares slope of ln(y) against ln(x) over the points with x > 0 and y > 0; NaN with
 /// fewer than two such points. A slope of 2 means y grows as n².
 double logLogSlope(const std::vector<double>& x, const std::vector<double>& y);
+
+/// Tick values and labels for a log axis over [lo, hi]: the finest of 1–9, 1-2-5, 1-3, powers of
+/// ten, every 2nd, 3rd or 5th power that gives at most `maxTicks` (at least two) labels.
+QMap<double, QString> logTickLabels(double lo, double hi, int maxTicks);
 
 class ScalingPlot : public QWidget {
     Q_OBJECT
@@ -51,11 +58,19 @@ public:
     QString timeLegend(const QString& variantId) const;
     /// One line per skipped point: "full, n = 8192: <why>".
     QStringList skippedText() const;
+    /// Under the plots, as their legend: how to read a slope, then per measured variant (in its
+    /// line's colour) its two slopes and, for one that computes every score in linear memory
+    /// (`full`), why its memory slope is about 1, not 2. One line each.
+    QString slopeNote() const;
 
     QCustomPlot* timePlot() const { return m_timePlot; }
     QCustomPlot* memoryPlot() const { return m_memoryPlot; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void updateValueTicks();
     struct Series {
         QString id;
         QString label;
@@ -66,6 +81,7 @@ private:
 
     QCustomPlot* m_timePlot = nullptr;
     QCustomPlot* m_memoryPlot = nullptr;
+    QLabel* m_note = nullptr;
     QVector<Series> m_series;
     QStringList m_skipped;
 };

@@ -13,10 +13,12 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QSlider>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace attnscope::views {
 
@@ -24,6 +26,15 @@ namespace {
 constexpr int kLabelWidth = 120;
 constexpr int kMargin = 8;
 constexpr int kMinimapWidth = 64;
+constexpr double kMaxRowHeight = 32;
+constexpr int kMinColumnWidth = 56;  // horizontal layout: room for a short word per token
+// The threshold slider: 0 is "every link", 1..1000 span 0.001..1 of the largest weight on a log
+// scale (on long inputs the weights worth drawing are a few thousandths of the largest).
+constexpr int kSliderSteps = 1000;
+double sliderFraction(int value) { return value <= 0 ? 0.0 : std::pow(10.0, -3.0 + 3.0 * value / kSliderSteps); }
+int sliderValue(double fraction) {
+    return fraction <= 0 ? 0 : std::clamp(static_cast<int>(std::lround((std::log10(fraction) + 3.0) / 3.0 * kSliderSteps)), 1, kSliderSteps);
+}
 const QColor kLinkColor(31, 119, 180);
 const QColor kIsolatedColor(214, 39, 40);
 }  // namespace
@@ -36,12 +47,17 @@ public:
         setMinimumSize(320, 240);
     }
 
+    // Rows of the shown tokens: spread over the height (a short text used to sit in the top of a
+    // 48-row grid), at most kMaxRowHeight apart.
+    double rowHeight() const {
+        return std::min(kMaxRowHeight, (height() - 2.0 * kMargin) / std::max(1, m_owner->shownSlots()));
+    }
+
     // Position of token `index` (window-relative slot) on the query or key side.
     QPointF anchor(int slot, bool querySide) const {
-        const int window = std::max(1, m_owner->m_window);
+        const int window = std::max(1, m_owner->shownSlots());
         if (!m_owner->m_horizontal) {
-            const double rowHeight = (height() - 2.0 * kMargin) / window;
-            const double y = kMargin + (slot + 0.5) * rowHeight;
+            const double y = kMargin + (slot + 0.5) * rowHeight();
             return {querySide ? kMargin + kLabelWidth + 4.0 : width() - kMargin - kLabelWidth - 4.0, y};
         }
         const double colWidth = (width() - 2.0 * kMargin) / window;
@@ -51,11 +67,11 @@ public:
 
     // The token under the pointer: (index, querySide), index -1 when none.
     std::pair<int, bool> tokenAt(const QPointF& p) const {
-        const int window = std::max(1, m_owner->m_window);
+        const int window = std::max(1, m_owner->shownSlots());
         int slot = -1;
         bool querySide = false;
         if (!m_owner->m_horizontal) {
-            const double rowHeight = (height() - 2.0 * kMargin) / window;
+            const double rowHeight = this->rowHeight();
             slot = static_cast<int>(std::floor((p.y() - kMargin) / rowHeight));
             if (p.x() < kMargin + kLabelWidth + 8) querySide = true;
             else if (p.x() <= width() - kMargin - kLabelWidth - 8) return {-1, false};
@@ -105,7 +121,7 @@ protected:
                                                  : QRectF(a.x() + 8, a.y() - 9, kLabelWidth, 18);
                     painter.drawText(box, (querySide ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter, text);
                 } else {
-                    const double colWidth = (width() - 2.0 * kMargin) / std::max(1, m_owner->m_window);
+                    const double colWidth = (width() - 2.0 * kMargin) / std::max(1, m_owner->shownSlots());
                     const QRectF box(a.x() - colWidth / 2, querySide ? kMargin : a.y() + 6, colWidth, 20);
                     painter.drawText(box, Qt::AlignCenter, painter.fontMetrics().elidedText(text, Qt::ElideRight, int(colWidth)));
                 }
@@ -122,6 +138,11 @@ protected:
             if (mass.before > 0) painter.drawText(QRectF(0, 0, width() - kMargin, kMargin + 2), Qt::AlignRight | Qt::AlignTop, before);
             if (mass.after > 0) painter.drawText(QRectF(0, height() - kMargin - 12, width() - kMargin, 14), Qt::AlignRight, after);
         }
+    }
+
+    void resizeEvent(QResizeEvent* event) override {
+        QWidget::resizeEvent(event);
+        m_owner->fitWindowToCanvas();
     }
 
     void mouseMoveEvent(QMouseEvent* event) override {
@@ -192,7 +213,7 @@ protected:
         const int count = m_owner->tokenCount();
         if (count == 0) return;
         const int center = static_cast<int>(event->position().y() / width() * count);
-        m_owner->setWindow(center - m_owner->m_window / 2, m_owner->m_window);
+        m_owner->showWindow(center - m_owner->m_window / 2, m_owner->m_window);
     }
 
 private:
@@ -205,10 +226,17 @@ TokenLinks::TokenLinks(QWidget* parent) : QWidget(parent) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Threshold"), this));
     m_thresholdSlider = new QSlider(Qt::Horizontal, this);
-    m_thresholdSlider->setRange(0, 100);
-    m_thresholdSlider->setValue(static_cast<int>(m_threshold * 100));
-    m_thresholdSlider->setToolTip(tr("Hide links weaker than this share of the head's largest weight."));
+    m_thresholdSlider->setRange(0, kSliderSteps);
+    m_thresholdSlider->setValue(sliderValue(m_threshold));
+    m_thresholdSlider->setToolTip(tr("Hide links weaker than this share of the head's largest weight (log scale; far left: "
+                                     "every link)."));
     controls->addWidget(m_thresholdSlider, 1);
+    m_autoButton = new QToolButton(this);
+    m_autoButton->setText(tr("Auto"));
+    m_autoButton->setCheckable(true);
+    m_autoButton->setChecked(true);
+    m_autoButton->setToolTip(tr("Choose the threshold that draws about %1 links per shown token, for any length").arg(kAutoLinksPerToken));
+    controls->addWidget(m_autoButton);
     m_horizontalBox = new QCheckBox(tr("Horizontal (long or CJK text)"), this);
     controls->addWidget(m_horizontalBox);
     layout->addLayout(controls);
@@ -229,9 +257,10 @@ TokenLinks::TokenLinks(QWidget* parent) : QWidget(parent) {
     m_status->setTextFormat(Qt::PlainText);
     layout->addWidget(m_status);
 
-    connect(m_thresholdSlider, &QSlider::valueChanged, this, [this](int v) { setThreshold(v / 100.0); });
+    connect(m_thresholdSlider, &QSlider::valueChanged, this, [this](int v) { setThreshold(sliderFraction(v)); });
+    connect(m_autoButton, &QToolButton::toggled, this, [this](bool on) { setAutoThreshold(on); });
     connect(m_horizontalBox, &QCheckBox::toggled, this, &TokenLinks::setHorizontal);
-    connect(m_scroll, &QScrollBar::valueChanged, this, [this](int v) { setWindow(v, m_window); });
+    connect(m_scroll, &QScrollBar::valueChanged, this, [this](int v) { showWindow(v, m_window); });
     rebuild();
 }
 
@@ -249,9 +278,52 @@ void TokenLinks::setResult(std::shared_ptr<const engine::RunResult> result) {
 }
 
 void TokenLinks::setThreshold(double fraction) {
+    if (m_autoThreshold) {  // a threshold chosen by hand (or by a caller) stays until Auto
+        m_autoThreshold = false;
+        const QSignalBlocker blocker(m_autoButton);
+        m_autoButton->setChecked(false);
+    }
+    applyThreshold(fraction);
+}
+
+void TokenLinks::setAutoThreshold(bool on) {
+    m_autoThreshold = on;
+    {
+        const QSignalBlocker blocker(m_autoButton);
+        m_autoButton->setChecked(on);
+    }
+    if (on) chooseThreshold();
+    updateChrome();
+}
+
+void TokenLinks::chooseThreshold() {
+    // The weight of the k-th strongest link in the window, k = kAutoLinksPerToken per shown token.
+    std::vector<float> magnitudes;
+    magnitudes.reserve(m_windowTile.weights.size());
+    for (float w : m_windowTile.weights)
+        if (w != 0.0f && std::isfinite(w)) magnitudes.push_back(std::abs(w));
+    const std::size_t wanted = static_cast<std::size_t>(kAutoLinksPerToken) * static_cast<std::size_t>(std::max(1, shownSlots()));
+    if (magnitudes.empty() || m_headMax <= 0) return applyThreshold(0.05);
+    if (magnitudes.size() <= wanted) return applyThreshold(0.0);
+    std::nth_element(magnitudes.begin(), magnitudes.begin() + static_cast<std::ptrdiff_t>(wanted - 1), magnitudes.end(),
+                     std::greater<float>());
+    applyThreshold(magnitudes[wanted - 1] / m_headMax);
+}
+
+int TokenLinks::shownSlots() const { return std::max(0, std::min(m_window, tokenCount() - m_first)); }
+
+void TokenLinks::fitWindowToCanvas() {
+    if (m_fixedWindow) return;
+    const int room = m_horizontal ? m_canvas->width() - 2 * kMargin : m_canvas->height() - 2 * kMargin;
+    const int pitch = m_horizontal ? kMinColumnWidth : m_canvas->fontMetrics().height() + 2;  // a label per token
+    const int fitting = std::clamp(room / std::max(1, pitch), 4, kMaxWindow);
+    if (fitting != m_window) showWindow(m_first, fitting);
+}
+
+void TokenLinks::applyThreshold(double fraction) {
     m_threshold = std::clamp(fraction, 0.0, 1.0);
     const QSignalBlocker blocker(m_thresholdSlider);
-    m_thresholdSlider->setValue(static_cast<int>(std::lround(m_threshold * 100)));
+    m_thresholdSlider->setValue(sliderValue(m_threshold));
     updateChrome();
 }
 
@@ -259,13 +331,20 @@ void TokenLinks::setHorizontal(bool horizontal) {
     m_horizontal = horizontal;
     const QSignalBlocker blocker(m_horizontalBox);
     m_horizontalBox->setChecked(horizontal);
+    fitWindowToCanvas();
     updateChrome();
 }
 
 void TokenLinks::setWindow(int first, int size) {
+    m_fixedWindow = true;  // a size asked for is kept; otherwise it follows the canvas's height
+    showWindow(first, size);
+}
+
+void TokenLinks::showWindow(int first, int size) {
     m_window = std::max(1, size);
     m_first = std::clamp(first, 0, std::max(0, tokenCount() - m_window));
     refreshWindowTile();
+    if (m_autoThreshold) chooseThreshold();
     updateChrome();
 }
 
@@ -371,6 +450,7 @@ void TokenLinks::rebuild() {
     }
     m_first = std::clamp(m_first, 0, std::max(0, tokenCount() - m_window));
     refreshWindowTile();
+    if (m_autoThreshold) chooseThreshold();
     m_minimap->refresh();
     updateChrome();
 }
@@ -389,14 +469,15 @@ void TokenLinks::updateChrome() {
     const auto* r = shownResult();
     if (!r) m_status->setText(tr("No result."));
     else
-        m_status->setText(tr("head %1 · tokens %2–%3 of %4 · %5 links ≥ %6 of the largest weight %7")
+        m_status->setText(tr("head %1 · tokens %2–%3 of %4 · %5 links ≥ %6 of the largest weight %7%8")
                               .arg(head())
                               .arg(m_first)
                               .arg(std::min(count, m_first + m_window) - 1)
                               .arg(count)
                               .arg(visibleLinks().size())
-                              .arg(m_threshold, 0, 'f', 2)
-                              .arg(m_headMax, 0, 'g', 4));
+                              .arg(m_threshold, 0, 'g', 2)
+                              .arg(m_headMax, 0, 'g', 4)
+                              .arg(m_autoThreshold ? tr(" (automatic: about %1 per token)").arg(kAutoLinksPerToken) : QString()));
     m_minimap->update();
     m_canvas->update();
 }

@@ -16,6 +16,7 @@ class QCheckBox;
 class QLabel;
 class QScrollBar;
 class QSlider;
+class QToolButton;
 
 namespace attnscope::views {
 
@@ -48,13 +49,23 @@ public:
     void setInspectionState(InspectionState* state);
     void setResult(std::shared_ptr<const engine::RunResult> result);
 
-    /// Lines are drawn for weights >= threshold x (largest weight of the head).
+    /// Tokens shown at most (the window follows the canvas's height: a label per text line).
+    static constexpr int kMaxWindow = 96;
+    /// The automatic threshold draws about this many links per shown token.
+    static constexpr int kAutoLinksPerToken = 3;
+
+    /// Lines are drawn for weights >= threshold x (largest weight of the head). Turns the
+    /// automatic threshold off.
     void setThreshold(double fraction);
+    /// Automatic (the default): the threshold that draws about kAutoLinksPerToken links per shown
+    /// token, chosen again for each result, head and window.
+    void setAutoThreshold(bool on);
+    bool autoThreshold() const { return m_autoThreshold; }
     double threshold() const { return m_threshold; }
     /// Query tokens on top and keys below (for long words and CJK text) instead of left/right.
     void setHorizontal(bool horizontal);
     bool horizontal() const { return m_horizontal; }
-    /// First token of the visible window and its size.
+    /// First token of the visible window and its size (kept, instead of following the height).
     void setWindow(int first, int size);
     int windowFirst() const { return m_first; }
     int windowSize() const { return m_window; }
@@ -81,6 +92,11 @@ private:
     friend class TokenLinkMinimap;
     void rebuild();
     void updateChrome();
+    void showWindow(int first, int size);
+    void fitWindowToCanvas();
+    void applyThreshold(double fraction);
+    void chooseThreshold();
+    int shownSlots() const;
     int head() const;
     /// The shown head's weight, from the visible window's tile when inside it.
     float weight(int query, int key) const;
@@ -94,6 +110,9 @@ private:
     QScrollBar* m_scroll = nullptr;
     QSlider* m_thresholdSlider = nullptr;
     QCheckBox* m_horizontalBox = nullptr;
+    QToolButton* m_autoButton = nullptr;
+    bool m_autoThreshold = true;
+    bool m_fixedWindow = false;
     QLabel* m_status = nullptr;
     double m_threshold = 0.05;
     bool m_horizontal = false;

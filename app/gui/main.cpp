@@ -9,6 +9,7 @@
 #include "views/help/help_panel.h"
 #include "gui/model_source.h"
 #include "gui/recipe/export_command.h"
+#include "gui/scaling_job.h"
 #include "gui/text_autosave.h"
 
 #include "views/compare_view.h"
@@ -24,6 +25,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QLineEdit>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -95,6 +97,10 @@ struct Flags {
                                  QStringLiteral("Diagnostics view of star: show the Reach tab (what reaches each node).")};
     QCommandLineOption evalSpeed{QStringLiteral("eval-speed"),
                                  QStringLiteral("Cost view: measure Transformer-XL's evaluation speed before the screenshot.")};
+    QCommandLineOption scaling{QStringLiteral("scaling"),
+                               QStringLiteral("Cost view: measure the run's variants at these sizes (e.g. 256,512,1024) before "
+                                              "the screenshot."),
+                               QStringLiteral("SIZES")};
     QCommandLineOption helpPanel{QStringLiteral("help-panel"),
                                  QStringLiteral("Show the \"What am I looking at?\" panel (F1) beside the views.")};
     QCommandLineOption maskWeights{QStringLiteral("mask-weights"), QStringLiteral("Mask view: shade allowed cells by their weights.")};
@@ -108,7 +114,7 @@ struct Flags {
                                QStringLiteral("PATH")};
 
     void addTo(QCommandLineParser& parser) const {
-        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
+        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
                            screenshot, windowSize, textFile, session});
     }
 };
@@ -123,6 +129,7 @@ struct Startup {
     QSize windowSize{kScreenshotWidth, kScreenshotHeight};
     bool errorCurve = false, receptiveField = false, starReach = false, evalSpeed = false, maskWeights = false;
     bool helpPanel = false;
+    QString scalingSizes;
     bool screenshot() const { return !screenshotPath.isEmpty(); }
 };
 
@@ -221,6 +228,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     s.errorCurve = parser.isSet(f.errorCurve);
     s.receptiveField = parser.isSet(f.receptiveField);
     s.evalSpeed = parser.isSet(f.evalSpeed);
+    s.scalingSizes = parser.value(f.scaling);
     s.starReach = parser.isSet(f.starReach);
     s.helpPanel = parser.isSet(f.helpPanel);
     s.maskWeights = parser.isSet(f.maskWeights);
@@ -283,6 +291,17 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
             QObject::connect(window.evalSpeedJob(), &attnscope::app::EvalSpeedJob::finished, &window,
                              [grabLater](const QString&, bool) { grabLater(); });
             panel->requestMeasure();
+            return;
+        }
+        if (!s.scalingSizes.isEmpty() && window.currentView() == MainWindow::View::Cost) {
+            window.costView()->sizesEdit()->setText(s.scalingSizes);
+            QObject::connect(window.scalingJob(), &attnscope::app::ScalingJob::finished, &window,
+                             [grabLater](const QString&, bool) { grabLater(); });
+            window.costView()->requestScaling();
+            if (!window.costView()->scalingRunning()) {
+                printError(QStringLiteral("--scaling: %1").arg(window.costView()->scalingStatus()));
+                QApplication::exit(2);
+            }
             return;
         }
         if (s.starReach && window.currentView() == MainWindow::View::Diagnostics) {

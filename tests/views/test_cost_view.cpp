@@ -8,6 +8,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QCoreApplication>
+#include <QFontMetricsF>
 #include <QTest>
 
 #include <cmath>
@@ -173,6 +175,48 @@ private Q_SLOTS:
         QCOMPARE(plot.memoryPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
         QCOMPARE(plot.timePlot()->graph(0)->data()->size(), 3);
         QCOMPARE(plot.skippedText(), QStringList{QStringLiteral("full, n = 8192: skipped, over the memory budget")});
+    }
+
+    void logTicksAreAsDenseAsTheAxisHasRoom() {
+        using attnscope::views::logTickLabels;
+        // 1e-4 .. 10 s: five decades. Room for many: 1-2-5 in each decade; for five: powers of ten
+        // only; for two: every third power.
+        QCOMPARE(logTickLabels(1e-4, 10, 20).size(), 16);
+        const auto decades = logTickLabels(1e-4, 10, 6);
+        QCOMPARE(decades.keys().size(), 6);
+        QCOMPARE(decades.first(), QStringLiteral("0.0001"));
+        QCOMPARE(decades.last(), QStringLiteral("10"));
+        QCOMPARE(logTickLabels(1e-4, 10, 2).size(), 2);  // 0.001 and 1
+        // Within one decade: finer than 1-2-5, so the axis never has a single label.
+        QVERIFY(logTickLabels(1.3, 4.5, 8).size() >= 3);
+        QVERIFY(logTickLabels(0, 1, 5).isEmpty());
+    }
+
+    void theSlopeNoteExplainsLinearMemoryForExactAttention() {
+        ScalingPlot plot;
+        QVERIFY(plot.slopeNote().startsWith(QStringLiteral("On log-log axes")));
+        // `full` as measured here: time as n², memory as n^0.88 (its kernel works in blocks).
+        for (std::int64_t n : {256, 512, 1024, 2048}) {
+            const double x = static_cast<double>(n);
+            plot.addPoint(point(QStringLiteral("full"), n, 1e-9 * x * x, static_cast<std::uint64_t>(4096 * std::pow(x, 0.88))));
+            plot.addPoint(point(QStringLiteral("longformer"), n, 1e-7 * x, static_cast<std::uint64_t>(64 * x)));
+        }
+        const QString note = plot.slopeNote();
+        QVERIFY2(note.contains(QStringLiteral("full: time slope 2.00, memory slope 0.88. It computes every score")), qPrintable(note));
+        QVERIFY(note.contains(QStringLiteral("never holds the n × n matrix")));
+        QVERIFY(note.contains(QStringLiteral("longformer: time slope 1.00, memory slope 1.00.\n")) ||
+                note.endsWith(QStringLiteral("longformer: time slope 1.00, memory slope 1.00.")));
+        QVERIFY(!note.section(QStringLiteral("longformer:"), 1).contains(QStringLiteral("every score")));
+        // The value axes never print more labels than their height holds.
+        plot.resize(600, 200);
+        plot.show();
+        QTRY_VERIFY(plot.isVisible());
+        QCoreApplication::processEvents();
+        auto* ticker = dynamic_cast<QCPAxisTickerText*>(plot.timePlot()->yAxis->ticker().data());
+        QVERIFY(ticker);
+        const double line = QFontMetricsF(plot.timePlot()->yAxis->tickLabelFont()).height();
+        QVERIFY2(ticker->ticks().size() * line <= plot.timePlot()->axisRect()->height() + line,
+                 qPrintable(QString::number(ticker->ticks().size())));
     }
 };
 

@@ -31,6 +31,50 @@ private Q_SLOTS:
         QCOMPARE(view.tokenText(1), QStringLiteral("<b>x</b>"));  // plain text, drawn as is
     }
 
+    void theAutomaticThresholdDrawsAFewLinksPerTokenAtAnyLength() {
+        for (int n : {11, 600}) {
+            InspectionState state;
+            TokenLinks view;
+            view.setInspectionState(&state);
+            view.resize(900, 600);
+            view.show();
+            QTRY_VERIFY(view.isVisible());
+            view.setResult(attnscope::testing::makeDenseResult(1, n));
+            QVERIFY(view.autoThreshold());
+            // The window holds the tokens whose labels fit the height (a label per text line),
+            // never more than the text has.
+            const int shown = std::min(view.windowSize(), n - view.windowFirst());
+            QVERIFY2(shown >= std::min(n, 11) && shown <= TokenLinks::kMaxWindow, qPrintable(QString::number(shown)));
+            // About kAutoLinksPerToken links per shown token (ties at the cut may add a few).
+            const auto links = view.visibleLinks().size();
+            const std::size_t wanted = static_cast<std::size_t>(TokenLinks::kAutoLinksPerToken * shown);
+            QVERIFY2(links >= std::min<std::size_t>(wanted, static_cast<std::size_t>(shown * shown)) && links <= wanted + 2,
+                     qPrintable(QStringLiteral("n = %1: %2 links for %3 tokens").arg(n).arg(links).arg(shown)));
+            // A threshold chosen by hand stays.
+            view.setThreshold(0.5);
+            QVERIFY(!view.autoThreshold());
+            view.setResult(attnscope::testing::makeDenseResult(1, n));
+            QCOMPARE(view.threshold(), 0.5);
+            view.setAutoThreshold(true);
+            QVERIFY(view.threshold() != 0.5);
+            QCOMPARE(view.visibleLinks().size(), links);
+        }
+    }
+
+    void theWindowFollowsTheHeight() {
+        InspectionState state;
+        TokenLinks view;
+        view.setInspectionState(&state);
+        view.setResult(attnscope::testing::makeDenseResult(1, 400));
+        view.resize(900, 300);
+        view.show();
+        QTRY_VERIFY(view.isVisible());
+        const int small = view.windowSize();
+        view.resize(900, 900);
+        QTRY_VERIFY(view.windowSize() > small * 2);
+        QVERIFY(view.windowSize() <= TokenLinks::kMaxWindow);
+    }
+
     void thresholdKeepsOnlyStrongLinks() {
         InspectionState state;
         TokenLinks view;
