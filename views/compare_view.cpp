@@ -201,6 +201,10 @@ void CompareView::setVariantNames(const QHash<QString, QString>& idToName) {
     updateErrors();
 }
 
+void CompareView::setHighlightedTokens(const QVector<int>& tokens) {
+    for (HeadHeatmap* pane : m_panes) pane->setHighlightedTokens(tokens);
+}
+
 void CompareView::setExactNote(const QString& note) {
     m_exactNote = note;
     updateErrors();

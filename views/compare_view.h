@@ -57,6 +57,8 @@ public:
     /// Shown with the error summary when the result has no `full` (e.g. "full was not run: over
     /// the memory budget"); empty restores the default text.
     void setExactNote(const QString& note);
+    /// Find Token's bands in every pane and the difference map.
+    void setHighlightedTokens(const QVector<int>& tokens);
 
     int paneCount() const { return m_paneCount; }
     /// Columns of the pane grid: the count that gives the panes the largest square cells in the

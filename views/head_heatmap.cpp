@@ -187,6 +187,7 @@ void HeadHeatmap::rebuild() {
         showAxesAndColorBar(false);  // (empty axes under a 0–6 colour bar read as data)
         m_title->setText(m_result ? tr("No head to show") : tr("No result yet: press Run (F5)"));
         m_keyTokens = m_queryTokens = false;
+        refreshHighlight();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
@@ -224,6 +225,18 @@ void HeadHeatmap::showMatrix(std::shared_ptr<const HeadMatrix> matrix) {
     }
     applyColors();
     updateTitle();
+    refreshHighlight();
+}
+
+void HeadHeatmap::setHighlightedTokens(const QVector<int>& tokens) {
+    m_highlighted = tokens;
+    refreshHighlight();
+}
+
+void HeadHeatmap::refreshHighlight() {
+    const engine::AttentionResult* r = shownResult();
+    const bool shown = r && m_shownHead >= 0;
+    m_highlight.show(m_plot, shown ? m_highlighted : QVector<int>{}, shown ? r->n : 0, shown ? r->m : 0);
 }
 
 void HeadHeatmap::applyColors() {

@@ -5,6 +5,7 @@
 #include "views/latest_job.h"
 #include "views/head_matrix.h"
 #include "views/heatmap_options.h"
+#include "views/token_highlight.h"
 
 #include <attnscope/types.h>
 
@@ -79,6 +80,15 @@ public:
     /// Outlines the cell (query, key) in input indices, e.g. the cell hovered in a linked view;
     /// (-1, -1) removes the outline.
     void setMarkedCell(int query, int key);
+    /// Bands over these tokens' rows and columns (Find Token, Ctrl+F); empty clears them.
+    void setHighlightedTokens(const QVector<int>& tokens);
+    int highlightBands() const { return m_highlight.count(); }
+    /// The keyboard's cell cursor (arrow keys while the plot has focus): marks the cell, scrolls
+    /// it into view, shows its text and emits cellHovered, as the pointer over it would.
+    void moveCursorTo(int query, int key);
+    /// The cell under the pointer or the cursor; (-1, -1) when none.
+    int hoveredQuery() const { return m_hoverQuery; }
+    int hoveredKey() const { return m_hoverKey; }
     int markedQuery() const { return m_markedQuery; }
     int markedKey() const { return m_markedKey; }
     /// Largest value of the shown head (0 when nothing is shown).
@@ -237,6 +247,7 @@ private:
     void showMatrix(std::shared_ptr<const HeadMatrix> matrix);
     void applyColors();
     void updateTitle();
+    void refreshHighlight();
     void updateAxes();
     void updateTickLabels();
     void onRangeChanged();
@@ -253,6 +264,8 @@ private:
     QCPColorScale* m_colorScale = nullptr;
     QCPTextElement* m_title = nullptr;
     QCPItemRect* m_marker = nullptr;
+    TokenHighlightBands m_highlight;
+    QVector<int> m_highlighted;
     QString m_titlePrefix;
     QString m_fullTitle;
     bool m_compactTitle = false;

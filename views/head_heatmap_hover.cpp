@@ -2,6 +2,7 @@
 // hover signals, zoom keys and Esc to stop a pooling.
 
 #include "views/head_heatmap.h"
+#include "views/cell_cursor.h"
 #include "views/colormap.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
@@ -97,6 +98,29 @@ void HeadHeatmap::onPlotMouseMove(QMouseEvent* event) {
     QToolTip::showText(event->globalPosition().toPoint(), html, m_plot);
 }
 
+void HeadHeatmap::moveCursorTo(int query, int key) {
+    const engine::AttentionResult* r = shownResult();
+    if (!r || m_shownHead < 0 || query < 0 || key < 0 || query >= r->n || key >= r->m) return;
+    // Into view: pan (keeping the zoom) when the cell is outside the shown range.
+    const auto follow = [](QCPAxis* axis, int cell) {
+        QCPRange range = axis->range();
+        if (cell - 0.5 < range.lower) range += cell - 0.5 - range.lower;
+        else if (cell + 0.5 > range.upper) range += cell + 0.5 - range.upper;
+        if (range != axis->range()) axis->setRange(range);
+    };
+    follow(m_plot->xAxis, key);
+    follow(m_plot->yAxis, query);
+    m_hoverQuery = query;
+    m_hoverKey = key;
+    setMarkedCell(query, key);
+    Q_EMIT cellHovered(query, key);
+    if (m_plot->isVisible()) {
+        const QPoint at(static_cast<int>(m_plot->xAxis->coordToPixel(key)), static_cast<int>(m_plot->yAxis->coordToPixel(query)));
+        const QString html = QStringLiteral("<p style='white-space:pre'>%1</p>").arg(hoverText(query, key).toHtmlEscaped());
+        QToolTip::showText(m_plot->mapToGlobal(at + QPoint(12, 12)), html, m_plot);
+    }
+}
+
 void HeadHeatmap::clearHover() {
     if (m_hoverQuery < 0 && m_hoverKey < 0) return;
     m_hoverQuery = m_hoverKey = -1;
@@ -128,6 +152,14 @@ bool HeadHeatmap::eventFilter(QObject* watched, QEvent* event) {
         if (in || out) {
             zoomBy(in ? kKeyZoomFactor : 1.0 / kKeyZoomFactor);
             return true;
+        }
+        if (const engine::AttentionResult* r = shownResult(); r && m_shownHead >= 0) {
+            const int fromQuery = m_hoverQuery >= 0 ? m_hoverQuery : m_markedQuery;
+            const int fromKey = m_hoverKey >= 0 ? m_hoverKey : m_markedKey;
+            if (const auto cell = steppedCell(*key, fromQuery, fromKey, r->n, r->m)) {
+                moveCursorTo(cell->y(), cell->x());
+                return true;
+            }
         }
         if (key->key() == Qt::Key_Escape && isPooling()) {
             stopPooling();

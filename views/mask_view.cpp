@@ -1,6 +1,7 @@
 #include "views/mask_view.h"
 
 #include "views/background_job.h"
+#include "views/cell_cursor.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
 #include "views/square_cells.h"
@@ -9,6 +10,7 @@
 
 #include <QCheckBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
 #include <QLoggingCategory>
@@ -109,6 +111,7 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
+    m_plot->setFocusPolicy(Qt::StrongFocus);  // the arrow keys move a cell cursor (cell_cursor.h)
     connect(m_plot, &QCustomPlot::mouseMove, this, &MaskView::onPlotMouseMove);
     connect(m_plot, &QCustomPlot::afterLayout, this, &MaskView::fitAxisRect);
 
@@ -254,6 +257,7 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     m_colorMap->setVisible(true);
     updateAxes(r->n, r->m);
     updateLegend();
+    m_highlight.show(m_plot, m_highlighted, r->n, r->m);
 
     const QString id = QString::fromStdString(r->variantId);
     QString name = m_variantNames.value(id, id);
@@ -562,8 +566,50 @@ void MaskView::clearHover() {
     Q_EMIT cellHovered(-1, -1);
 }
 
+void MaskView::setHighlightedTokens(const QVector<int>& tokens) {
+    m_highlighted = tokens;
+    const engine::AttentionResult* r = shownResult();
+    const bool shown = r && m_shownHead >= 0;
+    m_highlight.show(m_plot, shown ? tokens : QVector<int>{}, shown ? r->n : 0, shown ? r->m : 0);
+}
+
+void MaskView::moveCursorTo(int query, int key) {
+    const engine::AttentionResult* r = shownResult();
+    if (!r || m_shownHead < 0 || query < 0 || key < 0 || query >= r->n || key >= r->m) return;
+    const auto follow = [](QCPAxis* axis, int cell) {
+        QCPRange range = axis->range();
+        if (cell - 0.5 < range.lower) range += cell - 0.5 - range.lower;
+        else if (cell + 0.5 > range.upper) range += cell + 0.5 - range.upper;
+        if (range != axis->range()) axis->setRange(range);
+    };
+    follow(m_plot->xAxis, key);
+    follow(m_plot->yAxis, query);
+    m_hoverQuery = query;
+    m_hoverKey = key;
+    m_cursorQuery = query;
+    m_cursorKey = key;
+    if (query != m_panelQuery) showQuery(query);
+    Q_EMIT cellHovered(query, key);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    if (m_plot->isVisible()) {
+        const QPoint at(static_cast<int>(m_plot->xAxis->coordToPixel(key)), static_cast<int>(m_plot->yAxis->coordToPixel(query)));
+        const QString html = QStringLiteral("<p style='white-space:pre'>%1</p>").arg(hoverText(query, key).toHtmlEscaped());
+        QToolTip::showText(m_plot->mapToGlobal(at + QPoint(12, 12)), html, m_plot);
+    }
+}
+
 bool MaskView::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_plot && event->type() == QEvent::Leave) clearHover();
+    if (watched == m_plot && event->type() == QEvent::KeyPress) {
+        const engine::AttentionResult* r = shownResult();
+        const int fromQuery = m_hoverQuery >= 0 ? m_hoverQuery : m_cursorQuery;
+        const int fromKey = m_hoverKey >= 0 ? m_hoverKey : m_cursorKey;
+        if (r && m_shownHead >= 0)
+            if (const auto cell = steppedCell(*static_cast<QKeyEvent*>(event), fromQuery, fromKey, r->n, r->m)) {
+                moveCursorTo(cell->y(), cell->x());
+                return true;
+            }
+    }
     return QWidget::eventFilter(watched, event);
 }
 

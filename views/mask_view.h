@@ -5,6 +5,7 @@
 
 #include "views/latest_job.h"
 #include "views/mask_matrix.h"
+#include "views/token_highlight.h"
 
 #include <attnscope/types.h>
 
@@ -63,6 +64,15 @@ public:
     bool isBuilding() const { return m_building; }
     /// Blocks until the head being classified is shown (exports, screenshots).
     void finishBuilding();
+
+    /// The keyboard's cell cursor (arrow keys while the plot has focus): fills the row panel,
+    /// scrolls the cell into view, shows its text and emits cellHovered, as the pointer would.
+    void moveCursorTo(int query, int key);
+    /// Bands over these tokens' rows and columns (Find Token, Ctrl+F); empty clears them.
+    void setHighlightedTokens(const QVector<int>& tokens);
+    int highlightBands() const { return m_highlight.count(); }
+    int hoveredQuery() const { return m_hoverQuery; }
+    int hoveredKey() const { return m_hoverKey; }
 
     bool showWeights() const;
     QCheckBox* weightsToggle() const { return m_weightsToggle; }
@@ -144,6 +154,10 @@ private:
     QFuture<std::shared_ptr<MaskMatrix>> m_buildFuture;
     int m_hoverQuery = -1;
     int m_hoverKey = -1;
+    TokenHighlightBands m_highlight;
+    QVector<int> m_highlighted;
+    int m_cursorQuery = -1;  // the keyboard's cell, kept when the pointer leaves
+    int m_cursorKey = -1;
 };
 
 }  // namespace attnscope::views

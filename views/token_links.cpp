@@ -37,6 +37,7 @@ int sliderValue(double fraction) {
 }
 const QColor kLinkColor(31, 119, 180);
 const QColor kIsolatedColor(214, 39, 40);
+const QColor kFoundColor(230, 120, 0);  // Find Token's orange, as the matrix views' bands
 }  // namespace
 
 // Draws the two token columns and the links; hovering a token isolates its links.
@@ -111,9 +112,10 @@ protected:
             const int slot = index - m_owner->m_first;
             for (bool querySide : {true, false}) {
                 const bool isolated = querySide ? index == m_owner->m_isolatedQuery : index == m_owner->m_isolatedKey;
-                font.setBold(isolated);
+                const bool found = m_owner->m_highlighted.contains(index);
+                font.setBold(isolated || found);
                 painter.setFont(font);
-                painter.setPen(isolated ? kIsolatedColor : palette().text().color());
+                painter.setPen(isolated ? kIsolatedColor : found ? kFoundColor : palette().text().color());
                 const QPointF a = anchor(slot, querySide);
                 const QString text = m_owner->tokenText(index);
                 if (!m_owner->m_horizontal) {
@@ -346,6 +348,18 @@ void TokenLinks::showWindow(int first, int size) {
     refreshWindowTile();
     if (m_autoThreshold) chooseThreshold();
     updateChrome();
+}
+
+void TokenLinks::setHighlightedTokens(const QVector<int>& tokens) {
+    m_highlighted = tokens;
+    m_canvas->update();
+}
+
+void TokenLinks::showToken(int token) {
+    if (token < 0 || token >= tokenCount()) return;
+    if (token < m_first || token >= m_first + m_window) showWindow(token - m_window / 2, m_window);
+    isolateKey(-1);
+    isolateQuery(token);
 }
 
 void TokenLinks::isolateQuery(int query) {

@@ -7,6 +7,7 @@
 #include <attnscope/weight_overview.h>
 
 #include <QPointer>
+#include <QVector>
 #include <QWidget>
 
 #include <memory>
@@ -70,6 +71,11 @@ public:
     int windowFirst() const { return m_first; }
     int windowSize() const { return m_window; }
     /// Isolates one token's links (its row as a query, or its column as a key); -1 shows all.
+    /// Labels of these tokens drawn bold in orange (Find Token, Ctrl+F).
+    void setHighlightedTokens(const QVector<int>& tokens);
+    /// Scrolls the window to show `token` and isolates its links as a query.
+    void showToken(int token);
+    const QVector<int>& highlightedTokens() const { return m_highlighted; }
     void isolateQuery(int query);
     void isolateKey(int key);
     int isolatedQuery() const { return m_isolatedQuery; }
@@ -112,6 +118,7 @@ private:
     QCheckBox* m_horizontalBox = nullptr;
     QToolButton* m_autoButton = nullptr;
     bool m_autoThreshold = true;
+    QVector<int> m_highlighted;
     bool m_fixedWindow = false;
     QLabel* m_status = nullptr;
     double m_threshold = 0.05;

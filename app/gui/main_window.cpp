@@ -15,6 +15,7 @@
 #include "views/background_job.h"
 #include "views/compare_view.h"
 #include "views/cost_view.h"
+#include "gui/token_find_bar.h"
 #include "views/notices_panel.h"
 #include "views/moe/routing_view.h"
 #include "views/diagnostics/approximation_view.h"
@@ -173,6 +174,7 @@ void MainWindow::buildActions() {
     messages->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     viewMenu->addSeparator();
     viewMenu->addAction(messages);
+    buildFindAction(viewMenu);
     buildThemeActions(viewMenu);
     buildHelpActions();
 }
@@ -461,6 +463,7 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
         setStatusMessage(tr("%1 — warning: %2").arg(summary, warnings.join(QStringLiteral("; "))),
                          warnings.join(QLatin1Char('\n')));
     }
+    if (m_findBar->isVisible()) uiFindTokens();  // the new tokens, marked again
     Q_EMIT resultShown(job);
 }
 

@@ -54,6 +54,7 @@ class NoticesPanel;
 namespace attnscope::app {
 
 class EngineRunner;
+class TokenFindBar;
 class ExportController;
 class TextAutosave;
 class CompareVariantsEditor;
@@ -136,6 +137,7 @@ public:
     views::HelpPanel* helpPanel() const { return m_help; }
     /// Every status message of the session (View ▸ Messages).
     views::NoticesPanel* noticesPanel() const { return m_notices; }
+    TokenFindBar* findBar() const { return m_findBar; }
     QPlainTextEdit* textEdit() const { return m_text; }
     /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
     static constexpr int kFirstWindowMaxWidth = 1800, kFirstWindowMaxHeight = 1100;
@@ -226,6 +228,10 @@ private:
     void buildThemeActions(QMenu* viewMenu);
     /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.
     void buildHelpActions();
+    void buildFindAction(QMenu* viewMenu);
+    void uiFindTokens();
+    void uiShowFoundTokens();
+    void uiGoToFoundToken(int step);
     void uiUpdateHelp();
     void uiRestoreHabits(const AppSettings& settings);
     void uiRebuildRecentMenu();
@@ -336,6 +342,9 @@ private:
     views::ParamForm* m_paramForm = nullptr;
     views::HelpPanel* m_help = nullptr;
     views::NoticesPanel* m_notices = nullptr;
+    TokenFindBar* m_findBar = nullptr;
+    QVector<int> m_found;  // Find Token's tokens, in order
+    int m_foundIndex = -1;
     QToolButton* m_noticesButton = nullptr;
     views::MaskView* m_maskView = nullptr;
     views::TokenLinks* m_tokenLinks = nullptr;

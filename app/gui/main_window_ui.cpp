@@ -21,6 +21,7 @@
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/star_player.h"
+#include "gui/token_find_bar.h"
 #include "views/elided_label.h"
 #include "views/notices_panel.h"
 #include "views/moe/routing_view.h"
@@ -287,6 +288,8 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     connect(m_banner, &RandomProjectionBanner::useSampleModelRequested, this, &MainWindow::useSampleModel);
     rightLayout->addWidget(m_banner);
     rightLayout->addWidget(m_headsGrid);
+    m_findBar = new TokenFindBar(right);
+    rightLayout->addWidget(m_findBar);
     rightLayout->addWidget(m_viewTabs, 1);
     connect(m_viewTabs, &QTabWidget::currentChanged, this, &MainWindow::uiViewChanged);
     connect(m_maskView, &views::MaskView::cellHovered, m_state, &views::InspectionState::setHovered);

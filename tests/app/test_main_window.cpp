@@ -4,7 +4,9 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/token_find_bar.h"
 #include "views/notices_panel.h"
+#include "views/token_links.h"
 #include "gui/session.h"
 
 #include "views/compare_view.h"
@@ -191,6 +193,35 @@ private Q_SLOTS:
         QCOMPARE(window.heatmap()->shownHead(), 1);
         QVERIFY(window.costView()->table()->rowCount() > 0);
         QCOMPARE(window.compareView()->pane(0)->shownHead(), 1);
+    }
+
+    void ctrlFFindsATokenInEveryViewAndEnterGoesToIt() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.initialText = QStringLiteral("the cat sat on the mat because the cat was tired");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
+        window.textEdit()->setFocus();  // from a text field, as a user would
+        QTest::keyClick(window.textEdit(), Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(window.findBar()->isVisible());
+        QVERIFY(window.findBar()->field()->hasFocus());
+        const QString typed = window.textEdit()->toPlainText();
+        QTest::keyClicks(window.findBar()->field(), QStringLiteral("cat"));
+        QCOMPARE(window.textEdit()->toPlainText(), typed);  // the search did not type into the text
+        QCOMPARE(window.findBar()->status(), QStringLiteral("2 tokens (Enter: go to the next)"));
+        QCOMPARE(window.heatmap()->highlightBands(), 4);  // tokens 1 and 8: a row and a column each
+        QCOMPARE(window.tokenLinks()->highlightedTokens(), (QVector<int>{1, 8}));
+        QTest::keyClick(window.findBar()->field(), Qt::Key_Return);
+        QCOMPARE(window.heatmap()->hoveredQuery(), 1);
+        QTest::keyClick(window.findBar()->field(), Qt::Key_Return);
+        QCOMPARE(window.heatmap()->hoveredQuery(), 8);
+        QCOMPARE(window.findBar()->status(), QStringLiteral("token 8 “cat” (2 of 2)"));
+        QTest::keyClick(window.findBar()->field(), Qt::Key_Escape);
+        QTRY_VERIFY(!window.findBar()->isVisible());
+        QCOMPARE(window.heatmap()->highlightBands(), 0);
     }
 
     void longMessagesNeverWidenTheWindowAndAreKeptWhole() {

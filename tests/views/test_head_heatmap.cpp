@@ -6,6 +6,7 @@
 #include "views/inspection_state.h"
 #include "views/qcp.h"
 #include "views/title_wrap.h"
+#include "views/token_highlight.h"
 
 #include <QSignalSpy>
 #include <attnscope/explicit_weights.h>
@@ -159,6 +160,49 @@ private Q_SLOTS:
         QVERIFY2(heatmap.keyLabelStep() * cell >= line, qPrintable(QStringLiteral("%1 × %2 < %3").arg(heatmap.keyLabelStep()).arg(cell).arg(line)));
         heatmap.resize(1100, 1100);
         QTRY_COMPARE(heatmap.keyLabelStep(), 1);
+    }
+
+    void arrowKeysMoveACellCursorAsThePointerWould() {
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(1, 30));
+        heatmap.resize(600, 600);
+        heatmap.show();
+        QTRY_VERIFY(heatmap.isVisible());
+        QSignalSpy hovered(&heatmap, &HeadHeatmap::cellHovered);
+        auto* plot = heatmap.findChild<QCustomPlot*>();
+        QTest::keyClick(plot, Qt::Key_Right);  // from no cell: the first
+        QCOMPARE(heatmap.hoveredQuery(), 0);
+        QCOMPARE(heatmap.hoveredKey(), 0);
+        QTest::keyClick(plot, Qt::Key_Right);
+        QTest::keyClick(plot, Qt::Key_Down, Qt::ShiftModifier);  // ten rows
+        QCOMPARE(heatmap.hoveredQuery(), 10);
+        QCOMPARE(heatmap.hoveredKey(), 1);
+        QCOMPARE(heatmap.markedQuery(), 10);  // the cursor is drawn
+        QCOMPARE(hovered.count(), 3);
+        QCOMPARE(hovered.last().at(0).toInt(), 10);
+        QTest::keyClick(plot, Qt::Key_End);
+        QCOMPARE(heatmap.hoveredKey(), 29);
+        for (int i = 0; i < 5; ++i) QTest::keyClick(plot, Qt::Key_Down, Qt::ShiftModifier);
+        QCOMPARE(heatmap.hoveredQuery(), 29);  // clamped at the last row
+        QTest::keyClick(plot, Qt::Key_Home);
+        QCOMPARE(heatmap.hoveredKey(), 0);
+    }
+
+    void foundTokensAreBandedOverTheirRowsAndColumns() {
+        std::vector<engine::Token> tokens;
+        for (const char* t : {"The", "cat", "sat", "CATS", " concat", "dog"}) tokens.push_back({t, 0, 0, 0});
+        QCOMPARE(attnscope::views::findTokens(tokens, QStringLiteral(" cat ")), (QVector<int>{1, 3, 4}));
+        QVERIFY(attnscope::views::findTokens(tokens, QStringLiteral("  ")).isEmpty());
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(1, 6));
+        heatmap.setHighlightedTokens({1, 3});
+        QCOMPARE(heatmap.highlightBands(), 4);  // a row and a column each
+        heatmap.setHighlightedTokens({});
+        QCOMPARE(heatmap.highlightBands(), 0);
     }
 
     void largeInputsUseIndexAxes() {

@@ -96,6 +96,28 @@ private Q_SLOTS:
         QVERIFY(error.contains(QStringLiteral("dense")));
     }
 
+    void arrowKeysMoveACellCursorAndFillTheRowPanel() {
+        InspectionState state;
+        MaskView view;
+        view.setInspectionState(&state);
+        view.setResult(makeMixedResult());
+        view.resize(700, 500);
+        view.show();
+        QTRY_VERIFY(view.isVisible());
+        QSignalSpy hovered(&view, &MaskView::cellHovered);
+        QTest::keyClick(view.plot(), Qt::Key_Down);  // from no cell: the first
+        QTest::keyClick(view.plot(), Qt::Key_Down);
+        QTest::keyClick(view.plot(), Qt::Key_Right);
+        QCOMPARE(view.hoveredQuery(), 1);
+        QCOMPARE(view.hoveredKey(), 1);
+        QCOMPARE(view.panelQuery(), 1);  // the row panel follows the cursor, as it follows the pointer
+        QCOMPARE(hovered.count(), 3);
+        QTest::keyClick(view.plot(), Qt::Key_Right, Qt::ShiftModifier);
+        QCOMPARE(view.hoveredKey(), 3);  // clamped at the last key
+        view.setHighlightedTokens({2});
+        QCOMPARE(view.highlightBands(), 2);
+    }
+
     void showsEachReasonAtItsCellsAndBlankElsewhere() {
         InspectionState state;
         MaskView view;
