@@ -87,9 +87,13 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     m_referenceCombo = new QComboBox(diffBox);
     m_minuendCombo->setToolTip(tr("The pane whose weights the difference map shows"));
     m_referenceCombo->setToolTip(tr("What is subtracted: another pane, or exact softmax when the run holds it"));
-    diffControls->addWidget(new QLabel(tr("Difference"), diffBox));
-    diffControls->addWidget(m_minuendCombo, 1);
-    diffControls->addWidget(new QLabel(QStringLiteral("−"), diffBox));
+    // The choosers are controls, not part of a figure (the map's own title says what it shows).
+    for (const QString& text : {tr("Difference"), QStringLiteral("−")}) {
+        auto* label = new QLabel(text, diffBox);
+        label->setProperty("attnscopeExportSkip", true);  // FigurePainter::kSkipProperty
+        diffControls->addWidget(label);
+        if (text != QStringLiteral("−")) diffControls->addWidget(m_minuendCombo, 1);
+    }
     diffControls->addWidget(m_referenceCombo, 1);
     diffLayout->addLayout(diffControls);
     m_diffMap = new CompareDifferenceMap(diffBox);
@@ -111,6 +115,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     connect(m_referenceCombo, &QComboBox::currentIndexChanged, this, onDiffChoice);
 
     m_info = new QLabel(this);
+    m_info->setProperty("attnscopeExportSkip", true);  // hover help, not part of a figure
     m_info->setTextFormat(Qt::PlainText);  // token text is untrusted
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_info->setContentsMargins(8, 2, 8, 4);

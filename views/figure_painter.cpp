@@ -204,9 +204,17 @@ FigurePainter::Layout FigurePainter::layout() const {
     return out;
 }
 
+QSize FigurePainter::slideContentSize(const QString& title) {
+    const QFont font = figureFont(kSlideTitlePixels, true);
+    const double width = kSlideWidth - 2 * kSlideMargin;
+    const double titleHeight = title.isEmpty() ? 0 : wrap(title, font, width).size() * QFontMetricsF(font).lineSpacing();
+    return {static_cast<int>(width), static_cast<int>(kSlideHeight - 3 * kSlideMargin - titleHeight)};
+}
+
 QSize FigurePainter::logicalSize() const {
     const Layout l = layout();
     if (l.content.isEmpty()) return {};
+    if (m_slide) return {kSlideWidth, kSlideHeight};
     return {static_cast<int>(std::ceil(l.width)),
             static_cast<int>(std::ceil(l.titleHeight + kMargin + l.content.height() + l.captionHeight))};
 }
@@ -244,6 +252,10 @@ bool FigurePainter::paint(QPaintDevice* device, double scale) const {
     painter.setRenderHint(QPainter::LosslessImageRendering, true);
     const QSize size = logicalSize();
     painter.fillRect(QRectF(0, 0, size.width(), size.height()), Qt::white);  // white figures (FORMATS.md §5)
+    if (m_slide) {
+        paintSlide(painter, l);
+        return painter.end();
+    }
 
     painter.setPen(Qt::black);
     double y = kMargin;
@@ -255,6 +267,69 @@ bool FigurePainter::paint(QPaintDevice* device, double scale) const {
     }
 
     const QPointF origin((l.width - l.content.width()) / 2.0 - l.content.left(), l.titleHeight + kMargin - l.content.top());
+    paintContent(painter, l, origin);
+
+    painter.setPen(QColor(40, 40, 40));
+    painter.setFont(figureFont(kCaptionPixels, false));
+    const double captionStep = QFontMetricsF(painter.font()).lineSpacing();
+    y = l.titleHeight + kMargin + l.content.height() + kMargin;
+    for (const QString& line : l.captionLines) {
+        painter.drawText(QRectF(kMargin, y, l.width - 2 * kMargin, captionStep), Qt::AlignLeft | Qt::AlignTop, line);
+        y += captionStep;
+    }
+    return painter.end();
+}
+
+namespace {
+
+// A slide has one title: a view drawn as one plot loses that plot's own title while it is painted
+// (several plots keep theirs: they tell the panes apart).
+class SinglePlotTitleScope {
+public:
+    explicit SinglePlotTitleScope(const std::vector<std::pair<QCustomPlot*, QRect>>& plots) {
+        if (plots.size() != 1) return;
+        QCustomPlot* plot = plots.front().first;
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+            if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) {
+                m_titles.emplace_back(title, title->text());
+                title->setText(QString());
+            }
+    }
+    ~SinglePlotTitleScope() {
+        for (auto& [title, text] : m_titles) title->setText(text);
+    }
+    SinglePlotTitleScope(const SinglePlotTitleScope&) = delete;
+    SinglePlotTitleScope& operator=(const SinglePlotTitleScope&) = delete;
+
+private:
+    std::vector<std::pair<QCPTextElement*, QString>> m_titles;
+};
+
+}  // namespace
+
+void FigurePainter::paintSlide(QCPPainter& painter, const Layout& l) const {
+    const SinglePlotTitleScope oneTitle(l.plots);
+    // The title across the top, then the content scaled uniformly into what is left, centred.
+    const QFont font = figureFont(kSlideTitlePixels, true);
+    const double step = QFontMetricsF(font).lineSpacing();
+    double y = kSlideMargin;
+    painter.setPen(Qt::black);
+    painter.setFont(font);
+    for (const QString& line : wrap(m_title, font, kSlideWidth - 2 * kSlideMargin)) {
+        if (m_title.isEmpty()) break;
+        painter.drawText(QRectF(kSlideMargin, y, kSlideWidth - 2 * kSlideMargin, step), Qt::AlignHCenter | Qt::AlignTop, line);
+        y += step;
+    }
+    const QRectF room(kSlideMargin, y + kSlideMargin, kSlideWidth - 2 * kSlideMargin, kSlideHeight - y - 2 * kSlideMargin);
+    const double s = std::min(room.width() / l.content.width(), room.height() / l.content.height());
+    painter.save();
+    painter.translate(room.left() + (room.width() - l.content.width() * s) / 2.0, room.top() + (room.height() - l.content.height() * s) / 2.0);
+    painter.scale(s, s);
+    paintContent(painter, l, QPointF(-l.content.left(), -l.content.top()));
+    painter.restore();
+}
+
+void FigurePainter::paintContent(QCPPainter& painter, const Layout& l, const QPointF& origin) const {
     for (const auto& [plot, rect] : l.plots) {
         painter.save();
         painter.translate(origin + QPointF(rect.topLeft()));
@@ -279,16 +354,6 @@ bool FigurePainter::paint(QPaintDevice* device, double scale) const {
         label->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
         painter.restore();
     }
-
-    painter.setPen(QColor(40, 40, 40));
-    painter.setFont(figureFont(kCaptionPixels, false));
-    const double captionStep = QFontMetricsF(painter.font()).lineSpacing();
-    y = l.titleHeight + kMargin + l.content.height() + kMargin;
-    for (const QString& line : l.captionLines) {
-        painter.drawText(QRectF(kMargin, y, l.width - 2 * kMargin, captionStep), Qt::AlignLeft | Qt::AlignTop, line);
-        y += captionStep;
-    }
-    return painter.end();
 }
 
 }  // namespace attnscope::views

@@ -8,7 +8,9 @@
 #include <QSize>
 #include <QString>
 
+class QCPPainter;
 class QPaintDevice;
+class QPointF;
 class QWidget;
 
 namespace attnscope::views {
@@ -26,7 +28,19 @@ public:
     /// Colour maps with more cells than this stay bitmaps on vector devices (file size).
     static constexpr long long kMaxVectorCells = 262144;
 
+    /// The slide layout: a 16:9 page of kSlideWidth × kSlideHeight logical units (13.3 × 7.5 in,
+    /// a presentation's default page), one large title, no caption, the content scaled to fill
+    /// the rest with small margins.
+    static constexpr int kSlideWidth = 1280;
+    static constexpr int kSlideHeight = 720;
+    static constexpr double kSlideTitlePixels = 30.0;
+    static constexpr double kSlideMargin = 10.0;
+    /// The content's size, in logical units, that fills a slide under its title (what the exporter
+    /// lays the view out at, before scaling it up by the slide's font factor).
+    static QSize slideContentSize(const QString& title);
+
     FigurePainter(QWidget* view, QString title, QString caption);
+    void setSlide(bool on) { m_slide = on; }
     /// Colour-map cells as vector rectangles (for SVG and PDF): sharp at any zoom, no lossy image.
     void setVectorCells(bool on) { m_vectorCells = on; }
 
@@ -45,11 +59,14 @@ public:
 private:
     struct Layout;
     Layout layout() const;
+    void paintContent(QCPPainter& painter, const Layout& l, const QPointF& origin) const;
+    void paintSlide(QCPPainter& painter, const Layout& l) const;
 
     QWidget* m_view = nullptr;
     QString m_title;
     QString m_caption;
     bool m_vectorCells = false;
+    bool m_slide = false;
 };
 
 }  // namespace attnscope::views

@@ -147,6 +147,17 @@ void MainWindow::buildActions() {
     connect(m_export, &ExportController::exported, this, [this](const QString& text) { setStatusMessage(text); });
     connect(m_export, &ExportController::exportFailed, this, [this](const QString& text) { setStatusMessage(text, text); });
     fileMenu->addAction(m_export->exportFigureAction());
+    fileMenu->addAction(m_export->exportSlideAction());
+    // The heads grid above the tabs: every head of the layer in one figure.
+    m_headsGrid->setObjectName(QStringLiteral("all heads"));
+    m_export->setAllHeads([this]() -> QWidget* { return m_headsGrid; },
+                          [this] {
+                              QHash<QString, QString> names;
+                              for (int i = 0; i < m_variantCombo->count(); ++i)
+                                  names.insert(m_variantCombo->itemData(i).toString(), m_variantCombo->itemText(i));
+                              return FigureSubject::describe(m_headsGrid, m_result, m_state->resultIndex(), m_state->layer(), -1, names);
+                          });
+    fileMenu->addAction(m_export->exportAllHeadsAction());
     fileMenu->addAction(m_export->exportDataAction());
     fileMenu->addAction(m_export->copyFigureAction());
     fileMenu->addAction(tr("Export Star-Transformer C&ycles…"), this, &MainWindow::exportStarCyclesInteractive)

@@ -322,6 +322,47 @@ private Q_SLOTS:
         const auto bad = exporter->exportFigureTo(dir.filePath(QStringLiteral("missing/x.png")), 96);
         QVERIFY(!bad.ok());
     }
+
+    void slidesAreSixteenByNineWithLargeTextAndAllHeadsIsOneFigure() {
+        attnscope::app::EngineRunner runner(std::make_unique<attnscope::app::LocalEngineBackend>());
+        attnscope::app::MainWindow::Options options;
+        options.showErrorDialogs = false;
+        attnscope::app::MainWindow window(&runner, attnscope::app::AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, 60000);
+        auto* exporter = window.exportController();
+        QCOMPARE(exporter->exportSlideAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+        QVERIFY(exporter->exportAllHeadsAction()->isEnabled());
+        const QSize shownSize = window.heatmap()->size();
+
+        QTemporaryDir dir;
+        // PNG at 192 dpi: the 16:9 page of 1280 × 720 logical units, twice.
+        const auto slide = exporter->exportFigureTo(dir.filePath(QStringLiteral("slide.png")), 192, true);
+        QVERIFY2(slide.ok(), qPrintable(slide.error));
+        QCOMPARE(QImage(dir.filePath(QStringLiteral("slide.png"))).size(), QSize(2560, 1440));
+        QCOMPARE(window.heatmap()->size(), shownSize);  // the view got its size back
+        const QJsonObject sidecar = readJson(dir.filePath(QStringLiteral("slide.json")));
+        QCOMPARE(sidecar.value(QStringLiteral("layout")).toString(), QStringLiteral("slide"));
+        QVERIFY(!sidecar.value(QStringLiteral("caption")).toString().isEmpty());  // the caption stays in the sidecar
+        // Vector formats: the same page, as points (PDF) and as the SVG's view box.
+        const auto pdf = exporter->exportFigureTo(dir.filePath(QStringLiteral("slide.pdf")), 96, true);
+        QVERIFY2(pdf.ok(), qPrintable(pdf.error));
+        QCOMPARE(pdf.size, QSize(1280, 720));
+        const auto svg = exporter->exportFigureTo(dir.filePath(QStringLiteral("slide.svg")), 96, true);
+        QVERIFY2(svg.ok(), qPrintable(svg.error));
+        QFile svgFile(dir.filePath(QStringLiteral("slide.svg")));
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        QVERIFY(svgFile.readAll().contains("viewBox=\"0 0 1280 720\""));
+
+        // The heads grid, every head of the layer, named so in title and caption.
+        const auto heads = exporter->exportAllHeadsTo(dir.filePath(QStringLiteral("heads.png")), 96);
+        QVERIFY2(heads.ok(), qPrintable(heads.error));
+        const QJsonObject headsSidecar = readJson(dir.filePath(QStringLiteral("heads.json")));
+        QVERIFY2(headsSidecar.value(QStringLiteral("title")).toString().endsWith(QStringLiteral("(all heads)")),
+                 qPrintable(headsSidecar.value(QStringLiteral("title")).toString()));
+        QVERIFY(headsSidecar.value(QStringLiteral("caption")).toString().contains(QStringLiteral("all 4 heads")));
+    }
 };
 
 ATTNSCOPE_REGISTER_QT_TEST(TestExport)

@@ -33,7 +33,18 @@ ExportController::ExportController(QWidget* dialogParent, ViewFn view, SubjectFn
     m_exportData->setToolTip(tr("Save the result as safetensors, or the shown head's weights as CSV"));
     m_copyFigure = new QAction(tr("&Copy Figure"), this);
     m_copyFigure->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    m_exportSlide = new QAction(tr("Export &Slide (16:9)…"), this);
+    m_exportSlide->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    m_exportSlide->setToolTip(tr("The shown view on a 16:9 page for a lecture slide: one large title, large text, "
+                                 "tight margins (the caption stays in the sidecar)"));
+    m_exportAllHeads = new QAction(tr("Export &All Heads…"), this);
+    m_exportAllHeads->setToolTip(tr("Every head of the shown layer side by side (the heads grid), as PNG, SVG or PDF"));
+    m_exportAllHeads->setEnabled(false);  // until setAllHeads()
     connect(m_exportFigure, &QAction::triggered, this, &ExportController::exportFigureInteractive);
+    connect(m_exportSlide, &QAction::triggered, this,
+            [this] { exportInteractive(m_view, m_subject, true, tr("Export Slide (16:9)")); });
+    connect(m_exportAllHeads, &QAction::triggered, this,
+            [this] { exportInteractive(m_allHeadsView, m_allHeadsSubject, false, tr("Export All Heads")); });
     connect(m_exportData, &QAction::triggered, this, &ExportController::exportDataInteractive);
     connect(m_copyFigure, &QAction::triggered, this, &ExportController::copyFigureInteractive);
 }
@@ -42,25 +53,49 @@ ExportController::~ExportController() = default;
 
 void ExportController::setDpi(int dpi) { m_dpi = std::clamp(dpi, kMinDpi, kMaxDpi); }
 
+void ExportController::setAllHeads(ViewFn view, SubjectFn subject) {
+    m_allHeadsView = std::move(view);
+    m_allHeadsSubject = std::move(subject);
+    m_exportAllHeads->setEnabled(static_cast<bool>(m_allHeadsView));
+}
+
 FigureRequest ExportController::figureRequest(FigureFormat format, int dpi) const {
-    const FigureSubject subject = m_subject();
+    return figureRequest(m_subject, format, dpi, false);
+}
+
+FigureRequest ExportController::figureRequest(const SubjectFn& subjectFn, FigureFormat format, int dpi, bool slide) const {
+    const FigureSubject subject = subjectFn();
     FigureRequest request;
     request.format = format;
     request.dpi = dpi;
+    request.slide = slide;
     request.title = FigureMetadata::title(subject);
     request.caption = FigureMetadata::caption(subject);
     request.sidecar = FigureMetadata::sidecar(subject);
     return request;
 }
 
-FigureOutcome ExportController::exportFigureTo(const QString& path, int dpi) {
+FigureOutcome ExportController::exportFigureTo(const QString& path, int dpi, bool slide) {
+    return exportTo(m_view(), m_subject, path, dpi, slide);
+}
+
+FigureOutcome ExportController::exportAllHeadsTo(const QString& path, int dpi, bool slide) {
+    if (!m_allHeadsView) {
+        FigureOutcome out;
+        out.error = tr("There is no heads grid to export.");
+        return out;
+    }
+    return exportTo(m_allHeadsView(), m_allHeadsSubject, path, dpi, slide);
+}
+
+FigureOutcome ExportController::exportTo(QWidget* view, const SubjectFn& subject, const QString& path, int dpi, bool slide) const {
     const auto format = FigureExporter::formatForPath(path);
     if (!format) {
         FigureOutcome out;
         out.error = tr("Cannot export to %1: use a .png, .svg or .pdf name.").arg(QDir::toNativeSeparators(path));
         return out;
     }
-    return FigureExporter::exportFigure(m_view(), path, figureRequest(*format, dpi));
+    return FigureExporter::exportFigure(view, path, figureRequest(subject, *format, dpi, slide));
 }
 
 QString ExportController::exportDataTo(const QString& path) {
@@ -86,12 +121,13 @@ QString ExportController::copyFigure() {
     return {};
 }
 
-QString ExportController::suggestedName(const QString& suffix) const {
-    const FigureSubject subject = m_subject();
-    QString name = QStringLiteral("attnscope-%1").arg(subject.view);
+QString ExportController::suggestedName(const SubjectFn& subjectFn, const QString& suffix, bool slide) const {
+    const FigureSubject subject = subjectFn();
+    QString name = QStringLiteral("attnscope-%1").arg(QString(subject.view).replace(QLatin1Char(' '), QLatin1Char('-')));
     if (subject.run && !subject.variantIndexes.empty() && subject.variantIndexes.front() < static_cast<int>(subject.run->results.size()))
         name += QLatin1Char('-') + QString::fromStdString(subject.run->results[static_cast<std::size_t>(subject.variantIndexes.front())].variantId);
     if (subject.head >= 0) name += QStringLiteral("-head%1").arg(subject.head);
+    if (slide) name += QStringLiteral("-slide");
     const QString folder = m_lastFolder.isEmpty() ? QDir::homePath() : m_lastFolder;
     return QDir(folder).filePath(name + QLatin1Char('.') + suffix);
 }
@@ -109,9 +145,12 @@ void ExportController::report(const QString& error, const QString& done) {
     box->open();
 }
 
-void ExportController::exportFigureInteractive() {
+void ExportController::exportFigureInteractive() { exportInteractive(m_view, m_subject, false, tr("Export Figure")); }
+
+void ExportController::exportInteractive(const ViewFn& view, const SubjectFn& subject, bool slide, const QString& caption) {
+    if (!view) return;
     QString filter = tr("PNG image (*.png)");
-    const QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Figure"), suggestedName(QStringLiteral("png")),
+    const QString path = QFileDialog::getSaveFileName(m_parent, caption, suggestedName(subject, QStringLiteral("png"), slide),
                                                       tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"),
                                                       &filter);
     if (path.isEmpty()) return;
@@ -129,7 +168,7 @@ void ExportController::exportFigureInteractive() {
         if (!ok) return;
         setDpi(dpi);
     }
-    const FigureOutcome out = exportFigureTo(target, m_dpi);
+    const FigureOutcome out = exportTo(view(), subject, target, m_dpi, slide);
     report(out.error, tr("Saved %1 (%2 × %3) and its sidecar.")
                           .arg(QDir::toNativeSeparators(target))
                           .arg(out.size.width())
@@ -138,7 +177,7 @@ void ExportController::exportFigureInteractive() {
 
 void ExportController::exportDataInteractive() {
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Data"), suggestedName(QStringLiteral("safetensors")),
+    const QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Data"), suggestedName(m_subject, QStringLiteral("safetensors"), false),
                                                       tr("Result as safetensors (*.safetensors);;Shown head's weights as CSV (*.csv)"),
                                                       &filter);
     if (path.isEmpty()) return;

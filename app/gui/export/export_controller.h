@@ -30,6 +30,12 @@ public:
     QAction* exportFigureAction() const { return m_exportFigure; }
     QAction* exportDataAction() const { return m_exportData; }
     QAction* copyFigureAction() const { return m_copyFigure; }
+    /// File ▸ Export Slide (16:9)…: the shown view in the slide layout (FigureRequest::slide).
+    QAction* exportSlideAction() const { return m_exportSlide; }
+    /// File ▸ Export All Heads…: the heads grid (every head of the layer), set by setAllHeads().
+    QAction* exportAllHeadsAction() const { return m_exportAllHeads; }
+    /// What Export All Heads draws and how it is described.
+    void setAllHeads(ViewFn view, SubjectFn subject);
 
     int dpi() const { return m_dpi; }
     void setDpi(int dpi);
@@ -38,7 +44,9 @@ public:
 
     /// Headless: the shown view to `path` (format by suffix) at `dpi`, with title, caption and
     /// sidecar from the subject.
-    FigureOutcome exportFigureTo(const QString& path, int dpi);
+    FigureOutcome exportFigureTo(const QString& path, int dpi, bool slide = false);
+    /// Headless: the heads grid to `path`, as exportFigureTo.
+    FigureOutcome exportAllHeadsTo(const QString& path, int dpi, bool slide = false);
     /// Headless: .safetensors = the shown variant's whole result; .csv = the shown head's weights.
     /// Returns an empty string on success, else the message.
     QString exportDataTo(const QString& path);
@@ -57,7 +65,11 @@ Q_SIGNALS:
 
 private:
     FigureRequest figureRequest(FigureFormat format, int dpi) const;
-    QString suggestedName(const QString& suffix) const;
+    FigureRequest figureRequest(const SubjectFn& subject, FigureFormat format, int dpi, bool slide) const;
+    FigureOutcome exportTo(QWidget* view, const SubjectFn& subject, const QString& path, int dpi, bool slide) const;
+    /// The dialogs of every figure export: a file name, a DPI for PNG, then the export.
+    void exportInteractive(const ViewFn& view, const SubjectFn& subject, bool slide, const QString& caption);
+    QString suggestedName(const SubjectFn& subject, const QString& suffix, bool slide) const;
     void report(const QString& error, const QString& done);
 
     QWidget* m_parent = nullptr;
@@ -69,6 +81,10 @@ private:
     QAction* m_exportFigure = nullptr;
     QAction* m_exportData = nullptr;
     QAction* m_copyFigure = nullptr;
+    QAction* m_exportSlide = nullptr;
+    QAction* m_exportAllHeads = nullptr;
+    ViewFn m_allHeadsView;
+    SubjectFn m_allHeadsSubject;
 };
 
 }  // namespace attnscope::app

@@ -12,7 +12,9 @@
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QSvgGenerator>
+#include <QWidget>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +30,7 @@ constexpr double kInchPerMeter = 1.0 / 0.0254;
 QJsonObject withFileFields(QJsonObject sidecar, const FigureRequest& request, QSize size, QSize logical) {
     sidecar.insert(QStringLiteral("format"), FigureExporter::formatName(request.format));
     sidecar.insert(QStringLiteral("dpi"), request.dpi);
+    sidecar.insert(QStringLiteral("layout"), request.slide ? QStringLiteral("slide") : QStringLiteral("figure"));
     const bool png = request.format == FigureFormat::Png;
     sidecar.insert(QStringLiteral("size"), QJsonObject{{QStringLiteral("width"), size.width()},
                                                        {QStringLiteral("height"), size.height()},
@@ -38,6 +41,53 @@ QJsonObject withFileFields(QJsonObject sidecar, const FigureRequest& request, QS
 }
 
 QString nothingToDraw() { return tr("The view shows nothing to export yet: run a variant first."); }
+
+// A slide lays the view out at the size that, scaled up by kSlideFontScale, fills the slide
+// under its title; the view gets its size back afterwards.
+class SlideSizeScope {
+public:
+    SlideSizeScope(QWidget* view, const FigureRequest& request) {
+        if (!request.slide || !view) return;
+        m_view = view;
+        m_size = view->size();
+        const QSize room = views::FigurePainter::slideContentSize(request.title);
+        const QSize target(static_cast<int>(room.width() / FigureExporter::kSlideFontScale),
+                           static_cast<int>(room.height() / FigureExporter::kSlideFontScale));
+        view->resize(target);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        // A view that scrolls at that size (compare: panes and panels below) gets, in the same
+        // 16:9 proportion, the room its content needs: smaller text rather than a cut figure.
+        double grow = 1.0;
+        for (QScrollArea* area : view->findChildren<QScrollArea*>()) {
+            if (!area->widget() || !area->widgetResizable() || !area->isVisibleTo(view)) continue;
+            const QSize need = area->widget()->minimumSizeHint(), have = area->viewport()->size();
+            if (have.width() > 0) grow = std::max(grow, static_cast<double>(need.width()) / have.width());
+            if (have.height() > 0) grow = std::max(grow, static_cast<double>(need.height()) / have.height());
+        }
+        if (grow > 1.0) {
+            view->resize(QSize(static_cast<int>(std::ceil(target.width() * grow)), static_cast<int>(std::ceil(target.height() * grow))));
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        }
+    }
+    ~SlideSizeScope() {
+        if (!m_view) return;
+        m_view->resize(m_size);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    }
+    SlideSizeScope(const SlideSizeScope&) = delete;
+    SlideSizeScope& operator=(const SlideSizeScope&) = delete;
+
+private:
+    QWidget* m_view = nullptr;
+    QSize m_size;
+};
+
+views::FigurePainter painterFor(QWidget* view, const FigureRequest& request) {
+    views::FigurePainter painter(view, request.title, request.slide ? QString() : request.caption);
+    painter.setSlide(request.slide);
+    painter.setVectorCells(request.format != FigureFormat::Png);
+    return painter;
+}
 
 }  // namespace
 
@@ -56,9 +106,10 @@ QString FigureExporter::sidecarPathFor(const QString& figurePath) {
 
 QImage FigureExporter::renderPng(QWidget* view, const FigureRequest& request, FigureOutcome* outcome) {
     const views::LightFigureScope light(view);  // figures are black on white in either theme
+    const SlideSizeScope slide(view, request);
     FigureOutcome local;
     FigureOutcome& out = outcome ? *outcome : local;
-    const views::FigurePainter painter(view, request.title, request.caption);
+    const views::FigurePainter painter = painterFor(view, request);
     const QSize logical = painter.logicalSize();
     if (logical.isEmpty()) {
         out.error = nothingToDraw();
@@ -100,10 +151,10 @@ QImage FigureExporter::renderPng(QWidget* view, const FigureRequest& request, Fi
 
 QByteArray FigureExporter::renderSvg(QWidget* view, const FigureRequest& request, FigureOutcome* outcome) {
     const views::LightFigureScope light(view);  // figures are black on white in either theme
+    const SlideSizeScope slide(view, request);
     FigureOutcome local;
     FigureOutcome& out = outcome ? *outcome : local;
-    views::FigurePainter painter(view, request.title, request.caption);
-    painter.setVectorCells(true);
+    const views::FigurePainter painter = painterFor(view, request);
     const QSize logical = painter.logicalSize();
     if (logical.isEmpty()) {
         out.error = nothingToDraw();
@@ -150,8 +201,8 @@ FigureOutcome FigureExporter::exportFigure(QWidget* view, const QString& path, c
         break;
     }
     case FigureFormat::Pdf: {
-        views::FigurePainter painter(view, request.title, request.caption);
-        painter.setVectorCells(true);
+        const SlideSizeScope slide(view, request);
+        const views::FigurePainter painter = painterFor(view, request);
         const QSize logical = painter.logicalSize();
         if (logical.isEmpty()) {
             out.error = nothingToDraw();

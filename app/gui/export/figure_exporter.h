@@ -29,6 +29,10 @@ struct FigureRequest {
     QJsonObject sidecar;
     /// Writes PATH_WITHOUT_SUFFIX.json next to the figure.
     bool writeSidecar = true;
+    /// The slide layout (FigurePainter::kSlideWidth × kSlideHeight, 16:9): one large title, no
+    /// caption (it stays in the sidecar), the view laid out smaller and scaled up by
+    /// kSlideFontScale so that its text reads from the back of a lecture hall.
+    bool slide = false;
 };
 
 struct FigureOutcome {
@@ -43,6 +47,8 @@ struct FigureOutcome {
 class FigureExporter {
 public:
     static constexpr int kDefaultDpi = 300;
+    /// A slide's text is this many times its on-screen size.
+    static constexpr double kSlideFontScale = 1.6;
     /// PNG tEXt key holding the sidecar JSON.
     static constexpr const char* kPngTextKey = "attnscope";
     /// Largest PNG side in pixels: a bigger DPI request is refused rather than allocating GBs.

@@ -96,7 +96,9 @@ QString FigureMetadata::caption(const FigureSubject& s) {
     }
     if (s.run) {
         parts << QCoreApplication::translate("FigureMetadata", "seed %1").arg(s.run->projection.seed);
-        if (const QString source = views::qkvSourceText(*s.run); !source.isEmpty())
+        if (s.head < 0)  // the heads grid: every head at once
+            parts << QCoreApplication::translate("FigureMetadata", "layer %1, all %2 heads").arg(s.layer).arg(s.run->heads);
+        else if (const QString source = views::qkvSourceText(*s.run); !source.isEmpty())
             parts << source + QCoreApplication::translate("FigureMetadata", ", head %1 of %2").arg(s.head).arg(s.run->heads);
         else
             parts << QCoreApplication::translate("FigureMetadata", "layer %1, head %2 of %3").arg(s.layer).arg(s.head).arg(s.run->heads);

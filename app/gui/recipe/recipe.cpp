@@ -46,7 +46,8 @@ const QStringList& figureKeys() {
         QStringLiteral("file"),    QStringLiteral("view"),     QStringLiteral("input"),    QStringLiteral("variant"),
         QStringLiteral("compareWith"), QStringLiteral("head"), QStringLiteral("width"),    QStringLiteral("height"),
         QStringLiteral("dpi"),     QStringLiteral("formats"),  QStringLiteral("sidecar"),  QStringLiteral("colormap"),
-        QStringLiteral("scale"),   QStringLiteral("pooling"),  QStringLiteral("maskWeights"), QStringLiteral("sweep")};
+        QStringLiteral("scale"),   QStringLiteral("pooling"),  QStringLiteral("maskWeights"), QStringLiteral("sweep"),
+        QStringLiteral("slide")};
     return keys;
 }
 
@@ -423,6 +424,7 @@ private:
             }
         }
         if (has("sidecar") && !readBool(get("sidecar"), where("sidecar"), &figure.sidecar)) return false;
+        if (has("slide") && !readBool(get("slide"), where("slide"), &figure.slide)) return false;
         if (has("colormap") &&
             !readChoice(get("colormap"), where("colormap"),
                         {QStringLiteral("viridis"), QStringLiteral("magma"), QStringLiteral("cividis"), QStringLiteral("rdbu")},

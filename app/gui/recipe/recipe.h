@@ -45,6 +45,8 @@ struct RecipeFigure {
     int dpi = 150;
     std::vector<FigureFormat> formats{FigureFormat::Png};
     bool sidecar = true;
+    /// The 16:9 slide layout (FigureRequest::slide) instead of the figure's own size.
+    bool slide = false;
     views::HeatmapOptions heatmap;  ///< heatmap and compare views
     bool maskWeights = false;       ///< mask view: shade allowed cells by weight
     /// Sweep view: the CSV of `attnscope-cli sweep` (as written in the recipe) and its rows.

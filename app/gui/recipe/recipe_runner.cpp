@@ -271,6 +271,7 @@ RecipeRunner::Outcome RecipeRunner::run(const Recipe& recipe, const QString& out
             request.format = figure.formats[f];
             // One sidecar per figure, written with its first format.
             request.writeSidecar = figure.sidecar && f == 0;
+            request.slide = figure.slide;
             const QString name = figure.file + QLatin1Char('.') + FigureExporter::formatName(request.format);
             const FigureOutcome written = FigureExporter::exportFigure(view.get(), dir.filePath(name), request);
             if (!written.ok()) {
