@@ -2,6 +2,7 @@
 // Cancel / "Pool head N" (head_heatmap.cpp holds the plot, head_heatmap_lod.cpp the level of detail).
 
 #include "views/head_heatmap.h"
+#include "views/elided_label.h"
 #include "views/colormap.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
@@ -75,9 +76,12 @@ void HeadHeatmap::buildToolbar() {
         updateTitle();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
     });
-    auto* hint = new QLabel(tr("wheel or +/− zoom · drag pans · double-click resets"), m_toolbar);
+    // Elided where the room is short, so the toolbar never sets the window's minimum width.
+    auto* hint = new ElidedLabel(m_toolbar);
+    hint->setText(tr("wheel or +/− zoom · drag pans · double-click resets · arrow keys move a cell cursor"));
+    hint->setToolTip(hint->text());
     hint->setForegroundRole(QPalette::PlaceholderText);
-    row->addWidget(hint);
+    row->addWidget(hint, 1);
     syncToolbar();
     for (QComboBox* combo : {m_colormapCombo, m_scaleCombo, m_poolingCombo})
         connect(combo, &QComboBox::activated, this, &HeadHeatmap::onToolbarChanged);

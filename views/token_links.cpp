@@ -257,6 +257,7 @@ TokenLinks::TokenLinks(QWidget* parent) : QWidget(parent) {
     layout->addLayout(body, 1);
     m_status = new QLabel(this);
     m_status->setTextFormat(Qt::PlainText);
+    m_status->setWordWrap(true);  // (one line of it asked 640 pixels of the window's width)
     layout->addWidget(m_status);
 
     connect(m_thresholdSlider, &QSlider::valueChanged, this, [this](int v) { setThreshold(sliderFraction(v)); });

@@ -6,6 +6,8 @@
 #include "gui/eval_speed_job.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/tour_panel.h"
+#include "views/help/guided_tour.h"
 #include "views/help/help_panel.h"
 #include "gui/model_source.h"
 #include "gui/recipe/export_command.h"
@@ -101,6 +103,8 @@ struct Flags {
                                QStringLiteral("Cost view: measure the run's variants at these sizes (e.g. 256,512,1024) before "
                                               "the screenshot."),
                                QStringLiteral("SIZES")};
+    QCommandLineOption tour{QStringLiteral("tour"), QStringLiteral("Open Help ▸ Guided Tour at step N (1-based)."),
+                            QStringLiteral("N")};
     QCommandLineOption helpPanel{QStringLiteral("help-panel"),
                                  QStringLiteral("Show the \"What am I looking at?\" panel (F1) beside the views.")};
     QCommandLineOption maskWeights{QStringLiteral("mask-weights"), QStringLiteral("Mask view: shade allowed cells by their weights.")};
@@ -114,7 +118,7 @@ struct Flags {
                                QStringLiteral("PATH")};
 
     void addTo(QCommandLineParser& parser) const {
-        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
+        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, tour, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
                            screenshot, windowSize, textFile, session});
     }
 };
@@ -130,6 +134,7 @@ struct Startup {
     bool errorCurve = false, receptiveField = false, starReach = false, evalSpeed = false, maskWeights = false;
     bool helpPanel = false;
     QString scalingSizes;
+    int tourStep = 0;  // 1-based; 0 = no tour
     bool screenshot() const { return !screenshotPath.isEmpty(); }
 };
 
@@ -229,6 +234,16 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     s.receptiveField = parser.isSet(f.receptiveField);
     s.evalSpeed = parser.isSet(f.evalSpeed);
     s.scalingSizes = parser.value(f.scaling);
+    if (parser.isSet(f.tour)) {
+        bool ok = false;
+        s.tourStep = parser.value(f.tour).toInt(&ok);
+        if (!ok || s.tourStep < 1 || s.tourStep > static_cast<int>(attnscope::views::guidedTour().size())) {
+            printError(QStringLiteral("--tour '%1': expected a step from 1 to %2")
+                           .arg(parser.value(f.tour))
+                           .arg(attnscope::views::guidedTour().size()));
+            return 2;
+        }
+    }
     s.starReach = parser.isSet(f.starReach);
     s.helpPanel = parser.isSet(f.helpPanel);
     s.maskWeights = parser.isSet(f.maskWeights);
@@ -368,6 +383,9 @@ int main(int argc, char** argv) {
     attnscope::app::EngineRunner runner(std::make_unique<attnscope::app::LocalEngineBackend>());
     MainWindow window(&runner, startup.settings, startup.options);
     if (startup.helpPanel) window.helpPanel()->show();
+    if (startup.tourStep > 0)  // once the variants are known: the step selects one
+        QObject::connect(&runner, &attnscope::app::EngineRunner::variantsLoaded, &window,
+                         [&window, step = startup.tourStep - 1] { window.tourPanel()->showStep(step); }, Qt::QueuedConnection);
     if (!startup.sessionPath.isEmpty()) {
         // Queued: the window takes the variant list first, then the session is checked against it.
         QObject::connect(

@@ -55,6 +55,7 @@ namespace attnscope::app {
 
 class EngineRunner;
 class TokenFindBar;
+class TourPanel;
 class ExportController;
 class TextAutosave;
 class CompareVariantsEditor;
@@ -138,6 +139,7 @@ public:
     /// Every status message of the session (View ▸ Messages).
     views::NoticesPanel* noticesPanel() const { return m_notices; }
     TokenFindBar* findBar() const { return m_findBar; }
+    TourPanel* tourPanel() const { return m_tour; }
     QPlainTextEdit* textEdit() const { return m_text; }
     /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
     static constexpr int kFirstWindowMaxWidth = 1800, kFirstWindowMaxHeight = 1100;
@@ -229,6 +231,8 @@ private:
     /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.
     void buildHelpActions();
     void buildFindAction(QMenu* viewMenu);
+    void buildTourAction(QMenu* helpMenu);
+    void uiApplyTourStep(int index);
     void uiFindTokens();
     void uiShowFoundTokens();
     void uiGoToFoundToken(int step);
@@ -343,6 +347,7 @@ private:
     views::HelpPanel* m_help = nullptr;
     views::NoticesPanel* m_notices = nullptr;
     TokenFindBar* m_findBar = nullptr;
+    TourPanel* m_tour = nullptr;
     QVector<int> m_found;  // Find Token's tokens, in order
     int m_foundIndex = -1;
     QToolButton* m_noticesButton = nullptr;

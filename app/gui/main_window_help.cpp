@@ -27,6 +27,7 @@ void MainWindow::buildHelpActions() {
     what->setShortcut(QKeySequence::HelpContents);  // F1
     what->setToolTip(tr("Explains the shown tab and the chosen variant (F1)"));
     helpMenu->addAction(what);
+    buildTourAction(helpMenu);
     helpMenu->addAction(tr("&About AttnScope"), this, [this] {
         QMessageBox::about(this, tr("About AttnScope"),
                            tr("<p><b>AttnScope</b> %1</p><p>How Transformer attention works and how the efficient "

@@ -5,6 +5,9 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 #include "gui/token_find_bar.h"
+#include "gui/tour_panel.h"
+#include "gui/compare_variants_editor.h"
+#include "views/compare_view.h"
 #include "views/notices_panel.h"
 #include "views/token_links.h"
 #include "gui/session.h"
@@ -222,6 +225,35 @@ private Q_SLOTS:
         QTest::keyClick(window.findBar()->field(), Qt::Key_Escape);
         QTRY_VERIFY(!window.findBar()->isVisible());
         QCOMPARE(window.heatmap()->highlightBands(), 0);
+    }
+
+    void theGuidedTourSetsUpAndRunsEachStep() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        window.tourPanel()->showStep(0);
+        QVERIFY(window.tourPanel()->isVisible());
+        QCOMPARE(window.currentView(), MainWindow::View::Heatmap);
+        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("full"));
+        window.tourPanel()->nextButton()->click();
+        QCOMPARE(window.currentView(), MainWindow::View::Mask);
+        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("longformer"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->results.front().variantId == "longformer",
+                                 kRunTimeoutMs);
+        window.tourPanel()->nextButton()->click();  // compare: full beside two variants, run at once
+        QCOMPARE(window.currentView(), MainWindow::View::Compare);
+        QCOMPARE(window.compareEditor()->ids(), (QStringList{QStringLiteral("longformer"), QStringLiteral("sparse_strided")}));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->results.size() >= 3, kRunTimeoutMs);
+        QVERIFY(window.compareView()->hasComparison());
+        QCOMPARE(window.tourPanel()->stepTitle(), QStringLiteral("3. Side by side, on the same Q, K, V"));
+        window.tourPanel()->backButton()->click();
+        QCOMPARE(window.tourPanel()->step(), 1);
+        QCOMPARE(window.currentView(), MainWindow::View::Mask);
     }
 
     void longMessagesNeverWidenTheWindowAndAreKeptWhole() {

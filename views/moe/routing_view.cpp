@@ -1,4 +1,5 @@
 #include "views/moe/routing_view.h"
+#include "views/scrolling_row.h"
 
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
@@ -100,8 +101,12 @@ MoeRoutingView::MoeRoutingView(QWidget* parent) : QWidget(parent) {
                                "mesh-TensorFlow) or as expert 0 (Hugging Face's Switch)"));
     addLabelled(tr("Loss counts &drops as"), m_droppedAs);
     controls->addStretch(1);
-    layout->addLayout(router);
-    layout->addLayout(capacity);
+    auto* rows = new QWidget(this);
+    auto* rowsLayout = new QVBoxLayout(rows);
+    rowsLayout->setContentsMargins(0, 0, 0, 0);
+    rowsLayout->addLayout(router);
+    rowsLayout->addLayout(capacity);
+    layout->addWidget(scrollingRow(rows, this));
 
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("moeSummary"));
