@@ -16,6 +16,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -155,7 +156,14 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
     splitter->setSizes({200, 300});  // proportions: the scaling plots and their note need the height
-    layout->addWidget(splitter);
+    // The tab scrolls when the window is short (a 1366 × 768 laptop) instead of setting the
+    // window's minimum height: the run's table and the measurements both keep a readable size.
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(splitter);
+    layout->addWidget(scroll);
 
     connect(m_run, &QPushButton::clicked, this, &CostView::requestScaling);
     connect(m_cancel, &QPushButton::clicked, this, &CostView::scalingCancelRequested);

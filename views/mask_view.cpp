@@ -6,6 +6,7 @@
 #include "views/qcp.h"
 #include "views/square_cells.h"
 #include "views/reason_palette.h"
+#include "views/title_wrap.h"
 #include "views/token_label.h"
 
 #include <QCheckBox>
@@ -269,7 +270,10 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     if (r->m != r->n) text += tr(", m = %1 keys").arg(r->m);
     if (const QString source = qkvSourceText(*m_result); !source.isEmpty()) text += QStringLiteral(" — ") + source;
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
-    m_title->setText(text);
+    m_fullTitle = text;
+    // Wrapped to the plot's width (re-wrapped on resize): a one-line title set the plot's, and
+    // so the window's, minimum width.
+    m_title->setText(wrapTitle(text, m_title->font(), m_plot->width() - 12));
     // Keep the row panel on its query across heads, so heads can be compared row by row.
     showQuery(m_panelQuery < r->n ? m_panelQuery : -1);
     qCDebug(lcMask) << "showing head" << head << "of" << id << m_matrix.rows() << "x" << m_matrix.cols();
@@ -600,6 +604,8 @@ void MaskView::moveCursorTo(int query, int key) {
 
 bool MaskView::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_plot && event->type() == QEvent::Leave) clearHover();
+    if (watched == m_plot && event->type() == QEvent::Resize && !m_fullTitle.isEmpty() && m_shownHead >= 0)
+        m_title->setText(wrapTitle(m_fullTitle, m_title->font(), m_plot->width() - 12));
     if (watched == m_plot && event->type() == QEvent::KeyPress) {
         const engine::AttentionResult* r = shownResult();
         const int fromQuery = m_hoverQuery >= 0 ? m_hoverQuery : m_cursorQuery;

@@ -156,6 +156,7 @@ private:
     int m_hoverKey = -1;
     TokenHighlightBands m_highlight;
     QVector<int> m_highlighted;
+    QString m_fullTitle;  // the title before wrapping
     int m_cursorQuery = -1;  // the keyboard's cell, kept when the pointer leaves
     int m_cursorKey = -1;
 };
