@@ -516,7 +516,7 @@ void MaskView::showQuery(int query) {
 
 QString MaskView::rowPanelText() const { return m_rowPanelPlain; }
 
-QString MaskView::title() const { return m_title->text(); }
+QString MaskView::title() const { return m_shownHead >= 0 && !m_fullTitle.isEmpty() ? m_fullTitle : m_title->text(); }
 
 QString MaskView::hoverText(int query, int key) const {
     const engine::AttentionResult* r = shownResult();

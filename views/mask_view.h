@@ -94,6 +94,7 @@ public:
     MaskRowSummary rowSummary(int query) const;
     int panelQuery() const { return m_panelQuery; }  ///< the query the row panel shows; -1 = none
     QString rowPanelText() const;                    ///< the row panel as plain text
+    /// The title as written (drawn wrapped to the plot's width).
     QString title() const;
     /// Plain-text tooltip: "query 3 'it' → key 1 'cat': local, weight 0.1234".
     QString hoverText(int query, int key) const;
