@@ -42,8 +42,8 @@ ViewGuide viewGuide(const QString& key) {
                    "Blank cells are keys outside the variant's pattern, which get exactly 0. Long inputs are pooled: a "
                    "cell then stands for a block of queries and keys (the title says how many); zoom in to see single "
                    "tokens."),
-                tr("Hover a cell for its query, key and weight. Try the log scale to see small weights, and Page Up / "
-                   "Page Down to step through the heads.")};
+                tr("Hover a cell for its query, key and weight, or click and move with the arrow keys. Try the log scale "
+                   "to see small weights, Page Up / Page Down to step through the heads, and Ctrl+F to find a token.")};
     if (key == QLatin1String("mask"))
         return {tr("Mask"),
                 tr("The variant's connectivity: which keys each query may attend, coloured by the reason the pattern "
@@ -77,8 +77,9 @@ ViewGuide viewGuide(const QString& key) {
     if (key == QLatin1String("links"))
         return {tr("Links"),
                 tr("The tokens as two columns, queries on the left and keys on the right, joined by a line for every "
-                   "weight above the threshold; the line's opacity is the weight."),
-                tr("Hover a token to see only its links. Raise the threshold when there are too many lines to follow."),
+                   "weight above the threshold (by default the strongest few per token); the line's opacity is the weight."),
+                tr("Hover a token to see only its links. Move the threshold to see more or fewer lines; Auto brings back "
+                   "the strongest few per token. A taller window shows more tokens at once."),
                 tr("On a trained model, follow a pronoun to the noun it attends.")};
     if (key == QLatin1String("cost"))
         return {tr("Cost"),
