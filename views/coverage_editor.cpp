@@ -30,8 +30,10 @@ CoverageEditor::CoverageEditor(QWidget* parent) : QWidget(parent) {
                           "Example: longformer:window=8"));
     m_edit->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_edit->setTabChangesFocus(true);
-    const int lineHeight = m_edit->fontMetrics().lineSpacing();
-    m_edit->setFixedHeight(4 * lineHeight + 10);  // four lines visible; the rest scroll
+    // Four whole lines visible (the rest scroll): the lines, the document's margins and the frame.
+    const int lines = 4 * m_edit->fontMetrics().height();  // (a plain text line is one font height)
+    const int margins = static_cast<int>(2 * m_edit->document()->documentMargin()) + 2 * m_edit->frameWidth();
+    m_edit->setFixedHeight(lines + margins);
     layout->addWidget(m_edit);
     m_problem = new QLabel(this);
     m_problem->setObjectName(QStringLiteral("atlasCoverageProblem"));

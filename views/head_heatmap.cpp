@@ -2,6 +2,7 @@
 
 #include "views/colormap.h"
 #include "views/inspection_state.h"
+#include "views/param_text.h"
 #include "views/qcp.h"
 #include "views/square_cells.h"
 #include "views/title_wrap.h"
@@ -348,7 +349,7 @@ void HeadHeatmap::updateTitle() {
     QStringList params, changed;
     const engine::VariantInfo* info = engine::findVariantInfo(r->variantId);
     for (const auto& [key, value] : r->params) {
-        const QString item = QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
+        const QString item = paramAssignment(key, value);
         params << item;
         const engine::ParamSpec* spec = info ? info->findParam(key) : nullptr;
         if (!spec || !(spec->defaultValue == value)) changed << item;

@@ -3,6 +3,7 @@
 #include "views/background_job.h"
 #include "views/cell_cursor.h"
 #include "views/inspection_state.h"
+#include "views/param_text.h"
 #include "views/qcp.h"
 #include "views/square_cells.h"
 #include "views/reason_palette.h"
@@ -264,7 +265,7 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     QString name = m_variantNames.value(id, id);
     QStringList params;
     for (const auto& [key, value] : r->params)
-        params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
+        params << paramAssignment(key, value);
     const QString tokenizer = tokenUnit(m_result->input);
     QString text = tr("Pattern of %1 — head %2 of %3 — n = %4 %5").arg(name).arg(head).arg(r->heads).arg(r->n).arg(tokenizer);
     if (r->m != r->n) text += tr(", m = %1 keys").arg(r->m);
