@@ -55,6 +55,8 @@ CompareErrorPanel::CompareErrorPanel(QWidget* parent) : QWidget(parent) {
     m_table->setWordWrap(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_table->setProperty("attnscopeExportRender", true);  // FigurePainter::kRenderProperty: the table is part of figures
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // every row is in view (setEntries)
     layout->addWidget(m_table);
 
     m_rowPlot = new QCustomPlot(this);

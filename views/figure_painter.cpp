@@ -2,6 +2,7 @@
 
 #include "views/qcp.h"
 
+#include <QAbstractScrollArea>
 #include <QFontMetricsF>
 #include <QLabel>
 #include <QPainter>
@@ -345,7 +346,10 @@ void FigurePainter::paintContent(QCPPainter& painter, const Layout& l, const QPo
     for (const auto& [widget, rect] : l.rendered) {
         painter.save();
         painter.translate(origin + QPointF(rect.topLeft()));
-        widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground);
+        // A table (a scroll area) draws its cells and headers in child widgets: take them too.
+        const bool scrollArea = qobject_cast<QAbstractScrollArea*>(widget) != nullptr;
+        widget->render(&painter, QPoint(), QRegion(),
+                       scrollArea ? QWidget::DrawWindowBackground | QWidget::DrawChildren : QWidget::DrawWindowBackground);
         painter.restore();
     }
     for (const auto& [label, rect] : l.labels) {

@@ -1,5 +1,6 @@
 #include "gui/export/figure_metadata.h"
 
+#include "views/param_text.h"
 #include "views/compare_view.h"
 #include "views/head_heatmap.h"
 #include "views/mask_view.h"
@@ -27,7 +28,7 @@ QString variantName(const FigureSubject& s, const engine::AttentionResult& r) {
 QString paramText(const engine::AttentionResult& r) {
     QStringList params;
     for (const auto& [key, value] : r.params)
-        params << QString::fromStdString(key) + QLatin1Char('=') + QString::fromStdString(engine::formatParamValue(value));
+        params << views::paramAssignment(key, value);
     return params.join(QStringLiteral(", "));
 }
 
