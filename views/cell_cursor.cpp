@@ -1,6 +1,9 @@
 #include "views/cell_cursor.h"
 
+#include "views/qcp.h"
+
 #include <QKeyEvent>
+#include <QToolTip>
 
 #include <algorithm>
 
@@ -24,6 +27,24 @@ std::optional<QPoint> steppedCell(const QKeyEvent& event, int query, int key, lo
     if (query < 0 || key < 0) return QPoint(0, 0);
     const auto clamp = [](long long v, long long size) { return static_cast<int>(std::clamp<long long>(v, 0, size - 1)); };
     return QPoint(clamp(static_cast<long long>(key) + dk, m), clamp(static_cast<long long>(query) + dq, n));
+}
+
+void scrollCellIntoView(QCustomPlot* plot, int query, int key) {
+    const auto follow = [](QCPAxis* axis, int cell) {
+        QCPRange range = axis->range();
+        if (cell - 0.5 < range.lower) range += cell - 0.5 - range.lower;
+        else if (cell + 0.5 > range.upper) range += cell + 0.5 - range.upper;
+        if (range != axis->range()) axis->setRange(range);
+    };
+    follow(plot->xAxis, key);
+    follow(plot->yAxis, query);
+}
+
+void showCellText(QCustomPlot* plot, int query, int key, const QString& text) {
+    if (!plot->isVisible()) return;
+    const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(key)), static_cast<int>(plot->yAxis->coordToPixel(query)));
+    const QString html = QStringLiteral("<p style='white-space:pre'>%1</p>").arg(text.toHtmlEscaped());
+    QToolTip::showText(plot->mapToGlobal(at + QPoint(12, 12)), html, plot);
 }
 
 }  // namespace attnscope::views

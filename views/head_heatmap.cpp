@@ -498,7 +498,11 @@ void HeadHeatmap::fitAxisRect() {
     const bool shown = r && m_shownHead >= 0;
     fitSquareCells(m_plot, m_body, shown ? r->n : 0, shown ? r->m : 0, m_colorScale->outerRect().width(), 3);
     if (!shown || (!m_keyTokens && !m_queryTokens)) return;
-    // The cells' size is known only now: thin the token labels again if it changed how many fit.
+    // The cells' size is known only now: thin the token labels again when it changed (every
+    // replot lays out; the labels are rebuilt only for a new size).
+    const QSize rect = m_plot->axisRect()->rect().size();
+    if (rect == m_labelledRectSize) return;
+    m_labelledRectSize = rect;
     const int keyStep = m_keyLabelStep, queryStep = m_queryLabelStep;
     updateTickLabels();
     if (keyStep != m_keyLabelStep || queryStep != m_queryLabelStep) m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -306,6 +306,7 @@ private:
     int m_shownHead = -1;
     bool m_keyTokens = false;
     int m_keyLabelStep = 1, m_queryLabelStep = 1;
+    QSize m_labelledRectSize;  // the axis rect the token labels were thinned for
     bool m_queryTokens = false;
     bool m_inRangeUpdate = false;
     QString m_shownColormap;

@@ -101,24 +101,12 @@ void HeadHeatmap::onPlotMouseMove(QMouseEvent* event) {
 void HeadHeatmap::moveCursorTo(int query, int key) {
     const engine::AttentionResult* r = shownResult();
     if (!r || m_shownHead < 0 || query < 0 || key < 0 || query >= r->n || key >= r->m) return;
-    // Into view: pan (keeping the zoom) when the cell is outside the shown range.
-    const auto follow = [](QCPAxis* axis, int cell) {
-        QCPRange range = axis->range();
-        if (cell - 0.5 < range.lower) range += cell - 0.5 - range.lower;
-        else if (cell + 0.5 > range.upper) range += cell + 0.5 - range.upper;
-        if (range != axis->range()) axis->setRange(range);
-    };
-    follow(m_plot->xAxis, key);
-    follow(m_plot->yAxis, query);
+    scrollCellIntoView(m_plot, query, key);
     m_hoverQuery = query;
     m_hoverKey = key;
     setMarkedCell(query, key);
     Q_EMIT cellHovered(query, key);
-    if (m_plot->isVisible()) {
-        const QPoint at(static_cast<int>(m_plot->xAxis->coordToPixel(key)), static_cast<int>(m_plot->yAxis->coordToPixel(query)));
-        const QString html = QStringLiteral("<p style='white-space:pre'>%1</p>").arg(hoverText(query, key).toHtmlEscaped());
-        QToolTip::showText(m_plot->mapToGlobal(at + QPoint(12, 12)), html, m_plot);
-    }
+    showCellText(m_plot, query, key, hoverText(query, key));
 }
 
 void HeadHeatmap::clearHover() {
@@ -138,13 +126,8 @@ bool HeadHeatmap::eventFilter(QObject* watched, QEvent* event) {
             return true;
         }
     }
-    if (watched == m_plot && event->type() == QEvent::Resize) {
-        updateTitle();  // re-wrap to the new width
-        if (m_shownHead >= 0) {
-            updateTickLabels();  // as many token labels as now fit
-            m_plot->replot(QCustomPlot::rpQueuedReplot);
-        }
-    }
+    // (the token labels follow the new size after the next layout: fitAxisRect)
+    if (watched == m_plot && event->type() == QEvent::Resize) updateTitle();  // re-wrap to the new width
     if (watched == m_plot && event->type() == QEvent::KeyPress) {
         auto* key = static_cast<QKeyEvent*>(event);
         const bool in = key->matches(QKeySequence::ZoomIn) || key->key() == Qt::Key_Plus || key->key() == Qt::Key_Equal;

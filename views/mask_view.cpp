@@ -581,14 +581,7 @@ void MaskView::setHighlightedTokens(const QVector<int>& tokens) {
 void MaskView::moveCursorTo(int query, int key) {
     const engine::AttentionResult* r = shownResult();
     if (!r || m_shownHead < 0 || query < 0 || key < 0 || query >= r->n || key >= r->m) return;
-    const auto follow = [](QCPAxis* axis, int cell) {
-        QCPRange range = axis->range();
-        if (cell - 0.5 < range.lower) range += cell - 0.5 - range.lower;
-        else if (cell + 0.5 > range.upper) range += cell + 0.5 - range.upper;
-        if (range != axis->range()) axis->setRange(range);
-    };
-    follow(m_plot->xAxis, key);
-    follow(m_plot->yAxis, query);
+    scrollCellIntoView(m_plot, query, key);
     m_hoverQuery = query;
     m_hoverKey = key;
     m_cursorQuery = query;
@@ -596,11 +589,7 @@ void MaskView::moveCursorTo(int query, int key) {
     if (query != m_panelQuery) showQuery(query);
     Q_EMIT cellHovered(query, key);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
-    if (m_plot->isVisible()) {
-        const QPoint at(static_cast<int>(m_plot->xAxis->coordToPixel(key)), static_cast<int>(m_plot->yAxis->coordToPixel(query)));
-        const QString html = QStringLiteral("<p style='white-space:pre'>%1</p>").arg(hoverText(query, key).toHtmlEscaped());
-        QToolTip::showText(m_plot->mapToGlobal(at + QPoint(12, 12)), html, m_plot);
-    }
+    showCellText(m_plot, query, key, hoverText(query, key));
 }
 
 bool MaskView::eventFilter(QObject* watched, QEvent* event) {

@@ -279,7 +279,6 @@ void ScalingPlot::redraw() {
         html << QStringLiteral("<span style='color:%1'>&#9632;</span> %2")
                     .arg(CategoricalPalette::standard().color(i - 1).name(), lines[i].toHtmlEscaped());
     m_note->setText(html.join(QStringLiteral("<br>")));
-    for (QCustomPlot* plot : {m_timePlot, m_memoryPlot}) replotWhenShown(plot);
 }
 
 }  // namespace attnscope::views

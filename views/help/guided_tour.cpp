@@ -1,5 +1,7 @@
 #include "views/help/guided_tour.h"
 
+#include <attnscope/variant_catalog.h>
+
 #include <QCoreApplication>
 
 namespace attnscope::views {
@@ -10,8 +12,10 @@ QString tr(const char* text) { return QCoreApplication::translate("GuidedTour", 
 }  // namespace
 
 const std::vector<TourStep>& guidedTour() {
+    // Exact softmax by the catalog's word for it; the others are the ones the text talks about.
+    const QString exact = QString::fromStdString(engine::exactReference().id);
     static const std::vector<TourStep> steps = {
-        {QStringLiteral("heatmap"), QStringLiteral("full"), {}, false, tr("1. One head of attention"),
+        {QStringLiteral("heatmap"), exact, {}, false, tr("1. One head of attention"),
          tr("Each row is a query token, each column a key token; a cell's colour is how much the query "
             "looks at that key, and every row sums to 1. This is full softmax attention: every token "
             "scores every other, n² scores. Hover a cell (or click and use the arrow keys) to read its "
@@ -22,7 +26,7 @@ const std::vector<TourStep>& guidedTour() {
             "global tokens. The Mask tab colours every allowed (query, key) pair by why it is allowed; "
             "blank pairs are never scored. That is where the saving comes from: about n · (2w + 1) "
             "scores instead of n². Hover a row to list its keys on the right.")},
-        {QStringLiteral("compare"), QStringLiteral("full"), {QStringLiteral("longformer"), QStringLiteral("sparse_strided")}, false,
+        {QStringLiteral("compare"), exact, {QStringLiteral("longformer"), QStringLiteral("sparse_strided")}, false,
          tr("3. Side by side, on the same Q, K, V"),
          tr("Full attention beside Longformer and the Sparse Transformer's strided pattern (a local block "
             "plus every l-th key), one colour scale for all. The difference map below shows where a "
@@ -33,7 +37,7 @@ const std::vector<TourStep>& guidedTour() {
             "sensitive hashing) and attends only within a bucket's chunk. The Diagnostics tab shows each "
             "token's bucket in every hash round. Other variants show their own workings here: k-means "
             "clusters, Linformer's spectrum, Star-Transformer's ring and relay, Transformer-XL's memory.")},
-        {QStringLiteral("links"), QStringLiteral("full"), {}, false, tr("5. Token to token"),
+        {QStringLiteral("links"), exact, {}, false, tr("5. Token to token"),
          tr("The same head as lines from each query (left) to the keys it attends (right), the strongest "
             "few per token. Hover a token to isolate its links. Ctrl+F finds a token in every view.")},
         {QStringLiteral("cost"), QStringLiteral("longformer"), {}, false, tr("6. What it costs"),
