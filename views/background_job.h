@@ -19,7 +19,7 @@ namespace attnscope::views {
 
 /// The one worker thread of the views' background work (GUI thread only). NOTE: one, not one per
 /// core: on a 2-core machine two pooling jobs at once left the GUI thread waiting for a core (a
-/// 30 ms paint after a result); jobs also run in the order they were started. The pool is a child
+/// late paint after a result); jobs also run in the order they were started. The pool is a child
 /// of the application, so it finishes its jobs before the application is gone.
 inline QThreadPool* backgroundThreadPool() {
     static QPointer<QThreadPool> pool;

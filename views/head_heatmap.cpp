@@ -4,7 +4,7 @@
 #include "views/inspection_state.h"
 #include "views/param_text.h"
 #include "views/qcp.h"
-#include "views/square_cells.h"
+#include "views/matrix_plot.h"
 #include "views/title_wrap.h"
 #include "views/token_label.h"
 
@@ -46,17 +46,9 @@ QCPColorGradient gradientFrom(const Colormap& lut) {
     return gradient;
 }
 
-void styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont) {
-    axis->setBasePen(QPen(fg));
-    axis->setTickPen(QPen(fg));
-    axis->setSubTickPen(QPen(fg));
-    axis->setTickLabelColor(fg);
-    axis->setLabelColor(fg);
-    axis->setLabelFont(labelFont);
-    axis->grid()->setVisible(false);
-}
-
 }  // namespace
+
+QCustomPlot* HeadHeatmap::plot() const { return m_plot; }
 
 HeadHeatmap::HeadHeatmap(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -64,65 +56,21 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QWidget(parent) {
     layout->setSpacing(2);
     buildToolbar();
     layout->addWidget(m_toolbar);
-    m_plot = new QCustomPlot(this);
+    m_plot = new MatrixPlot(MatrixPlot::ColorBar::Right, this);
     layout->addWidget(m_plot, 1);
-
-    // Scientific figures go on the base colour (white in light themes); axes follow the palette.
-    const QColor fg = palette().color(QPalette::Text);
-    m_plot->setBackground(palette().brush(QPalette::Base));
-    QFont labelFont = font();
-    labelFont.setPointSizeF(std::max(9.0, labelFont.pointSizeF()));
-
-    // Layout: the title above a body grid whose middle row holds the matrix and its colour bar;
-    // the empty outer rows and columns take what the square matrix leaves over, so cells stay
-    // square and the pair stays centred (see fitAxisRect()).
-    QFont titleFont = font();
-    titleFont.setPointSizeF(std::max(11.0, titleFont.pointSizeF() + 1));
-    titleFont.setBold(true);
-    m_title = new QCPTextElement(m_plot, QString(), titleFont);
-    m_title->setTextColor(fg);
-    QCPAxisRect* rect = m_plot->axisRect();
-    m_plot->plotLayout()->take(rect);
-    m_plot->plotLayout()->simplify();
-    m_plot->plotLayout()->addElement(0, 0, m_title);
-    m_body = new QCPLayoutGrid;
-    m_plot->plotLayout()->addElement(1, 0, m_body);
-    m_body->addElement(1, 1, rect);
-    rect->setSizeConstraintRect(QCPLayoutElement::scrInnerRect);
-
-    m_colorMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-    m_colorMap->setInterpolate(false);
-    // Whole cells at the edges too: a tight boundary would cut the outer rows and columns in half.
-    m_colorMap->setTightBoundary(false);
-
-    m_colorScale = new QCPColorScale(m_plot);
-    m_body->addElement(1, 2, m_colorScale);
-    m_body->expandTo(3, 4);
-    constexpr double kSpacerStretch = 1e-6;  // spacers only get what the capped cells leave
-    m_body->setColumnStretchFactors({kSpacerStretch, 1.0, 1.0, kSpacerStretch});
-    m_body->setRowStretchFactors({kSpacerStretch, 1.0, kSpacerStretch});
-    m_colorScale->setType(QCPAxis::atRight);
-    m_colorScale->setBarWidth(14);
+    m_title = m_plot->titleElement();
+    m_colorMap = m_plot->colorMap();
+    m_colorScale = m_plot->colorScale();
     m_colorScale->axis()->setLabel(tr("attention weight"));
-    styleAxis(m_colorScale->axis(), fg, labelFont);
-    m_colorMap->setColorScale(m_colorScale);
-    // NOTE: after setColorScale: linking makes the map adopt the scale's gradient (gpCold).
+    // NOTE: after setColorScale (MatrixPlot): linking makes the map adopt the scale's gradient (gpCold).
     m_colorScale->setGradient(gradientFrom(Colormap::viridis()));
     m_colorMap->setGradient(m_colorScale->gradient());
     m_marker = new QCPItemRect(m_plot);
     m_marker->setPen(QPen(QColor(255, 64, 64), 2.0));  // red stays visible on every viridis colour
     m_marker->setBrush(Qt::NoBrush);
     m_marker->setVisible(false);
-    auto* margins = new QCPMarginGroup(m_plot);
-    rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-    m_colorScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-
-    styleAxis(m_plot->xAxis, fg, labelFont);
-    styleAxis(m_plot->yAxis, fg, labelFont);
     m_plot->xAxis->setLabel(tr("key"));
     m_plot->yAxis->setLabel(tr("query"));
-    m_plot->yAxis->setRangeReversed(true);  // query 0 on top, as matrices are read
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeadHeatmap::onPlotMouseMove);
     connect(m_plot, &QCustomPlot::afterLayout, this, &HeadHeatmap::fitAxisRect);
@@ -149,12 +97,7 @@ void HeadHeatmap::setInspectionState(InspectionState* state) {
 }
 
 void HeadHeatmap::setResult(std::shared_ptr<const engine::RunResult> result) {
-    // Entries are keyed by address: a new result may reuse a freed one's, and old pools cost memory.
-    if (result != m_result) {
-        m_cache.clear();
-        ++m_resultSerial;
-    }
-    m_result = std::move(result);
+    m_source.setResult(std::move(result));
     rebuild();
 }
 
@@ -164,10 +107,10 @@ void HeadHeatmap::setVariantNames(const QHash<QString, QString>& idToName) {
 }
 
 const engine::AttentionResult* HeadHeatmap::shownResult() const {
-    if (!m_result) return nullptr;
+    if (!result()) return nullptr;
     const int index = m_state ? m_state->resultIndex() : 0;
-    if (index < 0 || index >= static_cast<int>(m_result->results.size())) return nullptr;
-    return &m_result->results[static_cast<std::size_t>(index)];
+    if (index < 0 || index >= static_cast<int>(result()->results.size())) return nullptr;
+    return &result()->results[static_cast<std::size_t>(index)];
 }
 
 void HeadHeatmap::rebuild() {
@@ -183,22 +126,22 @@ void HeadHeatmap::rebuild() {
         m_pooled.reset();
         m_shown.reset();
         // NOTE: the cells stay allocated while hidden: a 2048² map is 32 MB of doubles, and
-        // allocating it afresh for the next result faulted in every page (~25 ms of a show).
+        // allocating it afresh for the next result faulted in every page, slowing the next show.
         m_colorMap->setVisible(false);
         showAxesAndColorBar(false);  // (empty axes under a 0–6 colour bar read as data)
-        m_title->setText(m_result ? tr("No head to show") : tr("No result yet: press Run (F5)"));
+        m_title->setText(result() ? tr("No head to show") : tr("No result yet: press Run (F5)"));
         m_keyTokens = m_queryTokens = false;
         refreshHighlight();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     const PoolMode mode = poolModeFor(*r);
-    if (poolsInBackground(*r, head, mode)) {
+    if (m_source.poolsInBackground(keyOf(head, mode))) {
         startPooling(head, mode);
         return;
     }
     cancelPooling();
-    showHead(head, pooledMatrix(*r, head), false);
+    showHead(head, m_source.poolNow(keyOf(head, mode)), false);
     qCDebug(lcHeatmap) << "showing head" << head << "of" << r->variantId.c_str() << m_pooled->rows() << "x"
                        << m_pooled->cols();
 }
@@ -336,14 +279,14 @@ void HeadHeatmap::updateTitle() {
         if (isPooling())
             m_title->setText(m_titlePrefix + tr("%1 — pooling head %2 of %3 for display (n = %4): %5 %…")
                                                  .arg(name)
-                                                 .arg(m_poolingHead)
+                                                 .arg(poolingHead())
                                                  .arg(r->heads)
                                                  .arg(r->n)
                                                  .arg(poolingPercent()));
-        else if (m_stoppedHead >= 0)
+        else if (stoppedHead() >= 0)
             m_title->setText(m_titlePrefix + tr("%1 — pooling of head %2 stopped: “Pool head %2” draws it")
                                                  .arg(name)
-                                                 .arg(m_stoppedHead));
+                                                 .arg(stoppedHead()));
         return;
     }
     QStringList params, changed;
@@ -354,15 +297,15 @@ void HeadHeatmap::updateTitle() {
         const engine::ParamSpec* spec = info ? info->findParam(key) : nullptr;
         if (!spec || !(spec->defaultValue == value)) changed << item;
     }
-    const QString tokenizer = tokenUnit(m_result->input);
+    const QString tokenizer = tokenUnit(result()->input);
     QString text = m_titlePrefix + tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(m_shownHead).arg(r->heads).arg(r->n).arg(tokenizer);
-    if (const QString source = qkvSourceText(*m_result); !source.isEmpty()) text += QStringLiteral(" — ") + source;
+    if (const QString source = qkvSourceText(*result()); !source.isEmpty()) text += QStringLiteral(" — ") + source;
     const int f = m_pooled->poolFactor();
     if (showsRegion()) text += tr(" — zoomed region at full resolution");
     else if (f > 1) text += (m_pooled->poolMode() == PoolMode::Mean ? tr(" — mean-pooled %1×%1") : tr(" — max-pooled %1×%1")).arg(f);
     if (!m_pooled->hasWeights()) text += tr(" — weights not kept");
-    if (isPooling()) text += tr(" — pooling head %1: %2 %…").arg(m_poolingHead).arg(poolingPercent());
-    else if (m_stoppedHead >= 0) text += tr(" — pooling of head %1 stopped").arg(m_stoppedHead);
+    if (isPooling()) text += tr(" — pooling head %1: %2 %…").arg(poolingHead()).arg(poolingPercent());
+    else if (stoppedHead() >= 0) text += tr(" — pooling of head %1 stopped").arg(stoppedHead());
     // Parameters on a line of their own, so long lists do not set the window's minimum width.
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
     m_fullTitle = text + QLatin1Char('\n') + colorBarLabel();
@@ -383,7 +326,7 @@ void HeadHeatmap::updateAxes() {
 
 void HeadHeatmap::updateTickLabels() {
     const engine::AttentionResult* r = shownResult();
-    const auto& tokens = m_result ? m_result->input.tokens : std::vector<engine::Token>{};
+    const auto& tokens = result() ? result()->input.tokens : std::vector<engine::Token>{};
     const auto count = static_cast<std::int64_t>(tokens.size());
     auto visible = [](QCPAxis* axis) { return axis->range().size(); };
     // Token text only where it can be read: at most kMaxTokenTicks cells visible, full resolution.
@@ -496,7 +439,7 @@ void HeadHeatmap::fitRanges() {
 void HeadHeatmap::fitAxisRect() {
     const engine::AttentionResult* r = shownResult();
     const bool shown = r && m_shownHead >= 0;
-    fitSquareCells(m_plot, m_body, shown ? r->n : 0, shown ? r->m : 0, m_colorScale->outerRect().width(), 3);
+    m_plot->fitCells(shown ? r->n : 0, shown ? r->m : 0);
     if (!shown || (!m_keyTokens && !m_queryTokens)) return;
     // The cells' size is known only now: thin the token labels again when it changed (every
     // replot lays out; the labels are rebuilt only for a new size).
@@ -536,7 +479,7 @@ void HeadHeatmap::setOptions(const HeatmapOptions& options) {
     }
     if (m_shownHead < 0) return;
     if (poolingChanged && m_pooled && m_pooled->poolFactor() > 1 &&
-        poolsInBackground(*shownResult(), m_shownHead, m_options.pooling)) {
+        m_source.poolsInBackground(keyOf(m_shownHead, m_options.pooling))) {
         startPooling(m_shownHead, m_options.pooling);  // shown with the zoom kept when ready
         applyColors();
         return;
@@ -545,7 +488,7 @@ void HeadHeatmap::setOptions(const HeatmapOptions& options) {
         // Re-pool (or take the cached pooling) but keep the zoom.
         const auto x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
         const bool region = showsRegion();
-        m_pooled = pooledMatrix(*shownResult(), m_shownHead);
+        m_pooled = m_source.poolNow(keyOf(m_shownHead, poolModeFor(*shownResult())));
         if (!region) showMatrix(m_pooled);
         m_inRangeUpdate = true;
         m_plot->xAxis->setRange(x);

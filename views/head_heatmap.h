@@ -2,8 +2,8 @@
 // One head's n x m attention weights as a colour map with a colour bar and token tooltips; zoom
 // and pan, a colour map / scale / pooling toolbar, and level of detail for long inputs.
 
-#include "views/latest_job.h"
 #include "views/head_matrix.h"
+#include "views/head_matrix_source.h"
 #include "views/heatmap_options.h"
 #include "views/token_highlight.h"
 
@@ -15,9 +15,7 @@
 #include <QString>
 #include <QWidget>
 
-#include <atomic>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -27,7 +25,6 @@ class QCPColorMap;
 class QCPColorMapData;
 class QCPColorScale;
 class QCPItemRect;
-class QCPLayoutGrid;
 class QCPTextElement;
 class QComboBox;
 class QProgressBar;
@@ -38,6 +35,7 @@ class QTimer;
 namespace attnscope::views {
 
 class InspectionState;
+class MatrixPlot;
 
 class HeadHeatmap : public QWidget {
     Q_OBJECT
@@ -48,15 +46,15 @@ public:
     /// at max(smallest positive weight, kLogFloorRatio x max) (FORMATS.md §5).
     static constexpr double kLogFloorRatio = 1e-6;
     /// Pooled heads cached per (result, variant, head, mode), so switching back is free.
-    static constexpr int kCacheSize = 6;
+    static constexpr int kCacheSize = HeadMatrixSource::kCacheSize;
     /// Zoom factor of one +/- key press (the visible span is multiplied by it or divided by it).
     static constexpr double kKeyZoomFactor = 0.8;
-    /// Weights per head above which the main window pools a head on a worker thread (a 4096² head
-    /// is 16 M weights, 70–250 ms to pool); setBackgroundPooling().
+    /// Weights per head above which the main window pools a head on a worker thread (pooling a
+    /// 4096² head on the GUI thread stalls it visibly); setBackgroundPooling().
     static constexpr std::int64_t kBackgroundPoolingCells = 2LL * 2048 * 2048;
     /// A zoomed region reaches this fraction of the visible span beyond each edge (within
     /// HeadMatrix::kMaxDisplaySide), so pans and zooms inside it reuse it.
-    static constexpr double kRegionMargin = 0.5;
+    static constexpr double kRegionMargin = HeadMatrixSource::kRegionMargin;
 
     explicit HeadHeatmap(QWidget* parent = nullptr);
     ~HeadHeatmap() override;
@@ -101,18 +99,18 @@ public:
     /// then show the head at once, as exports and tests expect).
     void setBackgroundPooling(std::int64_t minWeights = kBackgroundPoolingCells);
     /// True while a head is being pooled on a worker thread for display.
-    bool isPooling() const { return m_poolingHead >= 0; }
+    bool isPooling() const { return m_source.isPooling(); }
     /// The head being pooled, -1 when none.
-    int poolingHead() const { return m_poolingHead; }
+    int poolingHead() const { return m_source.poolingHead(); }
     /// Blocks until the head being pooled (and a zoomed region being built) is ready and shows
     /// it (exports, screenshots).
     void finishPooling();
     /// True while a zoomed region is built on the worker thread (background pooling only).
-    bool isBuildingRegion() const { return m_regionJob.generation != 0; }
+    bool isBuildingRegion() const { return m_source.regionJob() != nullptr; }
     /// Share of the head being pooled that is done, 0..100 (0 when none).
-    int poolingPercent() const;
+    int poolingPercent() const { return m_source.poolingPercent(); }
     /// The head whose pooling the user stopped (it is pooled again by poolAgain()), -1 when none.
-    int stoppedHead() const { return m_stoppedHead; }
+    int stoppedHead() const { return m_source.stoppedHead(); }
 
     /// Colour map, scale and pooling; the toolbar shows them. Emits nothing (setters are not intents).
     void setOptions(const HeatmapOptions& options);
@@ -121,8 +119,8 @@ public:
     void setToolbarVisible(bool visible);
     QWidget* toolbar() const { return m_toolbar; }
 
-    const std::shared_ptr<const engine::RunResult>& result() const { return m_result; }
-    QCustomPlot* plot() const { return m_plot; }
+    const std::shared_ptr<const engine::RunResult>& result() const { return m_source.result(); }
+    QCustomPlot* plot() const;
 
     // Data accessors, so tests assert on plotted data rather than pixels. Cells are display cells:
     // one per (query, key) unless the matrix was max-pooled (poolFactor() > 1).
@@ -140,7 +138,7 @@ public:
     /// True while a zoomed-in region of a pooled head is drawn at full resolution.
     bool showsRegion() const { return m_shown && m_shown != m_pooled; }
     /// How often a head was pooled since construction (cache misses), for the LOD cache test.
-    int poolingCount() const { return m_poolingCount; }
+    int poolingCount() const { return m_source.poolingCount(); }
     int shownHead() const { return m_shownHead; }  ///< -1 when nothing is shown
     /// True when both axes show token text (at most kMaxTokenTicks visible on each).
     bool tokenAxes() const { return m_keyTokens && m_queryTokens; }
@@ -194,49 +192,19 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    struct CacheEntry {
-        const engine::RunResult* run = nullptr;
-        int resultIndex = -1;
-        int head = -1;
-        PoolMode mode = PoolMode::Max;
-        std::shared_ptr<const HeadMatrix> matrix;
-    };
-
     void buildToolbar();
     void syncToolbar();
     void onToolbarChanged();
     void rebuild();
     PoolMode poolModeFor(const engine::AttentionResult& r) const;
-    /// The cached pooling of `head` in the current result and mode, or null.
-    std::shared_ptr<const HeadMatrix> cachedMatrix(int resultIndex, int head, PoolMode mode);
-    void cacheMatrix(int resultIndex, int head, PoolMode mode, std::shared_ptr<const HeadMatrix> matrix);
-    std::shared_ptr<const HeadMatrix> pooledMatrix(const engine::AttentionResult& r, int head);
-    /// True when `head` of `r` is pooled on the worker thread (big enough and not cached).
-    bool poolsInBackground(const engine::AttentionResult& r, int head, PoolMode mode);
-    /// Shared with the worker: how far it got, and whether the user stopped it.
-    struct PoolProgress {
-        std::atomic<int> permille{0};
-        std::atomic<bool> stop{false};
-    };
-    struct PoolJob {
-        std::shared_ptr<PoolProgress> progress;
-        quint64 generation = 0;
-        quint64 serial = 0;  // m_resultSerial when it started
-        int resultIndex = 0;
-        int head = -1;
-        PoolMode mode = PoolMode::Max;
-    };
-    /// A zoomed region asked of the worker thread: queries [row0, +rows) x keys [col0, +cols).
-    struct RegionJob {
-        quint64 generation = 0;  // 0: none pending
-        quint64 serial = 0;
-        int head = -1;
-        std::int64_t row0 = 0, col0 = 0, rows = 0, cols = 0;
-    };
-    void onRegionBuilt(const RegionJob& job, std::shared_ptr<HeadMatrix> built);
-    void finishRegion();
+    HeadKey keyOf(int head, PoolMode mode) const;
+    /// Pools `head` on the worker thread (HeadMatrixSource::startPooling) and shows it when ready.
     void startPooling(int head, PoolMode mode);
-    void onPooled(const PoolJob& job, std::shared_ptr<const HeadMatrix> matrix);
+    void onPooled(const HeadMatrixSource::PoolJob& job, std::shared_ptr<const HeadMatrix> matrix);
+    void onRegionBuilt(const HeadMatrixSource::RegionJob& job, std::shared_ptr<HeadMatrix> built);
+    void finishRegion();
+    /// Storage for the first zoomed region, faulted in on the worker thread.
+    void warmRegionStorage();
     /// Shows `matrix` as head `head` of the current result; keeps the zoom when `keepZoom`.
     void showHead(int head, std::shared_ptr<const HeadMatrix> matrix, bool keepZoom);
     /// The query and key axes and the colour bar: hidden while there is no head to draw.
@@ -252,6 +220,8 @@ private:
     void updateTickLabels();
     void onRangeChanged();
     void updateLevelOfDetail();
+    /// The cells the view shows now: queries x keys, clamped to the head.
+    CellBox visibleCells() const;
     void fitRanges();
     void fitAxisRect();
     void onPlotMouseMove(QMouseEvent* event);
@@ -259,7 +229,7 @@ private:
     const engine::AttentionResult* shownResult() const;
     QString tokenText(std::int64_t index) const;
 
-    QCustomPlot* m_plot = nullptr;
+    MatrixPlot* m_plot = nullptr;
     QCPColorMap* m_colorMap = nullptr;
     QCPColorScale* m_colorScale = nullptr;
     QCPTextElement* m_title = nullptr;
@@ -273,7 +243,6 @@ private:
     double m_rangeHi = 0;  // <= m_rangeLo: automatic
     int m_markedQuery = -1;
     int m_markedKey = -1;
-    QCPLayoutGrid* m_body = nullptr;
     QWidget* m_toolbar = nullptr;
     QComboBox* m_colormapCombo = nullptr;
     QComboBox* m_scaleCombo = nullptr;
@@ -281,28 +250,20 @@ private:
     QProgressBar* m_poolBar = nullptr;
     QToolButton* m_poolButton = nullptr;
     QTimer* m_poolTimer = nullptr;  // refreshes the progress while a head is pooled
-    int m_stoppedHead = -1;
     QTimer* m_lodTimer = nullptr;
     QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     QHash<QString, QString> m_variantNames;
     HeatmapOptions m_options;
-    std::deque<CacheEntry> m_cache;  // most recent first
+    HeadMatrixSource m_source;  // the result, its pooled heads and the jobs that make them
     std::shared_ptr<const HeadMatrix> m_pooled;  // the whole head
     std::shared_ptr<const HeadMatrix> m_shown;   // m_pooled or a full-resolution region of it
     std::shared_ptr<HeadMatrix> m_region;        // the last region built (storage reused for the next)
     bool m_regionWarming = false;
-    LatestJob m_regionTickets;  // the latest region asked for
-    RegionJob m_regionJob;
-    QFuture<std::shared_ptr<HeadMatrix>> m_regionFuture;                // a region's storage is being prepared in the background
-    int m_poolingCount = 0;
-    quint64 m_resultSerial = 0;  // bumped when the result changes (addresses may be reused)
-    quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head
-    std::int64_t m_backgroundWeights = std::numeric_limits<std::int64_t>::max();
-    LatestJob m_poolTickets;  // the latest background pooling; older ones are not shown
-    int m_poolingHead = -1;  // m_poolJob.head while it is the head asked for, else -1
-    PoolJob m_poolJob;
-    QFuture<std::shared_ptr<const HeadMatrix>> m_poolFuture;
+    QFuture<std::shared_ptr<HeadMatrix>> m_regionFuture;  // the region job on the worker thread
+    HeadMatrixSource::RegionJob m_regionRunning;          // (its job, for finishRegion)
+    std::uint64_t m_shownSerial = 0;  // m_source.serial() of the drawn head
+    QFuture<std::shared_ptr<const HeadMatrix>> m_poolFuture;  // the pooling job on the worker thread
+    HeadMatrixSource::PoolJob m_poolRunning;                  // (its job, for finishPooling)
     int m_shownHead = -1;
     bool m_keyTokens = false;
     int m_keyLabelStep = 1, m_queryLabelStep = 1;

@@ -6,7 +6,7 @@
 #include "views/colormap.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
-#include "views/square_cells.h"
+#include "views/matrix_plot.h"
 #include "views/title_wrap.h"
 #include "views/token_label.h"
 #include <QComboBox>
@@ -27,8 +27,8 @@
 namespace attnscope::views {
 
 QString HeadHeatmap::tokenText(std::int64_t index) const {
-    if (!m_result) return {};
-    const auto& tokens = m_result->input.tokens;
+    if (!result()) return {};
+    const auto& tokens = result()->input.tokens;
     if (index < 0 || index >= static_cast<std::int64_t>(tokens.size())) return {};
     return tokenLabel(tokens[static_cast<std::size_t>(index)].text, 24);
 }

@@ -6,7 +6,7 @@
 #include "views/colormap.h"
 #include "views/inspection_state.h"
 #include "views/qcp.h"
-#include "views/square_cells.h"
+#include "views/matrix_plot.h"
 #include "views/title_wrap.h"
 #include "views/token_label.h"
 #include <QComboBox>

@@ -2,7 +2,7 @@
 // One head's attention weights as a dense matrix for display: the whole head, block-pooled
 // (max or mean) when large, or a full-resolution region of it (the zoomed-in heatmap).
 
-#include "views/heatmap_options.h"
+#include "views/pool_mode.h"
 
 #include <attnscope/types.h>
 

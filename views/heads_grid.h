@@ -29,7 +29,7 @@ public:
     static constexpr int kThumbnailSide = 128;  ///< pixels of a thumbnail image before scaling
     static constexpr int kMaxCellSide = 112;    ///< largest drawn thumbnail, in device-independent px
     /// The main window's threshold for setBackgroundPooling(): 4 heads of 2048² (pooling 4 heads of
-    /// 4096 tokens took ~27 ms on the GUI thread).
+    /// 4096 tokens on the GUI thread delays its paint).
     static constexpr std::int64_t kBackgroundPoolingWeights = 4LL * 2048 * 2048;
 
     /// PerHead: each thumbnail spans [0, its head's max], so every pattern is visible. Shared: one

@@ -2,12 +2,11 @@
 // How a heatmap maps weights to colours and pools large heads. Plain values: the app persists
 // them (app_settings) and writes them into figure sidecars by their names.
 
+#include "views/pool_mode.h"
+
 #include <QString>
 
 namespace attnscope::views {
-
-/// How a display cell summarises the f x f block of weights it stands for.
-enum class PoolMode { Max, Mean };
 
 enum class ColorScale { Linear, Log };
 

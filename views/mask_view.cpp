@@ -5,7 +5,7 @@
 #include "views/inspection_state.h"
 #include "views/param_text.h"
 #include "views/qcp.h"
-#include "views/square_cells.h"
+#include "views/matrix_plot.h"
 #include "views/reason_palette.h"
 #include "views/title_wrap.h"
 #include "views/token_label.h"
@@ -59,39 +59,16 @@ QString groupDigits(std::int64_t value) { return QLocale().toString(static_cast<
 
 }  // namespace
 
+QCustomPlot* MaskView::plot() const { return m_plot; }
+
 MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_plot = new QCustomPlot(this);
+    m_plot = new MatrixPlot(MatrixPlot::ColorBar::None, this);
     layout->addWidget(m_plot, 1);
-
-    const QColor fg = palette().color(QPalette::Text);
-    m_plot->setBackground(palette().brush(QPalette::Base));
-    QFont labelFont = font();
-    labelFont.setPointSizeF(std::max(9.0, labelFont.pointSizeF()));
-    QFont titleFont = font();
-    titleFont.setPointSizeF(std::max(11.0, titleFont.pointSizeF() + 1));
-    titleFont.setBold(true);
-    m_title = new QCPTextElement(m_plot, QString(), titleFont);
-    m_title->setTextColor(fg);
-    // The title above a body grid whose centre holds the matrix; the empty outer rows and
-    // columns take what the square matrix leaves over (see fitAxisRect()), as in HeadHeatmap.
-    QCPAxisRect* rect = m_plot->axisRect();
-    m_plot->plotLayout()->take(rect);
-    m_plot->plotLayout()->simplify();
-    m_plot->plotLayout()->addElement(0, 0, m_title);
-    m_body = new QCPLayoutGrid;
-    m_plot->plotLayout()->addElement(1, 0, m_body);
-    m_body->addElement(1, 1, rect);
-    m_body->expandTo(3, 3);
-    constexpr double kSpacerStretch = 1e-6;
-    m_body->setColumnStretchFactors({kSpacerStretch, 1.0, kSpacerStretch});
-    m_body->setRowStretchFactors({kSpacerStretch, 1.0, kSpacerStretch});
-    rect->setSizeConstraintRect(QCPLayoutElement::scrInnerRect);
-
-    m_colorMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-    m_colorMap->setInterpolate(false);
-    m_colorMap->setTightBoundary(false);  // whole cells at the edges (true halves the first and last)
+    const QColor fg = m_plot->foreground();
+    m_title = m_plot->titleElement();
+    m_colorMap = m_plot->colorMap();
     m_colorMap->setGradient(categoricalGradient());
     m_colorMap->setDataRange(QCPRange(0, ReasonPalette::kSize - 1));
 
@@ -100,17 +77,6 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     m_rowMarker->setBrush(Qt::NoBrush);
     m_rowMarker->setVisible(false);
 
-    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setBasePen(QPen(fg));
-        axis->setTickPen(QPen(fg));
-        axis->setSubTickPen(QPen(fg));
-        axis->setTickLabelColor(fg);
-        axis->setLabelColor(fg);
-        axis->setLabelFont(labelFont);
-        axis->grid()->setVisible(false);
-    }
-    m_plot->yAxis->setRangeReversed(true);  // query 0 on top, as matrices are read
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
     m_plot->setFocusPolicy(Qt::StrongFocus);  // the arrow keys move a cell cursor (cell_cursor.h)
@@ -396,7 +362,7 @@ void MaskView::updateAxes(std::int64_t n, std::int64_t m) {
 void MaskView::fitAxisRect() {
     const engine::AttentionResult* r = shownResult();
     const bool shown = r && m_shownHead >= 0;
-    fitSquareCells(m_plot, m_body, shown ? r->n : 0, shown ? r->m : 0, 0, 2);
+    m_plot->fitCells(shown ? r->n : 0, shown ? r->m : 0);
 }
 
 QSize MaskView::dataSize() const {

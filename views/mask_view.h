@@ -24,7 +24,6 @@ class QCheckBox;
 class QCustomPlot;
 class QCPColorMap;
 class QCPItemRect;
-class QCPLayoutGrid;
 class QCPTextElement;
 class QLabel;
 class QMouseEvent;
@@ -32,6 +31,7 @@ class QMouseEvent;
 namespace attnscope::views {
 
 class InspectionState;
+class MatrixPlot;
 
 class MaskView : public QWidget {
     Q_OBJECT
@@ -52,8 +52,8 @@ public:
     void setResult(std::shared_ptr<const engine::RunResult> result);
     /// Display names by variant id, for the title; unknown ids are shown as they are.
     void setVariantNames(const QHash<QString, QString>& idToName);
-    /// The main window's threshold for setBackgroundBuild(): heads over 8 M cells (a 4096² head
-    /// took ~110 ms to classify and draw on the GUI thread).
+    /// The main window's threshold for setBackgroundBuild(): heads over 8 M cells (classifying and
+    /// drawing a 4096² head on the GUI thread stalls it visibly).
     static constexpr std::int64_t kBackgroundBuildCells = 2LL * 2048 * 2048;
     /// Heads with more than `minCells` (query, key) cells are classified on a worker thread; the
     /// previous picture of the same result stays (a new result's plot is empty) until the head is
@@ -76,7 +76,7 @@ public:
 
     bool showWeights() const;
     QCheckBox* weightsToggle() const { return m_weightsToggle; }
-    QCustomPlot* plot() const { return m_plot; }
+    QCustomPlot* plot() const;
 
     // Data accessors for tests: what is displayed, not pixels. (query, key) are input indices.
     int shownHead() const { return m_shownHead; }  ///< -1 when nothing is shown
@@ -128,11 +128,10 @@ private:
     QString tokenText(std::int64_t index, int maxChars = 24) const;
     QString describe(const QString& role, std::int64_t index) const;
 
-    QCustomPlot* m_plot = nullptr;
+    MatrixPlot* m_plot = nullptr;
     QCPColorMap* m_colorMap = nullptr;
     QCPItemRect* m_rowMarker = nullptr;
     QCPTextElement* m_title = nullptr;
-    QCPLayoutGrid* m_body = nullptr;
     QCheckBox* m_weightsToggle = nullptr;
     QLabel* m_legend = nullptr;
     QLabel* m_rowPanel = nullptr;

@@ -116,6 +116,12 @@ QString MainWindow::sampleText() {
 }
 
 
+QHash<QString, QString> MainWindow::variantNames() const {
+    QHash<QString, QString> names;
+    for (const auto& v : m_variants) names.insert(QString::fromStdString(v.id), QString::fromStdString(v.name));
+    return names;
+}
+
 void MainWindow::buildActions() {
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
     buildSessionActions(fileMenu);  // Open Session (Ctrl+O), Save Session (Ctrl+S), Save As, Recent
@@ -137,11 +143,8 @@ void MainWindow::buildActions() {
             return m_viewTabs->currentWidget();
         },
         [this] {
-            QHash<QString, QString> names;
-            for (int i = 0; i < m_variantCombo->count(); ++i)
-                names.insert(m_variantCombo->itemData(i).toString(), m_variantCombo->itemText(i));
             return FigureSubject::describe(m_viewTabs->currentWidget(), m_result, m_state->resultIndex(), m_state->layer(),
-                                           m_state->head(), names);
+                                           m_state->head(), variantNames());
         },
         m_options.showErrorDialogs);
     connect(m_export, &ExportController::exported, this, [this](const QString& text) { setStatusMessage(text); });
@@ -152,10 +155,8 @@ void MainWindow::buildActions() {
     m_headsGrid->setObjectName(QStringLiteral("all heads"));
     m_export->setAllHeads([this]() -> QWidget* { return m_headsGrid; },
                           [this] {
-                              QHash<QString, QString> names;
-                              for (int i = 0; i < m_variantCombo->count(); ++i)
-                                  names.insert(m_variantCombo->itemData(i).toString(), m_variantCombo->itemText(i));
-                              return FigureSubject::describe(m_headsGrid, m_result, m_state->resultIndex(), m_state->layer(), -1, names);
+                              return FigureSubject::describe(m_headsGrid, m_result, m_state->resultIndex(), m_state->layer(),
+                                                             -1, variantNames());
                           });
     fileMenu->addAction(m_export->exportAllHeadsAction());
     fileMenu->addAction(m_export->exportDataAction());
@@ -205,7 +206,7 @@ AppSettings MainWindow::settings() const {
     s.exportDpi = m_export->dpi();
     s.exportFolder = m_export->lastFolder();
     s.theme = m_theme;
-    s.recentFiles = m_recent.paths();
+    s.recentFiles = recentFiles();
     s.windowGeometry = saveGeometry();
     s.windowState = saveState(AppSettings::kWindowStateVersion);
     return s;
@@ -542,107 +543,6 @@ void MainWindow::registerResultTabs() {
                                    },
                                    {}, {}};
     // (the Atlas tab shows the model's analysis, not runs)
-}
-
-void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
-    if (job != 0 && job == m_curveJob) {
-        m_curveJob = 0;
-        uiRunStateChanged(false);
-        m_diagnostics->approximationView()->setErrorCurveFailed(message);
-        setStatusMessage(tr("Error curve not computed: %1").arg(message), message);
-        return;
-    }
-    if (job != m_currentJob) return;
-    if (uiRetryCompareWithoutExact(code, message)) return;
-    uiRunStateChanged(false);
-    if (code == static_cast<int>(ErrorCode::Cancelled)) {
-        setStatusMessage(tr("Run cancelled."));
-        Q_EMIT runFailed(job, message, code);
-        return;
-    }
-    const QString text = tr("Run failed (%1): %2")
-                             .arg(QString::fromLatin1(engine::errorCodeName(static_cast<ErrorCode>(code))), message);
-    setStatusMessage(text, message);
-    // A parameter's problem is shown under its field, with the fix when the engine names one;
-    // anything else in the status bar always, and in a dialog when the user asked for this run.
-    const bool besideField = code == static_cast<int>(ErrorCode::InvalidArgument) && uiShowParameterProblem(message);
-    if (!besideField && m_currentJobByUser && m_options.showErrorDialogs) {
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Run failed"), text, QMessageBox::Ok, this);
-        box->setTextFormat(Qt::PlainText);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();  // window-modal, without a nested event loop
-    }
-    Q_EMIT runFailed(job, message, code);
-}
-
-bool MainWindow::uiShowParameterProblem(const QString& message) {
-    // "bigbird: the block form needs n = 14 to be a multiple of parameter 'block' = 4 (set
-    // pad=true to pad …)": the engine names the parameter, and the fix when there is one.
-    const QString id = m_variantCombo->currentData().toString();
-    if (message.contains(QLatin1Char(':')) && !message.startsWith(id + QLatin1Char(':'))) return false;  // a compared variant's
-    const QRegularExpressionMatch named = QRegularExpression(QStringLiteral("parameter '([A-Za-z_0-9]+)'")).match(message);
-    if (!named.hasMatch() || m_paramForm->variant().findParam(named.captured(1).toStdString()) == nullptr) return false;
-    QString fixLabel;
-    std::function<void()> fix;
-    const QRegularExpressionMatch suggested = QRegularExpression(QStringLiteral("set ([A-Za-z_0-9]+)=true")).match(message);
-    if (suggested.hasMatch() && m_paramForm->variant().findParam(suggested.captured(1).toStdString()) != nullptr) {
-        const std::string flag = suggested.captured(1).toStdString();
-        fixLabel = tr("Set %1 = true and run").arg(suggested.captured(1));
-        fix = [this, flag] {
-            m_paramForm->setValues({{flag, true}});
-            runNow();
-        };
-    }
-    QString shown = message;
-    if (shown.startsWith(id + QStringLiteral(": "))) shown.remove(0, id.size() + 2);
-    m_paramForm->setFieldNote(named.captured(1), shown, true, fixLabel, fix);
-    return true;
-}
-
-void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values) {
-    views::ApproximationView* view = m_diagnostics->approximationView();
-    // NOTE: a new request supersedes (cancels) the runner's current one; let a run in flight finish.
-    if (m_runner->isRunning() || values.isEmpty()) {
-        view->setErrorCurveFailed(values.isEmpty() ? tr("no values") : tr("a run is in progress; try again when it ends"));
-        return;
-    }
-    // Same input, Q/K/V and seed as the shown result; the variant's other parameters as in the form.
-    engine::RunRequest request;
-    request.input.text = m_text->toPlainText().toStdString();
-    request.input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
-    request.projection.heads = m_headsSpin->value();
-    request.projection.headDim = m_headDimSpin->value();
-    request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
-    uiApplyModelSource(request);
-    const engine::ParamValues base =
-        m_variantCombo->currentData().toString() == variantId ? m_paramForm->values() : engine::ParamValues{};
-    request.variants = errorCurveVariants(variantId.toStdString(), base, std::vector<double>(values.begin(), values.end()));
-    m_curveVariant = variantId;
-    m_curveParam = paramName;
-    m_curveValues = values;
-    m_curveJob = m_runner->requestRun(std::move(request));
-    m_progress->setValue(0);
-    m_progressDelay->start();
-    setStatusMessage(tr("Computing the error curve of %1 (%2 runs)…").arg(variantId).arg(values.size()));
-    uiRunStateChanged(true);
-}
-
-void MainWindow::uiShowErrorCurve(const std::shared_ptr<const engine::RunResult>& result) {
-    m_curveJob = 0;
-    uiRunStateChanged(false);
-    // results: one per value in request order, then the exact `full` last.
-    const auto& results = result->results;
-    QVector<double> values, errors;
-    for (int i = 0; i < m_curveValues.size() && i + 1 < static_cast<int>(results.size()); ++i) {
-        values << m_curveValues[i];
-        errors << views::ApproximationView::meanRowL1Error(results[static_cast<std::size_t>(i)], results.back());
-    }
-    m_diagnostics->approximationView()->setErrorCurve(m_curveVariant, m_curveParam, values, errors);
-    QStringList warnings;
-    for (const auto& w : result->warnings) warnings << QString::fromStdString(w);
-    setStatusMessage(warnings.isEmpty() ? tr("Error curve of %1: %2 points.").arg(m_curveVariant).arg(values.size())
-                                        : tr("Error curve of %1 — warning: %2").arg(m_curveVariant, warnings.join(QStringLiteral("; "))),
-                     warnings.join(QLatin1Char('\n')));
 }
 
 void MainWindow::uiStepHead(int delta) {

@@ -5,13 +5,13 @@
 
 #include "common/run_plan.h"
 #include "gui/app_settings.h"
-#include "gui/recent_files.h"
 #include "gui/result_tab.h"
 
 #include <attnscope/head_atlas.h>
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
 
+#include <QHash>
 #include <QMainWindow>
 #include <QString>
 #include <QVector>
@@ -62,6 +62,7 @@ class CompareVariantsEditor;
 class ScalingJob;
 class EvalSpeedJob;
 class RandomProjectionBanner;
+class RecentFilesMenu;
 class ModelSource;
 class ModelSourcePanel;
 struct SessionState;
@@ -168,7 +169,7 @@ public:
     QString saveSessionTo(const QString& path);
     QString sessionPath() const { return m_sessionPath; }
     QStringList recentFiles() const;
-    QMenu* recentMenu() const { return m_recentMenu; }
+    QMenu* recentMenu() const;
     QString themeName() const { return m_theme; }
 
     // ---- trained checkpoints and the Atlas tab (main_window_model.cpp)
@@ -238,8 +239,6 @@ private:
     void uiGoToFoundToken(int step);
     void uiUpdateHelp();
     void uiRestoreHabits(const AppSettings& settings);
-    void uiRebuildRecentMenu();
-    void uiRememberFile(const QString& path);
     /// Handles a drop of files or text; true when it was ours.
     bool uiDrop(const QMimeData* mime);
     void uiReportOpenError(const QString& message);
@@ -266,6 +265,8 @@ private:
     /// it; true when it did.
     bool uiRetryCompareWithoutExact(int code, const QString& message);
     void buildActions();
+    /// Display names by variant id (the variant chooser's), for titles and figure subjects.
+    QHash<QString, QString> variantNames() const;
     void buildModelSourceUi(QVBoxLayout* leftLayout);
     void buildAtlasTab();
     void buildModelActions(QMenu* fileMenu);
@@ -401,8 +402,7 @@ private:
     QAction* m_cancelAction = nullptr;
 
     QString m_sessionPath;  // the file Ctrl+S writes; empty until a session was opened or saved
-    RecentFiles m_recent;
-    QMenu* m_recentMenu = nullptr;
+    RecentFilesMenu* m_recentFiles = nullptr;  // File → Recent
     QString m_theme = QStringLiteral("light");
     QAction* m_lightThemeAction = nullptr;
     QAction* m_darkThemeAction = nullptr;

@@ -11,6 +11,7 @@
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
 #include "gui/palette.h"
+#include "gui/recent_files_menu.h"
 #include "gui/param_json.h"
 #include "gui/session.h"
 
@@ -82,9 +83,8 @@ void MainWindow::buildSessionActions(QMenu* fileMenu) {
     save->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
     QAction* saveAs = fileMenu->addAction(tr("Save Session &As…"), this, &MainWindow::saveSessionAs);
     saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    m_recentMenu = fileMenu->addMenu(tr("&Recent"));
-    // Files that vanished since are dropped each time the menu opens.
-    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::uiRebuildRecentMenu);
+    m_recentFiles = new RecentFilesMenu(fileMenu->addMenu(tr("&Recent")), m_options.persistRecentFiles, this);
+    connect(m_recentFiles, &RecentFilesMenu::openRequested, this, [this](const QString& path) { openPath(path); });
     fileMenu->addSeparator();
 }
 
@@ -102,8 +102,7 @@ void MainWindow::buildThemeActions(QMenu* viewMenu) {
 }
 
 void MainWindow::uiRestoreHabits(const AppSettings& settings) {
-    m_recent = RecentFiles(settings.recentFiles);
-    uiRebuildRecentMenu();
+    m_recentFiles->setPaths(settings.recentFiles);
     setAcceptDrops(true);
     // The editor would insert a dropped file's URL as text: files dropped on it open instead.
     m_text->viewport()->installEventFilter(this);
@@ -121,47 +120,9 @@ void MainWindow::setTheme(const QString& name) {
     if (m_darkThemeAction) m_darkThemeAction->setChecked(theme == Theme::Dark);
 }
 
-QStringList MainWindow::recentFiles() const { return m_recent.paths(); }
+QStringList MainWindow::recentFiles() const { return m_recentFiles->paths(); }
 
-void MainWindow::uiRememberFile(const QString& path) {
-    m_recent.add(path);
-    if (m_options.persistRecentFiles) {
-        QSettings stored;
-        AppSettings::saveRecentFiles(stored, m_recent.paths());
-    }
-    uiRebuildRecentMenu();
-}
-
-void MainWindow::uiRebuildRecentMenu() {
-    if (m_recent.pruneMissing() > 0 && m_options.persistRecentFiles) {
-        QSettings stored;
-        AppSettings::saveRecentFiles(stored, m_recent.paths());
-    }
-    m_recentMenu->clear();
-    int number = 1;
-    for (const QString& path : m_recent.paths()) {
-        // "&1 name" gives keyboard access; the full path is in the tooltip and status tip.
-        const QString label = number < 10 ? QStringLiteral("&%1 %2").arg(number).arg(QFileInfo(path).fileName())
-                                          : QFileInfo(path).fileName();
-        QAction* action = m_recentMenu->addAction(label, this, [this, path] { openPath(path); });
-        action->setData(path);
-        action->setToolTip(QDir::toNativeSeparators(path));
-        action->setStatusTip(QDir::toNativeSeparators(path));
-        ++number;
-    }
-    if (m_recent.paths().isEmpty()) m_recentMenu->addAction(tr("(no recent files)"))->setEnabled(false);
-    m_recentMenu->addSeparator();
-    QAction* clear = m_recentMenu->addAction(tr("&Clear"), this, [this] {
-        m_recent.clear();
-        if (m_options.persistRecentFiles) {
-            QSettings stored;
-            AppSettings::saveRecentFiles(stored, {});
-        }
-        uiRebuildRecentMenu();
-    });
-    clear->setObjectName(QStringLiteral("clearRecentFiles"));
-    clear->setEnabled(!m_recent.paths().isEmpty());
-}
+QMenu* MainWindow::recentMenu() const { return m_recentFiles->menu(); }
 
 SessionState MainWindow::captureSession() const {
     SessionState s;
@@ -320,7 +281,7 @@ QString MainWindow::openPath(const QString& path) {
         }
         m_sessionPath = QFileInfo(path).absoluteFilePath();
         uiSetSourceTitle(name);
-        uiRememberFile(path);
+        m_recentFiles->remember(path);
         setStatusMessage(tr("Opened the session %1.").arg(name));
         return {};
     }
@@ -328,7 +289,7 @@ QString MainWindow::openPath(const QString& path) {
         m_text->setPlainText(QString::fromUtf8(*bytes));
         m_options.textSource = name;
         uiSetSourceTitle(name);
-        uiRememberFile(path);
+        m_recentFiles->remember(path);
         uiStartRun(true);
         return {};
     }
@@ -352,7 +313,7 @@ QString MainWindow::openTextWithReplacement(const QString& path) {
     m_text->setPlainText(text);
     m_options.textSource = name;
     uiSetSourceTitle(tr("%1 (repaired)").arg(name));
-    uiRememberFile(path);
+    m_recentFiles->remember(path);
     uiStartRun(true);
     // (after starting the run, whose "Running…" would hide it)
     const QString count = replaced == 1 ? tr("1 replacement character") : tr("%1 replacement characters").arg(replaced);
@@ -399,7 +360,7 @@ QString MainWindow::saveSessionTo(const QString& path) {
     }
     m_sessionPath = QFileInfo(path).absoluteFilePath();
     uiSetSourceTitle(QFileInfo(path).fileName());
-    uiRememberFile(path);
+    m_recentFiles->remember(path);
     setStatusMessage(tr("Saved the session to %1.").arg(QDir::toNativeSeparators(path)));
     return {};
 }

@@ -2,10 +2,13 @@
 // products (row blocks of 1-7, column tails of every width, keys in panels at every lane offset),
 // the panel copy, and the row exp with and without a reference shift.
 
+#include "kernels/cpu_features.h"
 #include "kernels/finite_scan.h"
 #include "kernels/small_gemm.h"
 #include "kernels/softmax_kernel.h"
 #include "weights/panel_scores.h"
+
+#include <attnscope/kernel_path.h>
 
 #include <gtest/gtest.h>
 
@@ -252,4 +255,29 @@ TEST(CpuKernels, PanelScoresHaveTheSameBitsInEveryRectangle) {
                     ASSERT_EQ(part[(i - i0) * (j1 - j0) + (j - j0)], whole[i * m + j]) << i << ", " << j;
         }
     }
+}
+
+// The kernel path is chosen per process (attnscope/kernel_path.h): with Portable every kernel
+// takes its portable body, and both bodies give the same rows.
+TEST(CpuKernels, PortablePathGivesTheSameRows) {
+    const KernelPath before = kernelPath();
+    const float scale = 0.25f;
+    auto row = randomValues(37, 7);
+    for (auto& x : row) x *= 10.0f;
+    std::vector<float> rows[2];
+    float maxes[2] = {}, sums[2] = {};
+    for (int pass = 0; pass < 2; ++pass) {
+        setKernelPath(pass == 0 ? KernelPath::Fastest : KernelPath::Portable);
+        if (pass == 1) {
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+            EXPECT_FALSE(haveAvx2Fma());
+#endif
+        }
+        rows[pass] = row;
+        expRowsInPlace(rows[pass].data(), 1, 37, 37, scale, &maxes[pass], &sums[pass]);
+    }
+    setKernelPath(before);
+    EXPECT_EQ(maxes[0], maxes[1]);
+    EXPECT_NEAR(sums[0], sums[1], 1e-6 * sums[1]);
+    for (std::size_t j = 0; j < row.size(); ++j) ASSERT_NEAR(rows[0][j], rows[1][j], 2e-7 * std::max(1.0f, rows[1][j]));
 }

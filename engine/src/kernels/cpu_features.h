@@ -1,21 +1,20 @@
 #pragma once
 // Run-time dispatch to the hand-written AVX2/FMA kernels: the engine is built for plain x86-64,
 // so each kernel compiles its AVX2 body with a target attribute and checks the CPU once.
-// ATTNSCOPE_NO_AVX2 (set to anything) makes the kernels take their portable paths, as on a CPU
-// without AVX2: the test suite runs them that way too.
+// KernelPath::Portable (attnscope/kernel_path.h, EngineOptions::kernels) makes the kernels take
+// their portable paths, as on a CPU without AVX2: the test suite runs them that way too.
+
+#include <attnscope/kernel_path.h>
 
 #if defined(__GNUC__) && defined(__x86_64__)
-#include <cstdlib>
-
 #define ATTNSCOPE_HAVE_AVX2_KERNELS 1
 #define ATTNSCOPE_AVX2_FMA_TARGET __attribute__((target("avx2,fma")))
 
 namespace attnscope::engine {
 
 inline bool haveAvx2Fma() {
-    static const bool have =
-        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && std::getenv("ATTNSCOPE_NO_AVX2") == nullptr;
-    return have;
+    static const bool cpuHas = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return cpuHas && kernelPath() == KernelPath::Fastest;
 }
 
 }  // namespace attnscope::engine

@@ -260,144 +260,196 @@ std::int64_t stridedKeysScratchFloatsAvx2(std::int64_t n, std::int64_t d, std::i
     return copies + scores + rowOutputs;
 }
 
-ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass& p, const float* keyPanels,
-                                                          float* scratch) {
-    const std::int64_t n = p.n, d = p.d, l = p.step, gap = p.gap;
-    // The rows in a lane layout. Panels when a chunk of residues starts on a panel (l % 8 == 0):
-    // each chunk's Q and V lane rows are copied as it starts, into a buffer small enough for L2
-    // (2-4 % faster than copies of whole heads); keys from the caller's panels of the head. Else transposed copies of the head, with zeros past row n (pad lanes' values must be
-    // finite: their weights are 0). Q and V are scanned for non-finite values as they are copied
-    // (p.nonFinite); K is the caller's to scan.
-    const bool panels = panelLayout(l);
-    const std::int64_t maxKeys = keysPerResidue(n, l);
-    float* next = scratch;
+namespace {
+
+// Where the pass keeps the rows in a lane layout, its scores and its output lanes. Panels when a
+// chunk of residues starts on a panel (l % 8 == 0): each chunk's Q and V lane rows are copied as
+// it starts, into a buffer small enough for L2; keys from the caller's panels of the head. Else
+// transposed copies of the head, with zeros past row n (pad lanes' values must be finite: their
+// weights are 0). Q and V are scanned for non-finite values as they are copied (p.nonFinite); K
+// is the caller's to scan.
+struct PassBuffers {
+    bool panels = false;
     float *qRows = nullptr, *vRows = nullptr, *kRows = nullptr;
-    std::int64_t ld = 0;
-    if (panels) {
-        qRows = next;
-        vRows = qRows + maxKeys * 8 * d;
-        next = vRows + maxKeys * 8 * d;
+    const float* keyPanels = nullptr;
+    std::int64_t ld = 0;    // transposed layout: the row stride
+    std::int64_t lds = 0;   // scores: [kGroupRows][maxKeys][8], lds = maxKeys·8 floats per lane row
+    float* scores = nullptr;
+    float* rowOutputs = nullptr;  // [kGroupRows][d][8]
+};
+
+ATTNSCOPE_AVX2_FMA_TARGET PassBuffers layOutBuffers(const StridedKeysPass& p, const float* keyPanels, float* scratch) {
+    const std::int64_t n = p.n, d = p.d;
+    const std::int64_t maxKeys = keysPerResidue(n, p.step);
+    PassBuffers b;
+    b.panels = panelLayout(p.step);
+    b.keyPanels = keyPanels;
+    float* next = scratch;
+    if (b.panels) {
+        b.qRows = next;
+        b.vRows = b.qRows + maxKeys * 8 * d;
+        next = b.vRows + maxKeys * 8 * d;
         if (!keyPanels) {
             copyToPanels(n, d, p.k, d, next);
-            keyPanels = next;
+            b.keyPanels = next;
             next += (n + 7) / 8 * 8 * d;
         }
     } else {
-        ld = transposedStride(n);
+        b.ld = transposedStride(n);
         const auto copy = [&](const float* rows, bool* scan) {
             float* dst = next;
-            next += d * ld;
+            next += d * b.ld;
             if (scan) *scan = *scan || !allFinite(rows, static_cast<std::size_t>(n * d));
-            transposeRows(n, d, rows, d, dst, ld);
-            for (std::int64_t c = 0; c < d; ++c) std::fill(dst + c * ld + n, dst + (c + 1) * ld, 0.0f);
+            transposeRows(n, d, rows, d, dst, b.ld);
+            for (std::int64_t c = 0; c < d; ++c) std::fill(dst + c * b.ld + n, dst + (c + 1) * b.ld, 0.0f);
             return dst;
         };
-        qRows = copy(p.q, p.nonFinite);
-        kRows = copy(p.k, nullptr);
-        vRows = copy(p.v, p.nonFinite);
+        b.qRows = copy(p.q, p.nonFinite);
+        b.kRows = copy(p.k, nullptr);
+        b.vRows = copy(p.v, p.nonFinite);
     }
-    float* scores = next;  // [kGroupRows][maxKeys][8]
+    b.scores = next;
     next += kGroupRows * maxKeys * 8;
-    float* rowOutputs = next;  // [kGroupRows][d][8]
-    const std::int64_t lds = maxKeys * 8;
-    std::int64_t added = 0;
+    b.rowOutputs = next;
+    b.lds = maxKeys * 8;
+    return b;
+}
 
-    for (std::int64_t r0 = 0; r0 < std::min(l, n); r0 += 8) {
-        Chunk chunk;
-        chunk.r0 = r0;
-        const std::int64_t rows = (n - r0 + l - 1) / l;  // lane rows u with u·l + r0 < n
-        for (int t = 0; t < 8; ++t) chunk.keysOfLane[t] = r0 + t < l ? (n - r0 - t + l - 1) / l : 0;
-        LaneRows q, k, v;
-        if (panels) {
-            for (std::int64_t u = 0; u < rows; ++u) {
-                const std::int64_t iu = u * l + r0, count = std::min<std::int64_t>(8, n - iu);
-                if (u + 1 < rows)  // the next lane row, l·d floats on: no hardware prefetcher follows
-                    for (std::int64_t t = iu + l; t < std::min(n, iu + l + 8); ++t)
-                        for (std::int64_t c = 0; c < d; c += 16) {
-                            __builtin_prefetch(p.q + t * d + c, 0, 3);
-                            __builtin_prefetch(p.v + t * d + c, 0, 3);
-                        }
-                copyToPanels(count, d, p.q + iu * d, d, qRows + u * 8 * d, p.nonFinite);
-                copyToPanels(count, d, p.v + iu * d, d, vRows + u * 8 * d, p.nonFinite);
+// One chunk of 8 residues r0..r0+7: its lane rows u (rows u·l + r0 + t, u < rows) in Q, K, V.
+struct ChunkRows {
+    Chunk chunk;
+    std::int64_t rows = 0;
+    LaneRows q, k, v;
+    // the keys s that the tile of rows [u0, u0 + kRowTile) computes: [0, tileKeys) (a row's keys
+    // it does not attend get weight 0)
+    std::int64_t tileKeys(const StridedKeysPass& p, std::int64_t u0) const {
+        const std::int64_t uLast = std::min(rows, u0 + kRowTile) - 1;
+        return p.above ? rows : std::min(rows, std::max<std::int64_t>(0, uLast - p.gap + 1));
+    }
+    std::int64_t tileRows(std::int64_t u0) const { return std::min<std::int64_t>(kRowTile, rows - u0); }
+};
+
+ATTNSCOPE_AVX2_FMA_TARGET ChunkRows chunkRows(const StridedKeysPass& p, const PassBuffers& b, std::int64_t r0) {
+    const std::int64_t n = p.n, d = p.d, l = p.step;
+    ChunkRows c;
+    c.chunk.r0 = r0;
+    c.rows = (n - r0 + l - 1) / l;  // lane rows u with u·l + r0 < n
+    for (int t = 0; t < 8; ++t) c.chunk.keysOfLane[t] = r0 + t < l ? (n - r0 - t + l - 1) / l : 0;
+    if (!b.panels) {
+        c.q = LaneRows{b.qRows + r0, l, b.ld};
+        c.k = LaneRows{b.kRows + r0, l, b.ld};
+        c.v = LaneRows{b.vRows + r0, l, b.ld};
+        return c;
+    }
+    for (std::int64_t u = 0; u < c.rows; ++u) {
+        const std::int64_t iu = u * l + r0, count = std::min<std::int64_t>(8, n - iu);
+        if (u + 1 < c.rows)  // the next lane row, l·d floats on: no hardware prefetcher follows
+            for (std::int64_t t = iu + l; t < std::min(n, iu + l + 8); ++t)
+                for (std::int64_t col = 0; col < d; col += 16) {
+                    __builtin_prefetch(p.q + t * d + col, 0, 3);
+                    __builtin_prefetch(p.v + t * d + col, 0, 3);
+                }
+        copyToPanels(count, d, p.q + iu * d, d, b.qRows + u * 8 * d, p.nonFinite);
+        copyToPanels(count, d, p.v + iu * d, d, b.vRows + u * 8 * d, p.nonFinite);
+    }
+    c.q = LaneRows{b.qRows, 8 * d, 8};
+    c.v = LaneRows{b.vRows, 8 * d, 8};
+    c.k = LaneRows{b.keyPanels + r0 * d, l * d, 8};
+    return c;
+}
+
+// Prefetches: the group's output rows (l·d floats apart, written by the groups long before),
+// read again at its end, and (panels) the next chunk's query and value rows, copied when it starts.
+ATTNSCOPE_AVX2_FMA_TARGET void prefetchOutputRows(const StridedKeysPass& p, std::int64_t r0, std::int64_t g0,
+                                                  std::int64_t g1) {
+    const std::int64_t n = p.n, d = p.d, l = p.step;
+    for (std::int64_t i = g0 * l + r0; i < std::min(n, g1 * l); i += l)
+        for (std::int64_t t = i; t < std::min({n, i + 8, i - r0 + l}); ++t)
+            for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(p.out + t * d + c, 1, 2);
+}
+
+ATTNSCOPE_AVX2_FMA_TARGET void prefetchNextChunk(const StridedKeysPass& p, std::int64_t r0, std::int64_t g0,
+                                                 std::int64_t g1) {
+    const std::int64_t n = p.n, d = p.d, l = p.step;
+    for (std::int64_t u = g0; u < g1; ++u)
+        for (std::int64_t t = u * l + r0 + 8; t < std::min(n, u * l + r0 + 16); ++t)
+            for (std::int64_t c = 0; c < d; c += 16) {
+                __builtin_prefetch(p.q + t * d + c, 0, 2);
+                __builtin_prefetch(p.v + t * d + c, 0, 2);
             }
-            q = LaneRows{qRows, 8 * d, 8};
-            v = LaneRows{vRows, 8 * d, 8};
-            k = LaneRows{keyPanels + r0 * d, l * d, 8};
-        } else {
-            q = LaneRows{qRows + r0, l, ld};
-            k = LaneRows{kRows + r0, l, ld};
-            v = LaneRows{vRows + r0, l, ld};
-        }
-        // the keys s that the tile of rows [u0, u0 + kRowTile) computes: [0, tileKeys) (a row's
-        // keys it does not attend get weight 0)
-        const auto tileKeys = [&](std::int64_t u0) {
-            const std::int64_t uLast = std::min(rows, u0 + kRowTile) - 1;
-            return p.above ? rows : std::min(rows, std::max<std::int64_t>(0, uLast - gap + 1));
-        };
-        const auto tileRows = [&](std::int64_t u0) { return std::min<std::int64_t>(kRowTile, rows - u0); };
-        for (std::int64_t g0 = 0; g0 < rows; g0 += kGroupRows) {
-            const std::int64_t g1 = std::min(rows, g0 + kGroupRows);
-            std::int64_t groupKeys = 0;
-            for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) groupKeys = std::max(groupKeys, tileKeys(u0));
-            // The group's output rows (l·d floats apart, written by the groups long before), read
-            // again at its end: fetched now, while the group computes.
-            for (std::int64_t i = g0 * l + r0; i < std::min(n, g1 * l); i += l)
-                for (std::int64_t t = i; t < std::min({n, i + 8, i - r0 + l}); ++t)
-                    for (std::int64_t c = 0; c < d; c += 16) __builtin_prefetch(p.out + t * d + c, 1, 2);
-            for (std::int64_t s0 = 0; s0 < groupKeys; s0 += kKeyBlock)
-                for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
-                    const std::int64_t count = std::min(tileKeys(u0), s0 + kKeyBlock) - s0;
-                    if (count <= 0) continue;
-                    float* tileScores = scores + (u0 - g0) * lds;
-                    switch (tileRows(u0)) {
-                        case 3: scoreRows<3>(q, k, d, u0, s0, count, tileScores, lds); break;
-                        case 2: scoreRows<2>(q, k, d, u0, s0, count, tileScores, lds); break;
-                        default: scoreRows<1>(q, k, d, u0, s0, count, tileScores, lds); break;
-                    }
-                }
-            // The next chunk's query and value rows of these lane rows, copied when it starts.
-            if (panels && r0 + 8 < std::min(l, n))
-                for (std::int64_t u = g0; u < g1; ++u)
-                    for (std::int64_t t = u * l + r0 + 8; t < std::min(n, u * l + r0 + 16); ++t)
-                        for (std::int64_t c = 0; c < d; c += 16) {
-                            __builtin_prefetch(p.q + t * d + c, 0, 2);
-                            __builtin_prefetch(p.v + t * d + c, 0, 2);
-                        }
-            for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
-                const std::int64_t keys = tileKeys(u0);
-                if (keys == 0) {  // (causal rows before the first strided key)
-                    if (p.normalise) normaliseLaneRows(p, chunk, u0, u0 + tileRows(u0));
-                    continue;
-                }
-                for (std::int64_t u = u0; u < u0 + tileRows(u0); ++u)
-                    added += rowWeights(p, chunk, u, keys, scores + (u - g0) * lds);
-            }
-            for (std::int64_t s0 = 0; s0 < groupKeys; s0 += kKeyBlock)
-                for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
-                    const std::int64_t keys = tileKeys(u0), count = std::min(keys, s0 + kKeyBlock) - s0;
-                    if (count <= 0) continue;
-                    const float* tileWeights = scores + (u0 - g0) * lds;
-                    float* tileOutputs = rowOutputs + (u0 - g0) * d * 8;
-                    switch (tileRows(u0)) {
-                        case 3: valueRows<3>(v, d, s0, count, tileWeights, lds, tileOutputs); break;
-                        case 2: valueRows<2>(v, d, s0, count, tileWeights, lds, tileOutputs); break;
-                        default: valueRows<1>(v, d, s0, count, tileWeights, lds, tileOutputs); break;
-                    }
-                }
-            for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
-                if (tileKeys(u0) == 0) continue;
-                for (std::int64_t u = u0; u < u0 + tileRows(u0); ++u) {
-                    const std::int64_t iu = u * l + r0;
-                    const std::int64_t valid = std::min<std::int64_t>({8, n - iu, l - r0});
-                    float inv[8];
-                    for (std::int64_t t = 0; t < valid; ++t) {
-                        const float sum = p.rowSum[iu + t];
-                        inv[t] = p.normalise && sum != 0.0f ? 1.0f / sum : 1.0f;
-                    }
-                    addLaneRows(rowOutputs + (u - g0) * d * 8, d, valid, inv, p.out + iu * d);
-                }
+}
+
+// One group of lane rows [g0, g1) of a chunk, in four steps while its scores stay in L2: scores
+// S[u][s] block by block, weights (exp, sums) row by row, weighted values P·V, then the rows
+// added to the output (normalised when p.normalise). Returns the weights added.
+ATTNSCOPE_AVX2_FMA_TARGET std::int64_t attendGroup(const StridedKeysPass& p, const PassBuffers& b, const ChunkRows& c,
+                                                   std::int64_t g0, std::int64_t g1) {
+    const std::int64_t n = p.n, d = p.d, l = p.step, lds = b.lds, r0 = c.chunk.r0;
+    std::int64_t groupKeys = 0;
+    for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) groupKeys = std::max(groupKeys, c.tileKeys(p, u0));
+    prefetchOutputRows(p, r0, g0, g1);
+    for (std::int64_t s0 = 0; s0 < groupKeys; s0 += kKeyBlock)
+        for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
+            const std::int64_t count = std::min(c.tileKeys(p, u0), s0 + kKeyBlock) - s0;
+            if (count <= 0) continue;
+            float* tileScores = b.scores + (u0 - g0) * lds;
+            switch (c.tileRows(u0)) {
+                case 3: scoreRows<3>(c.q, c.k, d, u0, s0, count, tileScores, lds); break;
+                case 2: scoreRows<2>(c.q, c.k, d, u0, s0, count, tileScores, lds); break;
+                default: scoreRows<1>(c.q, c.k, d, u0, s0, count, tileScores, lds); break;
             }
         }
+    if (b.panels && r0 + 8 < std::min(l, n)) prefetchNextChunk(p, r0, g0, g1);
+    std::int64_t added = 0;
+    for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
+        const std::int64_t keys = c.tileKeys(p, u0);
+        if (keys == 0) {  // (causal rows before the first strided key)
+            if (p.normalise) normaliseLaneRows(p, c.chunk, u0, u0 + c.tileRows(u0));
+            continue;
+        }
+        for (std::int64_t u = u0; u < u0 + c.tileRows(u0); ++u)
+            added += rowWeights(p, c.chunk, u, keys, b.scores + (u - g0) * lds);
+    }
+    for (std::int64_t s0 = 0; s0 < groupKeys; s0 += kKeyBlock)
+        for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
+            const std::int64_t count = std::min(c.tileKeys(p, u0), s0 + kKeyBlock) - s0;
+            if (count <= 0) continue;
+            const float* tileWeights = b.scores + (u0 - g0) * lds;
+            float* tileOutputs = b.rowOutputs + (u0 - g0) * d * 8;
+            switch (c.tileRows(u0)) {
+                case 3: valueRows<3>(c.v, d, s0, count, tileWeights, lds, tileOutputs); break;
+                case 2: valueRows<2>(c.v, d, s0, count, tileWeights, lds, tileOutputs); break;
+                default: valueRows<1>(c.v, d, s0, count, tileWeights, lds, tileOutputs); break;
+            }
+        }
+    for (std::int64_t u0 = g0; u0 < g1; u0 += kRowTile) {
+        if (c.tileKeys(p, u0) == 0) continue;
+        for (std::int64_t u = u0; u < u0 + c.tileRows(u0); ++u) {
+            const std::int64_t iu = u * l + r0;
+            const std::int64_t valid = std::min<std::int64_t>({8, n - iu, l - r0});
+            float inv[8];
+            for (std::int64_t t = 0; t < valid; ++t) {
+                const float sum = p.rowSum[iu + t];
+                inv[t] = p.normalise && sum != 0.0f ? 1.0f / sum : 1.0f;
+            }
+            addLaneRows(b.rowOutputs + (u - g0) * d * 8, d, valid, inv, p.out + iu * d);
+        }
+    }
+    return added;
+}
+
+}  // namespace
+
+// Shapes: the chunks of 8 residues r0 = 0, 8, .. < l; each chunk's lane rows u < ceil((n − r0)/l)
+// in groups of kGroupRows.
+ATTNSCOPE_AVX2_FMA_TARGET std::int64_t addStridedKeysAvx2(const StridedKeysPass& p, const float* keyPanels,
+                                                          float* scratch) {
+    const PassBuffers buffers = layOutBuffers(p, keyPanels, scratch);
+    std::int64_t added = 0;
+    for (std::int64_t r0 = 0; r0 < std::min(p.step, p.n); r0 += 8) {
+        const ChunkRows chunk = chunkRows(p, buffers, r0);
+        for (std::int64_t g0 = 0; g0 < chunk.rows; g0 += kGroupRows)
+            added += attendGroup(p, buffers, chunk, g0, std::min(chunk.rows, g0 + kGroupRows));
     }
     return added;
 }

@@ -8,10 +8,17 @@
 #include <attnscope/attention_weights.h>
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace attnscope::engine {
+
+/// A variant's own per-call buffers beyond the common ones (Routing's scored entries,
+/// Reformer's candidates): made on first use by SparseRowWeights::Scratch::own<T>().
+struct RowWeightsOwnScratch {
+    virtual ~RowWeightsOwnScratch() = default;
+};
 
 class SparseRowWeights : public AttentionWeights {
 public:
@@ -27,6 +34,14 @@ protected:
         RowKeys keys;
         std::vector<std::pair<std::int32_t, std::uint8_t>> sort;
         std::vector<float> weights, scores;
+        std::unique_ptr<RowWeightsOwnScratch> variantOwn;
+        /// The variant's buffers of type T (derived from RowWeightsOwnScratch). One Scratch serves one
+        /// variant's weights, so the type never changes once made.
+        template <class T>
+        T& own() {
+            if (!variantOwn) variantOwn = std::make_unique<T>();
+            return static_cast<T&>(*variantOwn);
+        }
     };
     /// Fills s.keys with the allowed keys of (head, i): ascending, distinct, with multiplicities
     /// and reason bits.

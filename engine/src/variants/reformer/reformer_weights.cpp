@@ -19,6 +19,11 @@
 namespace attnscope::engine {
 namespace {
 
+/// A row's candidate keys over every hash round.
+struct Candidates final : RowWeightsOwnScratch {
+    std::vector<ReformerCandidate> list;
+};
+
 class ReformerWeights final : public SparseRowWeights {
 public:
     ReformerWeights(const KeptState& s, ReformerSettings settings)
@@ -54,7 +59,7 @@ private:
     void rowKeys(int head, std::int64_t i, Scratch& s) const override {
         s.keys.clear();
         if (!m_keyPadding.empty() && m_keyPadding[static_cast<std::size_t>(i)]) return;  // a padded query
-        thread_local std::vector<ReformerCandidate> cands;
+        auto& cands = s.own<Candidates>().list;
         geometryOf(head).candidates(i, cands);
         s.sort.clear();
         for (const auto& c : cands)

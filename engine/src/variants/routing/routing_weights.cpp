@@ -23,6 +23,16 @@ namespace {
 
 constexpr double kScatterBias = 1e-5;  // lucidrains scatter_mean: sum / (count + 1e-5)
 
+/// A row's (cluster row, key, score) entries, grouped by cluster row in the order forEachKey gives.
+struct ScoredEntries final : RowWeightsOwnScratch {
+    struct Entry {
+        std::size_t row;
+        std::int32_t key;
+        float score;
+    };
+    std::vector<Entry> entries;
+};
+
 class RoutingWeights final : public SparseRowWeights {
 public:
     explicit RoutingWeights(const KeptState& s)
@@ -143,20 +153,14 @@ private:
         const float* qi = m_q.data.get() + (head * n + i) * m_d;
         const float* kh = m_k.data.get() + head * n * m_d;
         const auto& keys = s.keys.keys;
-        // the (cluster row, key, score) entries, grouped by cluster row in the order forEachKey gives
-        struct Entry {
-            std::size_t row;
-            std::int32_t key;
-            float score;
-        };
-        thread_local std::vector<Entry> entries;
+        auto& entries = s.own<ScoredEntries>().entries;
         entries.clear();
         forEachKey(head, i, [&](std::int64_t j, std::size_t rowAt) {
             if (!(m_sum[rowAt] > 0.0f)) return;  // nothing admissible in that cluster row
             float dot = 0;
             const auto key = static_cast<std::int32_t>(j);
             dotKeys(qi, kh, m_d, &key, 1, &dot);
-            entries.push_back(Entry{rowAt, key, dot * scale});
+            entries.push_back(ScoredEntries::Entry{rowAt, key, dot * scale});
         });
         for (std::size_t a = 0; a < entries.size();) {
             std::size_t b = a;
