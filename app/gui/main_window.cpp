@@ -1,4 +1,5 @@
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "common/run_plan.h"
 
 #include <attnscope/result_roles.h>
@@ -97,7 +98,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     connect(m_runner, &EngineRunner::jobFailed, this, &MainWindow::uiShowFailure);
     connect(m_runner, &EngineRunner::progressChanged, this, &MainWindow::uiShowProgress);
     uiRunStateChanged(false);
-    m_runButton->setEnabled(false);  // until the variants are known
+    m_inputs->runButton()->setEnabled(false);  // until the variants are known
     setStatusMessage(tr("Starting the engine…"));
     m_runner->requestVariants();
     if (!options.modelFolder.isEmpty()) {
@@ -115,6 +116,14 @@ QString MainWindow::sampleText() {
     return QString::fromUtf8(file.readAll());
 }
 
+
+QSpinBox* MainWindow::headsSpin() const { return m_inputs->headsSpin(); }
+QComboBox* MainWindow::compareCombo() const { return m_inputs->compareEditor()->combo(0); }
+views::ParamForm* MainWindow::compareParamForm() const { return m_inputs->compareEditor()->form(0); }
+CompareVariantsEditor* MainWindow::compareEditor() const { return m_inputs->compareEditor(); }
+views::ParamForm* MainWindow::paramForm() const { return m_inputs->paramForm(); }
+QPlainTextEdit* MainWindow::textEdit() const { return m_inputs->text(); }
+QComboBox* MainWindow::variantCombo() const { return m_inputs->variantCombo(); }
 
 QHash<QString, QString> MainWindow::variantNames() const {
     QHash<QString, QString> names;
@@ -172,8 +181,8 @@ void MainWindow::buildActions() {
     m_runAction->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
     m_cancelAction = runMenu->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
     m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_runButton->setToolTip(tr("Run (F5, Ctrl+R)"));
-    m_cancelButton->setToolTip(tr("Cancel (Esc)"));
+    m_inputs->runButton()->setToolTip(tr("Run (F5, Ctrl+R)"));
+    m_inputs->cancelButton()->setToolTip(tr("Cancel (Esc)"));
 
     // NOTE: the text editor keeps Ctrl+Left/Right and PgUp/PgDn for itself while it has focus.
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
@@ -193,12 +202,12 @@ void MainWindow::buildActions() {
 
 AppSettings MainWindow::settings() const {
     AppSettings s;
-    s.tokenizer = m_tokenizerCombo->currentText();
-    const QString variant = m_variantCombo->currentData().toString();
+    s.tokenizer = m_inputs->tokenizerCombo()->currentText();
+    const QString variant = m_inputs->variantCombo()->currentData().toString();
     s.variantId = variant.isEmpty() ? m_preferredVariant : variant;
-    s.heads = m_headsSpin->value();
-    s.headDim = m_headDimSpin->value();
-    s.seed = m_seedSpin->value();
+    s.heads = m_inputs->headsSpin()->value();
+    s.headDim = m_inputs->headDimSpin()->value();
+    s.seed = m_inputs->seedSpin()->value();
     const views::HeatmapOptions heatmap = m_heatmap->options();
     s.heatmapColormap = heatmap.colormap;
     s.heatmapScale = views::colorScaleName(heatmap.scale);
@@ -228,16 +237,16 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
     m_variantsKnown = true;
     QHash<QString, QString> names;
     {
-        const QSignalBlocker block(m_variantCombo);
-        m_variantCombo->clear();
+        const QSignalBlocker block(m_inputs->variantCombo());
+        m_inputs->variantCombo()->clear();
         for (const auto& v : m_variants) {
             const QString id = QString::fromStdString(v.id);
             names.insert(id, QString::fromStdString(v.name));
-            m_variantCombo->addItem(QString::fromStdString(v.name), id);
-            m_variantCombo->setItemData(m_variantCombo->count() - 1, QString::fromStdString(v.summary),
+            m_inputs->variantCombo()->addItem(QString::fromStdString(v.name), id);
+            m_inputs->variantCombo()->setItemData(m_inputs->variantCombo()->count() - 1, QString::fromStdString(v.summary),
                                         Qt::ToolTipRole);
         }
-        m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(m_preferredVariant)));
+        m_inputs->variantCombo()->setCurrentIndex(std::max(0, m_inputs->variantCombo()->findData(m_preferredVariant)));
     }
     m_heatmap->setVariantNames(names);
     m_maskView->setVariantNames(names);
@@ -247,7 +256,7 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
     uiRunStateChanged(m_runner->isRunning());
     setStatusMessage(m_variants.empty() ? tr("The engine did not start; press Run to see why.") : tr("Ready."));
     const QStringList errors =
-        applyParamTexts(m_paramForm, m_options.params) + applyParamTexts(m_compareForm, m_options.compareParams);
+        applyParamTexts(m_inputs->paramForm(), m_options.params) + applyParamTexts(m_inputs->compareEditor()->form(0), m_options.compareParams);
     m_options.params.clear();
     m_options.compareParams.clear();
     if (!errors.isEmpty()) setStatusMessage(errors.join(QStringLiteral("; ")));
@@ -267,28 +276,28 @@ void MainWindow::fitToScreen() {
 }
 
 void MainWindow::uiVariantChanged() {
-    const QString id = m_variantCombo->currentData().toString();
+    const QString id = m_inputs->variantCombo()->currentData().toString();
     const auto it = std::find_if(m_variants.begin(), m_variants.end(),
                                  [&](const auto& v) { return QString::fromStdString(v.id) == id; });
     if (it == m_variants.end()) {
-        m_variantInfo->clear();
-        m_paramForm->setVariant({});
+        m_inputs->variantInfo()->clear();
+        m_inputs->paramForm()->setVariant({});
         return;
     }
-    m_variantInfo->setText(QString::fromStdString(it->summary) + QLatin1Char('\n') + QString::fromStdString(it->paper));
-    m_paramForm->setVariant(*it);
+    m_inputs->variantInfo()->setText(QString::fromStdString(it->summary) + QLatin1Char('\n') + QString::fromStdString(it->paper));
+    m_inputs->paramForm()->setVariant(*it);
     applyModelDefaults();
 }
 
 void MainWindow::applyModelDefaults() {
     // An open model's own settings for this variant (Transformer-XL's segment and memory).
-    const auto defaults = m_modelVariantDefaults.find(m_paramForm->variant().id);
-    if (defaults != m_modelVariantDefaults.end()) m_paramForm->setValues(defaults->second);
+    const auto defaults = m_modelVariantDefaults.find(m_inputs->paramForm()->variant().id);
+    if (defaults != m_modelVariantDefaults.end()) m_inputs->paramForm()->setValues(defaults->second);
 }
 
 void MainWindow::uiCompareVariantChanged() {
     // The editor shows each row's schema form itself; remember the first row's choice.
-    const QString id = m_compareCombo->currentData().toString();
+    const QString id = m_inputs->compareEditor()->combo(0)->currentData().toString();
     if (!id.isEmpty()) m_preferredCompare = id;
 }
 
@@ -320,10 +329,10 @@ MainWindow::View MainWindow::currentView() const { return static_cast<View>(m_vi
 void MainWindow::showView(View view) { m_viewTabs->setCurrentIndex(static_cast<int>(view)); }
 
 bool MainWindow::uiCompareNeedsRun() const {
-    if (currentView() != View::Compare || !m_variantsKnown || m_compareEditor->ids().isEmpty()) return false;
+    if (currentView() != View::Compare || !m_variantsKnown || m_inputs->compareEditor()->ids().isEmpty()) return false;
     if (!m_result) return true;
     // Also re-run when the form changed since: the shown variants must match what the tab says.
-    const QStringList wanted = QStringList{m_variantCombo->currentData().toString()} + m_compareEditor->ids();
+    const QStringList wanted = QStringList{m_inputs->variantCombo()->currentData().toString()} + m_inputs->compareEditor()->ids();
     const auto& results = m_result->results;
     if (results.size() < static_cast<std::size_t>(wanted.size())) return true;
     for (int i = 0; i < wanted.size(); ++i)
@@ -332,7 +341,7 @@ bool MainWindow::uiCompareNeedsRun() const {
 }
 
 bool MainWindow::uiDiagnosticsNeedsRun() const {
-    const QString id = m_variantCombo->currentData().toString();
+    const QString id = m_inputs->variantCombo()->currentData().toString();
     if (currentView() != View::Diagnostics || !m_variantsKnown || !needsExactReference(id.toStdString())) return false;
     if (!m_result || m_result->results.empty() || QString::fromStdString(m_result->results[0].variantId) != id) return true;
     return engine::exactReferenceIndex(*m_result) < 0;
@@ -350,29 +359,25 @@ void MainWindow::uiViewChanged() {
 quint64 MainWindow::runNow() { return uiStartRun(true); }
 
 quint64 MainWindow::uiStartRun(bool userInitiated) {
-    const bool compare = currentView() == View::Compare && !m_compareEditor->ids().isEmpty();
-    m_paramForm->clearFieldNotes();
+    const bool compare = currentView() == View::Compare && !m_inputs->compareEditor()->ids().isEmpty();
+    m_inputs->paramForm()->clearFieldNotes();
     // Every list that does not parse is marked under its field at once, not one per Run.
-    const QStringList badLists = m_paramForm->invalidParams();
+    const QStringList badLists = m_inputs->paramForm()->invalidParams();
     for (const QString& name : badLists)
-        m_paramForm->setFieldNote(name, tr("Expected comma-separated numbers, e.g. 0, 7."));
+        m_inputs->paramForm()->setFieldNote(name, tr("Expected comma-separated numbers, e.g. 0, 7."));
     QStringList invalid = badLists;
-    if (compare) invalid += m_compareEditor->invalidParams();
+    if (compare) invalid += m_inputs->compareEditor()->invalidParams();
     if (!invalid.isEmpty()) {
         setStatusMessage(tr("Parameter %1: expected comma-separated numbers.").arg(invalid.join(QStringLiteral(", "))));
         return 0;
     }
     engine::RunRequest request;
-    request.input.text = m_text->toPlainText().toStdString();
-    request.input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
-    request.projection.heads = m_headsSpin->value();
-    request.projection.headDim = m_headDimSpin->value();
-    request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
+    m_inputs->fillRequest(request);
     uiApplyModelSource(request);
     engine::VariantRequest variant;
-    const QString id = m_variantCombo->currentData().toString();
+    const QString id = m_inputs->variantCombo()->currentData().toString();
     variant.id = (id.isEmpty() ? m_preferredVariant : id).toStdString();
-    variant.params = m_paramForm->values();
+    variant.params = m_inputs->paramForm()->values();
     request.variants.push_back(std::move(variant));
     uiAddCompareVariants(request, compare);
     m_currentRunCompares = compare;
@@ -403,9 +408,9 @@ void MainWindow::cancelRun() {
 }
 
 void MainWindow::uiRunStateChanged(bool running) {
-    m_runButton->setEnabled(m_variantsKnown);
+    m_inputs->runButton()->setEnabled(m_variantsKnown);
     m_runAction->setEnabled(m_variantsKnown);
-    m_cancelButton->setEnabled(running);
+    m_inputs->cancelButton()->setEnabled(running);
     // Esc also cancels the Cost tab's measurements and the model analysis while they run.
     m_cancelAction->setEnabled(running || (m_scalingJob && m_scalingJob->isRunning()) ||
                                (m_evalSpeedJob && m_evalSpeedJob->isRunning()) ||

@@ -28,12 +28,10 @@ class QMenu;
 class QMimeData;
 class QPlainTextEdit;
 class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTimer;
 class QToolButton;
-class QVBoxLayout;
 
 namespace attnscope::views {
 class CompareView;
@@ -63,6 +61,7 @@ class ScalingJob;
 class EvalSpeedJob;
 class RandomProjectionBanner;
 class RecentFilesMenu;
+class RunSettingsPanel;
 class ModelSource;
 class ModelSourcePanel;
 struct SessionState;
@@ -119,34 +118,34 @@ public:
     QTabWidget* viewTabs() const { return m_viewTabs; }
     View currentView() const;
     /// The second variant of the Compare tab and its schema-driven form.
-    QComboBox* compareCombo() const { return m_compareCombo; }
-    views::ParamForm* compareParamForm() const { return m_compareForm; }
+    QComboBox* compareCombo() const;
+    views::ParamForm* compareParamForm() const;
     /// Every compared variant (1–3 rows besides the main one); row 0 is compareCombo().
-    CompareVariantsEditor* compareEditor() const { return m_compareEditor; }
+    CompareVariantsEditor* compareEditor() const;
     /// The Cost tab: the run's counters and the scaling plot (computed by scalingJob()).
     views::CostView* costView() const { return m_costView; }
     /// The Experts tab: mixture-of-experts routing of the run's tokens.
     views::MoeRoutingView* routingView() const { return m_routingView; }
     ScalingJob* scalingJob() const { return m_scalingJob; }
     RandomProjectionBanner* randomProjectionBanner() const { return m_banner; }
-    QSpinBox* headsSpin() const { return m_headsSpin; }
+    QSpinBox* headsSpin() const;
     /// The Cost tab's Transformer-XL evaluation-speed measurement.
     EvalSpeedJob* evalSpeedJob() const { return m_evalSpeedJob; }
     views::InspectionState* inspection() const { return m_state; }
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
-    views::ParamForm* paramForm() const { return m_paramForm; }
+    views::ParamForm* paramForm() const;
     views::HelpPanel* helpPanel() const { return m_help; }
     /// Every status message of the session (View ▸ Messages).
     views::NoticesPanel* noticesPanel() const { return m_notices; }
     TokenFindBar* findBar() const { return m_findBar; }
     TourPanel* tourPanel() const { return m_tour; }
-    QPlainTextEdit* textEdit() const { return m_text; }
+    QPlainTextEdit* textEdit() const;
     /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
     static constexpr int kFirstWindowMaxWidth = 1800, kFirstWindowMaxHeight = 1100;
     /// The status bar's "out of date" mark is shown: the inputs changed after the shown run.
     bool resultOutOfDate() const;
-    QComboBox* variantCombo() const { return m_variantCombo; }
+    QComboBox* variantCombo() const;
     const std::shared_ptr<const engine::RunResult>& lastResult() const { return m_result; }
     /// True while the view of `view`'s tab has not taken the shown result: a result goes to the
     /// heads grid and the shown tab at once, to another tab's view when that tab is first shown.
@@ -267,7 +266,7 @@ private:
     void buildActions();
     /// Display names by variant id (the variant chooser's), for titles and figure subjects.
     QHash<QString, QString> variantNames() const;
-    void buildModelSourceUi(QVBoxLayout* leftLayout);
+    void buildModelSourceUi();
     void buildAtlasTab();
     void buildModelActions(QMenu* fileMenu);
     /// Sets RunRequest::model when the source is a model layer.
@@ -321,6 +320,7 @@ private:
     void setStatusMessage(const QString& text, const QString& details = {});
 
     EngineRunner* m_runner = nullptr;
+    RunSettingsPanel* m_inputs = nullptr;  // the left column: input, variants, projections, Run
     ExportController* m_export = nullptr;
     Options m_options;
     QString m_preferredVariant;
@@ -344,7 +344,6 @@ private:
     views::InspectionState* m_state = nullptr;
     views::HeadHeatmap* m_heatmap = nullptr;
     views::HeadsGrid* m_headsGrid = nullptr;
-    views::ParamForm* m_paramForm = nullptr;
     views::HelpPanel* m_help = nullptr;
     views::NoticesPanel* m_notices = nullptr;
     TokenFindBar* m_findBar = nullptr;
@@ -358,9 +357,6 @@ private:
     views::CompareView* m_compareView = nullptr;
     views::DiagnosticsStack* m_diagnostics = nullptr;
     QTabWidget* m_viewTabs = nullptr;
-    QComboBox* m_compareCombo = nullptr;  // row 0 of m_compareEditor
-    views::ParamForm* m_compareForm = nullptr;
-    CompareVariantsEditor* m_compareEditor = nullptr;
     int m_comparePanes = 0;            // variants of the latest compare request shown as panes
     bool m_compareExactAdded = false;  // the latest compare request added `full` for the errors
     QString m_compareExactNote;        // why the shown comparison has no `full`, if it has none
@@ -371,8 +367,6 @@ private:
     EvalSpeedJob* m_evalSpeedJob = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
-    QWidget* m_projectionBox = nullptr;
-    QLabel* m_modelTokenizer = nullptr;
     bool m_pickModelsVariant = false;  // select the variant the model opening now gives defaults for
     ModelSource* m_modelSource = nullptr;
     ModelSourcePanel* m_sourcePanel = nullptr;
@@ -384,15 +378,6 @@ private:
     QString m_shownSignature;  // inputs of the result the views show
     QString m_pendingModelFolder;  // the folder opening last (openModelFolder)
     QString m_preferredCompare = QString::fromStdString(defaultComparedVariant());
-    QPlainTextEdit* m_text = nullptr;
-    QComboBox* m_tokenizerCombo = nullptr;
-    QComboBox* m_variantCombo = nullptr;
-    QLabel* m_variantInfo = nullptr;
-    QSpinBox* m_headsSpin = nullptr;  // (ClampingSpinBox, as the two below)
-    QSpinBox* m_headDimSpin = nullptr;
-    QSpinBox* m_seedSpin = nullptr;
-    QPushButton* m_runButton = nullptr;
-    QPushButton* m_cancelButton = nullptr;
     QLabel* m_statusMessage = nullptr;
     QLabel* m_timeLabel = nullptr;
     QLabel* m_memoryLabel = nullptr;

@@ -3,6 +3,7 @@
 // explorer's wiring stays in one place.
 
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "common/run_plan.h"
 
 #include <attnscope/result_roles.h>
@@ -35,15 +36,13 @@ void MainWindow::uiConnectExplorerViews() {
         ScalingRequest request;
         request.variantIds = ids;
         request.sizes = sizes;
-        request.projection.heads = m_headsSpin->value();
-        request.projection.headDim = m_headDimSpin->value();
-        request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
+        request.projection = m_inputs->projection();
         for (const QString& id : ids) {
-            const int index = m_variantCombo->findData(id);
-            request.labels.insert(id, index >= 0 ? m_variantCombo->itemText(index) : id);
+            const int index = m_inputs->variantCombo()->findData(id);
+            request.labels.insert(id, index >= 0 ? m_inputs->variantCombo()->itemText(index) : id);
         }
-        for (const engine::VariantRequest& v : m_compareEditor->requests()) request.params[v.id] = v.params;
-        request.params[m_variantCombo->currentData().toString().toStdString()] = m_paramForm->values();
+        for (const engine::VariantRequest& v : m_inputs->compareEditor()->requests()) request.params[v.id] = v.params;
+        request.params[m_inputs->variantCombo()->currentData().toString().toStdString()] = m_inputs->paramForm()->values();
         m_scalingJob->start(request);
     });
     connect(m_costView, &views::CostView::scalingCancelRequested, m_scalingJob, &ScalingJob::cancel);
@@ -75,9 +74,9 @@ void MainWindow::uiConnectEvalSpeed() {
 }
 
 void MainWindow::uiShowExplorerVariants() {
-    m_compareEditor->setVariants(m_variants, m_preferredCompare);
+    m_inputs->compareEditor()->setVariants(m_variants, m_preferredCompare);
     const QStringList extra = m_options.compareVariant.split(QLatin1Char(','), Qt::SkipEmptyParts).mid(1);
-    for (const QString& id : extra) m_compareEditor->addRow(id.trimmed());
+    for (const QString& id : extra) m_inputs->compareEditor()->addRow(id.trimmed());
     m_options.compareVariant.clear();  // extra rows are added once, not on every variants reload
 
     QVector<QPair<QString, QString>> names;
@@ -87,7 +86,7 @@ void MainWindow::uiShowExplorerVariants() {
     if (firstFill) {
         // A useful first sweep: exact softmax against the chosen and the first compared variant.
         QStringList ids{QString::fromStdString(engine::exactReference().id), m_preferredVariant};
-        ids += m_compareEditor->ids().mid(0, 1);
+        ids += m_inputs->compareEditor()->ids().mid(0, 1);
         m_costView->setCheckedVariants(ids);
     }
 }
@@ -96,7 +95,7 @@ void MainWindow::uiAddCompareVariants(engine::RunRequest& request, bool compare)
     m_comparePanes = 0;
     m_compareExactAdded = false;
     if (!compare) return;
-    for (engine::VariantRequest& v : m_compareEditor->requests()) request.variants.push_back(std::move(v));
+    for (engine::VariantRequest& v : m_inputs->compareEditor()->requests()) request.variants.push_back(std::move(v));
     m_comparePanes = static_cast<int>(request.variants.size());
     const bool hasExact = hasExactReference(request.variants);
     if (hasExact) m_compareExactNote.clear();

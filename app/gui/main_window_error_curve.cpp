@@ -3,6 +3,7 @@
 // row L1 error of each against that reference.
 
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 
 #include "common/run_plan.h"
 #include "gui/engine_runner.h"
@@ -32,14 +33,10 @@ void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramN
     }
     // Same input, Q/K/V and seed as the shown result; the variant's other parameters as in the form.
     engine::RunRequest request;
-    request.input.text = m_text->toPlainText().toStdString();
-    request.input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
-    request.projection.heads = m_headsSpin->value();
-    request.projection.headDim = m_headDimSpin->value();
-    request.projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
+    m_inputs->fillRequest(request);
     uiApplyModelSource(request);
     const engine::ParamValues base =
-        m_variantCombo->currentData().toString() == variantId ? m_paramForm->values() : engine::ParamValues{};
+        m_inputs->variantCombo()->currentData().toString() == variantId ? m_inputs->paramForm()->values() : engine::ParamValues{};
     request.variants = errorCurveVariants(variantId.toStdString(), base, std::vector<double>(values.begin(), values.end()));
     m_curveVariant = variantId;
     m_curveParam = paramName;

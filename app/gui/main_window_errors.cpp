@@ -2,6 +2,7 @@
 // its field, with the fix the engine names; a dialog for runs the user started.
 
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
@@ -53,24 +54,24 @@ void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
 bool MainWindow::uiShowParameterProblem(const QString& message) {
     // "bigbird: the block form needs n = 14 to be a multiple of parameter 'block' = 4 (set
     // pad=true to pad …)": the engine names the parameter, and the fix when there is one.
-    const QString id = m_variantCombo->currentData().toString();
+    const QString id = m_inputs->variantCombo()->currentData().toString();
     if (message.contains(QLatin1Char(':')) && !message.startsWith(id + QLatin1Char(':'))) return false;  // a compared variant's
     const QRegularExpressionMatch named = QRegularExpression(QStringLiteral("parameter '([A-Za-z_0-9]+)'")).match(message);
-    if (!named.hasMatch() || m_paramForm->variant().findParam(named.captured(1).toStdString()) == nullptr) return false;
+    if (!named.hasMatch() || m_inputs->paramForm()->variant().findParam(named.captured(1).toStdString()) == nullptr) return false;
     QString fixLabel;
     std::function<void()> fix;
     const QRegularExpressionMatch suggested = QRegularExpression(QStringLiteral("set ([A-Za-z_0-9]+)=true")).match(message);
-    if (suggested.hasMatch() && m_paramForm->variant().findParam(suggested.captured(1).toStdString()) != nullptr) {
+    if (suggested.hasMatch() && m_inputs->paramForm()->variant().findParam(suggested.captured(1).toStdString()) != nullptr) {
         const std::string flag = suggested.captured(1).toStdString();
         fixLabel = tr("Set %1 = true and run").arg(suggested.captured(1));
         fix = [this, flag] {
-            m_paramForm->setValues({{flag, true}});
+            m_inputs->paramForm()->setValues({{flag, true}});
             runNow();
         };
     }
     QString shown = message;
     if (shown.startsWith(id + QStringLiteral(": "))) shown.remove(0, id.size() + 2);
-    m_paramForm->setFieldNote(named.captured(1), shown, true, fixLabel, fix);
+    m_inputs->paramForm()->setFieldNote(named.captured(1), shown, true, fixLabel, fix);
     return true;
 }
 

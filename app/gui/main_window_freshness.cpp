@@ -3,6 +3,7 @@
 // the status bar until the next run.
 
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
@@ -20,11 +21,11 @@ namespace attnscope::app {
 
 QString MainWindow::inputSignature() const {
     QStringList parts;
-    parts << m_text->toPlainText() << m_tokenizerCombo->currentData().toString()
-          << QString::number(m_headsSpin->value()) << QString::number(m_headDimSpin->value())
-          << QString::number(m_seedSpin->value()) << QString::number(static_cast<int>(m_sourcePanel->kind()))
-          << QString::number(m_sourcePanel->layer()) << (m_modelSource ? m_modelSource->folder() : QString()) << m_variantCombo->currentData().toString();
-    for (const auto& [name, value] : m_paramForm->values())
+    parts << m_inputs->text()->toPlainText() << m_inputs->tokenizerCombo()->currentData().toString()
+          << QString::number(m_inputs->headsSpin()->value()) << QString::number(m_inputs->headDimSpin()->value())
+          << QString::number(m_inputs->seedSpin()->value()) << QString::number(static_cast<int>(m_sourcePanel->kind()))
+          << QString::number(m_sourcePanel->layer()) << (m_modelSource ? m_modelSource->folder() : QString()) << m_inputs->variantCombo()->currentData().toString();
+    for (const auto& [name, value] : m_inputs->paramForm()->values())
         parts << QString::fromStdString(name + "=" + engine::formatParamValue(value));
     return parts.join(QChar(0x1F));
 }
@@ -37,11 +38,11 @@ void MainWindow::buildFreshnessMark() {
     m_outOfDate->setVisible(false);
     statusBar()->addPermanentWidget(m_outOfDate);
     const auto check = [this] { uiUpdateFreshness(); };
-    connect(m_text, &QPlainTextEdit::textChanged, this, check);
-    connect(m_tokenizerCombo, &QComboBox::currentIndexChanged, this, check);
-    connect(m_variantCombo, &QComboBox::currentIndexChanged, this, check);
-    for (QSpinBox* spin : {m_headsSpin, m_headDimSpin, m_seedSpin}) connect(spin, &QSpinBox::valueChanged, this, check);
-    connect(m_paramForm, &views::ParamForm::valuesChanged, this, check);
+    connect(m_inputs->text(), &QPlainTextEdit::textChanged, this, check);
+    connect(m_inputs->tokenizerCombo(), &QComboBox::currentIndexChanged, this, check);
+    connect(m_inputs->variantCombo(), &QComboBox::currentIndexChanged, this, check);
+    for (QSpinBox* spin : {m_inputs->headsSpin(), m_inputs->headDimSpin(), m_inputs->seedSpin()}) connect(spin, &QSpinBox::valueChanged, this, check);
+    connect(m_inputs->paramForm(), &views::ParamForm::valuesChanged, this, check);
     connect(m_sourcePanel, &ModelSourcePanel::sourceChanged, this, check);
 }
 

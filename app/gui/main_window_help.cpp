@@ -2,6 +2,7 @@
 // variant (views/help/), and About.
 
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 
 #include "views/help/help_panel.h"
 #include "views/help/view_guide.h"
@@ -37,14 +38,14 @@ void MainWindow::buildHelpActions() {
     });
     connect(m_viewTabs, &QTabWidget::currentChanged, this, &MainWindow::uiUpdateHelp);
     // (the form is rebuilt for a new variant before it says its values changed)
-    connect(m_paramForm, &views::ParamForm::valuesChanged, this, &MainWindow::uiUpdateHelp);
+    connect(m_inputs->paramForm(), &views::ParamForm::valuesChanged, this, &MainWindow::uiUpdateHelp);
     uiUpdateHelp();
 }
 
 void MainWindow::uiUpdateHelp() {
     static const QStringList keys = views::viewGuideKeys();
     m_help->setView(keys.value(m_viewTabs->currentIndex()));
-    if (!m_paramForm->variant().id.empty()) m_help->setVariant(m_paramForm->variant());
+    if (!m_inputs->paramForm()->variant().id.empty()) m_help->setVariant(m_inputs->paramForm()->variant());
 }
 
 }  // namespace attnscope::app

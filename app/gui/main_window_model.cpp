@@ -3,6 +3,7 @@
 // variants). Kept apart from main_window.cpp so the checkpoint wiring stays in one place.
 
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 
 #include <attnscope/variant_catalog.h>
 
@@ -48,10 +49,10 @@ constexpr int kComparedSettings = CompareVariantsEditor::kMaxRows;
 
 }  // namespace
 
-void MainWindow::buildModelSourceUi(QVBoxLayout* leftLayout) {
+void MainWindow::buildModelSourceUi() {
     m_modelSource = new ModelSource(m_runner, this);
     m_sourcePanel = new ModelSourcePanel(this);
-    leftLayout->addWidget(m_sourcePanel);
+    m_inputs->addSourceWidget(m_sourcePanel);
     connect(m_sourcePanel, &ModelSourcePanel::openRequested, this, &MainWindow::openModelInteractive);
     connect(m_sourcePanel, &ModelSourcePanel::sourceChanged, this, &MainWindow::uiModelSourceChanged);
     connect(m_modelSource, &ModelSource::modelOpened, this, &MainWindow::uiModelOpened);
@@ -135,8 +136,8 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
     m_sourcePanel->setModel(info);
     m_modelVariantDefaults = info.variantDefaults;
     if (m_pickModelsVariant && !info.variantDefaults.empty()) {
-        const int index = m_variantCombo->findData(QString::fromStdString(info.variantDefaults.begin()->first));
-        if (index >= 0) m_variantCombo->setCurrentIndex(index);
+        const int index = m_inputs->variantCombo()->findData(QString::fromStdString(info.variantDefaults.begin()->first));
+        if (index >= 0) m_inputs->variantCombo()->setCurrentIndex(index);
     }
     m_pickModelsVariant = false;
     applyModelDefaults();
@@ -191,19 +192,10 @@ void MainWindow::uiModelSourceChanged() {
 
 void MainWindow::uiShowSourceControls(bool model) {
     // The model's own tokenizer and projections replace the window's.
-    m_tokenizerCombo->setEnabled(!model);
-    for (QSpinBox* spin : {m_headsSpin, m_headDimSpin, m_seedSpin}) spin->setEnabled(!model);
+    const std::string tokenizer = model && m_modelSource->model() ? m_modelSource->model()->tokenizer : std::string();
+    m_inputs->showModelSource(model, QString::fromStdString(tokenizer));
     if (m_banner) m_banner->setRandomProjections(!model);
     uiUpdateTitle();
-    // What the run uses is what is shown: the model's tokenizer, heads and head dim (in the
-    // source panel) rather than the window's settings, which stay for random projections.
-    m_projectionBox->setVisible(!model);
-    m_tokenizerCombo->setVisible(!model);
-    m_modelTokenizer->setVisible(model);
-    if (model && m_modelSource->model()) {
-        const std::string& name = m_modelSource->model()->tokenizer;
-        m_modelTokenizer->setText(tr("the model's own (%1)").arg(name.empty() ? tr("none") : QString::fromStdString(name)));
-    }
 }
 
 void MainWindow::useSampleModel() {
@@ -232,7 +224,7 @@ void MainWindow::analyzeModel() {
         return;
     }
     engine::AtlasRequest request;
-    request.text = m_text->toPlainText().toStdString();
+    request.text = m_inputs->text()->toPlainText().toStdString();
     request.settings = std::move(*settings);
     m_atlasView->setBusy(true);
     m_atlasView->setMessage(tr("Analysing %1…").arg(QDir(m_modelSource->folder()).dirName()));
@@ -273,7 +265,7 @@ void MainWindow::uiCompareAtlasHead(int layer, int head) {
     for (int s : order) {
         if (static_cast<int>(chosen.size()) >= kComparedSettings || !std::isfinite(error(s))) break;
         const engine::CoverageSetting& setting = atlas->settings[static_cast<std::size_t>(s)];
-        if (m_variantCombo->findData(QString::fromStdString(setting.variantId)) >= 0) chosen.push_back(&setting);
+        if (m_inputs->variantCombo()->findData(QString::fromStdString(setting.variantId)) >= 0) chosen.push_back(&setting);
     }
     if (chosen.empty()) {
         setStatusMessage(tr("No coverage setting applies to layer %1, head %2 at this length.").arg(layer).arg(head));
@@ -286,16 +278,16 @@ void MainWindow::uiCompareAtlasHead(int layer, int head) {
         const QSignalBlocker block(m_sourcePanel);  // one run below, not one per control
         m_sourcePanel->setLayer(layer);
     }
-    m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(QString::fromStdString(engine::exactReference().id))));
-    while (m_compareEditor->rowCount() > 1) m_compareEditor->removeRow(m_compareEditor->rowCount() - 1);
+    m_inputs->variantCombo()->setCurrentIndex(std::max(0, m_inputs->variantCombo()->findData(QString::fromStdString(engine::exactReference().id))));
+    while (m_inputs->compareEditor()->rowCount() > 1) m_inputs->compareEditor()->removeRow(m_inputs->compareEditor()->rowCount() - 1);
     for (std::size_t i = 0; i < chosen.size(); ++i) {
         const QString id = QString::fromStdString(chosen[i]->variantId);
         if (i == 0) {
-            m_compareCombo->setCurrentIndex(m_compareCombo->findData(id));
+            m_inputs->compareEditor()->combo(0)->setCurrentIndex(m_inputs->compareEditor()->combo(0)->findData(id));
         } else {
-            m_compareEditor->addRow(id);
+            m_inputs->compareEditor()->addRow(id);
         }
-        m_compareEditor->form(static_cast<int>(i))->setValues(chosen[i]->params);
+        m_inputs->compareEditor()->form(static_cast<int>(i))->setValues(chosen[i]->params);
     }
     m_state->setHead(head);
     m_atlasView->setSelectedHead(layer, head);

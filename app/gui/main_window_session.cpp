@@ -3,6 +3,7 @@
 // param_json.*; this file only moves values between them and the widgets.
 
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 
 #include <attnscope/tokenize.h>
 
@@ -105,7 +106,7 @@ void MainWindow::uiRestoreHabits(const AppSettings& settings) {
     m_recentFiles->setPaths(settings.recentFiles);
     setAcceptDrops(true);
     // The editor would insert a dropped file's URL as text: files dropped on it open instead.
-    m_text->viewport()->installEventFilter(this);
+    m_inputs->text()->viewport()->installEventFilter(this);
     // NOTE: the light theme at start keeps the platform's own style; only a switch applies Fusion.
     if (settings.theme == QLatin1String("dark")) setTheme(settings.theme);
     // A loaded session's mask-view query is shown when the mask view takes the next result
@@ -126,18 +127,18 @@ QMenu* MainWindow::recentMenu() const { return m_recentFiles->menu(); }
 
 SessionState MainWindow::captureSession() const {
     SessionState s;
-    s.text = m_text->toPlainText();
+    s.text = m_inputs->text()->toPlainText();
     s.textSource = m_options.textSource;
-    s.tokenizer = m_tokenizerCombo->currentText();
-    s.seed = m_seedSpin->value();
-    s.heads = m_headsSpin->value();
-    s.headDim = m_headDimSpin->value();
-    const QString variant = m_variantCombo->currentData().toString();
+    s.tokenizer = m_inputs->tokenizerCombo()->currentText();
+    s.seed = m_inputs->seedSpin()->value();
+    s.heads = m_inputs->headsSpin()->value();
+    s.headDim = m_inputs->headDimSpin()->value();
+    const QString variant = m_inputs->variantCombo()->currentData().toString();
     s.variantId = variant.isEmpty() ? m_preferredVariant : variant;
-    s.params = paramsToJson(m_paramForm->values());
-    for (int row = 0; row < m_compareEditor->rowCount(); ++row) {
-        const QString id = m_compareEditor->combo(row)->currentData().toString();
-        if (!id.isEmpty()) s.compare.append({id, paramsToJson(m_compareEditor->form(row)->values())});
+    s.params = paramsToJson(m_inputs->paramForm()->values());
+    for (int row = 0; row < m_inputs->compareEditor()->rowCount(); ++row) {
+        const QString id = m_inputs->compareEditor()->combo(row)->currentData().toString();
+        if (!id.isEmpty()) s.compare.append({id, paramsToJson(m_inputs->compareEditor()->form(row)->values())});
     }
     s.view = viewNames().value(static_cast<int>(currentView()), QStringLiteral("heatmap"));
     const views::HeatmapOptions heatmap = m_heatmap->options();
@@ -186,28 +187,28 @@ QString MainWindow::applySession(const SessionState& session) {
             return tr("The session's parameters do not fit: %1. Nothing was changed.").arg(error);
         compared.emplace_back(compareInfo, std::move(values));
     }
-    const int tokenizer = m_tokenizerCombo->findText(session.tokenizer);
+    const int tokenizer = m_inputs->tokenizerCombo()->findText(session.tokenizer);
     if (tokenizer < 0) return tr("The session's tokenizer \"%1\" is unknown. Nothing was changed.").arg(session.tokenizer);
 
-    m_text->setPlainText(session.text);
+    m_inputs->text()->setPlainText(session.text);
     m_options.textSource = session.textSource;
-    m_tokenizerCombo->setCurrentIndex(tokenizer);
-    m_seedSpin->setValue(session.seed);
-    m_headsSpin->setValue(session.heads);
-    m_headDimSpin->setValue(session.headDim);
+    m_inputs->tokenizerCombo()->setCurrentIndex(tokenizer);
+    m_inputs->seedSpin()->setValue(session.seed);
+    m_inputs->headsSpin()->setValue(session.heads);
+    m_inputs->headDimSpin()->setValue(session.headDim);
     m_preferredVariant = session.variantId;
-    m_variantCombo->setCurrentIndex(m_variantCombo->findData(session.variantId));
-    m_paramForm->setVariant(*info);  // schema defaults first, so omitted parameters are not left over
-    m_paramForm->setValues(params);
+    m_inputs->variantCombo()->setCurrentIndex(m_inputs->variantCombo()->findData(session.variantId));
+    m_inputs->paramForm()->setVariant(*info);  // schema defaults first, so omitted parameters are not left over
+    m_inputs->paramForm()->setValues(params);
     // Row 0 always exists; extra rows are added or removed to match the session.
     const int rows = std::max(1, static_cast<int>(compared.size()));
-    while (m_compareEditor->rowCount() > rows) m_compareEditor->removeRow(m_compareEditor->rowCount() - 1);
+    while (m_inputs->compareEditor()->rowCount() > rows) m_inputs->compareEditor()->removeRow(m_inputs->compareEditor()->rowCount() - 1);
     for (std::size_t row = 0; row < compared.size(); ++row) {
         const QString id = QString::fromStdString(compared[row].first->id);
-        if (static_cast<int>(row) >= m_compareEditor->rowCount()) m_compareEditor->addRow(id);
-        QComboBox* combo = m_compareEditor->combo(static_cast<int>(row));
+        if (static_cast<int>(row) >= m_inputs->compareEditor()->rowCount()) m_inputs->compareEditor()->addRow(id);
+        QComboBox* combo = m_inputs->compareEditor()->combo(static_cast<int>(row));
         combo->setCurrentIndex(combo->findData(id));
-        views::ParamForm* form = m_compareEditor->form(static_cast<int>(row));
+        views::ParamForm* form = m_inputs->compareEditor()->form(static_cast<int>(row));
         form->setVariant(*compared[row].first);
         form->setValues(compared[row].second);
     }
@@ -286,7 +287,7 @@ QString MainWindow::openPath(const QString& path) {
         return {};
     }
     case FileKind::Text:
-        m_text->setPlainText(QString::fromUtf8(*bytes));
+        m_inputs->text()->setPlainText(QString::fromUtf8(*bytes));
         m_options.textSource = name;
         uiSetSourceTitle(name);
         m_recentFiles->remember(path);
@@ -310,7 +311,7 @@ QString MainWindow::openTextWithReplacement(const QString& path) {
     text.replace(QChar(0), QChar(0xFFFD));
     const qsizetype replaced = text.count(QChar(0xFFFD)) - already;
     const QString name = QFileInfo(path).fileName();
-    m_text->setPlainText(text);
+    m_inputs->text()->setPlainText(text);
     m_options.textSource = name;
     uiSetSourceTitle(tr("%1 (repaired)").arg(name));
     m_recentFiles->remember(path);
@@ -338,14 +339,14 @@ void MainWindow::uiOfferReplacement(const QString& path, const QString& message)
 
 void MainWindow::uiSetSourceTitle(const QString& name) {
     m_titleSource = name;
-    m_titleText = m_text->toPlainText();
+    m_titleText = m_inputs->text()->toPlainText();
     uiUpdateTitle();
 }
 
 void MainWindow::uiUpdateTitle() {
     if (m_titleSource.isEmpty()) return;
     // once the text is not what came from the source, the title says so instead of naming it alone
-    const bool edited = m_text->toPlainText() != m_titleText;
+    const bool edited = m_inputs->text()->toPlainText() != m_titleText;
     QString title = edited ? tr("AttnScope — %1 (edited)").arg(m_titleSource) : tr("AttnScope — %1").arg(m_titleSource);
     if (m_sourcePanel && m_sourcePanel->usesModel() && m_modelSource)
         title += tr(" · model %1").arg(QDir(m_modelSource->folder()).dirName());
@@ -400,7 +401,7 @@ bool MainWindow::uiDrop(const QMimeData* mime) {
         return false;
     }
     if (mime->hasText()) {
-        m_text->setPlainText(mime->text());
+        m_inputs->text()->setPlainText(mime->text());
         m_options.textSource = tr("dropped text");
         uiSetSourceTitle(m_options.textSource);
         uiStartRun(true);
@@ -418,7 +419,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_text->viewport()) {
+    if (watched == m_inputs->text()->viewport()) {
         const QEvent::Type type = event->type();
         if (type == QEvent::DragEnter || type == QEvent::DragMove || type == QEvent::Drop) {
             auto* drag = static_cast<QDropEvent*>(event);  // QDragEnterEvent and QDragMoveEvent derive from it

@@ -2,6 +2,7 @@
 // compared variants it talks about and runs them on the sample.
 
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 
 #include "gui/compare_variants_editor.h"
 #include "gui/tour_panel.h"
@@ -38,16 +39,16 @@ void MainWindow::buildTourAction(QMenu* helpMenu) {
 void MainWindow::uiApplyTourStep(int index) {
     const views::TourStep& step = views::guidedTour()[static_cast<std::size_t>(index)];
     if (!step.variant.isEmpty()) {
-        const int found = m_variantCombo->findData(step.variant);
-        if (found >= 0) m_variantCombo->setCurrentIndex(found);
+        const int found = m_inputs->variantCombo()->findData(step.variant);
+        if (found >= 0) m_inputs->variantCombo()->setCurrentIndex(found);
     }
     if (!step.compare.isEmpty()) {
-        while (m_compareEditor->rowCount() > 1) m_compareEditor->removeRow(m_compareEditor->rowCount() - 1);
-        if (QComboBox* first = m_compareEditor->combo(0)) {
+        while (m_inputs->compareEditor()->rowCount() > 1) m_inputs->compareEditor()->removeRow(m_inputs->compareEditor()->rowCount() - 1);
+        if (QComboBox* first = m_inputs->compareEditor()->combo(0)) {
             const int found = first->findData(step.compare.front());
             if (found >= 0) first->setCurrentIndex(found);
         }
-        for (int i = 1; i < step.compare.size(); ++i) m_compareEditor->addRow(step.compare[i]);
+        for (int i = 1; i < step.compare.size(); ++i) m_inputs->compareEditor()->addRow(step.compare[i]);
     }
     showView(viewNamed(step.view));
     if (step.sampleModel) {

@@ -10,6 +10,7 @@
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/random_projection_banner.h"
+#include "gui/run_settings_panel.h"
 #include "gui/to_gui.h"
 #include "gui/scaling_job.h"
 #include "gui/export/export_controller.h"
@@ -75,7 +76,7 @@ constexpr int kProgressDelayMs = 500;  // FORMATS.md §5: show progress only for
 void MainWindow::buildUi(const AppSettings& settings) {
     QWidget* settingsColumn = buildSettingsColumn(settings);
     uiSetSourceTitle(m_options.textSource.isEmpty() ? tr("sample") : m_options.textSource);
-    connect(m_text, &QPlainTextEdit::textChanged, this, &MainWindow::uiUpdateTitle);
+    connect(m_inputs->text(), &QPlainTextEdit::textChanged, this, &MainWindow::uiUpdateTitle);
     QWidget* views = buildViewTabs(settings);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     // (the help panel takes its width from the views, not from the settings, whose fields it clipped)
@@ -91,113 +92,23 @@ void MainWindow::buildUi(const AppSettings& settings) {
     new InputGuards(this);  // wheel only in the focused field; the window's shortcuts from any field
 }
 
-// Input, variant, compared variants, Q/K/V source, Run and Cancel: a column that scrolls.
+// Input, variant, compared variants, Q/K/V source, Run and Cancel (RunSettingsPanel).
 QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
-    auto* left = new QWidget(this);
-    auto* leftLayout = new QVBoxLayout(left);
-
-    auto* inputBox = new QGroupBox(tr("Input"), left);
-    auto* inputLayout = new QVBoxLayout(inputBox);
-    m_text = new QPlainTextEdit(inputBox);
-    m_text->setPlainText(m_options.initialText.isNull() ? sampleText() : m_options.initialText);
-    m_text->setPlaceholderText(tr("Paste text here, then press Run (F5)."));
-    if (!m_options.autosavePath.isEmpty()) m_autosave = new TextAutosave(m_text, m_options.autosavePath, 1500, this);
-    inputLayout->addWidget(m_text, 1);
-    auto* tokenizerRow = new QFormLayout;
-    m_tokenizerCombo = new QComboBox(inputBox);
-    m_tokenizerCombo->addItem(QStringLiteral("words"), static_cast<int>(TokenizerKind::Words));
-    m_tokenizerCombo->addItem(QStringLiteral("chars"), static_cast<int>(TokenizerKind::Chars));
-    m_tokenizerCombo->addItem(QStringLiteral("bytes"), static_cast<int>(TokenizerKind::Bytes));
-    m_tokenizerCombo->setCurrentIndex(std::max(0, m_tokenizerCombo->findText(settings.tokenizer)));
-    m_tokenizerCombo->setToolTip(
-        tr("words: runs of letters and digits, each punctuation mark alone; chars: code points; "
-           "bytes: UTF-8 bytes"));
-    // With a model the model's own tokenizer is named instead of the combo (which keeps the choice).
-    m_modelTokenizer = new QLabel(inputBox);
-    m_modelTokenizer->setTextFormat(Qt::PlainText);
-    m_modelTokenizer->setVisible(false);
-    auto* tokenizerField = new QHBoxLayout;
-    tokenizerField->setContentsMargins(0, 0, 0, 0);
-    tokenizerField->addWidget(m_tokenizerCombo, 1);
-    tokenizerField->addWidget(m_modelTokenizer, 1);
-    tokenizerRow->addRow(tr("Tokenizer"), tokenizerField);
-    inputLayout->addLayout(tokenizerRow);
-    leftLayout->addWidget(inputBox, 1);
-
-    auto* variantBox = new QGroupBox(tr("Attention variant"), left);
-    auto* variantLayout = new QVBoxLayout(variantBox);
-    m_variantCombo = new QComboBox(variantBox);
-    variantLayout->addWidget(m_variantCombo);
-    m_variantInfo = new QLabel(variantBox);
-    m_variantInfo->setTextFormat(Qt::PlainText);  // schema text is shown as data, never as HTML
-    m_variantInfo->setWordWrap(true);
-    m_variantInfo->setForegroundRole(QPalette::PlaceholderText);
-    variantLayout->addWidget(m_variantInfo);
-    m_paramForm = new views::ParamForm(variantBox);
-    connect(m_paramForm, &views::ParamForm::notice, this, [this](const QString& text) { setStatusMessage(text); });
-    variantLayout->addWidget(m_paramForm);
-    leftLayout->addWidget(variantBox);
-    connect(m_variantCombo, &QComboBox::currentIndexChanged, this, &MainWindow::uiVariantChanged);
-
-    // The second variant is part of the request only while the Compare tab is shown, so the
-    // other tabs do not pay for it.
-    auto* compareBox = new QGroupBox(tr("Compare with (Compare tab)"), left);
-    auto* compareLayout = new QVBoxLayout(compareBox);
-    m_compareEditor = new CompareVariantsEditor(compareBox);
-    compareLayout->addWidget(m_compareEditor);
-    leftLayout->addWidget(compareBox);
-    m_compareCombo = m_compareEditor->combo(0);
-    m_compareForm = m_compareEditor->form(0);
-    connect(m_compareEditor, &CompareVariantsEditor::changed, this, &MainWindow::uiCompareVariantChanged);
-
-    auto* projectionBox = new QGroupBox(tr("Q, K, V: seeded random projections"), left);
-    m_projectionBox = projectionBox;  // hidden while a model layer supplies Q, K, V
-    auto* projectionLayout = new QFormLayout(projectionBox);
-    // (a value typed outside the range becomes the nearest allowed one, and the status bar says so)
-    const auto clampingSpin = [this, projectionBox](const QString& field, int lo, int hi, int value) {
-        auto* box = new views::ClampingSpinBox(projectionBox);
-        box->setRange(lo, hi);
-        box->setValue(value);
-        connect(box, &views::ClampingSpinBox::clamped, this, [this, field](qlonglong typed, int used) {
-            setStatusMessage(views::clampNotice(field, typed, used));
-        });
-        return box;
-    };
-    m_headsSpin = clampingSpin(tr("Heads"), 1, 64, settings.heads);
-    m_headDimSpin = clampingSpin(tr("Head dim"), 1, 1024, settings.headDim);
-    m_seedSpin = clampingSpin(tr("Seed"), 0, std::numeric_limits<int>::max(), settings.seed);
-    projectionLayout->addRow(tr("Heads"), m_headsSpin);
-    projectionLayout->addRow(tr("Head dim"), m_headDimSpin);
-    projectionLayout->addRow(tr("Seed"), m_seedSpin);
-    leftLayout->addWidget(projectionBox);
-    buildModelSourceUi(leftLayout);  // Q/K/V from a model layer instead (main_window_model.cpp)
-
-    auto* buttons = new QHBoxLayout;
-    m_runButton = new QPushButton(tr("Run"), left);
-    m_runButton->setDefault(true);
-    m_cancelButton = new QPushButton(tr("Cancel"), left);
-    buttons->addWidget(m_runButton, 1);
-    buttons->addWidget(m_cancelButton);
-    connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runNow);
-    connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
-
-
-    // The settings scroll when the window is shorter than they are (squeezed below their size,
-    // the parameter forms' rows were drawn on top of each other); Run and Cancel stay in view.
-    auto* leftColumn = new QWidget(this);
-    auto* leftColumnLayout = new QVBoxLayout(leftColumn);
-    leftColumnLayout->setContentsMargins(0, 0, 0, 0);
-    auto* leftScroll = new QScrollArea(leftColumn);
-    leftScroll->setWidget(left);
-    leftScroll->setWidgetResizable(true);
-    // Never sideways: with word-wrapped labels the content was laid out before the vertical bar
-    // took its width, and a horizontal bar appeared for those few pixels.
-    leftScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    leftScroll->setFrameShape(QFrame::NoFrame);
-    leftColumnLayout->addWidget(leftScroll, 1);
-    buttons->setContentsMargins(9, 0, 9, 6);
-    leftColumnLayout->addLayout(buttons);
-    return leftColumn;
+    RunSettingsPanel::Initial initial;
+    initial.text = m_options.initialText.isNull() ? sampleText() : m_options.initialText;
+    initial.tokenizer = settings.tokenizer;
+    initial.heads = settings.heads;
+    initial.headDim = settings.headDim;
+    initial.seed = settings.seed;
+    m_inputs = new RunSettingsPanel(initial, this);
+    if (!m_options.autosavePath.isEmpty()) m_autosave = new TextAutosave(m_inputs->text(), m_options.autosavePath, 1500, this);
+    connect(m_inputs, &RunSettingsPanel::notice, this, [this](const QString& text) { setStatusMessage(text); });
+    connect(m_inputs->variantCombo(), &QComboBox::currentIndexChanged, this, &MainWindow::uiVariantChanged);
+    connect(m_inputs->compareEditor(), &CompareVariantsEditor::changed, this, &MainWindow::uiCompareVariantChanged);
+    connect(m_inputs->runButton(), &QPushButton::clicked, this, &MainWindow::runNow);
+    connect(m_inputs->cancelButton(), &QPushButton::clicked, this, &MainWindow::cancelRun);
+    buildModelSourceUi();  // Q/K/V from a model layer instead (main_window_model.cpp)
+    return m_inputs;
 }
 
 // The heads grid above the view tabs; the result tabs registered for the window's loops.

@@ -1,0 +1,90 @@
+#pragma once
+// The window's left column: the input text and its tokenizer, the attention variant and its
+// form, the compared variants, the seeded random projections (or, below them, where a model
+// supplies Q, K, V) and Run / Cancel. It scrolls when the window is short; Run and Cancel stay in
+// view. It holds the choices a run is made from and says nothing about how runs are made.
+
+#include <attnscope/types.h>
+
+#include <QString>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QVBoxLayout;
+
+namespace attnscope::views {
+class ParamForm;
+}
+
+namespace attnscope::app {
+
+class CompareVariantsEditor;
+
+class RunSettingsPanel : public QWidget {
+    Q_OBJECT
+public:
+    /// What the column starts with (the settings of the last session and the input text).
+    struct Initial {
+        QString text;
+        QString tokenizer;  ///< "words", "chars" or "bytes"
+        int heads = 4, headDim = 32, seed = 0;
+    };
+    explicit RunSettingsPanel(const Initial& initial, QWidget* parent = nullptr);
+
+    QPlainTextEdit* text() const { return m_text; }
+    QComboBox* tokenizerCombo() const { return m_tokenizerCombo; }
+    QComboBox* variantCombo() const { return m_variantCombo; }
+    /// The chosen variant's summary and paper, as plain text.
+    QLabel* variantInfo() const { return m_variantInfo; }
+    views::ParamForm* paramForm() const { return m_paramForm; }
+    /// Every compared variant (row 0 is the "Compare with" choice).
+    CompareVariantsEditor* compareEditor() const { return m_compareEditor; }
+    QSpinBox* headsSpin() const { return m_headsSpin; }
+    QSpinBox* headDimSpin() const { return m_headDimSpin; }
+    QSpinBox* seedSpin() const { return m_seedSpin; }
+    QPushButton* runButton() const { return m_runButton; }
+    QPushButton* cancelButton() const { return m_cancelButton; }
+
+    /// Puts `widget` below the projections (the model source panel).
+    void addSourceWidget(QWidget* widget);
+    /// With a model the model's own tokenizer (named `tokenizerName`) and projections replace
+    /// the column's, which keep their values for random projections.
+    void showModelSource(bool model, const QString& tokenizerName = {});
+
+    /// The seeded random projections the column shows.
+    engine::ProjectionSpec projection() const;
+    /// The input text, tokenizer and projections of a request as the column shows them.
+    void fillRequest(engine::RunRequest& request) const;
+
+Q_SIGNALS:
+    /// A message for the status bar (a typed value clamped into range, a form's note).
+    void notice(const QString& text);
+
+private:
+    QWidget* buildInputBox(const Initial& initial);
+    QWidget* buildVariantBox();
+    QWidget* buildCompareBox();
+    QWidget* buildProjectionBox(const Initial& initial);
+
+    QWidget* m_content = nullptr;
+    QVBoxLayout* m_contentLayout = nullptr;
+    QPlainTextEdit* m_text = nullptr;
+    QComboBox* m_tokenizerCombo = nullptr;
+    QLabel* m_modelTokenizer = nullptr;
+    QComboBox* m_variantCombo = nullptr;
+    QLabel* m_variantInfo = nullptr;
+    views::ParamForm* m_paramForm = nullptr;
+    CompareVariantsEditor* m_compareEditor = nullptr;
+    QWidget* m_projectionBox = nullptr;
+    QSpinBox* m_headsSpin = nullptr;  // (ClampingSpinBox, as the two below)
+    QSpinBox* m_headDimSpin = nullptr;
+    QSpinBox* m_seedSpin = nullptr;
+    QPushButton* m_runButton = nullptr;
+    QPushButton* m_cancelButton = nullptr;
+};
+
+}  // namespace attnscope::app
