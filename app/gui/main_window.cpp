@@ -1,4 +1,5 @@
 #include "gui/main_window.h"
+#include "gui/run_status_bar.h"
 #include "gui/run_settings_panel.h"
 #include "common/run_plan.h"
 
@@ -71,11 +72,6 @@ using engine::TokenizerKind;
 
 namespace {
 
-QString formatSeconds(double seconds) {
-    if (seconds < 1e-3) return QObject::tr("%1 µs").arg(seconds * 1e6, 0, 'f', 0);
-    if (seconds < 1.0) return QObject::tr("%1 ms").arg(seconds * 1e3, 0, 'f', 1);
-    return QObject::tr("%1 s").arg(seconds, 0, 'f', 2);
-}
 
 }  // namespace
 
@@ -221,16 +217,9 @@ AppSettings MainWindow::settings() const {
     return s;
 }
 
-QString MainWindow::statusText() const { return m_statusMessage->text(); }
+QString MainWindow::statusText() const { return m_status->message(); }
 
-void MainWindow::setStatusMessage(const QString& text, const QString& details) {
-    m_statusMessage->setText(text);
-    // The whole message on hover (the bar shows one line of it), its details when it has them.
-    const QString tip = details.isEmpty() ? text : text + QStringLiteral("\n\n") + details;
-    m_statusMessage->setToolTip(
-        tip.isEmpty() ? QString() : QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(tip.toHtmlEscaped()));
-    m_notices->add(text, details);
-}
+void MainWindow::setStatusMessage(const QString& text, const QString& details) { m_status->setMessage(text, details); }
 
 void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>& variants) {
     m_variants = variants;
@@ -392,9 +381,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
     m_currentJob = m_runner->requestRun(std::move(request));
     m_currentJobByUser = userInitiated;
     m_runSignature = inputSignature();
-    m_progress->setValue(0);
-    m_progress->setVisible(false);
-    m_progressDelay->start();
+    m_status->runStarted();
     setStatusMessage(tr("Running…"));
     uiRunStateChanged(true);
     return m_currentJob;
@@ -415,16 +402,12 @@ void MainWindow::uiRunStateChanged(bool running) {
     m_cancelAction->setEnabled(running || (m_scalingJob && m_scalingJob->isRunning()) ||
                                (m_evalSpeedJob && m_evalSpeedJob->isRunning()) ||
                                (m_modelSource && m_modelSource->isAnalyzing()));
-    if (!running) {
-        m_progressDelay->stop();
-        m_progress->setVisible(false);
-    }
+    if (!running) m_status->runEnded();
 }
 
 void MainWindow::uiShowProgress(quint64 job, int permille, const QString& stage) {
     if (job != m_currentJob && job != m_curveJob) return;
-    m_progress->setValue(permille);
-    m_progress->setFormat(tr("%1 %p%").arg(stage));
+    m_status->setProgress(permille, stage);
 }
 
 void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result) {
@@ -465,9 +448,7 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
         seconds += r.counters.seconds;
         peak = std::max(peak, r.counters.peakBytes);
     }
-    m_timeLabel->setText(tr("attention %1").arg(formatSeconds(seconds)));
-    m_memoryLabel->setText(
-        tr("peak %1").arg(QLocale().formattedDataSize(static_cast<qint64>(peak), 1, QLocale::DataSizeIecFormat)));
+    m_status->setCounters(seconds, peak);
     const QString tokenizer = QString::fromLatin1(engine::tokenizerName(m_result->input.kind));
     const QString summary = m_result->n == 1
                                 ? tr("1 token (%1), %2 heads").arg(tokenizer).arg(heads)

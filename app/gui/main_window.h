@@ -23,15 +23,11 @@
 
 class QAction;
 class QComboBox;
-class QLabel;
 class QMenu;
 class QMimeData;
 class QPlainTextEdit;
-class QProgressBar;
 class QSpinBox;
 class QTabWidget;
-class QTimer;
-class QToolButton;
 
 namespace attnscope::views {
 class CompareView;
@@ -62,6 +58,7 @@ class EvalSpeedJob;
 class RandomProjectionBanner;
 class RecentFilesMenu;
 class RunSettingsPanel;
+class RunStatusBar;
 class ModelSource;
 class ModelSourcePanel;
 struct SessionState;
@@ -346,11 +343,11 @@ private:
     views::HeadsGrid* m_headsGrid = nullptr;
     views::HelpPanel* m_help = nullptr;
     views::NoticesPanel* m_notices = nullptr;
+    RunStatusBar* m_status = nullptr;  // message, progress, counters, out-of-date mark
     TokenFindBar* m_findBar = nullptr;
     TourPanel* m_tour = nullptr;
     QVector<int> m_found;  // Find Token's tokens, in order
     int m_foundIndex = -1;
-    QToolButton* m_noticesButton = nullptr;
     views::MaskView* m_maskView = nullptr;
     views::TokenLinks* m_tokenLinks = nullptr;
     TextAutosave* m_autosave = nullptr;
@@ -373,16 +370,10 @@ private:
     views::HeadAtlasView* m_atlasView = nullptr;
     int m_pendingModelLayer = -1;  // Options::modelLayer or a session's, applied when the model opens
     std::map<std::string, engine::ParamValues> m_modelVariantDefaults;  // of the open model
-    QLabel* m_outOfDate = nullptr;
     QString m_runSignature;    // inputs of the run in flight
     QString m_shownSignature;  // inputs of the result the views show
     QString m_pendingModelFolder;  // the folder opening last (openModelFolder)
     QString m_preferredCompare = QString::fromStdString(defaultComparedVariant());
-    QLabel* m_statusMessage = nullptr;
-    QLabel* m_timeLabel = nullptr;
-    QLabel* m_memoryLabel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QTimer* m_progressDelay = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
 

@@ -7,6 +7,7 @@
 
 #include "common/run_plan.h"
 #include "gui/engine_runner.h"
+#include "gui/run_status_bar.h"
 
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
@@ -42,8 +43,7 @@ void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramN
     m_curveParam = paramName;
     m_curveValues = values;
     m_curveJob = m_runner->requestRun(std::move(request));
-    m_progress->setValue(0);
-    m_progressDelay->start();
+    m_status->runStarted();
     setStatusMessage(tr("Computing the error curve of %1 (%2 runs)…").arg(variantId).arg(values.size()));
     uiRunStateChanged(true);
 }

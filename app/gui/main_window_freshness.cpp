@@ -3,6 +3,7 @@
 // the status bar until the next run.
 
 #include "gui/main_window.h"
+#include "gui/run_status_bar.h"
 #include "gui/run_settings_panel.h"
 
 #include "gui/model_source.h"
@@ -31,12 +32,6 @@ QString MainWindow::inputSignature() const {
 }
 
 void MainWindow::buildFreshnessMark() {
-    m_outOfDate = new QLabel(tr("<b>Out of date</b> — the views show the last run; press Run (F5)"), this);
-    m_outOfDate->setObjectName(QStringLiteral("outOfDate"));
-    m_outOfDate->setToolTip(tr("The input, the variant or its parameters changed after the run the views show"));
-    m_outOfDate->setContentsMargins(6, 0, 6, 0);
-    m_outOfDate->setVisible(false);
-    statusBar()->addPermanentWidget(m_outOfDate);
     const auto check = [this] { uiUpdateFreshness(); };
     connect(m_inputs->text(), &QPlainTextEdit::textChanged, this, check);
     connect(m_inputs->tokenizerCombo(), &QComboBox::currentIndexChanged, this, check);
@@ -47,10 +42,10 @@ void MainWindow::buildFreshnessMark() {
 }
 
 void MainWindow::uiUpdateFreshness() {
-    if (!m_outOfDate) return;
-    m_outOfDate->setVisible(m_result && !m_shownSignature.isEmpty() && inputSignature() != m_shownSignature);
+    if (!m_status) return;
+    m_status->setOutOfDate(m_result && !m_shownSignature.isEmpty() && inputSignature() != m_shownSignature);
 }
 
-bool MainWindow::resultOutOfDate() const { return m_outOfDate && !m_outOfDate->isHidden(); }
+bool MainWindow::resultOutOfDate() const { return m_status && m_status->outOfDate(); }
 
 }  // namespace attnscope::app

@@ -11,6 +11,7 @@
 #include "gui/model_source.h"
 #include "gui/random_projection_banner.h"
 #include "gui/run_settings_panel.h"
+#include "gui/run_status_bar.h"
 #include "gui/to_gui.h"
 #include "gui/scaling_job.h"
 #include "gui/export/export_controller.h"
@@ -68,10 +69,6 @@
 namespace attnscope::app {
 
 using engine::TokenizerKind;
-
-namespace {
-constexpr int kProgressDelayMs = 500;  // FORMATS.md §5: show progress only for runs that take a while
-}  // namespace
 
 void MainWindow::buildUi(const AppSettings& settings) {
     QWidget* settingsColumn = buildSettingsColumn(settings);
@@ -215,43 +212,11 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
 
 // Message (warnings, errors), progress, time and memory of the last run.
 void MainWindow::buildStatusBar() {
-    m_statusMessage = new views::ElidedLabel(this);  // plain text: engine messages may quote user input
     m_notices = new views::NoticesPanel(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_notices);
     m_notices->hide();
-    m_noticesButton = new QToolButton(this);
-    m_noticesButton->setAutoRaise(true);
-    m_noticesButton->setToolTip(tr("Every message of this session, whole (View ▸ Messages, Ctrl+Shift+L)"));
-    m_noticesButton->setVisible(false);
-    connect(m_noticesButton, &QToolButton::clicked, m_notices, [this] {
-        m_notices->show();
-        m_notices->raise();
-    });
-    connect(m_notices, &views::NoticesPanel::countChanged, this, [this](int count) {
-        m_noticesButton->setText(tr("Messages (%1)").arg(count));
-        m_noticesButton->setVisible(count > 0);
-    });
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(220);
-    m_progress->setVisible(false);
-    m_timeLabel = new QLabel(this);
-    m_timeLabel->setToolTip(tr("Wall time of the attention computation (no tokenizing, no projections)"));
-    m_memoryLabel = new QLabel(this);
-    m_memoryLabel->setToolTip(tr("Peak bytes of engine-owned buffers during the run"));
-    for (QLabel* label : {m_statusMessage, m_timeLabel, m_memoryLabel}) label->setContentsMargins(6, 0, 6, 0);
-    statusBar()->addWidget(m_statusMessage, 1);
-    statusBar()->addPermanentWidget(m_noticesButton);
-    statusBar()->addPermanentWidget(m_progress);
-    statusBar()->addPermanentWidget(m_timeLabel);
-    statusBar()->addPermanentWidget(m_memoryLabel);
+    m_status = new RunStatusBar(statusBar(), m_notices, [this] { return m_runner->isRunning(); }, this);
     buildFreshnessMark();
-    m_progressDelay = new QTimer(this);
-    m_progressDelay->setSingleShot(true);
-    m_progressDelay->setInterval(kProgressDelayMs);
-    connect(m_progressDelay, &QTimer::timeout, this, [this] {
-        if (m_runner->isRunning()) m_progress->setVisible(true);
-    });
 }
 
 }  // namespace attnscope::app
