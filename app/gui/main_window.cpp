@@ -7,6 +7,7 @@
 #include <attnscope/variant_catalog.h>
 
 #include "gui/compare_variants_editor.h"
+#include "gui/document_controller.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/eval_speed_job.h"
@@ -80,6 +81,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     // "--compare a,b,c": the first row takes a; the rest get rows once the variants are known.
     if (!options.compareVariant.isEmpty()) m_preferredCompare = options.compareVariant.section(QLatin1Char(','), 0, 0).trimmed();
     buildUi(settings);
+    buildDocuments();
     showView(options.initialView);  // before the variants are known: starts no run
     buildActions();
     uiRestoreHabits(settings);
@@ -129,7 +131,7 @@ QHash<QString, QString> MainWindow::variantNames() const {
 
 void MainWindow::buildActions() {
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-    buildSessionActions(fileMenu);  // Open Session (Ctrl+O), Save Session (Ctrl+S), Save As, Recent
+    m_documents->addActions(fileMenu);  // Open Session (Ctrl+O), Save Session (Ctrl+S), Save As, Recent
     QAction* open = fileMenu->addAction(tr("Open &Text…"), this, &MainWindow::openTextFile);
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     buildModelActions(fileMenu);

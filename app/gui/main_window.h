@@ -56,7 +56,7 @@ class CompareVariantsEditor;
 class ScalingJob;
 class EvalSpeedJob;
 class RandomProjectionBanner;
-class RecentFilesMenu;
+class DocumentController;
 class RunSettingsPanel;
 class RunStatusBar;
 class ModelSource;
@@ -163,7 +163,7 @@ public:
     QString openPath(const QString& path);
     /// Saves the session to `path`, which becomes the current session file. Empty on success.
     QString saveSessionTo(const QString& path);
-    QString sessionPath() const { return m_sessionPath; }
+    QString sessionPath() const;
     QStringList recentFiles() const;
     QMenu* recentMenu() const;
     QString themeName() const { return m_theme; }
@@ -186,10 +186,6 @@ public Q_SLOTS:
     void showNextHead();
     void showPreviousHead();
     void openTextFile();
-    void openSessionInteractive();
-    /// Ctrl+S: to the current session file, or asks for one.
-    void saveSession();
-    void saveSessionAs();
     /// "light" or "dark": Fusion palettes for the whole application; plots follow.
     void setTheme(const QString& name);
     /// Switches the view tab. The Compare tab runs both variants in one request when the shown
@@ -223,7 +219,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void buildSessionActions(QMenu* fileMenu);
+    /// File ▸ Open / Save Session, Recent and drops (DocumentController).
+    void buildDocuments();
     void buildThemeActions(QMenu* viewMenu);
     /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.
     void buildHelpActions();
@@ -235,9 +232,6 @@ private:
     void uiGoToFoundToken(int step);
     void uiUpdateHelp();
     void uiRestoreHabits(const AppSettings& settings);
-    /// Handles a drop of files or text; true when it was ours.
-    bool uiDrop(const QMimeData* mime);
-    void uiReportOpenError(const QString& message);
     void buildUi(const AppSettings& settings);
     QWidget* buildSettingsColumn(const AppSettings& settings);
     QWidget* buildViewTabs(const AppSettings& settings);
@@ -251,8 +245,6 @@ private:
     /// The window title names where the text came from, marked "(edited)" once it differs.
     void uiSetSourceTitle(const QString& name);
     void uiUpdateTitle();
-    /// Reports a file that is not UTF-8 text and (with dialogs) offers openTextWithReplacement.
-    void uiOfferReplacement(const QString& path, const QString& message);
     /// Fills the compared-variant rows and the cost view's variant list from m_variants.
     void uiShowExplorerVariants();
     /// Appends the compared variants and, when none is `full`, exact softmax for the error summary.
@@ -318,6 +310,7 @@ private:
 
     EngineRunner* m_runner = nullptr;
     RunSettingsPanel* m_inputs = nullptr;  // the left column: input, variants, projections, Run
+    DocumentController* m_documents = nullptr;  // sessions, text files, Recent, drops
     ExportController* m_export = nullptr;
     Options m_options;
     QString m_preferredVariant;
@@ -377,8 +370,6 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
 
-    QString m_sessionPath;  // the file Ctrl+S writes; empty until a session was opened or saved
-    RecentFilesMenu* m_recentFiles = nullptr;  // File → Recent
     QString m_theme = QStringLiteral("light");
     QAction* m_lightThemeAction = nullptr;
     QAction* m_darkThemeAction = nullptr;

@@ -1,17 +1,18 @@
-// MainWindow's session, recent-file, drag-and-drop and theme handling, kept apart from the
-// window's layout and run logic (main_window.cpp). The file formats live in session.* and
-// param_json.*; this file only moves values between them and the widgets.
+// MainWindow's sessions (what they hold, read from and applied to the widgets), the window
+// title, drops and the theme, kept apart from the window's layout and run logic
+// (main_window.cpp). Files go in and out through DocumentController; the file formats live in
+// session.* and param_json.*.
 
 #include "gui/main_window.h"
 #include "gui/run_settings_panel.h"
 
-#include <attnscope/tokenize.h>
 
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
 #include "gui/palette.h"
+#include "gui/document_controller.h"
 #include "gui/recent_files_menu.h"
 #include "gui/param_json.h"
 #include "gui/session.h"
@@ -29,37 +30,16 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QKeySequence>
 #include <QMenu>
-#include <QMessageBox>
-#include <QPushButton>
 #include <QMimeData>
 #include <QPlainTextEdit>
-#include <QSettings>
 #include <QSpinBox>
-#include <QUrl>
 
 #include <algorithm>
 
 namespace attnscope::app {
 
 namespace {
-
-/// Where a file stops being UTF-8 text: "a NUL byte at byte offset 12" or "invalid UTF-8 at
-/// byte offset 3 (0xFF)", as the command line reports it.
-QString describeNonText(const QByteArray& bytes) {
-    const std::string text(bytes.constData(), static_cast<std::size_t>(bytes.size()));
-    const qsizetype nul = bytes.indexOf('\0');
-    const std::int64_t invalid = engine::findInvalidUtf8(text);
-    if (nul >= 0 && (invalid < 0 || nul < invalid))
-        return QObject::tr("a NUL byte at byte offset %1").arg(nul);
-    if (invalid < 0) return QObject::tr("it is not text");
-    return QObject::tr("invalid UTF-8 at byte offset %1 (0x%2)")
-        .arg(invalid)
-        .arg(static_cast<unsigned char>(bytes.at(static_cast<qsizetype>(invalid))), 2, 16, QLatin1Char('0'));
-}
 
 const QStringList& viewNames() {
     // Indexed by MainWindow::View.
@@ -76,19 +56,6 @@ const engine::VariantInfo* findInfo(const std::vector<engine::VariantInfo>& vari
 
 }  // namespace
 
-void MainWindow::buildSessionActions(QMenu* fileMenu) {
-    QAction* open = fileMenu->addAction(tr("&Open Session…"), this, &MainWindow::openSessionInteractive);
-    open->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
-    open->setToolTip(tr("Open a session file, or a text file as input"));
-    QAction* save = fileMenu->addAction(tr("&Save Session"), this, &MainWindow::saveSession);
-    save->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
-    QAction* saveAs = fileMenu->addAction(tr("Save Session &As…"), this, &MainWindow::saveSessionAs);
-    saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    m_recentFiles = new RecentFilesMenu(fileMenu->addMenu(tr("&Recent")), m_options.persistRecentFiles, this);
-    connect(m_recentFiles, &RecentFilesMenu::openRequested, this, [this](const QString& path) { openPath(path); });
-    fileMenu->addSeparator();
-}
-
 void MainWindow::buildThemeActions(QMenu* viewMenu) {
     viewMenu->addSeparator();
     QMenu* themeMenu = viewMenu->addMenu(tr("&Theme"));
@@ -103,7 +70,7 @@ void MainWindow::buildThemeActions(QMenu* viewMenu) {
 }
 
 void MainWindow::uiRestoreHabits(const AppSettings& settings) {
-    m_recentFiles->setPaths(settings.recentFiles);
+    m_documents->recentFiles()->setPaths(settings.recentFiles);
     setAcceptDrops(true);
     // The editor would insert a dropped file's URL as text: files dropped on it open instead.
     m_inputs->text()->viewport()->installEventFilter(this);
@@ -121,9 +88,28 @@ void MainWindow::setTheme(const QString& name) {
     if (m_darkThemeAction) m_darkThemeAction->setChecked(theme == Theme::Dark);
 }
 
-QStringList MainWindow::recentFiles() const { return m_recentFiles->paths(); }
+void MainWindow::buildDocuments() {
+    DocumentController::Host host;
+    host.captureSession = [this] { return captureSession(); };
+    host.applySession = [this](const SessionState& session) { return applySession(session); };
+    host.openModelPath = [this](const QString& path) { return uiOpenModelPath(path); };
+    host.useText = [this](const QString& text, const QString& source, const QString& title) {
+        m_inputs->text()->setPlainText(text);
+        m_options.textSource = source;
+        uiSetSourceTitle(title);
+        uiStartRun(true);
+    };
+    host.nameSession = [this](const QString& name) { uiSetSourceTitle(name); };
+    host.report = [this](const QString& text, const QString& details) { setStatusMessage(text, details); };
+    m_documents = new DocumentController(this, std::move(host), m_options.persistRecentFiles, m_options.showErrorDialogs);
+}
 
-QMenu* MainWindow::recentMenu() const { return m_recentFiles->menu(); }
+QString MainWindow::openPath(const QString& path) { return m_documents->openPath(path); }
+QString MainWindow::openTextWithReplacement(const QString& path) { return m_documents->openTextWithReplacement(path); }
+QString MainWindow::saveSessionTo(const QString& path) { return m_documents->saveSessionTo(path); }
+QString MainWindow::sessionPath() const { return m_documents->sessionPath(); }
+QStringList MainWindow::recentFiles() const { return m_documents->recentFiles()->paths(); }
+QMenu* MainWindow::recentMenu() const { return m_documents->recentFiles()->menu(); }
 
 SessionState MainWindow::captureSession() const {
     SessionState s;
@@ -250,93 +236,6 @@ QString MainWindow::applySession(const SessionState& session) {
     return {};
 }
 
-void MainWindow::uiReportOpenError(const QString& message) {
-    setStatusMessage(message, message);
-    if (!m_options.showErrorDialogs) return;
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open"), message, QMessageBox::Ok, this);
-    box->setTextFormat(Qt::PlainText);  // file names and JSON errors are shown as data
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
-}
-
-QString MainWindow::openPath(const QString& path) {
-    if (const auto model = uiOpenModelPath(path)) return *model;  // model folders: main_window_model.cpp
-    QString error;
-    const auto bytes = Session::readFile(path, &error);
-    if (!bytes) {
-        uiReportOpenError(error);
-        return error;
-    }
-    const QString name = QFileInfo(path).fileName();
-    switch (Session::classify(*bytes)) {
-    case FileKind::Binary:
-        error = tr("%1 is neither text nor an AttnScope session: %2. Nothing was changed.").arg(name, describeNonText(*bytes));
-        uiOfferReplacement(path, error);
-        return error;
-    case FileKind::Session: {
-        const auto session = Session::parse(*bytes, name, &error);
-        if (session) error = applySession(*session);
-        if (!error.isEmpty()) {
-            uiReportOpenError(error);
-            return error;
-        }
-        m_sessionPath = QFileInfo(path).absoluteFilePath();
-        uiSetSourceTitle(name);
-        m_recentFiles->remember(path);
-        setStatusMessage(tr("Opened the session %1.").arg(name));
-        return {};
-    }
-    case FileKind::Text:
-        m_inputs->text()->setPlainText(QString::fromUtf8(*bytes));
-        m_options.textSource = name;
-        uiSetSourceTitle(name);
-        m_recentFiles->remember(path);
-        uiStartRun(true);
-        return {};
-    }
-    return {};
-}
-
-QString MainWindow::openTextWithReplacement(const QString& path) {
-    QString error;
-    const auto bytes = Session::readFile(path, &error);
-    if (!bytes) {
-        uiReportOpenError(error);
-        return error;
-    }
-    // Invalid sequences become U+FFFD as the decoder reads them; NUL bytes too (an editor shows
-    // nothing for them).
-    const qsizetype already = bytes->count(QByteArrayLiteral("\xEF\xBF\xBD"));  // U+FFFD in the file itself
-    QString text = QString::fromUtf8(*bytes);
-    text.replace(QChar(0), QChar(0xFFFD));
-    const qsizetype replaced = text.count(QChar(0xFFFD)) - already;
-    const QString name = QFileInfo(path).fileName();
-    m_inputs->text()->setPlainText(text);
-    m_options.textSource = name;
-    uiSetSourceTitle(tr("%1 (repaired)").arg(name));
-    m_recentFiles->remember(path);
-    uiStartRun(true);
-    // (after starting the run, whose "Running…" would hide it)
-    const QString count = replaced == 1 ? tr("1 replacement character") : tr("%1 replacement characters").arg(replaced);
-    setStatusMessage(tr("Opened %1 with %2 (U+FFFD) for bytes that were not UTF-8.").arg(name, count));
-    return {};
-}
-
-void MainWindow::uiOfferReplacement(const QString& path, const QString& message) {
-    setStatusMessage(message, message);
-    if (!m_options.showErrorDialogs) return;
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Not UTF-8 text"), message, QMessageBox::Cancel, this);
-    box->setTextFormat(Qt::PlainText);
-    box->setInformativeText(tr("It can be opened with a replacement character (U+FFFD) for every byte that is not UTF-8."));
-    QPushButton* replace = box->addButton(tr("Open with Replacement Characters"), QMessageBox::AcceptRole);
-    box->setDefaultButton(QMessageBox::Cancel);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    connect(box, &QMessageBox::buttonClicked, this, [this, path, replace](QAbstractButton* button) {
-        if (button == replace) openTextWithReplacement(path);
-    });
-    box->open();
-}
-
 void MainWindow::uiSetSourceTitle(const QString& name) {
     m_titleSource = name;
     m_titleText = m_inputs->text()->toPlainText();
@@ -353,69 +252,12 @@ void MainWindow::uiUpdateTitle() {
     setWindowTitle(title);
 }
 
-QString MainWindow::saveSessionTo(const QString& path) {
-    const QString error = Session::write(path, captureSession());
-    if (!error.isEmpty()) {
-        uiReportOpenError(error);
-        return error;
-    }
-    m_sessionPath = QFileInfo(path).absoluteFilePath();
-    uiSetSourceTitle(QFileInfo(path).fileName());
-    m_recentFiles->remember(path);
-    setStatusMessage(tr("Saved the session to %1.").arg(QDir::toNativeSeparators(path)));
-    return {};
-}
-
-void MainWindow::openSessionInteractive() {
-    const QString folder = m_sessionPath.isEmpty() ? QString() : QFileInfo(m_sessionPath).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Session"), folder, tr("AttnScope sessions (*.json);;Text files (*.txt *.md);;All files (*)"));
-    if (!path.isEmpty()) openPath(path);
-}
-
-void MainWindow::saveSession() {
-    if (m_sessionPath.isEmpty()) {
-        saveSessionAs();
-        return;
-    }
-    saveSessionTo(m_sessionPath);
-}
-
-void MainWindow::saveSessionAs() {
-    const QString suggested = m_sessionPath.isEmpty() ? QDir::home().filePath(QStringLiteral("session.attnscope.json")) : m_sessionPath;
-    QString path = QFileDialog::getSaveFileName(this, tr("Save Session"), suggested, tr("AttnScope sessions (*.json)"));
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
-    saveSessionTo(path);
-}
-
-bool MainWindow::uiDrop(const QMimeData* mime) {
-    if (mime->hasUrls()) {
-        for (const QUrl& url : mime->urls()) {
-            if (url.isLocalFile()) {
-                openPath(url.toLocalFile());  // the first local file; reports its own errors
-                return true;
-            }
-        }
-        uiReportOpenError(tr("Only local files can be opened."));
-        return false;
-    }
-    if (mime->hasText()) {
-        m_inputs->text()->setPlainText(mime->text());
-        m_options.textSource = tr("dropped text");
-        uiSetSourceTitle(m_options.textSource);
-        uiStartRun(true);
-        return true;
-    }
-    return false;
-}
-
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     if (event->mimeData()->hasUrls() || event->mimeData()->hasText()) event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-    if (uiDrop(event->mimeData())) event->acceptProposedAction();
+    if (m_documents->drop(event->mimeData())) event->acceptProposedAction();
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
@@ -424,7 +266,7 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
         if (type == QEvent::DragEnter || type == QEvent::DragMove || type == QEvent::Drop) {
             auto* drag = static_cast<QDropEvent*>(event);  // QDragEnterEvent and QDragMoveEvent derive from it
             if (drag->mimeData()->hasUrls()) {
-                if (type == QEvent::Drop) uiDrop(drag->mimeData());
+                if (type == QEvent::Drop) m_documents->drop(drag->mimeData());
                 drag->acceptProposedAction();
                 return true;
             }
