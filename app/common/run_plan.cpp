@@ -3,6 +3,9 @@
 #include <attnscope/variant_catalog.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
 
 namespace attnscope::app {
 
@@ -53,6 +56,27 @@ std::vector<VariantRequest> errorCurveVariants(const std::string& variantId, con
     }
     out.push_back(exactReferenceLike(VariantRequest{variantId, base}));
     return out;
+}
+
+std::vector<const engine::CoverageSetting*> bestCoverageSettings(const engine::HeadAtlas& atlas, int layer, int head,
+                                                                 int count) {
+    std::vector<const engine::CoverageSetting*> chosen;
+    if (layer < 0 || head < 0 || layer >= atlas.layers || head >= atlas.heads) return chosen;
+    const auto at = static_cast<std::size_t>(layer * atlas.heads + head);
+    if (at >= atlas.metrics.size()) return chosen;
+    const std::vector<double>& errors = atlas.metrics[at].outputError;
+    const auto error = [&](std::size_t s) {
+        const double e = s < errors.size() ? errors[s] : std::nan("");
+        return std::isfinite(e) ? e : std::numeric_limits<double>::infinity();
+    };
+    std::vector<std::size_t> order(atlas.settings.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return error(a) < error(b); });
+    for (std::size_t s : order) {
+        if (static_cast<int>(chosen.size()) >= count || !std::isfinite(error(s))) break;
+        chosen.push_back(&atlas.settings[s]);
+    }
+    return chosen;
 }
 
 }  // namespace attnscope::app

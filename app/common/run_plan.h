@@ -2,6 +2,7 @@
 // Turning the window's or a recipe's choices into a request, in one Qt-free place: the exact
 // reference beside compared or approximating variants, the error curve's sweep.
 
+#include <attnscope/head_atlas.h>
 #include <attnscope/types.h>
 
 #include <string>
@@ -32,5 +33,11 @@ std::string defaultComparedVariant();
 /// then the exact reference (causal as `base`). Empty when the variant has no error curve.
 std::vector<engine::VariantRequest> errorCurveVariants(const std::string& variantId, const engine::ParamValues& base,
                                                        const std::vector<double>& values);
+
+/// The atlas's coverage settings that replace head (layer, head) best: lowest output error first,
+/// at most `count`; settings with no finite error there (not applicable at the atlas's length)
+/// are left out; an out-of-range head has none.
+std::vector<const engine::CoverageSetting*> bestCoverageSettings(const engine::HeadAtlas& atlas, int layer, int head,
+                                                                 int count);
 
 }  // namespace attnscope::app

@@ -3,6 +3,8 @@
 // variants). Kept apart from main_window.cpp so the checkpoint wiring stays in one place.
 
 #include "gui/main_window.h"
+
+#include "common/run_plan.h"
 #include "gui/run_settings_panel.h"
 
 #include <attnscope/variant_catalog.h>
@@ -41,13 +43,6 @@
 #include <numeric>
 
 namespace attnscope::app {
-
-namespace {
-
-/// Coverage settings the Compare tab shows beside `full` for a clicked head.
-constexpr int kComparedSettings = CompareVariantsEditor::kMaxRows;
-
-}  // namespace
 
 void MainWindow::buildModelSourceUi() {
     m_modelSource = new ModelSource(m_runner, this);
@@ -250,23 +245,8 @@ void MainWindow::uiCompareAtlasHead(int layer, int head) {
     if (!atlas || !m_modelSource->model()) return;
     // The settings that replace this head best (lowest output error), so the comparison shows
     // what the atlas suggests; settings that do not apply at this n are left out.
-    const auto& metrics = atlas->metrics[static_cast<std::size_t>(layer) * static_cast<std::size_t>(atlas->heads) +
-                                         static_cast<std::size_t>(head)];
-    std::vector<int> order(atlas->settings.size());
-    std::iota(order.begin(), order.end(), 0);
-    const auto error = [&](int s) {
-        const double e = s < static_cast<int>(metrics.outputError.size())
-                             ? metrics.outputError[static_cast<std::size_t>(s)]
-                             : std::nan("");
-        return std::isfinite(e) ? e : std::numeric_limits<double>::infinity();
-    };
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return error(a) < error(b); });
-    std::vector<const engine::CoverageSetting*> chosen;
-    for (int s : order) {
-        if (static_cast<int>(chosen.size()) >= kComparedSettings || !std::isfinite(error(s))) break;
-        const engine::CoverageSetting& setting = atlas->settings[static_cast<std::size_t>(s)];
-        if (m_inputs->variantCombo()->findData(QString::fromStdString(setting.variantId)) >= 0) chosen.push_back(&setting);
-    }
+    const std::vector<const engine::CoverageSetting*> chosen =
+        bestCoverageSettings(*atlas, layer, head, CompareVariantsEditor::kMaxRows);
     if (chosen.empty()) {
         setStatusMessage(tr("No coverage setting applies to layer %1, head %2 at this length.").arg(layer).arg(head));
         return;

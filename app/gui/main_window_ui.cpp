@@ -7,6 +7,7 @@
 #include <attnscope/result_roles.h>
 #include <attnscope/variant_catalog.h>
 #include "gui/compare_variants_editor.h"
+#include "gui/document_controller.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/random_projection_banner.h"
@@ -211,6 +212,76 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
 }
 
 // Message (warnings, errors), progress, time and memory of the last run.
+// The menus: File (sessions, text, model, exports), Run, View (heads, messages, find, theme), Help.
+void MainWindow::buildActions() {
+    QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+    m_documents->addActions(fileMenu);  // Open Session (Ctrl+O), Save Session (Ctrl+S), Save As, Recent
+    QAction* open = fileMenu->addAction(tr("Open &Text…"), this, &MainWindow::openTextFile);
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    buildModelActions(fileMenu);
+    fileMenu->addSeparator();
+    m_export = new ExportController(
+        this,
+        [this] {
+            // The figure is the shown tab as it will look: its result taken and its head pooled.
+            uiDeliverResult(currentView());
+            m_heatmap->finishPooling();
+            if (currentView() == View::Mask) m_maskView->finishBuilding();
+            if (currentView() == View::Compare) {
+                m_compareView->differenceMap();  // both wait for what is computed in the background
+                m_compareView->errorPanel();
+            }
+            return m_viewTabs->currentWidget();
+        },
+        [this] {
+            return FigureSubject::describe(m_viewTabs->currentWidget(), m_result, m_state->resultIndex(), m_state->layer(),
+                                           m_state->head(), variantNames());
+        },
+        m_options.showErrorDialogs);
+    connect(m_export, &ExportController::exported, this, [this](const QString& text) { setStatusMessage(text); });
+    connect(m_export, &ExportController::exportFailed, this, [this](const QString& text) { setStatusMessage(text, text); });
+    fileMenu->addAction(m_export->exportFigureAction());
+    fileMenu->addAction(m_export->exportSlideAction());
+    // The heads grid above the tabs: every head of the layer in one figure.
+    m_headsGrid->setObjectName(QStringLiteral("all heads"));
+    m_export->setAllHeads([this]() -> QWidget* { return m_headsGrid; },
+                          [this] {
+                              return FigureSubject::describe(m_headsGrid, m_result, m_state->resultIndex(), m_state->layer(),
+                                                             -1, variantNames());
+                          });
+    fileMenu->addAction(m_export->exportAllHeadsAction());
+    fileMenu->addAction(m_export->exportDataAction());
+    fileMenu->addAction(m_export->copyFigureAction());
+    fileMenu->addAction(tr("Export Star-Transformer C&ycles…"), this, &MainWindow::exportStarCyclesInteractive)
+        ->setToolTip(tr("One PNG per cycle of the star player and a strip of them all, for slides"));
+    fileMenu->addSeparator();
+    QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    m_runAction = runMenu->addAction(tr("&Run"), this, &MainWindow::runNow);
+    m_runAction->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
+    m_cancelAction = runMenu->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_inputs->runButton()->setToolTip(tr("Run (F5, Ctrl+R)"));
+    m_inputs->cancelButton()->setToolTip(tr("Cancel (Esc)"));
+
+    // NOTE: the text editor keeps Ctrl+Left/Right and PgUp/PgDn for itself while it has focus.
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    QAction* next = viewMenu->addAction(tr("&Next Head"), this, &MainWindow::showNextHead);
+    next->setShortcuts({QKeySequence(Qt::Key_PageDown), QKeySequence(Qt::CTRL | Qt::Key_Right)});
+    QAction* previous = viewMenu->addAction(tr("&Previous Head"), this, &MainWindow::showPreviousHead);
+    previous->setShortcuts({QKeySequence(Qt::Key_PageUp), QKeySequence(Qt::CTRL | Qt::Key_Left)});
+    QAction* messages = m_notices->toggleViewAction();
+    messages->setText(tr("&Messages"));
+    messages->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    viewMenu->addSeparator();
+    viewMenu->addAction(messages);
+    buildFindAction(viewMenu);
+    buildThemeActions(viewMenu);
+    buildHelpActions();
+}
+
 void MainWindow::buildStatusBar() {
     m_notices = new views::NoticesPanel(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_notices);
