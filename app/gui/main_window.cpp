@@ -143,7 +143,7 @@ AppSettings MainWindow::settings() const {
     s.heatmapPooling = views::poolModeName(heatmap.pooling);
     s.exportDpi = m_export->dpi();
     s.exportFolder = m_export->lastFolder();
-    s.theme = m_theme;
+    s.theme = themeName();
     s.recentFiles = recentFiles();
     s.windowGeometry = saveGeometry();
     s.windowState = saveState(AppSettings::kWindowStateVersion);

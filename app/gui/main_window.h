@@ -57,6 +57,7 @@ class ScalingJob;
 class EvalSpeedJob;
 class RandomProjectionBanner;
 class DocumentController;
+class ThemeMenu;
 class RunSettingsPanel;
 class RunStatusBar;
 class ModelSource;
@@ -166,7 +167,7 @@ public:
     QString sessionPath() const;
     QStringList recentFiles() const;
     QMenu* recentMenu() const;
-    QString themeName() const { return m_theme; }
+    QString themeName() const;
 
     // ---- trained checkpoints and the Atlas tab (main_window_model.cpp)
     ModelSource* modelSource() const { return m_modelSource; }
@@ -221,7 +222,6 @@ protected:
 private:
     /// File ▸ Open / Save Session, Recent and drops (DocumentController).
     void buildDocuments();
-    void buildThemeActions(QMenu* viewMenu);
     /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.
     void buildHelpActions();
     void buildFindAction(QMenu* viewMenu);
@@ -370,9 +370,7 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
 
-    QString m_theme = QStringLiteral("light");
-    QAction* m_lightThemeAction = nullptr;
-    QAction* m_darkThemeAction = nullptr;
+    ThemeMenu* m_themes = nullptr;  // View ▸ Theme
     int m_pendingQuery = -1;  // a loaded session's mask-view query, shown with the next result
 };
 

@@ -1,5 +1,5 @@
 // MainWindow's sessions (what they hold, read from and applied to the widgets), the window
-// title, drops and the theme, kept apart from the window's layout and run logic
+// title and drops, kept apart from the window's layout and run logic
 // (main_window.cpp). Files go in and out through DocumentController; the file formats live in
 // session.* and param_json.*.
 
@@ -11,7 +11,7 @@
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
-#include "gui/palette.h"
+#include "gui/theme_menu.h"
 #include "gui/document_controller.h"
 #include "gui/recent_files_menu.h"
 #include "gui/param_json.h"
@@ -25,7 +25,6 @@
 #include "views/param_form.h"
 
 #include <QAction>
-#include <QActionGroup>
 #include <QComboBox>
 #include <QDir>
 #include <QDragEnterEvent>
@@ -56,19 +55,6 @@ const engine::VariantInfo* findInfo(const std::vector<engine::VariantInfo>& vari
 
 }  // namespace
 
-void MainWindow::buildThemeActions(QMenu* viewMenu) {
-    viewMenu->addSeparator();
-    QMenu* themeMenu = viewMenu->addMenu(tr("&Theme"));
-    auto* group = new QActionGroup(this);
-    m_lightThemeAction = themeMenu->addAction(tr("&Light"), this, [this] { setTheme(QStringLiteral("light")); });
-    m_darkThemeAction = themeMenu->addAction(tr("&Dark"), this, [this] { setTheme(QStringLiteral("dark")); });
-    for (QAction* action : {m_lightThemeAction, m_darkThemeAction}) {
-        action->setCheckable(true);
-        group->addAction(action);
-    }
-    m_lightThemeAction->setChecked(true);
-}
-
 void MainWindow::uiRestoreHabits(const AppSettings& settings) {
     m_documents->recentFiles()->setPaths(settings.recentFiles);
     setAcceptDrops(true);
@@ -80,13 +66,9 @@ void MainWindow::uiRestoreHabits(const AppSettings& settings) {
     // (MainWindow::uiDeliverResult).
 }
 
-void MainWindow::setTheme(const QString& name) {
-    const Theme theme = attnscope::app::themeFromName(name);
-    m_theme = attnscope::app::themeName(theme);
-    applyTheme(theme, this);
-    if (m_lightThemeAction) m_lightThemeAction->setChecked(theme == Theme::Light);
-    if (m_darkThemeAction) m_darkThemeAction->setChecked(theme == Theme::Dark);
-}
+void MainWindow::setTheme(const QString& name) { m_themes->setTheme(name); }
+
+QString MainWindow::themeName() const { return m_themes->themeName(); }
 
 void MainWindow::buildDocuments() {
     DocumentController::Host host;

@@ -8,6 +8,7 @@
 #include <attnscope/variant_catalog.h>
 #include "gui/compare_variants_editor.h"
 #include "gui/document_controller.h"
+#include "gui/theme_menu.h"
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/random_projection_banner.h"
@@ -278,7 +279,7 @@ void MainWindow::buildActions() {
     viewMenu->addSeparator();
     viewMenu->addAction(messages);
     buildFindAction(viewMenu);
-    buildThemeActions(viewMenu);
+    m_themes = new ThemeMenu(viewMenu, this);
     buildHelpActions();
 }
 
