@@ -19,6 +19,7 @@
 #include "views/compare_view.h"
 #include "views/cost_view.h"
 #include "gui/token_find_bar.h"
+#include "gui/token_finder.h"
 #include "views/notices_panel.h"
 #include "views/moe/routing_view.h"
 #include "views/diagnostics/approximation_view.h"
@@ -394,7 +395,7 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
         setStatusMessage(tr("%1 — warning: %2").arg(summary, warnings.join(QStringLiteral("; "))),
                          warnings.join(QLatin1Char('\n')));
     }
-    if (m_findBar->isVisible()) uiFindTokens();  // the new tokens, marked again
+    m_finder->resultChanged();  // the new tokens, marked again while Find Token is open
     Q_EMIT resultShown(job);
 }
 

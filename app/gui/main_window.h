@@ -49,6 +49,7 @@ namespace attnscope::app {
 
 class EngineRunner;
 class TokenFindBar;
+class TokenFinder;
 class TourPanel;
 class ExportController;
 class TextAutosave;
@@ -224,12 +225,11 @@ private:
     void buildDocuments();
     /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.
     void buildHelpActions();
-    void buildFindAction(QMenu* viewMenu);
+    void buildTokenFinder(QMenu* viewMenu);
     void buildTourAction(QMenu* helpMenu);
     void uiApplyTourStep(int index);
-    void uiFindTokens();
-    void uiShowFoundTokens();
-    void uiGoToFoundToken(int step);
+    /// The shown view goes to a found token (Find Token: main_window_find.cpp).
+    void uiGoToToken(int token);
     void uiUpdateHelp();
     void uiRestoreHabits(const AppSettings& settings);
     void buildUi(const AppSettings& settings);
@@ -339,8 +339,7 @@ private:
     RunStatusBar* m_status = nullptr;  // message, progress, counters, out-of-date mark
     TokenFindBar* m_findBar = nullptr;
     TourPanel* m_tour = nullptr;
-    QVector<int> m_found;  // Find Token's tokens, in order
-    int m_foundIndex = -1;
+    TokenFinder* m_finder = nullptr;  // View ▸ Find Token
     views::MaskView* m_maskView = nullptr;
     views::TokenLinks* m_tokenLinks = nullptr;
     TextAutosave* m_autosave = nullptr;

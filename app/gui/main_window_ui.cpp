@@ -278,7 +278,7 @@ void MainWindow::buildActions() {
     messages->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     viewMenu->addSeparator();
     viewMenu->addAction(messages);
-    buildFindAction(viewMenu);
+    buildTokenFinder(viewMenu);
     m_themes = new ThemeMenu(viewMenu, this);
     buildHelpActions();
 }
