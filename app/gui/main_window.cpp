@@ -9,6 +9,7 @@
 #include "gui/compare_variants_editor.h"
 #include "gui/document_controller.h"
 #include "gui/engine_runner.h"
+#include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/eval_speed_job.h"
 #include "gui/scaling_job.h"
@@ -100,10 +101,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     m_inputs->runButton()->setEnabled(false);  // until the variants are known
     setStatusMessage(tr("Starting the engine…"));
     m_runner->requestVariants();
-    if (!options.modelFolder.isEmpty()) {
-        m_pendingModelLayer = options.modelLayer;
-        openModelFolder(options.modelFolder);
-    }
+    if (!options.modelFolder.isEmpty()) m_models->openFolder(options.modelFolder, options.modelLayer);
 }
 
 MainWindow::~MainWindow() = default;
@@ -214,8 +212,8 @@ void MainWindow::uiVariantChanged() {
 
 void MainWindow::applyModelDefaults() {
     // An open model's own settings for this variant (Transformer-XL's segment and memory).
-    const auto defaults = m_modelVariantDefaults.find(m_inputs->paramForm()->variant().id);
-    if (defaults != m_modelVariantDefaults.end()) m_inputs->paramForm()->setValues(defaults->second);
+    if (const engine::ParamValues* defaults = m_models->defaultsFor(m_inputs->paramForm()->variant().id))
+        m_inputs->paramForm()->setValues(*defaults);
 }
 
 void MainWindow::uiCompareVariantChanged() {
@@ -296,7 +294,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
     }
     engine::RunRequest request;
     m_inputs->fillRequest(request);
-    uiApplyModelSource(request);
+    m_models->applyTo(request);
     engine::VariantRequest variant;
     const QString id = m_inputs->variantCombo()->currentData().toString();
     variant.id = (id.isEmpty() ? m_preferredVariant : id).toStdString();

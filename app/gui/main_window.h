@@ -61,6 +61,7 @@ class DocumentController;
 class ThemeMenu;
 class RunSettingsPanel;
 class RunStatusBar;
+class ModelController;
 class ModelSource;
 class ModelSourcePanel;
 struct SessionState;
@@ -176,9 +177,6 @@ public:
     views::HeadAtlasView* atlasView() const { return m_atlasView; }
     /// Opens a model folder on the engine thread; a refusal is reported and changes nothing.
     void openModelFolder(const QString& folder);
-    /// Drop and open hook: a folder, config.json or .safetensors opens its model folder (empty
-    /// string: started); nullopt when `path` is not a model's.
-    std::optional<QString> uiOpenModelPath(const QString& path);
 
 public Q_SLOTS:
     /// A user-initiated run (Run button, F5): its errors may open a dialog. Returns the job id,
@@ -193,7 +191,6 @@ public Q_SLOTS:
     /// Switches the view tab. The Compare tab runs both variants in one request when the shown
     /// result does not hold that pair yet.
     void showView(View view);
-    void openModelInteractive();
     /// Opens the bundled trained Transformer-XL (written to the data folder first) with its own
     /// attention, transformer_xl: the random projections note's one-click switch.
     void useSampleModel();
@@ -257,11 +254,8 @@ private:
     QHash<QString, QString> variantNames() const;
     void buildModelSourceUi();
     void buildAtlasTab();
-    void buildModelActions(QMenu* fileMenu);
-    /// Sets RunRequest::model when the source is a model layer.
-    void uiApplyModelSource(engine::RunRequest& request) const;
-    void uiModelOpened(const engine::ModelInfo& info);
-    void uiModelOpenFailed(const QString& folder, const QString& message, int code);
+    /// A model is open (ModelController): its settings for the variant, the title, a run.
+    void uiModelOpened(const engine::ModelInfo& info, const QString& ownVariant);
     void uiModelSourceChanged();
     void uiShowAtlas(const std::shared_ptr<const engine::HeadAtlas>& atlas);
     /// The atlas's intent: that layer's real Q/K/V in the Compare tab, `full` beside the coverage
@@ -356,15 +350,12 @@ private:
     EvalSpeedJob* m_evalSpeedJob = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
-    bool m_pickModelsVariant = false;  // select the variant the model opening now gives defaults for
-    ModelSource* m_modelSource = nullptr;
-    ModelSourcePanel* m_sourcePanel = nullptr;
+    ModelController* m_models = nullptr;  // File ▸ Open Model, the Q/K/V source box
+    ModelSource* m_modelSource = nullptr;     // (m_models's)
+    ModelSourcePanel* m_sourcePanel = nullptr;  // (m_models's)
     views::HeadAtlasView* m_atlasView = nullptr;
-    int m_pendingModelLayer = -1;  // Options::modelLayer or a session's, applied when the model opens
-    std::map<std::string, engine::ParamValues> m_modelVariantDefaults;  // of the open model
     QString m_runSignature;    // inputs of the run in flight
     QString m_shownSignature;  // inputs of the result the views show
-    QString m_pendingModelFolder;  // the folder opening last (openModelFolder)
     QString m_preferredCompare = QString::fromStdString(defaultComparedVariant());
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;

@@ -7,6 +7,7 @@
 
 #include "common/run_plan.h"
 #include "gui/engine_runner.h"
+#include "gui/model_controller.h"
 #include "gui/run_status_bar.h"
 
 #include "views/diagnostics/approximation_view.h"
@@ -35,7 +36,7 @@ void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramN
     // Same input, Q/K/V and seed as the shown result; the variant's other parameters as in the form.
     engine::RunRequest request;
     m_inputs->fillRequest(request);
-    uiApplyModelSource(request);
+    m_models->applyTo(request);
     const engine::ParamValues base =
         m_inputs->variantCombo()->currentData().toString() == variantId ? m_inputs->paramForm()->values() : engine::ParamValues{};
     request.variants = errorCurveVariants(variantId.toStdString(), base, std::vector<double>(values.begin(), values.end()));

@@ -1,6 +1,6 @@
-// MainWindow: trained checkpoints as the Q/K/V source (File ▸ Open Model…, the "Q, K, V source"
-// box) and the Atlas tab (head atlas, rollout, click a head to compare it with the coverage
-// variants). Kept apart from main_window.cpp so the checkpoint wiring stays in one place.
+// MainWindow's side of trained checkpoints: what the window shows when ModelController opened a
+// model (its variant's settings, the title, a run of the chosen layer), and the Atlas tab (head
+// atlas, rollout, click a head to compare it with the coverage variants).
 
 #include "gui/main_window.h"
 
@@ -13,7 +13,7 @@
 #include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/random_projection_banner.h"
-#include "gui/sample_model.h"
+#include "gui/model_controller.h"
 #include "gui/model_source_panel.h"
 
 #include "views/coverage_editor.h"
@@ -24,17 +24,12 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QKeySequence>
 #include <QMenu>
-#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QLabel>
-#include <QStandardPaths>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -45,13 +40,17 @@
 namespace attnscope::app {
 
 void MainWindow::buildModelSourceUi() {
-    m_modelSource = new ModelSource(m_runner, this);
-    m_sourcePanel = new ModelSourcePanel(this);
+    m_models = new ModelController(m_runner, this, m_options.showErrorDialogs);
+    m_modelSource = m_models->source();
+    m_sourcePanel = m_models->panel();
     m_inputs->addSourceWidget(m_sourcePanel);
-    connect(m_sourcePanel, &ModelSourcePanel::openRequested, this, &MainWindow::openModelInteractive);
     connect(m_sourcePanel, &ModelSourcePanel::sourceChanged, this, &MainWindow::uiModelSourceChanged);
-    connect(m_modelSource, &ModelSource::modelOpened, this, &MainWindow::uiModelOpened);
-    connect(m_modelSource, &ModelSource::modelOpenFailed, this, &MainWindow::uiModelOpenFailed);
+    connect(m_models, &ModelController::opening, this, [this](const QString& text) { setStatusMessage(text); });
+    connect(m_models, &ModelController::opened, this, &MainWindow::uiModelOpened);
+    connect(m_models, &ModelController::openFailed, this, [this](const QString& text, const QString& details) {
+        setStatusMessage(text, details);
+        Q_EMIT modelOpenFailed(text);
+    });
     connect(m_modelSource, &ModelSource::analysisProgress, this,
             [this](int permille, const QString& stage) { m_atlasView->setProgress(permille, stage); });
     connect(m_modelSource, &ModelSource::atlasReady, this, &MainWindow::uiShowAtlas);
@@ -87,58 +86,14 @@ void MainWindow::buildAtlasTab() {
     connect(m_atlasView, &views::HeadAtlasView::headSelected, this, &MainWindow::uiCompareAtlasHead);
 }
 
-void MainWindow::buildModelActions(QMenu* fileMenu) {
-    QAction* open = fileMenu->addAction(tr("Open &Model…"), this, &MainWindow::openModelInteractive);
-    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
-    open->setToolTip(tr("Open a model folder (config.json, model.safetensors, tokenizer files)"));
-}
+void MainWindow::openModelFolder(const QString& folder) { m_models->openFolder(folder); }
 
-void MainWindow::uiApplyModelSource(engine::RunRequest& request) const {
-    if (!m_sourcePanel || !m_sourcePanel->usesModel()) return;
-    request.model = engine::ModelLayerSource{m_modelSource->folder().toStdString(), m_sourcePanel->layer()};
-}
-
-std::optional<QString> MainWindow::uiOpenModelPath(const QString& path) {
-    // A folder, or a file that only makes sense inside a model folder, opens that folder.
-    const QFileInfo info(path);
-    const QString name = info.fileName();
-    if (info.isDir()) {
-        openModelFolder(info.absoluteFilePath());
-        return QString();
-    }
-    if (name == QLatin1String("config.json") || name.endsWith(QLatin1String(".safetensors")) ||
-        name.endsWith(QLatin1String(".safetensors.index.json"))) {
-        openModelFolder(info.absolutePath());
-        return QString();
-    }
-    return std::nullopt;
-}
-
-void MainWindow::openModelInteractive() {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"), m_modelSource->folder());
-    if (!folder.isEmpty()) openModelFolder(folder);
-}
-
-void MainWindow::openModelFolder(const QString& folder) {
-    setStatusMessage(tr("Opening the model %1…").arg(QDir(folder).dirName()));
-    m_sourcePanel->openButton()->setEnabled(false);
-    m_pendingModelFolder = folder;
-    m_modelSource->open(folder);
-}
-
-void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
-    m_sourcePanel->openButton()->setEnabled(true);
-    m_sourcePanel->setModel(info);
-    m_modelVariantDefaults = info.variantDefaults;
-    if (m_pickModelsVariant && !info.variantDefaults.empty()) {
-        const int index = m_inputs->variantCombo()->findData(QString::fromStdString(info.variantDefaults.begin()->first));
+void MainWindow::uiModelOpened(const engine::ModelInfo& info, const QString& ownVariant) {
+    if (!ownVariant.isEmpty()) {
+        const int index = m_inputs->variantCombo()->findData(ownVariant);
         if (index >= 0) m_inputs->variantCombo()->setCurrentIndex(index);
     }
-    m_pickModelsVariant = false;
     applyModelDefaults();
-    if (m_pendingModelLayer >= 0)
-        m_sourcePanel->setLayer(std::min<int>(m_pendingModelLayer, static_cast<int>(info.layers) - 1));
-    m_pendingModelLayer = -1;
     m_atlasView->setAtlas(nullptr);
     const QString record = views::HeadAtlasView::trainingSummary(info);
     m_atlasView->setMessage(tr("%1 is open: press Analyze to describe its heads on the input text.%2")
@@ -157,29 +112,6 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info) {
     if (currentView() == View::Atlas) analyzeModel();
 }
 
-void MainWindow::uiModelOpenFailed(const QString& folder, const QString& message, int code) {
-    m_sourcePanel->openButton()->setEnabled(true);
-    m_pendingModelLayer = -1;
-    m_pickModelsVariant = false;
-    const QString text =
-        tr("Cannot open the model %1 (%2): %3")
-            .arg(QDir(folder).dirName(),
-                 QString::fromLatin1(engine::errorCodeName(static_cast<engine::ErrorCode>(code))), message);
-    // The previous model (if any) stays the source: the refusal changed nothing.
-    setStatusMessage(text, message);
-    if (m_options.showErrorDialogs) {
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the model"), text, QMessageBox::Ok, this);
-        box->setTextFormat(Qt::PlainText);  // file and tensor names are untrusted (FORMATS.md §5)
-        box->setInformativeText(
-            tr("A model folder holds config.json, model.safetensors (or a sharded index) "
-               "and tokenizer files. Pickled .bin/.pt checkpoints are refused: convert them "
-               "to safetensors."));
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-    }
-    Q_EMIT modelOpenFailed(text);
-}
-
 void MainWindow::uiModelSourceChanged() {
     uiShowSourceControls(m_sourcePanel->usesModel());
     if (m_variantsKnown) uiStartRun(false);
@@ -193,17 +125,7 @@ void MainWindow::uiShowSourceControls(bool model) {
     uiUpdateTitle();
 }
 
-void MainWindow::useSampleModel() {
-    QString error;
-    const auto folder = extractSampleModel(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation), &error);
-    if (!folder) {
-        setStatusMessage(tr("Cannot prepare the sample model: %1").arg(error), error);
-        return;
-    }
-    // Its own attention is the variant it gives defaults for (Transformer-XL's, with its L and M).
-    m_pickModelsVariant = true;
-    openModelFolder(*folder);
-}
+void MainWindow::useSampleModel() { m_models->openSample(); }
 
 void MainWindow::analyzeModel() {
     if (!m_modelSource->model()) {

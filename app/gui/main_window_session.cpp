@@ -9,6 +9,7 @@
 
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
+#include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
 #include "gui/theme_menu.h"
@@ -74,7 +75,7 @@ void MainWindow::buildDocuments() {
     DocumentController::Host host;
     host.captureSession = [this] { return captureSession(); };
     host.applySession = [this](const SessionState& session) { return applySession(session); };
-    host.openModelPath = [this](const QString& path) { return uiOpenModelPath(path); };
+    host.openModelPath = [this](const QString& path) { return m_models->openPath(path); };
     host.useText = [this](const QString& text, const QString& source, const QString& title) {
         m_inputs->text()->setPlainText(text);
         m_options.textSource = source;
@@ -117,12 +118,9 @@ SessionState MainWindow::captureSession() const {
     s.layer = m_state->layer();
     s.head = m_state->head();
     s.query = m_pendingQuery >= 0 ? m_pendingQuery : m_maskView->panelQuery();
-    if (m_sourcePanel->usesModel()) {
-        s.modelFolder = m_modelSource->folder();
-        s.modelLayer = m_sourcePanel->layer();
-    } else if (m_pendingModelLayer >= 0 && m_modelSource->isOpening()) {
-        s.modelFolder = m_pendingModelFolder;  // a session's or --model's folder still opening
-        s.modelLayer = m_pendingModelLayer;
+    if (const auto source = m_models->sessionSource()) {  // (or a session's or --model's folder still opening)
+        s.modelFolder = source->first;
+        s.modelLayer = source->second;
     }
     return s;
 }
@@ -207,8 +205,7 @@ QString MainWindow::applySession(const SessionState& session) {
     uiShowSourceControls(model);
     if (!session.modelFolder.isEmpty() && !modelOpen) {
         // Opening runs the layer when the model is ready (uiModelOpened); nothing runs before.
-        m_pendingModelLayer = session.modelLayer;
-        openModelFolder(session.modelFolder);
+        m_models->openFolder(session.modelFolder, session.modelLayer);
         showView(static_cast<View>(std::max<qsizetype>(0, viewNames().indexOf(session.view))));
         return {};
     }

@@ -10,6 +10,7 @@
 #include "gui/document_controller.h"
 #include "gui/theme_menu.h"
 #include "gui/engine_runner.h"
+#include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/random_projection_banner.h"
 #include "gui/run_settings_panel.h"
@@ -219,7 +220,7 @@ void MainWindow::buildActions() {
     m_documents->addActions(fileMenu);  // Open Session (Ctrl+O), Save Session (Ctrl+S), Save As, Recent
     QAction* open = fileMenu->addAction(tr("Open &Text…"), this, &MainWindow::openTextFile);
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-    buildModelActions(fileMenu);
+    m_models->addAction(fileMenu);
     fileMenu->addSeparator();
     m_export = new ExportController(
         this,

@@ -1,0 +1,136 @@
+#include "gui/model_controller.h"
+
+#include "gui/model_source.h"
+#include "gui/model_source_panel.h"
+#include "gui/sample_model.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QKeySequence>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QStandardPaths>
+
+#include <algorithm>
+
+namespace attnscope::app {
+
+ModelController::ModelController(EngineRunner* runner, QWidget* window, bool dialogs)
+    : QObject(window), m_window(window), m_dialogs(dialogs) {
+    m_source = new ModelSource(runner, this);
+    m_panel = new ModelSourcePanel(window);
+    connect(m_panel, &ModelSourcePanel::openRequested, this, &ModelController::openInteractive);
+    connect(m_source, &ModelSource::modelOpened, this, &ModelController::onOpened);
+    connect(m_source, &ModelSource::modelOpenFailed, this, &ModelController::onOpenFailed);
+}
+
+void ModelController::addAction(QMenu* fileMenu) {
+    QAction* open = fileMenu->addAction(tr("Open &Model…"), this, &ModelController::openInteractive);
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    open->setToolTip(tr("Open a model folder (config.json, model.safetensors, tokenizer files)"));
+}
+
+void ModelController::openFolder(const QString& folder, int layer) {
+    Q_EMIT opening(tr("Opening the model %1…").arg(QDir(folder).dirName()));
+    m_panel->openButton()->setEnabled(false);
+    m_pendingFolder = folder;
+    m_pendingLayer = layer;
+    m_source->open(folder);
+}
+
+void ModelController::openInteractive() {
+    const QString folder = QFileDialog::getExistingDirectory(m_window, tr("Open Model Folder"), m_source->folder());
+    if (!folder.isEmpty()) openFolder(folder);
+}
+
+void ModelController::openSample() {
+    QString error;
+    const auto folder = extractSampleModel(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation), &error);
+    if (!folder) {
+        Q_EMIT openFailed(tr("Cannot prepare the sample model: %1").arg(error), error);
+        return;
+    }
+    // Its own attention is the variant it gives defaults for (Transformer-XL's, with its L and M).
+    m_pickOwnVariant = true;
+    openFolder(*folder);
+}
+
+std::optional<QString> ModelController::openPath(const QString& path) {
+    // A folder, or a file that only makes sense inside a model folder, opens that folder.
+    const QFileInfo info(path);
+    const QString name = info.fileName();
+    if (info.isDir()) {
+        openFolder(info.absoluteFilePath());
+        return QString();
+    }
+    if (name == QLatin1String("config.json") || name.endsWith(QLatin1String(".safetensors")) ||
+        name.endsWith(QLatin1String(".safetensors.index.json"))) {
+        openFolder(info.absolutePath());
+        return QString();
+    }
+    return std::nullopt;
+}
+
+bool ModelController::usesModel() const { return m_panel->usesModel(); }
+
+void ModelController::applyTo(engine::RunRequest& request) const {
+    if (!m_panel->usesModel()) return;
+    request.model = engine::ModelLayerSource{m_source->folder().toStdString(), m_panel->layer()};
+}
+
+std::optional<std::pair<QString, int>> ModelController::sessionSource() const {
+    if (m_panel->usesModel()) return std::make_pair(m_source->folder(), m_panel->layer());
+    if (m_pendingLayer >= 0 && m_source->isOpening()) return std::make_pair(m_pendingFolder, m_pendingLayer);
+    return std::nullopt;
+}
+
+const engine::ParamValues* ModelController::defaultsFor(const std::string& variantId) const {
+    const auto it = m_variantDefaults.find(variantId);
+    return it == m_variantDefaults.end() ? nullptr : &it->second;
+}
+
+QString ModelController::modelName() const { return m_source->model() ? QDir(m_source->folder()).dirName() : QString(); }
+
+void ModelController::onOpened(const engine::ModelInfo& info) {
+    m_panel->openButton()->setEnabled(true);
+    m_panel->setModel(info);
+    m_variantDefaults = info.variantDefaults;
+    const QString own = m_pickOwnVariant && !info.variantDefaults.empty()
+                            ? QString::fromStdString(info.variantDefaults.begin()->first)
+                            : QString();
+    m_pickOwnVariant = false;
+    if (m_pendingLayer >= 0) {
+        const QSignalBlocker quiet(m_panel);  // the window runs the layer once it has shown the model
+        m_panel->setLayer(std::min<int>(m_pendingLayer, static_cast<int>(info.layers) - 1));
+    }
+    m_pendingLayer = -1;
+    Q_EMIT opened(info, own);
+}
+
+void ModelController::onOpenFailed(const QString& folder, const QString& message, int code) {
+    m_panel->openButton()->setEnabled(true);
+    m_pendingLayer = -1;
+    m_pickOwnVariant = false;
+    const QString text =
+        tr("Cannot open the model %1 (%2): %3")
+            .arg(QDir(folder).dirName(),
+                 QString::fromLatin1(engine::errorCodeName(static_cast<engine::ErrorCode>(code))), message);
+    // The previous model (if any) stays the source: the refusal changed nothing.
+    if (m_dialogs) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the model"), text, QMessageBox::Ok, m_window);
+        box->setTextFormat(Qt::PlainText);  // file and tensor names are untrusted (FORMATS.md §5)
+        box->setInformativeText(
+            tr("A model folder holds config.json, model.safetensors (or a sharded index) "
+               "and tokenizer files. Pickled .bin/.pt checkpoints are refused: convert them "
+               "to safetensors."));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    Q_EMIT openFailed(text, message);
+}
+
+}  // namespace attnscope::app

@@ -1,0 +1,84 @@
+#pragma once
+// Trained checkpoints as the Q/K/V source: File ▸ Open Model…, model folders dropped or named on
+// the command line, the bundled sample model, and the "Q, K, V source" box (ModelSourcePanel).
+// It opens folders on the engine thread (ModelSource), keeps what the open model says about
+// the variants' settings, and tells the window when a model is open or was refused; what the
+// window then shows is the window's.
+
+#include <attnscope/model.h>
+#include <attnscope/types.h>
+
+#include <QObject>
+#include <QString>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+class QMenu;
+class QWidget;
+
+namespace attnscope::app {
+
+class EngineRunner;
+class ModelSource;
+class ModelSourcePanel;
+
+class ModelController : public QObject {
+    Q_OBJECT
+public:
+    /// `window` parents the panel and the dialogs (shown only with `dialogs`).
+    ModelController(EngineRunner* runner, QWidget* window, bool dialogs);
+
+    ModelSource* source() const { return m_source; }
+    ModelSourcePanel* panel() const { return m_panel; }
+    /// Open Model… (Ctrl+Shift+M).
+    void addAction(QMenu* fileMenu);
+
+    /// Opens a model folder on the engine thread; `layer` (>= 0) becomes the source layer once it
+    /// is open. A refusal is reported and changes nothing.
+    void openFolder(const QString& folder, int layer = -1);
+    void openInteractive();
+    /// The bundled trained model (written to the data folder first), its own attention chosen.
+    void openSample();
+    /// A folder, config.json or .safetensors opens its model folder ("" once started); nullopt
+    /// when `path` is not a model's.
+    std::optional<QString> openPath(const QString& path);
+
+    /// True while a model layer is the Q/K/V source.
+    bool usesModel() const;
+    /// Sets RunRequest::model when the source is a model layer.
+    void applyTo(engine::RunRequest& request) const;
+    /// The folder and layer a session records: the layer in use, or the folder still opening
+    /// with the layer it will take; nullopt with random projections.
+    std::optional<std::pair<QString, int>> sessionSource() const;
+    /// What the open model sets for `variantId` (ModelInfo::variantDefaults), or null.
+    const engine::ParamValues* defaultsFor(const std::string& variantId) const;
+    /// The open model's folder name ("" when none).
+    QString modelName() const;
+
+Q_SIGNALS:
+    /// A folder started opening (for the status bar).
+    void opening(const QString& message);
+    /// A model is open and its panel shows it. `ownVariant`: the variant the model gives
+    /// settings for, when the sample asked for its own attention; empty otherwise.
+    void opened(const attnscope::engine::ModelInfo& info, const QString& ownVariant);
+    /// A folder was refused: `text` for the status bar, `details` the engine's message.
+    void openFailed(const QString& text, const QString& details);
+
+private:
+    void onOpened(const engine::ModelInfo& info);
+    void onOpenFailed(const QString& folder, const QString& message, int code);
+
+    QWidget* m_window = nullptr;
+    bool m_dialogs = true;
+    ModelSource* m_source = nullptr;
+    ModelSourcePanel* m_panel = nullptr;
+    QString m_pendingFolder;  // the folder opening last
+    int m_pendingLayer = -1;  // the layer it takes when open (-1: the panel's)
+    bool m_pickOwnVariant = false;
+    std::map<std::string, engine::ParamValues> m_variantDefaults;  // of the open model
+};
+
+}  // namespace attnscope::app
