@@ -269,7 +269,7 @@ bool MainWindow::uiDiagnosticsNeedsRun() const {
 }
 
 void MainWindow::uiViewChanged() {
-    if (m_shownView != currentView()) uiParkView(m_shownView);
+    if (m_shownView != currentView()) m_resultTabs.park(static_cast<int>(m_shownView));
     m_shownView = currentView();
     uiDeliverResult(currentView());
     // A run in flight for this tab already asks for the pair; otherwise fetch it once.
@@ -355,13 +355,9 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     // the tab is first shown (uiViewChanged), so a long result costs one view's work here.
     // Views that never took the old result hold none: their plots are not redrawn for nothing.
     if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-    m_pendingViews = 0;
-    for (const auto& [view, tab] : m_resultTabs) {
-        if (!resultPending(view)) tab.take(nullptr);
-        m_pendingViews |= 1u << static_cast<int>(view);
-    }
     m_pendingComparePanes = m_currentRunCompares ? m_comparePanes : 0;
     m_pendingExactNote = m_compareExactNote;
+    m_resultTabs.setResult(m_result);
     // Keep the selected head when it still exists, so re-runs can be compared head by head.
     const std::int64_t heads = m_result->heads;
     m_state->setResultIndex(0);
@@ -397,69 +393,52 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     Q_EMIT resultShown(job);
 }
 
-bool MainWindow::resultPending(View view) const { return (m_pendingViews & (1u << static_cast<int>(view))) != 0; }
+bool MainWindow::resultPending(View view) const { return m_resultTabs.pending(static_cast<int>(view)); }
 
-void MainWindow::uiDeliverResult(View view) {
-    if (!m_result || !resultPending(view)) return;  // before the first result every view is empty
-    m_pendingViews &= ~(1u << static_cast<int>(view));
-    if (const ResultTab* tab = resultTab(view)) tab->take(m_result);
-}
-
-void MainWindow::uiParkView(View view) {
-    const ResultTab* tab = resultTab(view);
-    if (!m_result || resultPending(view) || !tab || !tab->park) return;
-    tab->park();
-    m_pendingViews |= 1u << static_cast<int>(view);
-}
+void MainWindow::uiDeliverResult(View view) { m_resultTabs.deliver(static_cast<int>(view)); }
 
 void MainWindow::flushPendingResult() {
-    for (const auto& [view, tab] : m_resultTabs) uiDeliverResult(view);
+    m_resultTabs.flush();
     m_headsGrid->finishPooling();
-    for (const auto& [view, tab] : m_resultTabs)
-        if (tab.finishBackgroundWork) tab.finishBackgroundWork();
-}
-
-const ResultTab* MainWindow::resultTab(View view) const {
-    const auto it = m_resultTabs.find(view);
-    return it == m_resultTabs.end() ? nullptr : &it->second;
 }
 
 // The tabs that show runs, each with how it takes, parks and finishes a result.
 void MainWindow::registerResultTabs() {
-    m_resultTabs[View::Heatmap] = {m_heatmap, [this](const ResultTab::Run& run) { m_heatmap->setResult(run); }, {},
-                                   [this] { m_heatmap->finishPooling(); }};
-    m_resultTabs[View::Mask] = {m_maskView,
-                                [this](const ResultTab::Run& run) {
-                                    m_maskView->setResult(run);
-                                    // A session's query, or the row panel shown before the result changed.
-                                    if (run && m_pendingQuery >= 0 && m_pendingQuery < run->n) m_maskView->showQuery(m_pendingQuery);
-                                    if (run) m_pendingQuery = -1;
-                                },
-                                [this] {
-                                    if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-                                    m_maskView->setResult(nullptr);
-                                },
-                                [this] { m_maskView->finishBuilding(); }};
-    m_resultTabs[View::Compare] = {m_compareView,
-                                   [this](const ResultTab::Run& run) {
-                                       if (run) m_compareView->setExactNote(m_pendingExactNote);
-                                       m_compareView->setResult(run, run ? m_pendingComparePanes : 0);
-                                   },
-                                   [this] { m_compareView->setResult(nullptr); },
-                                   [this] {
-                                       m_compareView->differenceMap();  // both wait for what is computed in the background
-                                       m_compareView->errorPanel();
-                                   }};
-    m_resultTabs[View::Diagnostics] = {m_diagnostics, [this](const ResultTab::Run& run) { m_diagnostics->setResult(run); }, {}, {}};
-    m_resultTabs[View::Links] = {m_tokenLinks, [this](const ResultTab::Run& run) { m_tokenLinks->setResult(run); },
-                                 [this] { m_tokenLinks->setResult(nullptr); }, {}};
-    m_resultTabs[View::Cost] = {m_costView, [this](const ResultTab::Run& run) { m_costView->setResult(run); }, {}, {}};
-    m_resultTabs[View::Experts] = {m_routingView,
-                                   [this](const ResultTab::Run& run) {
-                                       if (run) m_routingView->setTokens(run->input, run->projection.seed);
-                                       else m_routingView->clear();
-                                   },
-                                   {}, {}};
+    const auto add = [this](View view, ResultTab tab) { m_resultTabs.add(static_cast<int>(view), std::move(tab)); };
+    add(View::Heatmap, {m_heatmap, [this](const ResultTab::Run& run) { m_heatmap->setResult(run); }, {},
+                        [this] { m_heatmap->finishPooling(); }});
+    add(View::Mask, {m_maskView,
+                     [this](const ResultTab::Run& run) {
+                         m_maskView->setResult(run);
+                         // A session's query, or the row panel shown before the result changed.
+                         if (run && m_pendingQuery >= 0 && m_pendingQuery < run->n) m_maskView->showQuery(m_pendingQuery);
+                         if (run) m_pendingQuery = -1;
+                     },
+                     [this] {
+                         if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
+                         m_maskView->setResult(nullptr);
+                     },
+                     [this] { m_maskView->finishBuilding(); }});
+    add(View::Compare, {m_compareView,
+                        [this](const ResultTab::Run& run) {
+                            if (run) m_compareView->setExactNote(m_pendingExactNote);
+                            m_compareView->setResult(run, run ? m_pendingComparePanes : 0);
+                        },
+                        [this] { m_compareView->setResult(nullptr); },
+                        [this] {
+                            m_compareView->differenceMap();  // both wait for what is computed in the background
+                            m_compareView->errorPanel();
+                        }});
+    add(View::Diagnostics, {m_diagnostics, [this](const ResultTab::Run& run) { m_diagnostics->setResult(run); }, {}, {}});
+    add(View::Links, {m_tokenLinks, [this](const ResultTab::Run& run) { m_tokenLinks->setResult(run); },
+                      [this] { m_tokenLinks->setResult(nullptr); }, {}});
+    add(View::Cost, {m_costView, [this](const ResultTab::Run& run) { m_costView->setResult(run); }, {}, {}});
+    add(View::Experts, {m_routingView,
+                        [this](const ResultTab::Run& run) {
+                            if (run) m_routingView->setTokens(run->input, run->projection.seed);
+                            else m_routingView->clear();
+                        },
+                        {}, {}});
     // (the Atlas tab shows the model's analysis, not runs)
 }
 

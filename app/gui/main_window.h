@@ -5,7 +5,7 @@
 
 #include "common/run_plan.h"
 #include "gui/app_settings.h"
-#include "gui/result_tab.h"
+#include "gui/result_tabs.h"
 
 #include <attnscope/head_atlas.h>
 #include <attnscope/types.h>
@@ -271,10 +271,6 @@ private:
     /// Gives m_result to the view of `view`'s tab when it has not taken it yet.
     void uiDeliverResult(View view);
     void registerResultTabs();
-    const ResultTab* resultTab(View view) const;
-    /// A tab that was left: views that redraw per head (mask, links, compare) let go of the
-    /// result, so head changes cost them nothing while hidden; they take it again when shown.
-    void uiParkView(View view);
     void uiShowProgress(quint64 job, int permille, const QString& stage);
     void uiVariantChanged();
     /// The inputs a run is made from, as one comparable string (main_window_freshness.cpp).
@@ -311,8 +307,7 @@ private:
     std::vector<engine::VariantInfo> m_variants;
     std::shared_ptr<const engine::RunResult> m_result;
     View m_shownView = View::Heatmap;  // the tab shown before the current one changed
-    std::map<View, ResultTab> m_resultTabs;  // the tabs that show runs (registerResultTabs)
-    unsigned m_pendingViews = ~0u;     // bit per View whose view has not taken m_result (none at first)
+    ResultTabs m_resultTabs;  // the tabs that show runs (registerResultTabs) and who has m_result
     int m_pendingComparePanes = 0;     // the compare panes and note of m_result, for a late delivery
     QString m_pendingExactNote;
     quint64 m_currentJob = 0;
