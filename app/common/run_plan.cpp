@@ -79,4 +79,33 @@ std::vector<const engine::CoverageSetting*> bestCoverageSettings(const engine::H
     return chosen;
 }
 
+void ComparePlan::clear() {
+    m_panes = 0;
+    m_exactAdded = false;
+}
+
+void ComparePlan::addTo(std::vector<VariantRequest>& variants, std::vector<VariantRequest> compared) {
+    for (VariantRequest& v : compared) variants.push_back(std::move(v));
+    m_panes = static_cast<int>(variants.size());
+    m_exactAdded = false;
+    const bool hasExact = hasExactReference(variants);
+    if (hasExact) m_exactNote.clear();
+    if (!hasExact && !m_skipExact) {
+        // Exact softmax on the same Q, K, V for the error summary, causal when the first variant is.
+        m_exactAdded = addExactReference(variants);
+        m_exactNote.clear();
+    }
+    m_skipExact = false;
+}
+
+bool ComparePlan::dropExactAfter(engine::ErrorCode code, const std::string& message) {
+    if (!m_exactAdded || code != engine::ErrorCode::OutOfBudget) return false;
+    // The budget is checked per variant before anything is allocated, so running the compared
+    // variants alone costs no work that was done.
+    m_skipExact = true;
+    m_exactNote = "Exact softmax (" + engine::exactReference().id +
+                  ") was not run for the error summary: it does not fit the memory budget (" + message + ").";
+    return true;
+}
+
 }  // namespace attnscope::app

@@ -34,6 +34,34 @@ std::string defaultComparedVariant();
 std::vector<engine::VariantRequest> errorCurveVariants(const std::string& variantId, const engine::ParamValues& base,
                                                        const std::vector<double>& values);
 
+/// The Compare tab's requests: the compared variants after the first one, and exact softmax on
+/// the same Q, K, V for the error summary unless a compared variant is exact. When a request with
+/// the added reference is over the memory budget because of it, the next one leaves it out and
+/// the note says why.
+class ComparePlan {
+public:
+    /// Appends `compared` to `variants` (whose first is the main variant) and the exact
+    /// reference when it is wanted.
+    void addTo(std::vector<engine::VariantRequest>& variants, std::vector<engine::VariantRequest> compared);
+    /// The latest request compared nothing (another tab's).
+    void clear();
+    /// Variants of the latest compare request shown as panes.
+    int panes() const { return m_panes; }
+    /// True when the latest compare request holds the added exact reference.
+    bool exactAdded() const { return m_exactAdded; }
+    /// Why the shown comparison has no exact reference ("" when it has one or none was wanted).
+    const std::string& exactNote() const { return m_exactNote; }
+    /// The latest compare request failed with `code`: true when it was over budget with the added
+    /// reference, so the next request leaves it out (and exactNote() says so, with `message`).
+    bool dropExactAfter(engine::ErrorCode code, const std::string& message);
+
+private:
+    int m_panes = 0;
+    bool m_exactAdded = false;
+    bool m_skipExact = false;
+    std::string m_exactNote;
+};
+
 /// The atlas's coverage settings that replace head (layer, head) best: lowest output error first,
 /// at most `count`; settings with no finite error there (not applicable at the atlas's length)
 /// are left out; an out-of-range head has none.

@@ -355,8 +355,8 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     // the tab is first shown (uiViewChanged), so a long result costs one view's work here.
     // Views that never took the old result hold none: their plots are not redrawn for nothing.
     if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-    m_pendingComparePanes = m_currentRunCompares ? m_comparePanes : 0;
-    m_pendingExactNote = m_compareExactNote;
+    m_pendingComparePanes = m_currentRunCompares ? m_comparePlan.panes() : 0;
+    m_pendingExactNote = QString::fromStdString(m_comparePlan.exactNote());
     m_resultTabs.setResult(m_result);
     // Keep the selected head when it still exists, so re-runs can be compared head by head.
     const std::int64_t heads = m_result->heads;

@@ -335,10 +335,7 @@ private:
     views::CompareView* m_compareView = nullptr;
     views::DiagnosticsStack* m_diagnostics = nullptr;
     QTabWidget* m_viewTabs = nullptr;
-    int m_comparePanes = 0;            // variants of the latest compare request shown as panes
-    bool m_compareExactAdded = false;  // the latest compare request added `full` for the errors
-    QString m_compareExactNote;        // why the shown comparison has no `full`, if it has none
-    bool m_compareSkipExact = false;   // the next compare request leaves `full` out (over budget)
+    ComparePlan m_comparePlan;  // what the Compare tab's requests hold beside the main variant
     views::CostView* m_costView = nullptr;
     views::MoeRoutingView* m_routingView = nullptr;
     ScalingJob* m_scalingJob = nullptr;

@@ -92,29 +92,13 @@ void MainWindow::uiShowExplorerVariants() {
 }
 
 void MainWindow::uiAddCompareVariants(engine::RunRequest& request, bool compare) {
-    m_comparePanes = 0;
-    m_compareExactAdded = false;
-    if (!compare) return;
-    for (engine::VariantRequest& v : m_inputs->compareEditor()->requests()) request.variants.push_back(std::move(v));
-    m_comparePanes = static_cast<int>(request.variants.size());
-    const bool hasExact = hasExactReference(request.variants);
-    if (hasExact) m_compareExactNote.clear();
-    if (!hasExact && !m_compareSkipExact) {
-        // Exact softmax on the same Q, K, V for the error summary, causal when the first variant is.
-        m_compareExactAdded = addExactReference(request.variants);
-        m_compareExactNote.clear();
-    }
-    m_compareSkipExact = false;
+    if (compare) m_comparePlan.addTo(request.variants, m_inputs->compareEditor()->requests());
+    else m_comparePlan.clear();
 }
 
 bool MainWindow::uiRetryCompareWithoutExact(int code, const QString& message) {
-    if (!m_currentRunCompares || !m_compareExactAdded || code != static_cast<int>(engine::ErrorCode::OutOfBudget))
+    if (!m_currentRunCompares || !m_comparePlan.dropExactAfter(static_cast<engine::ErrorCode>(code), message.toStdString()))
         return false;
-    // The budget is checked per variant before anything is allocated, so this costs no work: run
-    // the compared variants alone and say why the error summary is missing.
-    m_compareSkipExact = true;
-    m_compareExactNote =
-        tr("Exact softmax (full) was not run for the error summary: it does not fit the memory budget (%1).").arg(message);
     uiStartRun(m_currentJobByUser);
     return true;
 }

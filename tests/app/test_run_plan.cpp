@@ -60,6 +60,38 @@ private Q_SLOTS:
         QVERIFY(app::errorCurveVariants("longformer", {}, {1.0}).empty());  // no error curve
     }
 
+    void compareAddsTheReferenceUntilItIsOverBudget() {
+        app::ComparePlan plan;
+        std::vector<engine::VariantRequest> variants{request("longformer", {{"causal", true}})};
+        plan.addTo(variants, {request("bigbird"), request("sparse_fixed")});
+        QCOMPARE(variants.size(), std::size_t{4});
+        QCOMPARE(plan.panes(), 3);  // the reference is not a pane
+        QVERIFY(plan.exactAdded());
+        QCOMPARE(variants[3].id, std::string("full"));
+        QVERIFY(std::get<bool>(variants[3].params.at("causal")));
+        // Another failure, or one without the reference, does not change the next request.
+        QVERIFY(!plan.dropExactAfter(engine::ErrorCode::InvalidArgument, "bad"));
+        QVERIFY(plan.dropExactAfter(engine::ErrorCode::OutOfBudget, "needs 4 GiB"));
+        QVERIFY(QString::fromStdString(plan.exactNote()).contains(QStringLiteral("needs 4 GiB")));
+        std::vector<engine::VariantRequest> retry{request("longformer")};
+        plan.addTo(retry, {request("bigbird")});
+        QCOMPARE(retry.size(), std::size_t{2});  // without the reference, once
+        QVERIFY(!plan.exactAdded());
+        QVERIFY(!plan.exactNote().empty());      // the tab says why
+        QVERIFY(!plan.dropExactAfter(engine::ErrorCode::OutOfBudget, "again"));
+        std::vector<engine::VariantRequest> next{request("longformer")};
+        plan.addTo(next, {request("bigbird")});
+        QCOMPARE(next.size(), std::size_t{3});
+        QVERIFY(plan.exactNote().empty());
+        // A compared exact variant is the reference: nothing added.
+        std::vector<engine::VariantRequest> withFull{request("longformer")};
+        plan.addTo(withFull, {request("full")});
+        QCOMPARE(withFull.size(), std::size_t{2});
+        QVERIFY(!plan.exactAdded());
+        plan.clear();
+        QCOMPARE(plan.panes(), 0);
+    }
+
     void bestSettingsByOutputErrorWithoutTheInapplicable() {
         engine::HeadAtlas atlas;
         atlas.layers = 1;
