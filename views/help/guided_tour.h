@@ -18,7 +18,8 @@ struct TourStep {
     QString text;  ///< plain text
 };
 
-/// The steps, in order.
+/// The steps, in order (resources/tour/guided_tour.json; every variant id is the catalog's, as
+/// tests/views/test_guided_tour.cpp checks).
 const std::vector<TourStep>& guidedTour();
 
 }  // namespace attnscope::views
