@@ -45,8 +45,40 @@ QString legendText() {
 MoeRoutingView::MoeRoutingView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(buildControls());
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("moeSummary"));
+    m_summary->setTextFormat(Qt::PlainText);
+    m_summary->setWordWrap(true);
+    layout->addWidget(m_summary);
 
-    // two rows, so the tab fits beside the settings column at 1366 px
+    layout->addWidget(buildPlots(), 1);
+
+    auto* legend = new QLabel(legendText(), this);
+    legend->setObjectName(QStringLiteral("moeLegend"));
+    legend->setTextFormat(Qt::PlainText);
+    legend->setWordWrap(true);
+    layout->addWidget(legend);
+
+    connect(m_experts, &QSpinBox::valueChanged, this, [this] {
+        updateControls();
+        rebuildLogits();
+    });
+    connect(m_policy, &QComboBox::currentIndexChanged, this, [this] {
+        updateControls();
+        reroute();
+    });
+    connect(m_k, &QSpinBox::valueChanged, this, &MoeRoutingView::reroute);
+    connect(m_normalize, &QCheckBox::toggled, this, &MoeRoutingView::reroute);
+    connect(m_capacity, &QSlider::valueChanged, this, &MoeRoutingView::reroute);
+    connect(m_priority, &QComboBox::currentIndexChanged, this, &MoeRoutingView::reroute);
+    connect(m_droppedAs, &QComboBox::currentIndexChanged, this, &MoeRoutingView::reroute);
+    updateControls();
+    clear();
+}
+
+// The router's settings in two rows, so the tab fits beside the settings column at 1366 px.
+QWidget* MoeRoutingView::buildControls() {
     auto* router = new QHBoxLayout;
     auto* capacity = new QHBoxLayout;
     QHBoxLayout* controls = router;
@@ -106,14 +138,12 @@ MoeRoutingView::MoeRoutingView(QWidget* parent) : QWidget(parent) {
     rowsLayout->setContentsMargins(0, 0, 0, 0);
     rowsLayout->addLayout(router);
     rowsLayout->addLayout(capacity);
-    layout->addWidget(scrollingRow(rows, this));
+    return scrollingRow(rows, this);
 
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("moeSummary"));
-    m_summary->setTextFormat(Qt::PlainText);
-    m_summary->setWordWrap(true);
-    layout->addWidget(m_summary);
+}
 
+// The token strip above the router probabilities and the experts' load.
+QWidget* MoeRoutingView::buildPlots() {
     auto* splitter = new QSplitter(Qt::Vertical, this);
     m_strip = new QTextBrowser(splitter);
     m_strip->setObjectName(QStringLiteral("moeTokenStrip"));
@@ -146,29 +176,8 @@ MoeRoutingView::MoeRoutingView(QWidget* parent) : QWidget(parent) {
     splitter->addWidget(plots);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 2);
-    layout->addWidget(splitter, 1);
+    return splitter;
 
-    auto* legend = new QLabel(legendText(), this);
-    legend->setObjectName(QStringLiteral("moeLegend"));
-    legend->setTextFormat(Qt::PlainText);
-    legend->setWordWrap(true);
-    layout->addWidget(legend);
-
-    connect(m_experts, &QSpinBox::valueChanged, this, [this] {
-        updateControls();
-        rebuildLogits();
-    });
-    connect(m_policy, &QComboBox::currentIndexChanged, this, [this] {
-        updateControls();
-        reroute();
-    });
-    connect(m_k, &QSpinBox::valueChanged, this, &MoeRoutingView::reroute);
-    connect(m_normalize, &QCheckBox::toggled, this, &MoeRoutingView::reroute);
-    connect(m_capacity, &QSlider::valueChanged, this, &MoeRoutingView::reroute);
-    connect(m_priority, &QComboBox::currentIndexChanged, this, &MoeRoutingView::reroute);
-    connect(m_droppedAs, &QComboBox::currentIndexChanged, this, &MoeRoutingView::reroute);
-    updateControls();
-    clear();
 }
 
 engine::RouterOptions MoeRoutingView::options() const {

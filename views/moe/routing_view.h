@@ -59,6 +59,8 @@ public:
     QCustomPlot* loadPlot() const { return m_loadPlot; }
 
 private:
+    QWidget* buildControls();
+    QWidget* buildPlots();
     void rebuildLogits();
     void reroute();
     void drawStrip();
