@@ -1,4 +1,5 @@
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 #include "gui/run_status_bar.h"
 #include "gui/run_settings_panel.h"
 #include "common/run_plan.h"
@@ -136,7 +137,7 @@ AppSettings MainWindow::settings() const {
     s.heads = m_inputs->headsSpin()->value();
     s.headDim = m_inputs->headDimSpin()->value();
     s.seed = m_inputs->seedSpin()->value();
-    const views::HeatmapOptions heatmap = m_heatmap->options();
+    const views::HeatmapOptions heatmap = m_views->heatmap()->options();
     s.heatmapColormap = heatmap.colormap;
     s.heatmapScale = views::colorScaleName(heatmap.scale);
     s.heatmapPooling = views::poolModeName(heatmap.pooling);
@@ -169,9 +170,9 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
         }
         m_inputs->variantCombo()->setCurrentIndex(std::max(0, m_inputs->variantCombo()->findData(m_preferredVariant)));
     }
-    m_heatmap->setVariantNames(names);
-    m_maskView->setVariantNames(names);
-    m_compareView->setVariantNames(names);
+    m_views->heatmap()->setVariantNames(names);
+    m_views->maskView()->setVariantNames(names);
+    m_views->compareView()->setVariantNames(names);
     uiShowExplorerVariants();
     uiVariantChanged();
     uiRunStateChanged(m_runner->isRunning());
@@ -245,9 +246,9 @@ QStringList MainWindow::applyParamTexts(views::ParamForm* form, const QStringLis
     return errors;
 }
 
-MainWindow::View MainWindow::currentView() const { return static_cast<View>(m_viewTabs->currentIndex()); }
+MainWindow::View MainWindow::currentView() const { return static_cast<View>(m_views->tabs()->currentIndex()); }
 
-void MainWindow::showView(View view) { m_viewTabs->setCurrentIndex(static_cast<int>(view)); }
+void MainWindow::showView(View view) { m_views->tabs()->setCurrentIndex(static_cast<int>(view)); }
 
 bool MainWindow::uiCompareNeedsRun() const {
     if (currentView() != View::Compare || !m_variantsKnown || m_inputs->compareEditor()->ids().isEmpty()) return false;
@@ -307,7 +308,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) {
     if (m_currentRunHasExact) request.variants.push_back(exactReferenceLike(request.variants[0]));
     if (m_curveJob != 0) {  // this run supersedes the curve's
         m_curveJob = 0;
-        m_diagnostics->approximationView()->setErrorCurveFailed(tr("superseded by a new run"));
+        m_views->diagnostics()->approximationView()->setErrorCurveFailed(tr("superseded by a new run"));
     }
 
     m_currentJob = m_runner->requestRun(std::move(request));
@@ -354,17 +355,17 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     // redraw nothing; then only the shown tab takes the new one. A hidden tab's view takes it when
     // the tab is first shown (uiViewChanged), so a long result costs one view's work here.
     // Views that never took the old result hold none: their plots are not redrawn for nothing.
-    if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
+    if (m_views->maskView()->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_views->maskView()->panelQuery();
     m_pendingComparePanes = m_currentRunCompares ? m_comparePlan.panes() : 0;
     m_pendingExactNote = QString::fromStdString(m_comparePlan.exactNote());
     m_resultTabs.setResult(m_result);
     // Keep the selected head when it still exists, so re-runs can be compared head by head.
     const std::int64_t heads = m_result->heads;
-    m_state->setResultIndex(0);
-    m_state->setHead(
-        static_cast<int>(std::clamp<std::int64_t>(m_state->head(), 0, std::max<std::int64_t>(heads - 1, 0))));
+    m_views->state()->setResultIndex(0);
+    m_views->state()->setHead(
+        static_cast<int>(std::clamp<std::int64_t>(m_views->state()->head(), 0, std::max<std::int64_t>(heads - 1, 0))));
     uiDeliverResult(currentView());    // first: its head is the first job of the background thread
-    m_headsGrid->setResult(m_result);  // above the tabs: always shown
+    m_views->headsGrid()->setResult(m_result);  // above the tabs: always shown
     // NOTE: freeing a long result unmaps every page of its weights (268 MB for 4 heads of 4096
     // tokens): the views have let go of it, so the last reference goes on the background thread.
     if (previous)
@@ -399,44 +400,44 @@ void MainWindow::uiDeliverResult(View view) { m_resultTabs.deliver(static_cast<i
 
 void MainWindow::flushPendingResult() {
     m_resultTabs.flush();
-    m_headsGrid->finishPooling();
+    m_views->headsGrid()->finishPooling();
 }
 
 // The tabs that show runs, each with how it takes, parks and finishes a result.
 void MainWindow::registerResultTabs() {
     const auto add = [this](View view, ResultTab tab) { m_resultTabs.add(static_cast<int>(view), std::move(tab)); };
-    add(View::Heatmap, {m_heatmap, [this](const ResultTab::Run& run) { m_heatmap->setResult(run); }, {},
-                        [this] { m_heatmap->finishPooling(); }});
-    add(View::Mask, {m_maskView,
+    add(View::Heatmap, {m_views->heatmap(), [this](const ResultTab::Run& run) { m_views->heatmap()->setResult(run); }, {},
+                        [this] { m_views->heatmap()->finishPooling(); }});
+    add(View::Mask, {m_views->maskView(),
                      [this](const ResultTab::Run& run) {
-                         m_maskView->setResult(run);
+                         m_views->maskView()->setResult(run);
                          // A session's query, or the row panel shown before the result changed.
-                         if (run && m_pendingQuery >= 0 && m_pendingQuery < run->n) m_maskView->showQuery(m_pendingQuery);
+                         if (run && m_pendingQuery >= 0 && m_pendingQuery < run->n) m_views->maskView()->showQuery(m_pendingQuery);
                          if (run) m_pendingQuery = -1;
                      },
                      [this] {
-                         if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-                         m_maskView->setResult(nullptr);
+                         if (m_views->maskView()->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_views->maskView()->panelQuery();
+                         m_views->maskView()->setResult(nullptr);
                      },
-                     [this] { m_maskView->finishBuilding(); }});
-    add(View::Compare, {m_compareView,
+                     [this] { m_views->maskView()->finishBuilding(); }});
+    add(View::Compare, {m_views->compareView(),
                         [this](const ResultTab::Run& run) {
-                            if (run) m_compareView->setExactNote(m_pendingExactNote);
-                            m_compareView->setResult(run, run ? m_pendingComparePanes : 0);
+                            if (run) m_views->compareView()->setExactNote(m_pendingExactNote);
+                            m_views->compareView()->setResult(run, run ? m_pendingComparePanes : 0);
                         },
-                        [this] { m_compareView->setResult(nullptr); },
+                        [this] { m_views->compareView()->setResult(nullptr); },
                         [this] {
-                            m_compareView->differenceMap();  // both wait for what is computed in the background
-                            m_compareView->errorPanel();
+                            m_views->compareView()->differenceMap();  // both wait for what is computed in the background
+                            m_views->compareView()->errorPanel();
                         }});
-    add(View::Diagnostics, {m_diagnostics, [this](const ResultTab::Run& run) { m_diagnostics->setResult(run); }, {}, {}});
-    add(View::Links, {m_tokenLinks, [this](const ResultTab::Run& run) { m_tokenLinks->setResult(run); },
-                      [this] { m_tokenLinks->setResult(nullptr); }, {}});
-    add(View::Cost, {m_costView, [this](const ResultTab::Run& run) { m_costView->setResult(run); }, {}, {}});
-    add(View::Experts, {m_routingView,
+    add(View::Diagnostics, {m_views->diagnostics(), [this](const ResultTab::Run& run) { m_views->diagnostics()->setResult(run); }, {}, {}});
+    add(View::Links, {m_views->tokenLinks(), [this](const ResultTab::Run& run) { m_views->tokenLinks()->setResult(run); },
+                      [this] { m_views->tokenLinks()->setResult(nullptr); }, {}});
+    add(View::Cost, {m_views->costView(), [this](const ResultTab::Run& run) { m_views->costView()->setResult(run); }, {}, {}});
+    add(View::Experts, {m_views->routingView(),
                         [this](const ResultTab::Run& run) {
-                            if (run) m_routingView->setTokens(run->input, run->projection.seed);
-                            else m_routingView->clear();
+                            if (run) m_views->routingView()->setTokens(run->input, run->projection.seed);
+                            else m_views->routingView()->clear();
                         },
                         {}, {}});
     // (the Atlas tab shows the model's analysis, not runs)
@@ -445,7 +446,7 @@ void MainWindow::registerResultTabs() {
 void MainWindow::uiStepHead(int delta) {
     if (!m_result || m_result->heads <= 0) return;
     const int heads = static_cast<int>(m_result->heads);
-    m_state->setHead(std::clamp(m_state->head() + delta, 0, heads - 1));
+    m_views->state()->setHead(std::clamp(m_views->state()->head() + delta, 0, heads - 1));
 }
 
 void MainWindow::showNextHead() { uiStepHead(+1); }

@@ -6,6 +6,7 @@
 #include "common/run_plan.h"
 #include "gui/app_settings.h"
 #include "gui/result_tabs.h"
+#include "gui/view_tabs.h"
 
 #include <attnscope/head_atlas.h>
 #include <attnscope/types.h>
@@ -70,7 +71,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// Tabs of the view switcher, in order.
-    enum class View { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7 };
+    using View = ViewTab;
 
     struct Options {
         /// A QMessageBox for failed user-initiated runs. Off in tests and headless runs, where
@@ -106,16 +107,16 @@ public:
     /// Current run settings and window geometry, for AppSettings::save.
     AppSettings settings() const;
 
-    views::HeadHeatmap* heatmap() const { return m_heatmap; }
-    views::HeadsGrid* headsGrid() const { return m_headsGrid; }
-    views::MaskView* maskView() const { return m_maskView; }
-    views::TokenLinks* tokenLinks() const { return m_tokenLinks; }
+    views::HeadHeatmap* heatmap() const { return m_views->heatmap(); }
+    views::HeadsGrid* headsGrid() const { return m_views->headsGrid(); }
+    views::MaskView* maskView() const { return m_views->maskView(); }
+    views::TokenLinks* tokenLinks() const { return m_views->tokenLinks(); }
     TextAutosave* autosave() const { return m_autosave; }
-    views::CompareView* compareView() const { return m_compareView; }
+    views::CompareView* compareView() const { return m_views->compareView(); }
     /// The Diagnostics tab: the selected variant's own diagnostics view (spectrum, approximation,
     /// LSH, clusters). For performer/linear/linformer its runs add `full` as the exact reference.
-    views::DiagnosticsStack* diagnostics() const { return m_diagnostics; }
-    QTabWidget* viewTabs() const { return m_viewTabs; }
+    views::DiagnosticsStack* diagnostics() const { return m_views->diagnostics(); }
+    QTabWidget* viewTabs() const { return m_views->tabs(); }
     View currentView() const;
     /// The second variant of the Compare tab and its schema-driven form.
     QComboBox* compareCombo() const;
@@ -123,22 +124,22 @@ public:
     /// Every compared variant (1–3 rows besides the main one); row 0 is compareCombo().
     CompareVariantsEditor* compareEditor() const;
     /// The Cost tab: the run's counters and the scaling plot (computed by scalingJob()).
-    views::CostView* costView() const { return m_costView; }
+    views::CostView* costView() const { return m_views->costView(); }
     /// The Experts tab: mixture-of-experts routing of the run's tokens.
-    views::MoeRoutingView* routingView() const { return m_routingView; }
+    views::MoeRoutingView* routingView() const { return m_views->routingView(); }
     ScalingJob* scalingJob() const { return m_scalingJob; }
-    RandomProjectionBanner* randomProjectionBanner() const { return m_banner; }
+    RandomProjectionBanner* randomProjectionBanner() const { return m_views->banner(); }
     QSpinBox* headsSpin() const;
     /// The Cost tab's Transformer-XL evaluation-speed measurement.
     EvalSpeedJob* evalSpeedJob() const { return m_evalSpeedJob; }
-    views::InspectionState* inspection() const { return m_state; }
+    views::InspectionState* inspection() const { return m_views->state(); }
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
     views::ParamForm* paramForm() const;
     views::HelpPanel* helpPanel() const { return m_help; }
     /// Every status message of the session (View ▸ Messages).
     views::NoticesPanel* noticesPanel() const { return m_notices; }
-    TokenFindBar* findBar() const { return m_findBar; }
+    TokenFindBar* findBar() const { return m_views->findBar(); }
     TourPanel* tourPanel() const { return m_tour; }
     QPlainTextEdit* textEdit() const;
     /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
@@ -174,7 +175,7 @@ public:
     // ---- trained checkpoints and the Atlas tab (main_window_model.cpp)
     ModelSource* modelSource() const { return m_modelSource; }
     ModelSourcePanel* modelSourcePanel() const { return m_sourcePanel; }
-    views::HeadAtlasView* atlasView() const { return m_atlasView; }
+    views::HeadAtlasView* atlasView() const { return m_views->atlasView(); }
     /// Opens a model folder on the engine thread; a refusal is reported and changes nothing.
     void openModelFolder(const QString& folder);
 
@@ -300,6 +301,7 @@ private:
 
     EngineRunner* m_runner = nullptr;
     RunSettingsPanel* m_inputs = nullptr;  // the left column: input, variants, projections, Run
+    ViewTabs* m_views = nullptr;           // the right side: heads grid, find bar, the view tabs
     DocumentController* m_documents = nullptr;  // sessions, text files, Recent, drops
     ExportController* m_export = nullptr;
     Options m_options;
@@ -320,32 +322,19 @@ private:
     QString m_curveParam;
     QVector<double> m_curveValues;
 
-    views::InspectionState* m_state = nullptr;
-    views::HeadHeatmap* m_heatmap = nullptr;
-    views::HeadsGrid* m_headsGrid = nullptr;
     views::HelpPanel* m_help = nullptr;
     views::NoticesPanel* m_notices = nullptr;
     RunStatusBar* m_status = nullptr;  // message, progress, counters, out-of-date mark
-    TokenFindBar* m_findBar = nullptr;
     TourPanel* m_tour = nullptr;
     TokenFinder* m_finder = nullptr;  // View ▸ Find Token
-    views::MaskView* m_maskView = nullptr;
-    views::TokenLinks* m_tokenLinks = nullptr;
     TextAutosave* m_autosave = nullptr;
-    views::CompareView* m_compareView = nullptr;
-    views::DiagnosticsStack* m_diagnostics = nullptr;
-    QTabWidget* m_viewTabs = nullptr;
     ComparePlan m_comparePlan;  // what the Compare tab's requests hold beside the main variant
-    views::CostView* m_costView = nullptr;
-    views::MoeRoutingView* m_routingView = nullptr;
     ScalingJob* m_scalingJob = nullptr;
     EvalSpeedJob* m_evalSpeedJob = nullptr;
-    RandomProjectionBanner* m_banner = nullptr;
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
     ModelController* m_models = nullptr;  // File ▸ Open Model, the Q/K/V source box
     ModelSource* m_modelSource = nullptr;     // (m_models's)
     ModelSourcePanel* m_sourcePanel = nullptr;  // (m_models's)
-    views::HeadAtlasView* m_atlasView = nullptr;
     QString m_runSignature;    // inputs of the run in flight
     QString m_shownSignature;  // inputs of the result the views show
     QString m_preferredCompare = QString::fromStdString(defaultComparedVariant());

@@ -3,6 +3,7 @@
 // explorer's wiring stays in one place.
 
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 #include "gui/run_settings_panel.h"
 #include "common/run_plan.h"
 
@@ -29,9 +30,9 @@ namespace attnscope::app {
 
 void MainWindow::uiConnectExplorerViews() {
     // Double-clicking a thumbnail opens that head large (the click itself already selected it).
-    connect(m_headsGrid, &views::HeadsGrid::headOpened, this, [this] { showView(View::Heatmap); });
+    connect(m_views->headsGrid(), &views::HeadsGrid::headOpened, this, [this] { showView(View::Heatmap); });
     m_scalingJob = new ScalingJob(m_runner, this);
-    connect(m_costView, &views::CostView::scalingRequested, this, [this](const QStringList& ids, const QVector<int>& sizes) {
+    connect(m_views->costView(), &views::CostView::scalingRequested, this, [this](const QStringList& ids, const QVector<int>& sizes) {
         // The window's Q/K/V settings; each variant with the parameters its form shows, if any.
         ScalingRequest request;
         request.variantIds = ids;
@@ -45,14 +46,14 @@ void MainWindow::uiConnectExplorerViews() {
         request.params[m_inputs->variantCombo()->currentData().toString().toStdString()] = m_inputs->paramForm()->values();
         m_scalingJob->start(request);
     });
-    connect(m_costView, &views::CostView::scalingCancelRequested, m_scalingJob, &ScalingJob::cancel);
-    connect(m_scalingJob, &ScalingJob::started, m_costView, &views::CostView::setScalingStarted);
+    connect(m_views->costView(), &views::CostView::scalingCancelRequested, m_scalingJob, &ScalingJob::cancel);
+    connect(m_scalingJob, &ScalingJob::started, m_views->costView(), &views::CostView::setScalingStarted);
     // Esc (Run ▸ Cancel) cancels the sweep as it cancels a run (MainWindow::cancelRun).
     connect(m_scalingJob, &ScalingJob::started, this, [this] { m_cancelAction->setEnabled(true); });
-    connect(m_scalingJob, &ScalingJob::pointMeasured, m_costView, &views::CostView::addScalingPoint);
-    connect(m_scalingJob, &ScalingJob::progressChanged, m_costView, &views::CostView::setScalingProgress);
-    connect(m_scalingJob, &ScalingJob::finished, m_costView, [this](const QString& message, bool) {
-        m_costView->setScalingFinished(message);
+    connect(m_scalingJob, &ScalingJob::pointMeasured, m_views->costView(), &views::CostView::addScalingPoint);
+    connect(m_scalingJob, &ScalingJob::progressChanged, m_views->costView(), &views::CostView::setScalingProgress);
+    connect(m_scalingJob, &ScalingJob::finished, m_views->costView(), [this](const QString& message, bool) {
+        m_views->costView()->setScalingFinished(message);
         uiRunStateChanged(m_runner->isRunning());
     });
     uiConnectEvalSpeed();
@@ -60,7 +61,7 @@ void MainWindow::uiConnectExplorerViews() {
 
 void MainWindow::uiConnectEvalSpeed() {
     m_evalSpeedJob = new EvalSpeedJob(m_runner, this);
-    views::EvalSpeedPanel* panel = m_costView->evalSpeedPanel();
+    views::EvalSpeedPanel* panel = m_views->costView()->evalSpeedPanel();
     connect(panel, &views::EvalSpeedPanel::measureRequested, m_evalSpeedJob, &EvalSpeedJob::start);
     connect(panel, &views::EvalSpeedPanel::cancelRequested, m_evalSpeedJob, &EvalSpeedJob::cancel);
     connect(m_evalSpeedJob, &EvalSpeedJob::started, panel, &views::EvalSpeedPanel::setStarted);
@@ -81,13 +82,13 @@ void MainWindow::uiShowExplorerVariants() {
 
     QVector<QPair<QString, QString>> names;
     for (const auto& v : m_variants) names.push_back({QString::fromStdString(v.id), QString::fromStdString(v.name)});
-    const bool firstFill = m_costView->checkedVariants().isEmpty();
-    m_costView->setVariants(names);
+    const bool firstFill = m_views->costView()->checkedVariants().isEmpty();
+    m_views->costView()->setVariants(names);
     if (firstFill) {
         // A useful first sweep: exact softmax against the chosen and the first compared variant.
         QStringList ids{QString::fromStdString(engine::exactReference().id), m_preferredVariant};
         ids += m_inputs->compareEditor()->ids().mid(0, 1);
-        m_costView->setCheckedVariants(ids);
+        m_views->costView()->setCheckedVariants(ids);
     }
 }
 

@@ -3,6 +3,7 @@
 // row L1 error of each against that reference.
 
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 #include "gui/run_settings_panel.h"
 
 #include "common/run_plan.h"
@@ -27,7 +28,7 @@ namespace attnscope::app {
 using engine::TokenizerKind;
 
 void MainWindow::uiRunErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values) {
-    views::ApproximationView* view = m_diagnostics->approximationView();
+    views::ApproximationView* view = m_views->diagnostics()->approximationView();
     // NOTE: a new request supersedes (cancels) the runner's current one; let a run in flight finish.
     if (m_runner->isRunning() || values.isEmpty()) {
         view->setErrorCurveFailed(values.isEmpty() ? tr("no values") : tr("a run is in progress; try again when it ends"));
@@ -62,7 +63,7 @@ void MainWindow::uiShowErrorCurve(const std::shared_ptr<const engine::RunResult>
         errors << views::ApproximationView::meanRowL1Error(results[static_cast<std::size_t>(i)],
                                                            results[static_cast<std::size_t>(exact)]);
     }
-    m_diagnostics->approximationView()->setErrorCurve(m_curveVariant, m_curveParam, values, errors);
+    m_views->diagnostics()->approximationView()->setErrorCurve(m_curveVariant, m_curveParam, values, errors);
     QStringList warnings;
     for (const auto& w : result->warnings) warnings << QString::fromStdString(w);
     setStatusMessage(warnings.isEmpty() ? tr("Error curve of %1: %2 points.").arg(m_curveVariant).arg(values.size())

@@ -2,6 +2,7 @@
 // its field, with the fix the engine names; a dialog for runs the user started.
 
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 #include "gui/run_settings_panel.h"
 
 #include "views/diagnostics/approximation_view.h"
@@ -24,7 +25,7 @@ void MainWindow::uiShowFailure(quint64 job, const QString& message, int code) {
     if (job != 0 && job == m_curveJob) {
         m_curveJob = 0;
         uiRunStateChanged(false);
-        m_diagnostics->approximationView()->setErrorCurveFailed(message);
+        m_views->diagnostics()->approximationView()->setErrorCurveFailed(message);
         setStatusMessage(tr("Error curve not computed: %1").arg(message), message);
         return;
     }

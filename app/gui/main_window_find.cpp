@@ -3,6 +3,7 @@
 // token.
 
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 
 #include "gui/token_find_bar.h"
 #include "gui/token_finder.h"
@@ -19,14 +20,14 @@ void MainWindow::buildTokenFinder(QMenu* viewMenu) {
     TokenFinder::Views views;
     views.shown = [this] { return m_result.get(); };
     views.mark = [this](const QVector<int>& tokens) {
-        m_heatmap->setHighlightedTokens(tokens);
-        m_maskView->setHighlightedTokens(tokens);
-        m_compareView->setHighlightedTokens(tokens);
-        m_tokenLinks->setHighlightedTokens(tokens);
+        m_views->heatmap()->setHighlightedTokens(tokens);
+        m_views->maskView()->setHighlightedTokens(tokens);
+        m_views->compareView()->setHighlightedTokens(tokens);
+        m_views->tokenLinks()->setHighlightedTokens(tokens);
     };
     views.goTo = [this](int token) { uiGoToToken(token); };
-    views.focusAfterClose = [this] { return m_viewTabs->currentWidget(); };
-    m_finder = new TokenFinder(m_findBar, std::move(views), this);
+    views.focusAfterClose = [this] { return m_views->tabs()->currentWidget(); };
+    m_finder = new TokenFinder(m_views->findBar(), std::move(views), this);
     m_finder->addAction(viewMenu);
 }
 
@@ -34,16 +35,16 @@ void MainWindow::uiGoToToken(int token) {
     // The found token as the query; the key stays where the cursor was (or the token itself).
     switch (currentView()) {
         case View::Mask: {
-            const int key = m_maskView->hoveredKey() >= 0 ? m_maskView->hoveredKey() : token;
-            m_maskView->moveCursorTo(token, key);
+            const int key = m_views->maskView()->hoveredKey() >= 0 ? m_views->maskView()->hoveredKey() : token;
+            m_views->maskView()->moveCursorTo(token, key);
             break;
         }
         case View::Links:
-            m_tokenLinks->showToken(token);
+            m_views->tokenLinks()->showToken(token);
             break;
         case View::Heatmap: {
-            const int key = m_heatmap->hoveredKey() >= 0 ? m_heatmap->hoveredKey() : token;
-            m_heatmap->moveCursorTo(token, key);
+            const int key = m_views->heatmap()->hoveredKey() >= 0 ? m_views->heatmap()->hoveredKey() : token;
+            m_views->heatmap()->moveCursorTo(token, key);
             break;
         }
         default:

@@ -2,6 +2,7 @@
 // variant (views/help/), and About.
 
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 #include "gui/run_settings_panel.h"
 
 #include "views/help/help_panel.h"
@@ -36,7 +37,7 @@ void MainWindow::buildHelpActions() {
                               "queries, keys and values.</p>")
                                .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
     });
-    connect(m_viewTabs, &QTabWidget::currentChanged, this, &MainWindow::uiUpdateHelp);
+    connect(m_views->tabs(), &QTabWidget::currentChanged, this, &MainWindow::uiUpdateHelp);
     // (the form is rebuilt for a new variant before it says its values changed)
     connect(m_inputs->paramForm(), &views::ParamForm::valuesChanged, this, &MainWindow::uiUpdateHelp);
     uiUpdateHelp();
@@ -44,7 +45,7 @@ void MainWindow::buildHelpActions() {
 
 void MainWindow::uiUpdateHelp() {
     static const QStringList keys = views::viewGuideKeys();
-    m_help->setView(keys.value(m_viewTabs->currentIndex()));
+    m_help->setView(keys.value(m_views->tabs()->currentIndex()));
     if (!m_inputs->paramForm()->variant().id.empty()) m_help->setVariant(m_inputs->paramForm()->variant());
 }
 

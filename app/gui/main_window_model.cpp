@@ -3,6 +3,7 @@
 // atlas, rollout, click a head to compare it with the coverage variants).
 
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 
 #include "common/run_plan.h"
 #include "gui/run_settings_panel.h"
@@ -52,7 +53,7 @@ void MainWindow::buildModelSourceUi() {
         Q_EMIT modelOpenFailed(text);
     });
     connect(m_modelSource, &ModelSource::analysisProgress, this,
-            [this](int permille, const QString& stage) { m_atlasView->setProgress(permille, stage); });
+            [this](int permille, const QString& stage) { m_views->atlasView()->setProgress(permille, stage); });
     connect(m_modelSource, &ModelSource::atlasReady, this, &MainWindow::uiShowAtlas);
     // A run that ends disables Esc (uiRunStateChanged); queued, this runs after that handler and
     // keeps Esc live while an analysis is still running.
@@ -62,28 +63,23 @@ void MainWindow::buildModelSourceUi() {
     connect(m_runner, &EngineRunner::runFinished, this, keepEscapeForAnalysis, Qt::QueuedConnection);
     connect(m_runner, &EngineRunner::jobFailed, this, keepEscapeForAnalysis, Qt::QueuedConnection);
     connect(m_modelSource, &ModelSource::analysisFailed, this, [this](const QString& message, int code) {
-        m_atlasView->setBusy(false);
+        m_views->atlasView()->setBusy(false);
         m_cancelAction->setEnabled(m_runner->isRunning());
         const QString text =
             code == static_cast<int>(engine::ErrorCode::Cancelled)
                 ? tr("Analysis cancelled.")
                 : tr("Analysis failed (%1): %2")
                       .arg(QString::fromLatin1(engine::errorCodeName(static_cast<engine::ErrorCode>(code))), message);
-        m_atlasView->setMessage(text);
+        m_views->atlasView()->setMessage(text);
         setStatusMessage(text, message);
         Q_EMIT atlasFailed(message, code);
     });
 }
 
 void MainWindow::buildAtlasTab() {
-    m_atlasView = new views::HeadAtlasView(m_viewTabs);
-    m_viewTabs->addTab(m_atlasView, tr("Atlas"));
-    m_viewTabs->setTabToolTip(m_viewTabs->indexOf(m_atlasView),
-                              tr("Every head of the opened model coloured by one metric, and what each efficient "
-                                 "variant would keep of it; attention rollout across layers"));
-    connect(m_atlasView, &views::HeadAtlasView::analyzeRequested, this, &MainWindow::analyzeModel);
-    connect(m_atlasView, &views::HeadAtlasView::cancelRequested, m_modelSource, &ModelSource::cancelAnalysis);
-    connect(m_atlasView, &views::HeadAtlasView::headSelected, this, &MainWindow::uiCompareAtlasHead);
+    connect(m_views->atlasView(), &views::HeadAtlasView::analyzeRequested, this, &MainWindow::analyzeModel);
+    connect(m_views->atlasView(), &views::HeadAtlasView::cancelRequested, m_modelSource, &ModelSource::cancelAnalysis);
+    connect(m_views->atlasView(), &views::HeadAtlasView::headSelected, this, &MainWindow::uiCompareAtlasHead);
 }
 
 void MainWindow::openModelFolder(const QString& folder) { m_models->openFolder(folder); }
@@ -94,9 +90,9 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info, const QString& own
         if (index >= 0) m_inputs->variantCombo()->setCurrentIndex(index);
     }
     applyModelDefaults();
-    m_atlasView->setAtlas(nullptr);
+    m_views->atlasView()->setAtlas(nullptr);
     const QString record = views::HeadAtlasView::trainingSummary(info);
-    m_atlasView->setMessage(tr("%1 is open: press Analyze to describe its heads on the input text.%2")
+    m_views->atlasView()->setMessage(tr("%1 is open: press Analyze to describe its heads on the input text.%2")
                                 .arg(QDir(m_modelSource->folder()).dirName(), record.isEmpty() ? QString() : QLatin1Char(' ') + record));
     const QString name = QDir(m_modelSource->folder()).dirName();
     uiUpdateTitle();  // the title names the model beside the text's source
@@ -121,7 +117,7 @@ void MainWindow::uiShowSourceControls(bool model) {
     // The model's own tokenizer and projections replace the window's.
     const std::string tokenizer = model && m_modelSource->model() ? m_modelSource->model()->tokenizer : std::string();
     m_inputs->showModelSource(model, QString::fromStdString(tokenizer));
-    if (m_banner) m_banner->setRandomProjections(!model);
+    if (m_views->banner()) m_views->banner()->setRandomProjections(!model);
     uiUpdateTitle();
 }
 
@@ -131,29 +127,29 @@ void MainWindow::analyzeModel() {
     if (!m_modelSource->model()) {
         const QString text =
             tr("Open a model first (File ▸ Open Model…): the atlas describes a trained model's heads.");
-        m_atlasView->setMessage(text);
+        m_views->atlasView()->setMessage(text);
         setStatusMessage(text);
         return;
     }
-    auto settings = m_atlasView->coverageEditor()->settingsForNextRun();
+    auto settings = m_views->atlasView()->coverageEditor()->settingsForNextRun();
     if (!settings) {  // the editor marks the line and says why, under the field
-        setStatusMessage(m_atlasView->coverageEditor()->problem());
+        setStatusMessage(m_views->atlasView()->coverageEditor()->problem());
         return;
     }
     engine::AtlasRequest request;
     request.text = m_inputs->text()->toPlainText().toStdString();
     request.settings = std::move(*settings);
-    m_atlasView->setBusy(true);
-    m_atlasView->setMessage(tr("Analysing %1…").arg(QDir(m_modelSource->folder()).dirName()));
+    m_views->atlasView()->setBusy(true);
+    m_views->atlasView()->setMessage(tr("Analysing %1…").arg(QDir(m_modelSource->folder()).dirName()));
     m_cancelAction->setEnabled(true);  // Esc cancels the analysis too (cancelRun)
     m_modelSource->analyze(std::move(request));
 }
 
 void MainWindow::uiShowAtlas(const std::shared_ptr<const engine::HeadAtlas>& atlas) {
-    m_atlasView->setBusy(false);
+    m_views->atlasView()->setBusy(false);
     m_cancelAction->setEnabled(m_runner->isRunning());
-    m_atlasView->setAtlas(atlas);
-    if (m_sourcePanel->usesModel()) m_atlasView->setSelectedHead(m_sourcePanel->layer(), m_state->head());
+    m_views->atlasView()->setAtlas(atlas);
+    if (m_sourcePanel->usesModel()) m_views->atlasView()->setSelectedHead(m_sourcePanel->layer(), m_views->state()->head());
     setStatusMessage(tr("Head atlas: %1 layers × %2 heads on %3 tokens in %4 s.")
                          .arg(atlas->layers)
                          .arg(atlas->heads)
@@ -163,7 +159,7 @@ void MainWindow::uiShowAtlas(const std::shared_ptr<const engine::HeadAtlas>& atl
 }
 
 void MainWindow::uiCompareAtlasHead(int layer, int head) {
-    const auto& atlas = m_atlasView->atlas();
+    const auto& atlas = m_views->atlasView()->atlas();
     if (!atlas || !m_modelSource->model()) return;
     // The settings that replace this head best (lowest output error), so the comparison shows
     // what the atlas suggests; settings that do not apply at this n are left out.
@@ -191,8 +187,8 @@ void MainWindow::uiCompareAtlasHead(int layer, int head) {
         }
         m_inputs->compareEditor()->form(static_cast<int>(i))->setValues(chosen[i]->params);
     }
-    m_state->setHead(head);
-    m_atlasView->setSelectedHead(layer, head);
+    m_views->state()->setHead(head);
+    m_views->atlasView()->setSelectedHead(layer, head);
     if (currentView() != View::Compare) showView(View::Compare);
     uiStartRun(true);  // supersedes a run the tab switch may have started with the old rows
     setStatusMessage(tr("Layer %1, head %2: full beside %3 settings with the lowest output error.")

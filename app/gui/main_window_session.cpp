@@ -4,6 +4,7 @@
 // session.* and param_json.*.
 
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 #include "gui/run_settings_panel.h"
 
 
@@ -110,14 +111,14 @@ SessionState MainWindow::captureSession() const {
         if (!id.isEmpty()) s.compare.append({id, paramsToJson(m_inputs->compareEditor()->form(row)->values())});
     }
     s.view = viewNames().value(static_cast<int>(currentView()), QStringLiteral("heatmap"));
-    const views::HeatmapOptions heatmap = m_heatmap->options();
+    const views::HeatmapOptions heatmap = m_views->heatmap()->options();
     s.colormap = heatmap.colormap;
     s.scale = views::colorScaleName(heatmap.scale);
     s.pooling = views::poolModeName(heatmap.pooling);
-    s.maskWeights = m_maskView->showWeights();
-    s.layer = m_state->layer();
-    s.head = m_state->head();
-    s.query = m_pendingQuery >= 0 ? m_pendingQuery : m_maskView->panelQuery();
+    s.maskWeights = m_views->maskView()->showWeights();
+    s.layer = m_views->state()->layer();
+    s.head = m_views->state()->head();
+    s.query = m_pendingQuery >= 0 ? m_pendingQuery : m_views->maskView()->panelQuery();
     if (const auto source = m_models->sessionSource()) {  // (or a session's or --model's folder still opening)
         s.modelFolder = source->first;
         s.modelLayer = source->second;
@@ -182,12 +183,12 @@ QString MainWindow::applySession(const SessionState& session) {
     options.colormap = session.colormap;
     options.scale = views::colorScaleFromName(session.scale);
     options.pooling = views::poolModeFromName(session.pooling);
-    m_heatmap->setOptions(options);
-    for (views::HeadHeatmap* pane : m_compareView->findChildren<views::HeadHeatmap*>()) pane->setOptions(options);
-    m_maskView->setShowWeights(session.maskWeights);
-    m_state->setLayer(session.layer);
-    m_state->setHead(session.head);  // clamped to the result's heads when it arrives
-    m_maskView->showQuery(-1);
+    m_views->heatmap()->setOptions(options);
+    for (views::HeadHeatmap* pane : m_views->compareView()->findChildren<views::HeadHeatmap*>()) pane->setOptions(options);
+    m_views->maskView()->setShowWeights(session.maskWeights);
+    m_views->state()->setLayer(session.layer);
+    m_views->state()->setHead(session.head);  // clamped to the result's heads when it arrives
+    m_views->maskView()->showQuery(-1);
     m_pendingQuery = session.query;
     // The Q/K/V source: the session's model layer (opened first when it is not the open model), or
     // random projections. Switching the source quietly: the session runs once, below.

@@ -2,6 +2,7 @@
 // (gui/export/star_cycle_export.h).
 
 #include "gui/main_window.h"
+#include "gui/view_tabs.h"
 
 #include "gui/export/export_controller.h"
 #include "gui/export/star_cycle_export.h"
@@ -16,7 +17,7 @@
 namespace attnscope::app {
 
 QString MainWindow::exportStarCyclesTo(const QString& folder) {
-    const StarCycleExport out = exportStarCycles(m_diagnostics->starPlayer(), folder, m_export->dpi());
+    const StarCycleExport out = exportStarCycles(m_views->diagnostics()->starPlayer(), folder, m_export->dpi());
     if (!out.error.isEmpty()) {
         setStatusMessage(out.error, out.error);
         return out.error;

@@ -15,6 +15,7 @@
 #include "gui/random_projection_banner.h"
 #include "gui/run_settings_panel.h"
 #include "gui/run_status_bar.h"
+#include "gui/view_tabs.h"
 #include "gui/to_gui.h"
 #include "gui/scaling_job.h"
 #include "gui/export/export_controller.h"
@@ -87,7 +88,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({380, 1020});  // room for the settings and their vertical scroll bar
     setCentralWidget(splitter);
-    m_heatmap->setFocus();  // head stepping keys work at once; the editor keeps them when focused
+    m_views->heatmap()->setFocus();  // head stepping keys work at once; the editor keeps them when focused
     buildStatusBar();
     new InputGuards(this);  // wheel only in the focused field; the window's shortcuts from any field
 }
@@ -113,53 +114,17 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
 
 // The heads grid above the view tabs; the result tabs registered for the window's loops.
 QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
-    m_state = new views::InspectionState(this);
-    auto* right = new QWidget(this);
-    auto* rightLayout = new QVBoxLayout(right);
-    m_headsGrid = new views::HeadsGrid(right);
-    m_headsGrid->setInspectionState(m_state);
-    m_headsGrid->setBackgroundPooling();
-    m_viewTabs = new QTabWidget(right);
-    m_heatmap = new views::HeadHeatmap(m_viewTabs);
-    m_heatmap->setInspectionState(m_state);
-    m_heatmap->setBackgroundPooling();  // long inputs: the GUI thread never pools a whole head
-    m_maskView = new views::MaskView(m_viewTabs);
-    m_maskView->setInspectionState(m_state);
-    m_maskView->setBackgroundBuild();
-    m_compareView = new views::CompareView(m_viewTabs);
-    m_compareView->setInspectionState(m_state);
-    m_compareView->setBackgroundWork(true);  // difference map and error summaries: O(n·m) per pane
-    // Colour map, scale and pooling: persisted, and shared by the compare panes.
-    views::HeatmapOptions heatmapOptions;
-    heatmapOptions.colormap = settings.heatmapColormap;
-    heatmapOptions.scale = views::colorScaleFromName(settings.heatmapScale);
-    heatmapOptions.pooling = views::poolModeFromName(settings.heatmapPooling);
-    m_heatmap->setOptions(heatmapOptions);
-    auto shareOptions = [this](const views::HeatmapOptions& options) {
-        for (int i = 0; i < views::CompareView::kMaxPanes; ++i) m_compareView->pane(i)->setOptions(options);
-    };
-    shareOptions(heatmapOptions);
-    connect(m_heatmap, &views::HeadHeatmap::optionsChanged, this, shareOptions);
-    m_viewTabs->addTab(m_heatmap, tr("Heatmap"));
-    m_viewTabs->addTab(m_maskView, tr("Mask"));
-    m_viewTabs->addTab(m_compareView, tr("Compare"));
-    m_diagnostics = new views::DiagnosticsStack(m_viewTabs);
-    m_diagnostics->setInspectionState(m_state);
-    m_viewTabs->addTab(m_diagnostics, tr("Diagnostics"));
-    m_viewTabs->setTabToolTip(static_cast<int>(View::Diagnostics),
-                              tr("The variant's inner workings: approximation error against exact softmax, "
-                                 "Linformer's spectrum, Reformer's LSH buckets, Routing's clusters, "
-                                 "Transformer-XL's memory and receptive field"));
-    connect(m_diagnostics->approximationView(), &views::ApproximationView::errorCurveRequested, this,
+    m_views = new ViewTabs(settings, this);
+    connect(m_views->diagnostics()->approximationView(), &views::ApproximationView::errorCurveRequested, this,
             &MainWindow::uiRunErrorCurve);
     // Transformer-XL's receptive field asks for the model's attention of every layer
-    views::ReceptiveFieldView* field = m_diagnostics->receptiveFieldView();
+    views::ReceptiveFieldView* field = m_views->diagnostics()->receptiveFieldView();
     connect(field, &views::ReceptiveFieldView::bandsRequested, m_modelSource, &ModelSource::requestAttentionBands);
     connect(m_modelSource, &ModelSource::bandsReady, field, &views::ReceptiveFieldView::setModelBands);
     connect(m_modelSource, &ModelSource::bandsFailed, field, &views::ReceptiveFieldView::setBandsFailed);
     // the Star-Transformer's cycles, on the engine thread
-    connect(m_diagnostics->starPlayer(), &views::StarPlayer::starRequested, this, [this](const engine::StarRequest& request) {
-        m_runner->postTask([player = QPointer<views::StarPlayer>(m_diagnostics->starPlayer()), request](EngineBackend& backend) {
+    connect(m_views->diagnostics()->starPlayer(), &views::StarPlayer::starRequested, this, [this](const engine::StarRequest& request) {
+        m_runner->postTask([player = QPointer<views::StarPlayer>(m_views->diagnostics()->starPlayer()), request](EngineBackend& backend) {
             auto pass = backend.runStar(request, {});
             toGui([player, request, pass = std::move(pass)] {
                 if (!player) return;
@@ -169,48 +134,16 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
             return false;
         });
     });
-    connect(m_diagnostics->starPlayer(), &views::StarPlayer::openModelRequested, this, [this] {
+    connect(m_views->diagnostics()->starPlayer(), &views::StarPlayer::openModelRequested, this, [this] {
         const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Star-Transformer Model"));
-        if (!folder.isEmpty()) m_diagnostics->starPlayer()->setModelFolder(folder);
+        if (!folder.isEmpty()) m_views->diagnostics()->starPlayer()->setModelFolder(folder);
     });
-    m_tokenLinks = new views::TokenLinks(m_viewTabs);
-    m_tokenLinks->setInspectionState(m_state);
-    m_viewTabs->addTab(m_tokenLinks, tr("Links"));
-    m_costView = new views::CostView(m_viewTabs);
-    m_viewTabs->addTab(m_costView, tr("Cost"));
-    m_viewTabs->setTabToolTip(static_cast<int>(View::Cost),
-                              tr("Time, memory and FLOPs of the run per stage; scaling of time and memory with n"));
     uiConnectExplorerViews();
-    buildAtlasTab();  // View::Atlas, after Cost
-    m_routingView = new views::MoeRoutingView(m_viewTabs);
-    m_viewTabs->addTab(m_routingView, tr("Experts"));
-    m_viewTabs->setTabToolTip(static_cast<int>(View::Experts),
-                              tr("Mixture-of-experts routing of the tokens (Switch top-1 or top-k): experts, capacity, "
-                                 "dropped tokens, load and the balancing losses"));
+    buildAtlasTab();
     registerResultTabs();
-    m_viewTabs->setTabToolTip(static_cast<int>(View::Links),
-                              tr("Query tokens linked to key tokens, lines weighted by attention; hover a token to isolate it"));
-    m_viewTabs->setTabToolTip(static_cast<int>(View::Heatmap), tr("The selected head's attention weights"));
-    m_viewTabs->setTabToolTip(static_cast<int>(View::Mask),
-                              tr("Which keys each query may attend and why, with a row panel for the hovered query"));
-    m_viewTabs->setTabToolTip(static_cast<int>(View::Compare),
-                              tr("The variant and the “Compare with” variant on the same Q, K, V, same head"));
-    m_banner = new RandomProjectionBanner(right);
-    connect(m_banner, &RandomProjectionBanner::useSampleModelRequested, this, &MainWindow::useSampleModel);
-    rightLayout->addWidget(m_banner);
-    rightLayout->addWidget(m_headsGrid);
-    m_findBar = new TokenFindBar(right);
-    rightLayout->addWidget(m_findBar);
-    rightLayout->addWidget(m_viewTabs, 1);
-    connect(m_viewTabs, &QTabWidget::currentChanged, this, &MainWindow::uiViewChanged);
-    connect(m_maskView, &views::MaskView::cellHovered, m_state, &views::InspectionState::setHovered);
-    connect(m_headsGrid, &views::HeadsGrid::headSelected, this, [this](int layer, int head) {
-        m_state->setLayer(layer);
-        m_state->setHead(head);
-    });
-    connect(m_heatmap, &views::HeadHeatmap::cellHovered, m_state, &views::InspectionState::setHovered);
-
-    return right;
+    connect(m_views->banner(), &RandomProjectionBanner::useSampleModelRequested, this, &MainWindow::useSampleModel);
+    connect(m_views->tabs(), &QTabWidget::currentChanged, this, &MainWindow::uiViewChanged);
+    return m_views;
 }
 
 // Message (warnings, errors), progress, time and memory of the last run.
@@ -227,17 +160,17 @@ void MainWindow::buildActions() {
         [this] {
             // The figure is the shown tab as it will look: its result taken and its head pooled.
             uiDeliverResult(currentView());
-            m_heatmap->finishPooling();
-            if (currentView() == View::Mask) m_maskView->finishBuilding();
+            m_views->heatmap()->finishPooling();
+            if (currentView() == View::Mask) m_views->maskView()->finishBuilding();
             if (currentView() == View::Compare) {
-                m_compareView->differenceMap();  // both wait for what is computed in the background
-                m_compareView->errorPanel();
+                m_views->compareView()->differenceMap();  // both wait for what is computed in the background
+                m_views->compareView()->errorPanel();
             }
-            return m_viewTabs->currentWidget();
+            return m_views->tabs()->currentWidget();
         },
         [this] {
-            return FigureSubject::describe(m_viewTabs->currentWidget(), m_result, m_state->resultIndex(), m_state->layer(),
-                                           m_state->head(), variantNames());
+            return FigureSubject::describe(m_views->tabs()->currentWidget(), m_result, m_views->state()->resultIndex(), m_views->state()->layer(),
+                                           m_views->state()->head(), variantNames());
         },
         m_options.showErrorDialogs);
     connect(m_export, &ExportController::exported, this, [this](const QString& text) { setStatusMessage(text); });
@@ -245,10 +178,10 @@ void MainWindow::buildActions() {
     fileMenu->addAction(m_export->exportFigureAction());
     fileMenu->addAction(m_export->exportSlideAction());
     // The heads grid above the tabs: every head of the layer in one figure.
-    m_headsGrid->setObjectName(QStringLiteral("all heads"));
-    m_export->setAllHeads([this]() -> QWidget* { return m_headsGrid; },
+    m_views->headsGrid()->setObjectName(QStringLiteral("all heads"));
+    m_export->setAllHeads([this]() -> QWidget* { return m_views->headsGrid(); },
                           [this] {
-                              return FigureSubject::describe(m_headsGrid, m_result, m_state->resultIndex(), m_state->layer(),
+                              return FigureSubject::describe(m_views->headsGrid(), m_result, m_views->state()->resultIndex(), m_views->state()->layer(),
                                                              -1, variantNames());
                           });
     fileMenu->addAction(m_export->exportAllHeadsAction());

@@ -1,0 +1,108 @@
+#include "gui/view_tabs.h"
+
+#include "gui/random_projection_banner.h"
+#include "gui/token_find_bar.h"
+
+#include "views/compare_view.h"
+#include "views/cost_view.h"
+#include "views/diagnostics/diagnostics_stack.h"
+#include "views/head_atlas.h"
+#include "views/head_heatmap.h"
+#include "views/heads_grid.h"
+#include "views/heatmap_options.h"
+#include "views/inspection_state.h"
+#include "views/mask_view.h"
+#include "views/moe/routing_view.h"
+#include "views/token_links.h"
+
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace attnscope::app {
+
+ViewTabs::ViewTabs(const AppSettings& settings, QWidget* parent) : QWidget(parent) {
+    m_state = new views::InspectionState(this);
+    auto* layout = new QVBoxLayout(this);
+    m_banner = new RandomProjectionBanner(this);
+    m_headsGrid = new views::HeadsGrid(this);
+    m_headsGrid->setInspectionState(m_state);
+    m_headsGrid->setBackgroundPooling();
+    m_findBar = new TokenFindBar(this);
+    m_tabs = new QTabWidget(this);
+    buildTabs(settings);
+    addTooltips();
+    tieViews();
+    layout->addWidget(m_banner);
+    layout->addWidget(m_headsGrid);
+    layout->addWidget(m_findBar);
+    layout->addWidget(m_tabs, 1);
+}
+
+ViewTab ViewTabs::current() const { return static_cast<ViewTab>(m_tabs->currentIndex()); }
+
+// Every view follows the state; long inputs are pooled, classified and compared on the views'
+// worker thread, so the GUI thread never does it.
+void ViewTabs::buildTabs(const AppSettings& settings) {
+    m_heatmap = new views::HeadHeatmap(m_tabs);
+    m_heatmap->setInspectionState(m_state);
+    m_heatmap->setBackgroundPooling();
+    m_maskView = new views::MaskView(m_tabs);
+    m_maskView->setInspectionState(m_state);
+    m_maskView->setBackgroundBuild();
+    m_compareView = new views::CompareView(m_tabs);
+    m_compareView->setInspectionState(m_state);
+    m_compareView->setBackgroundWork(true);  // difference map and error summaries: O(n·m) per pane
+    m_diagnostics = new views::DiagnosticsStack(m_tabs);
+    m_diagnostics->setInspectionState(m_state);
+    m_tokenLinks = new views::TokenLinks(m_tabs);
+    m_tokenLinks->setInspectionState(m_state);
+    m_costView = new views::CostView(m_tabs);
+    m_atlasView = new views::HeadAtlasView(m_tabs);
+    m_routingView = new views::MoeRoutingView(m_tabs);
+    m_tabs->addTab(m_heatmap, tr("Heatmap"));
+    m_tabs->addTab(m_maskView, tr("Mask"));
+    m_tabs->addTab(m_compareView, tr("Compare"));
+    m_tabs->addTab(m_diagnostics, tr("Diagnostics"));
+    m_tabs->addTab(m_tokenLinks, tr("Links"));
+    m_tabs->addTab(m_costView, tr("Cost"));
+    m_tabs->addTab(m_atlasView, tr("Atlas"));
+    m_tabs->addTab(m_routingView, tr("Experts"));
+    // Colour map, scale and pooling: persisted, and shared by the compare panes.
+    views::HeatmapOptions options;
+    options.colormap = settings.heatmapColormap;
+    options.scale = views::colorScaleFromName(settings.heatmapScale);
+    options.pooling = views::poolModeFromName(settings.heatmapPooling);
+    m_heatmap->setOptions(options);
+    for (int i = 0; i < views::CompareView::kMaxPanes; ++i) m_compareView->pane(i)->setOptions(options);
+}
+
+void ViewTabs::addTooltips() {
+    const auto tip = [this](ViewTab tab, const QString& text) { m_tabs->setTabToolTip(static_cast<int>(tab), text); };
+    tip(ViewTab::Heatmap, tr("The selected head's attention weights"));
+    tip(ViewTab::Mask, tr("Which keys each query may attend and why, with a row panel for the hovered query"));
+    tip(ViewTab::Compare, tr("The variant and the “Compare with” variant on the same Q, K, V, same head"));
+    tip(ViewTab::Diagnostics, tr("The variant's inner workings: approximation error against exact softmax, "
+                                 "Linformer's spectrum, Reformer's LSH buckets, Routing's clusters, "
+                                 "Transformer-XL's memory and receptive field"));
+    tip(ViewTab::Links, tr("Query tokens linked to key tokens, lines weighted by attention; hover a token to isolate it"));
+    tip(ViewTab::Cost, tr("Time, memory and FLOPs of the run per stage; scaling of time and memory with n"));
+    tip(ViewTab::Atlas, tr("Every head of the opened model coloured by one metric, and what each efficient "
+                           "variant would keep of it; attention rollout across layers"));
+    tip(ViewTab::Experts, tr("Mixture-of-experts routing of the tokens (Switch top-1 or top-k): experts, capacity, "
+                             "dropped tokens, load and the balancing losses"));
+}
+
+// The hovered cell and the chosen head are the state's; the panes take the heatmap's options.
+void ViewTabs::tieViews() {
+    connect(m_heatmap, &views::HeadHeatmap::optionsChanged, this, [this](const views::HeatmapOptions& options) {
+        for (int i = 0; i < views::CompareView::kMaxPanes; ++i) m_compareView->pane(i)->setOptions(options);
+    });
+    connect(m_maskView, &views::MaskView::cellHovered, m_state, &views::InspectionState::setHovered);
+    connect(m_heatmap, &views::HeadHeatmap::cellHovered, m_state, &views::InspectionState::setHovered);
+    connect(m_headsGrid, &views::HeadsGrid::headSelected, this, [this](int layer, int head) {
+        m_state->setLayer(layer);
+        m_state->setHead(head);
+    });
+}
+
+}  // namespace attnscope::app
