@@ -49,12 +49,6 @@ const QStringList& viewNames() {
     return names;
 }
 
-const engine::VariantInfo* findInfo(const std::vector<engine::VariantInfo>& variants, const QString& id) {
-    const auto it = std::find_if(variants.begin(), variants.end(),
-                                 [&](const engine::VariantInfo& v) { return QString::fromStdString(v.id) == id; });
-    return it == variants.end() ? nullptr : &*it;
-}
-
 }  // namespace
 
 void MainWindow::uiRestoreHabits(const AppSettings& settings) {
@@ -130,30 +124,13 @@ QString MainWindow::applySession(const SessionState& session) {
     // Everything is checked before the first widget changes, so a refused session leaves the
     // text and the settings as they were.
     if (!m_variantsKnown) return tr("The engine is still starting; open the session again in a moment.");
-    const engine::VariantInfo* info = findInfo(m_variants, session.variantId);
-    if (!info)
-        return tr("The session uses the variant \"%1\", which this AttnScope does not have. Nothing was changed.")
-            .arg(session.variantId);
-    engine::ParamValues params;
-    QString error;
-    if (!paramsFromJson(*info, session.params, QStringLiteral("variant.params"), &params, &error))
-        return tr("The session's parameters do not fit: %1. Nothing was changed.").arg(error);
-    std::vector<std::pair<const engine::VariantInfo*, engine::ParamValues>> compared;
-    if (session.compare.size() > CompareVariantsEditor::kMaxRows)
-        return tr("The session compares %1 variants; at most %2 fit. Nothing was changed.")
-            .arg(session.compare.size())
-            .arg(CompareVariantsEditor::kMaxRows);
-    for (qsizetype row = 0; row < session.compare.size(); ++row) {
-        const SessionVariant& v = session.compare[row];
-        const engine::VariantInfo* compareInfo = findInfo(m_variants, v.id);
-        if (!compareInfo)
-            return tr("The session compares with the variant \"%1\", which this AttnScope does not have. Nothing was changed.")
-                .arg(v.id);
-        engine::ParamValues values;
-        if (!paramsFromJson(*compareInfo, v.params, QStringLiteral("compare[%1].params").arg(row), &values, &error))
-            return tr("The session's parameters do not fit: %1. Nothing was changed.").arg(error);
-        compared.emplace_back(compareInfo, std::move(values));
-    }
+    QString refusal;
+    const std::optional<ResolvedSession> resolved =
+        resolveSession(session, m_variants, CompareVariantsEditor::kMaxRows, &refusal);
+    if (!resolved) return refusal;
+    const engine::VariantInfo* info = resolved->variant;
+    const engine::ParamValues& params = resolved->params;
+    const auto& compared = resolved->compared;
     const int tokenizer = m_inputs->tokenizerCombo()->findText(session.tokenizer);
     if (tokenizer < 0) return tr("The session's tokenizer \"%1\" is unknown. Nothing was changed.").arg(session.tokenizer);
 
