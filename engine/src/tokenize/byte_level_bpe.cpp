@@ -53,7 +53,11 @@ public:
     }
 
 private:
-    using PieceCache = std::unordered_map<std::string, std::vector<BpeSymbol>>;
+    /// One call's encoded pieces by text, and the last piece too long to be kept.
+    struct PieceCache {
+        std::unordered_map<std::string, std::vector<BpeSymbol>> pieces;
+        std::vector<BpeSymbol> uncached;
+    };
 
     Result<EncodedText> encodeChecked(const std::string& text, bool addSpecialTokens,
                                       const ProgressFn& progress) const override {
@@ -158,14 +162,13 @@ private:
     }
 
     const std::vector<BpeSymbol>& encodePiece(const char* bytes, std::int64_t length, PieceCache& cache) const {
-        thread_local std::vector<BpeSymbol> uncached;
         const bool cacheable = static_cast<std::size_t>(length) <= kMaxCachedPieceBytes;
         std::string key;
         if (cacheable) {
             key.assign(bytes, static_cast<std::size_t>(length));
-            const auto it = cache.find(key);
-            if (it != cache.end()) return it->second;
-            if (cache.size() >= kMaxCacheEntries) cache.clear();
+            const auto it = cache.pieces.find(key);
+            if (it != cache.pieces.end()) return it->second;
+            if (cache.pieces.size() >= kMaxCacheEntries) cache.pieces.clear();
         }
         std::vector<BpeSymbol> symbols;
         bool whole = false;
@@ -187,10 +190,10 @@ private:
             m_merger.merge(symbols);
         }
         if (!cacheable) {
-            uncached = std::move(symbols);
-            return uncached;
+            cache.uncached = std::move(symbols);
+            return cache.uncached;
         }
-        return cache.emplace(std::move(key), std::move(symbols)).first->second;
+        return cache.pieces.emplace(std::move(key), std::move(symbols)).first->second;
     }
 
     ByteLevelBpeOptions m_options;
