@@ -124,7 +124,7 @@ void HeadHeatmap::showHead(int head, std::shared_ptr<const HeadMatrix> matrix, b
     m_pooled = std::move(matrix);
     m_colorMap->setVisible(true);
     showAxesAndColorBar(true);
-    if (m_source.pollsWorker() && m_pooled->poolFactor() > 1 && !m_region && !m_regionWarming) warmRegionStorage();
+    if (m_source.usesWorker() && m_pooled->poolFactor() > 1 && !m_region && !m_regionWarming) warmRegionStorage();
     if (!keepZoom) {
         showMatrix(m_pooled);
         updateAxes();
@@ -172,7 +172,7 @@ void HeadHeatmap::updateLevelOfDetail() {
     // The previous region's storage is reused while only this view holds it (the shown region's
     // cannot be lent to the worker while it is drawn).
     std::shared_ptr<HeadMatrix> spare;
-    const bool synchronous = !m_source.pollsWorker();
+    const bool synchronous = !m_source.usesWorker();
     if (m_region && m_region.use_count() <= (synchronous && region ? 2 : 1) && (synchronous || !region)) {
         spare = std::make_shared<HeadMatrix>(std::move(*m_region));
         if (synchronous) m_region.reset();

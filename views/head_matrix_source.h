@@ -84,7 +84,9 @@ public:
     /// Heads with more than `minWeights` weights that are not cached are pooled in the background;
     /// kNever (the default): every head is pooled at once, as exports and tests expect.
     void setBackgroundWeights(std::int64_t minWeights) { m_backgroundWeights = minWeights < 0 ? 0 : minWeights; }
-    bool pollsWorker() const { return m_backgroundWeights != kNever; }
+    /// True when some heads are pooled on the worker thread (the window), false when every head
+    /// and region is built at once (exports, tests).
+    bool usesWorker() const { return m_backgroundWeights != kNever; }
 
     /// The pooling a head of `r` is drawn with: `asked` when it is pooled, else Max (an unpooled
     /// head does not depend on the mode, so one entry serves both).
@@ -107,8 +109,6 @@ public:
     /// is still right for its head). True when it is the job asked for now and was not stopped:
     /// the heatmap shows it (null: it could not be pooled).
     bool pooled(const PoolJob& job, const Matrix& matrix);
-    /// The job asked for now, if any.
-    const PoolJob* poolingJob() const { return m_poolingHead >= 0 ? &m_poolJob : nullptr; }
     bool isPooling() const { return m_poolingHead >= 0; }
     int poolingHead() const { return m_poolingHead; }
     /// Share done of the job asked for, 0..100.

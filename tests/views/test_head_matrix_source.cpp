@@ -77,12 +77,12 @@ private Q_SLOTS:
     void backgroundPoolingAboveTheThreshold() {
         HeadMatrixSource source;
         source.setResult(makeDenseResult(2, 4));  // 16 weights per head
-        QVERIFY(!source.pollsWorker());
+        QVERIFY(!source.usesWorker());
         QVERIFY(!source.poolsInBackground(headKey(0)));
         source.setBackgroundWeights(16);
         QVERIFY(!source.poolsInBackground(headKey(0)));  // not more than 16
         source.setBackgroundWeights(15);
-        QVERIFY(source.pollsWorker());
+        QVERIFY(source.usesWorker());
         QVERIFY(source.poolsInBackground(headKey(0)));
         source.poolNow(headKey(0));
         QVERIFY(!source.poolsInBackground(headKey(0)));  // cached
