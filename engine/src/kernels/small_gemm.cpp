@@ -63,7 +63,8 @@ ATTNSCOPE_FMA_TARGET void dotRows(std::int64_t n, std::int64_t k, const float* a
     }
 }
 // 3 x 4 blocks: 12 accumulators, 3 + 4 loads per 12 FMAs. Row blocks outside, key blocks inside:
-// with 16-row tiles this measured 72.7 GFLOP/s against 63.6 for key panels outside.
+// with 16-row tiles the rows stay in registers' reach and the key panels stream from L1, which
+// beat the other loop order (docs/PERFORMANCE.md).
 ATTNSCOPE_FMA_TARGET void abtAvx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                                   const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
     std::int64_t i = 0;

@@ -216,8 +216,8 @@ TrainReport trainModel(const TrainOptions& o, const Variant& variant, const Para
     if (o.out.empty()) throw EngineError(ErrorCode::InvalidArgument, "no output folder (--out)");
 
     // The trainer's tensors are tiny: with two intra-op threads every op woke the other thread and
-    // put it back to sleep (OMP_WAIT_POLICY=PASSIVE), which took 36 of 47 s as system time for 600
-    // steps; one thread ran the same steps with 0.4 s of system time.
+    // put it back to sleep (OMP_WAIT_POLICY=PASSIVE), so most of a run went to system time; one
+    // thread runs the same steps without it.
     const OneThreadScope oneThread;
     const auto started = std::chrono::steady_clock::now();
     const TaskData data(o);

@@ -33,7 +33,7 @@ struct RowsView {
 // The keys (or values) of one residue class of a large step s, copied into contiguous rows (or,
 // for keys, panels): rows j = r, r + s, r + 2s, ... of a head, for the residue r a group
 // reads. Read in place, such rows are s·d floats apart (32 KiB for sparse_strided's l = 128):
-// every row falls in the same L1 set, and the products measured 38 GFLOP/s against 68 on
+// every row falls in the same L1 set, and the products ran at about half their rate on
 // contiguous rows. One residue at a time (the plans list a residue's groups together), so the
 // copy stays in cache.
 struct ResidueRows {
