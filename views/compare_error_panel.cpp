@@ -63,17 +63,7 @@ CompareErrorPanel::CompareErrorPanel(QWidget* parent) : QWidget(parent) {
     styleDiagnosticPlot(m_rowPlot);
     m_rowPlot->xAxis->setLabel(tr("query"));
     m_rowPlot->yAxis->setLabel(tr("row L1 vs full"));
-    m_rowPlot->legend->setVisible(true);
-    m_rowPlot->legend->setFont(m_rowPlot->font());
-    // The legend in a row under the plot, two entries a line: inside the axes it hid the curves.
-    auto* legendRow = new QCPLayoutGrid;
-    m_rowPlot->plotLayout()->addElement(1, 0, legendRow);
-    m_rowPlot->plotLayout()->setRowStretchFactor(1, 0.001);
-    legendRow->setMargins(QMargins(0, 0, 0, 4));
-    legendRow->addElement(0, 0, m_rowPlot->legend);
-    m_rowPlot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_rowPlot->legend->setWrap(2);
-    m_rowPlot->legend->setBorderPen(Qt::NoPen);
+    placeLegendBelow(m_rowPlot, 2);  // inside the axes it hid the curves
     m_rowPlot->setMinimumHeight(170);
     layout->addWidget(m_rowPlot, 1);
     clear(tr("No result yet."));

@@ -99,15 +99,7 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     // (under vertical bars they ran together); the stages' legend below, off the bars.
     m_bars->xAxis->setLabel(tr("time (ms)"));
     m_bars->yAxis->setRangeReversed(true);  // the first variant on top, as in the table
-    m_bars->legend->setVisible(true);
-    m_bars->legend->setFont(m_bars->font());
-    m_bars->legend->setBorderPen(Qt::NoPen);
-    m_bars->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_bars->legend->setWrap(3);
-    auto* legendRow = new QCPLayoutGrid;
-    m_bars->plotLayout()->addElement(1, 0, legendRow);
-    m_bars->plotLayout()->setRowStretchFactor(1, 0.001);
-    legendRow->addElement(0, 0, m_bars->legend);
+    placeLegendBelow(m_bars, 3);
     m_bars->setMinimumSize(260, 160);
     runLayout->addWidget(m_bars, 2);
     splitter->addWidget(runBox);

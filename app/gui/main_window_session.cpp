@@ -17,7 +17,7 @@
 #include "gui/document_controller.h"
 #include "gui/recent_files_menu.h"
 #include "gui/param_json.h"
-#include "gui/session.h"
+#include "gui/session_resolve.h"
 
 #include "views/compare_view.h"
 #include "views/head_heatmap.h"

@@ -5,16 +5,12 @@
 // query. Parsing checks the file completely before anything is applied, so a refused file changes
 // nothing the user typed.
 
-#include <attnscope/variant_info.h>
-
 #include <QByteArray>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
 
 #include <optional>
-#include <utility>
-#include <vector>
 
 namespace attnscope::app {
 
@@ -73,20 +69,6 @@ enum class FileKind {
     Text,     ///< valid UTF-8 without NUL bytes
     Binary,   ///< anything else
 };
-
-/// A session checked against the variants this build has: the schemas of its variant and its
-/// compared ones, with their parameters as values (what the window applies).
-struct ResolvedSession {
-    const engine::VariantInfo* variant = nullptr;
-    engine::ParamValues params;
-    std::vector<std::pair<const engine::VariantInfo*, engine::ParamValues>> compared;
-};
-
-/// Checks `session` against `variants`: its variant and compared ones exist, their parameters fit
-/// the schemas, at most `maxCompared` compared rows. nullopt and *error ("… Nothing was
-/// changed.") when it does not fit.
-std::optional<ResolvedSession> resolveSession(const SessionState& session, const std::vector<engine::VariantInfo>& variants,
-                                              int maxCompared, QString* error);
 
 class Session {
 public:

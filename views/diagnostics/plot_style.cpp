@@ -81,6 +81,19 @@ void replotWhenShown(QCustomPlot* plot) {
     if (plot->isVisible()) plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void placeLegendBelow(QCustomPlot* plot, int perLine) {
+    plot->legend->setVisible(true);
+    plot->legend->setFont(plot->font());
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setWrap(perLine);
+    auto* row = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(1, 0, row);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    row->setMargins(QMargins(0, 0, 0, 4));
+    row->addElement(0, 0, plot->legend);
+}
+
 const engine::PlainTensor* findDiagnostic(const engine::AttentionResult& result, const char* name) {
     const auto it = result.diagnostics.find(name);
     return it == result.diagnostics.end() ? nullptr : &it->second;

@@ -35,6 +35,9 @@ void styleDiagnosticPlot(QCustomPlot* plot);
 /// Queues a replot when the plot is visible. NOTE: replotting a plot that was never shown draws
 /// into an unsized paint buffer (QPainter warnings); hidden plots are replotted when shown.
 void replotWhenShown(QCustomPlot* plot);
+/// Shows the plot's legend in a row under the axes, `perLine` entries a line, without a frame:
+/// inside the axes a legend hides the data it names.
+void placeLegendBelow(QCustomPlot* plot, int perLine);
 
 /// A matrix plot: a bold title row, a colour map with whole cells and no interpolation, and a
 /// viridis colour scale on the right, styled from the plot's palette.

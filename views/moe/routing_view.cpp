@@ -166,9 +166,7 @@ QWidget* MoeRoutingView::buildPlots() {
     styleDiagnosticPlot(m_loadPlot);
     m_loadPlot->xAxis->setLabel(tr("expert"));
     m_loadPlot->yAxis->setLabel(tr("tokens"));
-    m_loadPlot->legend->setVisible(true);
-    m_loadPlot->legend->setFont(m_loadPlot->font());
-    m_loadPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    placeLegendBelow(m_loadPlot, 2);  // inside the axes it hid the bars
     m_loadPlot->setMinimumSize(260, 160);
     plotsLayout->addWidget(m_probPlot, 2);
     plotsLayout->addWidget(m_loadPlot, 3);
