@@ -260,10 +260,8 @@ private:
     std::shared_ptr<HeadMatrix> m_region;        // the last region built (storage reused for the next)
     bool m_regionWarming = false;
     QFuture<std::shared_ptr<HeadMatrix>> m_regionFuture;  // the region job on the worker thread
-    HeadMatrixSource::RegionJob m_regionRunning;          // (its job, for finishRegion)
     std::uint64_t m_shownSerial = 0;  // m_source.serial() of the drawn head
     QFuture<std::shared_ptr<const HeadMatrix>> m_poolFuture;  // the pooling job on the worker thread
-    HeadMatrixSource::PoolJob m_poolRunning;                  // (its job, for finishPooling)
     int m_shownHead = -1;
     bool m_keyTokens = false;
     int m_keyLabelStep = 1, m_queryLabelStep = 1;

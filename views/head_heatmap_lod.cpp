@@ -30,8 +30,7 @@ HeadKey HeadHeatmap::keyOf(int head, PoolMode mode) const { return HeadKey{m_sta
 void HeadHeatmap::startPooling(int head, PoolMode mode) {
     if (auto job = m_source.startPooling(keyOf(head, mode))) {
         using Matrix = std::shared_ptr<const HeadMatrix>;
-        const auto work = std::move(job->work);  // (the copies kept here must not hold the result)
-        m_poolRunning = *job;
+        const auto work = std::move(job->work);  // (the copy kept by the callback must not hold the result)
         m_poolFuture = runInBackground<Matrix>(this, work,
                                                [this, started = *job](Matrix matrix) { onPooled(started, std::move(matrix)); });
     }
@@ -65,9 +64,10 @@ void HeadHeatmap::onPooled(const HeadMatrixSource::PoolJob& job, std::shared_ptr
 }
 
 void HeadHeatmap::finishPooling() {
-    if (isPooling()) {
+    if (const HeadMatrixSource::PoolJob* job = m_source.poolingJob()) {
+        const HeadMatrixSource::PoolJob waited = *job;
         m_poolFuture.waitForFinished();
-        onPooled(m_poolRunning, m_poolFuture.result());
+        onPooled(waited, m_poolFuture.result());
     }
     finishRegion();
 }
@@ -192,7 +192,6 @@ void HeadHeatmap::updateLevelOfDetail() {
     }
     // In the window: a 2048² tile of a long head is tens of milliseconds of exact weights, so it is
     // built on the worker thread; the pooled picture stays until it arrives.
-    m_regionRunning = started;
     m_regionFuture = runInBackground<std::shared_ptr<HeadMatrix>>(
         this, work, [this, started](std::shared_ptr<HeadMatrix> built) { onRegionBuilt(started, std::move(built)); });
 }
@@ -211,9 +210,11 @@ void HeadHeatmap::onRegionBuilt(const HeadMatrixSource::RegionJob& job, std::sha
 }
 
 void HeadHeatmap::finishRegion() {
-    if (!m_source.regionJob() || m_source.regionJob()->ticket != m_regionRunning.ticket) return;
+    const HeadMatrixSource::RegionJob* job = m_source.regionJob();
+    if (!job) return;  // (only a job on the worker thread is ever pending)
+    const HeadMatrixSource::RegionJob waited = *job;
     m_regionFuture.waitForFinished();
-    onRegionBuilt(m_regionRunning, m_regionFuture.result());
+    onRegionBuilt(waited, m_regionFuture.result());
 }
 
 void HeadHeatmap::showAxesAndColorBar(bool shown) {

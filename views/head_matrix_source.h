@@ -109,6 +109,8 @@ public:
     /// is still right for its head). True when it is the job asked for now and was not stopped:
     /// the heatmap shows it (null: it could not be pooled).
     bool pooled(const PoolJob& job, const Matrix& matrix);
+    /// The job asked for now (its work not kept), if any.
+    const PoolJob* poolingJob() const { return m_poolingHead >= 0 ? &m_poolJob : nullptr; }
     bool isPooling() const { return m_poolingHead >= 0; }
     int poolingHead() const { return m_poolingHead; }
     /// Share done of the job asked for, 0..100.

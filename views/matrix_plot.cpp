@@ -1,5 +1,7 @@
 #include "views/matrix_plot.h"
 
+#include "views/diagnostics/plot_style.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -60,13 +62,8 @@ MatrixPlot::MatrixPlot(ColorBar bar, QWidget* parent) : QCustomPlot(parent) {
 }
 
 void MatrixPlot::styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont) {
-    axis->setBasePen(QPen(fg));
-    axis->setTickPen(QPen(fg));
-    axis->setSubTickPen(QPen(fg));
-    axis->setTickLabelColor(fg);
-    axis->setLabelColor(fg);
-    axis->setLabelFont(labelFont);
-    axis->grid()->setVisible(false);
+    styleDiagnosticAxis(axis, fg, labelFont);
+    axis->grid()->setVisible(false);  // a grid over cells reads as cell borders
 }
 
 void MatrixPlot::fitCells(std::int64_t rows, std::int64_t cols) {

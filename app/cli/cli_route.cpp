@@ -33,11 +33,9 @@ Result<std::string> readTextFile(const std::string& path) {
 
 namespace {
 
-std::int64_t choicesOf(const RouteOptions& o) { return o.k > 0 ? o.k : o.policy == "topk" ? 2 : 1; }
-
 // Refuses routing that would allocate more than the budget (--memory-budget, else 40 % of memory).
 Result<void> checkRoutingBudget(const RouteOptions& o, std::int64_t n, std::int64_t experts, std::int64_t dim) {
-    const std::uint64_t need = routingBytes(n, experts, choicesOf(o), dim), budget = memoryBudgetOr(o.memoryBudget);
+    const std::uint64_t need = routingBytes(n, experts, choicesPerToken(o.policy, o.k), dim), budget = memoryBudgetOr(o.memoryBudget);
     if (need <= budget) return {};
     return makeError(ErrorCode::OutOfBudget, "routing " + std::to_string(n) + " tokens over " + std::to_string(experts) +
                                                  " experts needs " + std::to_string(need) + " bytes, over the memory budget of " +

@@ -93,8 +93,6 @@ const engine::ParamValues* ModelController::defaultsFor(const std::string& varia
     return it == m_variantDefaults.end() ? nullptr : &it->second;
 }
 
-QString ModelController::modelName() const { return m_source->model() ? QDir(m_source->folder()).dirName() : QString(); }
-
 void ModelController::onOpened(const engine::ModelInfo& info) {
     m_panel->openButton()->setEnabled(true);
     m_panel->setModel(info);

@@ -55,8 +55,6 @@ public:
     std::optional<std::pair<QString, int>> sessionSource() const;
     /// What the open model sets for `variantId` (ModelInfo::variantDefaults), or null.
     const engine::ParamValues* defaultsFor(const std::string& variantId) const;
-    /// The open model's folder name ("" when none).
-    QString modelName() const;
 
 Q_SIGNALS:
     /// A folder started opening (for the status bar).

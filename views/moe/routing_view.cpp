@@ -95,8 +95,8 @@ QWidget* MoeRoutingView::buildControls() {
     m_experts->setToolTip(tr("Experts E of the seeded router"));
     addLabelled(tr("&Experts"), m_experts);
     m_policy = new QComboBox(this);
-    m_policy->addItem(tr("switch (top-1)"), QStringLiteral("switch"));
-    m_policy->addItem(tr("top-k"), QStringLiteral("topk"));
+    m_policy->addItem(tr("switch (top-1)"), QString::fromLatin1(engine::kSwitchPolicy));
+    m_policy->addItem(tr("top-k"), QString::fromLatin1(engine::kTopkPolicy));
     addLabelled(tr("&Policy"), m_policy);
     m_k = new QSpinBox(this);
     m_k->setRange(1, kMaxExperts);
@@ -181,7 +181,7 @@ QWidget* MoeRoutingView::buildPlots() {
 engine::RouterOptions MoeRoutingView::options() const {
     engine::RouterOptions o;
     o.policy = m_policy->currentData().toString().toStdString();
-    o.k = o.policy == "topk" ? m_k->value() : 1;
+    o.k = o.policy == engine::kTopkPolicy ? m_k->value() : 1;
     o.normalize = m_normalize->isChecked();
     o.capacityFactor = m_capacity->value() / 100.0;
     o.priority = m_priority->currentData().toString().toStdString();
@@ -193,7 +193,7 @@ QString MoeRoutingView::message() const { return m_summary->text(); }
 QString MoeRoutingView::stripHtml() const { return m_strip->toHtml(); }
 
 void MoeRoutingView::updateControls() {
-    const bool topk = m_policy->currentData().toString() == QStringLiteral("topk");
+    const bool topk = m_policy->currentData().toString() == QLatin1String(engine::kTopkPolicy);
     m_k->setEnabled(topk);
     m_normalize->setEnabled(topk);
     m_k->setMaximum(m_experts->value());

@@ -15,8 +15,12 @@
 
 namespace attnscope::engine {
 
+/// RouterOptions::policy: top-1 as the paper, or the k best experts.
+inline constexpr char kSwitchPolicy[] = "switch";
+inline constexpr char kTopkPolicy[] = "topk";
+
 struct RouterOptions {
-    std::string policy = "switch";    ///< switch (top-1, the paper) | topk
+    std::string policy = kSwitchPolicy;  ///< kSwitchPolicy (top-1, the paper) | kTopkPolicy
     std::int64_t k = 0;               ///< choices per token; 0: 1 for switch, 2 for topk
     bool normalize = false;           ///< top-k gates renormalised to sum 1 (Mixtral); false as OLMoE
     double capacityFactor = 1.25;     ///< 0: no capacity (dropless)
@@ -28,6 +32,9 @@ struct RouterOptions {
     /// takes argmax of the router mask after the capacity).
     std::string droppedAs = "paper";
 };
+
+/// Choices per token: `k` when given (> 0), else 1 for switch and 2 for topk.
+std::int64_t choicesPerToken(const std::string& policy, std::int64_t k);
 
 /// Everything routed, row-major; [n, k] arrays list each token's choices best first.
 struct Routing {

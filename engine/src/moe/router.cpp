@@ -20,12 +20,12 @@ Error invalid(const std::string& message) { return makeError(ErrorCode::InvalidA
 // The options checked, k resolved. An empty string when they are usable.
 std::string optionProblem(const RouterOptions& o, std::int64_t n, std::int64_t experts, std::int64_t& k) {
     if (experts < 1) return "the router has no experts (E = " + std::to_string(experts) + ")";
-    if (o.policy != "switch" && o.policy != "topk") return "policy must be switch or topk, got '" + o.policy + "'";
+    if (o.policy != kSwitchPolicy && o.policy != kTopkPolicy) return "policy must be switch or topk, got '" + o.policy + "'";
     if (o.priority != "sequence" && o.priority != "gate") return "priority must be sequence or gate, got '" + o.priority + "'";
     if (o.droppedAs != "paper" && o.droppedAs != "expert0")
         return "dropped_as must be paper or expert0, got '" + o.droppedAs + "'";
-    k = o.k > 0 ? o.k : o.policy == "switch" ? 1 : 2;
-    if (o.policy == "switch" && k != 1) return "policy switch routes each token to one expert (k = 1), got k = " + std::to_string(k);
+    k = choicesPerToken(o.policy, o.k);
+    if (o.policy == kSwitchPolicy && k != 1) return "policy switch routes each token to one expert (k = 1), got k = " + std::to_string(k);
     if (k > experts) return "k = " + std::to_string(k) + " exceeds the " + std::to_string(experts) + " experts";
     if (!(o.capacityFactor >= 0) || !std::isfinite(o.capacityFactor))
         return "capacity_factor must be a number >= 0 (0: no capacity), got " + std::to_string(o.capacityFactor);
@@ -188,6 +188,10 @@ PlainTensor randomRouter(std::int64_t experts, std::int64_t d, std::uint64_t see
         for (std::int64_t c = 0; c < d; ++c) r.f32[static_cast<std::size_t>(e * d + c)] = static_cast<float>(gen.normal() * stdDev);
     }
     return r;
+}
+
+std::int64_t choicesPerToken(const std::string& policy, std::int64_t k) {
+    return k > 0 ? k : policy == kSwitchPolicy ? 1 : 2;
 }
 
 }  // namespace attnscope::engine
