@@ -371,4 +371,26 @@ QStringList ParamForm::invalidParams() const {
     return bad;
 }
 
+QStringList ParamForm::applyTexts(const QStringList& texts) {
+    QStringList errors;
+    engine::ParamValues values;
+    for (const QString& text : texts) {
+        const qsizetype eq = text.indexOf(QLatin1Char('='));
+        const std::string name = text.left(eq).trimmed().toStdString();
+        const engine::ParamSpec* spec = eq > 0 ? m_info.findParam(name) : nullptr;
+        if (!spec) {
+            errors << tr("%1: not a parameter of %2").arg(text, QString::fromStdString(m_info.id));
+            continue;
+        }
+        auto value = engine::parseParamValue(*spec, text.mid(eq + 1).trimmed().toStdString());
+        if (!value) {
+            errors << QString::fromStdString(value.error().message);
+            continue;
+        }
+        values[name] = *value;
+    }
+    setValues(values);
+    return errors;
+}
+
 }  // namespace attnscope::views

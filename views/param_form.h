@@ -30,6 +30,9 @@ public:
     engine::ParamValues values() const;
     /// Sets the editors of the named parameters; unknown names and mismatched types are ignored.
     void setValues(const engine::ParamValues& values);
+    /// Sets parameters from "name=value" texts through the schema; returns one error per text
+    /// that names no parameter or whose value does not parse (the others are still set).
+    QStringList applyTexts(const QStringList& texts);
     /// Names of list parameters whose text has entries that are not numbers.
     QStringList invalidParams() const;
 

@@ -166,6 +166,20 @@ std::vector<engine::VariantRequest> CompareVariantsEditor::requests() const {
     return out;
 }
 
+void CompareVariantsEditor::setRows(const std::vector<engine::VariantRequest>& rows) {
+    const int wanted = std::clamp(static_cast<int>(rows.size()), 1, kMaxRows);
+    while (rowCount() > wanted) removeRow(rowCount() - 1);
+    for (int i = 0; i < static_cast<int>(rows.size()) && i < kMaxRows; ++i) {
+        const QString id = QString::fromStdString(rows[static_cast<std::size_t>(i)].id);
+        if (i >= rowCount()) addRow(id);
+        const Row& row = m_rows[static_cast<std::size_t>(i)];
+        const int index = row.combo->findData(id);
+        if (index >= 0) row.combo->setCurrentIndex(index);
+        showVariant(row);  // the schema's defaults, so no value of the row's previous use is left
+        row.form->setValues(rows[static_cast<std::size_t>(i)].params);
+    }
+}
+
 QStringList CompareVariantsEditor::invalidParams() const {
     QStringList out;
     for (int i = 0; i < rowCount(); ++i)

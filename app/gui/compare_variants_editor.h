@@ -49,6 +49,9 @@ public:
     QStringList ids() const;
     /// One request per row, with the form's values.
     std::vector<engine::VariantRequest> requests() const;
+    /// Makes the rows show `rows` (at least row 0 stays): each its variant (an unknown id leaves
+    /// the row's choice), its schema defaults, then the given values.
+    void setRows(const std::vector<engine::VariantRequest>& rows);
     /// Parameters that do not parse, as "row 2: window".
     QStringList invalidParams() const;
 

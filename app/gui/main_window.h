@@ -5,7 +5,7 @@
 
 #include "common/run_plan.h"
 #include "gui/app_settings.h"
-#include "gui/result_tabs.h"
+#include "gui/run_controller.h"
 #include "gui/view_tabs.h"
 
 #include <attnscope/head_atlas.h>
@@ -147,7 +147,7 @@ public:
     /// The status bar's "out of date" mark is shown: the inputs changed after the shown run.
     bool resultOutOfDate() const;
     QComboBox* variantCombo() const;
-    const std::shared_ptr<const engine::RunResult>& lastResult() const { return m_result; }
+    const std::shared_ptr<const engine::RunResult>& lastResult() const { return m_views->result(); }
     /// True while the view of `view`'s tab has not taken the shown result: a result goes to the
     /// heads grid and the shown tab at once, to another tab's view when that tab is first shown.
     bool resultPending(View view) const;
@@ -226,14 +226,13 @@ private:
     void buildTokenFinder(QMenu* viewMenu);
     void buildTourAction(QMenu* helpMenu);
     void uiApplyTourStep(int index);
-    /// The shown view goes to a found token (Find Token: main_window_find.cpp).
-    void uiGoToToken(int token);
     void uiUpdateHelp();
     void uiRestoreHabits(const AppSettings& settings);
     void buildUi(const AppSettings& settings);
     QWidget* buildSettingsColumn(const AppSettings& settings);
     QWidget* buildViewTabs(const AppSettings& settings);
     void buildStatusBar();
+    void buildRuns();
     // ---- compare variants and cost tab (main_window_compare.cpp)
     void uiConnectExplorerViews();
     void uiConnectEvalSpeed();
@@ -243,13 +242,8 @@ private:
     /// The window title names where the text came from, marked "(edited)" once it differs.
     void uiSetSourceTitle(const QString& name);
     void uiUpdateTitle();
-    /// Fills the compared-variant rows and the cost view's variant list from m_variants.
+    /// Fills the compared-variant rows and the cost view's variant list from the variants.
     void uiShowExplorerVariants();
-    /// Appends the compared variants and, when none is `full`, exact softmax for the error summary.
-    void uiAddCompareVariants(engine::RunRequest& request, bool compare);
-    /// A compare request that failed over budget because of the added `full` runs again without
-    /// it; true when it did.
-    bool uiRetryCompareWithoutExact(int code, const QString& message);
     void buildActions();
     /// Display names by variant id (the variant chooser's), for titles and figure subjects.
     QHash<QString, QString> variantNames() const;
@@ -262,21 +256,13 @@ private:
     /// The atlas's intent: that layer's real Q/K/V in the Compare tab, `full` beside the coverage
     /// settings that replace the head best.
     void uiCompareAtlasHead(int layer, int head);
+    /// What the shown tab needs of a run beside the main variant.
+    RunController::Purpose runPurpose() const;
     quint64 uiStartRun(bool userInitiated);
     void uiShowVariants(quint64 job, const std::vector<engine::VariantInfo>& variants);
-    void uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result);
-    void uiShowFailure(quint64 job, const QString& message, int code);
-    /// Shows an engine error that names a parameter of the main variant under that parameter's
-    /// field (with the fix it suggests as a button); false when it names none.
-    bool uiShowParameterProblem(const QString& message);
-    /// Gives m_result to the view of `view`'s tab when it has not taken it yet.
-    void uiDeliverResult(View view);
-    void registerResultTabs();
-    void uiShowProgress(quint64 job, int permille, const QString& stage);
-    void uiVariantChanged();
-    /// The inputs a run is made from, as one comparable string (main_window_freshness.cpp).
-    QString inputSignature() const;
-    void buildFreshnessMark();
+    void uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result, int comparePanes,
+                      const QString& exactNote);
+    void uiShowFailure(quint64 job, const QString& message, int code, bool userInitiated, bool besideField);
     /// Shows the "out of date" mark when the inputs differ from those of the shown result.
     void uiUpdateFreshness();
     /// Sizes the window to most of the primary screen (the first start, no saved geometry).
@@ -284,43 +270,18 @@ private:
     /// Puts the open model's settings for the chosen variant into the form (ModelInfo::variantDefaults).
     void applyModelDefaults();
     void uiCompareVariantChanged();
-    /// Applies "name=value" texts to a form through the schema; returns the errors.
-    static QStringList applyParamTexts(views::ParamForm* form, const QStringList& texts);
     void uiViewChanged();
-    /// True when the Compare tab is shown and the last result lacks the chosen second variant.
-    bool uiCompareNeedsRun() const;
-    /// True when the Diagnostics tab is shown, the variant approximates softmax and the last
-    /// result lacks it or the exact `full` beside it.
-    bool uiDiagnosticsNeedsRun() const;
-    /// The approximation view's intent: one request holding the variant once per value, then `full`.
-    void uiRunErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values);
-    void uiShowErrorCurve(const std::shared_ptr<const engine::RunResult>& result);
-    void uiStepHead(int delta);
     void uiRunStateChanged(bool running);
     void setStatusMessage(const QString& text, const QString& details = {});
 
     EngineRunner* m_runner = nullptr;
     RunSettingsPanel* m_inputs = nullptr;  // the left column: input, variants, projections, Run
     ViewTabs* m_views = nullptr;           // the right side: heads grid, find bar, the view tabs
+    RunController* m_runs = nullptr;       // makes the runs and follows the latest
     DocumentController* m_documents = nullptr;  // sessions, text files, Recent, drops
     ExportController* m_export = nullptr;
     Options m_options;
-    QString m_preferredVariant;
-    std::vector<engine::VariantInfo> m_variants;
-    std::shared_ptr<const engine::RunResult> m_result;
-    View m_shownView = View::Heatmap;  // the tab shown before the current one changed
-    ResultTabs m_resultTabs;  // the tabs that show runs (registerResultTabs) and who has m_result
-    int m_pendingComparePanes = 0;     // the compare panes and note of m_result, for a late delivery
-    QString m_pendingExactNote;
-    quint64 m_currentJob = 0;
-    bool m_currentJobByUser = false;
     bool m_variantsKnown = false;
-    bool m_currentRunCompares = false;  // the latest request holds the Compare tab's pair
-    bool m_currentRunHasExact = false;  // the latest request holds the Diagnostics tab's `full`
-    quint64 m_curveJob = 0;             // the error curve's job while it runs, else 0
-    QString m_curveVariant;
-    QString m_curveParam;
-    QVector<double> m_curveValues;
 
     views::HelpPanel* m_help = nullptr;
     views::NoticesPanel* m_notices = nullptr;
@@ -328,21 +289,17 @@ private:
     TourPanel* m_tour = nullptr;
     TokenFinder* m_finder = nullptr;  // View ▸ Find Token
     TextAutosave* m_autosave = nullptr;
-    ComparePlan m_comparePlan;  // what the Compare tab's requests hold beside the main variant
     ScalingJob* m_scalingJob = nullptr;
     EvalSpeedJob* m_evalSpeedJob = nullptr;
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
     ModelController* m_models = nullptr;  // File ▸ Open Model, the Q/K/V source box
     ModelSource* m_modelSource = nullptr;     // (m_models's)
     ModelSourcePanel* m_sourcePanel = nullptr;  // (m_models's)
-    QString m_runSignature;    // inputs of the run in flight
-    QString m_shownSignature;  // inputs of the result the views show
     QString m_preferredCompare = QString::fromStdString(defaultComparedVariant());
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
 
     ThemeMenu* m_themes = nullptr;  // View ▸ Theme
-    int m_pendingQuery = -1;  // a loaded session's mask-view query, shown with the next result
 };
 
 }  // namespace attnscope::app

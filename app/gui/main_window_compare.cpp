@@ -75,33 +75,21 @@ void MainWindow::uiConnectEvalSpeed() {
 }
 
 void MainWindow::uiShowExplorerVariants() {
-    m_inputs->compareEditor()->setVariants(m_variants, m_preferredCompare);
+    m_inputs->compareEditor()->setVariants(m_inputs->variants(), m_preferredCompare);
     const QStringList extra = m_options.compareVariant.split(QLatin1Char(','), Qt::SkipEmptyParts).mid(1);
     for (const QString& id : extra) m_inputs->compareEditor()->addRow(id.trimmed());
     m_options.compareVariant.clear();  // extra rows are added once, not on every variants reload
 
     QVector<QPair<QString, QString>> names;
-    for (const auto& v : m_variants) names.push_back({QString::fromStdString(v.id), QString::fromStdString(v.name)});
+    for (const auto& v : m_inputs->variants()) names.push_back({QString::fromStdString(v.id), QString::fromStdString(v.name)});
     const bool firstFill = m_views->costView()->checkedVariants().isEmpty();
     m_views->costView()->setVariants(names);
     if (firstFill) {
         // A useful first sweep: exact softmax against the chosen and the first compared variant.
-        QStringList ids{QString::fromStdString(engine::exactReference().id), m_preferredVariant};
+        QStringList ids{QString::fromStdString(engine::exactReference().id), m_inputs->variantId()};
         ids += m_inputs->compareEditor()->ids().mid(0, 1);
         m_views->costView()->setCheckedVariants(ids);
     }
-}
-
-void MainWindow::uiAddCompareVariants(engine::RunRequest& request, bool compare) {
-    if (compare) m_comparePlan.addTo(request.variants, m_inputs->compareEditor()->requests());
-    else m_comparePlan.clear();
-}
-
-bool MainWindow::uiRetryCompareWithoutExact(int code, const QString& message) {
-    if (!m_currentRunCompares || !m_comparePlan.dropExactAfter(static_cast<engine::ErrorCode>(code), message.toStdString()))
-        return false;
-    uiStartRun(m_currentJobByUser);
-    return true;
 }
 
 }  // namespace attnscope::app

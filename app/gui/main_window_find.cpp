@@ -18,38 +18,12 @@ namespace attnscope::app {
 
 void MainWindow::buildTokenFinder(QMenu* viewMenu) {
     TokenFinder::Views views;
-    views.shown = [this] { return m_result.get(); };
-    views.mark = [this](const QVector<int>& tokens) {
-        m_views->heatmap()->setHighlightedTokens(tokens);
-        m_views->maskView()->setHighlightedTokens(tokens);
-        m_views->compareView()->setHighlightedTokens(tokens);
-        m_views->tokenLinks()->setHighlightedTokens(tokens);
-    };
-    views.goTo = [this](int token) { uiGoToToken(token); };
+    views.shown = [this] { return lastResult().get(); };
+    views.mark = [this](const QVector<int>& tokens) { m_views->markTokens(tokens); };
+    views.goTo = [this](int token) { m_views->goToToken(token); };
     views.focusAfterClose = [this] { return m_views->tabs()->currentWidget(); };
     m_finder = new TokenFinder(m_views->findBar(), std::move(views), this);
     m_finder->addAction(viewMenu);
-}
-
-void MainWindow::uiGoToToken(int token) {
-    // The found token as the query; the key stays where the cursor was (or the token itself).
-    switch (currentView()) {
-        case View::Mask: {
-            const int key = m_views->maskView()->hoveredKey() >= 0 ? m_views->maskView()->hoveredKey() : token;
-            m_views->maskView()->moveCursorTo(token, key);
-            break;
-        }
-        case View::Links:
-            m_views->tokenLinks()->showToken(token);
-            break;
-        case View::Heatmap: {
-            const int key = m_views->heatmap()->hoveredKey() >= 0 ? m_views->heatmap()->hoveredKey() : token;
-            m_views->heatmap()->moveCursorTo(token, key);
-            break;
-        }
-        default:
-            break;
-    }
 }
 
 }  // namespace attnscope::app

@@ -177,16 +177,9 @@ void MainWindow::uiCompareAtlasHead(int layer, int head) {
         m_sourcePanel->setLayer(layer);
     }
     m_inputs->variantCombo()->setCurrentIndex(std::max(0, m_inputs->variantCombo()->findData(QString::fromStdString(engine::exactReference().id))));
-    while (m_inputs->compareEditor()->rowCount() > 1) m_inputs->compareEditor()->removeRow(m_inputs->compareEditor()->rowCount() - 1);
-    for (std::size_t i = 0; i < chosen.size(); ++i) {
-        const QString id = QString::fromStdString(chosen[i]->variantId);
-        if (i == 0) {
-            m_inputs->compareEditor()->combo(0)->setCurrentIndex(m_inputs->compareEditor()->combo(0)->findData(id));
-        } else {
-            m_inputs->compareEditor()->addRow(id);
-        }
-        m_inputs->compareEditor()->form(static_cast<int>(i))->setValues(chosen[i]->params);
-    }
+    std::vector<engine::VariantRequest> rows;
+    for (const engine::CoverageSetting* setting : chosen) rows.push_back({setting->variantId, setting->params});
+    m_inputs->compareEditor()->setRows(rows);
     m_views->state()->setHead(head);
     m_views->atlasView()->setSelectedHead(layer, head);
     if (currentView() != View::Compare) showView(View::Compare);

@@ -40,17 +40,6 @@
 
 namespace attnscope::app {
 
-namespace {
-
-const QStringList& viewNames() {
-    // Indexed by MainWindow::View.
-    static const QStringList names{QStringLiteral("heatmap"), QStringLiteral("mask"), QStringLiteral("compare"),
-                                   QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost")};
-    return names;
-}
-
-}  // namespace
-
 void MainWindow::uiRestoreHabits(const AppSettings& settings) {
     m_documents->recentFiles()->setPaths(settings.recentFiles);
     setAcceptDrops(true);
@@ -91,28 +80,9 @@ QMenu* MainWindow::recentMenu() const { return m_documents->recentFiles()->menu(
 
 SessionState MainWindow::captureSession() const {
     SessionState s;
-    s.text = m_inputs->text()->toPlainText();
+    m_inputs->captureInto(s);
     s.textSource = m_options.textSource;
-    s.tokenizer = m_inputs->tokenizerCombo()->currentText();
-    s.seed = m_inputs->seedSpin()->value();
-    s.heads = m_inputs->headsSpin()->value();
-    s.headDim = m_inputs->headDimSpin()->value();
-    const QString variant = m_inputs->variantCombo()->currentData().toString();
-    s.variantId = variant.isEmpty() ? m_preferredVariant : variant;
-    s.params = paramsToJson(m_inputs->paramForm()->values());
-    for (int row = 0; row < m_inputs->compareEditor()->rowCount(); ++row) {
-        const QString id = m_inputs->compareEditor()->combo(row)->currentData().toString();
-        if (!id.isEmpty()) s.compare.append({id, paramsToJson(m_inputs->compareEditor()->form(row)->values())});
-    }
-    s.view = viewNames().value(static_cast<int>(currentView()), QStringLiteral("heatmap"));
-    const views::HeatmapOptions heatmap = m_views->heatmap()->options();
-    s.colormap = heatmap.colormap;
-    s.scale = views::colorScaleName(heatmap.scale);
-    s.pooling = views::poolModeName(heatmap.pooling);
-    s.maskWeights = m_views->maskView()->showWeights();
-    s.layer = m_views->state()->layer();
-    s.head = m_views->state()->head();
-    s.query = m_pendingQuery >= 0 ? m_pendingQuery : m_views->maskView()->panelQuery();
+    m_views->captureInto(s);
     if (const auto source = m_models->sessionSource()) {  // (or a session's or --model's folder still opening)
         s.modelFolder = source->first;
         s.modelLayer = source->second;
@@ -126,47 +96,11 @@ QString MainWindow::applySession(const SessionState& session) {
     if (!m_variantsKnown) return tr("The engine is still starting; open the session again in a moment.");
     QString refusal;
     const std::optional<ResolvedSession> resolved =
-        resolveSession(session, m_variants, CompareVariantsEditor::kMaxRows, &refusal);
+        resolveSession(session, m_inputs->variants(), CompareVariantsEditor::kMaxRows, &refusal);
     if (!resolved) return refusal;
-    const engine::VariantInfo* info = resolved->variant;
-    const engine::ParamValues& params = resolved->params;
-    const auto& compared = resolved->compared;
-    const int tokenizer = m_inputs->tokenizerCombo()->findText(session.tokenizer);
-    if (tokenizer < 0) return tr("The session's tokenizer \"%1\" is unknown. Nothing was changed.").arg(session.tokenizer);
-
-    m_inputs->text()->setPlainText(session.text);
+    if (QString refused = m_inputs->applySession(session, *resolved); !refused.isEmpty()) return refused;
     m_options.textSource = session.textSource;
-    m_inputs->tokenizerCombo()->setCurrentIndex(tokenizer);
-    m_inputs->seedSpin()->setValue(session.seed);
-    m_inputs->headsSpin()->setValue(session.heads);
-    m_inputs->headDimSpin()->setValue(session.headDim);
-    m_preferredVariant = session.variantId;
-    m_inputs->variantCombo()->setCurrentIndex(m_inputs->variantCombo()->findData(session.variantId));
-    m_inputs->paramForm()->setVariant(*info);  // schema defaults first, so omitted parameters are not left over
-    m_inputs->paramForm()->setValues(params);
-    // Row 0 always exists; extra rows are added or removed to match the session.
-    const int rows = std::max(1, static_cast<int>(compared.size()));
-    while (m_inputs->compareEditor()->rowCount() > rows) m_inputs->compareEditor()->removeRow(m_inputs->compareEditor()->rowCount() - 1);
-    for (std::size_t row = 0; row < compared.size(); ++row) {
-        const QString id = QString::fromStdString(compared[row].first->id);
-        if (static_cast<int>(row) >= m_inputs->compareEditor()->rowCount()) m_inputs->compareEditor()->addRow(id);
-        QComboBox* combo = m_inputs->compareEditor()->combo(static_cast<int>(row));
-        combo->setCurrentIndex(combo->findData(id));
-        views::ParamForm* form = m_inputs->compareEditor()->form(static_cast<int>(row));
-        form->setVariant(*compared[row].first);
-        form->setValues(compared[row].second);
-    }
-    views::HeatmapOptions options;
-    options.colormap = session.colormap;
-    options.scale = views::colorScaleFromName(session.scale);
-    options.pooling = views::poolModeFromName(session.pooling);
-    m_views->heatmap()->setOptions(options);
-    for (views::HeadHeatmap* pane : m_views->compareView()->findChildren<views::HeadHeatmap*>()) pane->setOptions(options);
-    m_views->maskView()->setShowWeights(session.maskWeights);
-    m_views->state()->setLayer(session.layer);
-    m_views->state()->setHead(session.head);  // clamped to the result's heads when it arrives
-    m_views->maskView()->showQuery(-1);
-    m_pendingQuery = session.query;
+    m_views->applySession(session);
     // The Q/K/V source: the session's model layer (opened first when it is not the open model), or
     // random projections. Switching the source quietly: the session runs once, below.
     const bool modelOpen = m_modelSource->model().has_value() && m_modelSource->folder() == session.modelFolder;
@@ -179,17 +113,16 @@ QString MainWindow::applySession(const SessionState& session) {
             m_sourcePanel->setLayer(session.modelLayer);
         }
     }
-    const bool model = m_sourcePanel->usesModel();
-    uiShowSourceControls(model);
+    uiShowSourceControls(m_sourcePanel->usesModel());
     if (!session.modelFolder.isEmpty() && !modelOpen) {
         // Opening runs the layer when the model is ready (uiModelOpened); nothing runs before.
         m_models->openFolder(session.modelFolder, session.modelLayer);
-        showView(static_cast<View>(std::max<qsizetype>(0, viewNames().indexOf(session.view))));
+        showView(viewTabNamed(session.view));
         return {};
     }
-    const quint64 before = m_currentJob;
-    showView(static_cast<View>(std::max<qsizetype>(0, viewNames().indexOf(session.view))));
-    if (m_currentJob == before) uiStartRun(false);  // the Compare and Diagnostics tabs start their own
+    const quint64 before = m_runs->currentJob();
+    showView(viewTabNamed(session.view));
+    if (m_runs->currentJob() == before) uiStartRun(false);  // the Compare and Diagnostics tabs start their own
     return {};
 }
 

@@ -14,19 +14,6 @@
 
 namespace attnscope::app {
 
-namespace {
-
-MainWindow::View viewNamed(const QString& name) {
-    static const QHash<QString, MainWindow::View> views{
-        {QStringLiteral("heatmap"), MainWindow::View::Heatmap}, {QStringLiteral("mask"), MainWindow::View::Mask},
-        {QStringLiteral("compare"), MainWindow::View::Compare}, {QStringLiteral("diagnostics"), MainWindow::View::Diagnostics},
-        {QStringLiteral("links"), MainWindow::View::Links},     {QStringLiteral("cost"), MainWindow::View::Cost},
-        {QStringLiteral("atlas"), MainWindow::View::Atlas},     {QStringLiteral("experts"), MainWindow::View::Experts}};
-    return views.value(name, MainWindow::View::Heatmap);
-}
-
-}  // namespace
-
 void MainWindow::buildTourAction(QMenu* helpMenu) {
     m_tour = new TourPanel(this);
     addDockWidget(Qt::RightDockWidgetArea, m_tour);
@@ -43,14 +30,11 @@ void MainWindow::uiApplyTourStep(int index) {
         if (found >= 0) m_inputs->variantCombo()->setCurrentIndex(found);
     }
     if (!step.compare.isEmpty()) {
-        while (m_inputs->compareEditor()->rowCount() > 1) m_inputs->compareEditor()->removeRow(m_inputs->compareEditor()->rowCount() - 1);
-        if (QComboBox* first = m_inputs->compareEditor()->combo(0)) {
-            const int found = first->findData(step.compare.front());
-            if (found >= 0) first->setCurrentIndex(found);
-        }
-        for (int i = 1; i < step.compare.size(); ++i) m_inputs->compareEditor()->addRow(step.compare[i]);
+        std::vector<engine::VariantRequest> rows;
+        for (const QString& id : step.compare) rows.push_back({id.toStdString(), {}});
+        m_inputs->compareEditor()->setRows(rows);
     }
-    showView(viewNamed(step.view));
+    showView(viewTabNamed(step.view));
     if (step.sampleModel) {
         useSampleModel();  // the Atlas tab analyses the model once it is open
         return;

@@ -90,6 +90,7 @@ void MainWindow::buildUi(const AppSettings& settings) {
     setCentralWidget(splitter);
     m_views->heatmap()->setFocus();  // head stepping keys work at once; the editor keeps them when focused
     buildStatusBar();
+    buildRuns();
     new InputGuards(this);  // wheel only in the focused field; the window's shortcuts from any field
 }
 
@@ -102,9 +103,10 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
     initial.headDim = settings.headDim;
     initial.seed = settings.seed;
     m_inputs = new RunSettingsPanel(initial, this);
+    m_inputs->setPreferredVariant(settings.variantId);
     if (!m_options.autosavePath.isEmpty()) m_autosave = new TextAutosave(m_inputs->text(), m_options.autosavePath, 1500, this);
     connect(m_inputs, &RunSettingsPanel::notice, this, [this](const QString& text) { setStatusMessage(text); });
-    connect(m_inputs->variantCombo(), &QComboBox::currentIndexChanged, this, &MainWindow::uiVariantChanged);
+    connect(m_inputs, &RunSettingsPanel::variantShown, this, &MainWindow::applyModelDefaults);
     connect(m_inputs->compareEditor(), &CompareVariantsEditor::changed, this, &MainWindow::uiCompareVariantChanged);
     connect(m_inputs->runButton(), &QPushButton::clicked, this, &MainWindow::runNow);
     connect(m_inputs->cancelButton(), &QPushButton::clicked, this, &MainWindow::cancelRun);
@@ -115,8 +117,6 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
 // The heads grid above the view tabs; the result tabs registered for the window's loops.
 QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     m_views = new ViewTabs(settings, this);
-    connect(m_views->diagnostics()->approximationView(), &views::ApproximationView::errorCurveRequested, this,
-            &MainWindow::uiRunErrorCurve);
     // Transformer-XL's receptive field asks for the model's attention of every layer
     views::ReceptiveFieldView* field = m_views->diagnostics()->receptiveFieldView();
     connect(field, &views::ReceptiveFieldView::bandsRequested, m_modelSource, &ModelSource::requestAttentionBands);
@@ -140,7 +140,6 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     });
     uiConnectExplorerViews();
     buildAtlasTab();
-    registerResultTabs();
     connect(m_views->banner(), &RandomProjectionBanner::useSampleModelRequested, this, &MainWindow::useSampleModel);
     connect(m_views->tabs(), &QTabWidget::currentChanged, this, &MainWindow::uiViewChanged);
     return m_views;
@@ -157,19 +156,9 @@ void MainWindow::buildActions() {
     fileMenu->addSeparator();
     m_export = new ExportController(
         this,
+        [this] { return m_views->currentForExport(); },
         [this] {
-            // The figure is the shown tab as it will look: its result taken and its head pooled.
-            uiDeliverResult(currentView());
-            m_views->heatmap()->finishPooling();
-            if (currentView() == View::Mask) m_views->maskView()->finishBuilding();
-            if (currentView() == View::Compare) {
-                m_views->compareView()->differenceMap();  // both wait for what is computed in the background
-                m_views->compareView()->errorPanel();
-            }
-            return m_views->tabs()->currentWidget();
-        },
-        [this] {
-            return FigureSubject::describe(m_views->tabs()->currentWidget(), m_result, m_views->state()->resultIndex(), m_views->state()->layer(),
+            return FigureSubject::describe(m_views->tabs()->currentWidget(), lastResult(), m_views->state()->resultIndex(), m_views->state()->layer(),
                                            m_views->state()->head(), variantNames());
         },
         m_options.showErrorDialogs);
@@ -181,7 +170,7 @@ void MainWindow::buildActions() {
     m_views->headsGrid()->setObjectName(QStringLiteral("all heads"));
     m_export->setAllHeads([this]() -> QWidget* { return m_views->headsGrid(); },
                           [this] {
-                              return FigureSubject::describe(m_views->headsGrid(), m_result, m_views->state()->resultIndex(), m_views->state()->layer(),
+                              return FigureSubject::describe(m_views->headsGrid(), lastResult(), m_views->state()->resultIndex(), m_views->state()->layer(),
                                                              -1, variantNames());
                           });
     fileMenu->addAction(m_export->exportAllHeadsAction());
@@ -222,7 +211,6 @@ void MainWindow::buildStatusBar() {
     addDockWidget(Qt::BottomDockWidgetArea, m_notices);
     m_notices->hide();
     m_status = new RunStatusBar(statusBar(), m_notices, [this] { return m_runner->isRunning(); }, this);
-    buildFreshnessMark();
 }
 
 }  // namespace attnscope::app

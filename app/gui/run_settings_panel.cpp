@@ -1,6 +1,9 @@
 #include "gui/run_settings_panel.h"
 
 #include "gui/compare_variants_editor.h"
+#include "gui/param_json.h"
+#include "gui/session.h"
+#include "gui/session_resolve.h"
 
 #include "views/clamping_spin_box.h"
 #include "views/param_form.h"
@@ -94,6 +97,7 @@ QWidget* RunSettingsPanel::buildVariantBox() {
     layout->addWidget(m_variantInfo);
     m_paramForm = new views::ParamForm(box);
     connect(m_paramForm, &views::ParamForm::notice, this, &RunSettingsPanel::notice);
+    connect(m_variantCombo, &QComboBox::currentIndexChanged, this, &RunSettingsPanel::showChosenVariant);
     layout->addWidget(m_paramForm);
     return box;
 }
@@ -158,6 +162,86 @@ void RunSettingsPanel::fillRequest(engine::RunRequest& request) const {
     request.input.text = m_text->toPlainText().toStdString();
     request.input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
     request.projection = projection();
+}
+
+void RunSettingsPanel::setVariants(const std::vector<engine::VariantInfo>& variants) {
+    m_variants = variants;
+    {
+        const QSignalBlocker block(m_variantCombo);  // one showChosenVariant below, not one per item
+        m_variantCombo->clear();
+        for (const auto& v : m_variants) {
+            m_variantCombo->addItem(QString::fromStdString(v.name), QString::fromStdString(v.id));
+            m_variantCombo->setItemData(m_variantCombo->count() - 1, QString::fromStdString(v.summary), Qt::ToolTipRole);
+        }
+        m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(m_preferredVariant)));
+    }
+    showChosenVariant();
+}
+
+void RunSettingsPanel::showChosenVariant() {
+    const QString id = m_variantCombo->currentData().toString();
+    const auto it = std::find_if(m_variants.begin(), m_variants.end(),
+                                 [&](const auto& v) { return QString::fromStdString(v.id) == id; });
+    if (it == m_variants.end()) {
+        m_variantInfo->clear();
+        m_paramForm->setVariant({});
+        return;
+    }
+    m_variantInfo->setText(QString::fromStdString(it->summary) + QLatin1Char('\n') + QString::fromStdString(it->paper));
+    m_paramForm->setVariant(*it);
+    Q_EMIT variantShown();
+}
+
+QString RunSettingsPanel::variantId() const {
+    const QString id = m_variantCombo->currentData().toString();
+    return id.isEmpty() ? m_preferredVariant : id;
+}
+
+engine::VariantRequest RunSettingsPanel::variantRequest() const {
+    engine::VariantRequest variant;
+    variant.id = variantId().toStdString();
+    variant.params = m_paramForm->values();
+    return variant;
+}
+
+QStringList RunSettingsPanel::markInvalidParams(bool compared) {
+    m_paramForm->clearFieldNotes();
+    // Every list that does not parse is marked under its field at once, not one per Run.
+    QStringList invalid = m_paramForm->invalidParams();
+    for (const QString& name : invalid) m_paramForm->setFieldNote(name, tr("Expected comma-separated numbers, e.g. 0, 7."));
+    if (compared) invalid += m_compareEditor->invalidParams();
+    return invalid;
+}
+
+void RunSettingsPanel::captureInto(SessionState& session) const {
+    session.text = m_text->toPlainText();
+    session.tokenizer = m_tokenizerCombo->currentText();
+    session.seed = m_seedSpin->value();
+    session.heads = m_headsSpin->value();
+    session.headDim = m_headDimSpin->value();
+    session.variantId = variantId();
+    session.params = paramsToJson(m_paramForm->values());
+    session.compare.clear();
+    for (const engine::VariantRequest& row : m_compareEditor->requests())
+        session.compare.append({QString::fromStdString(row.id), paramsToJson(row.params)});
+}
+
+QString RunSettingsPanel::applySession(const SessionState& session, const ResolvedSession& resolved) {
+    const int tokenizer = m_tokenizerCombo->findText(session.tokenizer);
+    if (tokenizer < 0) return tr("The session's tokenizer \"%1\" is unknown. Nothing was changed.").arg(session.tokenizer);
+    m_text->setPlainText(session.text);
+    m_tokenizerCombo->setCurrentIndex(tokenizer);
+    m_seedSpin->setValue(session.seed);
+    m_headsSpin->setValue(session.heads);
+    m_headDimSpin->setValue(session.headDim);
+    m_preferredVariant = session.variantId;
+    m_variantCombo->setCurrentIndex(m_variantCombo->findData(session.variantId));
+    m_paramForm->setVariant(*resolved.variant);  // schema defaults first, so omitted parameters are not left over
+    m_paramForm->setValues(resolved.params);
+    std::vector<engine::VariantRequest> rows;
+    for (const auto& [info, params] : resolved.compared) rows.push_back({info->id, params});
+    m_compareEditor->setRows(rows);
+    return {};
 }
 
 }  // namespace attnscope::app

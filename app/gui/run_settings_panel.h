@@ -5,9 +5,12 @@
 // view. It holds the choices a run is made from and says nothing about how runs are made.
 
 #include <attnscope/types.h>
+#include <attnscope/variant_info.h>
 
 #include <QString>
 #include <QWidget>
+
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -23,6 +26,8 @@ class ParamForm;
 namespace attnscope::app {
 
 class CompareVariantsEditor;
+struct ResolvedSession;
+struct SessionState;
 
 class RunSettingsPanel : public QWidget {
     Q_OBJECT
@@ -49,6 +54,25 @@ public:
     QPushButton* runButton() const { return m_runButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
 
+    /// The engine's variants: the chooser lists them and shows the preferred one (the last
+    /// session's, kept while no list is there); the compared rows list them too.
+    void setVariants(const std::vector<engine::VariantInfo>& variants);
+    const std::vector<engine::VariantInfo>& variants() const { return m_variants; }
+    void setPreferredVariant(const QString& id) { m_preferredVariant = id; }
+    /// The chosen variant's id (the preferred one before the list is known).
+    QString variantId() const;
+    /// The run's main variant with the form's values.
+    engine::VariantRequest variantRequest() const;
+    /// Marks every list parameter that does not parse under its field; returns their names (with
+    /// the compared rows' when `compared`).
+    QStringList markInvalidParams(bool compared);
+
+    /// The column's part of a session: text, tokenizer, projections, variant and compared rows.
+    void captureInto(SessionState& session) const;
+    /// Shows a session checked by resolveSession; refuses (and changes nothing) when its
+    /// tokenizer is unknown. Returns the refusal, "" when applied.
+    QString applySession(const SessionState& session, const ResolvedSession& resolved);
+
     /// Puts `widget` below the projections (the model source panel).
     void addSourceWidget(QWidget* widget);
     /// With a model the model's own tokenizer (named `tokenizerName`) and projections replace
@@ -63,12 +87,15 @@ public:
 Q_SIGNALS:
     /// A message for the status bar (a typed value clamped into range, a form's note).
     void notice(const QString& text);
+    /// The chosen variant's summary and form are shown (the chooser changed or a list came).
+    void variantShown();
 
 private:
     QWidget* buildInputBox(const Initial& initial);
     QWidget* buildVariantBox();
     QWidget* buildCompareBox();
     QWidget* buildProjectionBox(const Initial& initial);
+    void showChosenVariant();
 
     QWidget* m_content = nullptr;
     QVBoxLayout* m_contentLayout = nullptr;
@@ -85,6 +112,8 @@ private:
     QSpinBox* m_seedSpin = nullptr;
     QPushButton* m_runButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
+    std::vector<engine::VariantInfo> m_variants;
+    QString m_preferredVariant;
 };
 
 }  // namespace attnscope::app

@@ -3,6 +3,8 @@
 #include "views/elided_label.h"
 #include "views/notices_panel.h"
 
+#include <attnscope/types.h>
+
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
@@ -10,6 +12,7 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include <algorithm>
 #include <utility>
 
 namespace attnscope::app {
@@ -98,6 +101,23 @@ QString RunStatusBar::formatSeconds(double seconds) {
     if (seconds < 1e-3) return tr("%1 µs").arg(seconds * 1e6, 0, 'f', 0);
     if (seconds < 1.0) return tr("%1 ms").arg(seconds * 1e3, 0, 'f', 1);
     return tr("%1 s").arg(seconds, 0, 'f', 2);
+}
+
+void RunStatusBar::showResult(const engine::RunResult& result) {
+    double seconds = 0;
+    std::uint64_t peak = 0;
+    for (const auto& r : result.results) {
+        seconds += r.counters.seconds;
+        peak = std::max(peak, r.counters.peakBytes);
+    }
+    setCounters(seconds, peak);
+    const QString tokenizer = QString::fromLatin1(engine::tokenizerName(result.input.kind));
+    const QString summary = result.n == 1 ? tr("1 token (%1), %2 heads").arg(tokenizer).arg(result.heads)
+                                          : tr("%1 tokens (%2), %3 heads").arg(result.n).arg(tokenizer).arg(result.heads);
+    if (result.warnings.empty()) return setMessage(summary);
+    QStringList warnings;
+    for (const auto& w : result.warnings) warnings << QString::fromStdString(w);
+    setMessage(tr("%1 — warning: %2").arg(summary, warnings.join(QStringLiteral("; "))), warnings.join(QLatin1Char('\n')));
 }
 
 }  // namespace attnscope::app

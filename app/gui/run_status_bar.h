@@ -15,6 +15,10 @@ class QStatusBar;
 class QTimer;
 class QToolButton;
 
+namespace attnscope::engine {
+struct RunResult;
+}
+
 namespace attnscope::views {
 class ElidedLabel;
 class NoticesPanel;
@@ -42,6 +46,9 @@ public:
     void setProgress(int permille, const QString& stage);
     /// The shown run's attention time and peak engine memory.
     void setCounters(double seconds, std::uint64_t peakBytes);
+
+    /// The shown run: its tokens and heads (with its warnings) as the message, its counters.
+    void showResult(const engine::RunResult& result);
 
     void setOutOfDate(bool outOfDate);
     bool outOfDate() const;

@@ -114,6 +114,12 @@ QByteArray SessionState::toJson() const {
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
+const QStringList& Session::viewNames() {
+    static const QStringList names{QStringLiteral("heatmap"), QStringLiteral("mask"),  QStringLiteral("compare"),
+                                   QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost")};
+    return names;
+}
+
 FileKind Session::classify(const QByteArray& bytes) {
     if (bytes.contains('\0')) return FileKind::Binary;
     QStringDecoder decoder(QStringDecoder::Utf8);
@@ -186,9 +192,7 @@ std::optional<SessionState> Session::parse(const QByteArray& bytes, const QStrin
         s.compare.append(v);
     }
     FieldReader v(view, QStringLiteral("view"), &problem);
-    v.choice("tab", &s.view,
-             {QStringLiteral("heatmap"), QStringLiteral("mask"), QStringLiteral("compare"), QStringLiteral("diagnostics"),
-              QStringLiteral("links"), QStringLiteral("cost")});
+    v.choice("tab", &s.view, viewNames());
     v.choice("colormap", &s.colormap,
              {QStringLiteral("viridis"), QStringLiteral("magma"), QStringLiteral("cividis"), QStringLiteral("rdbu")});
     v.choice("scale", &s.scale, {QStringLiteral("linear"), QStringLiteral("log")});

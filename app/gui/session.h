@@ -8,6 +8,7 @@
 #include <QByteArray>
 #include <QJsonObject>
 #include <QList>
+#include <QStringList>
 #include <QString>
 
 #include <optional>
@@ -77,6 +78,8 @@ public:
     static constexpr qint64 kMaxFileBytes = 32 * 1024 * 1024;
 
     static FileKind classify(const QByteArray& bytes);
+    /// The tabs a session can name (SessionState::view).
+    static const QStringList& viewNames();
 
     /// Parses a session; on failure returns nullopt and a message naming the problem (newer
     /// format, not JSON, a field of the wrong type). `name` starts the message.

@@ -32,6 +32,8 @@ ViewTabs::ViewTabs(const AppSettings& settings, QWidget* parent) : QWidget(paren
     buildTabs(settings);
     addTooltips();
     tieViews();
+    registerResultTabs();
+    connect(m_tabs, &QTabWidget::currentChanged, this, &ViewTabs::tabChanged);
     layout->addWidget(m_banner);
     layout->addWidget(m_headsGrid);
     layout->addWidget(m_findBar);

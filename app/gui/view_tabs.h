@@ -6,8 +6,12 @@
 // they ask of the engine is the window's to wire.
 
 #include "gui/app_settings.h"
+#include "gui/result_tabs.h"
 
+#include <QVector>
 #include <QWidget>
+
+#include <memory>
 
 class QTabWidget;
 
@@ -24,13 +28,22 @@ class MoeRoutingView;
 class TokenLinks;
 }  // namespace attnscope::views
 
+namespace attnscope::engine {
+struct RunResult;
+}
+
 namespace attnscope::app {
 
 class RandomProjectionBanner;
 class TokenFindBar;
+struct SessionState;
 
 /// The tabs, in order (MainWindow::View).
 enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7 };
+/// "heatmap", "mask", … "experts": the tab's name in sessions, the tour and --view.
+QString viewTabName(ViewTab tab);
+/// The tab of a name; Heatmap for a name that is none.
+ViewTab viewTabNamed(const QString& name);
 
 class ViewTabs : public QWidget {
     Q_OBJECT
@@ -53,10 +66,37 @@ public:
     RandomProjectionBanner* banner() const { return m_banner; }
     TokenFindBar* findBar() const { return m_findBar; }
 
+    // ---- the shown run (view_tabs_results.cpp)
+    /// A new run: every tab lets go of the old one, the heads grid and the shown tab take the
+    /// new one at once, a hidden tab when it is first shown. `comparePanes` of its variants are
+    /// the Compare tab's panes, `exactNote` says why they lack the exact reference. The selected
+    /// head stays when the run has it.
+    void showResult(std::shared_ptr<const engine::RunResult> result, int comparePanes, const QString& exactNote);
+    const std::shared_ptr<const engine::RunResult>& result() const { return m_resultTabs.result(); }
+    /// True while `tab`'s view has not taken the shown run.
+    bool resultPending(ViewTab tab) const { return m_resultTabs.pending(static_cast<int>(tab)); }
+    /// Every tab takes the run and finishes its background work (exports, screenshots, tests).
+    void flushResult();
+    /// The shown tab as it will look in a figure: its run taken and its background work done.
+    QWidget* currentForExport();
+    /// The next or previous head of the run (clamped).
+    void stepHead(int delta);
+    /// Marks `tokens` in every view that shows tokens (Find Token).
+    void markTokens(const QVector<int>& tokens);
+    /// The shown view goes to `token` as the query (Find Token).
+    void goToToken(int token);
+
+    /// The views' part of a session: tab, heatmap options, mask weights, selection, query.
+    void captureInto(SessionState& session) const;
+    /// Shows a session's view settings; its query shows with the next run.
+    void applySession(const SessionState& session);
+
 private:
     void buildTabs(const AppSettings& settings);
     void addTooltips();
     void tieViews();
+    void registerResultTabs();
+    void tabChanged();
 
     views::InspectionState* m_state = nullptr;
     QTabWidget* m_tabs = nullptr;
@@ -71,6 +111,11 @@ private:
     views::MoeRoutingView* m_routingView = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
     TokenFindBar* m_findBar = nullptr;
+    ResultTabs m_resultTabs;  // the tabs that show runs, and which of them has the shown one
+    ViewTab m_shown = ViewTab::Heatmap;  // the tab shown before the current one changed
+    int m_pendingComparePanes = 0;  // the compare panes and note of the run, for a late delivery
+    QString m_pendingExactNote;
+    int m_pendingQuery = -1;  // a session's mask-view query, or the row panel the last run had
 };
 
 }  // namespace attnscope::app
