@@ -220,12 +220,17 @@ void MainWindow::uiRunStateChanged(bool running) {
     m_inputs->runButton()->setEnabled(m_variantsKnown);
     m_runAction->setEnabled(m_variantsKnown);
     m_inputs->cancelButton()->setEnabled(running);
-    // Esc also cancels the Cost tab's measurements and the model analysis while they run.
-    m_cancelAction->setEnabled(running || (m_scalingJob && m_scalingJob->isRunning()) ||
-                               (m_evalSpeedJob && m_evalSpeedJob->isRunning()) ||
-                               (m_modelSource && m_modelSource->isAnalyzing()));
+    m_cancelAction->setEnabled(running || uiMeasuringOrAnalysing());
     if (!running) m_status->runEnded();
 }
+
+bool MainWindow::uiMeasuringOrAnalysing() const {
+    return (m_scalingJob && m_scalingJob->isRunning()) || (m_evalSpeedJob && m_evalSpeedJob->isRunning()) ||
+           (m_modelSource && m_modelSource->isAnalyzing());
+}
+
+// Esc also cancels the Cost tab's measurements and the model analysis while they run.
+void MainWindow::uiUpdateCancel() { m_cancelAction->setEnabled(m_runner->isRunning() || uiMeasuringOrAnalysing()); }
 
 // What the window shows of its runs (RunController makes and follows them).
 void MainWindow::buildRuns() {

@@ -48,6 +48,7 @@ class NoticesPanel;
 
 namespace attnscope::app {
 
+class AtlasController;
 class EngineRunner;
 class TokenFindBar;
 class TokenFinder;
@@ -252,10 +253,6 @@ private:
     /// A model is open (ModelController): its settings for the variant, the title, a run.
     void uiModelOpened(const engine::ModelInfo& info, const QString& ownVariant);
     void uiModelSourceChanged();
-    void uiShowAtlas(const std::shared_ptr<const engine::HeadAtlas>& atlas);
-    /// The atlas's intent: that layer's real Q/K/V in the Compare tab, `full` beside the coverage
-    /// settings that replace the head best.
-    void uiCompareAtlasHead(int layer, int head);
     /// What the shown tab needs of a run beside the main variant.
     RunController::Purpose runPurpose() const;
     quint64 uiStartRun(bool userInitiated);
@@ -272,12 +269,16 @@ private:
     void uiCompareVariantChanged();
     void uiViewChanged();
     void uiRunStateChanged(bool running);
+    /// Esc (Run ▸ Cancel) is live while a run, a Cost tab measurement or an analysis runs.
+    void uiUpdateCancel();
+    bool uiMeasuringOrAnalysing() const;
     void setStatusMessage(const QString& text, const QString& details = {});
 
     EngineRunner* m_runner = nullptr;
     RunSettingsPanel* m_inputs = nullptr;  // the left column: input, variants, projections, Run
     ViewTabs* m_views = nullptr;           // the right side: heads grid, find bar, the view tabs
     RunController* m_runs = nullptr;       // makes the runs and follows the latest
+    AtlasController* m_atlas = nullptr;    // the Atlas tab's analysis and compare intent
     DocumentController* m_documents = nullptr;  // sessions, text files, Recent, drops
     ExportController* m_export = nullptr;
     Options m_options;
