@@ -8,6 +8,7 @@
 #include <attnscope/variant_catalog.h>
 
 #include "gui/compare_variants_editor.h"
+#include "gui/cost_tab_controller.h"
 #include "gui/document_controller.h"
 #include "gui/engine_runner.h"
 #include "gui/model_controller.h"
@@ -107,6 +108,8 @@ QString MainWindow::sampleText() {
 }
 
 
+ScalingJob* MainWindow::scalingJob() const { return m_cost->scalingJob(); }
+EvalSpeedJob* MainWindow::evalSpeedJob() const { return m_cost->evalSpeedJob(); }
 QSpinBox* MainWindow::headsSpin() const { return m_inputs->headsSpin(); }
 QComboBox* MainWindow::compareCombo() const { return m_inputs->compareEditor()->combo(0); }
 views::ParamForm* MainWindow::compareParamForm() const { return m_inputs->compareEditor()->form(0); }
@@ -152,7 +155,12 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
     m_views->heatmap()->setVariantNames(names);
     m_views->maskView()->setVariantNames(names);
     m_views->compareView()->setVariantNames(names);
-    uiShowExplorerVariants();
+    m_inputs->compareEditor()->setVariants(variants, m_preferredCompare);
+    // "--compare a,b,c": rows for b and c, once (not on every reload of the variants).
+    for (const QString& id : m_options.compareVariant.split(QLatin1Char(','), Qt::SkipEmptyParts).mid(1))
+        m_inputs->compareEditor()->addRow(id.trimmed());
+    m_options.compareVariant.clear();
+    m_cost->setVariants(variants);
     uiRunStateChanged(m_runner->isRunning());
     setStatusMessage(variants.empty() ? tr("The engine did not start; press Run to see why.") : tr("Ready."));
     const QStringList errors = m_inputs->paramForm()->applyTexts(m_options.params) +
@@ -212,8 +220,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) { return m_runs->start(runPur
 void MainWindow::cancelRun() {
     if (m_runner->isRunning()) m_runner->cancel();
     if (m_modelSource->isAnalyzing()) m_modelSource->cancelAnalysis();
-    if (m_scalingJob->isRunning()) m_scalingJob->cancel();
-    if (m_evalSpeedJob->isRunning()) m_evalSpeedJob->cancel();
+    m_cost->cancel();
 }
 
 void MainWindow::uiRunStateChanged(bool running) {
@@ -225,8 +232,7 @@ void MainWindow::uiRunStateChanged(bool running) {
 }
 
 bool MainWindow::uiMeasuringOrAnalysing() const {
-    return (m_scalingJob && m_scalingJob->isRunning()) || (m_evalSpeedJob && m_evalSpeedJob->isRunning()) ||
-           (m_modelSource && m_modelSource->isAnalyzing());
+    return (m_cost && m_cost->isRunning()) || (m_modelSource && m_modelSource->isAnalyzing());
 }
 
 // Esc also cancels the Cost tab's measurements and the model analysis while they run.

@@ -49,6 +49,7 @@ class NoticesPanel;
 namespace attnscope::app {
 
 class AtlasController;
+class CostTabController;
 class EngineRunner;
 class TokenFindBar;
 class TokenFinder;
@@ -128,11 +129,11 @@ public:
     views::CostView* costView() const { return m_views->costView(); }
     /// The Experts tab: mixture-of-experts routing of the run's tokens.
     views::MoeRoutingView* routingView() const { return m_views->routingView(); }
-    ScalingJob* scalingJob() const { return m_scalingJob; }
+    ScalingJob* scalingJob() const;
     RandomProjectionBanner* randomProjectionBanner() const { return m_views->banner(); }
     QSpinBox* headsSpin() const;
     /// The Cost tab's Transformer-XL evaluation-speed measurement.
-    EvalSpeedJob* evalSpeedJob() const { return m_evalSpeedJob; }
+    EvalSpeedJob* evalSpeedJob() const;
     views::InspectionState* inspection() const { return m_views->state(); }
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
@@ -234,17 +235,12 @@ private:
     QWidget* buildViewTabs(const AppSettings& settings);
     void buildStatusBar();
     void buildRuns();
-    // ---- compare variants and cost tab (main_window_compare.cpp)
-    void uiConnectExplorerViews();
-    void uiConnectEvalSpeed();
     /// Enables the window's tokenizer and projections unless a model supplies them; the random
     /// projections note shows while they are in use.
     void uiShowSourceControls(bool model);
     /// The window title names where the text came from, marked "(edited)" once it differs.
     void uiSetSourceTitle(const QString& name);
     void uiUpdateTitle();
-    /// Fills the compared-variant rows and the cost view's variant list from the variants.
-    void uiShowExplorerVariants();
     void buildActions();
     /// Display names by variant id (the variant chooser's), for titles and figure subjects.
     QHash<QString, QString> variantNames() const;
@@ -290,8 +286,7 @@ private:
     TourPanel* m_tour = nullptr;
     TokenFinder* m_finder = nullptr;  // View ▸ Find Token
     TextAutosave* m_autosave = nullptr;
-    ScalingJob* m_scalingJob = nullptr;
-    EvalSpeedJob* m_evalSpeedJob = nullptr;
+    CostTabController* m_cost = nullptr;  // the Cost tab's measurements
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
     ModelController* m_models = nullptr;  // File ▸ Open Model, the Q/K/V source box
     ModelSource* m_modelSource = nullptr;     // (m_models's)

@@ -7,6 +7,7 @@
 #include <attnscope/result_roles.h>
 #include <attnscope/variant_catalog.h>
 #include "gui/compare_variants_editor.h"
+#include "gui/cost_tab_controller.h"
 #include "gui/document_controller.h"
 #include "gui/theme_menu.h"
 #include "gui/engine_runner.h"
@@ -138,7 +139,10 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
         const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Star-Transformer Model"));
         if (!folder.isEmpty()) m_views->diagnostics()->starPlayer()->setModelFolder(folder);
     });
-    uiConnectExplorerViews();
+    // Double-clicking a thumbnail opens that head large (the click itself already selected it).
+    connect(m_views->headsGrid(), &views::HeadsGrid::headOpened, this, [this] { showView(View::Heatmap); });
+    m_cost = new CostTabController(m_runner, m_views->costView(), m_inputs, this);
+    connect(m_cost, &CostTabController::busyChanged, this, &MainWindow::uiUpdateCancel);
     buildAtlasTab();
     connect(m_views->banner(), &RandomProjectionBanner::useSampleModelRequested, this, &MainWindow::useSampleModel);
     connect(m_views->tabs(), &QTabWidget::currentChanged, this, &MainWindow::uiViewChanged);
