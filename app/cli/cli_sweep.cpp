@@ -191,6 +191,105 @@ std::string csvField(const std::string& text) {
     return out + "\"";
 }
 
+using SweepCells = std::map<std::pair<std::size_t, std::int64_t>, SweepCell>;
+
+// Every (variant, n) cell, each in a fresh process, on inputs written to a scratch folder.
+// Returns the exit status: 0, or kExitFailure when an input could not be written.
+int measureCells(const std::vector<SweepVariant>& variants, const std::vector<std::int64_t>& sizes,
+                 const SweepOptions& options, const fs::path& dir, SweepCells& cells) {
+    std::error_code ec;
+    const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+    const std::size_t total = variants.size() * sizes.size();
+    std::size_t done = 0;
+    for (const std::int64_t n : sizes) {
+        auto input = writeInputs(dir, n, options);
+        if (!input) {
+            printError(input.error().message);
+            return kExitFailure;
+        }
+        for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+            const SweepVariant& v = variants[vi];
+            SweepCell cell = runChild(self, v, *input, dir, options);
+            cells[{vi, n}] = cell;
+            ++done;
+            if (!options.quiet)
+                std::cerr << "sweep: [" << done << "/" << total << "] " << v.label << " n=" << n << ": "
+                          << (cell.status == "ok" ? fixed(cell.seconds, 3) + " s, " + fixed(cell.peakMiB, 0) + " MiB"
+                                                  : cell.status + (cell.message.empty() ? "" : " (" + cell.message + ")"))
+                          << std::endl;
+        }
+        fs::remove(*input, ec);
+    }
+    return 0;
+}
+
+// The CSV and the Markdown table (with numbered notes for cells that did not run); ratios are
+// against variant 0, the exact reference, at the same n.
+std::pair<std::string, std::string> formatTables(const std::vector<SweepVariant>& variants,
+                                                 const std::vector<std::int64_t>& sizes, SweepCells& cells) {
+    std::ostringstream csv, md, notes;
+    csv << "variant,n,status,wall_s,peak_rss_mib,speedup_vs_full,memory_vs_full,note\n";
+    md << "| variant | n | wall s | peak RSS MiB | speed-up vs full | memory vs full | LRA at 4K (TPU) |\n"
+       << "|---|---:|---:|---:|---:|---:|---|\n";
+    int noteCount = 0;
+    for (std::size_t vi = 0; vi < variants.size(); ++vi)
+        for (const std::int64_t n : sizes) {
+            const auto it = cells.find({vi, n});
+            if (it == cells.end()) continue;
+            const SweepCell& c = it->second;
+            const SweepCell& full = cells[{0, n}];
+            const bool ratios = c.status == "ok" && full.status == "ok";
+            const std::string speed = ratios ? fixed(full.seconds / c.seconds, 2) : "";
+            const std::string memory = ratios ? fixed(c.peakMiB / full.peakMiB, 2) : "";
+            const std::string& label = variants[vi].label;
+            csv << csvField(label) << "," << n << "," << c.status << "," << (c.status == "ok" ? fixed(c.seconds, 4) : "")
+                << "," << (c.status == "ok" ? fixed(c.peakMiB, 1) : "") << "," << speed << "," << memory << ","
+                << csvField(c.message) << "\n";
+            std::string shown = c.status == "ok" ? fixed(c.seconds, 3) : c.status;
+            if (c.status != "ok" && !c.message.empty()) {
+                shown += " [" + std::to_string(++noteCount) + "]";
+                notes << "\n[" << noteCount << "] " << label << ", n = " << n << ": " << c.message << "\n";
+            }
+            md << "| " << label << " | " << n << " | " << shown << " | " << (c.status == "ok" ? fixed(c.peakMiB, 0) : "")
+               << " | " << (speed.empty() ? "" : speed + "×") << " | " << (memory.empty() ? "" : memory + "×") << " | "
+               << lraSpeedup(variants[vi].id) << " |\n";
+        }
+    md << notes.str();
+    return {csv.str(), md.str()};
+}
+
+// Both files or neither; without --markdown the table goes to stdout. Returns the exit status.
+int writeTables(const SweepOptions& options, const std::string& csv, const std::string& md) {
+    auto csvFile = StagedFile::stage(options.out, csv);
+    if (!csvFile) {
+        printError(csvFile.error().message);
+        return kExitFailure;
+    }
+    std::optional<StagedFile> mdFile;
+    if (!options.markdown.empty()) {
+        auto staged = StagedFile::stage(options.markdown, md);
+        if (!staged) {
+            printError(staged.error().message);
+            return kExitFailure;
+        }
+        mdFile.emplace(std::move(staged.value()));
+    }
+    if (auto done = csvFile->commit(); !done) {
+        printError(done.error().message);
+        return kExitFailure;
+    }
+    if (!mdFile) {
+        std::cout << md;
+        return 0;
+    }
+    if (auto done = mdFile->commit(); !done) {
+        std::remove(options.out.c_str());
+        printError(done.error().message);
+        return kExitFailure;
+    }
+    return 0;
+}
+
 }  // namespace
 
 int sweepCommand(const SweepOptions& options) {
@@ -228,90 +327,12 @@ int sweepCommand(const SweepOptions& options) {
         printError("cannot create the sweep's scratch folder " + dir.string() + ": " + ec.message());
         return kExitFailure;
     }
-    const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
-    std::map<std::pair<std::size_t, std::int64_t>, SweepCell> cells;
-    const std::size_t total = variants->size() * sizes->size();
-    std::size_t done = 0;
-    int status = 0;
-    for (const std::int64_t n : *sizes) {
-        auto input = writeInputs(dir, n, options);
-        if (!input) {
-            printError(input.error().message);
-            status = kExitFailure;
-            break;
-        }
-        for (std::size_t vi = 0; vi < variants->size(); ++vi) {
-            const SweepVariant& v = (*variants)[vi];
-            SweepCell cell = runChild(self, v, *input, dir, options);
-            cells[{vi, n}] = cell;
-            ++done;
-            if (!options.quiet)
-                std::cerr << "sweep: [" << done << "/" << total << "] " << v.label << " n=" << n << ": "
-                          << (cell.status == "ok" ? fixed(cell.seconds, 3) + " s, " + fixed(cell.peakMiB, 0) + " MiB"
-                                                  : cell.status + (cell.message.empty() ? "" : " (" + cell.message + ")"))
-                          << std::endl;
-        }
-        fs::remove(*input, ec);
-    }
+    SweepCells cells;
+    const int status = measureCells(*variants, *sizes, options, dir, cells);
     fs::remove_all(dir, ec);
-
-    std::ostringstream csv, md, notes;
-    csv << "variant,n,status,wall_s,peak_rss_mib,speedup_vs_full,memory_vs_full,note\n";
-    md << "| variant | n | wall s | peak RSS MiB | speed-up vs full | memory vs full | LRA at 4K (TPU) |\n"
-       << "|---|---:|---:|---:|---:|---:|---|\n";
-    int noteCount = 0;
-    for (std::size_t vi = 0; vi < variants->size(); ++vi)
-        for (const std::int64_t n : *sizes) {
-            const auto it = cells.find({vi, n});
-            if (it == cells.end()) continue;
-            const SweepCell& c = it->second;
-            const SweepCell& full = cells[{0, n}];
-            const bool ratios = c.status == "ok" && full.status == "ok";
-            const std::string speed = ratios ? fixed(full.seconds / c.seconds, 2) : "";
-            const std::string memory = ratios ? fixed(c.peakMiB / full.peakMiB, 2) : "";
-            const std::string& label = (*variants)[vi].label;
-            csv << csvField(label) << "," << n << "," << c.status << "," << (c.status == "ok" ? fixed(c.seconds, 4) : "")
-                << "," << (c.status == "ok" ? fixed(c.peakMiB, 1) : "") << "," << speed << "," << memory << ","
-                << csvField(c.message) << "\n";
-            std::string shown = c.status == "ok" ? fixed(c.seconds, 3) : c.status;
-            if (c.status != "ok" && !c.message.empty()) {
-                shown += " [" + std::to_string(++noteCount) + "]";
-                notes << "\n[" << noteCount << "] " << label << ", n = " << n << ": " << c.message << "\n";
-            }
-            md << "| " << label << " | " << n << " | " << shown << " | " << (c.status == "ok" ? fixed(c.peakMiB, 0) : "")
-               << " | " << (speed.empty() ? "" : speed + "×") << " | " << (memory.empty() ? "" : memory + "×") << " | "
-               << lraSpeedup((*variants)[vi].id) << " |\n";
-        }
-    md << notes.str();
-    // Both files or neither.
-    auto csvFile = StagedFile::stage(options.out, csv.str());
-    if (!csvFile) {
-        printError(csvFile.error().message);
-        return kExitFailure;
-    }
-    std::optional<StagedFile> mdFile;
-    if (!options.markdown.empty()) {
-        auto staged = StagedFile::stage(options.markdown, md.str());
-        if (!staged) {
-            printError(staged.error().message);
-            return kExitFailure;
-        }
-        mdFile.emplace(std::move(staged.value()));
-    }
-    if (auto done = csvFile->commit(); !done) {
-        printError(done.error().message);
-        return kExitFailure;
-    }
-    if (mdFile) {
-        if (auto done = mdFile->commit(); !done) {
-            std::remove(options.out.c_str());
-            printError(done.error().message);
-            return kExitFailure;
-        }
-    } else {
-        std::cout << md.str();
-    }
-    return status;
+    const auto [csv, md] = formatTables(*variants, *sizes, cells);
+    const int written = writeTables(options, csv, md);
+    return written != 0 ? written : status;
 }
 
 }  // namespace attnscope::cli

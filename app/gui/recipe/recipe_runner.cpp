@@ -198,124 +198,131 @@ QString RecipeRunner::checkOutputFolder(const QString& dir) {
 
 RecipeRunner::Outcome RecipeRunner::run(const Recipe& recipe, const QString& outDir, const QString& recipeName) {
     Outcome out;
-    if (const QString problem = checkOutputFolder(outDir); !problem.isEmpty()) {
-        out.error = problem;
+    const auto fail = [&out](const QString& error) {
+        out.error = error;
         out.exitCode = 1;
         return out;
-    }
+    };
+    if (const QString problem = checkOutputFolder(outDir); !problem.isEmpty()) return fail(problem);
     const QDir dir(outDir);
     QHash<QString, QString> names;
     for (const auto& info : m_backend->variants())
         names.insert(QString::fromStdString(info.id), QString::fromStdString(info.name));
 
-    std::map<QString, std::shared_ptr<const engine::RunResult>> runs;
+    Runs runs;
     QJsonArray manifestFiles;
     const int count = static_cast<int>(recipe.figures.size());
     for (int index = 0; index < count; ++index) {
         const RecipeFigure& figure = recipe.figures[static_cast<std::size_t>(index)];
         const QString label = QStringLiteral("[%1/%2] %3").arg(index + 1).arg(count).arg(figure.file);
-        std::unique_ptr<QWidget> view;
-        FigureRequest request;
-        QJsonArray variants;
+        FigurePlan plan;
         views::InspectionState state;
         if (figure.view == QLatin1String("sweep")) {
-            view = makeSweepView(figure);
-            request = sweepFigureRequest(figure, recipeName, index);
-            variants = sweepVariants(figure);
+            plan.view = makeSweepView(figure);
+            plan.request = sweepFigureRequest(figure, recipeName, index);
+            plan.variants = sweepVariants(figure);
         } else {
-            const QString key = runKey(figure);
-            auto found = runs.find(key);
-            if (found == runs.end()) {
-                const engine::RunRequest runRequest = requestFor(recipe, figure);
-                QStringList ids;
-                for (const auto& v : runRequest.variants) ids << QString::fromStdString(v.id);
-                m_log(tr("%1: running %2 on \"%3\"…").arg(label, ids.join(QStringLiteral(" + ")),
-                                                          recipe.inputs[static_cast<std::size_t>(figure.input)].name));
-                QElapsedTimer clock;
-                clock.start();
-                qint64 lastReport = 0;
-                const auto progress = [&](const engine::Progress& p) {
-                    if (clock.elapsed() - lastReport >= kProgressIntervalMs && p.total > 0) {
-                        lastReport = clock.elapsed();
-                        m_log(tr("%1:   %2 %3%").arg(label, QString::fromLatin1(p.stage)).arg(100 * p.done / p.total));
-                    }
-                    return true;
-                };
-                auto result = m_backend->run(runRequest, progress);
-                if (!result) {
-                    out.error = tr("%1: the run of %2 failed (%3): %4")
-                                    .arg(figure.file, ids.join(QStringLiteral(" + ")),
-                                         QString::fromLatin1(engine::errorCodeName(result.error().code)),
-                                         QString::fromStdString(result.error().message));
-                    out.exitCode = 1;
-                    return out;
-                }
-                for (const auto& warning : (*result)->warnings)
-                    m_log(tr("%1: warning: %2").arg(label, QString::fromStdString(warning)));
-                found = runs.emplace(key, *result).first;
-            }
-            const std::shared_ptr<const engine::RunResult>& run = found->second;
+            QString error;
+            const std::shared_ptr<const engine::RunResult> run = runFor(recipe, figure, label, runs, &error);
+            if (!run) return fail(error);
             state.setHead(figure.head);
-            view = makeView(figure, run, &state, names);
-            const FigureSubject subject = FigureSubject::describe(view.get(), run, 0, 0, figure.head, names);
-            request.dpi = figure.dpi;
-            request.title = FigureMetadata::title(subject);
-            request.caption = FigureMetadata::caption(subject);
-            request.sidecar = FigureMetadata::sidecar(subject);
-            request.sidecar.insert(QStringLiteral("recipe"),
-                                   QJsonObject{{QStringLiteral("file"), recipeName}, {QStringLiteral("figure"), index}});
-            for (const auto& r : run->results) variants.append(QString::fromStdString(r.variantId));
+            plan.view = makeView(figure, run, &state, names);
+            const FigureSubject subject = FigureSubject::describe(plan.view.get(), run, 0, 0, figure.head, names);
+            plan.request.dpi = figure.dpi;
+            plan.request.title = FigureMetadata::title(subject);
+            plan.request.caption = FigureMetadata::caption(subject);
+            plan.request.sidecar = FigureMetadata::sidecar(subject);
+            plan.request.sidecar.insert(QStringLiteral("recipe"),
+                                        QJsonObject{{QStringLiteral("file"), recipeName}, {QStringLiteral("figure"), index}});
+            for (const auto& r : run->results) plan.variants.append(QString::fromStdString(r.variantId));
         }
-        QString sidecar;
-        for (std::size_t f = 0; f < figure.formats.size(); ++f) {
-            request.format = figure.formats[f];
-            // One sidecar per figure, written with its first format.
-            request.writeSidecar = figure.sidecar && f == 0;
-            request.slide = figure.slide;
-            const QString name = figure.file + QLatin1Char('.') + FigureExporter::formatName(request.format);
-            const FigureOutcome written = FigureExporter::exportFigure(view.get(), dir.filePath(name), request);
-            if (!written.ok()) {
-                out.error = tr("%1: %2").arg(name, written.error);
-                out.exitCode = 1;
-                return out;
-            }
-            out.files << name;
-            manifestFiles.append(QJsonObject{{QStringLiteral("file"), name},
-                                             {QStringLiteral("kind"), QStringLiteral("figure")},
-                                             {QStringLiteral("figure"), index},
-                                             {QStringLiteral("view"), figure.view},
-                                             {QStringLiteral("format"), FigureExporter::formatName(request.format)},
-                                             {QStringLiteral("width"), written.size.width()},
-                                             {QStringLiteral("height"), written.size.height()},
-                                             {QStringLiteral("variants"), variants},
-                                             {QStringLiteral("head"), figure.head}});
-            if (request.writeSidecar) sidecar = QFileInfo(written.sidecarPath).fileName();
-            m_log(tr("%1: wrote %2").arg(label, name));
-        }
-        // Listed after the figure's formats, as RecipeFigure::outputFiles() names them.
-        if (!sidecar.isEmpty()) {
-            out.files << sidecar;
-            manifestFiles.append(QJsonObject{{QStringLiteral("file"), sidecar},
-                                             {QStringLiteral("kind"), QStringLiteral("sidecar")},
-                                             {QStringLiteral("figure"), index}});
-        }
+        if (!writeFigure(figure, index, label, plan, dir, out, manifestFiles)) return out;
     }
+    if (const QString error = writeManifest(recipe, recipeName, dir, manifestFiles); !error.isEmpty()) return fail(error);
+    out.files << QString::fromLatin1(Recipe::kManifestName);
+    return out;
+}
 
+std::shared_ptr<const engine::RunResult> RecipeRunner::runFor(const Recipe& recipe, const RecipeFigure& figure,
+                                                              const QString& label, Runs& runs, QString* error) {
+    const QString key = runKey(figure);
+    if (const auto found = runs.find(key); found != runs.end()) return found->second;
+    const engine::RunRequest runRequest = requestFor(recipe, figure);
+    QStringList ids;
+    for (const auto& v : runRequest.variants) ids << QString::fromStdString(v.id);
+    m_log(tr("%1: running %2 on \"%3\"…").arg(label, ids.join(QStringLiteral(" + ")),
+                                              recipe.inputs[static_cast<std::size_t>(figure.input)].name));
+    QElapsedTimer clock;
+    clock.start();
+    qint64 lastReport = 0;
+    const auto progress = [&](const engine::Progress& p) {
+        if (clock.elapsed() - lastReport >= kProgressIntervalMs && p.total > 0) {
+            lastReport = clock.elapsed();
+            m_log(tr("%1:   %2 %3%").arg(label, QString::fromLatin1(p.stage)).arg(100 * p.done / p.total));
+        }
+        return true;
+    };
+    auto result = m_backend->run(runRequest, progress);
+    if (!result) {
+        *error = tr("%1: the run of %2 failed (%3): %4")
+                     .arg(figure.file, ids.join(QStringLiteral(" + ")), QString::fromLatin1(engine::errorCodeName(result.error().code)),
+                          QString::fromStdString(result.error().message));
+        return nullptr;
+    }
+    for (const auto& warning : (*result)->warnings) m_log(tr("%1: warning: %2").arg(label, QString::fromStdString(warning)));
+    return runs.emplace(key, *result).first->second;
+}
+
+bool RecipeRunner::writeFigure(const RecipeFigure& figure, int index, const QString& label, FigurePlan& plan,
+                               const QDir& dir, Outcome& out, QJsonArray& manifest) {
+    FigureRequest& request = plan.request;
+    QString sidecar;
+    for (std::size_t f = 0; f < figure.formats.size(); ++f) {
+        request.format = figure.formats[f];
+        // One sidecar per figure, written with its first format.
+        request.writeSidecar = figure.sidecar && f == 0;
+        request.slide = figure.slide;
+        const QString name = figure.file + QLatin1Char('.') + FigureExporter::formatName(request.format);
+        const FigureOutcome written = FigureExporter::exportFigure(plan.view.get(), dir.filePath(name), request);
+        if (!written.ok()) {
+            out.error = tr("%1: %2").arg(name, written.error);
+            out.exitCode = 1;
+            return false;
+        }
+        out.files << name;
+        manifest.append(QJsonObject{{QStringLiteral("file"), name},
+                                    {QStringLiteral("kind"), QStringLiteral("figure")},
+                                    {QStringLiteral("figure"), index},
+                                    {QStringLiteral("view"), figure.view},
+                                    {QStringLiteral("format"), FigureExporter::formatName(request.format)},
+                                    {QStringLiteral("width"), written.size.width()},
+                                    {QStringLiteral("height"), written.size.height()},
+                                    {QStringLiteral("variants"), plan.variants},
+                                    {QStringLiteral("head"), figure.head}});
+        if (request.writeSidecar) sidecar = QFileInfo(written.sidecarPath).fileName();
+        m_log(tr("%1: wrote %2").arg(label, name));
+    }
+    // Listed after the figure's formats, as RecipeFigure::outputFiles() names them.
+    if (!sidecar.isEmpty()) {
+        out.files << sidecar;
+        manifest.append(QJsonObject{{QStringLiteral("file"), sidecar},
+                                    {QStringLiteral("kind"), QStringLiteral("sidecar")},
+                                    {QStringLiteral("figure"), index}});
+    }
+    return true;
+}
+
+QString RecipeRunner::writeManifest(const Recipe& recipe, const QString& recipeName, const QDir& dir, const QJsonArray& files) {
     const QJsonObject manifest{{QStringLiteral("attnscopeManifest"), 1},
                                {QStringLiteral("app"), QStringLiteral("AttnScope %1").arg(QCoreApplication::applicationVersion())},
                                {QStringLiteral("recipe"), recipeName},
                                {QStringLiteral("title"), recipe.title},
-                               {QStringLiteral("files"), manifestFiles}};
+                               {QStringLiteral("files"), files}};
     QSaveFile file(dir.filePath(QString::fromLatin1(Recipe::kManifestName)));
     const QByteArray bytes = QJsonDocument(manifest).toJson(QJsonDocument::Indented);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-        out.error = tr("cannot write %1: %2")
-                        .arg(QDir::toNativeSeparators(dir.filePath(QString::fromLatin1(Recipe::kManifestName))), file.errorString());
-        out.exitCode = 1;
-        return out;
-    }
-    out.files << QString::fromLatin1(Recipe::kManifestName);
-    return out;
+    if (file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size() && file.commit()) return {};
+    return tr("cannot write %1: %2")
+        .arg(QDir::toNativeSeparators(dir.filePath(QString::fromLatin1(Recipe::kManifestName))), file.errorString());
 }
 
 }  // namespace attnscope::app

@@ -3,12 +3,22 @@
 // by the same view widgets and FigureExporter as the window, then manifest.json. Synchronous, on
 // the calling thread: the headless `attnscope export` has no window whose event loop could stall.
 
+#include "gui/export/figure_exporter.h"
 #include "gui/recipe/recipe.h"
+
+#include <attnscope/types.h>
+
+#include <QJsonArray>
 
 #include <QString>
 #include <QStringList>
 
 #include <functional>
+#include <map>
+#include <memory>
+
+class QDir;
+class QWidget;
 
 namespace attnscope::app {
 
@@ -37,6 +47,24 @@ public:
     static QString checkOutputFolder(const QString& dir);
 
 private:
+    using Runs = std::map<QString, std::shared_ptr<const engine::RunResult>>;
+    /// What one figure writes: the view drawn, how, and the variants it shows.
+    struct FigurePlan {
+        std::unique_ptr<QWidget> view;
+        FigureRequest request;
+        QJsonArray variants;
+    };
+
+    /// The run a figure shows: from `runs` when an earlier figure made it, else run now (and kept).
+    std::shared_ptr<const engine::RunResult> runFor(const Recipe& recipe, const RecipeFigure& figure,
+                                                    const QString& label, Runs& runs, QString* error);
+    /// Writes each format of the figure (and its sidecar with the first) into `dir`, listing
+    /// them in `out` and `manifest`. False with out.error set when a write fails.
+    bool writeFigure(const RecipeFigure& figure, int index, const QString& label, FigurePlan& plan, const QDir& dir,
+                     Outcome& out, QJsonArray& manifest);
+    /// The manifest (Recipe::kManifestName) listing `files`; empty or why it could not be written.
+    QString writeManifest(const Recipe& recipe, const QString& recipeName, const QDir& dir, const QJsonArray& files);
+
     EngineBackend* m_backend = nullptr;
     LogFn m_log;
 };
