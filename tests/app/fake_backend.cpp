@@ -39,6 +39,7 @@ engine::Result<std::shared_ptr<const engine::RunResult>> FakeBackend::run(const 
     const std::uint64_t tag = request.projection.seed;
     std::unique_lock<std::mutex> lock(m_control->mutex);
     m_control->started.push_back(tag);
+    m_control->requests.push_back(request);
     m_control->changed.notify_all();
     std::int64_t step = 0;
     while (!m_control->releaseAll && m_control->released.count(tag) == 0) {
@@ -53,8 +54,17 @@ engine::Result<std::shared_ptr<const engine::RunResult>> FakeBackend::run(const 
         }
         m_control->changed.wait_for(lock, std::chrono::milliseconds(2));
     }
+    if (const auto failure = m_control->failures.find(tag); failure != m_control->failures.end()) {
+        const engine::Error error = failure->second;
+        m_control->failures.erase(failure);  // once: a retry of the same tag succeeds
+        return engine::makeError(error.code, error.message);
+    }
     auto result = std::make_shared<engine::RunResult>();
     result->n = static_cast<std::int64_t>(tag);  // lets the test tell results apart
+    for (const engine::VariantRequest& variant : request.variants) {
+        result->results.emplace_back();
+        result->results.back().variantId = variant.id;
+    }
     return std::shared_ptr<const engine::RunResult>(std::move(result));
 }
 

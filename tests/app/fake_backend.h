@@ -33,6 +33,10 @@ public:
         std::set<std::string> refusedFolders;
         std::vector<std::string> openCalls;  ///< every openModel folder, in call order
         std::string openFolder;              ///< the backend's current model, "" for none
+        /// Every run's request, in the order they started.
+        std::vector<engine::RunRequest> requests;
+        /// The next released run with this tag returns the error instead of a result.
+        std::map<std::uint64_t, engine::Error> failures;
 
         void release(std::uint64_t tag);
         void releaseEverything();
@@ -46,6 +50,7 @@ public:
     engine::Result<std::shared_ptr<const engine::RunResult>> run(const engine::RunRequest& request,
                                                                  const engine::ProgressFn& progress) override;
     std::vector<engine::VariantInfo> variants() override;
+    /// The result holds one entry per requested variant, its variantId set, n = the tag.
     /// A 2-layer, 3-head "bert" unless the folder is refused.
     engine::Result<engine::ModelInfo> openModel(const std::string& folder) override;
     /// Blocks like run() on the tag kAnalysisTag; the atlas's entropy of (layer, head) is
