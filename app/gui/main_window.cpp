@@ -9,6 +9,8 @@
 
 #include "gui/compare_variants_editor.h"
 #include "gui/cost_tab_controller.h"
+#include "gui/help_menu.h"
+#include "gui/star_controller.h"
 #include "gui/document_controller.h"
 #include "gui/engine_runner.h"
 #include "gui/model_controller.h"
@@ -108,6 +110,9 @@ QString MainWindow::sampleText() {
 }
 
 
+QString MainWindow::exportStarCyclesTo(const QString& folder) { return m_star->exportCyclesTo(folder); }
+views::HelpPanel* MainWindow::helpPanel() const { return m_helpMenu->panel(); }
+TourPanel* MainWindow::tourPanel() const { return m_helpMenu->tour(); }
 ScalingJob* MainWindow::scalingJob() const { return m_cost->scalingJob(); }
 EvalSpeedJob* MainWindow::evalSpeedJob() const { return m_cost->evalSpeedJob(); }
 QSpinBox* MainWindow::headsSpin() const { return m_inputs->headsSpin(); }

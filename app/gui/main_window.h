@@ -50,6 +50,8 @@ namespace attnscope::app {
 
 class AtlasController;
 class CostTabController;
+class HelpMenu;
+class StarController;
 class EngineRunner;
 class TokenFindBar;
 class TokenFinder;
@@ -138,11 +140,11 @@ public:
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
     views::ParamForm* paramForm() const;
-    views::HelpPanel* helpPanel() const { return m_help; }
+    views::HelpPanel* helpPanel() const;
     /// Every status message of the session (View ▸ Messages).
     views::NoticesPanel* noticesPanel() const { return m_notices; }
     TokenFindBar* findBar() const { return m_views->findBar(); }
-    TourPanel* tourPanel() const { return m_tour; }
+    TourPanel* tourPanel() const;
     QPlainTextEdit* textEdit() const;
     /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
     static constexpr int kFirstWindowMaxWidth = 1800, kFirstWindowMaxHeight = 1100;
@@ -200,7 +202,6 @@ public Q_SLOTS:
     /// The star player's cycles as PNG frames and a strip into `folder` (main_window_star.cpp);
     /// "" or the error shown.
     QString exportStarCyclesTo(const QString& folder);
-    void exportStarCyclesInteractive();
     /// Opens a file that is not UTF-8 as text, each byte that is not UTF-8 (and NUL) replaced by
     /// U+FFFD: what the "not UTF-8" message offers. Returns "" or the error shown.
     QString openTextWithReplacement(const QString& path);
@@ -226,9 +227,7 @@ private:
     /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.
     void buildHelpActions();
     void buildTokenFinder(QMenu* viewMenu);
-    void buildTourAction(QMenu* helpMenu);
     void uiApplyTourStep(int index);
-    void uiUpdateHelp();
     void uiRestoreHabits(const AppSettings& settings);
     void buildUi(const AppSettings& settings);
     QWidget* buildSettingsColumn(const AppSettings& settings);
@@ -280,13 +279,13 @@ private:
     Options m_options;
     bool m_variantsKnown = false;
 
-    views::HelpPanel* m_help = nullptr;
     views::NoticesPanel* m_notices = nullptr;
     RunStatusBar* m_status = nullptr;  // message, progress, counters, out-of-date mark
-    TourPanel* m_tour = nullptr;
+    HelpMenu* m_helpMenu = nullptr;  // Help: what am I looking at, the tour, About
     TokenFinder* m_finder = nullptr;  // View ▸ Find Token
     TextAutosave* m_autosave = nullptr;
     CostTabController* m_cost = nullptr;  // the Cost tab's measurements
+    StarController* m_star = nullptr;     // the star player's cycles and their export
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
     ModelController* m_models = nullptr;  // File ▸ Open Model, the Q/K/V source box
     ModelSource* m_modelSource = nullptr;     // (m_models's)

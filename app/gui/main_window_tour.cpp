@@ -1,10 +1,11 @@
-// Help ▸ Guided Tour: each step of views/help/guided_tour.h sets the tab, the variant and the
-// compared variants it talks about and runs them on the sample.
+// The Help menu (HelpMenu) and the guided tour's steps: each step of views/help/guided_tour.h sets
+// the tab, the variant and the compared variants it talks about and runs them on the sample.
 
 #include "gui/main_window.h"
 #include "gui/run_settings_panel.h"
 
 #include "gui/compare_variants_editor.h"
+#include "gui/help_menu.h"
 #include "gui/tour_panel.h"
 #include "views/help/guided_tour.h"
 
@@ -14,13 +15,9 @@
 
 namespace attnscope::app {
 
-void MainWindow::buildTourAction(QMenu* helpMenu) {
-    m_tour = new TourPanel(this);
-    addDockWidget(Qt::RightDockWidgetArea, m_tour);
-    m_tour->hide();
-    QAction* tour = helpMenu->addAction(tr("Guided &Tour"), this, [this] { m_tour->showStep(0); });
-    tour->setToolTip(tr("Seven steps through the window on the sample text"));
-    connect(m_tour, &TourPanel::stepShown, this, &MainWindow::uiApplyTourStep);
+void MainWindow::buildHelpActions() {
+    m_helpMenu = new HelpMenu(this, m_views->tabs(), m_inputs->paramForm());
+    connect(m_helpMenu, &HelpMenu::tourStepShown, this, &MainWindow::uiApplyTourStep);
 }
 
 void MainWindow::uiApplyTourStep(int index) {

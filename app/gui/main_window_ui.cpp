@@ -8,6 +8,7 @@
 #include <attnscope/variant_catalog.h>
 #include "gui/compare_variants_editor.h"
 #include "gui/cost_tab_controller.h"
+#include "gui/star_controller.h"
 #include "gui/document_controller.h"
 #include "gui/theme_menu.h"
 #include "gui/engine_runner.h"
@@ -123,22 +124,8 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     connect(field, &views::ReceptiveFieldView::bandsRequested, m_modelSource, &ModelSource::requestAttentionBands);
     connect(m_modelSource, &ModelSource::bandsReady, field, &views::ReceptiveFieldView::setModelBands);
     connect(m_modelSource, &ModelSource::bandsFailed, field, &views::ReceptiveFieldView::setBandsFailed);
-    // the Star-Transformer's cycles, on the engine thread
-    connect(m_views->diagnostics()->starPlayer(), &views::StarPlayer::starRequested, this, [this](const engine::StarRequest& request) {
-        m_runner->postTask([player = QPointer<views::StarPlayer>(m_views->diagnostics()->starPlayer()), request](EngineBackend& backend) {
-            auto pass = backend.runStar(request, {});
-            toGui([player, request, pass = std::move(pass)] {
-                if (!player) return;
-                if (pass) player->setPass(request, pass.value());
-                else player->setFailed(QString::fromStdString(pass.error().message));
-            });
-            return false;
-        });
-    });
-    connect(m_views->diagnostics()->starPlayer(), &views::StarPlayer::openModelRequested, this, [this] {
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Star-Transformer Model"));
-        if (!folder.isEmpty()) m_views->diagnostics()->starPlayer()->setModelFolder(folder);
-    });
+    m_star = new StarController(m_runner, m_views->diagnostics()->starPlayer(), this, this);
+    connect(m_star, &StarController::report, this, &MainWindow::setStatusMessage);
     // Double-clicking a thumbnail opens that head large (the click itself already selected it).
     connect(m_views->headsGrid(), &views::HeadsGrid::headOpened, this, [this] { showView(View::Heatmap); });
     m_cost = new CostTabController(m_runner, m_views->costView(), m_inputs, this);
@@ -180,7 +167,8 @@ void MainWindow::buildActions() {
     fileMenu->addAction(m_export->exportAllHeadsAction());
     fileMenu->addAction(m_export->exportDataAction());
     fileMenu->addAction(m_export->copyFigureAction());
-    fileMenu->addAction(tr("Export Star-Transformer C&ycles…"), this, &MainWindow::exportStarCyclesInteractive)
+    m_star->setExports(m_export, m_options.showErrorDialogs);
+    fileMenu->addAction(tr("Export Star-Transformer C&ycles…"), m_star, &StarController::exportCyclesInteractive)
         ->setToolTip(tr("One PNG per cycle of the star player and a strip of them all, for slides"));
     fileMenu->addSeparator();
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
