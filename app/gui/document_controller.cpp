@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QKeySequence>
@@ -188,6 +189,27 @@ bool DocumentController::drop(const QMimeData* mime) {
         return true;
     }
     return false;
+}
+
+void DocumentController::acceptDrops(QWidget* editorViewport) {
+    m_window->setAcceptDrops(true);
+    m_window->installEventFilter(this);
+    m_editorViewport = editorViewport;
+    m_editorViewport->installEventFilter(this);
+}
+
+bool DocumentController::eventFilter(QObject* watched, QEvent* event) {
+    const QEvent::Type type = event->type();
+    if (type != QEvent::DragEnter && type != QEvent::DragMove && type != QEvent::Drop) return false;
+    if (watched != m_window && watched != m_editorViewport) return false;
+    auto* drag = static_cast<QDropEvent*>(event);  // QDragEnterEvent and QDragMoveEvent derive from it
+    const QMimeData* mime = drag->mimeData();
+    // The editor takes dropped text itself; the window takes files and text.
+    const bool ours = mime->hasUrls() || (watched == m_window && mime->hasText());
+    if (!ours) return false;
+    if (type == QEvent::Drop && !drop(mime)) return false;
+    drag->acceptProposedAction();
+    return true;
 }
 
 }  // namespace attnscope::app

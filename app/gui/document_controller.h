@@ -59,10 +59,16 @@ public:
     QString sessionPath() const { return m_sessionPath; }
     /// A drop of files (the first local one opens) or text; true when it was ours.
     bool drop(const QMimeData* mime);
+    /// Files and text dropped on the window open through drop(); on the text editor's
+    /// `editorViewport` files open too (the editor would insert their URL as text).
+    void acceptDrops(QWidget* editorViewport);
 
     void openSessionInteractive();
     void saveSession();
     void saveSessionAs();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void reportOpenError(const QString& message);
@@ -70,6 +76,7 @@ private:
     void offerReplacement(const QString& path, const QString& message);
 
     QWidget* m_window = nullptr;
+    QWidget* m_editorViewport = nullptr;
     Host m_host;
     bool m_dialogs = true;
     bool m_persistRecent = false;

@@ -216,11 +216,6 @@ Q_SIGNALS:
     void atlasFailed(QString message, int code);
     void modelOpenFailed(QString message);
 
-protected:
-    void dragEnterEvent(QDragEnterEvent* event) override;
-    void dropEvent(QDropEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     /// File ▸ Open / Save Session, Recent and drops (DocumentController).
     void buildDocuments();

@@ -42,13 +42,9 @@ namespace attnscope::app {
 
 void MainWindow::uiRestoreHabits(const AppSettings& settings) {
     m_documents->recentFiles()->setPaths(settings.recentFiles);
-    setAcceptDrops(true);
-    // The editor would insert a dropped file's URL as text: files dropped on it open instead.
-    m_inputs->text()->viewport()->installEventFilter(this);
+    m_documents->acceptDrops(m_inputs->text()->viewport());
     // NOTE: the light theme at start keeps the platform's own style; only a switch applies Fusion.
     if (settings.theme == QLatin1String("dark")) setTheme(settings.theme);
-    // A loaded session's mask-view query is shown when the mask view takes the next result
-    // (MainWindow::uiDeliverResult).
 }
 
 void MainWindow::setTheme(const QString& name) { m_themes->setTheme(name); }
@@ -140,29 +136,6 @@ void MainWindow::uiUpdateTitle() {
     if (m_sourcePanel && m_sourcePanel->usesModel() && m_modelSource)
         title += tr(" · model %1").arg(QDir(m_modelSource->folder()).dirName());
     setWindowTitle(title);
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    if (event->mimeData()->hasUrls() || event->mimeData()->hasText()) event->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* event) {
-    if (m_documents->drop(event->mimeData())) event->acceptProposedAction();
-}
-
-bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_inputs->text()->viewport()) {
-        const QEvent::Type type = event->type();
-        if (type == QEvent::DragEnter || type == QEvent::DragMove || type == QEvent::Drop) {
-            auto* drag = static_cast<QDropEvent*>(event);  // QDragEnterEvent and QDragMoveEvent derive from it
-            if (drag->mimeData()->hasUrls()) {
-                if (type == QEvent::Drop) m_documents->drop(drag->mimeData());
-                drag->acceptProposedAction();
-                return true;
-            }
-        }
-    }
-    return QMainWindow::eventFilter(watched, event);
 }
 
 }  // namespace attnscope::app
