@@ -364,9 +364,9 @@ StallRun timeRun(attnscope::app::MainWindow& window) {
     };
     QObject::connect(&window, &MainWindow::resultShown, &loop, [&] {
         shownAt = clock.nsecsElapsed();
-        if (!window.heatmap()->isPooling()) finish();
+        if (!window.views()->heatmap()->isPooling()) finish();
     });
-    QObject::connect(window.heatmap(), &HeadHeatmap::backgroundPoolingFinished, &loop, [&] {
+    QObject::connect(window.views()->heatmap(), &HeadHeatmap::backgroundPoolingFinished, &loop, [&] {
         if (shownAt >= 0 && pooledAt < 0) finish();
     });
     QObject::connect(&window, &MainWindow::runFailed, &loop, [&](quint64, const QString& message, int) {
@@ -438,9 +438,9 @@ StallNumbers measureStall(int words) {
         window.showView(MainWindow::View::Mask);
         QCoreApplication::processEvents();
         (void)window.grab();
-        if (window.maskView()->isBuilding()) {
+        if (window.views()->maskView()->isBuilding()) {
             QEventLoop loop;
-            QObject::connect(window.maskView(), &attnscope::views::MaskView::headBuilt, &loop, &QEventLoop::quit);
+            QObject::connect(window.views()->maskView(), &attnscope::views::MaskView::headBuilt, &loop, &QEventLoop::quit);
             loop.exec();
         }
         QCoreApplication::processEvents();
@@ -450,8 +450,8 @@ StallNumbers measureStall(int words) {
     }
     out.linksTabMs = timeTab(MainWindow::View::Links);
     out.heatmapTabMs = timeTab(MainWindow::View::Heatmap);
-    out.windowFirstSwitch = measureChange(window.heatmap(), [&] { window.inspection()->setHead(1); });
-    out.windowCachedSwitch = measureChange(window.heatmap(), [&] { window.inspection()->setHead(0); });
+    out.windowFirstSwitch = measureChange(window.views()->heatmap(), [&] { window.views()->state()->setHead(1); });
+    out.windowCachedSwitch = measureChange(window.views()->heatmap(), [&] { window.views()->state()->setHead(0); });
     // Where the display work goes: each view takes the same result again, timed alone.
     window.flushPendingResult();
     const auto result = window.lastResult();
@@ -465,18 +465,18 @@ StallNumbers measureStall(int words) {
             QCoreApplication::processEvents();  // queued replots belong to the cost
             out.perView.emplace_back(name, t.nsecsElapsed() / 1e6);
         };
-        timeView("heads grid", [&](auto r) { window.headsGrid()->setResult(r); });
+        timeView("heads grid", [&](auto r) { window.views()->headsGrid()->setResult(r); });
         timeView("heatmap (pooling waited for)", [&](auto r) {
-            window.heatmap()->setResult(r);
-            window.heatmap()->finishPooling();
+            window.views()->heatmap()->setResult(r);
+            window.views()->heatmap()->finishPooling();
         });
         timeView("mask view (classifying waited for)", [&](auto r) {
-            window.maskView()->setResult(r);
-            window.maskView()->finishBuilding();
+            window.views()->maskView()->setResult(r);
+            window.views()->maskView()->finishBuilding();
         });
-        timeView("token links", [&](auto r) { window.tokenLinks()->setResult(r); });
-        timeView("compare view", [&](auto r) { window.compareView()->setResult(r); });
-        timeView("diagnostics", [&](auto r) { window.diagnostics()->setResult(r); });
+        timeView("token links", [&](auto r) { window.views()->tokenLinks()->setResult(r); });
+        timeView("compare view", [&](auto r) { window.views()->compareView()->setResult(r); });
+        timeView("diagnostics", [&](auto r) { window.views()->diagnostics()->setResult(r); });
     }
     return out;
 }

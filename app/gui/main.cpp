@@ -157,18 +157,14 @@ int readTextFile(const QString& path, MainWindow::Options& options) {
 
 // --view: 0 and the view, or 2 with the reason.
 int readView(const QString& view, MainWindow::Options& options) {
-    static const std::pair<const char*, MainWindow::View> views[] = {
-        {"heatmap", MainWindow::View::Heatmap}, {"mask", MainWindow::View::Mask},
-        {"compare", MainWindow::View::Compare}, {"links", MainWindow::View::Links},
-        {"diagnostics", MainWindow::View::Diagnostics}, {"cost", MainWindow::View::Cost},
-        {"atlas", MainWindow::View::Atlas}, {"experts", MainWindow::View::Experts}};  // atlas: analyses --model once it opens
+    // (atlas analyses --model once it opens)
     if (view.isEmpty()) return 0;
-    for (const auto& [name, value] : views)
-        if (view == QLatin1String(name)) {
-            options.initialView = value;
-            return 0;
-        }
-    printError(QStringLiteral("--view %1: expected heatmap, mask, compare, diagnostics, links, cost, atlas or experts").arg(view));
+    const QStringList& names = attnscope::app::viewTabNames();
+    if (names.contains(view)) {
+        options.initialView = attnscope::app::viewTabNamed(view);
+        return 0;
+    }
+    printError(QStringLiteral("--view %1: expected %2 or %3").arg(view, names.mid(0, names.size() - 1).join(QStringLiteral(", ")), names.last()));
     return 2;
 }
 
@@ -287,9 +283,9 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
             attnscope::views::DiagnosticsStack::needsExactReference(s.settings.variantId) &&
             window.lastResult()->results.size() < 2)
             return;
-        if (s.head > 0) window.inspection()->setHead(s.head);
-        if (s.query >= 0) window.maskView()->showQuery(s.query);
-        if (s.query >= 0 && s.key >= 0) window.compareView()->hoverCell(s.query, s.key);
+        if (s.head > 0) window.views()->state()->setHead(s.head);
+        if (s.query >= 0) window.views()->maskView()->showQuery(s.query);
+        if (s.query >= 0 && s.key >= 0) window.views()->compareView()->hoverCell(s.query, s.key);
         if (s.errorCurve && window.currentView() == MainWindow::View::Diagnostics) {
             // Connected after the window's own handler, so the curve is drawn when this runs.
             QObject::connect(&runner, &attnscope::app::EngineRunner::runFinished, &window, grabLater);
@@ -297,40 +293,40 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
                 printError(QStringLiteral("error curve failed: %1").arg(message));
                 QApplication::exit(1);
             });
-            window.diagnostics()->approximationView()->requestErrorCurve();
+            window.views()->diagnostics()->approximationView()->requestErrorCurve();
             return;
         }
         if (s.evalSpeed && window.currentView() == MainWindow::View::Cost) {
-            auto* panel = window.costView()->evalSpeedPanel();
-            window.costView()->measureTabs()->setCurrentWidget(panel);
+            auto* panel = window.views()->costView()->evalSpeedPanel();
+            window.views()->costView()->measureTabs()->setCurrentWidget(panel);
             QObject::connect(window.evalSpeedJob(), &attnscope::app::EvalSpeedJob::finished, &window,
                              [grabLater](const QString&, bool) { grabLater(); });
             panel->requestMeasure();
             return;
         }
         if (!s.scalingSizes.isEmpty() && window.currentView() == MainWindow::View::Cost) {
-            window.costView()->sizesEdit()->setText(s.scalingSizes);
+            window.views()->costView()->sizesEdit()->setText(s.scalingSizes);
             QObject::connect(window.scalingJob(), &attnscope::app::ScalingJob::finished, &window,
                              [grabLater](const QString&, bool) { grabLater(); });
-            window.costView()->requestScaling();
-            if (!window.costView()->scalingRunning()) {
-                printError(QStringLiteral("--scaling: %1").arg(window.costView()->scalingStatus()));
+            window.views()->costView()->requestScaling();
+            if (!window.views()->costView()->scalingRunning()) {
+                printError(QStringLiteral("--scaling: %1").arg(window.views()->costView()->scalingStatus()));
                 QApplication::exit(2);
             }
             return;
         }
         if (s.starReach && window.currentView() == MainWindow::View::Diagnostics) {
-            window.diagnostics()->starTabs()->setCurrentWidget(window.diagnostics()->starReachView());
-            if (!window.diagnostics()->starPlayer()->pass()) {
+            window.views()->diagnostics()->starTabs()->setCurrentWidget(window.views()->diagnostics()->starReachView());
+            if (!window.views()->diagnostics()->starPlayer()->pass()) {
                 // the cycles arrive from the engine thread after the page shows
-                QObject::connect(window.diagnostics()->starPlayer(), &attnscope::views::StarPlayer::passChanged, &window, grabLater,
+                QObject::connect(window.views()->diagnostics()->starPlayer(), &attnscope::views::StarPlayer::passChanged, &window, grabLater,
                                  Qt::QueuedConnection);
                 return;
             }
         }
         if (s.receptiveField && window.currentView() == MainWindow::View::Diagnostics) {
-            auto* field = window.diagnostics()->receptiveFieldView();
-            window.diagnostics()->memoryTabs()->setCurrentWidget(field);
+            auto* field = window.views()->diagnostics()->receptiveFieldView();
+            window.views()->diagnostics()->memoryTabs()->setCurrentWidget(field);
             if (s.query >= 0) field->setQuery(s.query);
             if (!window.lastResult()->modelFolder.empty() && !field->hasFlow()) {
                 // the model's attention arrives after the page shows; grab once it is drawn
@@ -399,7 +395,7 @@ int main(int argc, char** argv) {
             },
             Qt::QueuedConnection);
     }
-    window.maskView()->setShowWeights(startup.maskWeights);
+    window.views()->maskView()->setShowWeights(startup.maskWeights);
     if (startup.screenshot()) armScreenshot(window, runner, startup);
 
     window.show();

@@ -1,72 +1,35 @@
 #include "gui/main_window.h"
-#include "gui/view_tabs.h"
-#include "gui/run_status_bar.h"
-#include "gui/run_settings_panel.h"
-#include "common/run_plan.h"
-
-#include <attnscope/result_roles.h>
-#include <attnscope/variant_catalog.h>
 
 #include "gui/compare_variants_editor.h"
 #include "gui/cost_tab_controller.h"
-#include "gui/help_menu.h"
-#include "gui/star_controller.h"
-#include "gui/document_controller.h"
 #include "gui/engine_runner.h"
+#include "gui/export/export_controller.h"
+#include "gui/help_menu.h"
 #include "gui/model_controller.h"
 #include "gui/model_source.h"
-#include "gui/eval_speed_job.h"
-#include "gui/scaling_job.h"
-#include "gui/export/export_controller.h"
-#include "gui/text_autosave.h"
-
-#include "views/background_job.h"
-#include "views/compare_view.h"
-#include "views/cost_view.h"
-#include "gui/token_find_bar.h"
+#include "gui/run_settings_panel.h"
+#include "gui/run_status_bar.h"
+#include "gui/star_controller.h"
 #include "gui/token_finder.h"
-#include "views/notices_panel.h"
-#include "views/moe/routing_view.h"
-#include "views/diagnostics/approximation_view.h"
+
+#include "views/compare_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/head_heatmap.h"
 #include "views/heatmap_options.h"
 #include "views/mask_view.h"
-#include "views/token_links.h"
-#include "views/heads_grid.h"
-#include "views/inspection_state.h"
 #include "views/param_form.h"
 
-#include <QAction>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
-#include <QFileInfo>
-#include <QFormLayout>
-#include <QGroupBox>
-#include <QHBoxLayout>
-#include <QKeySequence>
-#include <QLabel>
-#include <QLocale>
-#include <QMenuBar>
-#include <QMessageBox>
-#include <QRegularExpression>
-#include <QPlainTextEdit>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QSpinBox>
-#include <QScrollArea>
-#include <QSplitter>
-#include <QStatusBar>
-#include <QStringDecoder>
-#include <QTabWidget>
 #include <QGuiApplication>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QScreen>
-#include <QTimer>
-#include <QVBoxLayout>
+#include <QSpinBox>
+#include <QTabWidget>
 
 #include <algorithm>
-#include <limits>
 
 // The app's resources live in a static library: reference their initialiser (outside any
 // namespace) so the linker keeps them.
@@ -115,13 +78,6 @@ views::HelpPanel* MainWindow::helpPanel() const { return m_helpMenu->panel(); }
 TourPanel* MainWindow::tourPanel() const { return m_helpMenu->tour(); }
 ScalingJob* MainWindow::scalingJob() const { return m_cost->scalingJob(); }
 EvalSpeedJob* MainWindow::evalSpeedJob() const { return m_cost->evalSpeedJob(); }
-QSpinBox* MainWindow::headsSpin() const { return m_inputs->headsSpin(); }
-QComboBox* MainWindow::compareCombo() const { return m_inputs->compareEditor()->combo(0); }
-views::ParamForm* MainWindow::compareParamForm() const { return m_inputs->compareEditor()->form(0); }
-CompareVariantsEditor* MainWindow::compareEditor() const { return m_inputs->compareEditor(); }
-views::ParamForm* MainWindow::paramForm() const { return m_inputs->paramForm(); }
-QPlainTextEdit* MainWindow::textEdit() const { return m_inputs->text(); }
-QComboBox* MainWindow::variantCombo() const { return m_inputs->variantCombo(); }
 
 QHash<QString, QString> MainWindow::variantNames() const {
     QHash<QString, QString> names;

@@ -111,46 +111,25 @@ public:
     /// Current run settings and window geometry, for AppSettings::save.
     AppSettings settings() const;
 
-    views::HeadHeatmap* heatmap() const { return m_views->heatmap(); }
-    views::HeadsGrid* headsGrid() const { return m_views->headsGrid(); }
-    views::MaskView* maskView() const { return m_views->maskView(); }
-    views::TokenLinks* tokenLinks() const { return m_views->tokenLinks(); }
-    TextAutosave* autosave() const { return m_autosave; }
-    views::CompareView* compareView() const { return m_views->compareView(); }
-    /// The Diagnostics tab: the selected variant's own diagnostics view (spectrum, approximation,
-    /// LSH, clusters). For performer/linear/linformer its runs add `full` as the exact reference.
-    views::DiagnosticsStack* diagnostics() const { return m_views->diagnostics(); }
-    QTabWidget* viewTabs() const { return m_views->tabs(); }
+    /// The left column: input, variant and its form, compared variants, projections, Run.
+    RunSettingsPanel* inputs() const { return m_inputs; }
+    /// The right side: the heads grid, the Find bar and the view tabs with their views.
+    ViewTabs* views() const { return m_views; }
     View currentView() const;
-    /// The second variant of the Compare tab and its schema-driven form.
-    QComboBox* compareCombo() const;
-    views::ParamForm* compareParamForm() const;
-    /// Every compared variant (1–3 rows besides the main one); row 0 is compareCombo().
-    CompareVariantsEditor* compareEditor() const;
-    /// The Cost tab: the run's counters and the scaling plot (computed by scalingJob()).
-    views::CostView* costView() const { return m_views->costView(); }
-    /// The Experts tab: mixture-of-experts routing of the run's tokens.
-    views::MoeRoutingView* routingView() const { return m_views->routingView(); }
+    TextAutosave* autosave() const { return m_autosave; }
+    /// The Cost tab's scaling sweep and Transformer-XL evaluation-speed measurement.
     ScalingJob* scalingJob() const;
-    RandomProjectionBanner* randomProjectionBanner() const { return m_views->banner(); }
-    QSpinBox* headsSpin() const;
-    /// The Cost tab's Transformer-XL evaluation-speed measurement.
     EvalSpeedJob* evalSpeedJob() const;
-    views::InspectionState* inspection() const { return m_views->state(); }
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
-    views::ParamForm* paramForm() const;
     views::HelpPanel* helpPanel() const;
+    TourPanel* tourPanel() const;
     /// Every status message of the session (View ▸ Messages).
     views::NoticesPanel* noticesPanel() const { return m_notices; }
-    TokenFindBar* findBar() const { return m_views->findBar(); }
-    TourPanel* tourPanel() const;
-    QPlainTextEdit* textEdit() const;
     /// The first window's size cap (no saved geometry: 90 % of the screen, at most this).
     static constexpr int kFirstWindowMaxWidth = 1800, kFirstWindowMaxHeight = 1100;
     /// The status bar's "out of date" mark is shown: the inputs changed after the shown run.
     bool resultOutOfDate() const;
-    QComboBox* variantCombo() const;
     const std::shared_ptr<const engine::RunResult>& lastResult() const { return m_views->result(); }
     /// True while the view of `view`'s tab has not taken the shown result: a result goes to the
     /// heads grid and the shown tab at once, to another tab's view when that tab is first shown.
@@ -179,7 +158,6 @@ public:
     // ---- trained checkpoints and the Atlas tab (main_window_model.cpp)
     ModelSource* modelSource() const { return m_modelSource; }
     ModelSourcePanel* modelSourcePanel() const { return m_sourcePanel; }
-    views::HeadAtlasView* atlasView() const { return m_views->atlasView(); }
     /// Opens a model folder on the engine thread; a refusal is reported and changes nothing.
     void openModelFolder(const QString& folder);
 

@@ -1,43 +1,21 @@
 // MainWindow's side of trained checkpoints: what the window shows when ModelController opened a
-// model (its variant's settings, the title, a run of the chosen layer), and the Atlas tab (head
-// atlas, rollout, click a head to compare it with the coverage variants).
+// model (its variant's settings, the title, a run of the chosen layer), and how the Atlas tab's
+// controller (AtlasController) is tied to the status bar, Esc and the Compare tab.
 
 #include "gui/main_window.h"
-#include "gui/view_tabs.h"
-
-#include "common/run_plan.h"
-#include "gui/run_settings_panel.h"
-
-#include <attnscope/variant_catalog.h>
 
 #include "gui/atlas_controller.h"
-#include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
-#include "gui/model_source.h"
-#include "gui/random_projection_banner.h"
 #include "gui/model_controller.h"
+#include "gui/model_source.h"
 #include "gui/model_source_panel.h"
+#include "gui/random_projection_banner.h"
+#include "gui/run_settings_panel.h"
 
-#include "views/coverage_editor.h"
 #include "views/head_atlas.h"
-#include "views/inspection_state.h"
-#include "views/param_form.h"
 
-#include <QAction>
 #include <QComboBox>
 #include <QDir>
-#include <QMenu>
-#include <QPlainTextEdit>
-#include <QPushButton>
-#include <QSpinBox>
-#include <QTabWidget>
-#include <QLabel>
-#include <QVBoxLayout>
-
-#include <algorithm>
-#include <cmath>
-#include <limits>
-#include <numeric>
 
 namespace attnscope::app {
 

@@ -1,42 +1,21 @@
-// MainWindow's sessions (what they hold, read from and applied to the widgets), the window
-// title and drops, kept apart from the window's layout and run logic
-// (main_window.cpp). Files go in and out through DocumentController; the file formats live in
-// session.* and param_json.*.
+// MainWindow's documents: its sessions (the column's, the views' and its own parts, applied only
+// after resolveSession accepted them), the window title, and the DocumentController that opens,
+// saves and takes dropped files; the file formats live in session.* and param_json.*.
 
 #include "gui/main_window.h"
-#include "gui/view_tabs.h"
-#include "gui/run_settings_panel.h"
-
 
 #include "gui/compare_variants_editor.h"
-#include "gui/engine_runner.h"
+#include "gui/document_controller.h"
 #include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
-#include "gui/theme_menu.h"
-#include "gui/document_controller.h"
 #include "gui/recent_files_menu.h"
-#include "gui/param_json.h"
+#include "gui/run_settings_panel.h"
 #include "gui/session_resolve.h"
+#include "gui/theme_menu.h"
 
-#include "views/compare_view.h"
-#include "views/head_heatmap.h"
-#include "views/heatmap_options.h"
-#include "views/inspection_state.h"
-#include "views/mask_view.h"
-#include "views/param_form.h"
-
-#include <QAction>
-#include <QComboBox>
 #include <QDir>
-#include <QDragEnterEvent>
-#include <QDropEvent>
-#include <QMenu>
-#include <QMimeData>
 #include <QPlainTextEdit>
-#include <QSpinBox>
-
-#include <algorithm>
 
 namespace attnscope::app {
 

@@ -2,79 +2,42 @@
 // holds the behaviour).
 
 #include "gui/main_window.h"
-#include "gui/input_guards.h"
-#include "common/run_plan.h"
-#include <attnscope/result_roles.h>
-#include <attnscope/variant_catalog.h>
+
 #include "gui/compare_variants_editor.h"
 #include "gui/cost_tab_controller.h"
-#include "gui/star_controller.h"
 #include "gui/document_controller.h"
-#include "gui/theme_menu.h"
 #include "gui/engine_runner.h"
+#include "gui/export/export_controller.h"
+#include "gui/export/figure_metadata.h"
+#include "gui/input_guards.h"
 #include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/random_projection_banner.h"
 #include "gui/run_settings_panel.h"
 #include "gui/run_status_bar.h"
-#include "gui/view_tabs.h"
-#include "gui/to_gui.h"
-#include "gui/scaling_job.h"
-#include "gui/export/export_controller.h"
+#include "gui/star_controller.h"
 #include "gui/text_autosave.h"
-#include "views/background_job.h"
-#include "views/compare_view.h"
-#include "views/cost_view.h"
-#include "views/diagnostics/approximation_view.h"
+#include "gui/theme_menu.h"
+
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
-#include "views/diagnostics/star_player.h"
-#include "gui/token_find_bar.h"
-#include "views/elided_label.h"
-#include "views/notices_panel.h"
-#include "views/moe/routing_view.h"
 #include "views/head_heatmap.h"
-#include "views/heatmap_options.h"
-#include "views/mask_view.h"
-#include "views/token_links.h"
-#include "views/clamping_spin_box.h"
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
-#include "views/param_form.h"
+#include "views/notices_panel.h"
+
 #include <QAction>
 #include <QComboBox>
-#include <QFile>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QFormLayout>
-#include <QGroupBox>
-#include <QMetaObject>
-#include <QPointer>
-#include <QCoreApplication>
-#include <QHBoxLayout>
 #include <QKeySequence>
-#include <QLabel>
-#include <QLocale>
+#include <QMenu>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QProgressBar>
 #include <QPushButton>
-#include <QSpinBox>
-#include <QScrollArea>
 #include <QSplitter>
-#include <QToolButton>
 #include <QStatusBar>
-#include <QStringDecoder>
 #include <QTabWidget>
-#include <QTimer>
-#include <QVBoxLayout>
-#include <algorithm>
-#include <limits>
 
 namespace attnscope::app {
-
-using engine::TokenizerKind;
 
 void MainWindow::buildUi(const AppSettings& settings) {
     QWidget* settingsColumn = buildSettingsColumn(settings);

@@ -40,7 +40,8 @@ struct SessionState;
 
 /// The tabs, in order (MainWindow::View).
 enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7 };
-/// "heatmap", "mask", … "experts": the tab's name in sessions, the tour and --view.
+/// "heatmap", "mask", … "experts": the tabs' names in sessions, the tour and --view, in ViewTab order.
+const QStringList& viewTabNames();
 QString viewTabName(ViewTab tab);
 /// The tab of a name; Heatmap for a name that is none.
 ViewTab viewTabNamed(const QString& name);

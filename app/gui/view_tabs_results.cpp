@@ -26,21 +26,16 @@
 
 namespace attnscope::app {
 
-namespace {
-
-const QStringList& tabNames() {
-    // Indexed by ViewTab.
+const QStringList& viewTabNames() {
     static const QStringList names{QStringLiteral("heatmap"),     QStringLiteral("mask"),  QStringLiteral("compare"),
                                    QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost"),
                                    QStringLiteral("atlas"),       QStringLiteral("experts")};
     return names;
 }
 
-}  // namespace
+QString viewTabName(ViewTab tab) { return viewTabNames().value(static_cast<int>(tab)); }
 
-QString viewTabName(ViewTab tab) { return tabNames().value(static_cast<int>(tab)); }
-
-ViewTab viewTabNamed(const QString& name) { return static_cast<ViewTab>(std::max<qsizetype>(0, tabNames().indexOf(name))); }
+ViewTab viewTabNamed(const QString& name) { return static_cast<ViewTab>(std::max<qsizetype>(0, viewTabNames().indexOf(name))); }
 
 // The tabs that show runs, each with how it takes, parks and finishes a run.
 void ViewTabs::registerResultTabs() {

@@ -8,6 +8,7 @@
 #include "gui/eval_speed_job.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "views/cost_view.h"
 #include "views/eval_speed_panel.h"
 
@@ -59,10 +60,10 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, quietOptions());
         window.resize(1366, 768);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
         window.showView(MainWindow::View::Cost);
-        EvalSpeedPanel* panel = window.costView()->evalSpeedPanel();
-        window.costView()->measureTabs()->setCurrentWidget(panel);
+        EvalSpeedPanel* panel = window.views()->costView()->evalSpeedPanel();
+        window.views()->costView()->measureTabs()->setCurrentWidget(panel);
         QSignalSpy requested(panel, &EvalSpeedPanel::measureRequested);
         panel->lengthsEdit()->setText(QStringLiteral("32, abc"));
         panel->measureButton()->click();
@@ -93,9 +94,9 @@ private Q_SLOTS:
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
         MainWindow window(&runner, AppSettings{}, quietOptions());
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
         window.showView(MainWindow::View::Cost);
-        EvalSpeedPanel* panel = window.costView()->evalSpeedPanel();
+        EvalSpeedPanel* panel = window.views()->costView()->evalSpeedPanel();
         QSignalSpy finished(window.evalSpeedJob(), &EvalSpeedJob::finished);
         panel->lengthsEdit()->setText(QStringLiteral("2048, 4096"));  // minutes if it ran to the end
         panel->measureButton()->click();

@@ -303,7 +303,7 @@ private Q_SLOTS:
         auto* exporter = window.exportController();
         QCOMPARE(exporter->exportFigureAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
         QCOMPARE(exporter->copyFigureAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-        QCOMPARE(window.heatmap()->shownColormap(), QStringLiteral("magma"));
+        QCOMPARE(window.views()->heatmap()->shownColormap(), QStringLiteral("magma"));
         QCOMPARE(window.settings().heatmapColormap, QStringLiteral("magma"));
         QCOMPARE(window.settings().exportDpi, 150);
 
@@ -334,14 +334,14 @@ private Q_SLOTS:
         auto* exporter = window.exportController();
         QCOMPARE(exporter->exportSlideAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
         QVERIFY(exporter->exportAllHeadsAction()->isEnabled());
-        const QSize shownSize = window.heatmap()->size();
+        const QSize shownSize = window.views()->heatmap()->size();
 
         QTemporaryDir dir;
         // PNG at 192 dpi: the 16:9 page of 1280 × 720 logical units, twice.
         const auto slide = exporter->exportFigureTo(dir.filePath(QStringLiteral("slide.png")), 192, true);
         QVERIFY2(slide.ok(), qPrintable(slide.error));
         QCOMPARE(QImage(dir.filePath(QStringLiteral("slide.png"))).size(), QSize(2560, 1440));
-        QCOMPARE(window.heatmap()->size(), shownSize);  // the view got its size back
+        QCOMPARE(window.views()->heatmap()->size(), shownSize);  // the view got its size back
         const QJsonObject sidecar = readJson(dir.filePath(QStringLiteral("slide.json")));
         QCOMPARE(sidecar.value(QStringLiteral("layout")).toString(), QStringLiteral("slide"));
         QVERIFY(!sidecar.value(QStringLiteral("caption")).toString().isEmpty());  // the caption stays in the sidecar

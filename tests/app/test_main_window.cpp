@@ -4,6 +4,7 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "gui/token_find_bar.h"
 #include "gui/tour_panel.h"
 #include "gui/compare_variants_editor.h"
@@ -70,11 +71,11 @@ private Q_SLOTS:
         window.show();
         QSignalSpy shown(&window, &MainWindow::resultShown);
 
-        QCOMPARE(window.textEdit()->toPlainText(), sampleFileText());
+        QCOMPARE(window.inputs()->text()->toPlainText(), sampleFileText());
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
         QCOMPARE(shown.count(), 1);
         const auto result = window.lastResult();
-        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("full"));
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("full"));
 
         // n = the number of word tokens of the sample, counted by the engine's tokenizer here.
         const std::string sample = sampleFileText().toStdString();
@@ -87,15 +88,15 @@ private Q_SLOTS:
         QCOMPARE(result->heads, AppSettings{}.heads);
         QCOMPARE(result->results.size(), std::size_t{1});
         const engine::AttentionResult& attention = result->results[0];
-        QCOMPARE(window.headsGrid()->headCount(), static_cast<int>(attention.heads));
+        QCOMPARE(window.views()->headsGrid()->headCount(), static_cast<int>(attention.heads));
 
         // Choose head 2 through the next-head action, as PgDn does.
-        QCOMPARE(window.inspection()->head(), 0);
+        QCOMPARE(window.views()->state()->head(), 0);
         window.showNextHead();
         window.showNextHead();
         const int head = 2;
-        QCOMPARE(window.inspection()->head(), head);
-        const auto* heatmap = window.heatmap();
+        QCOMPARE(window.views()->state()->head(), head);
+        const auto* heatmap = window.views()->heatmap();
         QCOMPARE(heatmap->shownHead(), head);
         QCOMPARE(heatmap->dataSize(), QSize(n, n));
         bool differsFromHead0 = false;
@@ -115,15 +116,15 @@ private Q_SLOTS:
         // PgUp on the focused heatmap steps back through the window's shortcut.
         window.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&window));
-        window.heatmap()->setFocus();
-        QTest::keyClick(window.heatmap(), Qt::Key_PageUp);
-        QCOMPARE(window.inspection()->head(), head - 1);
-        QTest::keyClick(window.heatmap(), Qt::Key_Right, Qt::ControlModifier);
-        QCOMPARE(window.inspection()->head(), head);
+        window.views()->heatmap()->setFocus();
+        QTest::keyClick(window.views()->heatmap(), Qt::Key_PageUp);
+        QCOMPARE(window.views()->state()->head(), head - 1);
+        QTest::keyClick(window.views()->heatmap(), Qt::Key_Right, Qt::ControlModifier);
+        QCOMPARE(window.views()->state()->head(), head);
 
         // Steps stop at the last head.
         for (int k = 0; k < 10; ++k) window.showNextHead();
-        QCOMPARE(window.inspection()->head(), static_cast<int>(attention.heads) - 1);
+        QCOMPARE(window.views()->state()->head(), static_cast<int>(attention.heads) - 1);
         QVERIFY2(window.statusText().contains(QStringLiteral("tokens")), qPrintable(window.statusText()));
     }
 
@@ -137,7 +138,7 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1200, 800);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         QSignalSpy shown(&window, &MainWindow::resultShown);
         QVERIFY(window.runNow() != 0);
         QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kRunTimeoutMs);
@@ -145,32 +146,32 @@ private Q_SLOTS:
         QVERIFY(first);
 
         // The heads grid and the shown tab take the result at once; hidden tabs have not yet.
-        QCOMPARE(window.heatmap()->result(), first);
-        QCOMPARE(window.headsGrid()->headCount(), static_cast<int>(first->heads));
+        QCOMPARE(window.views()->heatmap()->result(), first);
+        QCOMPARE(window.views()->headsGrid()->headCount(), static_cast<int>(first->heads));
         QVERIFY(!window.resultPending(View::Heatmap));
         for (View view : {View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
             QVERIFY(window.resultPending(view));
-        QCOMPARE(window.maskView()->shownHead(), -1);
-        QCOMPARE(window.tokenLinks()->tokenCount(), 0);
-        QCOMPARE(window.costView()->table()->rowCount(), 0);
+        QCOMPARE(window.views()->maskView()->shownHead(), -1);
+        QCOMPARE(window.views()->tokenLinks()->tokenCount(), 0);
+        QCOMPARE(window.views()->costView()->table()->rowCount(), 0);
 
         // A tab shown for the first time takes it, with the selection made meanwhile.
-        window.inspection()->setHead(1);
+        window.views()->state()->setHead(1);
         window.showView(View::Mask);
         QVERIFY(!window.resultPending(View::Mask));
-        QCOMPARE(window.maskView()->shownHead(), 1);
-        window.maskView()->showQuery(3);
+        QCOMPARE(window.views()->maskView()->shownHead(), 1);
+        window.views()->maskView()->showQuery(3);
         window.showView(View::Links);
         QVERIFY(!window.resultPending(View::Links));
-        QCOMPARE(window.tokenLinks()->tokenCount(), static_cast<int>(first->n));
+        QCOMPARE(window.views()->tokenLinks()->tokenCount(), static_cast<int>(first->n));
         QVERIFY(window.resultPending(View::Cost));
         // The mask tab, left, lets go of the result: head changes cost it nothing while hidden.
         QVERIFY(window.resultPending(View::Mask));
-        QCOMPARE(window.maskView()->shownHead(), -1);
+        QCOMPARE(window.views()->maskView()->shownHead(), -1);
         QCOMPARE(window.captureSession().query, 3);
         window.showView(View::Mask);
-        QCOMPARE(window.maskView()->shownHead(), 1);
-        QCOMPARE(window.maskView()->panelQuery(), 3);
+        QCOMPARE(window.views()->maskView()->shownHead(), 1);
+        QCOMPARE(window.views()->maskView()->panelQuery(), 3);
         window.showView(View::Links);
 
         // The next result goes to the shown tab (Links) only; the mask view waits and keeps its
@@ -181,21 +182,21 @@ private Q_SLOTS:
         QVERIFY(!window.resultPending(View::Links));
         QVERIFY(window.resultPending(View::Mask));
         QVERIFY(window.resultPending(View::Heatmap));
-        QCOMPARE(window.maskView()->shownHead(), -1);
-        QVERIFY(window.heatmap()->result() == nullptr);  // the old result is let go of
+        QCOMPARE(window.views()->maskView()->shownHead(), -1);
+        QVERIFY(window.views()->heatmap()->result() == nullptr);  // the old result is let go of
         window.showView(View::Mask);
-        QCOMPARE(window.maskView()->shownHead(), 1);
-        QCOMPARE(window.maskView()->panelQuery(), 3);
+        QCOMPARE(window.views()->maskView()->shownHead(), 1);
+        QCOMPARE(window.views()->maskView()->panelQuery(), 3);
         QVERIFY2(window.captureSession().query == 3, "the session keeps the panel's query");
 
         // Rendering hidden tabs (exports, screenshots) flushes the rest.
         window.flushPendingResult();
         for (View view : {View::Heatmap, View::Mask, View::Compare, View::Diagnostics, View::Links, View::Cost})
             QVERIFY(!window.resultPending(view));
-        QCOMPARE(window.heatmap()->result(), window.lastResult());
-        QCOMPARE(window.heatmap()->shownHead(), 1);
-        QVERIFY(window.costView()->table()->rowCount() > 0);
-        QCOMPARE(window.compareView()->pane(0)->shownHead(), 1);
+        QCOMPARE(window.views()->heatmap()->result(), window.lastResult());
+        QCOMPARE(window.views()->heatmap()->shownHead(), 1);
+        QVERIFY(window.views()->costView()->table()->rowCount() > 0);
+        QCOMPARE(window.views()->compareView()->pane(0)->shownHead(), 1);
     }
 
     void ctrlFFindsATokenInEveryViewAndEnterGoesToIt() {
@@ -207,24 +208,24 @@ private Q_SLOTS:
         window.resize(1366, 768);
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
-        window.textEdit()->setFocus();  // from a text field, as a user would
-        QTest::keyClick(window.textEdit(), Qt::Key_F, Qt::ControlModifier);
-        QTRY_VERIFY(window.findBar()->isVisible());
-        QVERIFY(window.findBar()->field()->hasFocus());
-        const QString typed = window.textEdit()->toPlainText();
-        QTest::keyClicks(window.findBar()->field(), QStringLiteral("cat"));
-        QCOMPARE(window.textEdit()->toPlainText(), typed);  // the search did not type into the text
-        QCOMPARE(window.findBar()->status(), QStringLiteral("2 tokens (Enter: go to the next)"));
-        QCOMPARE(window.heatmap()->highlightBands(), 4);  // tokens 1 and 8: a row and a column each
-        QCOMPARE(window.tokenLinks()->highlightedTokens(), (QVector<int>{1, 8}));
-        QTest::keyClick(window.findBar()->field(), Qt::Key_Return);
-        QCOMPARE(window.heatmap()->hoveredQuery(), 1);
-        QTest::keyClick(window.findBar()->field(), Qt::Key_Return);
-        QCOMPARE(window.heatmap()->hoveredQuery(), 8);
-        QCOMPARE(window.findBar()->status(), QStringLiteral("token 8 “cat” (2 of 2)"));
-        QTest::keyClick(window.findBar()->field(), Qt::Key_Escape);
-        QTRY_VERIFY(!window.findBar()->isVisible());
-        QCOMPARE(window.heatmap()->highlightBands(), 0);
+        window.inputs()->text()->setFocus();  // from a text field, as a user would
+        QTest::keyClick(window.inputs()->text(), Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(window.views()->findBar()->isVisible());
+        QVERIFY(window.views()->findBar()->field()->hasFocus());
+        const QString typed = window.inputs()->text()->toPlainText();
+        QTest::keyClicks(window.views()->findBar()->field(), QStringLiteral("cat"));
+        QCOMPARE(window.inputs()->text()->toPlainText(), typed);  // the search did not type into the text
+        QCOMPARE(window.views()->findBar()->status(), QStringLiteral("2 tokens (Enter: go to the next)"));
+        QCOMPARE(window.views()->heatmap()->highlightBands(), 4);  // tokens 1 and 8: a row and a column each
+        QCOMPARE(window.views()->tokenLinks()->highlightedTokens(), (QVector<int>{1, 8}));
+        QTest::keyClick(window.views()->findBar()->field(), Qt::Key_Return);
+        QCOMPARE(window.views()->heatmap()->hoveredQuery(), 1);
+        QTest::keyClick(window.views()->findBar()->field(), Qt::Key_Return);
+        QCOMPARE(window.views()->heatmap()->hoveredQuery(), 8);
+        QCOMPARE(window.views()->findBar()->status(), QStringLiteral("token 8 “cat” (2 of 2)"));
+        QTest::keyClick(window.views()->findBar()->field(), Qt::Key_Escape);
+        QTRY_VERIFY(!window.views()->findBar()->isVisible());
+        QCOMPARE(window.views()->heatmap()->highlightBands(), 0);
     }
 
     void theGuidedTourSetsUpAndRunsEachStep() {
@@ -239,17 +240,17 @@ private Q_SLOTS:
         window.tourPanel()->showStep(0);
         QVERIFY(window.tourPanel()->isVisible());
         QCOMPARE(window.currentView(), MainWindow::View::Heatmap);
-        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("full"));
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("full"));
         window.tourPanel()->nextButton()->click();
         QCOMPARE(window.currentView(), MainWindow::View::Mask);
-        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("longformer"));
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("longformer"));
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->results.front().variantId == "longformer",
                                  kRunTimeoutMs);
         window.tourPanel()->nextButton()->click();  // compare: full beside two variants, run at once
         QCOMPARE(window.currentView(), MainWindow::View::Compare);
-        QCOMPARE(window.compareEditor()->ids(), (QStringList{QStringLiteral("longformer"), QStringLiteral("sparse_strided")}));
+        QCOMPARE(window.inputs()->compareEditor()->ids(), (QStringList{QStringLiteral("longformer"), QStringLiteral("sparse_strided")}));
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->results.size() >= 3, kRunTimeoutMs);
-        QVERIFY(window.compareView()->hasComparison());
+        QVERIFY(window.views()->compareView()->hasComparison());
         QCOMPARE(window.tourPanel()->stepTitle(), QStringLiteral("3. Side by side, on the same Q, K, V"));
         window.tourPanel()->backButton()->click();
         QCOMPARE(window.tourPanel()->step(), 1);
@@ -300,20 +301,20 @@ private Q_SLOTS:
         options.initialText = QStringLiteral("some text to look at");
         MainWindow window(&runner, AppSettings{}, options);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         QSignalSpy shown(&window, &MainWindow::resultShown);
         QVERIFY(!window.resultOutOfDate());  // nothing shown yet
         QVERIFY(window.runNow() != 0);
         QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kRunTimeoutMs);
         QVERIFY(!window.resultOutOfDate());
         // another variant: out of date; back to the shown one: current again
-        const int shownIndex = window.variantCombo()->currentIndex();
-        window.variantCombo()->setCurrentIndex(shownIndex == 0 ? 1 : 0);
+        const int shownIndex = window.inputs()->variantCombo()->currentIndex();
+        window.inputs()->variantCombo()->setCurrentIndex(shownIndex == 0 ? 1 : 0);
         QVERIFY(window.resultOutOfDate());
-        window.variantCombo()->setCurrentIndex(shownIndex);
+        window.inputs()->variantCombo()->setCurrentIndex(shownIndex);
         QVERIFY(!window.resultOutOfDate());
         // the text
-        window.textEdit()->setPlainText(QStringLiteral("another text"));
+        window.inputs()->text()->setPlainText(QStringLiteral("another text"));
         QVERIFY(window.resultOutOfDate());
         QVERIFY(window.runNow() != 0);
         QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 2, kRunTimeoutMs);
@@ -328,9 +329,9 @@ private Q_SLOTS:
         options.initialText = QStringLiteral("some text");
         MainWindow window(&runner, AppSettings{}, options);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         QSignalSpy failed(&window, &MainWindow::runFailed);
-        window.textEdit()->clear();  // the engine refuses a text without tokens (InvalidInput)
+        window.inputs()->text()->clear();  // the engine refuses a text without tokens (InvalidInput)
         QVERIFY(window.runNow() != 0);
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kRunTimeoutMs);
         QCOMPARE(failed.at(0).at(2).toInt(), static_cast<int>(engine::ErrorCode::InvalidInput));
@@ -347,20 +348,20 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1400, 900);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         QSignalSpy shown(&window, &MainWindow::resultShown);
         QSignalSpy finished(&runner, &EngineRunner::runFinished);
 
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("full")));
-        const int longformer = window.compareCombo()->findData(QStringLiteral("longformer"));
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("full")));
+        const int longformer = window.inputs()->compareEditor()->combo(0)->findData(QStringLiteral("longformer"));
         QVERIFY(longformer >= 0);
-        window.compareCombo()->setCurrentIndex(longformer);
-        QCOMPARE(window.compareParamForm()->variant().id, std::string("longformer"));
-        window.compareParamForm()->setValues({{"window", std::int64_t{2}}});
+        window.inputs()->compareEditor()->combo(0)->setCurrentIndex(longformer);
+        QCOMPARE(window.inputs()->compareEditor()->form(0)->variant().id, std::string("longformer"));
+        window.inputs()->compareEditor()->form(0)->setValues({{"window", std::int64_t{2}}});
         QVERIFY(window.lastResult() == nullptr);
 
         window.showView(MainWindow::View::Compare);  // selecting the tab starts the one run
-        QCOMPARE(window.viewTabs()->currentIndex(), static_cast<int>(MainWindow::View::Compare));
+        QCOMPARE(window.views()->tabs()->currentIndex(), static_cast<int>(MainWindow::View::Compare));
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
         QTest::qWait(200);  // nothing else queued behind it
         QCOMPARE(shown.count(), 1);
@@ -373,7 +374,7 @@ private Q_SLOTS:
         QCOMPARE(std::get<std::int64_t>(lf.params.at("window")), std::int64_t{2});
 
         const int n = static_cast<int>(result->n);
-        const auto* compare = window.compareView();
+        const auto* compare = window.views()->compareView();
         QVERIFY(compare->hasComparison());
         window.showNextHead();
         for (int pane : {0, 1}) {
@@ -381,7 +382,7 @@ private Q_SLOTS:
             QCOMPARE(compare->pane(pane)->dataSize(), QSize(n, n));
         }
         // Same (query, key) in both panes: full attends it, longformer's window (2) does not.
-        window.compareView()->hoverCell(n - 1, 0);
+        window.views()->compareView()->hoverCell(n - 1, 0);
         QCOMPARE(compare->hoveredQuery(1), n - 1);
         QCOMPARE(compare->shownValue(0), static_cast<double>(result->results[0].weightAt(1, n - 1, 0)));
         QVERIFY(!compare->shownInPattern(1));
@@ -389,8 +390,8 @@ private Q_SLOTS:
 
         // The Mask tab shows the selected result's pattern: full attends every key.
         window.showView(MainWindow::View::Mask);
-        QCOMPARE(window.maskView()->legendReasons(), QStringList{QStringLiteral("dense")});
-        QCOMPARE(window.maskView()->shownHead(), 1);
+        QCOMPARE(window.views()->maskView()->legendReasons(), QStringList{QStringLiteral("dense")});
+        QCOMPARE(window.views()->maskView()->shownHead(), 1);
         QCOMPARE(shown.count(), 1);  // switching away from Compare does not run again
     }
 
@@ -404,9 +405,9 @@ private Q_SLOTS:
         options.initialText = QStringLiteral("a b c d e f g h i j k l m n o p q r s t u v w x y z");  // 26 words
         MainWindow window(&runner, AppSettings{}, options);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("bigbird")));
-        attnscope::views::ParamForm* form = window.paramForm();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("bigbird")));
+        attnscope::views::ParamForm* form = window.inputs()->paramForm();
         form->setValues({{"block", std::int64_t{4}}, {"pad", false}});
         QSignalSpy failed(&window, &MainWindow::runFailed);
         QVERIFY(window.runNow() != 0);
@@ -426,7 +427,7 @@ private Q_SLOTS:
         QVERIFY(!form->findChild<QSpinBox*>(QStringLiteral("block"))->property("problem").toBool());
 
         // every list that does not parse is marked at once
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("longformer")));
         form->findChild<QLineEdit*>(QStringLiteral("global"))->setText(QStringLiteral("0, x"));
         form->findChild<QLineEdit*>(QStringLiteral("dilation"))->setText(QStringLiteral("one"));
         QCOMPARE(window.runNow(), quint64{0});
@@ -443,8 +444,8 @@ private Q_SLOTS:
         options.runOnStart = false;
         MainWindow window(&runner, AppSettings{}, options);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
-        QSpinBox* heads = window.headsSpin();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
+        QSpinBox* heads = window.inputs()->headsSpin();
         heads->setFocus();
         heads->selectAll();
         QTest::keyClicks(heads, QStringLiteral("99999"));
@@ -452,16 +453,16 @@ private Q_SLOTS:
         QCOMPARE(heads->value(), 64);
         QCOMPARE(window.statusText(), QStringLiteral("Heads: 99999 is above the largest allowed value, 64; using 64."));
 
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
-        auto* windowSpin = window.paramForm()->findChild<QSpinBox*>(QStringLiteral("window"));
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("longformer")));
+        auto* windowSpin = window.inputs()->paramForm()->findChild<QSpinBox*>(QStringLiteral("window"));
         windowSpin->setFocus();
         windowSpin->selectAll();
         QTest::keyClicks(windowSpin, QStringLiteral("-3"));
         QTest::keyClick(windowSpin, Qt::Key_Tab);  // (leaving the field ends the edit too)
         QCOMPARE(windowSpin->value(), 0);
-        QCOMPARE(window.paramForm()->fieldNote(QStringLiteral("window")),
+        QCOMPARE(window.inputs()->paramForm()->fieldNote(QStringLiteral("window")),
                  QStringLiteral("window: -3 is below the smallest allowed value, 0; using 0."));
-        QCOMPARE(window.statusText(), window.paramForm()->fieldNote(QStringLiteral("window")));
+        QCOMPARE(window.statusText(), window.inputs()->paramForm()->fieldNote(QStringLiteral("window")));
     }
 
     // F1 opens the help panel on the shown tab and the chosen variant, from any field; it follows
@@ -473,19 +474,19 @@ private Q_SLOTS:
         options.runOnStart = false;
         MainWindow window(&runner, AppSettings{}, options);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("longformer")));
         QVERIFY(!window.helpPanel()->isVisible());
-        window.textEdit()->setFocus();
-        QTest::keyClick(window.textEdit(), Qt::Key_F1);
+        window.inputs()->text()->setFocus();
+        QTest::keyClick(window.inputs()->text(), Qt::Key_F1);
         QTRY_VERIFY(window.helpPanel()->isVisible());
         QVERIFY(window.helpPanel()->plainText().startsWith(QStringLiteral("Heatmap")));
         QVERIFY(window.helpPanel()->plainText().contains(QStringLiteral("Beltagy et al. 2020")));
         window.showView(MainWindow::View::Mask);
         QVERIFY(window.helpPanel()->plainText().startsWith(QStringLiteral("Mask")));
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("performer")));
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("performer")));
         QVERIFY(window.helpPanel()->plainText().contains(QStringLiteral("Approximates softmax")));
-        QTest::keyClick(window.textEdit(), Qt::Key_F1);
+        QTest::keyClick(window.inputs()->text(), Qt::Key_F1);
         QTRY_VERIFY(!window.helpPanel()->isVisible());
     }
 };

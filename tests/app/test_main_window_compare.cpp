@@ -6,6 +6,7 @@
 #include "gui/scaling_job.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 
 #include "views/compare_difference_map.h"
 #include "views/compare_error_panel.h"
@@ -72,14 +73,14 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, quietOptions());
         window.resize(1400, 900);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
-        auto* editor = window.compareEditor();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
+        auto* editor = window.inputs()->compareEditor();
         QCOMPARE(editor->rowCount(), 1);
 
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
-        window.paramForm()->setValues({{"window", std::int64_t{2}}});
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("longformer")));
+        window.inputs()->paramForm()->setValues({{"window", std::int64_t{2}}});
         // (BigBird's blocks must divide n, which the sample's 77 words do not: other variants here.)
-        window.compareCombo()->setCurrentIndex(window.compareCombo()->findData(QStringLiteral("sparse_strided")));
+        window.inputs()->compareEditor()->combo(0)->setCurrentIndex(window.inputs()->compareEditor()->combo(0)->findData(QStringLiteral("sparse_strided")));
         QVERIFY(editor->addRow(QStringLiteral("performer")));
         QCOMPARE(editor->rowCount(), 2);
         QCOMPARE(editor->ids(), (QStringList{QStringLiteral("sparse_strided"), QStringLiteral("performer")}));
@@ -105,7 +106,7 @@ private Q_SLOTS:
         QCOMPARE(result->results[2].variantId, std::string("performer"));
         QCOMPARE(result->results[3].variantId, std::string("full"));
 
-        views::CompareView* compare = window.compareView();
+        views::CompareView* compare = window.views()->compareView();
         QCOMPARE(compare->paneCount(), 3);
         QCOMPARE(compare->exactIndex(), 3);
         QVERIFY(compare->hasComparison());
@@ -129,7 +130,7 @@ private Q_SLOTS:
         // The Cost tab shows the same run's counters, one total row per variant, once it is shown.
         QVERIFY(window.resultPending(MainWindow::View::Cost));
         window.showView(MainWindow::View::Cost);
-        auto* table = window.costView()->table();
+        auto* table = window.views()->costView()->table();
         int totals = 0;
         for (int row = 0; row < table->rowCount(); ++row)
             if (table->item(row, views::CostView::StageColumn)->text() == QStringLiteral("total")) ++totals;
@@ -141,9 +142,9 @@ private Q_SLOTS:
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
         MainWindow window(&runner, AppSettings{}, quietOptions());
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         window.showView(MainWindow::View::Cost);
-        views::CostView* cost = window.costView();
+        views::CostView* cost = window.views()->costView();
         cost->setCheckedVariants({QStringLiteral("full"), QStringLiteral("linear")});
         cost->sizesEdit()->setText(QStringLiteral("32, 64, 128"));
         QSignalSpy finished(window.scalingJob(), &attnscope::app::ScalingJob::finished);
@@ -168,16 +169,16 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, quietOptions());
         window.resize(1400, 900);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("longformer")));
-        window.compareCombo()->setCurrentIndex(window.compareCombo()->findData(QStringLiteral("sparse_strided")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("longformer")));
+        window.inputs()->compareEditor()->combo(0)->setCurrentIndex(window.inputs()->compareEditor()->combo(0)->findData(QStringLiteral("sparse_strided")));
         QSignalSpy shown(&window, &MainWindow::resultShown);
         QSignalSpy failed(&window, &MainWindow::runFailed);
         window.showView(MainWindow::View::Compare);
         QTRY_VERIFY_WITH_TIMEOUT(shown.count() + failed.count() > 0, kRunTimeoutMs);
         QVERIFY2(failed.isEmpty(), qPrintable(window.statusText()));  // retried without `full`
         QCOMPARE(window.lastResult()->results.size(), std::size_t{2});
-        views::CompareView* compare = window.compareView();
+        views::CompareView* compare = window.views()->compareView();
         QVERIFY(compare->hasComparison());
         QCOMPARE(compare->exactIndex(), -1);
         QCOMPARE(compare->errorPanel()->table()->rowCount(), 0);

@@ -4,6 +4,7 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "gui/model_source.h"
 
 #include "views/diagnostics/approximation_view.h"
@@ -43,9 +44,9 @@ constexpr int kRunTimeoutMs = 60000;
 constexpr int kCurveTimeoutMs = 120000;
 
 void selectVariant(MainWindow& window, const char* id) {
-    const int index = window.variantCombo()->findData(QString::fromLatin1(id));
+    const int index = window.inputs()->variantCombo()->findData(QString::fromLatin1(id));
     QVERIFY(index >= 0);
-    window.variantCombo()->setCurrentIndex(index);
+    window.inputs()->variantCombo()->setCurrentIndex(index);
 }
 
 }  // namespace
@@ -61,11 +62,11 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1400, 900);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         QSignalSpy shown(&window, &MainWindow::resultShown);
         selectVariant(window, "performer");
         window.showView(MainWindow::View::Diagnostics);  // selecting the tab starts the one run
-        QCOMPARE(window.viewTabs()->tabText(static_cast<int>(MainWindow::View::Diagnostics)), QStringLiteral("Diagnostics"));
+        QCOMPARE(window.views()->tabs()->tabText(static_cast<int>(MainWindow::View::Diagnostics)), QStringLiteral("Diagnostics"));
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
         QTest::qWait(200);
         QCOMPARE(shown.count(), 1);
@@ -74,7 +75,7 @@ private Q_SLOTS:
         QCOMPARE(result->results[0].variantId, std::string("performer"));
         QCOMPARE(result->results[1].variantId, std::string("full"));
 
-        auto* stack = window.diagnostics();
+        auto* stack = window.views()->diagnostics();
         QCOMPARE(stack->shownVariant(), QStringLiteral("performer"));
         QVERIFY(!stack->showsPlaceholder());
         auto* approx = stack->approximationView();
@@ -120,7 +121,7 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1366, 768);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         QSignalSpy shown(&window, &MainWindow::resultShown);
         selectVariant(window, "transformer_xl");
         auto* segment = window.findChild<attnscope::views::ParamForm*>()->findChild<QSpinBox*>(QStringLiteral("segment"));
@@ -139,7 +140,7 @@ private Q_SLOTS:
         const long long n = r.n;
         QVERIFY(n >= 9);
 
-        auto* stack = window.diagnostics();
+        auto* stack = window.views()->diagnostics();
         QVERIFY(!stack->showsPlaceholder());
         attnscope::views::MemoryView* view = stack->memoryView();
         QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(stack->memoryTabs()));
@@ -202,12 +203,12 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1366, 768);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
-        QCOMPARE(window.viewTabs()->tabText(static_cast<int>(MainWindow::View::Experts)), QStringLiteral("Experts"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
+        QCOMPARE(window.views()->tabs()->tabText(static_cast<int>(MainWindow::View::Experts)), QStringLiteral("Experts"));
         window.showView(MainWindow::View::Experts);
         if (!runner.isRunning()) QVERIFY(window.runNow() != 0);
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr && !runner.isRunning(), kRunTimeoutMs);
-        attnscope::views::MoeRoutingView* experts = window.routingView();
+        attnscope::views::MoeRoutingView* experts = window.views()->routingView();
         QTRY_VERIFY(experts->routing().has_value());
         QCOMPARE(experts->routing()->n, window.lastResult()->n);  // one routed token per token of the run
         QVERIFY2(experts->message().contains(QStringLiteral("Auxiliary loss")), qPrintable(experts->message()));
@@ -222,12 +223,12 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1366, 768);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         selectVariant(window, "star");
         window.showView(MainWindow::View::Diagnostics);
         if (!runner.isRunning()) QVERIFY(window.runNow() != 0);
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr && !runner.isRunning(), kRunTimeoutMs);
-        auto* stack = window.diagnostics();
+        auto* stack = window.views()->diagnostics();
         attnscope::views::StarPlayer* player = stack->starPlayer();
         QCOMPARE(stack->currentWidget(), static_cast<QWidget*>(stack->starTabs()));
         QCOMPARE(stack->starTabs()->currentWidget(), static_cast<QWidget*>(player));
@@ -294,7 +295,7 @@ private Q_SLOTS:
         player->setModelFolder(sample);
         QVERIFY(!player->cyclesSpin()->isEnabled());  // the folder's config sets them
         QTRY_VERIFY2_WITH_TIMEOUT(player->message().contains(QStringLiteral("max_len is 16")), qPrintable(player->message()), kRunTimeoutMs);
-        window.textEdit()->setPlainText(QStringLiteral("cabbage"));
+        window.inputs()->text()->setPlainText(QStringLiteral("cabbage"));
         QVERIFY(window.runNow() != 0);
         QTRY_VERIFY2_WITH_TIMEOUT(player->pass() && player->pass()->modelFolder == sample.toStdString(), qPrintable(player->message()),
                                   kRunTimeoutMs);
@@ -312,15 +313,15 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1366, 768);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(window.modelSource()->model().has_value(), kRunTimeoutMs);
-        window.textEdit()->setPlainText(QStringLiteral(
+        window.inputs()->text()->setPlainText(QStringLiteral(
             "Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my purse, "
             "and nothing particular to interest me on shore, I thought I would sail about a little."));
         selectVariant(window, "transformer_xl");
         QSignalSpy failed(&window, &MainWindow::runFailed);
         window.showView(MainWindow::View::Diagnostics);
-        window.diagnostics()->memoryTabs()->setCurrentWidget(window.diagnostics()->receptiveFieldView());
+        window.views()->diagnostics()->memoryTabs()->setCurrentWidget(window.views()->diagnostics()->receptiveFieldView());
         QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), kRunTimeoutMs);  // (a run the text or the model started)
         QVERIFY(window.runNow() != 0);
         const auto shownXl = [&] {
@@ -331,7 +332,7 @@ private Q_SLOTS:
         const auto result = window.lastResult();
         QVERIFY(!result->modelFolder.empty());
         QCOMPARE(std::get<std::int64_t>(result->results[0].params.at("segment")), std::int64_t{32});  // the model's
-        attnscope::views::ReceptiveFieldView* field = window.diagnostics()->receptiveFieldView();
+        attnscope::views::ReceptiveFieldView* field = window.views()->diagnostics()->receptiveFieldView();
         QTRY_VERIFY2_WITH_TIMEOUT(field->hasFlow(), qPrintable(field->message()), kRunTimeoutMs);
         QCOMPARE(field->layers(), 2);  // the model's n_layer; the spin box is the model's
         QVERIFY(!field->layersSpin()->isEnabled());
@@ -357,21 +358,21 @@ private Q_SLOTS:
         options.runOnStart = false;
         MainWindow window(&runner, AppSettings{}, options);  // seed 0: fixed draws
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         selectVariant(window, "performer");
         window.showView(MainWindow::View::Diagnostics);
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), kRunTimeoutMs);
 
-        auto* approx = window.diagnostics()->approximationView();
+        auto* approx = window.views()->diagnostics()->approximationView();
         QSignalSpy requested(approx, &attnscope::views::ApproximationView::errorCurveRequested);
         QSignalSpy finished(&runner, &EngineRunner::runFinished);
         // The curve takes the form's other parameters. The sample's projected scores are large,
         // so its softmax rows are peaked and the features exp(w.x - |x|^2/2 - max) of most keys
         // are tiny: with the reference's feature_eps = 1e-4 added to each, the error levels off
         // (0.9673 at 32 features, 0.9683 at 128). Without it the estimator's own convergence shows.
-        window.paramForm()->setValues({{"feature_eps", 0.0}});
-        QCOMPARE(std::get<double>(window.paramForm()->values().at("feature_eps")), 0.0);
+        window.inputs()->paramForm()->setValues({{"feature_eps", 0.0}});
+        QCOMPARE(std::get<double>(window.inputs()->paramForm()->values().at("feature_eps")), 0.0);
         approx->curveValuesEdit()->setText(QStringLiteral("8, 32, 128, 512"));
         approx->requestErrorCurve();
         QCOMPARE(requested.count(), 1);

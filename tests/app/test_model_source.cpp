@@ -12,6 +12,7 @@
 #include "gui/export/figure_exporter.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
 #include "gui/random_projection_banner.h"
@@ -151,7 +152,7 @@ private Q_SLOTS:
         options.runOnStart = false;
         options.initialText = QStringLiteral("some text");
         MainWindow window(&runner, AppSettings{}, options);
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
         window.openModelFolder(QStringLiteral("/models/good"));
         QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->usesModel(), kTimeoutMs);
         control->release(0);  // the model layer's run (seed 0) that opening started
@@ -160,8 +161,8 @@ private Q_SLOTS:
         QSignalSpy failed(&window, &MainWindow::atlasFailed);
         window.analyzeModel();
         QTRY_VERIFY_WITH_TIMEOUT(control->hasStarted(FakeBackend::kAnalysisTag), kTimeoutMs);
-        QVERIFY(!window.atlasView()->analyzeButton()->isEnabled());
-        QVERIFY(window.atlasView()->cancelButton()->isEnabled());
+        QVERIFY(!window.views()->atlasView()->analyzeButton()->isEnabled());
+        QVERIFY(window.views()->atlasView()->cancelButton()->isEnabled());
         // Esc is the Run menu's Cancel action; it must be live while only the analysis runs.
         QAction* cancel = nullptr;
         for (QAction* action : window.findChildren<QAction*>())
@@ -175,9 +176,9 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kTimeoutMs);
         QCOMPARE(failed.at(0).at(1).toInt(), static_cast<int>(engine::ErrorCode::Cancelled));
         QVERIFY(control->sawCancel(FakeBackend::kAnalysisTag));
-        QCOMPARE(window.atlasView()->message(), QStringLiteral("Analysis cancelled."));
-        QVERIFY(window.atlasView()->analyzeButton()->isEnabled());
-        QVERIFY(window.atlasView()->atlas() == nullptr);
+        QCOMPARE(window.views()->atlasView()->message(), QStringLiteral("Analysis cancelled."));
+        QVERIFY(window.views()->atlasView()->analyzeButton()->isEnabled());
+        QVERIFY(window.views()->atlasView()->atlas() == nullptr);
     }
 
     void backendsWithoutModelsRefuseClearly() {
@@ -207,17 +208,17 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1366, 768);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
-        attnscope::app::RandomProjectionBanner* banner = window.randomProjectionBanner();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
+        attnscope::app::RandomProjectionBanner* banner = window.views()->banner();
         QVERIFY(banner->isVisible());  // the first screen says what random projections are
         QVERIFY(banner->text().contains(QStringLiteral("no model has learned anything here")));
-        QSpinBox* heads = window.headsSpin();
+        QSpinBox* heads = window.inputs()->headsSpin();
         QVERIFY(heads && heads->isVisible());
 
         QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), kTimeoutMs);
         banner->useModelButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->usesModel(), kTimeoutMs);
-        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("transformer_xl"));
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("transformer_xl"));
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && !window.lastResult()->modelFolder.empty() &&
                                      window.lastResult()->results[0].variantId == "transformer_xl",
                                  kTimeoutMs);
@@ -260,8 +261,8 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         window.resize(1200, 800);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
-        window.variantCombo()->setCurrentIndex(window.variantCombo()->findData(QStringLiteral("full")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("full")));
 
         // Opening switches the source to the model and runs its layer 0.
         QSignalSpy shown(&window, &MainWindow::resultShown);
@@ -345,7 +346,7 @@ private Q_SLOTS:
             EngineRunner runner(std::make_unique<LocalEngineBackend>());
             MainWindow window(&runner, AppSettings{}, options);
             window.show();
-            QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+            QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
             QVERIFY(window.captureSession().modelFolder.isEmpty());  // random projections
             window.openModelFolder(modelDir);
             QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 0, kTimeoutMs);
@@ -369,7 +370,7 @@ private Q_SLOTS:
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
         MainWindow window(&runner, AppSettings{}, options);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
         QVERIFY2(window.openPath(path).isEmpty(), qPrintable(window.statusText()));
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 1, kTimeoutMs);
         QCOMPARE(QString::fromStdString(window.lastResult()->modelFolder), modelDir);
@@ -413,20 +414,20 @@ private Q_SLOTS:
         // The Atlas tab analyses a model as soon as it opens.
         QTRY_COMPARE_WITH_TIMEOUT(atlasShown.count(), 1, kTimeoutMs);
         QCOMPARE(window.modelSourcePanel()->layer(), 1);
-        const auto atlas = window.atlasView()->atlas();
+        const auto atlas = window.views()->atlasView()->atlas();
         QVERIFY(atlas);
         QCOMPARE(atlas->layers, 2);
         QCOMPARE(atlas->heads, 4);
-        QCOMPARE(window.atlasView()->layerCount(), 2);
-        QCOMPARE(window.atlasView()->cellValue(1, 2), atlas->metrics[1 * 4 + 2].entropy);
-        QCOMPARE(window.atlasView()->rolloutView()->size(), static_cast<int>(atlas->n));
+        QCOMPARE(window.views()->atlasView()->layerCount(), 2);
+        QCOMPARE(window.views()->atlasView()->cellValue(1, 2), atlas->metrics[1 * 4 + 2].entropy);
+        QCOMPARE(window.views()->atlasView()->rolloutView()->size(), static_cast<int>(atlas->n));
 
         // The tab exports through the figure exporter like every view: grid and rollout drawn.
         const QString figure = QDir(QDir::tempPath()).filePath(QStringLiteral("attnscope-atlas-test.png"));
         attnscope::app::FigureRequest figureRequest;
         figureRequest.dpi = 96;
         figureRequest.writeSidecar = false;
-        const auto exported = attnscope::app::FigureExporter::exportFigure(window.atlasView(), figure, figureRequest);
+        const auto exported = attnscope::app::FigureExporter::exportFigure(window.views()->atlasView(), figure, figureRequest);
         QVERIFY2(exported.ok(), qPrintable(exported.error));
         const QImage image(figure);
         QVERIFY(!image.isNull());
@@ -434,14 +435,14 @@ private Q_SLOTS:
         QFile::remove(figure);
 
         // Clicking a head: its layer's real Q/K/V in Compare, `full` beside coverage settings.
-        QTRY_VERIFY_WITH_TIMEOUT(window.variantCombo()->count() > 0, kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
         QSignalSpy shown(&window, &MainWindow::resultShown);
-        Q_EMIT window.atlasView()->headSelected(0, 3);
+        Q_EMIT window.views()->atlasView()->headSelected(0, 3);
         QCOMPARE(window.currentView(), MainWindow::View::Compare);
         QCOMPARE(window.modelSourcePanel()->layer(), 0);
-        QCOMPARE(window.inspection()->head(), 3);
-        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("full"));
-        const QStringList compared = window.compareEditor()->ids();
+        QCOMPARE(window.views()->state()->head(), 3);
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("full"));
+        const QStringList compared = window.inputs()->compareEditor()->ids();
         QVERIFY(compared.size() >= 1 && compared.size() <= 3);
         QTRY_VERIFY_WITH_TIMEOUT(
             shown.count() > 0 && window.lastResult()->results.size() >= 2 && window.lastResult()->modelLayer == 0,
@@ -449,7 +450,7 @@ private Q_SLOTS:
         const auto result = window.lastResult();
         QCOMPARE(result->results[0].variantId, std::string("full"));
         QCOMPARE(QString::fromStdString(result->results[1].variantId), compared.front());
-        QCOMPARE(window.inspection()->head(), 3);
+        QCOMPARE(window.views()->state()->head(), 3);
         // The first compared setting is the one with the lowest output error for that head.
         const auto& head = atlas->metrics[0 * 4 + 3];
         double best = std::numeric_limits<double>::infinity();
@@ -476,9 +477,9 @@ private Q_SLOTS:
         MainWindow window(&runner, AppSettings{}, options);
         QSignalSpy atlasShown(&window, &MainWindow::atlasShown);
         QTRY_COMPARE_WITH_TIMEOUT(atlasShown.count(), 1, kTimeoutMs);
-        auto* coverage = window.atlasView()->coverageEditor();
+        auto* coverage = window.views()->atlasView()->coverageEditor();
         // Automatic: the catalog's settings fitted to this short text, all of them applicable.
-        auto atlas = window.atlasView()->atlas();
+        auto atlas = window.views()->atlasView()->atlas();
         const auto fitted = attnscope::engine::coverageSettingsFor(atlas->n);
         QCOMPARE(atlas->settings.size(), fitted.size());
         for (const auto& note : atlas->settingNotes) QCOMPARE(QString::fromStdString(note), QString());
@@ -501,7 +502,7 @@ private Q_SLOTS:
         window.analyzeModel();
         QTRY_COMPARE_WITH_TIMEOUT(atlasShown.count(), 2, kTimeoutMs);
         QCOMPARE(coverage->problem(), QString());
-        atlas = window.atlasView()->atlas();
+        atlas = window.views()->atlasView()->atlas();
         QCOMPARE(atlas->settings.size(), std::size_t{2});
         QCOMPARE(QString::fromStdString(atlas->settings[0].label), QStringLiteral("longformer window=1"));
         QCOMPARE(QString::fromStdString(atlas->settings[1].label), QStringLiteral("topk k=3"));
@@ -511,7 +512,7 @@ private Q_SLOTS:
         coverage->resetToAutomatic();
         window.analyzeModel();
         QTRY_COMPARE_WITH_TIMEOUT(atlasShown.count(), 3, kTimeoutMs);
-        QCOMPARE(window.atlasView()->atlas()->settings.size(), fitted.size());
+        QCOMPARE(window.views()->atlasView()->atlas()->settings.size(), fitted.size());
     }
 };
 

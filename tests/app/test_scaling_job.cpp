@@ -5,6 +5,7 @@
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "gui/scaling_job.h"
 
 #include "views/cost_view.h"
@@ -163,9 +164,9 @@ private Q_SLOTS:
         settings.seed = 7;
         MainWindow window(&runner, settings, options);
         window.show();
-        QTRY_VERIFY(window.variantCombo()->count() > 0);
+        QTRY_VERIFY(window.inputs()->variantCombo()->count() > 0);
         window.showView(MainWindow::View::Cost);
-        attnscope::views::CostView* cost = window.costView();
+        attnscope::views::CostView* cost = window.views()->costView();
         cost->setCheckedVariants({QStringLiteral("fake")});
         cost->sizesEdit()->setText(QStringLiteral("256, 512"));
         QSignalSpy finished(window.scalingJob(), &ScalingJob::finished);

@@ -9,6 +9,7 @@
 #include "gui/export/export_controller.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "gui/recent_files.h"
 #include "gui/session.h"
 
@@ -61,7 +62,7 @@ struct Window {
         window->resize(1200, 800);
         window->show();
     }
-    bool ready() { return QTest::qWaitFor([&] { return window->variantCombo()->count() > 0; }, kRunTimeoutMs); }
+    bool ready() { return QTest::qWaitFor([&] { return window->inputs()->variantCombo()->count() > 0; }, kRunTimeoutMs); }
 };
 
 void writeFile(const QString& path, const QByteArray& bytes) {
@@ -93,23 +94,23 @@ private Q_SLOTS:
             Window a(QStringLiteral("The cat sat on the mat because it was tired and the mat was warm."));
             QVERIFY(a.ready());
             MainWindow& w = *a.window;
-            w.variantCombo()->setCurrentIndex(w.variantCombo()->findData(QStringLiteral("longformer")));
-            w.paramForm()->setValues({{"window", std::int64_t{3}}});
-            w.compareCombo()->setCurrentIndex(w.compareCombo()->findData(QStringLiteral("bigbird")));
-            QVERIFY(w.compareEditor()->addRow(QStringLiteral("topk")));
+            w.inputs()->variantCombo()->setCurrentIndex(w.inputs()->variantCombo()->findData(QStringLiteral("longformer")));
+            w.inputs()->paramForm()->setValues({{"window", std::int64_t{3}}});
+            w.inputs()->compareEditor()->combo(0)->setCurrentIndex(w.inputs()->compareEditor()->combo(0)->findData(QStringLiteral("bigbird")));
+            QVERIFY(w.inputs()->compareEditor()->addRow(QStringLiteral("topk")));
             // The heads spin box: the unnamed one with range [1, 64] (schema editors carry their names).
             QSpinBox* heads = nullptr;
             for (QSpinBox* spin : w.findChildren<QSpinBox*>())
                 if (spin->objectName().isEmpty() && spin->minimum() == 1 && spin->maximum() == 64) heads = spin;
             QVERIFY(heads);
             heads->setValue(3);
-            w.heatmap()->setOptions({QStringLiteral("magma"), attnscope::views::ColorScale::Log, attnscope::views::PoolMode::Mean});
-            w.maskView()->setShowWeights(true);
+            w.views()->heatmap()->setOptions({QStringLiteral("magma"), attnscope::views::ColorScale::Log, attnscope::views::PoolMode::Mean});
+            w.views()->maskView()->setShowWeights(true);
             w.showView(MainWindow::View::Mask);
             QVERIFY(w.runNow() != 0);
             QTRY_VERIFY_WITH_TIMEOUT(w.lastResult() != nullptr, kRunTimeoutMs);
-            w.inspection()->setHead(2);
-            w.maskView()->showQuery(4);
+            w.views()->state()->setHead(2);
+            w.views()->maskView()->showQuery(4);
             saved = w.captureSession();
             QCOMPARE(saved.variantId, QStringLiteral("longformer"));
             QCOMPARE(saved.params.value(QStringLiteral("window")).toInt(), 3);
@@ -133,17 +134,17 @@ private Q_SLOTS:
         MainWindow& w = *b.window;
         QVERIFY(w.captureSession() != saved);
         QVERIFY2(w.openPath(path).isEmpty(), qPrintable(w.statusText()));
-        QTRY_VERIFY_WITH_TIMEOUT(w.lastResult() != nullptr && w.maskView()->panelQuery() == 4, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastResult() != nullptr && w.views()->maskView()->panelQuery() == 4, kRunTimeoutMs);
         QCOMPARE(w.captureSession(), saved);
-        QCOMPARE(w.compareEditor()->rowCount(), 2);
+        QCOMPARE(w.inputs()->compareEditor()->rowCount(), 2);
         // The state is live, not only in the form: the run used it.
         const auto& result = *w.lastResult();
         QCOMPARE(result.heads, 3);
         QCOMPARE(result.results[0].variantId, std::string("longformer"));
         QCOMPARE(std::get<std::int64_t>(result.results[0].params.at("window")), std::int64_t{3});
-        QCOMPARE(w.maskView()->shownHead(), 2);
+        QCOMPARE(w.views()->maskView()->shownHead(), 2);
         QCOMPARE(w.currentView(), MainWindow::View::Mask);
-        QCOMPARE(w.heatmap()->options().colormap, QStringLiteral("magma"));
+        QCOMPARE(w.views()->heatmap()->options().colormap, QStringLiteral("magma"));
         QVERIFY(w.windowTitle().contains(QStringLiteral("study.attnscope.json")));
         QCOMPARE(w.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
     }
@@ -190,13 +191,13 @@ private Q_SLOTS:
         writeFile(path, bytes);
         Window w;
         QVERIFY(w.ready());
-        const QString typed = w.window->textEdit()->toPlainText();
+        const QString typed = w.window->inputs()->text()->toPlainText();
         const SessionState before = w.window->captureSession();
         const QString error = w.window->openPath(path);
         QVERIFY2(error.contains(message), qPrintable(error));
         QVERIFY2(error.contains(QStringLiteral("Nothing was changed")), qPrintable(error));
         QCOMPARE(w.window->statusText(), error);
-        QCOMPARE(w.window->textEdit()->toPlainText(), typed);
+        QCOMPARE(w.window->inputs()->text()->toPlainText(), typed);
         QCOMPARE(w.window->captureSession(), before);
         QVERIFY(w.window->sessionPath().isEmpty());
         QVERIFY(w.window->recentFiles().isEmpty() || w.window->recentFiles().front() != QFileInfo(path).absoluteFilePath());
@@ -274,7 +275,7 @@ private Q_SLOTS:
         Window w;
         QVERIFY(w.ready());
         MainWindow& window = *w.window;
-        const QString typed = window.textEdit()->toPlainText();
+        const QString typed = window.inputs()->text()->toPlainText();
 
         auto* binary = new QMimeData;
         binary->setUrls({QUrl::fromLocalFile(binaryPath)});
@@ -283,15 +284,15 @@ private Q_SLOTS:
                  qPrintable(window.statusText()));
         // where it stops being text, as the command line says it
         QVERIFY2(window.statusText().contains(QStringLiteral("invalid UTF-8 at byte offset 0 (0x89)")), qPrintable(window.statusText()));
-        QCOMPARE(window.textEdit()->toPlainText(), typed);
+        QCOMPARE(window.inputs()->text()->toPlainText(), typed);
         delete binary;
 
 
         auto* session = new QMimeData;
         session->setUrls({QUrl::fromLocalFile(sessionPath)});
-        drop(window.textEdit()->viewport(), session);  // onto the editor: opened, not inserted as a URL
-        QCOMPARE(window.textEdit()->toPlainText(), state.text);
-        QCOMPARE(window.variantCombo()->currentData().toString(), QStringLiteral("longformer"));
+        drop(window.inputs()->text()->viewport(), session);  // onto the editor: opened, not inserted as a URL
+        QCOMPARE(window.inputs()->text()->toPlainText(), state.text);
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("longformer"));
         QCOMPARE(window.captureSession().seed, 11);
         QCOMPARE(window.sessionPath(), QFileInfo(sessionPath).absoluteFilePath());
         delete session;
@@ -299,14 +300,14 @@ private Q_SLOTS:
         auto* text = new QMimeData;
         text->setUrls({QUrl::fromLocalFile(textPath)});
         drop(&window, text);
-        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("{\"just\": \"some JSON\", \"not\": \"a session\"}"));
+        QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("{\"just\": \"some JSON\", \"not\": \"a session\"}"));
         QVERIFY(window.windowTitle().contains(QStringLiteral("notes.json")));
         delete text;
 
         auto* plain = new QMimeData;
         plain->setText(QStringLiteral("dragged words"));
         drop(&window, plain);
-        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("dragged words"));
+        QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("dragged words"));
         delete plain;
         QCOMPARE(window.recentFiles(), (QStringList{QFileInfo(textPath).absoluteFilePath(), QFileInfo(sessionPath).absoluteFilePath()}));
 
@@ -315,16 +316,16 @@ private Q_SLOTS:
         writeFile(brokenPath, QByteArray("caf\xe9 au lait\0!", 14));
         QVERIFY(!window.openPath(brokenPath).isEmpty());
         QVERIFY2(window.statusText().contains(QStringLiteral("invalid UTF-8 at byte offset 3 (0xe9)")), qPrintable(window.statusText()));
-        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("dragged words"));  // unchanged
+        QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("dragged words"));  // unchanged
         QVERIFY(window.openTextWithReplacement(brokenPath).isEmpty());
-        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("caf\uFFFD au lait\uFFFD!"));
+        QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("caf\uFFFD au lait\uFFFD!"));
         QVERIFY2(window.statusText().contains(QStringLiteral("2 replacement character")), qPrintable(window.statusText()));
         QVERIFY(window.windowTitle().contains(QStringLiteral("latin1.txt (repaired)")));
         // once the text is replaced the title no longer names the file alone
-        const QString opened = window.textEdit()->toPlainText();
-        window.textEdit()->setPlainText(QStringLiteral("something else entirely"));
+        const QString opened = window.inputs()->text()->toPlainText();
+        window.inputs()->text()->setPlainText(QStringLiteral("something else entirely"));
         QVERIFY2(window.windowTitle().endsWith(QStringLiteral("(repaired) (edited)")), qPrintable(window.windowTitle()));
-        window.textEdit()->setPlainText(opened);
+        window.inputs()->text()->setPlainText(opened);
         QVERIFY2(!window.windowTitle().contains(QStringLiteral("(edited)")), qPrintable(window.windowTitle()));
     }
 
@@ -335,9 +336,9 @@ private Q_SLOTS:
         window.setTheme(QStringLiteral("dark"));
         QCOMPARE(window.themeName(), QStringLiteral("dark"));
         QCOMPARE(window.settings().theme, QStringLiteral("dark"));
-        QVERIFY(window.heatmap()->palette().color(QPalette::Base).lightness() < 128);
+        QVERIFY(window.views()->heatmap()->palette().color(QPalette::Base).lightness() < 128);
         window.setTheme(QStringLiteral("light"));
-        QVERIFY(window.heatmap()->palette().color(QPalette::Base).lightness() > 128);
+        QVERIFY(window.views()->heatmap()->palette().color(QPalette::Base).lightness() > 128);
         QCOMPARE(window.settings().theme, QStringLiteral("light"));
     }
 
@@ -356,7 +357,7 @@ private Q_SLOTS:
         window.setTheme(QStringLiteral("dark"));
         QVERIFY(window.exportController()->exportFigureTo(darkPath, 96).ok());
         // The window is dark again after the export.
-        QVERIFY(window.heatmap()->palette().color(QPalette::Base).lightness() < 128);
+        QVERIFY(window.views()->heatmap()->palette().color(QPalette::Base).lightness() < 128);
         window.setTheme(QStringLiteral("light"));
         const QImage light(lightPath), dark(darkPath);
         QCOMPARE(dark.size(), light.size());

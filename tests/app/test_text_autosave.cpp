@@ -7,6 +7,7 @@
 #include "gui/app_settings.h"
 #include "gui/engine_runner.h"
 #include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
 #include "gui/text_autosave.h"
 
 #include <QFile>
@@ -62,7 +63,7 @@ private Q_SLOTS:
             options.runOnStart = false;
             options.autosavePath = path;
             MainWindow window(&runner, AppSettings{}, options);
-            auto* edit = window.textEdit();
+            auto* edit = window.inputs()->text();
             QVERIFY(edit);
             QSignalSpy saved(window.autosave(), &TextAutosave::saved);
             edit->setPlainText(QStringLiteral("my notes on head 3"));
@@ -81,7 +82,7 @@ private Q_SLOTS:
         options.autosavePath = afterCrash;
         options.initialText = TextAutosave::load(afterCrash).value_or(QString());
         MainWindow window(&runner, AppSettings{}, options);
-        QCOMPARE(window.textEdit()->toPlainText(), QStringLiteral("my notes on head 3"));
+        QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("my notes on head 3"));
     }
 };
 
