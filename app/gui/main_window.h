@@ -1,6 +1,7 @@
 #pragma once
-// The main window: input text and run settings on the left; on the right the heads grid above
-// the view tabs (Heatmap, Mask, Compare, Diagnostics). All engine work goes through EngineRunner; nothing
+// The main window: the settings column (RunSettingsPanel) on the left, the heads grid above the
+// view tabs (ViewTabs) on the right, and the controllers that do the work (docs/ARCHITECTURE.md,
+// "The window"). It composes and wires them. All engine work goes through EngineRunner; nothing
 // here blocks.
 
 #include "common/run_plan.h"
@@ -8,40 +9,21 @@
 #include "gui/run_controller.h"
 #include "gui/view_tabs.h"
 
-#include <attnscope/head_atlas.h>
+#include <attnscope/model.h>
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
 
 #include <QHash>
 #include <QMainWindow>
 #include <QString>
-#include <QVector>
 
-#include <map>
 #include <memory>
-#include <optional>
 #include <vector>
 
 class QAction;
-class QComboBox;
 class QMenu;
-class QMimeData;
-class QPlainTextEdit;
-class QSpinBox;
-class QTabWidget;
 
 namespace attnscope::views {
-class CompareView;
-class CostView;
-class MoeRoutingView;
-class DiagnosticsStack;
-class HeadAtlasView;
-class HeadHeatmap;
-class MaskView;
-class TokenLinks;
-class HeadsGrid;
-class InspectionState;
-class ParamForm;
 class HelpPanel;
 class NoticesPanel;
 }  // namespace attnscope::views
@@ -50,25 +32,22 @@ namespace attnscope::app {
 
 class AtlasController;
 class CostTabController;
-class HelpMenu;
-class StarController;
-class EngineRunner;
-class TokenFindBar;
-class TokenFinder;
-class TourPanel;
-class ExportController;
-class TextAutosave;
-class CompareVariantsEditor;
-class ScalingJob;
-class EvalSpeedJob;
-class RandomProjectionBanner;
 class DocumentController;
-class ThemeMenu;
-class RunSettingsPanel;
-class RunStatusBar;
+class EngineRunner;
+class EvalSpeedJob;
+class ExportController;
+class HelpMenu;
 class ModelController;
 class ModelSource;
 class ModelSourcePanel;
+class RunSettingsPanel;
+class RunStatusBar;
+class ScalingJob;
+class StarController;
+class TextAutosave;
+class ThemeMenu;
+class TokenFinder;
+class TourPanel;
 struct SessionState;
 
 class MainWindow : public QMainWindow {
@@ -177,8 +156,8 @@ public Q_SLOTS:
     /// Opens the bundled trained Transformer-XL (written to the data folder first) with its own
     /// attention, transformer_xl: the random projections note's one-click switch.
     void useSampleModel();
-    /// The star player's cycles as PNG frames and a strip into `folder` (main_window_star.cpp);
-    /// "" or the error shown.
+    /// The star player's cycles as PNG frames and a strip into `folder` (StarController); "" or
+    /// the error shown.
     QString exportStarCyclesTo(const QString& folder);
     /// Opens a file that is not UTF-8 as text, each byte that is not UTF-8 (and NUL) replaced by
     /// U+FFFD: what the "not UTF-8" message offers. Returns "" or the error shown.
