@@ -200,6 +200,7 @@ void CliParse::addRouteCommand() {
         ->check(kBytes);
     m_route->add_option("--out", route.out, "ROUTING.safetensors to write (moe.* tensors).")->required();
     m_route->add_option("--summary", route.summary, "Also write a JSON summary (capacity, dropped, losses).");
+    m_route->add_option("--csv", route.csv, "Also write one CSV row per (token, choice): expert, gate, slot, kept.");
 }
 
 void CliParse::addStarCommand() {

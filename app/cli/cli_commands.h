@@ -77,7 +77,7 @@ struct RouteOptions {
     double capacityFactor = 1.25;
     bool normalize = false;
     std::uint64_t memoryBudget = 0;  ///< 0: 40 % of physical memory
-    std::string out, summary;
+    std::string out, summary, csv;
     bool textGiven = false;
 };
 

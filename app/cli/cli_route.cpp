@@ -1,6 +1,6 @@
 // attnscope-cli route: MoE routing (attnscope/moe_router.h) of a file's hidden states and router,
 // of its router logits, or of a text's token states under a seeded router; writes the moe.*
-// tensors and, when asked, a JSON summary. Needs no LibTorch (the launcher runs it).
+// tensors and, when asked, a JSON summary and a CSV of the choices. Needs no LibTorch (the launcher runs it).
 
 #include "cli/cli_app.h"
 #include "cli/cli_commands.h"
@@ -8,14 +8,13 @@
 #include <attnscope/atomic_file.h>
 #include <attnscope/memory_budget.h>
 #include <attnscope/moe_router.h>
+#include <attnscope/moe_routing_file.h>
 #include <attnscope/safetensors.h>
 #include <attnscope/tokenize.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
 #include <iostream>
-#include <optional>
+#include <vector>
 #include <sstream>
 
 namespace attnscope::cli {
@@ -76,8 +75,8 @@ Result<PlainTensor> logitsFromFile(const RouteOptions& o) {
     return std::move(logits.value());
 }
 
-// A text's token states under a router drawn from the seed.
-Result<PlainTensor> logitsFromText(const RouteOptions& o) {
+// A text's token states under a router drawn from the seed; `tokens` receives the tokens.
+Result<PlainTensor> logitsFromText(const RouteOptions& o, TokenizedInput& tokensOut) {
     InputSpec input;
     if (!o.textFile.empty()) {
         auto text = readTextFile(o.textFile);
@@ -94,44 +93,22 @@ Result<PlainTensor> logitsFromText(const RouteOptions& o) {
     if (tokens->tokens.empty()) return makeError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
     if (auto ok = checkRoutingBudget(o, static_cast<std::int64_t>(tokens->tokens.size()), o.experts, o.dim); !ok)
         return ok.error();
-    return routerLogits(randomTokenStates(tokens.value(), o.dim, o.seed), randomRouter(o.experts, o.dim, o.seed));
-}
-
-std::string summaryJson(const Routing& r, const std::string& droppedAs) {
-    nlohmann::json j = {{"dropped_as", droppedAs},{"tokens", r.n},         {"experts", r.experts},   {"k", r.k},
-                        {"groups", r.groups},    {"expert_capacity", r.capacity}, {"dropped", r.dropped},
-                        {"aux_loss", r.auxLoss}, {"z_loss", r.zLoss},      {"expert_counts", r.expertCounts},
-                        {"kept_counts", r.keptCounts}};
-    return j.dump(2) + "\n";
-}
-
-Result<void> writeRouting(const std::string& path, const Routing& r, const std::string& droppedAs) {
-    const PlainTensor logits = PlainTensor::fromF32({r.n, r.experts}, r.logits);
-    const PlainTensor probs = PlainTensor::fromF32({r.n, r.experts}, r.probs);
-    const PlainTensor expert = PlainTensor::fromI64({r.n, r.k}, r.expert);
-    const PlainTensor gate = PlainTensor::fromF32({r.n, r.k}, r.gate);
-    const PlainTensor position = PlainTensor::fromI64({r.n, r.k}, r.position);
-    const PlainTensor kept = PlainTensor::fromU8({r.n, r.k}, r.kept);
-    const PlainTensor counts = PlainTensor::fromI64({r.experts}, r.expertCounts);
-    const PlainTensor keptCounts = PlainTensor::fromI64({r.experts}, r.keptCounts);
-    return writeSafetensors(path,
-                            {{"moe.router_logits", &logits}, {"moe.router_probs", &probs}, {"moe.expert", &expert},
-                             {"moe.gate", &gate}, {"moe.position", &position}, {"moe.kept", &kept},
-                             {"moe.expert_counts", &counts}, {"moe.kept_counts", &keptCounts}},
-                            {{"format", "pt"}, {"attnscope.routing", summaryJson(r, droppedAs)}});
+    tokensOut = std::move(tokens.value());
+    return routerLogits(randomTokenStates(tokensOut, o.dim, o.seed), randomRouter(o.experts, o.dim, o.seed));
 }
 
 }  // namespace
 
 int routeCommand(const RouteOptions& o) {
-    for (const std::string* path : {&o.out, &o.summary}) {
+    for (const std::string* path : {&o.out, &o.summary, &o.csv}) {
         if (path->empty()) continue;
         if (auto usable = checkOutputPath(*path); !usable) {
             printError(usable.error().message);
             return kExitFailure;
         }
     }
-    auto logits = o.input.empty() ? logitsFromText(o) : logitsFromFile(o);
+    TokenizedInput tokens;  // (text input only: the CSV's text column)
+    auto logits = o.input.empty() ? logitsFromText(o, tokens) : logitsFromFile(o);
     if (!logits) {
         printError(logits.error().message);
         return logits.error().code == ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
@@ -150,26 +127,32 @@ int routeCommand(const RouteOptions& o) {
         printError(routing.error().message);
         return kExitUsage;
     }
-    // Both outputs or neither: the summary is staged, then renamed after the routing file.
-    std::optional<StagedFile> summary;
-    if (!o.summary.empty()) {
-        auto staged = StagedFile::stage(o.summary, summaryJson(routing.value(), o.droppedAs));
-        if (!staged) {
-            printError(staged.error().message);
+    // Every output or none: the summary and the CSV are staged, then renamed after the routing file.
+    std::vector<std::pair<StagedFile, const std::string*>> staged;
+    const std::pair<const std::string*, std::string> extras[] = {
+        {&o.summary, o.summary.empty() ? std::string() : routingSummaryJson(routing.value(), o.droppedAs)},
+        {&o.csv, o.csv.empty() ? std::string() : routingCsv(routing.value(), o.input.empty() ? &tokens : nullptr)}};
+    for (const auto& [path, contents] : extras) {
+        if (path->empty()) continue;
+        auto file = StagedFile::stage(*path, contents);
+        if (!file) {
+            printError(file.error().message);
             return kExitFailure;
         }
-        summary.emplace(std::move(staged.value()));
+        staged.emplace_back(std::move(file.value()), path);
     }
-    if (auto written = writeRouting(o.out, routing.value(), o.droppedAs); !written) {
+    if (auto written = writeRoutingFile(o.out, routing.value(), o.droppedAs); !written) {
         printError(written.error().message);
         return kExitFailure;
     }
-    if (summary) {
-        if (auto committed = summary->commit(); !committed) {
-            std::remove(o.out.c_str());
+    std::vector<const std::string*> written{&o.out};
+    for (auto& [file, path] : staged) {
+        if (auto committed = file.commit(); !committed) {
+            for (const std::string* done : written) std::remove(done->c_str());
             printError(committed.error().message);
             return kExitFailure;
         }
+        written.push_back(path);
     }
     return 0;
 }

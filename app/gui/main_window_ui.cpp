@@ -24,6 +24,7 @@
 #include "views/head_heatmap.h"
 #include "views/heads_grid.h"
 #include "views/inspection_state.h"
+#include "views/moe/routing_view.h"
 #include "views/notices_panel.h"
 
 #include <QAction>
@@ -129,6 +130,10 @@ void MainWindow::buildActions() {
                           });
     fileMenu->addAction(m_export->exportAllHeadsAction());
     fileMenu->addAction(m_export->exportDataAction());
+    // On the Experts tab, Export Data writes the routing rather than the attention run.
+    m_export->setDataExport(
+        m_views->routingView(), [this](const QString& path) { return m_views->routingView()->exportRouting(path); },
+        tr("Routing as safetensors (*.safetensors);;Routing choices as CSV (*.csv)"));
     fileMenu->addAction(m_export->copyFigureAction());
     m_star->setExports(m_export, m_options.showErrorDialogs);
     fileMenu->addAction(tr("Export Star-Transformer C&ycles…"), m_star, &StarController::exportCyclesInteractive)

@@ -319,6 +319,16 @@ private Q_SLOTS:
         QCOMPARE(csv.readAll().count('\n'), window.lastResult()->n);
         const QString error = exporter->exportDataTo(dir.filePath(QStringLiteral("main.txt")));
         QVERIFY2(error.contains(QStringLiteral(".safetensors or .csv")), qPrintable(error));
+        // On the Experts tab the data is the routing: one CSV row per token (Switch: one choice each).
+        window.showView(attnscope::app::MainWindow::View::Experts);
+        window.flushPendingResult();
+        QCOMPARE(exporter->exportDataTo(dir.filePath(QStringLiteral("routing.csv"))), QString());
+        QFile routing(dir.filePath(QStringLiteral("routing.csv")));
+        QVERIFY(routing.open(QIODevice::ReadOnly));
+        const QByteArray rows = routing.readAll();
+        QVERIFY(rows.startsWith("token,text,choice,expert,gate,router_prob,position,kept\n"));
+        QCOMPARE(rows.count('\n'), 1 + window.lastResult()->n);
+        window.showView(attnscope::app::MainWindow::View::Heatmap);
         const auto bad = exporter->exportFigureTo(dir.filePath(QStringLiteral("missing/x.png")), 96);
         QVERIFY(!bad.ok());
     }

@@ -14,6 +14,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 using namespace attnscope::engine;
 
@@ -46,6 +49,58 @@ TEST(CliRoute, WorkedExampleFromRouterLogits) {
         for (const char* name : {"moe.router_logits", "moe.router_probs", "moe.gate", "moe.expert_counts", "moe.kept_counts"})
             EXPECT_NE((*file)->find(name), nullptr) << name;
     }
+}
+
+// --csv: one row per (token, choice), the worked example's drops at capacity 2 (sequence priority:
+// tokens 2 and 6 lose expert 0's two slots to tokens 0 and 1); the gate of top-1 is the router
+// probability softmax(margin, 0, 0, 0)[chosen] = e^m / (e^m + 3).
+TEST(CliRoute, CsvListsEveryChoiceWithItsSlotAndWhetherItWasKept) {
+    const int first[] = {0, 0, 0, 1, 1, 2, 0, 3};
+    const float margin[] = {1, 3, 2, 1, 1, 1, 4, 1};
+    PlainTensor logits = PlainTensor::zeros(DType::F32, {8, 4});
+    for (int t = 0; t < 8; ++t) logits.f32[t * 4 + first[t]] = margin[t];
+    const std::string input = tempPath("route_csv_logits.safetensors"), out = tempPath("route_csv.safetensors"),
+                      csv = tempPath("route.csv");
+    ASSERT_TRUE(writeSafetensors(input, {{"router_logits", &logits}}, {}).ok());
+    auto r = runCli("route --input " + input + " --capacity-factor 1 --out " + out + " --csv " + csv);
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    std::istringstream lines(slurp(csv));
+    std::string line;
+    ASSERT_TRUE(std::getline(lines, line));
+    EXPECT_EQ(line, "token,text,choice,expert,gate,router_prob,position,kept");
+    const int slot[] = {1, 2, 3, 1, 2, 1, 4, 1};
+    const int kept[] = {1, 1, 0, 1, 1, 1, 0, 1};
+    for (int t = 0; t < 8; ++t) {
+        ASSERT_TRUE(std::getline(lines, line)) << t;
+        std::vector<std::string> cells;
+        std::stringstream row(line);
+        for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+        ASSERT_EQ(cells.size(), 8u) << line;
+        EXPECT_EQ(cells[0], std::to_string(t));
+        EXPECT_EQ(cells[1], "");  // a logits file has no text
+        EXPECT_EQ(cells[2], "1");
+        EXPECT_EQ(cells[3], std::to_string(first[t]));
+        const double p = std::exp(double{margin[t]}) / (std::exp(double{margin[t]}) + 3.0);
+        EXPECT_NEAR(std::stod(cells[4]), p, 1e-7) << line;
+        EXPECT_EQ(cells[4], cells[5]);
+        EXPECT_EQ(cells[6], std::to_string(slot[t])) << line;
+        EXPECT_EQ(cells[7], std::to_string(kept[t])) << line;
+    }
+    EXPECT_FALSE(std::getline(lines, line));
+
+    // A text names its tokens, quoted with quotes doubled.
+    ASSERT_EQ(runCli("route --text 'say \"hi\"' --tokenizer words --experts 2 --out " + out + " --csv " + csv).status, 0);
+    EXPECT_NE(slurp(csv).find("\n0,\"say\",1,"), std::string::npos) << slurp(csv);
+    EXPECT_NE(slurp(csv).find(",\"\"\"\",1,"), std::string::npos) << slurp(csv);
+}
+
+TEST(CliRoute, AnUnwritableCsvLeavesNoRoutingFile) {
+    const std::string out = tempPath("route_csv_refused.safetensors");
+    std::remove(out.c_str());
+    auto r = runCli("route --text 'a b c' --out " + out + " --csv " + tempPath("no-such-folder") + "/route.csv");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.stderrText.find("no-such-folder"), std::string::npos) << r.stderrText;
+    EXPECT_FALSE(std::ifstream(out).good());
 }
 
 TEST(CliRoute, HiddenTimesRouterAndTextUnderASeededRouter) {

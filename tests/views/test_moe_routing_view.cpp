@@ -7,9 +7,12 @@
 #include "views/moe/routing_view.h"
 
 #include <attnscope/moe_router.h>
+#include <attnscope/safetensors.h>
 #include <attnscope/tokenize.h>
 
 #include <QCheckBox>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QComboBox>
 #include <QSlider>
 #include <QSpinBox>
@@ -100,6 +103,39 @@ private Q_SLOTS:
         for (std::int64_t t = 0; t < view.routing()->n; ++t)
             QVERIFY(view.routing()->expert[static_cast<std::size_t>(2 * t)] != view.routing()->expert[static_cast<std::size_t>(2 * t + 1)]);
         QCOMPARE(view.routing()->expertCounts, (std::vector<std::int64_t>{8, 8}));
+    }
+
+    // Export Data on the Experts tab: the shown routing, as the CLI writes it.
+    void exportsTheShownRoutingAsSafetensorsAndCsv() {
+        MoeRoutingView view;
+        QTemporaryDir dir;
+        QVERIFY(view.exportRouting(dir.filePath(QStringLiteral("none.csv"))).contains(QStringLiteral("Nothing to export")));
+        view.setTokens(words("one two three four five six seven eight"), 3);
+        view.expertsSpin()->setValue(4);
+        view.capacitySlider()->setValue(50);  // capacity ceil(8 / 4 · 0.5) = 1: drops
+        const engine::Routing& shown = *view.routing();
+        QVERIFY(shown.dropped > 0);
+
+        QCOMPARE(view.exportRouting(dir.filePath(QStringLiteral("r.safetensors"))), QString());
+        auto file = engine::SafetensorsFile::open(dir.filePath(QStringLiteral("r.safetensors")).toStdString());
+        QVERIFY(file.ok());
+        QCOMPARE((*file)->read("moe.expert")->i64, shown.expert);
+        QCOMPARE((*file)->read("moe.kept")->u8, shown.kept);
+        QCOMPARE((*file)->read("moe.router_probs")->f32, shown.probs);
+
+        QCOMPARE(view.exportRouting(dir.filePath(QStringLiteral("r.csv"))), QString());
+        QFile csv(dir.filePath(QStringLiteral("r.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 8);
+        for (int t = 0; t < 8; ++t) {
+            const QStringList cells = lines[t + 1].split(QLatin1Char(','));
+            QCOMPARE(cells.size(), 8);
+            QCOMPARE(cells[1], QStringLiteral("\"%1\"").arg(QString::fromStdString(words("one two three four five six seven eight").tokens[static_cast<std::size_t>(t)].text)));
+            QCOMPARE(cells[3].toLongLong(), shown.expert[static_cast<std::size_t>(t)]);
+            QCOMPARE(cells[7].toInt(), int{shown.kept[static_cast<std::size_t>(t)]});
+        }
+        QVERIFY(!view.exportRouting(dir.filePath(QStringLiteral("missing/r.csv"))).isEmpty());
     }
 };
 

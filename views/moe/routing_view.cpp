@@ -1,10 +1,12 @@
 #include "views/moe/routing_view.h"
-#include "views/scrolling_row.h"
 
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/qcp.h"
+#include "views/scrolling_row.h"
 #include "views/token_label.h"
+
+#include <attnscope/moe_routing_file.h>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -363,6 +365,15 @@ void MoeRoutingView::drawLoad() {
     m_loadPlot->xAxis->setRange(-0.5, static_cast<double>(r.experts) - 0.5);
     m_loadPlot->yAxis->setRange(0, top * 1.7);  // room for the legend above the bars
     replotWhenShown(m_loadPlot);
+}
+
+QString MoeRoutingView::exportRouting(const QString& path) const {
+    if (!m_routing) return tr("Nothing to export yet: run the text first (the Experts tab routes its tokens).");
+    const std::string file = path.toStdString();
+    const bool csv = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive);
+    const auto written = csv ? engine::writeRoutingCsv(file, *m_routing, &m_input)
+                             : engine::writeRoutingFile(file, *m_routing, options().droppedAs);
+    return written ? QString() : QString::fromStdString(written.error().message);
 }
 
 }  // namespace attnscope::views

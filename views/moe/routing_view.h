@@ -54,6 +54,10 @@ public:
     /// The router logits routed ([n, E]), for tests that route them again independently.
     const engine::PlainTensor& logits() const { return m_logits; }
     QString message() const;
+    /// The shown routing to `path`: .safetensors holds the moe.* tensors and the summary (as
+    /// `attnscope-cli route --out`), .csv one row per token and choice (as `route --csv`). "" on
+    /// success, else the message.
+    QString exportRouting(const QString& path) const;
     QString stripHtml() const;
     QCustomPlot* probabilityPlot() const { return m_probPlot; }
     QCustomPlot* loadPlot() const { return m_loadPlot; }

@@ -98,9 +98,19 @@ FigureOutcome ExportController::exportTo(QWidget* view, const SubjectFn& subject
     return FigureExporter::exportFigure(view, path, figureRequest(subject, *format, dpi, slide));
 }
 
+void ExportController::setDataExport(QWidget* view, DataWriteFn write, const QString& filters) {
+    m_dataExports[view] = {std::move(write), filters};
+}
+
 QString ExportController::exportDataTo(const QString& path) {
-    const FigureSubject subject = m_subject();
     const QString shown = QDir::toNativeSeparators(path);
+    if (const auto own = m_dataExports.find(m_view()); own != m_dataExports.end()) {
+        const QString suffix = QFileInfo(path).suffix().toLower();
+        if (suffix != QLatin1String("safetensors") && suffix != QLatin1String("csv"))
+            return tr("Cannot export to %1: use a .safetensors or .csv name.").arg(shown);
+        return own->second.write(path);
+    }
+    const FigureSubject subject = m_subject();
     if (!subject.run || subject.variantIndexes.empty()) return tr("Nothing to export yet: run a variant first.");
     const int index = subject.variantIndexes.front();
     if (index < 0 || index >= static_cast<int>(subject.run->results.size()))
@@ -177,9 +187,12 @@ void ExportController::exportInteractive(const ViewFn& view, const SubjectFn& su
 
 void ExportController::exportDataInteractive() {
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(m_parent, tr("Export Data"), suggestedName(m_subject, QStringLiteral("safetensors"), false),
-                                                      tr("Result as safetensors (*.safetensors);;Shown head's weights as CSV (*.csv)"),
-                                                      &filter);
+    const auto own = m_dataExports.find(m_view());
+    const QString filters = own != m_dataExports.end()
+                                ? own->second.filters
+                                : tr("Result as safetensors (*.safetensors);;Shown head's weights as CSV (*.csv)");
+    const QString path =
+        QFileDialog::getSaveFileName(m_parent, tr("Export Data"), suggestedName(m_subject, QStringLiteral("safetensors"), false), filters, &filter);
     if (path.isEmpty()) return;
     m_lastFolder = QFileInfo(path).absolutePath();
     QString target = path;

@@ -11,6 +11,7 @@
 #include <QString>
 
 #include <functional>
+#include <map>
 
 class QAction;
 class QWidget;
@@ -36,6 +37,10 @@ public:
     QAction* exportAllHeadsAction() const { return m_exportAllHeads; }
     /// What Export All Heads draws and how it is described.
     void setAllHeads(ViewFn view, SubjectFn subject);
+    /// Export Data while `view` is shown writes what `write(path)` writes (its data rather than
+    /// the run's): "" or the message. `filters` are the file dialog's, .safetensors first.
+    using DataWriteFn = std::function<QString(const QString& path)>;
+    void setDataExport(QWidget* view, DataWriteFn write, const QString& filters);
 
     int dpi() const { return m_dpi; }
     void setDpi(int dpi);
@@ -47,8 +52,8 @@ public:
     FigureOutcome exportFigureTo(const QString& path, int dpi, bool slide = false);
     /// Headless: the heads grid to `path`, as exportFigureTo.
     FigureOutcome exportAllHeadsTo(const QString& path, int dpi, bool slide = false);
-    /// Headless: .safetensors = the shown variant's whole result; .csv = the shown head's weights.
-    /// Returns an empty string on success, else the message.
+    /// Headless: .safetensors = the shown variant's whole result; .csv = the shown head's weights
+    /// (or what setDataExport gives for the shown view). Returns "" on success, else the message.
     QString exportDataTo(const QString& path);
     /// The figure as image/png + image/svg+xml on the clipboard; empty string on success.
     QString copyFigure();
@@ -85,6 +90,11 @@ private:
     QAction* m_exportAllHeads = nullptr;
     ViewFn m_allHeadsView;
     SubjectFn m_allHeadsSubject;
+    struct DataExport {
+        DataWriteFn write;
+        QString filters;
+    };
+    std::map<QWidget*, DataExport> m_dataExports;  // views that export data of their own
 };
 
 }  // namespace attnscope::app
