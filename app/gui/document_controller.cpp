@@ -207,7 +207,9 @@ bool DocumentController::eventFilter(QObject* watched, QEvent* event) {
     // The editor takes dropped text itself; the window takes files and text.
     const bool ours = mime->hasUrls() || (watched == m_window && mime->hasText());
     if (!ours) return false;
-    if (type == QEvent::Drop && !drop(mime)) return false;
+    // On the editor a dropped file is never inserted as its URL, even when it cannot be opened
+    // (drop() has said why); the window lets a drop it did not take go on.
+    if (type == QEvent::Drop && !drop(mime) && watched == m_window) return false;
     drag->acceptProposedAction();
     return true;
 }

@@ -287,6 +287,13 @@ private Q_SLOTS:
         QCOMPARE(window.inputs()->text()->toPlainText(), typed);
         delete binary;
 
+        // A link that is no local file, dropped on the editor: refused, and not pasted as text.
+        auto* remote = new QMimeData;
+        remote->setUrls({QUrl(QStringLiteral("https://example.org/notes.txt"))});
+        drop(window.inputs()->text()->viewport(), remote);
+        QCOMPARE(window.inputs()->text()->toPlainText(), typed);
+        delete remote;
+
 
         auto* session = new QMimeData;
         session->setUrls({QUrl::fromLocalFile(sessionPath)});
