@@ -134,10 +134,19 @@ void CliParse::addSweepCommand() {
 void CliParse::addTrainCommand() {
     m_train = app.add_subcommand("train", "Train a small model with a chosen attention variant (CPU).");
     m_train->add_option("--arch", train.arch,
-                        "roberta (a bidirectional encoder, every task) | transfo-xl (a Transformer-XL language model "
+                        "roberta (a bidirectional encoder, every task) | switch (the same encoder with Switch FFN "
+                        "layers: --experts behind a top-1 router) | transfo-xl (a Transformer-XL language model "
                         "on --text-file, with segment memory) | star-transformer (fastNLP's encoder, task first; "
                         "--layers = its cycles)")
-        ->check(CLI::IsMember({"roberta", "transfo-xl", "star-transformer"}));
+        ->check(CLI::IsMember({"roberta", "switch", "transfo-xl", "star-transformer"}));
+    m_train->add_option("--experts", train.experts, "switch: experts per FFN layer.")->check(CLI::Range(1, 64));
+    m_train->add_option("--capacity-factor", train.capacityFactor,
+                        "switch: expert capacity = ceil(tokens / experts x factor) per sequence; 0 = no capacity.")
+        ->check(CLI::Range(0.0, 1e6));
+    m_train->add_option("--aux-loss", train.auxLossCoef, "switch: weight of the load-balancing loss (the paper: 0.01).")
+        ->check(CLI::Range(0.0, 1e6));
+    m_train->add_option("--z-loss", train.zLossCoef, "switch: weight of the router z-loss (0 = off; ST-MoE: 0.001).")
+        ->check(CLI::Range(0.0, 1e6));
     m_train->add_flag("--no-relay", train.noRelay, "star-transformer: the ablation without the relay, for comparison.");
     m_train->add_option("--segment", train.segment, "transfo-xl: segment length L (tgt_len).")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
@@ -175,6 +184,12 @@ void CliParse::addRouteCommand() {
     auto* routeTextFile = m_route->add_option("--text-file", route.textFile, "Read the input text from a file.");
     routeInput->excludes(m_routeText)->excludes(routeTextFile);
     m_routeText->excludes(routeTextFile);
+    auto* routeModel = m_route->add_option("--model", route.model,
+                                           "A mixture-of-experts model folder (train --arch switch): route its tokens "
+                                           "at --layer with its own router and capacity.");
+    routeModel->excludes(routeInput);
+    m_route->add_option("--layer", route.layer, "The model's layer whose router routes (with --model).")
+        ->check(CLI::Range(0, 1000));
     m_route->add_option("--tokenizer", route.tokenizer, "bytes | chars | words")->check(CLI::IsMember({"bytes", "chars", "words"}));
     m_route->add_option("--experts", route.experts, "Experts E of the seeded router (text input).")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
@@ -266,6 +281,8 @@ bool CliParse::parse(int argc, char** argv) {
     }
     if (command == Command::Route) {
         route.textGiven = m_routeText->count() > 0;
+        route.capacityGiven = m_route->get_option("--capacity-factor")->count() > 0 ||
+                              m_route->get_option("--expert-capacity")->count() > 0;
         if (route.input.empty() && route.textFile.empty() && !route.textGiven) {
             printError("route needs an input: --input PATH, --text STR or --text-file PATH");
             exit = kExitUsage;

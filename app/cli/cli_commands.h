@@ -1,6 +1,7 @@
 #pragma once
 // Sub-commands of attnscope-cli. Each returns the process exit status.
 
+#include <attnscope/moe_router.h>
 #include <attnscope/result.h>
 
 #include <CLI/CLI.hpp>
@@ -52,6 +53,8 @@ struct TrainCliOptions {
     std::string arch = "roberta";
     std::int64_t segment = 32, memory = -1;  ///< transfo-xl (-1: memory = segment)
     bool noRelay = false;                    ///< star-transformer: the ablation
+    std::int64_t experts = 8;                ///< switch: experts per FFN layer
+    double capacityFactor = 1.25, auxLossCoef = 0.01, zLossCoef = 0.0;  ///< switch
     std::string task = "copy";
     std::string textFile;
     std::string variant;  ///< empty: the exact reference
@@ -79,6 +82,12 @@ struct RouteOptions {
     std::uint64_t memoryBudget = 0;  ///< 0: 40 % of physical memory
     std::string out, summary, csv;
     bool textGiven = false;
+    /// A mixture-of-experts model folder (`train --arch switch`): the text's tokens routed by the
+    /// router of `layer`, with the model's own capacity unless --capacity-factor or
+    /// --expert-capacity is given (`capacityGiven`).
+    std::string model;
+    int layer = 0;
+    bool capacityGiven = false;
 };
 
 struct StarOptions {
@@ -126,6 +135,16 @@ int tileCommand(const TileOptions& options);
 int sweepCommand(const SweepOptions& options);
 /// attnscope-cli route (cli_route.cpp): MoE routing of hidden states, written as safetensors.
 int routeCommand(const RouteOptions& options);
+/// route --model (cli_route_model.cpp, LibTorch): the router of a model's layer on its tokens.
+int routeModelCommand(const RouteOptions& options);
+/// kExitFailure (printed) when --out, --summary or --csv cannot be written; else 0.
+int checkRouteOutputs(const RouteOptions& options);
+/// The router options the flags give.
+engine::RouterOptions routerOptionsOf(const RouteOptions& options);
+/// Routes `logits` and writes --out, --summary and --csv (all or none); `tokens` (may be null)
+/// name the CSV's rows. Returns the exit status.
+int routeAndWrite(const RouteOptions& options, const engine::PlainTensor& logits, const engine::RouterOptions& router,
+                  const engine::TokenizedInput* tokens);
 /// attnscope-cli star (cli_star.cpp): the Star-Transformer's cycles, written as safetensors.
 int starCommand(const StarOptions& options);
 

@@ -99,20 +99,7 @@ Result<PlainTensor> logitsFromText(const RouteOptions& o, TokenizedInput& tokens
 
 }  // namespace
 
-int routeCommand(const RouteOptions& o) {
-    for (const std::string* path : {&o.out, &o.summary, &o.csv}) {
-        if (path->empty()) continue;
-        if (auto usable = checkOutputPath(*path); !usable) {
-            printError(usable.error().message);
-            return kExitFailure;
-        }
-    }
-    TokenizedInput tokens;  // (text input only: the CSV's text column)
-    auto logits = o.input.empty() ? logitsFromText(o, tokens) : logitsFromFile(o);
-    if (!logits) {
-        printError(logits.error().message);
-        return logits.error().code == ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
-    }
+RouterOptions routerOptionsOf(const RouteOptions& o) {
     RouterOptions options;
     options.policy = o.policy;
     options.k = o.k;
@@ -122,7 +109,23 @@ int routeCommand(const RouteOptions& o) {
     options.groupSize = o.groupSize;
     options.priority = o.priority;
     options.droppedAs = o.droppedAs;
-    auto routing = routeTokens(logits.value(), options);
+    return options;
+}
+
+// Refuses an output path that cannot be written before any work is spent.
+int checkRouteOutputs(const RouteOptions& o) {
+    for (const std::string* path : {&o.out, &o.summary, &o.csv}) {
+        if (path->empty()) continue;
+        if (auto usable = checkOutputPath(*path); !usable) {
+            printError(usable.error().message);
+            return kExitFailure;
+        }
+    }
+    return 0;
+}
+
+int routeAndWrite(const RouteOptions& o, const PlainTensor& logits, const RouterOptions& router, const TokenizedInput* tokens) {
+    auto routing = routeTokens(logits, router);
     if (!routing) {
         printError(routing.error().message);
         return kExitUsage;
@@ -131,7 +134,7 @@ int routeCommand(const RouteOptions& o) {
     std::vector<std::pair<StagedFile, const std::string*>> staged;
     const std::pair<const std::string*, std::string> extras[] = {
         {&o.summary, o.summary.empty() ? std::string() : routingSummaryJson(routing.value(), o.droppedAs)},
-        {&o.csv, o.csv.empty() ? std::string() : routingCsv(routing.value(), o.input.empty() ? &tokens : nullptr)}};
+        {&o.csv, o.csv.empty() ? std::string() : routingCsv(routing.value(), tokens)}};
     for (const auto& [path, contents] : extras) {
         if (path->empty()) continue;
         auto file = StagedFile::stage(*path, contents);
@@ -155,6 +158,17 @@ int routeCommand(const RouteOptions& o) {
         written.push_back(path);
     }
     return 0;
+}
+
+int routeCommand(const RouteOptions& o) {
+    if (const int status = checkRouteOutputs(o)) return status;
+    TokenizedInput tokens;  // (text input only: the CSV's text column)
+    auto logits = o.input.empty() ? logitsFromText(o, tokens) : logitsFromFile(o);
+    if (!logits) {
+        printError(logits.error().message);
+        return logits.error().code == ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
+    }
+    return routeAndWrite(o, logits.value(), routerOptionsOf(o), o.input.empty() ? &tokens : nullptr);
 }
 
 }  // namespace attnscope::cli

@@ -27,6 +27,10 @@ int trainCommand(const TrainCliOptions& options) {
                  : options.arch == "star-transformer" && options.task == "copy" ? "first"
                                                                                  : options.task;
     train.starRelay = !options.noRelay;
+    train.experts = options.experts;
+    train.capacityFactor = options.capacityFactor;
+    train.auxLossCoef = options.auxLossCoef;
+    train.zLossCoef = options.zLossCoef;
     train.variant = options.variant.empty() ? exactReference().id : options.variant;
     train.layers = options.layers;
     train.heads = options.heads;

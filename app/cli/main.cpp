@@ -14,7 +14,9 @@ int main(int argc, char** argv) {
     case Command::Variants: return variantsCommand(cli.variants);
     case Command::Tile: return tileCommand(cli.tile);
     case Command::Sweep: return sweepCommand(cli.sweep);
-    case Command::Route: return routeCommand(cli.route);
+    case Command::Route:
+        if (cli.route.model.empty()) return routeCommand(cli.route);
+        [[fallthrough]];  // a model's pass needs LibTorch
     default: return attnscope::app::execBeside("attnscope-cli-torch", argv, "attnscope-cli");
     }
 }

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     case Command::Analyze: return analyzeCommand(cli.analyze);
     case Command::Tile: return tileCommand(cli.tile);
     case Command::Sweep: return sweepCommand(cli.sweep);
-    case Command::Route: return routeCommand(cli.route);
+    case Command::Route: return cli.route.model.empty() ? routeCommand(cli.route) : routeModelCommand(cli.route);
     case Command::Train: return trainCommand(cli.train);
     case Command::Star: return starCommand(cli.star);
     case Command::None: break;

@@ -244,8 +244,9 @@ Result<TrainReport> Engine::train(const TrainOptions& options, const std::functi
     return guarded("out of memory training: try a smaller model, batch or length", [&]() -> Result<TrainReport> {
         if (options.arch == "transfo-xl") return trainTransfoXl(options, onLog, progress, impl.budget);
         if (options.arch == "star-transformer") return trainStarTransformer(options, onLog, progress, impl.budget);
-        if (options.arch != "roberta")
-            return makeError(ErrorCode::InvalidArgument, "unknown --arch '" + options.arch + "' (roberta, transfo-xl or star-transformer)");
+        if (options.arch != "roberta" && options.arch != "switch")
+            return makeError(ErrorCode::InvalidArgument,
+                             "unknown --arch '" + options.arch + "' (roberta, switch, transfo-xl or star-transformer)");
         const Variant* v = impl.find(options.variant);
         if (!v) return makeError(ErrorCode::InvalidArgument, "unknown variant '" + options.variant + "' (available: " + impl.variantList() + ")");
         const auto trainable = trainableVariants();

@@ -39,6 +39,11 @@ struct ModelInfo {
     /// (a Transformer-XL model: transformer_xl's segment, memory and same_length).
     std::map<std::string, ParamValues> variantDefaults;
     std::optional<TrainingRecord> training;  ///< set for folders the project's trainer wrote
+    /// A Switch model (`train --arch switch`): experts per FFN layer and the capacity its router
+    /// routes with (factor, or slots when expertCapacity > 0); 0 experts for a dense model.
+    std::int64_t experts = 0;
+    double capacityFactor = 0;
+    std::int64_t expertCapacity = 0;
 };
 
 /// Text is tokenized with the model's own tokenizer (special tokens added as the model expects);
@@ -57,6 +62,9 @@ struct ModelForward {
     std::vector<QkvTensors> qkv;          ///< per layer: the model's own per-head Q, K, V
     std::vector<PlainTensor> attention;   ///< per layer: F32 [heads, n, n] (when kept)
     std::vector<PlainTensor> hidden;      ///< layers + 1 entries: F32 [n, hiddenSize]
+    /// Per layer of a Switch model: F32 [n, experts], the router logits of the tokens entering
+    /// the layer's FFN (attnscope-cli route --model routes them); empty for a dense model.
+    std::vector<PlainTensor> routerLogits;
     std::vector<std::string> notices;     ///< truncation, NaN weights, tokenizer notices
 };
 

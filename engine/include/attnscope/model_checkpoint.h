@@ -49,6 +49,20 @@ struct TransfoXlSettings {
     bool preLnorm = false;       ///< [pre_lnorm]
 };
 
+/// Switch Transformer feed-forward layers (Fedus et al. 2021) in a BERT-like encoder: every
+/// layer's FFN is `num_experts` experts behind a top-1 router (names as Hugging Face's
+/// SwitchTransformersConfig where it has them). The project's trainer writes such folders
+/// (`train --arch switch`); the router is `encoder.layer.N.mlp.router.classifier.weight` [E, h],
+/// expert e's FFN `encoder.layer.N.mlp.experts.expert_{e}.intermediate.dense` / `.output.dense`.
+struct SwitchSettings {
+    std::int64_t experts = 0;      ///< [num_experts]; 0: dense FFN layers
+    double capacityFactor = 1.25;  ///< [capacity_factor] 0: no capacity (dropless)
+    std::int64_t expertCapacity = 0;  ///< [expert_capacity] slots per expert when > 0 (overrides the factor)
+    double auxLossCoef = 0.01;     ///< [router_aux_loss_coef] as trained (recorded, not used at inference)
+    double zLossCoef = 0.0;        ///< [router_z_loss_coef]
+    bool active() const { return experts > 0; }
+};
+
 enum class Activation { GeluErf, GeluTanh, Relu };
 
 /// The fields of config.json the forward pass needs, range-checked. Unknown fields are ignored
@@ -78,6 +92,7 @@ struct ModelConfig {
     std::optional<TrainingRecord> training;
     std::vector<std::string> notices;
     TransfoXlSettings transfoXl;  ///< for ModelArch::TransfoXl
+    SwitchSettings moe;           ///< BERT and RoBERTa: Switch FFN layers when moe.active()
 
     std::int64_t headDim() const {
         if (arch == ModelArch::TransfoXl) return transfoXl.headDim;

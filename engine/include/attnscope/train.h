@@ -12,10 +12,15 @@
 namespace attnscope::engine {
 
 struct TrainOptions {
-    /// roberta: the bidirectional encoder; transfo-xl: a byte-level Transformer-XL language model
-    /// (task text only) with segment memory, written in Hugging Face's TransfoXL layout;
-    /// star-transformer: fastNLP's encoder (task first; layers = its cycles T).
+    /// roberta: the bidirectional encoder; switch: the same encoder with Switch FFN layers (every
+    /// FFN `experts` experts behind a top-1 router, Fedus et al. 2021); transfo-xl: a byte-level
+    /// Transformer-XL language model (task text only) with segment memory, written in Hugging
+    /// Face's TransfoXL layout; star-transformer: fastNLP's encoder (task first; layers = cycles T).
     std::string arch = "roberta";
+    std::int64_t experts = 8;       ///< switch: experts per FFN layer
+    double capacityFactor = 1.25;   ///< switch: slots = ceil(tokens / experts · factor); 0: no capacity
+    double auxLossCoef = 0.01;      ///< switch: weight of the load-balancing loss (the paper's α)
+    double zLossCoef = 0.0;         ///< switch: weight of the router z-loss (0: off)
     std::int64_t segment = 32;      ///< transfo-xl: tgt_len L
     std::int64_t memory = -1;       ///< transfo-xl: mem_len M (-1: equal to segment)
     std::string task = "copy";      ///< copy | reverse | duplicate | text | first (star-transformer)

@@ -108,6 +108,13 @@ Result<void> readBertLike(const FieldReader& f, ModelConfig& c) {
     ATTNSCOPE_TRY_ASSIGN(decoder, f.flag("is_decoder", false));
     if (decoder) c.notices.push_back(f.source() + ": is_decoder is set; attention is computed causally as the config says");
     c.causal = decoder;
+    ATTNSCOPE_TRY_ASSIGN(c.moe.experts, f.integer("num_experts", 0, 0, 4096));
+    if (c.moe.active()) {
+        ATTNSCOPE_TRY_ASSIGN(c.moe.capacityFactor, f.number("capacity_factor", 1.25, 0.0, 1e6));
+        ATTNSCOPE_TRY_ASSIGN(c.moe.expertCapacity, f.integer("expert_capacity", 0, 0, std::int64_t{1} << 40, true));
+        ATTNSCOPE_TRY_ASSIGN(c.moe.auxLossCoef, f.number("router_aux_loss_coef", 0.01, 0.0, 1e6));
+        ATTNSCOPE_TRY_ASSIGN(c.moe.zLossCoef, f.number("router_z_loss_coef", 0.0, 0.0, 1e6));
+    }
     if (roberta) {
         if (c.padTokenId < 0) return f.fail("pad_token_id", "must be set for RoBERTa (positions start after it)");
         c.positionOffset = c.padTokenId + 1;
@@ -252,14 +259,16 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     ModelConfig config;
     ATTNSCOPE_TRY_ASSIGN(config.modelType, fields.text("model_type", ""));
     if (config.modelType == "bert") config.arch = ModelArch::Bert;
-    else if (config.modelType == "roberta") config.arch = ModelArch::Roberta;
+    else if (config.modelType == "roberta" || config.modelType == "roberta_switch") config.arch = ModelArch::Roberta;
     else if (config.modelType == "gpt2") config.arch = ModelArch::Gpt2;
     else if (config.modelType == "transfo-xl") config.arch = ModelArch::TransfoXl;
     else if (config.modelType.empty())
-        return Error{ErrorCode::Unsupported, source + ": no model_type; supported architectures: bert, roberta, gpt2, transfo-xl"};
+        return Error{ErrorCode::Unsupported,
+                     source + ": no model_type; supported architectures: bert, roberta, roberta_switch, gpt2, transfo-xl"};
     else
         return Error{ErrorCode::Unsupported, source + ": model_type '" + config.modelType +
-                                                 "' is not supported; supported architectures: bert, roberta, gpt2, transfo-xl"};
+                                                 "' is not supported; supported architectures: bert, roberta, "
+                                                 "roberta_switch, gpt2, transfo-xl"};
 
     for (const auto& [key, value] : root.items()) {
         if (key == "auto_map" || key == "trust_remote_code" || (!key.empty() && key.front() == '_' && key != "_name_or_path"))
@@ -269,6 +278,8 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
                   : config.arch == ModelArch::TransfoXl ? readTransfoXl(fields, root, config)
                                                         : readBertLike(fields, config);
     if (!status) return status.error();
+    if (config.modelType == "roberta_switch" && !config.moe.active())
+        return fields.fail("num_experts", "must be at least 1 for a roberta_switch model (its FFN layers are experts)");
     if (const auto it = root.find("attnscope"); it != root.end()) {
         auto trained = readTrainedAttention(*it, source, config);
         if (!trained) return trained.error();
@@ -323,8 +334,17 @@ std::vector<ExpectedTensor> expectedTensors(const ModelConfig& c) {
         addLinear(p + "attention.self.value", h, h);
         addLinear(p + "attention.output.dense", h, h);
         addNorm(p + "attention.output.LayerNorm");
-        addLinear(p + "intermediate.dense", inter, h);
-        addLinear(p + "output.dense", h, inter);
+        if (c.moe.active()) {
+            add(p + "mlp.router.classifier.weight", {c.moe.experts, h});
+            for (std::int64_t e = 0; e < c.moe.experts; ++e) {
+                const std::string expert = p + "mlp.experts.expert_" + std::to_string(e) + ".";
+                addLinear(expert + "intermediate.dense", inter, h);
+                addLinear(expert + "output.dense", h, inter);
+            }
+        } else {
+            addLinear(p + "intermediate.dense", inter, h);
+            addLinear(p + "output.dense", h, inter);
+        }
         addNorm(p + "output.LayerNorm");
     }
     return out;

@@ -46,6 +46,9 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.maxTokens = c.usablePositions();
     info.causal = c.causal;
     info.weightBytes = checkpoint.value()->mappedBytes();
+    info.experts = c.moe.experts;
+    info.capacityFactor = c.moe.active() ? c.moe.capacityFactor : 0.0;
+    info.expertCapacity = c.moe.expertCapacity;
     info.warnings = checkpoint.value()->warnings();
     // A folder without tokenizer files still serves explicit ids; text then gets a clear error.
     auto tokenizer = loadModelTokenizer(folder, c.modelType);
@@ -205,6 +208,7 @@ std::shared_ptr<const ModelForward> ModelSession::forward(const ModelInput& inpu
         for (const auto& a : pass.capture.attention) out->attention.push_back(toPlain(a));
     }
     for (const auto& h : pass.capture.hidden) out->hidden.push_back(toPlain(h));
+    for (const auto& logits : pass.capture.routerLogits) out->routerLogits.push_back(toPlain(logits));
     return out;
 }
 

@@ -1,6 +1,7 @@
 #include "model/transformer_model.h"
 
 #include "core/run_context.h"
+#include "core/to_plain.h"
 
 #include <cmath>
 
@@ -84,12 +85,50 @@ ModelCapture TransformerModel::forwardBertLike(const at::Tensor& ids, bool keepA
         at::Tensor attnOut = at::layer_norm(x + linear(context, "attention.output.dense"), {c.hiddenSize},
                                             weight(p + "attention.output.LayerNorm.weight"),
                                             weight(p + "attention.output.LayerNorm.bias"), eps);
-        at::Tensor inner = activation(linear(attnOut, "intermediate.dense"));
-        x = at::layer_norm(attnOut + linear(inner, "output.dense"), {c.hiddenSize}, weight(p + "output.LayerNorm.weight"),
+        const at::Tensor ffn = c.moe.active() ? switchFeedForward(attnOut, p, capture)
+                                              : linear(activation(linear(attnOut, "intermediate.dense")), "output.dense");
+        x = at::layer_norm(attnOut + ffn, {c.hiddenSize}, weight(p + "output.LayerNorm.weight"),
                            weight(p + "output.LayerNorm.bias"), eps);
         capture.hidden.push_back(x);
     }
     return capture;
+}
+
+RouterOptions switchRouterOptions(const SwitchSettings& moe) {
+    RouterOptions options;
+    options.policy = kSwitchPolicy;
+    options.capacityFactor = moe.capacityFactor;
+    options.expertCapacity = moe.expertCapacity;
+    return options;
+}
+
+at::Tensor TransformerModel::switchFeedForward(const at::Tensor& x, const std::string& p, ModelCapture& capture) {
+    // x [n, h] -> logits [n, E] -> one expert, gate and slot per token -> out [n, h]
+    const at::Tensor logits = at::linear(x, weight(p + "mlp.router.classifier.weight")).contiguous();
+    capture.routerLogits.push_back(logits);
+    auto routing = routeTokens(toPlain(logits), switchRouterOptions(config().moe));
+    if (!routing) throw EngineError(routing.error().code, p + "mlp.router: " + routing.error().message);
+    const Routing& r = routing.value();
+    at::Tensor out = at::zeros_like(x);
+    for (std::int64_t e = 0; e < r.experts; ++e) {
+        std::vector<std::int64_t> rows;
+        std::vector<float> gates;
+        for (std::int64_t t = 0; t < r.n; ++t)
+            if (r.expert[static_cast<std::size_t>(t)] == e && r.kept[static_cast<std::size_t>(t)]) {
+                rows.push_back(t);
+                gates.push_back(r.gate[static_cast<std::size_t>(t)]);
+            }
+        if (rows.empty()) continue;
+        const std::string expert = p + "mlp.experts.expert_" + std::to_string(e) + ".";
+        auto linear = [&](const at::Tensor& in, const std::string& base) {
+            return at::linear(in, weight(expert + base + ".weight"), weight(expert + base + ".bias"));
+        };
+        const at::Tensor index = at::tensor(at::ArrayRef<std::int64_t>(rows), at::kLong);
+        const at::Tensor gate = at::tensor(at::ArrayRef<float>(gates), at::kFloat).unsqueeze(1);
+        const at::Tensor y = linear(activation(linear(x.index_select(0, index), "intermediate.dense")), "output.dense");
+        out.index_copy_(0, index, y * gate);
+    }
+    return out;
 }
 
 ModelCapture TransformerModel::forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress) {

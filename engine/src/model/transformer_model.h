@@ -3,6 +3,7 @@
 // real per-head Q, K, V the model attends with, its attention weights and the hidden states.
 
 #include <attnscope/model_checkpoint.h>
+#include <attnscope/moe_router.h>
 #include <attnscope/progress.h>
 
 #include <ATen/ATen.h>
@@ -23,7 +24,13 @@ struct ModelCapture {
     /// Per layer, what the layer's variant needs besides Q, K, V (Transformer-XL: its r_w_bias,
     /// r_r_bias and pos_keys, the `transformer_xl` variant's inputs); empty for the others.
     std::vector<std::map<std::string, PlainTensor>> variantInputs;
+    /// Per layer of a Switch model, the router logits [n, experts] of the tokens entering its FFN.
+    std::vector<at::Tensor> routerLogits;
 };
+
+/// The routing a Switch layer applies at inference, from the model's own settings: top-1, the
+/// whole sequence one group, slots claimed in sequence order.
+RouterOptions switchRouterOptions(const SwitchSettings& moe);
 
 /// Throws CancelledError when `progress` asks to stop (stage "model").
 void checkModelProgress(const ProgressFn& progress, std::int64_t done, std::int64_t total);
@@ -58,6 +65,9 @@ private:
     at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal, bool keepAttention,
                       ModelCapture& capture);
     at::Tensor activation(const at::Tensor& x) const;
+    /// A Switch FFN (prefix "encoder.layer.N."): each token through its router's expert, scaled
+    /// by the gate; a token over its expert's capacity gets zeros (the residual carries it).
+    at::Tensor switchFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
 
     std::unique_ptr<ModelCheckpoint> m_checkpoint;
     std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept

@@ -155,7 +155,7 @@ Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::stri
 
     // Byte-level models (the built-in trainer's Transformer-XL) need no tokenizer file.
     if (modelType == "transfo-xl") return makeByteTokenizer();
-    const std::string type = modelType == "longformer" ? "roberta" : modelType;
+    const std::string type = modelType == "longformer" || modelType == "roberta_switch" ? "roberta" : modelType;
     if (type != "bert" && type != "roberta" && type != "gpt2")
         return makeError(ErrorCode::Unsupported, folder + ": no tokenizer.json, and model type '" + modelType +
                                                      "' has no vocabulary-file tokenizer (bert, roberta, gpt2)");

@@ -7,6 +7,7 @@
 #include "core/to_plain.h"
 #include "train/adam.h"
 #include "train/one_thread.h"
+#include "train/switch_ffn.h"
 #include "train/training_bytes.h"
 #include "train/train_tasks.h"
 #include "train/trainable_attention.h"
@@ -35,7 +36,20 @@ constexpr double kLayerNormEps = 1e-5;
 constexpr std::int64_t kEvalTokens = 8192;
 
 /// The parameters in RoBERTa naming (without the "roberta." prefix), so the folder loads as a
-/// RoBERTa checkpoint; the output layer is tied to the word embeddings plus `lm_head.bias`.
+/// RoBERTa checkpoint; the output layer is tied to the word embeddings plus `lm_head.bias`. With
+/// --arch switch every FFN is a Switch layer (SwitchSettings names its tensors).
+/// The Switch layers' balancing losses of one forward pass, summed over layers.
+struct RouterLosses {
+    at::Tensor aux = at::zeros({}, at::kFloat), z = at::zeros({}, at::kFloat);
+    std::int64_t tokens = 0, dropped = 0;
+    void add(const SwitchFfnOutput& layer) {
+        aux = aux + layer.aux;
+        z = z + layer.z;
+        tokens += layer.kept.numel();
+        dropped += layer.kept.numel() - layer.kept.sum().item<std::int64_t>();
+    }
+};
+
 class TinyEncoder {
 public:
     TinyEncoder(const TrainOptions& o, std::int64_t n, std::mt19937_64& rng) : m_options(o), m_n(n) {
@@ -66,13 +80,23 @@ public:
             for (const char* part : {"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"})
                 linear(p + part, d, d);
             norm(p + "attention.output.LayerNorm");
-            linear(p + "intermediate.dense", 4 * d, d);
-            linear(p + "output.dense", d, 4 * d);
+            if (switchLayers()) {
+                add(p + "mlp.router.classifier.weight", normal({o.experts, d}));
+                for (std::int64_t e = 0; e < o.experts; ++e) {
+                    const std::string expert = p + "mlp.experts.expert_" + std::to_string(e) + ".";
+                    linear(expert + "intermediate.dense", 4 * d, d);
+                    linear(expert + "output.dense", d, 4 * d);
+                }
+            } else {
+                linear(p + "intermediate.dense", 4 * d, d);
+                linear(p + "output.dense", d, 4 * d);
+            }
             norm(p + "output.LayerNorm");
         }
         m_params["lm_head.bias"] = at::zeros({byte_vocab::kSize}, at::kFloat).requires_grad_(true);
     }
 
+    bool switchLayers() const { return m_options.arch == "switch"; }
     std::map<std::string, at::Tensor>& params() { return m_params; }
     std::int64_t count() const {
         std::int64_t total = 0;
@@ -80,13 +104,14 @@ public:
         return total;
     }
 
-    /// logits [batch, n, vocab]
-    at::Tensor forward(const at::Tensor& ids, const TrainableAttention& attention) const {
-        return at::linear(hidden(ids, attention), m_params.at("embeddings.word_embeddings.weight"), m_params.at("lm_head.bias"));
+    /// logits [batch, n, vocab]; a Switch model adds its layers' balancing losses to `router`.
+    at::Tensor forward(const at::Tensor& ids, const TrainableAttention& attention, RouterLosses* router = nullptr) const {
+        return at::linear(hidden(ids, attention, router), m_params.at("embeddings.word_embeddings.weight"),
+                          m_params.at("lm_head.bias"));
     }
 
     /// last hidden states [batch, n, dim]
-    at::Tensor hidden(const at::Tensor& ids, const TrainableAttention& attention) const {
+    at::Tensor hidden(const at::Tensor& ids, const TrainableAttention& attention, RouterLosses* router = nullptr) const {
         const std::int64_t b = ids.size(0), n = ids.size(1), d = m_options.dim, h = m_options.heads, dh = d / h;
         auto P = [&](const std::string& name) -> const at::Tensor& { return m_params.at(name); };
         // Positions start at pad + 1 = 2, as RoBERTa's do.
@@ -106,8 +131,16 @@ public:
             at::Tensor a = at::layer_norm(x + lin(context, "attention.output.dense"), {d},
                                           P(p + "attention.output.LayerNorm.weight"),
                                           P(p + "attention.output.LayerNorm.bias"), kLayerNormEps);
-            x = at::layer_norm(a + lin(at::gelu(lin(a, "intermediate.dense")), "output.dense"), {d},
-                               P(p + "output.LayerNorm.weight"), P(p + "output.LayerNorm.bias"), kLayerNormEps);
+            at::Tensor ffn;
+            if (switchLayers()) {
+                SwitchFfnOutput moe = switchFeedForward(a, P, p, m_options.experts, m_options.capacityFactor,
+                                                        [](const at::Tensor& t) { return at::gelu(t); });
+                if (router) router->add(moe);
+                ffn = moe.out;
+            } else {
+                ffn = lin(at::gelu(lin(a, "intermediate.dense")), "output.dense");
+            }
+            x = at::layer_norm(a + ffn, {d}, P(p + "output.LayerNorm.weight"), P(p + "output.LayerNorm.bias"), kLayerNormEps);
         }
         return x;
     }
@@ -143,8 +176,9 @@ void writeFolder(const TrainOptions& o, const Variant& variant, const TinyEncode
 
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [name, value] : o.params) params[name] = formatParamValue(value);
+    const bool moe = o.arch == "switch";
     nlohmann::json config = {
-        {"model_type", "roberta"},         {"architectures", {"RobertaForMaskedLM"}},
+        {"model_type", moe ? "roberta_switch" : "roberta"},
         {"vocab_size", byte_vocab::kSize}, {"hidden_size", o.dim},
         {"num_hidden_layers", o.layers},   {"num_attention_heads", o.heads},
         {"intermediate_size", 4 * o.dim},  {"max_position_embeddings", n + 2},
@@ -162,6 +196,15 @@ void writeFolder(const TrainOptions& o, const Variant& variant, const TinyEncode
           {"final_accuracy", report.log.empty() ? 0.0 : report.log.back().accuracy},
           {"chance_accuracy", report.chanceAccuracy}}},
     };
+    if (moe) {
+        // (a model type of its own, so that no RoBERTa loader takes the expert layers for missing FFNs)
+        config["num_experts"] = o.experts;
+        config["capacity_factor"] = o.capacityFactor;
+        config["router_aux_loss_coef"] = o.auxLossCoef;
+        config["router_z_loss_coef"] = o.zLossCoef;
+    } else {
+        config["architectures"] = {"RobertaForMaskedLM"};
+    }
     writeText(dir / "config.json", config.dump(2) + "\n");
 
     // Byte-level vocabulary without merges: every byte is one token, as GPT-2's table spells it.
@@ -214,6 +257,13 @@ TrainReport trainModel(const TrainOptions& o, const Variant& variant, const Para
     if (o.batch < 1 || o.batch > 4096) throw EngineError(ErrorCode::InvalidArgument, "batch must be in [1, 4096]");
     if (!(o.learningRate > 0 && o.learningRate < 1)) throw EngineError(ErrorCode::InvalidArgument, "learning rate must be in (0, 1)");
     if (o.out.empty()) throw EngineError(ErrorCode::InvalidArgument, "no output folder (--out)");
+    if (o.arch == "switch") {
+        if (o.experts < 1 || o.experts > 64) throw EngineError(ErrorCode::InvalidArgument, "--experts must be in [1, 64]");
+        if (!(o.capacityFactor >= 0) || !std::isfinite(o.capacityFactor))
+            throw EngineError(ErrorCode::InvalidArgument, "--capacity-factor must be a number >= 0 (0: no capacity)");
+        if (!(o.auxLossCoef >= 0) || !(o.zLossCoef >= 0) || !std::isfinite(o.auxLossCoef) || !std::isfinite(o.zLossCoef))
+            throw EngineError(ErrorCode::InvalidArgument, "--aux-loss and --z-loss must be numbers >= 0");
+    }
 
     // The trainer's tensors are tiny: with two intra-op threads every op woke the other thread and
     // put it back to sleep (OMP_WAIT_POLICY=PASSIVE), so most of a run went to system time; one
@@ -239,10 +289,14 @@ TrainReport trainModel(const TrainOptions& o, const Variant& variant, const Para
     for (std::int64_t step = 1; step <= o.steps; ++step) {
         if (progress && !progress(Progress{"train", step - 1, o.steps})) throw CancelledError();
         const TrainBatch batch = data.next(o.batch, rng);
-        const at::Tensor logits = model.forward(batch.input, attention);
+        RouterLosses router;
+        const at::Tensor logits = model.forward(batch.input, attention, &router);
         const at::Tensor flat = logits.reshape({-1, logits.size(-1)});
         const at::Tensor target = batch.target.reshape({-1});
         at::Tensor loss = at::cross_entropy_loss(flat, target, {}, at::Reduction::Mean, /*ignore_index=*/-1);
+        // The paper's objective: the task loss plus α times the load-balancing loss (and the
+        // z-loss when asked), each summed over the Switch layers.
+        if (model.switchLayers()) loss = loss + router.aux * o.auxLossCoef + router.z * o.zLossCoef;
         loss.backward();
         const double lr = o.learningRate * std::min(1.0, static_cast<double>(step) / static_cast<double>(warmup));
         adam.step(lr);

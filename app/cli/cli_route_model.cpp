@@ -1,0 +1,66 @@
+// attnscope-cli route --model: the text run through a mixture-of-experts model folder (the
+// project's `train --arch switch`), and the tokens entering layer L's FFN routed by that layer's
+// router — by default with the capacity the model routes with, so the routing is the model's own.
+
+#include "cli/cli_commands.h"
+#include "cli/cli_progress.h"
+
+#include <attnscope/engine.h>
+
+#include <iostream>
+
+namespace attnscope::cli {
+
+using namespace attnscope::engine;
+
+int routeModelCommand(const RouteOptions& o) {
+    if (const int status = checkRouteOutputs(o)) return status;
+    if (!o.input.empty()) {
+        printError("route: --model routes the model's own token states; it takes --text or --text-file, not --input");
+        return kExitUsage;
+    }
+    std::string text = o.text;
+    if (!o.textFile.empty()) {
+        auto read = readTextFile(o.textFile);
+        if (!read) {
+            printError(read.error().message);
+            return kExitFailure;
+        }
+        text = std::move(read.value());
+    }
+    auto engine = createEngine(0, o.memoryBudget);
+    if (!engine) return kExitFailure;
+    auto info = (*engine)->openModel(o.model);
+    if (!info) {
+        printError(info.error().message);
+        return kExitFailure;
+    }
+    for (const auto& w : info->warnings) std::cerr << "attnscope-cli: warning: " << w << "\n";
+    if (info->experts == 0) {
+        printError(o.model + ": a dense " + info->arch +
+                   " model has no router; route --model needs expert layers (attnscope-cli train --arch switch)");
+        return kExitFailure;
+    }
+    if (o.layer < 0 || o.layer >= info->layers) {
+        printError("--layer " + std::to_string(o.layer) + ": the model has layers 0 … " + std::to_string(info->layers - 1));
+        return kExitUsage;
+    }
+    ModelInput input;
+    input.text = text;
+    input.keepAttention = false;
+    auto pass = (*engine)->forwardModel(input, commandProgress(false));
+    if (!pass) {
+        if (pass.error().code == ErrorCode::Cancelled) return interruptedExit("the model's pass");
+        printError(pass.error().message);
+        return kExitFailure;
+    }
+    for (const auto& note : (*pass)->notices) std::cerr << "attnscope-cli: notice: " << note << "\n";
+    RouterOptions router = routerOptionsOf(o);
+    if (!o.capacityGiven) {
+        router.capacityFactor = info->capacityFactor;
+        router.expertCapacity = info->expertCapacity;
+    }
+    return routeAndWrite(o, (*pass)->routerLogits[static_cast<std::size_t>(o.layer)], router, &(*pass)->input);
+}
+
+}  // namespace attnscope::cli
