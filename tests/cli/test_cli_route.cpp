@@ -180,3 +180,36 @@ TEST(CliRoute, ARoutingOverTheMemoryBudgetIsRefusedAndWritesNothing) {
     EXPECT_TRUE(std::ifstream(out).good());
     std::remove(out.c_str());
 }
+
+// route --model: a trained Switch model's own tokens and router; the capacity is the model's
+// (ceil(n / E · 1.0) here) unless given; the same text routes the same way every time; a dense
+// model and a layer it does not have are refused.
+TEST(CliRoute, RoutesAModelsOwnTokensWithItsRouterAndCapacity) {
+    const std::string folder = tempPath("switch_model");
+    auto trained = runCli("train --arch switch --experts 3 --capacity-factor 1.0 --task copy --layers 2 --heads 2 --dim 16 "
+                          "--steps 5 --batch 4 --length 4 --quiet --out " + folder);
+    ASSERT_EQ(trained.status, 0) << trained.stderrText;
+    const std::string a = tempPath("route_model_a.safetensors"), b = tempPath("route_model_b.safetensors"),
+                      summary = tempPath("route_model.json"), csv = tempPath("route_model.csv");
+    const std::string args = "route --model " + folder + " --layer 1 --text 'abcd'";
+    auto first = runCli(args + " --out " + a + " --summary " + summary + " --csv " + csv);
+    ASSERT_EQ(first.status, 0) << first.stderrText;
+    ASSERT_EQ(runCli(args + " --out " + b).status, 0);
+    EXPECT_EQ(slurp(a), slurp(b));
+    const auto s = nlohmann::json::parse(slurp(summary));
+    const int n = s["tokens"];
+    EXPECT_EQ(n, 6);  // <s> a b c d </s>, the model's byte tokens
+    EXPECT_EQ(s["experts"], 3);
+    EXPECT_EQ(s["expert_capacity"], 2);  // ceil(6 / 3 · 1.0)
+    EXPECT_NE(slurp(csv).find("\n1,\"a\",1,"), std::string::npos) << slurp(csv);
+    // given, the capacity is the flag's
+    ASSERT_EQ(runCli(args + " --capacity-factor 0 --out " + b + " --summary " + summary).status, 0);
+    EXPECT_EQ(nlohmann::json::parse(slurp(summary))["expert_capacity"], 0);
+
+    auto layer = runCli("route --model " + folder + " --layer 2 --text 'abcd' --out " + b);
+    EXPECT_EQ(layer.status, 2);
+    EXPECT_NE(layer.stderrText.find("--layer 2: the model has layers 0 … 1"), std::string::npos) << layer.stderrText;
+    auto dense = runCli("route --model " + std::string(ATTNSCOPE_SOURCE_DIR) + "/samples/copy-model --text 'abcd' --out " + b);
+    EXPECT_EQ(dense.status, 1);
+    EXPECT_NE(dense.stderrText.find("has no router"), std::string::npos) << dense.stderrText;
+}
