@@ -17,4 +17,4 @@ text=$(mktemp)
 trap 'rm -f "$text"' EXIT
 head -c 200000 "$moby/data/data.txt" >"$text"
 "$cli" train --arch switch --experts 4 --capacity-factor 1.25 --task text --text-file "$text" --layers 2 --heads 4 \
-  --dim 64 --steps 2000 --batch 16 --lr 3e-3 --seed 1 --out "$out"
+  --dim 64 --steps 8000 --batch 32 --lr 1e-3 --seed 1 --out "$out"

@@ -15,7 +15,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -272,4 +275,44 @@ TEST_F(SwitchModelTest, RefusalsNameTheProblem) {
     auto none = m_engine->openModel(report->folder);
     ASSERT_FALSE(none.ok());
     EXPECT_NE(none.error().message.find("num_experts"), std::string::npos) << none.error().message;
+}
+
+// The shipped sample (samples/switch-moby, scripts/make-switch-sample.sh): its layer-1 routers
+// split Moby-Dick's bytes by class — one expert takes the vowels, one the consonants, one the
+// spaces — which the Experts figures in README.md show.
+TEST_F(SwitchModelTest, ShippedSampleRoutesBytesByClass) {
+    auto info = m_engine->openModel(std::string(ATTNSCOPE_SOURCE_DIR) + "/samples/switch-moby");
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    EXPECT_EQ(info->experts, 4);
+    ModelInput input;
+    input.text = "Call me Ishmael. Some years ago, never mind how long precisely, having little money in my purse";
+    input.keepAttention = false;
+    auto pass = m_engine->forwardModel(input);
+    ASSERT_TRUE(pass.ok()) << pass.error().message;
+    RouterOptions router;
+    router.capacityFactor = info->capacityFactor;
+    auto routing = routeTokens(pass.value()->routerLogits[1], router);
+    ASSERT_TRUE(routing.ok());
+    const auto& tokens = pass.value()->input.tokens;
+    ASSERT_EQ(static_cast<std::int64_t>(tokens.size()), routing->n);
+    enum Class { Vowel, Consonant, Space, Other };
+    std::vector<std::array<int, 4>> counts(4, {0, 0, 0, 0});
+    for (std::int64_t t = 0; t < routing->n; ++t) {
+        const std::string& text = tokens[static_cast<std::size_t>(t)].text;
+        const char c = text.size() == 1 ? static_cast<char>(std::tolower(static_cast<unsigned char>(text[0]))) : '\0';
+        const Class k = c == ' ' ? Space : std::isalpha(static_cast<unsigned char>(c)) ? (std::strchr("aeiou", c) ? Vowel : Consonant) : Other;
+        ++counts[static_cast<std::size_t>(routing->expert[static_cast<std::size_t>(t)])][k];
+    }
+    // For each class, the expert holding most of it, and that class's share of the expert's tokens.
+    auto purest = [&](Class k) {
+        double best = 0;
+        for (const auto& c : counts) {
+            const int total = c[0] + c[1] + c[2] + c[3];
+            if (total >= 5) best = std::max(best, static_cast<double>(c[k]) / total);
+        }
+        return best;
+    };
+    EXPECT_GE(purest(Vowel), 0.8);
+    EXPECT_GE(purest(Consonant), 0.8);
+    EXPECT_GE(purest(Space), 0.7);
 }
