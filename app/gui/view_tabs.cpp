@@ -70,10 +70,14 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     m_tabs->addTab(m_atlasView, tr("Atlas"));
     m_tabs->addTab(m_routingView, tr("Experts"));
     // Colour map, scale and pooling: persisted, and shared by the compare panes.
+    showHeatmapOptions(settings.heatmapColormap, settings.heatmapScale, settings.heatmapPooling);
+}
+
+void ViewTabs::showHeatmapOptions(const QString& colormap, const QString& scale, const QString& pooling) {
     views::HeatmapOptions options;
-    options.colormap = settings.heatmapColormap;
-    options.scale = views::colorScaleFromName(settings.heatmapScale);
-    options.pooling = views::poolModeFromName(settings.heatmapPooling);
+    options.colormap = colormap;
+    options.scale = views::colorScaleFromName(scale);
+    options.pooling = views::poolModeFromName(pooling);
     m_heatmap->setOptions(options);
     for (int i = 0; i < views::CompareView::kMaxPanes; ++i) m_compareView->pane(i)->setOptions(options);
 }

@@ -97,6 +97,8 @@ private:
     void addTooltips();
     void tieViews();
     void registerResultTabs();
+    /// The heatmap's and the compare panes' colour map, scale and pooling, by their names.
+    void showHeatmapOptions(const QString& colormap, const QString& scale, const QString& pooling);
     void tabChanged();
 
     views::InspectionState* m_state = nullptr;

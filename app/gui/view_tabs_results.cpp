@@ -159,12 +159,7 @@ void ViewTabs::captureInto(SessionState& session) const {
 }
 
 void ViewTabs::applySession(const SessionState& session) {
-    views::HeatmapOptions options;
-    options.colormap = session.colormap;
-    options.scale = views::colorScaleFromName(session.scale);
-    options.pooling = views::poolModeFromName(session.pooling);
-    m_heatmap->setOptions(options);
-    for (int i = 0; i < views::CompareView::kMaxPanes; ++i) m_compareView->pane(i)->setOptions(options);
+    showHeatmapOptions(session.colormap, session.scale, session.pooling);
     m_maskView->setShowWeights(session.maskWeights);
     m_state->setLayer(session.layer);
     m_state->setHead(session.head);  // clamped to the run's heads when it arrives

@@ -63,6 +63,13 @@ struct SwitchSettings {
     bool active() const { return experts > 0; }
 };
 
+/// A Switch layer's router weight under `layerPrefix` ("encoder.layer.N.").
+inline std::string switchRouterWeight(const std::string& layerPrefix) { return layerPrefix + "mlp.router.classifier.weight"; }
+/// The prefix of expert `e`'s FFN under `layerPrefix` (then "intermediate.dense…", "output.dense…").
+inline std::string switchExpertPrefix(const std::string& layerPrefix, std::int64_t e) {
+    return layerPrefix + "mlp.experts.expert_" + std::to_string(e) + ".";
+}
+
 enum class Activation { GeluErf, GeluTanh, Relu };
 
 /// The fields of config.json the forward pass needs, range-checked. Unknown fields are ignored

@@ -335,9 +335,9 @@ std::vector<ExpectedTensor> expectedTensors(const ModelConfig& c) {
         addLinear(p + "attention.output.dense", h, h);
         addNorm(p + "attention.output.LayerNorm");
         if (c.moe.active()) {
-            add(p + "mlp.router.classifier.weight", {c.moe.experts, h});
+            add(switchRouterWeight(p), {c.moe.experts, h});
             for (std::int64_t e = 0; e < c.moe.experts; ++e) {
-                const std::string expert = p + "mlp.experts.expert_" + std::to_string(e) + ".";
+                const std::string expert = switchExpertPrefix(p, e);
                 addLinear(expert + "intermediate.dense", inter, h);
                 addLinear(expert + "output.dense", h, inter);
             }

@@ -104,7 +104,7 @@ RouterOptions switchRouterOptions(const SwitchSettings& moe) {
 
 at::Tensor TransformerModel::switchFeedForward(const at::Tensor& x, const std::string& p, ModelCapture& capture) {
     // x [n, h] -> logits [n, E] -> one expert, gate and slot per token -> out [n, h]
-    const at::Tensor logits = at::linear(x, weight(p + "mlp.router.classifier.weight")).contiguous();
+    const at::Tensor logits = at::linear(x, weight(switchRouterWeight(p))).contiguous();
     capture.routerLogits.push_back(logits);
     auto routing = routeTokens(toPlain(logits), switchRouterOptions(config().moe));
     if (!routing) throw EngineError(routing.error().code, p + "mlp.router: " + routing.error().message);
@@ -119,7 +119,7 @@ at::Tensor TransformerModel::switchFeedForward(const at::Tensor& x, const std::s
                 gates.push_back(r.gate[static_cast<std::size_t>(t)]);
             }
         if (rows.empty()) continue;
-        const std::string expert = p + "mlp.experts.expert_" + std::to_string(e) + ".";
+        const std::string expert = switchExpertPrefix(p, e);
         auto linear = [&](const at::Tensor& in, const std::string& base) {
             return at::linear(in, weight(expert + base + ".weight"), weight(expert + base + ".bias"));
         };

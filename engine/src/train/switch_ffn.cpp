@@ -1,5 +1,7 @@
 #include "train/switch_ffn.h"
 
+#include <attnscope/model_checkpoint.h>
+
 #include <cmath>
 
 namespace attnscope::engine {
@@ -17,7 +19,7 @@ SwitchFfnOutput switchFeedForward(const at::Tensor& x, const std::function<const
                                   const std::function<at::Tensor(const at::Tensor&)>& activation) {
     // x [b, n, d] -> logits, probs [b, n, E] -> expert, gate, slot [b, n] -> out [b, n, d]
     const std::int64_t b = x.size(0), n = x.size(1), d = x.size(2);
-    const at::Tensor logits = at::linear(x, weight(p + "mlp.router.classifier.weight"));
+    const at::Tensor logits = at::linear(x, weight(switchRouterWeight(p)));
     const at::Tensor probs = at::softmax(logits, -1);
     const auto [gate, expert] = probs.max(-1);
     const at::Tensor chosen = at::one_hot(expert, experts).to(at::kFloat);  // [b, n, E]
@@ -32,7 +34,7 @@ SwitchFfnOutput switchFeedForward(const at::Tensor& x, const std::function<const
     for (std::int64_t e = 0; e < experts; ++e) {
         const at::Tensor rows = (flatExpert.eq(e) & flatKept).nonzero().squeeze(1);
         if (rows.numel() == 0) continue;
-        const std::string base = p + "mlp.experts.expert_" + std::to_string(e) + ".";
+        const std::string base = switchExpertPrefix(p, e);
         auto linear = [&](const at::Tensor& in, const std::string& name) {
             return at::linear(in, weight(base + name + ".weight"), weight(base + name + ".bias"));
         };

@@ -1,5 +1,6 @@
 #include "train/trainer.h"
 
+#include <attnscope/model_checkpoint.h>
 #include <attnscope/model_tokenizer.h>
 #include <attnscope/safetensors.h>
 
@@ -41,12 +42,9 @@ constexpr std::int64_t kEvalTokens = 8192;
 /// The Switch layers' balancing losses of one forward pass, summed over layers.
 struct RouterLosses {
     at::Tensor aux = at::zeros({}, at::kFloat), z = at::zeros({}, at::kFloat);
-    std::int64_t tokens = 0, dropped = 0;
     void add(const SwitchFfnOutput& layer) {
         aux = aux + layer.aux;
         z = z + layer.z;
-        tokens += layer.kept.numel();
-        dropped += layer.kept.numel() - layer.kept.sum().item<std::int64_t>();
     }
 };
 
@@ -81,9 +79,9 @@ public:
                 linear(p + part, d, d);
             norm(p + "attention.output.LayerNorm");
             if (switchLayers()) {
-                add(p + "mlp.router.classifier.weight", normal({o.experts, d}));
+                add(switchRouterWeight(p), normal({o.experts, d}));
                 for (std::int64_t e = 0; e < o.experts; ++e) {
-                    const std::string expert = p + "mlp.experts.expert_" + std::to_string(e) + ".";
+                    const std::string expert = switchExpertPrefix(p, e);
                     linear(expert + "intermediate.dense", 4 * d, d);
                     linear(expert + "output.dense", d, 4 * d);
                 }
