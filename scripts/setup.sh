@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev qt6-svg-dev libqt6svg6 qt6-qpa-plugins
   libqcustomplot-dev libqcustomplot2.1-qt6
   libtorch-dev libopenblas0-pthread libopenblas-pthread-dev
-  nlohmann-json3-dev libicu-dev libcli11-dev
+  nlohmann-json3-dev libicu-dev libcli11-dev libsentencepiece-dev sentencepiece
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core
   python3-numpy

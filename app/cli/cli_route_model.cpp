@@ -1,12 +1,14 @@
 // attnscope-cli route --model: the text run through a mixture-of-experts model folder (the
-// project's `train --arch switch`), and the tokens entering layer L's FFN routed by that layer's
-// router — by default with the capacity the model routes with, so the routing is the model's own.
+// project's `train --arch switch`, or a Switch Transformers checkpoint), and the tokens entering
+// layer L's FFN routed by that layer's router — by default with the capacity the model routes
+// with, so the routing is the model's own.
 
 #include "cli/cli_commands.h"
 #include "cli/cli_progress.h"
 
 #include <attnscope/engine.h>
 
+#include <algorithm>
 #include <iostream>
 
 namespace attnscope::cli {
@@ -38,11 +40,18 @@ int routeModelCommand(const RouteOptions& o) {
     for (const auto& w : info->warnings) std::cerr << "attnscope-cli: warning: " << w << "\n";
     if (info->experts == 0) {
         printError(o.model + ": a dense " + info->arch +
-                   " model has no router; route --model needs expert layers (attnscope-cli train --arch switch)");
+                   " model has no router; route --model needs expert layers (attnscope-cli train --arch switch, "
+                   "or a switch_transformers checkpoint)");
         return kExitFailure;
     }
     if (o.layer < 0 || o.layer >= info->layers) {
         printError("--layer " + std::to_string(o.layer) + ": the model has layers 0 … " + std::to_string(info->layers - 1));
+        return kExitUsage;
+    }
+    if (std::find(info->expertLayers.begin(), info->expertLayers.end(), o.layer) == info->expertLayers.end()) {
+        std::string layers;
+        for (const std::int64_t l : info->expertLayers) layers += (layers.empty() ? "" : ", ") + std::to_string(l);
+        printError("--layer " + std::to_string(o.layer) + ": that layer's FFN is dense; the expert layers are " + layers);
         return kExitUsage;
     }
     ModelInput input;

@@ -2,6 +2,7 @@
 // from a file, a text under a seeded router, and refusals.
 
 #include "cli_test_support.h"
+#include "../support/tiny_switch_transformers.h"
 
 #include <attnscope/moe_router.h>
 #include <attnscope/safetensors.h>
@@ -212,4 +213,29 @@ TEST(CliRoute, RoutesAModelsOwnTokensWithItsRouterAndCapacity) {
     auto dense = runCli("route --model " + std::string(ATTNSCOPE_SOURCE_DIR) + "/samples/copy-model --text 'abcd' --out " + b);
     EXPECT_EQ(dense.status, 1);
     EXPECT_NE(dense.stderrText.find("has no router"), std::string::npos) << dense.stderrText;
+}
+
+// route --model on a Switch Transformers checkpoint: the text through its spiece.model and the
+// T5 encoder, the sparse block's router with the model's fixed expert_capacity; a dense block is
+// refused with the blocks that have experts.
+TEST(CliRoute, RoutesASwitchTransformersCheckpointsSparseBlock) {
+    const std::string folder = tempPath("switch_t5");
+    std::filesystem::remove_all(folder);
+    attnscope::testing::writeTinySwitchFolder(folder);
+    const std::string summary = tempPath("route_t5.json"), out = tempPath("route_t5.safetensors");
+    auto routed = runCli("route --model " + folder + " --layer 1 --text 'the cat sat on a mat' --out " + out +
+                         " --summary " + summary);
+    ASSERT_EQ(routed.status, 0) << routed.stderrText;
+    const auto s = nlohmann::json::parse(slurp(summary));
+    EXPECT_EQ(s["experts"], 4);
+    EXPECT_EQ(s["expert_capacity"], 3);  // the config's, not a factor's
+    EXPECT_GE(s["tokens"].get<int>(), 7);  // the pieces and </s>
+    auto dense = runCli("route --model " + folder + " --layer 0 --text 'the cat' --out " + out);
+    EXPECT_EQ(dense.status, 2);
+    EXPECT_NE(dense.stderrText.find("--layer 0: that layer's FFN is dense; the expert layers are 1"), std::string::npos)
+        << dense.stderrText;
+    // and its attention runs through the variants like any model's
+    auto run = runCli("run --model " + folder + " --layer 2 --variant full --text 'the cat sat' --out " + out);
+    EXPECT_EQ(run.status, 0) << run.stderrText;
+    std::filesystem::remove_all(folder);
 }

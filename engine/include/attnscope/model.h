@@ -27,12 +27,12 @@ struct TrainingRecord {
 
 struct ModelInfo {
     std::string folder;
-    std::string arch;             ///< "bert", "roberta", "gpt2", "transfo-xl"
+    std::string arch;             ///< "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers"
     std::int64_t layers = 0, heads = 0, headDim = 0, hiddenSize = 0, vocabSize = 0;
     std::int64_t maxTokens = 0;   ///< usable positions; longer inputs are truncated with a notice
     bool causal = false;
     std::uint64_t weightBytes = 0;
-    std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", "bytes", or "" when the folder has none
+    std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", "bytes", "sentencepiece", or "" when the folder has none
     std::string attention;        ///< "softmax", or the variant a trained model uses ("longformer window=4")
     std::vector<std::string> warnings;
     /// Parameters a variant takes from the model unless the request gives them, by variant id
@@ -44,6 +44,9 @@ struct ModelInfo {
     std::int64_t experts = 0;
     double capacityFactor = 0;
     std::int64_t expertCapacity = 0;
+    /// The layers whose FFN is routed (all of a roberta_switch model; every
+    /// encoder_sparse_step-th of a switch_transformers one).
+    std::vector<std::int64_t> expertLayers;
 };
 
 /// Text is tokenized with the model's own tokenizer (special tokens added as the model expects);
@@ -63,7 +66,8 @@ struct ModelForward {
     std::vector<PlainTensor> attention;   ///< per layer: F32 [heads, n, n] (when kept)
     std::vector<PlainTensor> hidden;      ///< layers + 1 entries: F32 [n, hiddenSize]
     /// Per layer of a Switch model: F32 [n, experts], the router logits of the tokens entering
-    /// the layer's FFN (attnscope-cli route --model routes them); empty for a dense model.
+    /// the layer's FFN (attnscope-cli route --model routes them); empty for a dense model, and
+    /// an empty tensor for a dense layer between expert layers.
     std::vector<PlainTensor> routerLogits;
     std::vector<std::string> notices;     ///< truncation, NaN weights, tokenizer notices
 };

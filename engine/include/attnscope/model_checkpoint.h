@@ -35,8 +35,9 @@ SniffedFile sniffFile(const std::string& path);
 /// TorchScript, ...), or an empty string when `kind` is Safetensors.
 std::string weightsFileProblem(const std::string& path, const SniffedFile& sniffed);
 
-enum class ModelArch { Bert, Roberta, Gpt2, TransfoXl };
-const char* modelArchName(ModelArch arch);  ///< "bert", "roberta", "gpt2", "transfo-xl"
+enum class ModelArch { Bert, Roberta, Gpt2, TransfoXl, SwitchTransformers };
+/// "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers"
+const char* modelArchName(ModelArch arch);
 
 /// Transformer-XL's own settings (Hugging Face TransfoXLConfig names in brackets).
 struct TransfoXlSettings {
@@ -61,6 +62,20 @@ struct SwitchSettings {
     double auxLossCoef = 0.01;     ///< [router_aux_loss_coef] as trained (recorded, not used at inference)
     double zLossCoef = 0.0;        ///< [router_z_loss_coef]
     bool active() const { return experts > 0; }
+};
+
+/// The T5 side of a Switch Transformers encoder (Hugging Face SwitchTransformersConfig names):
+/// RMS layer norms without bias, unscaled q·k scores plus a relative position bias from
+/// bucketed distances (learnt in block 0, shared by every block), and every
+/// `encoder_sparse_step`-th FFN a Switch layer of `wi`/`wo` experts.
+struct T5Settings {
+    std::int64_t headDim = 64;               ///< [d_kv]
+    std::int64_t relativeBuckets = 32;       ///< [relative_attention_num_buckets]
+    std::int64_t relativeMaxDistance = 128;  ///< [relative_attention_max_distance]
+    /// [encoder_sparse_step] block l is sparse when step == 1 or l % step == 1; 0: none is.
+    std::int64_t sparseStep = 0;
+    bool routerBias = false;                 ///< [router_bias]
+    std::int64_t eosTokenId = 1;             ///< [eos_token_id] appended to the encoder's text
 };
 
 /// A Switch layer's router weight under `layerPrefix` ("encoder.layer.N.").
@@ -100,10 +115,18 @@ struct ModelConfig {
     std::vector<std::string> notices;
     TransfoXlSettings transfoXl;  ///< for ModelArch::TransfoXl
     SwitchSettings moe;           ///< BERT and RoBERTa: Switch FFN layers when moe.active()
+    T5Settings t5;                ///< for ModelArch::SwitchTransformers
 
     std::int64_t headDim() const {
         if (arch == ModelArch::TransfoXl) return transfoXl.headDim;
+        if (arch == ModelArch::SwitchTransformers) return t5.headDim;
         return numHeads > 0 ? hiddenSize / numHeads : 0;
+    }
+    /// Whether layer l's FFN is a Switch layer (a roberta_switch model: every layer).
+    bool switchLayer(std::int64_t l) const {
+        if (!moe.active()) return false;
+        if (arch != ModelArch::SwitchTransformers) return true;
+        return t5.sparseStep > 0 && (t5.sparseStep == 1 || l % t5.sparseStep == 1);
     }
     /// Tokens the model can take at once (positions minus the RoBERTa offset).
     std::int64_t usablePositions() const { return maxPositions - positionOffset; }
@@ -156,6 +179,7 @@ private:
     Result<TensorIndex> openShardedWeights(const std::string& indexPath);
     Result<void> resolveExpected(const TensorIndex& all);
     Result<void> checkLayersAndUnused(const TensorIndex& all);
+    std::string expertsProblem(const std::string& name, const std::string& layerStem) const;
     std::string m_folder;
     ModelConfig m_config;
     std::string m_prefix;

@@ -4,6 +4,7 @@
 
 #include <attnscope/model_checkpoint.h>
 
+#include "checkpoint/switch_transformers_tensors.h"
 #include "plain/strict_json.h"
 
 #include <algorithm>
@@ -178,6 +179,7 @@ Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
     const std::vector<std::string> prefixes =
         cfg.arch == ModelArch::Gpt2        ? std::vector<std::string>{"", "transformer."}
         : cfg.arch == ModelArch::TransfoXl ? std::vector<std::string>{"transformer.", ""}
+        : cfg.arch == ModelArch::SwitchTransformers ? std::vector<std::string>{""}
         : cfg.arch == ModelArch::Roberta ? std::vector<std::string>{"roberta.", ""}
                                          : std::vector<std::string>{"bert.", ""};
     bool prefixFound = false;
@@ -203,6 +205,8 @@ Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
             const std::string leaf = alt.substr(dot + 1);
             if (alt.find("LayerNorm") != std::string::npos && (leaf == "weight" || leaf == "bias"))
                 alt = alt.substr(0, dot + 1) + (leaf == "weight" ? "gamma" : "beta");
+            // An encoder-only Switch Transformers export may keep the tied embedding only here.
+            if (e.name == kSwitchTransformersEmbedding) alt = m_prefix + kSwitchTransformersEncoderEmbedding;
             if (!all.count(alt)) return invalid(folder + ": missing tensor '" + full + "' required by config.json");
             full = alt;
         }
@@ -231,9 +235,10 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
     const ModelConfig& cfg = m_config;
     std::set<std::string> used;
     for (const auto& [name, where] : m_resolved) used.insert(where.info->name);
-    const std::string layerStem = m_prefix + (cfg.arch == ModelArch::Gpt2        ? "h."
-                                                     : cfg.arch == ModelArch::TransfoXl ? "layers."
-                                                                                        : "encoder.layer.");
+    const std::string layerStem = m_prefix + (cfg.arch == ModelArch::Gpt2                 ? "h."
+                                              : cfg.arch == ModelArch::TransfoXl          ? "layers."
+                                              : cfg.arch == ModelArch::SwitchTransformers ? "encoder.block."
+                                                                                          : "encoder.layer.");
     std::int64_t maxLayer = -1;
     std::size_t unused = 0;
     for (const auto& [name, where] : all) {
@@ -246,6 +251,9 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
             }
         }
         if (!used.count(name)) ++unused;
+        if (auto mismatch = expertsProblem(name.substr(std::min(name.size(), m_prefix.size())), layerStem.substr(m_prefix.size()));
+            !mismatch.empty())
+            return invalid(folder + ": tensor '" + name + "' " + mismatch);
     }
     if (maxLayer + 1 != cfg.numLayers)
         return invalid(folder + ": the weights hold " + std::to_string(maxLayer + 1) + " layers, config.json says " +
@@ -253,6 +261,37 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
     if (unused > 0)
         m_warnings.push_back(std::to_string(unused) + " tensors not needed for attention analysis were ignored "
                                                             "(heads, pooler, buffers)");
+    return {};
+}
+
+// A router or expert the config has no place for: an expert index at or past num_experts, or a
+// router in a layer the config makes dense.
+std::string ModelCheckpoint::expertsProblem(const std::string& name, const std::string& layerStem) const {
+    const ModelConfig& cfg = m_config;
+    const bool router = name.find(".mlp.router.") != std::string::npos;
+    const auto expertAt = name.find(".mlp.experts.expert_");
+    if (!router && expertAt == std::string::npos) return {};
+    if (!cfg.moe.active()) return "belongs to a Switch layer, but config.json has no num_experts";
+    if (expertAt != std::string::npos) {
+        const std::string rest = name.substr(expertAt + std::string(".mlp.experts.expert_").size());
+        std::int64_t index = -1;
+        try {
+            index = std::stoll(rest.substr(0, rest.find('.')));
+        } catch (const std::exception&) {
+        }
+        if (index < 0 || index >= cfg.moe.experts)
+            return "is an expert outside the " + std::to_string(cfg.moe.experts) + " experts (num_experts) config.json gives";
+    }
+    if (name.rfind(layerStem, 0) != 0) return {};
+    std::int64_t layer = -1;
+    try {
+        layer = std::stoll(name.substr(layerStem.size()));
+    } catch (const std::exception&) {
+        return {};
+    }
+    if (!cfg.switchLayer(layer))
+        return "puts a Switch layer in block " + std::to_string(layer) + ", which config.json makes dense (encoder_sparse_step " +
+               std::to_string(cfg.t5.sparseStep) + ")";
     return {};
 }
 

@@ -3,6 +3,7 @@
 
 #include <attnscope/model_checkpoint.h>
 
+#include "checkpoint/switch_transformers_tensors.h"
 #include "checkpoint/transfo_xl_tensors.h"
 #include "plain/strict_json.h"
 
@@ -185,6 +186,49 @@ Result<void> readTransfoXl(const FieldReader& f, const Json& root, ModelConfig& 
     return {};
 }
 
+// The encoder of a Switch Transformers checkpoint (Hugging Face SwitchTransformersConfig names and
+// defaults). HF derives encoder_sparse_step from num_sparse_encoder_layers unless the file holds
+// the step itself, which then wins; a gated FFN (v1.1's "gated-gelu") has no HF Switch layer.
+Result<void> readSwitchTransformers(const FieldReader& f, ModelConfig& c) {
+    T5Settings& t = c.t5;
+    ATTNSCOPE_TRY_ASSIGN(c.vocabSize, f.integer("vocab_size", 32128, 1, kMaxVocab));
+    ATTNSCOPE_TRY_ASSIGN(c.hiddenSize, f.integer("d_model", 768, 1, kMaxHidden));
+    ATTNSCOPE_TRY_ASSIGN(t.headDim, f.integer("d_kv", 64, 1, kMaxHidden));
+    ATTNSCOPE_TRY_ASSIGN(c.intermediateSize, f.integer("d_ff", 2048, 1, kMaxIntermediate));
+    ATTNSCOPE_TRY_ASSIGN(c.numLayers, f.integer("num_layers", 12, 1, kMaxLayers));
+    ATTNSCOPE_TRY_ASSIGN(c.numHeads, f.integer("num_heads", 12, 1, kMaxHeads));
+    ATTNSCOPE_TRY_ASSIGN(c.moe.experts, f.integer("num_experts", 8, 1, 4096));
+    ATTNSCOPE_TRY_ASSIGN(c.moe.expertCapacity, f.integer("expert_capacity", 64, 1, std::int64_t{1} << 40));
+    c.moe.capacityFactor = 0;  // the slots are the fixed expert_capacity
+    std::int64_t sparseLayers = 3;
+    ATTNSCOPE_TRY_ASSIGN(sparseLayers, f.integer("num_sparse_encoder_layers", 3, 0, c.numLayers));
+    ATTNSCOPE_TRY_ASSIGN(t.sparseStep, f.integer("encoder_sparse_step", sparseLayers > 0 ? c.numLayers / sparseLayers : 0, 0,
+                                                 kMaxLayers));
+    ATTNSCOPE_TRY_ASSIGN(t.routerBias, f.flag("router_bias", false));
+    ATTNSCOPE_TRY_ASSIGN(t.relativeBuckets, f.integer("relative_attention_num_buckets", 32, 4, 1 << 16));
+    ATTNSCOPE_TRY_ASSIGN(t.relativeMaxDistance, f.integer("relative_attention_max_distance", 128, 1, kMaxPositions));
+    if (t.relativeMaxDistance <= t.relativeBuckets / 4)
+        return f.fail("relative_attention_max_distance", "must exceed the exact buckets (relative_attention_num_buckets / 4 = " +
+                                                             std::to_string(t.relativeBuckets / 4) + ")");
+    ATTNSCOPE_TRY_ASSIGN(t.eosTokenId, f.integer("eos_token_id", 1, -1, kMaxVocab, true));
+    ATTNSCOPE_TRY_ASSIGN(c.padTokenId, f.integer("pad_token_id", 0, -1, kMaxVocab, true));
+    ATTNSCOPE_TRY_ASSIGN(c.layerNormEps, f.number("layer_norm_epsilon", 1e-6, 1e-30, 1.0));
+    ATTNSCOPE_TRY_ASSIGN(c.moe.auxLossCoef, f.number("router_aux_loss_coef", 0.001, 0.0, 1e6));
+    ATTNSCOPE_TRY_ASSIGN(c.moe.zLossCoef, f.number("router_z_loss_coef", 0.001, 0.0, 1e6));
+    ATTNSCOPE_TRY_ASSIGN(c.activation, parseActivation(f, "dense_act_fn", "relu"));
+    std::string projection;
+    bool gated = false;
+    ATTNSCOPE_TRY_ASSIGN(projection, f.text("feed_forward_proj", "relu"));
+    ATTNSCOPE_TRY_ASSIGN(gated, f.flag("is_gated_act", false));
+    if (gated || projection.rfind("gated", 0) == 0)
+        return Error{ErrorCode::Unsupported, f.source() + ": a gated feed-forward ('" + projection +
+                                                 "') is not part of the Switch Transformers layers; only wi -> act -> wo is read"};
+    c.maxPositions = kMaxPositions;  // relative positions: no table bounds the text
+    c.typeVocabSize = 0;
+    c.causal = false;                // the encoder
+    return {};
+}
+
 /// How far the training went, when recorded; a field of the wrong type is refused.
 template <class Bad>
 Result<void> readTrainingRecord(const Json& node, const Bad& bad, ModelConfig& c) {
@@ -245,6 +289,7 @@ const char* modelArchName(ModelArch arch) {
     case ModelArch::Roberta: return "roberta";
     case ModelArch::Gpt2: return "gpt2";
     case ModelArch::TransfoXl: return "transfo-xl";
+    case ModelArch::SwitchTransformers: return "switch_transformers";
     }
     return "?";
 }
@@ -262,13 +307,14 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     else if (config.modelType == "roberta" || config.modelType == "roberta_switch") config.arch = ModelArch::Roberta;
     else if (config.modelType == "gpt2") config.arch = ModelArch::Gpt2;
     else if (config.modelType == "transfo-xl") config.arch = ModelArch::TransfoXl;
+    else if (config.modelType == "switch_transformers") config.arch = ModelArch::SwitchTransformers;
     else if (config.modelType.empty())
         return Error{ErrorCode::Unsupported,
-                     source + ": no model_type; supported architectures: bert, roberta, roberta_switch, gpt2, transfo-xl"};
+                     source + ": no model_type; supported architectures: bert, roberta, roberta_switch, gpt2, transfo-xl, switch_transformers"};
     else
         return Error{ErrorCode::Unsupported, source + ": model_type '" + config.modelType +
                                                  "' is not supported; supported architectures: bert, roberta, "
-                                                 "roberta_switch, gpt2, transfo-xl"};
+                                                 "roberta_switch, gpt2, transfo-xl, switch_transformers"};
 
     for (const auto& [key, value] : root.items()) {
         if (key == "auto_map" || key == "trust_remote_code" || (!key.empty() && key.front() == '_' && key != "_name_or_path"))
@@ -276,6 +322,7 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     }
     auto status = config.arch == ModelArch::Gpt2        ? readGpt2(fields, config)
                   : config.arch == ModelArch::TransfoXl ? readTransfoXl(fields, root, config)
+                  : config.arch == ModelArch::SwitchTransformers ? readSwitchTransformers(fields, config)
                                                         : readBertLike(fields, config);
     if (!status) return status.error();
     if (config.modelType == "roberta_switch" && !config.moe.active())
@@ -284,7 +331,8 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
         auto trained = readTrainedAttention(*it, source, config);
         if (!trained) return trained.error();
     }
-    if (config.arch != ModelArch::TransfoXl && config.hiddenSize % config.numHeads != 0)
+    const bool ownHeadDim = config.arch == ModelArch::TransfoXl || config.arch == ModelArch::SwitchTransformers;
+    if (!ownHeadDim && config.hiddenSize % config.numHeads != 0)
         return Error{ErrorCode::InvalidInput, source + ": hidden size " + std::to_string(config.hiddenSize) +
                                                   " is not a multiple of the head count " + std::to_string(config.numHeads)};
     return config;
@@ -303,6 +351,7 @@ std::vector<ExpectedTensor> expectedTensors(const ModelConfig& c) {
         add(base + ".bias", {rows});
     };
     if (c.arch == ModelArch::TransfoXl) return expectedTransfoXlTensors(c);
+    if (c.arch == ModelArch::SwitchTransformers) return expectedSwitchTransformersTensors(c);
     if (c.arch == ModelArch::Gpt2) {
         add("wte.weight", {c.vocabSize, h});
         add("wpe.weight", {c.maxPositions, h});

@@ -29,7 +29,7 @@ ModelPassBytes modelPassBytes(const ModelConfig& config, std::int64_t n, bool ke
     if (keepAttention) bytes.kept += layers * heads * tokens * tokens;
     // scores and their softmax (Transformer-XL: content, position and shifted terms), the FFN's
     // inner activation, and a few [n, hidden] residuals and projections
-    const U scoreCopies = config.arch == ModelArch::TransfoXl ? 4 : 2;
+    const U scoreCopies = config.arch == ModelArch::TransfoXl ? 4 : config.arch == ModelArch::SwitchTransformers ? 3 : 2;
     bytes.scratch = scoreCopies * heads * queries * keys + tokens * inner + 6 * tokens * hidden;
     bytes.kept *= kFloat;
     bytes.scratch *= kFloat;

@@ -49,13 +49,18 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.experts = c.moe.experts;
     info.capacityFactor = c.moe.active() ? c.moe.capacityFactor : 0.0;
     info.expertCapacity = c.moe.expertCapacity;
+    for (std::int64_t l = 0; l < c.numLayers; ++l)
+        if (c.switchLayer(l)) info.expertLayers.push_back(l);
     info.warnings = checkpoint.value()->warnings();
     // A folder without tokenizer files still serves explicit ids; text then gets a clear error.
-    auto tokenizer = loadModelTokenizer(folder, c.modelType);
+    auto tokenizer = loadModelTokenizer(folder, c.modelType, c.t5.eosTokenId);
     if (tokenizer) {
         session->m_tokenizer = tokenizer.value();
         const ModelTokenizerKind kind = tokenizer.value()->kind();
-        info.tokenizer = kind == ModelTokenizerKind::WordPiece ? "wordpiece" : kind == ModelTokenizerKind::Bytes ? "bytes" : "byte-level-bpe";
+        info.tokenizer = kind == ModelTokenizerKind::WordPiece       ? "wordpiece"
+                         : kind == ModelTokenizerKind::Bytes         ? "bytes"
+                         : kind == ModelTokenizerKind::SentencePiece ? "sentencepiece"
+                                                                     : "byte-level-bpe";
         for (const auto& note : tokenizer.value()->loadNotices()) info.warnings.push_back(note);
         if (tokenizer.value()->vocabSize() > c.vocabSize)
             info.warnings.push_back("the tokenizer has " + std::to_string(tokenizer.value()->vocabSize()) +
@@ -208,7 +213,7 @@ std::shared_ptr<const ModelForward> ModelSession::forward(const ModelInput& inpu
         for (const auto& a : pass.capture.attention) out->attention.push_back(toPlain(a));
     }
     for (const auto& h : pass.capture.hidden) out->hidden.push_back(toPlain(h));
-    for (const auto& logits : pass.capture.routerLogits) out->routerLogits.push_back(toPlain(logits));
+    for (const auto& logits : pass.capture.routerLogits) out->routerLogits.push_back(logits.defined() ? toPlain(logits) : PlainTensor{});
     return out;
 }
 

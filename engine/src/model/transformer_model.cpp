@@ -104,7 +104,11 @@ RouterOptions switchRouterOptions(const SwitchSettings& moe) {
 
 at::Tensor TransformerModel::switchFeedForward(const at::Tensor& x, const std::string& p, ModelCapture& capture) {
     // x [n, h] -> logits [n, E] -> one expert, gate and slot per token -> out [n, h]
-    const at::Tensor logits = at::linear(x, weight(switchRouterWeight(p))).contiguous();
+    const bool t5 = config().arch == ModelArch::SwitchTransformers;
+    const at::Tensor logits = (t5 && config().t5.routerBias
+                                   ? at::linear(x, weight(switchRouterWeight(p)), weight(p + "mlp.router.classifier.bias"))
+                                   : at::linear(x, weight(switchRouterWeight(p))))
+                                  .contiguous();
     capture.routerLogits.push_back(logits);
     auto routing = routeTokens(toPlain(logits), switchRouterOptions(config().moe));
     if (!routing) throw EngineError(routing.error().code, p + "mlp.router: " + routing.error().message);
@@ -120,12 +124,15 @@ at::Tensor TransformerModel::switchFeedForward(const at::Tensor& x, const std::s
             }
         if (rows.empty()) continue;
         const std::string expert = switchExpertPrefix(p, e);
+        // The trainer's experts are BERT FFNs with biases; T5's are wi -> act -> wo without.
         auto linear = [&](const at::Tensor& in, const std::string& base) {
-            return at::linear(in, weight(expert + base + ".weight"), weight(expert + base + ".bias"));
+            return t5 ? at::linear(in, weight(expert + base + ".weight"))
+                      : at::linear(in, weight(expert + base + ".weight"), weight(expert + base + ".bias"));
         };
         const at::Tensor index = at::tensor(at::ArrayRef<std::int64_t>(rows), at::kLong);
         const at::Tensor gate = at::tensor(at::ArrayRef<float>(gates), at::kFloat).unsqueeze(1);
-        const at::Tensor y = linear(activation(linear(x.index_select(0, index), "intermediate.dense")), "output.dense");
+        const at::Tensor y = linear(activation(linear(x.index_select(0, index), t5 ? "wi" : "intermediate.dense")),
+                                    t5 ? "wo" : "output.dense");
         out.index_copy_(0, index, y * gate);
     }
     return out;
@@ -175,6 +182,7 @@ ModelCapture TransformerModel::forward(const std::vector<std::int64_t>& ids, boo
     at::Tensor idTensor = at::tensor(at::ArrayRef<std::int64_t>(ids), at::kLong);
     ModelCapture capture = c.arch == ModelArch::Gpt2        ? forwardGpt2(idTensor, keepAttention, progress)
                            : c.arch == ModelArch::TransfoXl ? forwardTransfoXl(idTensor, keepAttention, progress)
+                           : c.arch == ModelArch::SwitchTransformers ? forwardSwitchTransformers(idTensor, keepAttention, progress)
                                                             : forwardBertLike(idTensor, keepAttention, progress);
     // Weights are read once and kept, so their findings are kept too and repeated on every pass.
     notices.insert(notices.end(), m_weightNotices.begin(), m_weightNotices.end());

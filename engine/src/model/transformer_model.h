@@ -24,7 +24,8 @@ struct ModelCapture {
     /// Per layer, what the layer's variant needs besides Q, K, V (Transformer-XL: its r_w_bias,
     /// r_r_bias and pos_keys, the `transformer_xl` variant's inputs); empty for the others.
     std::vector<std::map<std::string, PlainTensor>> variantInputs;
-    /// Per layer of a Switch model, the router logits [n, experts] of the tokens entering its FFN.
+    /// Per layer of a Switch model, the router logits [n, experts] of the tokens entering its FFN
+    /// (an undefined tensor for a dense layer between sparse ones).
     std::vector<at::Tensor> routerLogits;
 };
 
@@ -61,12 +62,15 @@ private:
     ModelCapture forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// Segment by segment with each layer's memory (transfo_xl_forward.cpp).
     ModelCapture forwardTransfoXl(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
+    /// The T5 encoder with Switch layers (switch_transformers_forward.cpp).
+    ModelCapture forwardSwitchTransformers(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// Multi-head attention core shared by both families: q, k, v are [n, hidden].
     at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal, bool keepAttention,
                       ModelCapture& capture);
     at::Tensor activation(const at::Tensor& x) const;
-    /// A Switch FFN (prefix "encoder.layer.N."): each token through its router's expert, scaled
-    /// by the gate; a token over its expert's capacity gets zeros (the residual carries it).
+    /// A Switch FFN (prefix "encoder.layer.N.", or "encoder.block.N.layer.1." for T5): each token
+    /// through its router's expert, scaled by the gate; a token over its expert's capacity gets
+    /// zeros (the residual carries it).
     at::Tensor switchFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
 
     std::unique_ptr<ModelCheckpoint> m_checkpoint;

@@ -3,6 +3,7 @@
 #include <attnscope/model_tokenizer.h>
 
 #include "tokenize/byte_tokenizer.h"
+#include "tokenize/sentencepiece_tokenizer.h"
 
 #include "plain/strict_json.h"
 #include "tokenize/byte_level_bpe.h"
@@ -140,12 +141,15 @@ Result<std::shared_ptr<const ModelTokenizer>> loadByteLevelBpe(const std::filesy
 }  // namespace
 
 Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder,
-                                                                 const std::string& modelType) {
+                                                                 const std::string& modelType, std::int64_t eosId) {
     const std::filesystem::path dir(folder);
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
         return makeError(ErrorCode::NotFound, folder + ": not a folder");
 
+    // T5's tokenizer.json is a Unigram model; its spiece.model holds the same and more exactly.
+    const bool t5 = modelType == "switch_transformers" || modelType == "t5";
+    if (t5 && isFile(dir / "spiece.model")) return loadSentencePieceTokenizer((dir / "spiece.model").string(), eosId);
     const std::filesystem::path tokenizerJson = dir / "tokenizer.json";
     if (isFile(tokenizerJson)) {
         auto text = readWholeFile(tokenizerJson.string(), kMaxTokenizerFileBytes);
@@ -156,6 +160,7 @@ Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::stri
     // Byte-level models (the built-in trainer's Transformer-XL) need no tokenizer file.
     if (modelType == "transfo-xl") return makeByteTokenizer();
     const std::string type = modelType == "longformer" || modelType == "roberta_switch" ? "roberta" : modelType;
+    if (t5) return makeError(ErrorCode::NotFound, folder + ": no spiece.model (a " + modelType + " model's SentencePiece tokenizer)");
     if (type != "bert" && type != "roberta" && type != "gpt2")
         return makeError(ErrorCode::Unsupported, folder + ": no tokenizer.json, and model type '" + modelType +
                                                      "' has no vocabulary-file tokenizer (bert, roberta, gpt2)");
