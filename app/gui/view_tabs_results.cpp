@@ -70,7 +70,10 @@ void ViewTabs::registerResultTabs() {
     add(ViewTab::Cost, {m_costView, [this](const ResultTab::Run& run) { m_costView->setResult(run); }, {}, {}});
     add(ViewTab::Experts, {m_routingView,
                            [this](const ResultTab::Run& run) {
-                               if (run) m_routingView->setTokens(run->input, run->projection.seed);
+                               if (run && run->modelRouting)
+                                   m_routingView->setModelRouting(run->input, *run->modelRouting, run->modelLayer);
+                               else if (run)
+                                   m_routingView->setTokens(run->input, run->projection.seed);
                                else m_routingView->clear();
                            },
                            {}, {}});

@@ -351,7 +351,8 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         shape = *checked;
     } else if (request.model) {
         std::vector<std::string> notices;
-        plan.modelQkv = model->layerQkv(request.input.text, request.model->layer, progress, run.input, notices, &plan.modelInputs);
+        plan.modelQkv = model->layerQkv(request.input.text, request.model->layer, progress, run.input, notices, &plan.modelInputs,
+                                        &run.modelRouting);
         for (auto& note : notices) run.warnings.push_back(std::move(note));
         run.modelFolder = request.model->folder;
         run.modelLayer = request.model->layer;

@@ -234,6 +234,34 @@ TEST_F(SwitchTransformersTest, RandomFolderAgreesWithADoublePrecisionRecomputati
     EXPECT_GT(std::count(kept.begin(), kept.end(), 0), 0) << "the case should drop tokens (4 experts of 3 slots, 12 tokens)";
 }
 
+// A run on a layer's Q, K, V carries that layer's router when its FFN is a Switch layer (the
+// Experts tab routes it): the model pass's own logits and the model's slots.
+TEST_F(SwitchTransformersTest, ARunOnASparseLayerCarriesItsRouter) {
+    writeTinySwitchFolder(m_dir / "switch");
+    ASSERT_TRUE(m_engine->openModel((m_dir / "switch").string()).ok());
+    ModelInput input;
+    input.text = "the cat sat on a mat";
+    input.keepAttention = false;
+    auto pass = m_engine->forwardModel(input);
+    ASSERT_TRUE(pass.ok()) << pass.error().message;
+    for (int layer : {0, 1}) {
+        RunRequest request;
+        request.input.text = input.text;
+        request.model = ModelLayerSource{(m_dir / "switch").string(), layer};
+        request.variants.push_back(VariantRequest{"full", {}});
+        auto run = m_engine->run(request);
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        if (layer == 0) {
+            EXPECT_FALSE(run.value()->modelRouting.has_value());
+            continue;
+        }
+        ASSERT_TRUE(run.value()->modelRouting.has_value());
+        EXPECT_EQ(run.value()->modelRouting->expertCapacity, 3);
+        EXPECT_EQ(run.value()->modelRouting->logits.shape, pass.value()->routerLogits[1].shape);
+        EXPECT_EQ(run.value()->modelRouting->logits.f32, pass.value()->routerLogits[1].f32);
+    }
+}
+
 TEST_F(SwitchTransformersTest, TextGoesThroughItsSentencePieceModel) {
     TinySwitchSpec spec;
     spec.sharedEmbedding = false;  // an encoder-only export: the tied matrix under encoder.embed_tokens

@@ -12,6 +12,7 @@
 
 #include <QCheckBox>
 #include <QFile>
+#include <QLabel>
 #include <QTemporaryDir>
 #include <QComboBox>
 #include <QSlider>
@@ -136,6 +137,40 @@ private Q_SLOTS:
             QCOMPARE(cells[7].toInt(), int{shown.kept[static_cast<std::size_t>(t)]});
         }
         QVERIFY(!view.exportRouting(dir.filePath(QStringLiteral("missing/r.csv"))).isEmpty());
+    }
+
+    // A model layer's own router: its logits routed with the model's fixed slots, its expert
+    // count locked; the slider then routes the same logits by factor; a text run brings the
+    // seeded router back.
+    void aModelsRouterRoutesItsOwnLogits() {
+        MoeRoutingView view;
+        view.resize(1000, 700);
+        view.show();
+        const auto input = words("one two three four five");
+        engine::ModelRouting model;
+        // tokens 0, 1, 3 prefer expert 1, tokens 2, 4 expert 0 (worked by hand)
+        model.logits = engine::PlainTensor::fromF32({5, 2}, {0.f, 2.f, 0.f, 1.f, 3.f, 0.f, -1.f, 1.f, 1.f, 0.f});
+        model.expertCapacity = 2;
+        view.setModelRouting(input, model, 1);
+        QVERIFY(view.showsModelRouter());
+        QVERIFY2(view.routing().has_value(), qPrintable(view.message()));
+        const engine::Routing& r = *view.routing();
+        QCOMPARE(r.experts, std::int64_t{2});
+        QCOMPARE(r.capacity, std::int64_t{2});
+        QCOMPARE(r.expert, (std::vector<std::int64_t>{1, 1, 0, 1, 0}));
+        QCOMPARE(int{r.kept[3]}, 0);  // expert 1's third token: past its 2 slots
+        QCOMPARE(r.dropped, std::int64_t{1});
+        QVERIFY(!view.expertsSpin()->isEnabled());
+        QCOMPARE(view.expertsSpin()->value(), 2);
+        QVERIFY(view.findChild<QLabel*>(QStringLiteral("moeSource"))->text().contains(QStringLiteral("the model's layer 1")));
+        // the slider: ⌈5 / 2 · 2.00⌉ = 5 slots, nothing dropped
+        view.capacitySlider()->setValue(200);
+        QCOMPARE(view.routing()->capacity, std::int64_t{5});
+        QCOMPARE(view.routing()->dropped, std::int64_t{0});
+        QCOMPARE(view.routing()->expert, (std::vector<std::int64_t>{1, 1, 0, 1, 0}));
+        view.setTokens(input, 3);
+        QVERIFY(!view.showsModelRouter());
+        QVERIFY(view.expertsSpin()->isEnabled());
     }
 };
 

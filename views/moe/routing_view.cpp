@@ -14,6 +14,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -38,8 +39,10 @@ QString legendText() {
         "when asked). Each expert has room for capacity = ⌈k · tokens / E · capacity factor⌉ tokens; a token "
         "past that is dropped for that expert (struck through): its expert output is zero and the residual "
         "carries it on. The auxiliary loss E · Σ f·P is 1 when the load is balanced and grows as it is not; "
-        "the z-loss keeps the logits small. Hidden states here are the seeded random projections' token "
-        "states and the router is drawn from the seed: the mechanics, not a trained model's choices.");
+        "the z-loss keeps the logits small. For a text run the hidden states are the seeded random projections' "
+        "token states and the router is drawn from the seed: the mechanics, not a trained model's choices. For a "
+        "run on a Switch model's layer (Model settings) they are the model's own: its tokens entering that layer's "
+        "FFN and its trained router.");
 }
 
 }  // namespace
@@ -48,6 +51,11 @@ MoeRoutingView::MoeRoutingView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(buildControls());
+    m_source = new QLabel(this);
+    m_source->setObjectName(QStringLiteral("moeSource"));
+    m_source->setTextFormat(Qt::PlainText);
+    m_source->setWordWrap(true);
+    layout->addWidget(m_source);
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("moeSummary"));
     m_summary->setTextFormat(Qt::PlainText);
@@ -72,7 +80,10 @@ MoeRoutingView::MoeRoutingView(QWidget* parent) : QWidget(parent) {
     });
     connect(m_k, &QSpinBox::valueChanged, this, &MoeRoutingView::reroute);
     connect(m_normalize, &QCheckBox::toggled, this, &MoeRoutingView::reroute);
-    connect(m_capacity, &QSlider::valueChanged, this, &MoeRoutingView::reroute);
+    connect(m_capacity, &QSlider::valueChanged, this, [this] {
+        m_modelCapacity = false;  // the user's factor from now on
+        reroute();
+    });
     connect(m_priority, &QComboBox::currentIndexChanged, this, &MoeRoutingView::reroute);
     connect(m_droppedAs, &QComboBox::currentIndexChanged, this, &MoeRoutingView::reroute);
     updateControls();
@@ -186,6 +197,7 @@ engine::RouterOptions MoeRoutingView::options() const {
     o.k = o.policy == engine::kTopkPolicy ? m_k->value() : 1;
     o.normalize = m_normalize->isChecked();
     o.capacityFactor = m_capacity->value() / 100.0;
+    if (m_modelCapacity) o.expertCapacity = m_modelExpertCapacity;
     o.priority = m_priority->currentData().toString().toStdString();
     o.droppedAs = m_droppedAs->currentData().toString().toStdString();
     return o;
@@ -200,10 +212,13 @@ void MoeRoutingView::updateControls() {
     m_normalize->setEnabled(topk);
     m_k->setMaximum(m_experts->value());
     const double factor = m_capacity->value() / 100.0;
-    m_capacityLabel->setText(factor == 0 ? tr("dropless") : QString::number(factor, 'f', 2));
+    m_capacityLabel->setText(m_modelCapacity && m_modelExpertCapacity > 0 ? tr("the model's %1 slots").arg(m_modelExpertCapacity)
+                             : factor == 0                                  ? tr("dropless")
+                                                                            : QString::number(factor, 'f', 2));
 }
 
 void MoeRoutingView::clear() {
+    useSeededRouter();
     m_input = {};
     m_logits = {};
     m_routing.reset();
@@ -218,13 +233,49 @@ void MoeRoutingView::clear() {
 
 void MoeRoutingView::setTokens(const engine::TokenizedInput& input, std::uint64_t seed) {
     if (input.tokens.empty()) return clear();
+    useSeededRouter();
     m_input = input;
     m_seed = seed;
+    m_source->setText(tr("Router: seeded random (seed %1) over the run's token states.").arg(seed));
+    rebuildLogits();
+}
+
+void MoeRoutingView::useSeededRouter() {
+    m_modelLayer = -1;
+    m_modelLogits = {};
+    m_modelCapacity = false;
+    m_experts->setEnabled(true);
+}
+
+void MoeRoutingView::setModelRouting(const engine::TokenizedInput& input, const engine::ModelRouting& routing, int layer) {
+    if (input.tokens.empty() || routing.logits.shape.size() != 2) return clear();
+    m_input = input;
+    m_modelLayer = layer;
+    m_modelLogits = routing.logits;
+    m_modelExpertCapacity = routing.expertCapacity;
+    m_modelCapacity = true;
+    const auto experts = static_cast<int>(routing.logits.shape[1]);
+    {
+        const QSignalBlocker blockExperts(m_experts), blockCapacity(m_capacity);
+        m_experts->setMaximum(std::max(kMaxExperts, experts));
+        m_experts->setValue(experts);
+        m_capacity->setValue(static_cast<int>(std::lround(routing.capacityFactor * 100)));
+    }
+    m_experts->setEnabled(false);  // the model's router has its own experts
+    m_source->setText(tr("Router: the model's layer %1 (%2 experts, %3): its tokens entering the layer's FFN.")
+                          .arg(layer)
+                          .arg(experts)
+                          .arg(routing.expertCapacity > 0 ? tr("%1 slots per expert").arg(routing.expertCapacity)
+                                                          : tr("capacity factor %1").arg(routing.capacityFactor, 0, 'f', 2)));
     rebuildLogits();
 }
 
 void MoeRoutingView::rebuildLogits() {
     if (m_input.tokens.empty()) return;
+    if (showsModelRouter()) {
+        m_logits = m_modelLogits;
+        return reroute();
+    }
     // as `attnscope-cli route --text`: the same states and router for the same seed
     auto logits = engine::routerLogits(engine::randomTokenStates(m_input, kStateDim, m_seed),
                                        engine::randomRouter(m_experts->value(), kStateDim, m_seed));

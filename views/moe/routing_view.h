@@ -36,6 +36,12 @@ public:
 
     /// The tokens to route and the seed of their states and of the router (the run's).
     void setTokens(const engine::TokenizedInput& input, std::uint64_t seed);
+    /// A run on a Switch model's layer: its own router logits, routed by default with the
+    /// model's capacity; the expert count is the model's. Moving the capacity slider re-routes
+    /// the same logits with that factor.
+    void setModelRouting(const engine::TokenizedInput& input, const engine::ModelRouting& routing, int layer);
+    /// True while the shown logits are a model's (setModelRouting), false for the seeded router.
+    bool showsModelRouter() const { return m_modelLayer >= 0; }
     void clear();
 
     // The controls (tests drive them as a user would).
@@ -65,6 +71,7 @@ public:
 private:
     QWidget* buildControls();
     QWidget* buildPlots();
+    void useSeededRouter();
     void rebuildLogits();
     void reroute();
     void drawStrip();
@@ -80,6 +87,7 @@ private:
     QLabel* m_capacityLabel = nullptr;
     QComboBox* m_priority = nullptr;
     QComboBox* m_droppedAs = nullptr;
+    QLabel* m_source = nullptr;
     QLabel* m_summary = nullptr;
     QTextBrowser* m_strip = nullptr;
     QCustomPlot* m_probPlot = nullptr;
@@ -90,6 +98,11 @@ private:
     std::uint64_t m_seed = 0;
     engine::PlainTensor m_logits;
     std::optional<engine::Routing> m_routing;
+    // the model's router (setModelRouting); m_modelLayer < 0 for the seeded one
+    int m_modelLayer = -1;
+    engine::PlainTensor m_modelLogits;
+    std::int64_t m_modelExpertCapacity = 0;  ///< used until the user moves the capacity slider
+    bool m_modelCapacity = false;
 };
 
 }  // namespace attnscope::views

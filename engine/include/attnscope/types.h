@@ -120,11 +120,21 @@ struct AttentionResult {
     float weightAt(int head, std::int64_t query, std::int64_t key) const;
 };
 
+/// A model layer's own router: the logits of the tokens entering the layer's Switch FFN and the
+/// capacity the model routes them with (RouterOptions' expertCapacity wins when > 0).
+struct ModelRouting {
+    PlainTensor logits;  ///< F32 [n, experts]
+    double capacityFactor = 0;
+    std::int64_t expertCapacity = 0;
+};
+
 struct RunResult {
     TokenizedInput input;     ///< empty tokens when Q/K/V were given explicitly
     ProjectionSpec projection;
     std::string modelFolder;  ///< set when Q/K/V came from a checkpoint's layer
     int modelLayer = -1;
+    /// Set when that layer's FFN is a Switch layer (the Experts tab routes the model's own logits).
+    std::optional<ModelRouting> modelRouting;
     std::int64_t n = 0, heads = 0, headDim = 0;
     /// The Q and K every variant ran on ([heads, n, d], [heads, m, d]), shared with the results'
     /// weights, and the key padding ([m], empty = none).

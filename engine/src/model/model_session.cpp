@@ -218,7 +218,8 @@ std::shared_ptr<const ModelForward> ModelSession::forward(const ModelInput& inpu
 }
 
 Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn& progress, TokenizedInput& tokens,
-                           std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs) {
+                           std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs,
+                           std::optional<ModelRouting>* routing) {
     if (layer < 0 || layer >= m_info.layers)
         throw EngineError(ErrorCode::InvalidArgument, "layer " + std::to_string(layer) + " is outside [0, " +
                                                           std::to_string(m_info.layers - 1) + "] for this model");
@@ -234,6 +235,8 @@ Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn&
     qkv.k = pass.capture.k[l];
     qkv.v = pass.capture.v[l];
     if (inputs) *inputs = l < pass.capture.variantInputs.size() ? pass.capture.variantInputs[l] : std::map<std::string, PlainTensor>{};
+    if (routing && l < pass.capture.routerLogits.size() && pass.capture.routerLogits[l].defined())
+        *routing = ModelRouting{toPlain(pass.capture.routerLogits[l]), m_info.capacityFactor, m_info.expertCapacity};
     return qkv;
 }
 

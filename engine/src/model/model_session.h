@@ -11,6 +11,7 @@
 #include "variants/variant.h"
 
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -49,9 +50,11 @@ public:
     const Pass& run(const ModelInput& input, const ProgressFn& progress);
 
 
-    /// `inputs` (when not null) receives the layer's variant inputs (ModelCapture::variantInputs).
+    /// `inputs` (when not null) receives the layer's variant inputs (ModelCapture::variantInputs),
+    /// `routing` (when not null) the layer's own router when its FFN is a Switch layer.
     Qkv layerQkv(const std::string& text, int layer, const ProgressFn& progress, TokenizedInput& tokens,
-                 std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs = nullptr);
+                 std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs = nullptr,
+                 std::optional<ModelRouting>* routing = nullptr);
 
 private:
     /// Throws EngineError(OutOfBudget) when a pass on `tokens` tokens would need more than the budget.
