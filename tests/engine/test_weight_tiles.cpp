@@ -266,7 +266,7 @@ TEST(WeightTiles, AResultFileWithANaNOrAnInfinityInWhatWeightsComeFromIsRefused)
     const auto r = runOk(*engine, variantRequest(x, "full", {}));
     ASSERT_TRUE(r);
     const std::string path = testing::TempDir() + "nonfinite.safetensors";
-    for (const std::string& what : {"q", "k"}) {
+    for (const std::string& what : {std::string("q"), std::string("k")}) {
         RunResult broken = *r;
         SharedFloats& t = what == "q" ? broken.q : broken.k;
         auto copy = std::make_shared<std::vector<float>>(t.data.get(), t.data.get() + t.numel());

@@ -4,6 +4,7 @@
 
 #include "support/qt_test_support.h"
 
+#include "views/moe/expert_layers_grid.h"
 #include "views/moe/routing_view.h"
 
 #include <attnscope/moe_router.h>
@@ -17,6 +18,7 @@
 #include <QComboBox>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTest>
 
 #include <cmath>
@@ -171,6 +173,37 @@ private Q_SLOTS:
         view.setTokens(input, 3);
         QVERIFY(!view.showsModelRouter());
         QVERIFY(view.expertsSpin()->isEnabled());
+        QVERIFY(!view.pages()->isTabEnabled(1));
+    }
+
+    // All layers: every expert layer of the model (a dense one between them left out) routed with
+    // the same options, the grid's cells and the report's specialisation and load.
+    void allLayersShowEveryExpertLayer() {
+        MoeRoutingView view;
+        view.resize(1000, 700);
+        view.show();
+        const auto input = words("one two one two");
+        engine::ModelRouting model;
+        model.logits = engine::PlainTensor::fromF32({4, 2}, {2.f, 0.f, 2.f, 0.f, 2.f, 0.f, 0.f, 2.f});  // layer 2
+        model.layerLogits = {engine::PlainTensor::fromF32({4, 2}, {0.f, 1.f, 1.f, 0.f, 0.f, 1.f, 1.f, 0.f}),  // layer 0
+                             engine::PlainTensor{},                                                          // dense
+                             model.logits};
+        model.expertCapacity = 2;
+        view.setModelRouting(input, model, 2);
+        QVERIFY(view.pages()->isTabEnabled(1));
+        view.pages()->setCurrentIndex(1);
+        QCOMPARE(view.layersGrid()->layerCount(), 2);
+        // layer 2: tokens 0-2 choose expert 0 (slots 2: token 2 dropped), token 3 expert 1
+        const QString html = view.layersReportHtml();
+        QVERIFY2(html.contains(QStringLiteral("Tokens each expert of layer 2 takes most")), qPrintable(html));
+        QVERIFY2(html.contains(QStringLiteral("one ×2")), qPrintable(html));  // expert 0 took "one" twice, "two" once
+        QVERIFY2(html.contains(QStringLiteral("2 / 3")), qPrintable(html));   // expert 0 kept 2 of 3 in layer 2
+        QTest::qWait(10);
+        const QRect grid = view.layersGrid()->rect();
+        const QString cell = view.layersGrid()->describeAt(QPoint(grid.width() - 10, 2 + 22 + 5));  // layer 2, last token
+        QVERIFY2(cell.startsWith(QStringLiteral("layer 2, token 3 'two': expert 1")), qPrintable(cell));
+        const QString first = view.layersGrid()->describeAt(QPoint(50, 5));  // layer 0, token 0
+        QVERIFY2(first.startsWith(QStringLiteral("layer 0, token 0 'one': expert 1")), qPrintable(first));
     }
 };
 

@@ -2,6 +2,8 @@
 
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
+#include "views/moe/expert_layers_grid.h"
+#include "views/moe/expert_report.h"
 #include "views/qcp.h"
 #include "views/scrolling_row.h"
 #include "views/token_label.h"
@@ -18,6 +20,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -183,8 +186,31 @@ QWidget* MoeRoutingView::buildPlots() {
     m_loadPlot->setMinimumSize(260, 160);
     plotsLayout->addWidget(m_probPlot, 2);
     plotsLayout->addWidget(m_loadPlot, 3);
+    m_pages = new QTabWidget(splitter);
+    m_pages->setObjectName(QStringLiteral("moePages"));
+    m_pages->addTab(plots, tr("This layer"));
+    auto* layersPage = new QWidget(m_pages);
+    auto* layersLayout = new QVBoxLayout(layersPage);
+    layersLayout->setContentsMargins(0, 2, 0, 0);
+    auto* caption = new QLabel(tr("A row per expert layer, a column per token: the colour is the expert, paler means a "
+                                  "lower gate, grey means dropped. Hover a cell for the token and its gate."),
+                               layersPage);
+    caption->setWordWrap(true);
+    layersLayout->addWidget(caption);
+    auto* layers = new QSplitter(Qt::Vertical, layersPage);
+    layersLayout->addWidget(layers, 1);
+    m_layersGrid = new ExpertLayersGrid(layers);
+    m_layersReport = new QTextBrowser(layers);
+    m_layersReport->setObjectName(QStringLiteral("moeLayersReport"));
+    layers->addWidget(m_layersGrid);
+    layers->addWidget(m_layersReport);
+    layers->setStretchFactor(1, 1);
+    m_pages->addTab(layersPage, tr("All layers"));
+    m_pages->setTabToolTip(1, tr("A Switch model's every expert layer: which expert each token goes to, what each expert "
+                                 "takes, and the load per layer. Run on a model's expert layer to fill it."));
+    m_pages->setTabEnabled(1, false);
     splitter->addWidget(m_strip);
-    splitter->addWidget(plots);
+    splitter->addWidget(m_pages);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 2);
     return splitter;
@@ -243,6 +269,11 @@ void MoeRoutingView::setTokens(const engine::TokenizedInput& input, std::uint64_
 void MoeRoutingView::useSeededRouter() {
     m_modelLayer = -1;
     m_modelLogits = {};
+    m_modelLayerLogits.clear();
+    m_layersGrid->clear();
+    m_layersReport->clear();
+    if (m_pages->currentIndex() == 1) m_pages->setCurrentIndex(0);
+    m_pages->setTabEnabled(1, false);
     m_modelCapacity = false;
     m_experts->setEnabled(true);
 }
@@ -252,6 +283,8 @@ void MoeRoutingView::setModelRouting(const engine::TokenizedInput& input, const 
     m_input = input;
     m_modelLayer = layer;
     m_modelLogits = routing.logits;
+    m_modelLayerLogits = routing.layerLogits;
+    m_pages->setTabEnabled(1, true);
     m_modelExpertCapacity = routing.expertCapacity;
     m_modelCapacity = true;
     const auto experts = static_cast<int>(routing.logits.shape[1]);
@@ -314,7 +347,23 @@ void MoeRoutingView::reroute() {
     drawStrip();
     drawProbabilities();
     drawLoad();
+    drawModelLayers();
 }
+
+// Every expert layer of the model routed with the same options (O(layers · n · E)).
+void MoeRoutingView::drawModelLayers() {
+    if (!showsModelRouter()) return;
+    std::vector<std::pair<int, engine::Routing>> layers;
+    for (std::size_t l = 0; l < m_modelLayerLogits.size(); ++l) {
+        if (m_modelLayerLogits[l].shape.size() != 2) continue;
+        auto routed = engine::routeTokens(m_modelLayerLogits[l], options());
+        if (routed) layers.emplace_back(static_cast<int>(l), std::move(routed.value()));
+    }
+    m_layersReport->setHtml(expertReportHtml(layers, m_modelLayer, m_input));
+    m_layersGrid->setRoutings(std::move(layers), m_input);
+}
+
+QString MoeRoutingView::layersReportHtml() const { return m_layersReport->toHtml(); }
 
 void MoeRoutingView::drawStrip() {
     const engine::Routing& r = *m_routing;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -21,9 +22,12 @@ class QCPColorMap;
 class QLabel;
 class QSlider;
 class QSpinBox;
+class QTabWidget;
 class QTextBrowser;
 
 namespace attnscope::views {
+
+class ExpertLayersGrid;
 
 class MoeRoutingView : public QWidget {
     Q_OBJECT
@@ -67,6 +71,11 @@ public:
     QString stripHtml() const;
     QCustomPlot* probabilityPlot() const { return m_probPlot; }
     QCustomPlot* loadPlot() const { return m_loadPlot; }
+    /// "This layer" (probabilities, load) and "All layers" (a model's layers × tokens grid,
+    /// specialisation, load per layer, co-activation; enabled for a model's router only).
+    QTabWidget* pages() const { return m_pages; }
+    ExpertLayersGrid* layersGrid() const { return m_layersGrid; }
+    QString layersReportHtml() const;
 
 private:
     QWidget* buildControls();
@@ -77,6 +86,7 @@ private:
     void drawStrip();
     void drawProbabilities();
     void drawLoad();
+    void drawModelLayers();
     void updateControls();
 
     QSpinBox* m_experts = nullptr;
@@ -93,6 +103,9 @@ private:
     QCustomPlot* m_probPlot = nullptr;
     QCPColorMap* m_probMap = nullptr;
     QCustomPlot* m_loadPlot = nullptr;
+    QTabWidget* m_pages = nullptr;
+    ExpertLayersGrid* m_layersGrid = nullptr;
+    QTextBrowser* m_layersReport = nullptr;
 
     engine::TokenizedInput m_input;
     std::uint64_t m_seed = 0;
@@ -101,6 +114,7 @@ private:
     // the model's router (setModelRouting); m_modelLayer < 0 for the seeded one
     int m_modelLayer = -1;
     engine::PlainTensor m_modelLogits;
+    std::vector<engine::PlainTensor> m_modelLayerLogits;  ///< per model layer, empty for dense ones
     std::int64_t m_modelExpertCapacity = 0;  ///< used until the user moves the capacity slider
     bool m_modelCapacity = false;
 };

@@ -124,6 +124,8 @@ struct AttentionResult {
 /// capacity the model routes them with (RouterOptions' expertCapacity wins when > 0).
 struct ModelRouting {
     PlainTensor logits;  ///< F32 [n, experts]
+    /// Every layer's router logits (an empty tensor for a dense layer), for the layers × tokens view.
+    std::vector<PlainTensor> layerLogits;
     double capacityFactor = 0;
     std::int64_t expertCapacity = 0;
 };

@@ -235,8 +235,15 @@ Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn&
     qkv.k = pass.capture.k[l];
     qkv.v = pass.capture.v[l];
     if (inputs) *inputs = l < pass.capture.variantInputs.size() ? pass.capture.variantInputs[l] : std::map<std::string, PlainTensor>{};
-    if (routing && l < pass.capture.routerLogits.size() && pass.capture.routerLogits[l].defined())
-        *routing = ModelRouting{toPlain(pass.capture.routerLogits[l]), m_info.capacityFactor, m_info.expertCapacity};
+    if (routing && l < pass.capture.routerLogits.size() && pass.capture.routerLogits[l].defined()) {
+        ModelRouting model;
+        model.logits = toPlain(pass.capture.routerLogits[l]);
+        for (const auto& logits : pass.capture.routerLogits)
+            model.layerLogits.push_back(logits.defined() ? toPlain(logits) : PlainTensor{});
+        model.capacityFactor = m_info.capacityFactor;
+        model.expertCapacity = m_info.expertCapacity;
+        *routing = std::move(model);
+    }
     return qkv;
 }
 
