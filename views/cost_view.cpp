@@ -1,6 +1,7 @@
 #include "views/cost_view.h"
 
 #include "views/eval_speed_panel.h"
+#include "views/switch_ffn_panel.h"
 
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
@@ -143,6 +144,8 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     m_measureTabs->addTab(scalingBox, tr("Scaling with sequence length (log-log)"));
     m_evalSpeed = new EvalSpeedPanel(m_measureTabs);
     m_measureTabs->addTab(m_evalSpeed, tr("Transformer-XL evaluation speed"));
+    m_switchFfn = new SwitchFfnPanel(m_measureTabs);
+    m_measureTabs->addTab(m_switchFfn, tr("Switch FFN vs dense"));
     m_measureTabs->setTabToolTip(1, tr("Per token: cached memory against recomputing the window (Dai et al. 2019, Table 9)"));
     splitter->addWidget(m_measureTabs);
     splitter->setStretchFactor(0, 2);

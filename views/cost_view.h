@@ -29,6 +29,7 @@ class QTableWidget;
 namespace attnscope::views {
 
 class EvalSpeedPanel;
+class SwitchFfnPanel;
 
 class CostView : public QWidget {
     Q_OBJECT
@@ -57,9 +58,11 @@ public:
     /// Stage seconds drawn for the variant at bar position `index` (result order), by stage name.
     QHash<QString, double> barSeconds(int index) const;
     ScalingPlot* scalingPlot() const { return m_scaling; }
-    /// The tabs below the run: "Scaling with sequence length" and "Transformer-XL evaluation speed".
+    /// The tabs below the run: "Scaling with sequence length", "Transformer-XL evaluation speed"
+    /// and "Switch FFN vs dense".
     QTabWidget* measureTabs() const { return m_measureTabs; }
     EvalSpeedPanel* evalSpeedPanel() const { return m_evalSpeed; }
+    SwitchFfnPanel* switchFfnPanel() const { return m_switchFfn; }
     QLineEdit* sizesEdit() const { return m_sizes; }
     QPushButton* scalingButton() const { return m_run; }
     QPushButton* cancelButton() const { return m_cancel; }
@@ -100,6 +103,7 @@ private:
     ScalingPlot* m_scaling = nullptr;
     QTabWidget* m_measureTabs = nullptr;
     EvalSpeedPanel* m_evalSpeed = nullptr;
+    SwitchFfnPanel* m_switchFfn = nullptr;
     std::shared_ptr<const engine::RunResult> m_result;
     QHash<QString, QString> m_names;
     bool m_running = false;

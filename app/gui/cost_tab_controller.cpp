@@ -4,9 +4,11 @@
 #include "gui/eval_speed_job.h"
 #include "gui/run_settings_panel.h"
 #include "gui/scaling_job.h"
+#include "gui/switch_ffn_job.h"
 
 #include "views/cost_view.h"
 #include "views/eval_speed_panel.h"
+#include "views/switch_ffn_panel.h"
 #include "views/param_form.h"
 
 #include <attnscope/variant_catalog.h>
@@ -19,6 +21,7 @@ CostTabController::CostTabController(EngineRunner* runner, views::CostView* view
     : QObject(parent), m_view(view), m_inputs(inputs) {
     m_scaling = new ScalingJob(runner, this);
     m_evalSpeed = new EvalSpeedJob(runner, this);
+    m_switchFfn = new SwitchFfnJob(runner, this);
     connect(m_view, &views::CostView::scalingRequested, this, &CostTabController::startScaling);
     connect(m_view, &views::CostView::scalingCancelRequested, m_scaling, &ScalingJob::cancel);
     connect(m_scaling, &ScalingJob::started, m_view, &views::CostView::setScalingStarted);
@@ -30,6 +33,21 @@ CostTabController::CostTabController(EngineRunner* runner, views::CostView* view
         Q_EMIT busyChanged();
     });
     connectEvalSpeed();
+    connectSwitchFfn();
+}
+
+void CostTabController::connectSwitchFfn() {
+    views::SwitchFfnPanel* panel = m_view->switchFfnPanel();
+    connect(panel, &views::SwitchFfnPanel::measureRequested, m_switchFfn, &SwitchFfnJob::start);
+    connect(panel, &views::SwitchFfnPanel::cancelRequested, m_switchFfn, &SwitchFfnJob::cancel);
+    connect(m_switchFfn, &SwitchFfnJob::started, panel, &views::SwitchFfnPanel::setStarted);
+    connect(m_switchFfn, &SwitchFfnJob::started, this, &CostTabController::busyChanged);
+    connect(m_switchFfn, &SwitchFfnJob::pointMeasured, panel, &views::SwitchFfnPanel::addPoint);
+    connect(m_switchFfn, &SwitchFfnJob::progressChanged, panel, &views::SwitchFfnPanel::setProgress);
+    connect(m_switchFfn, &SwitchFfnJob::finished, this, [this, panel](const QString& message, bool) {
+        panel->setFinished(message);
+        Q_EMIT busyChanged();
+    });
 }
 
 void CostTabController::connectEvalSpeed() {
@@ -46,11 +64,14 @@ void CostTabController::connectEvalSpeed() {
     });
 }
 
-bool CostTabController::isRunning() const { return m_scaling->isRunning() || m_evalSpeed->isRunning(); }
+bool CostTabController::isRunning() const {
+    return m_scaling->isRunning() || m_evalSpeed->isRunning() || m_switchFfn->isRunning();
+}
 
 void CostTabController::cancel() {
     if (m_scaling->isRunning()) m_scaling->cancel();
     if (m_evalSpeed->isRunning()) m_evalSpeed->cancel();
+    if (m_switchFfn->isRunning()) m_switchFfn->cancel();
 }
 
 void CostTabController::startScaling(const QStringList& ids, const QVector<int>& sizes) {

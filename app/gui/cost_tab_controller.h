@@ -1,7 +1,8 @@
 #pragma once
 // The Cost tab's measurements on the engine thread: the scaling sweep of the checked variants
 // (time and memory against n, with the settings column's Q/K/V settings and each variant's form
-// values) and Transformer-XL's evaluation speed; their progress, points and end go to the tab.
+// values), Transformer-XL's evaluation speed and the Switch layer against a dense FFN; their
+// progress, points and end go to the tab.
 
 #include <attnscope/variant_info.h>
 
@@ -20,6 +21,7 @@ class EngineRunner;
 class EvalSpeedJob;
 class RunSettingsPanel;
 class ScalingJob;
+class SwitchFfnJob;
 
 class CostTabController : public QObject {
     Q_OBJECT
@@ -28,6 +30,7 @@ public:
 
     ScalingJob* scalingJob() const { return m_scaling; }
     EvalSpeedJob* evalSpeedJob() const { return m_evalSpeed; }
+    SwitchFfnJob* switchFfnJob() const { return m_switchFfn; }
     /// True while a measurement runs (Esc cancels it).
     bool isRunning() const;
     void cancel();
@@ -42,11 +45,13 @@ Q_SIGNALS:
 private:
     void startScaling(const QStringList& ids, const QVector<int>& sizes);
     void connectEvalSpeed();
+    void connectSwitchFfn();
 
     views::CostView* m_view = nullptr;
     RunSettingsPanel* m_inputs = nullptr;
     ScalingJob* m_scaling = nullptr;
     EvalSpeedJob* m_evalSpeed = nullptr;
+    SwitchFfnJob* m_switchFfn = nullptr;
 };
 
 }  // namespace attnscope::app
