@@ -68,6 +68,10 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     } else {
         info.warnings.push_back("no usable tokenizer: " + tokenizer.error().message);
     }
+    if (c.arch == ModelArch::SwitchTransformers)
+        info.warnings.push_back("a T5 encoder: runs on a layer see its content scores q·k (its Q comes scaled by sqrt(d_kv), as "
+                                "T5 does not divide by it); the relative position bias the model adds is in the head "
+                                "atlas's attention, not in the variants' weights");
     if (c.arch == ModelArch::TransfoXl)
         info.variantDefaults["transformer_xl"] = ParamValues{{"segment", c.transfoXl.tgtLen},
                                                              {"memory", c.transfoXl.memLen},
