@@ -121,11 +121,12 @@ inline TensorMap writeTinySwitchFolder(const std::filesystem::path& folder, cons
 
 namespace attnscope::testing {
 
-/// The ids Debian's spm_encode gives `text` with the folder's spiece.model (the reference).
-inline std::vector<std::int64_t> spmEncodeIds(const std::filesystem::path& folder, const std::string& text) {
+/// The ids Debian's spm_encode gives `text` with the folder's `model` file (the reference).
+inline std::vector<std::int64_t> spmEncodeIds(const std::filesystem::path& folder, const std::string& text,
+                                              const std::string& model = "spiece.model") {
     const std::filesystem::path in = folder / "spm-in.txt", out = folder / "spm-out.txt";
     writeText(in, text + "\n");
-    const std::string command = "spm_encode --model='" + (folder / "spiece.model").string() + "' --output_format=id < '" +
+    const std::string command = "spm_encode --model='" + (folder / model).string() + "' --output_format=id < '" +
                                 in.string() + "' > '" + out.string() + "' 2>/dev/null";
     if (std::system(command.c_str()) != 0) throw std::runtime_error("spm_encode failed: " + command);
     std::ifstream read(out);

@@ -35,8 +35,8 @@ SniffedFile sniffFile(const std::string& path);
 /// TorchScript, ...), or an empty string when `kind` is Safetensors.
 std::string weightsFileProblem(const std::string& path, const SniffedFile& sniffed);
 
-enum class ModelArch { Bert, Roberta, Gpt2, TransfoXl, SwitchTransformers };
-/// "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers"
+enum class ModelArch { Bert, Roberta, Gpt2, TransfoXl, SwitchTransformers, Llama };
+/// "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers", "llama"
 const char* modelArchName(ModelArch arch);
 
 /// Transformer-XL's own settings (Hugging Face TransfoXLConfig names in brackets).
@@ -78,6 +78,29 @@ struct T5Settings {
     std::int64_t eosTokenId = 1;             ///< [eos_token_id] appended to the encoder's text
 };
 
+/// Rotary positions (Su et al. 2021) as Hugging Face's `modeling_rope_utils` computes their
+/// inverse frequencies (config.json `rope_theta`, `rope_scaling`).
+struct RopeSettings {
+    double theta = 10000.0;       ///< [rope_theta]
+    std::string scaling;          ///< [rope_scaling.rope_type]: "" (default), "linear", "dynamic", "llama3"
+    double factor = 1.0;          ///< [rope_scaling.factor]
+    double lowFreqFactor = 1.0;   ///< [rope_scaling.low_freq_factor] (llama3)
+    double highFreqFactor = 4.0;  ///< [rope_scaling.high_freq_factor] (llama3)
+    std::int64_t originalMaxPositions = 0;  ///< [rope_scaling.original_max_position_embeddings]
+};
+
+/// The decoder of Llama-family checkpoints (Hugging Face LlamaConfig / MistralConfig names):
+/// pre-norm RMS layer norms, grouped-query attention over rotary positions, a SwiGLU MLP.
+struct LlamaSettings {
+    std::int64_t headDim = 0;        ///< [head_dim], else hidden_size / num_attention_heads
+    std::int64_t kvHeads = 0;        ///< [num_key_value_heads]: query heads share them in groups
+    bool attentionBias = false;      ///< [attention_bias] q, k, v and o projections have biases
+    bool mlpBias = false;            ///< [mlp_bias]
+    std::int64_t slidingWindow = 0;  ///< [sliding_window] (Mistral) a query sees the last W keys; 0: all
+    std::int64_t bosTokenId = 1;     ///< [bos_token_id] put before the text
+    RopeSettings rope;
+};
+
 /// A Switch layer's router weight under `layerPrefix` ("encoder.layer.N.").
 inline std::string switchRouterWeight(const std::string& layerPrefix) { return layerPrefix + "mlp.router.classifier.weight"; }
 /// The prefix of expert `e`'s FFN under `layerPrefix` (then "intermediate.dense…", "output.dense…").
@@ -85,7 +108,7 @@ inline std::string switchExpertPrefix(const std::string& layerPrefix, std::int64
     return layerPrefix + "mlp.experts.expert_" + std::to_string(e) + ".";
 }
 
-enum class Activation { GeluErf, GeluTanh, Relu };
+enum class Activation { GeluErf, GeluTanh, Relu, Silu };
 
 /// The fields of config.json the forward pass needs, range-checked. Unknown fields are ignored
 /// (risky ones such as auto_map are reported in `notices`).
@@ -116,10 +139,12 @@ struct ModelConfig {
     TransfoXlSettings transfoXl;  ///< for ModelArch::TransfoXl
     SwitchSettings moe;           ///< BERT and RoBERTa: Switch FFN layers when moe.active()
     T5Settings t5;                ///< for ModelArch::SwitchTransformers
+    LlamaSettings llama;          ///< for ModelArch::Llama
 
     std::int64_t headDim() const {
         if (arch == ModelArch::TransfoXl) return transfoXl.headDim;
         if (arch == ModelArch::SwitchTransformers) return t5.headDim;
+        if (arch == ModelArch::Llama) return llama.headDim;
         return numHeads > 0 ? hiddenSize / numHeads : 0;
     }
     /// Whether layer l's FFN is a Switch layer (a roberta_switch model: every layer).

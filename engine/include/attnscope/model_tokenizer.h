@@ -101,15 +101,17 @@ public:
 /// token per byte, ~64 bytes each, so this bounds the result at about 512 MiB.
 constexpr std::size_t kMaxModelTokenizerTextBytes = std::size_t{8} << 20;
 
-/// Loads the tokenizer of a model folder: spiece.model for T5-family models (through
-/// libsentencepiece, `eosId` appended), else tokenizer.json if present, else vocab.txt (+
+/// Loads the tokenizer of a model folder: spiece.model for T5-family models and tokenizer.model
+/// for Llama-family ones (through libsentencepiece, `bosId` first and `eosId` last, -1: none),
+/// else tokenizer.json if present, else vocab.txt (+
 /// tokenizer_config.json), else vocab.json/encoder.json + merges.txt/vocab.bpe.
 /// modelType: "bert" | "roberta" | "gpt2" ("longformer" = "roberta"); it decides the special-token
 /// template when only vocabulary files exist. Errors name the file and the rule broken:
 /// NotFound (no tokenizer files), InvalidInput (malformed file), Unsupported (a tokenizer.json
 /// model or component other than the BERT and GPT-2/RoBERTa shapes).
 Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder,
-                                                                 const std::string& modelType, std::int64_t eosId = 1);
+                                                                 const std::string& modelType, std::int64_t bosId = -1,
+                                                                 std::int64_t eosId = 1);
 
 /// WordPiece from the text of a vocab.txt (one token per line, id = line number).
 Result<std::shared_ptr<const ModelTokenizer>> makeWordPieceTokenizer(const std::string& vocabText,

@@ -180,6 +180,7 @@ Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
         cfg.arch == ModelArch::Gpt2        ? std::vector<std::string>{"", "transformer."}
         : cfg.arch == ModelArch::TransfoXl ? std::vector<std::string>{"transformer.", ""}
         : cfg.arch == ModelArch::SwitchTransformers ? std::vector<std::string>{""}
+        : cfg.arch == ModelArch::Llama              ? std::vector<std::string>{"model.", ""}
         : cfg.arch == ModelArch::Roberta ? std::vector<std::string>{"roberta.", ""}
                                          : std::vector<std::string>{"bert.", ""};
     bool prefixFound = false;
@@ -238,6 +239,7 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
     const std::string layerStem = m_prefix + (cfg.arch == ModelArch::Gpt2                 ? "h."
                                               : cfg.arch == ModelArch::TransfoXl          ? "layers."
                                               : cfg.arch == ModelArch::SwitchTransformers ? "encoder.block."
+                                              : cfg.arch == ModelArch::Llama              ? "layers."
                                                                                           : "encoder.layer.");
     std::int64_t maxLayer = -1;
     std::size_t unused = 0;

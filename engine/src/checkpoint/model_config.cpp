@@ -3,6 +3,8 @@
 
 #include <attnscope/model_checkpoint.h>
 
+#include "checkpoint/config_fields.h"
+#include "checkpoint/llama_checkpoint.h"
 #include "checkpoint/switch_transformers_tensors.h"
 #include "checkpoint/transfo_xl_tensors.h"
 #include "plain/strict_json.h"
@@ -14,79 +16,7 @@ namespace attnscope::engine {
 namespace {
 
 using Json = nlohmann::json;
-
-constexpr std::int64_t kMaxHeads = 1024;
-constexpr std::int64_t kMaxLayers = 1000;
-constexpr std::int64_t kMaxHidden = 65536;
-constexpr std::int64_t kMaxIntermediate = 1 << 20;
-constexpr std::int64_t kMaxVocab = 10'000'000;
-constexpr std::int64_t kMaxPositions = 1 << 20;
-constexpr std::int64_t kMaxTypeVocab = 1024;
-
-class FieldReader {
-public:
-    FieldReader(const Json& root, std::string source) : m_root(root), m_source(std::move(source)) {}
-
-    /// An integer in [lo, hi]; `fallback` when the key is absent (or null, when allowed).
-    Result<std::int64_t> integer(const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi,
-                                 bool nullMeansFallback = false) const {
-        const auto it = m_root.find(key);
-        if (it == m_root.end() || (nullMeansFallback && it->is_null())) return fallback;
-        if (!it->is_number_integer())
-            return fail(key, std::string("must be an integer, got ") + it->type_name() + " " + it->dump());
-        const bool negative = it->is_number_integer() && !it->is_number_unsigned();
-        const std::int64_t v = negative ? it->get<std::int64_t>() : static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                                                         it->get<std::uint64_t>(), std::uint64_t{1} << 62));
-        if (v < lo || v > hi)
-            return fail(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + it->dump());
-        return v;
-    }
-    Result<double> number(const char* key, double fallback, double lo, double hi) const {
-        const auto it = m_root.find(key);
-        if (it == m_root.end()) return fallback;
-        if (!it->is_number()) return fail(key, std::string("must be a number, got ") + it->type_name());
-        const double v = it->get<double>();
-        if (!(v >= lo && v <= hi))
-            return fail(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + it->dump());
-        return v;
-    }
-    Result<std::string> text(const char* key, const std::string& fallback) const {
-        const auto it = m_root.find(key);
-        if (it == m_root.end() || it->is_null()) return fallback;
-        if (!it->is_string()) return fail(key, std::string("must be a string, got ") + it->type_name());
-        return it->get<std::string>();
-    }
-    Result<bool> flag(const char* key, bool fallback) const {
-        const auto it = m_root.find(key);
-        if (it == m_root.end()) return fallback;
-        if (!it->is_boolean()) return fail(key, std::string("must be true or false, got ") + it->dump());
-        return it->get<bool>();
-    }
-    Error fail(const char* key, const std::string& rule) const {
-        return Error{ErrorCode::InvalidInput, m_source + ": field '" + key + "' " + rule};
-    }
-    const std::string& source() const { return m_source; }
-
-private:
-    const Json& m_root;
-    std::string m_source;
-};
-
-#define ATTNSCOPE_TRY_ASSIGN(target, expr) \
-    do {                                   \
-        auto attnscopeValue = (expr);      \
-        if (!attnscopeValue) return attnscopeValue.error(); \
-        target = attnscopeValue.value();   \
-    } while (false)
-
-Result<Activation> parseActivation(const FieldReader& fields, const char* key, const std::string& fallback) {
-    std::string name;
-    ATTNSCOPE_TRY_ASSIGN(name, fields.text(key, fallback));
-    if (name == "gelu") return Activation::GeluErf;
-    if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
-    if (name == "relu") return Activation::Relu;
-    return fields.fail(key, "names activation '" + name + "'; supported: gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu");
-}
+using namespace config_fields;
 
 Result<void> readBertLike(const FieldReader& f, ModelConfig& c) {
     const bool roberta = c.arch == ModelArch::Roberta;
@@ -290,6 +220,7 @@ const char* modelArchName(ModelArch arch) {
     case ModelArch::Gpt2: return "gpt2";
     case ModelArch::TransfoXl: return "transfo-xl";
     case ModelArch::SwitchTransformers: return "switch_transformers";
+    case ModelArch::Llama: return "llama";
     }
     return "?";
 }
@@ -308,13 +239,14 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     else if (config.modelType == "gpt2") config.arch = ModelArch::Gpt2;
     else if (config.modelType == "transfo-xl") config.arch = ModelArch::TransfoXl;
     else if (config.modelType == "switch_transformers") config.arch = ModelArch::SwitchTransformers;
+    else if (config.modelType == "llama" || config.modelType == "mistral") config.arch = ModelArch::Llama;
     else if (config.modelType.empty())
         return Error{ErrorCode::Unsupported,
-                     source + ": no model_type; supported architectures: bert, roberta, roberta_switch, gpt2, transfo-xl, switch_transformers"};
+                     source + ": no model_type; supported architectures: bert, roberta, roberta_switch, gpt2, transfo-xl, switch_transformers, llama, mistral"};
     else
         return Error{ErrorCode::Unsupported, source + ": model_type '" + config.modelType +
                                                  "' is not supported; supported architectures: bert, roberta, "
-                                                 "roberta_switch, gpt2, transfo-xl, switch_transformers"};
+                                                 "roberta_switch, gpt2, transfo-xl, switch_transformers, llama, mistral"};
 
     for (const auto& [key, value] : root.items()) {
         if (key == "auto_map" || key == "trust_remote_code" || (!key.empty() && key.front() == '_' && key != "_name_or_path"))
@@ -323,6 +255,7 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     auto status = config.arch == ModelArch::Gpt2        ? readGpt2(fields, config)
                   : config.arch == ModelArch::TransfoXl ? readTransfoXl(fields, root, config)
                   : config.arch == ModelArch::SwitchTransformers ? readSwitchTransformers(fields, config)
+                  : config.arch == ModelArch::Llama              ? readLlamaConfig(fields, root, config)
                                                         : readBertLike(fields, config);
     if (!status) return status.error();
     if (config.modelType == "roberta_switch" && !config.moe.active())
@@ -331,7 +264,8 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
         auto trained = readTrainedAttention(*it, source, config);
         if (!trained) return trained.error();
     }
-    const bool ownHeadDim = config.arch == ModelArch::TransfoXl || config.arch == ModelArch::SwitchTransformers;
+    const bool ownHeadDim = config.arch == ModelArch::TransfoXl || config.arch == ModelArch::SwitchTransformers ||
+                            config.arch == ModelArch::Llama;
     if (!ownHeadDim && config.hiddenSize % config.numHeads != 0)
         return Error{ErrorCode::InvalidInput, source + ": hidden size " + std::to_string(config.hiddenSize) +
                                                   " is not a multiple of the head count " + std::to_string(config.numHeads)};
@@ -352,6 +286,7 @@ std::vector<ExpectedTensor> expectedTensors(const ModelConfig& c) {
     };
     if (c.arch == ModelArch::TransfoXl) return expectedTransfoXlTensors(c);
     if (c.arch == ModelArch::SwitchTransformers) return expectedSwitchTransformersTensors(c);
+    if (c.arch == ModelArch::Llama) return expectedLlamaTensors(c);
     if (c.arch == ModelArch::Gpt2) {
         add("wte.weight", {c.vocabSize, h});
         add("wpe.weight", {c.maxPositions, h});

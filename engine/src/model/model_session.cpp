@@ -53,7 +53,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
         if (c.switchLayer(l)) info.expertLayers.push_back(l);
     info.warnings = checkpoint.value()->warnings();
     // A folder without tokenizer files still serves explicit ids; text then gets a clear error.
-    auto tokenizer = loadModelTokenizer(folder, c.modelType, c.t5.eosTokenId);
+    auto tokenizer = loadModelTokenizer(folder, c.modelType, c.llama.bosTokenId, c.t5.eosTokenId);
     if (tokenizer) {
         session->m_tokenizer = tokenizer.value();
         const ModelTokenizerKind kind = tokenizer.value()->kind();
@@ -68,6 +68,10 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     } else {
         info.warnings.push_back("no usable tokenizer: " + tokenizer.error().message);
     }
+    if (c.arch == ModelArch::Llama && c.llama.slidingWindow > 0)
+        info.warnings.push_back("sliding window of " + std::to_string(c.llama.slidingWindow) +
+                                " keys: the model's own attention (head atlas) keeps only those; a variant run on a layer "
+                                "sees every earlier key unless its parameters narrow it");
     if (c.arch == ModelArch::SwitchTransformers)
         info.warnings.push_back("a T5 encoder: runs on a layer see its content scores q·k (its Q comes scaled by sqrt(d_kv), as "
                                 "T5 does not divide by it); the relative position bias the model adds is in the head "

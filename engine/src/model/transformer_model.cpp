@@ -31,6 +31,7 @@ at::Tensor TransformerModel::activation(const at::Tensor& x) const {
     case Activation::GeluErf: return at::gelu(x);
     case Activation::GeluTanh: return at::gelu(x, "tanh");
     case Activation::Relu: return at::relu(x);
+    case Activation::Silu: return at::silu(x);
     }
     return x;
 }
@@ -183,6 +184,7 @@ ModelCapture TransformerModel::forward(const std::vector<std::int64_t>& ids, boo
     ModelCapture capture = c.arch == ModelArch::Gpt2        ? forwardGpt2(idTensor, keepAttention, progress)
                            : c.arch == ModelArch::TransfoXl ? forwardTransfoXl(idTensor, keepAttention, progress)
                            : c.arch == ModelArch::SwitchTransformers ? forwardSwitchTransformers(idTensor, keepAttention, progress)
+                           : c.arch == ModelArch::Llama              ? forwardLlama(idTensor, keepAttention, progress)
                                                             : forwardBertLike(idTensor, keepAttention, progress);
     // Weights are read once and kept, so their findings are kept too and repeated on every pass.
     notices.insert(notices.end(), m_weightNotices.begin(), m_weightNotices.end());

@@ -1,6 +1,7 @@
 #pragma once
-// Forward pass of a trained checkpoint (BERT, RoBERTa, GPT-2, Transformer-XL) that keeps, for every layer, the
-// real per-head Q, K, V the model attends with, its attention weights and the hidden states.
+// Forward pass of a trained checkpoint (BERT, RoBERTa, GPT-2, Transformer-XL, Switch
+// Transformers, Llama) that keeps, for every layer, the real per-head Q, K, V the model attends
+// with, its attention weights and the hidden states.
 
 #include <attnscope/model_checkpoint.h>
 #include <attnscope/moe_router.h>
@@ -62,6 +63,8 @@ private:
     ModelCapture forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// Segment by segment with each layer's memory (transfo_xl_forward.cpp).
     ModelCapture forwardTransfoXl(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
+    /// The Llama-family decoder (llama_forward.cpp).
+    ModelCapture forwardLlama(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// The T5 encoder with Switch layers (switch_transformers_forward.cpp).
     ModelCapture forwardSwitchTransformers(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// Multi-head attention core shared by both families: q, k, v are [n, hidden].

@@ -141,7 +141,8 @@ Result<std::shared_ptr<const ModelTokenizer>> loadByteLevelBpe(const std::filesy
 }  // namespace
 
 Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder,
-                                                                 const std::string& modelType, std::int64_t eosId) {
+                                                                 const std::string& modelType, std::int64_t bosId,
+                                                                 std::int64_t eosId) {
     const std::filesystem::path dir(folder);
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
@@ -149,7 +150,11 @@ Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::stri
 
     // T5's tokenizer.json is a Unigram model; its spiece.model holds the same and more exactly.
     const bool t5 = modelType == "switch_transformers" || modelType == "t5";
-    if (t5 && isFile(dir / "spiece.model")) return loadSentencePieceTokenizer((dir / "spiece.model").string(), eosId);
+    if (t5 && isFile(dir / "spiece.model")) return loadSentencePieceTokenizer((dir / "spiece.model").string(), -1, eosId);
+    // Llama 2, Mistral and TinyLlama ship tokenizer.model: the SentencePiece model itself.
+    const bool llama = modelType == "llama" || modelType == "mistral";
+    if (llama && isFile(dir / "tokenizer.model"))
+        return loadSentencePieceTokenizer((dir / "tokenizer.model").string(), bosId, -1);
     const std::filesystem::path tokenizerJson = dir / "tokenizer.json";
     if (isFile(tokenizerJson)) {
         auto text = readWholeFile(tokenizerJson.string(), kMaxTokenizerFileBytes);

@@ -12,8 +12,8 @@ void appendText(void* user, const char* text, std::size_t size) { static_cast<st
 
 class SentencePieceTokenizer final : public ModelTokenizer {
 public:
-    SentencePieceTokenizer(const SentencePieceLibrary& library, void* processor, std::int64_t eosId)
-        : m_library(library), m_processor(processor), m_pieces(library.pieceSize(processor)), m_eosId(eosId) {}
+    SentencePieceTokenizer(const SentencePieceLibrary& library, void* processor, std::int64_t bosId, std::int64_t eosId)
+        : m_library(library), m_processor(processor), m_pieces(library.pieceSize(processor)), m_bosId(bosId), m_eosId(eosId) {}
     ~SentencePieceTokenizer() override { m_library.free(m_processor); }
     SentencePieceTokenizer(const SentencePieceTokenizer&) = delete;
     SentencePieceTokenizer& operator=(const SentencePieceTokenizer&) = delete;
@@ -49,12 +49,12 @@ public:
         const std::string& valid = sanitized.text();
         if (m_library.encode(m_processor, valid.data(), valid.size(), piece, &sink, appendText, &error) != 0)
             return makeError(ErrorCode::InvalidInput, "SentencePiece: " + error);
+        if (addSpecialTokens && m_bosId >= 0) {
+            out.tokens.insert(out.tokens.begin(), special(m_bosId, 0));
+            out.special.insert(out.special.begin(), true);
+        }
         if (addSpecialTokens && m_eosId >= 0) {
-            Token eos;
-            eos.id = m_eosId;
-            eos.text = tokenString(m_eosId);
-            eos.byteBegin = eos.byteEnd = static_cast<std::int64_t>(input.size());
-            out.tokens.push_back(std::move(eos));
+            out.tokens.push_back(special(m_eosId, static_cast<std::int64_t>(input.size())));
             out.special.push_back(true);
         }
         out.typeIds.assign(out.tokens.size(), 0);
@@ -80,16 +80,26 @@ public:
     const std::vector<std::string>& loadNotices() const override { return m_notices; }
 
 private:
+    /// A template special: its piece, an empty span at `at` (the start or the end of the text).
+    Token special(std::int64_t id, std::int64_t at) const {
+        Token t;
+        t.id = id;
+        t.text = tokenString(id);
+        t.byteBegin = t.byteEnd = at;
+        return t;
+    }
+
     const SentencePieceLibrary& m_library;
     void* m_processor;
     std::int64_t m_pieces;
-    std::int64_t m_eosId;
+    std::int64_t m_bosId, m_eosId;
     std::vector<std::string> m_notices;
 };
 
 }  // namespace
 
-Result<std::shared_ptr<const ModelTokenizer>> loadSentencePieceTokenizer(const std::string& path, std::int64_t eosId) {
+Result<std::shared_ptr<const ModelTokenizer>> loadSentencePieceTokenizer(const std::string& path, std::int64_t bosId,
+                                                                         std::int64_t eosId) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return makeError(ErrorCode::NotFound, path + ": no such file");
     auto library = sentencePieceLibrary();
@@ -97,10 +107,11 @@ Result<std::shared_ptr<const ModelTokenizer>> loadSentencePieceTokenizer(const s
     std::string error;
     void* processor = library.value()->load(path.c_str(), appendText, &error);
     if (!processor) return makeError(ErrorCode::InvalidInput, path + ": not a SentencePiece model (" + error + ")");
-    auto tokenizer = std::make_shared<SentencePieceTokenizer>(*library.value(), processor, eosId);
-    if (eosId >= tokenizer->vocabSize())
-        return makeError(ErrorCode::InvalidInput, path + ": eos_token_id " + std::to_string(eosId) + " is outside its " +
-                                                      std::to_string(tokenizer->vocabSize()) + " pieces");
+    auto tokenizer = std::make_shared<SentencePieceTokenizer>(*library.value(), processor, bosId, eosId);
+    for (const auto& [name, id] : {std::pair<const char*, std::int64_t>{"bos_token_id", bosId}, {"eos_token_id", eosId}})
+        if (id >= tokenizer->vocabSize())
+            return makeError(ErrorCode::InvalidInput, path + ": " + name + " " + std::to_string(id) + " is outside its " +
+                                                          std::to_string(tokenizer->vocabSize()) + " pieces");
     return std::shared_ptr<const ModelTokenizer>(std::move(tokenizer));
 }
 

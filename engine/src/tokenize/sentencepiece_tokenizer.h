@@ -1,7 +1,8 @@
 #pragma once
 // SentencePiece models (spiece.model: T5 and Switch Transformers) through Debian's libsentencepiece,
-// so the model's own normaliser and unigram segmentation give the ids; the encoder's template is
-// the text followed by `</s>`, as T5's tokenizer adds it.
+// and tokenizer.model (Llama 2, Mistral, TinyLlama), so the model's own normaliser and
+// segmentation give the ids; specials as the model's tokenizer adds them: T5's encoder appends
+// `</s>`, Llama's tokenizer puts `<s>` first.
 
 #include <attnscope/model_tokenizer.h>
 
@@ -10,8 +11,10 @@
 
 namespace attnscope::engine {
 
-/// Loads `path` (a serialized ModelProto). `eosId` is appended when specials are added (-1: none).
-/// Errors: NotFound (no file), InvalidInput (not a SentencePiece model), naming the file.
-Result<std::shared_ptr<const ModelTokenizer>> loadSentencePieceTokenizer(const std::string& path, std::int64_t eosId);
+/// Loads `path` (a serialized ModelProto). When specials are added, `bosId` goes first and `eosId`
+/// last (-1: none). Errors: NotFound (no file), InvalidInput (not a SentencePiece model, a special
+/// id outside its pieces), naming the file.
+Result<std::shared_ptr<const ModelTokenizer>> loadSentencePieceTokenizer(const std::string& path, std::int64_t bosId,
+                                                                         std::int64_t eosId);
 
 }  // namespace attnscope::engine

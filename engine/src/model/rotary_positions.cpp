@@ -1,0 +1,50 @@
+#include "model/rotary_positions.h"
+
+#include <cmath>
+
+namespace attnscope::engine {
+namespace {
+
+at::Tensor defaultFrequencies(double base, std::int64_t dim) {
+    // as the reference: base ** (arange(0, dim, 2) / dim), in float32
+    const at::Tensor exponents = at::arange(0, dim, 2, at::kLong).to(at::kFloat) / static_cast<double>(dim);
+    return 1.0 / at::pow(at::scalar_tensor(base, at::kFloat), exponents);
+}
+
+// Llama 3.1: long wavelengths divided by the factor, short ones kept, those between blended.
+at::Tensor llama3Frequencies(const RopeSettings& r, at::Tensor inv) {
+    const double oldContext = static_cast<double>(r.originalMaxPositions);
+    const double lowWavelength = oldContext / r.lowFreqFactor, highWavelength = oldContext / r.highFreqFactor;
+    const at::Tensor wavelength = 2.0 * M_PI / inv;
+    at::Tensor scaled = at::where(wavelength > lowWavelength, inv / r.factor, inv);
+    const at::Tensor smooth = (oldContext / wavelength - r.lowFreqFactor) / (r.highFreqFactor - r.lowFreqFactor);
+    const at::Tensor blended = (1 - smooth) * scaled / r.factor + smooth * scaled;
+    const at::Tensor medium = wavelength.ge(highWavelength).logical_and(wavelength.le(lowWavelength));
+    return at::where(medium, blended, scaled);
+}
+
+}  // namespace
+
+at::Tensor ropeInverseFrequencies(const RopeSettings& r, std::int64_t dim, std::int64_t tokens, std::int64_t maxPositions) {
+    if (r.scaling == "linear") return defaultFrequencies(r.theta, dim) / r.factor;
+    if (r.scaling == "llama3") return llama3Frequencies(r, defaultFrequencies(r.theta, dim));
+    if (r.scaling == "dynamic") {
+        // NTK-aware: past the trained length the base grows with the text
+        const double length = static_cast<double>(std::max(tokens, maxPositions));
+        const double base = r.theta * std::pow(r.factor * length / static_cast<double>(maxPositions) - (r.factor - 1),
+                                               static_cast<double>(dim) / static_cast<double>(dim - 2));
+        return defaultFrequencies(base, dim);
+    }
+    return defaultFrequencies(r.theta, dim);
+}
+
+at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies) {
+    const std::int64_t n = x.size(1), half = x.size(2) / 2;
+    const at::Tensor angles = at::outer(at::arange(n, at::kLong).to(at::kFloat), inverseFrequencies);  // [n, d/2]
+    const at::Tensor both = at::cat({angles, angles}, -1);                                              // [n, d]
+    const at::Tensor cos = both.cos(), sin = both.sin();
+    const at::Tensor rotated = at::cat({-x.narrow(2, half, half), x.narrow(2, 0, half)}, -1);
+    return x * cos + rotated * sin;
+}
+
+}  // namespace attnscope::engine

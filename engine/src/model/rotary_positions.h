@@ -1,0 +1,20 @@
+#pragma once
+// Rotary position embeddings (Su et al. 2021, RoFormer) as Hugging Face's Llama applies them: the
+// inverse frequencies of `modeling_rope_utils` (default, linear, dynamic NTK, llama3), the
+// "rotate half" layout (feature i pairs with i + d/2), cos and sin per position.
+
+#include <attnscope/model_checkpoint.h>
+
+#include <ATen/ATen.h>
+
+namespace attnscope::engine {
+
+/// [headDim / 2] F32 inverse frequencies for a text of `tokens` tokens (dynamic scaling depends on
+/// it; `maxPositions` is the config's max_position_embeddings).
+at::Tensor ropeInverseFrequencies(const RopeSettings& rope, std::int64_t headDim, std::int64_t tokens, std::int64_t maxPositions);
+
+/// x [heads, n, headDim] turned by position: x·cos + rotate_half(x)·sin, with cos and sin of
+/// position · inverse frequency, each frequency used for features i and i + d/2.
+at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies);
+
+}  // namespace attnscope::engine
