@@ -1,6 +1,6 @@
 # Debian's libsentencepiece (T5 and Switch Transformers tokenizers, spiece.model) has a pkg-config
-# file but no CMake package. Only libattnscope_sentencepiece links it (engine/sentencepiece_shim/:
-# its bundled protobuf must stay out of every binary that loads LibTorch).
+# file but no CMake package. Only attnscope-sentencepiece links it (engine/sentencepiece_helper/:
+# its bundled protobuf must stay out of every process that loads LibTorch).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SENTENCEPIECE REQUIRED sentencepiece)
 find_library(ATTNSCOPE_SENTENCEPIECE_LIB sentencepiece HINTS ${SENTENCEPIECE_LIBRARY_DIRS} REQUIRED)

@@ -283,6 +283,8 @@ bool CliParse::parse(int argc, char** argv) {
         route.textGiven = m_routeText->count() > 0;
         route.capacityGiven = m_route->get_option("--capacity-factor")->count() > 0 ||
                               m_route->get_option("--expert-capacity")->count() > 0;
+        route.policyGiven = m_route->get_option("--policy")->count() > 0 || m_route->get_option("--k")->count() > 0 ||
+                            m_route->get_option("--normalize")->count() > 0;
         if (route.input.empty() && route.textFile.empty() && !route.textGiven) {
             printError("route needs an input: --input PATH, --text STR or --text-file PATH");
             exit = kExitUsage;

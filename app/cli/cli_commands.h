@@ -88,6 +88,7 @@ struct RouteOptions {
     std::string model;
     int layer = 0;
     bool capacityGiven = false;
+    bool policyGiven = false;  ///< --policy, --k or --normalize given: else the model's router's
 };
 
 struct StarOptions {

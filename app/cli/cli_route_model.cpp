@@ -69,6 +69,11 @@ int routeModelCommand(const RouteOptions& o) {
         router.capacityFactor = info->capacityFactor;
         router.expertCapacity = info->expertCapacity;
     }
+    if (!o.policyGiven && info->routerK > 1) {  // Mixtral: top-k, renormalised
+        router.policy = kTopkPolicy;
+        router.k = info->routerK;
+        router.normalize = info->routerNormalize;
+    }
     return routeAndWrite(o, (*pass)->routerLogits[static_cast<std::size_t>(o.layer)], router, &(*pass)->input);
 }
 

@@ -1,4 +1,4 @@
-// Llama-family checkpoints (Hugging Face `llama`, `mistral`): random folders written here in HF
+// Llama-family checkpoints (Hugging Face `llama`, `mistral`, `mixtral`): random folders written here in HF
 // naming whose hidden states, attention and rotated Q agree with a double-precision
 // recomputation from the definitions — RMS norms, rotary positions (default, linear, llama3), grouped
 // key/value heads, Mistral's sliding window, SwiGLU — the tokenizer.model through SentencePiece
@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -34,6 +35,7 @@ struct LlamaSpec {
     std::string rope = "null";  // the rope_scaling JSON
     double theta = 10000;
     std::string prefix = "model.";
+    std::int64_t experts = 0, topK = 2;  // mixtral's num_local_experts, num_experts_per_tok
     std::string configJson(const std::string& extra = "") const {
         return "{\"model_type\": \"" + type + "\", \"vocab_size\": " + std::to_string(vocab) + ", \"hidden_size\": " +
                std::to_string(hidden) + ", \"num_attention_heads\": " + std::to_string(heads) +
@@ -42,7 +44,11 @@ struct LlamaSpec {
                ", \"max_position_embeddings\": 64, \"rms_norm_eps\": 1e-05, \"rope_theta\": " + std::to_string(theta) +
                ", \"rope_scaling\": " + rope + ", \"attention_bias\": " + (bias ? "true" : "false") +
                ", \"hidden_act\": \"silu\", \"bos_token_id\": 1, \"eos_token_id\": 2" +
-               (window > 0 ? ", \"sliding_window\": " + std::to_string(window) : std::string()) + extra + "}";
+               (window > 0 ? ", \"sliding_window\": " + std::to_string(window) : std::string()) +
+               (experts > 0 ? ", \"num_local_experts\": " + std::to_string(experts) + ", \"num_experts_per_tok\": " +
+                                  std::to_string(topK)
+                            : std::string()) +
+               extra + "}";
     }
 };
 
@@ -66,6 +72,16 @@ TensorMap llamaTensors(const LlamaSpec& s) {
                                                {"self_attn.o_proj", s.hidden, q}}) {
             add(p + name + ".weight", {rows, cols}, 1.0 / std::sqrt(double(cols)));
             if (s.bias) add(p + name + ".bias", {rows}, 0.1);
+        }
+        if (s.experts > 0) {
+            add(p + "block_sparse_moe.gate.weight", {s.experts, s.hidden}, 1.0);
+            for (std::int64_t e = 0; e < s.experts; ++e) {
+                const std::string x = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
+                add(x + "w1.weight", {s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
+                add(x + "w3.weight", {s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
+                add(x + "w2.weight", {s.hidden, s.inner}, 1.0 / std::sqrt(double(s.inner)));
+            }
+            continue;
         }
         add(p + "mlp.gate_proj.weight", {s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
         add(p + "mlp.up_proj.weight", {s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
@@ -145,7 +161,38 @@ Vec rotate(const Vec& x, std::size_t position, const Vec& f) {
 struct Reference {
     std::vector<Mat> hidden;
     std::vector<std::vector<Mat>> attention, q;  // [layer][head]
+    std::vector<Mat> routerLogits;               // Mixtral: per layer [n, E]
 };
+
+Mat swiglu(const Mat& m, const PlainTensor& gate, const PlainTensor& up, const PlainTensor& down) {
+    Mat g = matmulT(m, gate, nullptr);
+    const Mat u = matmulT(m, up, nullptr);
+    for (std::size_t t = 0; t < g.size(); ++t)
+        for (std::size_t c = 0; c < g[t].size(); ++c) g[t][c] = g[t][c] / (1 + std::exp(-g[t][c])) * u[t][c];
+    return matmulT(g, down, nullptr);
+}
+
+// Mixtral's block: p = softmax(m · gateᵀ), the top k (ties: the lower), renormalised,
+// Σ p_e / Σ p · w2(silu(w1 m) ⊙ w3 m) of those experts.
+Mat mixtral(const TensorMap& w, const LlamaSpec& s, const std::string& p, const Mat& m, Reference& ref) {
+    const Mat logits = matmulT(m, w.at(p + "block_sparse_moe.gate.weight"), nullptr);
+    ref.routerLogits.push_back(logits);
+    Mat out(m.size(), Vec(m[0].size(), 0.0));
+    for (std::size_t t = 0; t < m.size(); ++t) {
+        std::vector<std::size_t> order(std::size_t(s.experts));
+        for (std::size_t e = 0; e < order.size(); ++e) order[e] = e;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return logits[t][a] > logits[t][b]; });
+        double chosen = 0;
+        for (std::int64_t c = 0; c < s.topK; ++c) chosen += std::exp(logits[t][order[c]] - logits[t][order[0]]);
+        for (std::int64_t c = 0; c < s.topK; ++c) {
+            const std::string x = p + "block_sparse_moe.experts." + std::to_string(order[c]) + ".";
+            const Mat y = swiglu(Mat{m[t]}, w.at(x + "w1.weight"), w.at(x + "w3.weight"), w.at(x + "w2.weight"));
+            const double gate = std::exp(logits[t][order[c]] - logits[t][order[0]]) / chosen;
+            for (std::size_t d = 0; d < out[t].size(); ++d) out[t][d] += gate * y[0][d];
+        }
+    }
+    return out;
+}
 
 Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<std::int64_t>& ids, const Vec& f) {
     const std::size_t n = ids.size(), dh = std::size_t(s.headDim), group = std::size_t(s.heads / s.kvHeads);
@@ -196,11 +243,9 @@ Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<st
         for (std::size_t t = 0; t < n; ++t)
             for (std::int64_t c = 0; c < s.hidden; ++c) x[t][c] += o[t][c];
         const Mat m = rms(x, w.at(p + "post_attention_layernorm.weight"));
-        Mat gate = matmulT(m, w.at(p + "mlp.gate_proj.weight"), nullptr);
-        const Mat up = matmulT(m, w.at(p + "mlp.up_proj.weight"), nullptr);
-        for (std::size_t t = 0; t < n; ++t)
-            for (std::size_t c = 0; c < gate[t].size(); ++c) gate[t][c] = gate[t][c] / (1 + std::exp(-gate[t][c])) * up[t][c];
-        const Mat down = matmulT(gate, w.at(p + "mlp.down_proj.weight"), nullptr);
+        const Mat down = s.experts > 0 ? mixtral(w, s, p, m, ref)
+                                       : swiglu(m, w.at(p + "mlp.gate_proj.weight"), w.at(p + "mlp.up_proj.weight"),
+                                                w.at(p + "mlp.down_proj.weight"));
         for (std::size_t t = 0; t < n; ++t)
             for (std::int64_t c = 0; c < s.hidden; ++c) x[t][c] += down[t][c];
         ref.hidden.push_back(l + 1 == s.layers ? rms(x, w.at("norm.weight")) : x);
@@ -224,7 +269,8 @@ protected:
 
 // 0: Llama, grouped heads, default rotary; 1: Mistral, a window of 3 keys, biases, no prefix;
 // 2: llama3 scaling whose 4 frequencies fall in all three of its regimes (wavelengths 6.3, 63:
-// kept; 628: blended; 6283: divided); 3: linear scaling, one key/value head for all.
+// kept; 628: blended; 6283: divided); 3: linear scaling, one key/value head for all; 4: Mixtral,
+// 4 SwiGLU experts, top 2 renormalised.
 LlamaSpec specOf(int index, std::string& type, double& factor) {
     LlamaSpec s;
     factor = 1;
@@ -244,6 +290,10 @@ LlamaSpec specOf(int index, std::string& type, double& factor) {
         s.kvHeads = 1;
         type = "linear";
         factor = 2;
+    } else if (index == 4) {
+        s.type = "mixtral";
+        s.experts = 4;
+        s.topK = 2;
     }
     return s;
 }
@@ -273,6 +323,16 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
         for (std::size_t t = 0; t < n; ++t)
             for (std::size_t c = 0; c < 24; ++c)
                 ASSERT_NEAR(f.hidden[l].f32[t * 24 + c], ref.hidden[l][t][c], 1e-4) << "hidden " << l << " " << t << " " << c;
+    if (spec.experts > 0) {  // the router the model routed with, every layer
+        EXPECT_EQ(info->experts, spec.experts);
+        EXPECT_EQ(info->routerK, 2);
+        EXPECT_TRUE(info->routerNormalize);
+        ASSERT_EQ(f.routerLogits.size(), 2u);
+        for (std::size_t l = 0; l < 2; ++l)
+            for (std::size_t t = 0; t < n; ++t)
+                for (std::int64_t e = 0; e < spec.experts; ++e)
+                    ASSERT_NEAR(f.routerLogits[l].f32[t * 4 + std::size_t(e)], ref.routerLogits[l][t][std::size_t(e)], 1e-4);
+    }
     for (std::size_t l = 0; l < 2; ++l)
         for (std::size_t h = 0; h < 4; ++h)
             for (std::size_t i = 0; i < n; ++i) {
@@ -284,7 +344,7 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
             }
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Values(0, 1, 2, 3));
+INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Values(0, 1, 2, 3, 4));
 
 TEST(LlamaCheckpoint, TokenizerModelPutsTheBeginningTokenFirst) {
     const fs::path dir = fs::temp_directory_path() / ("attnscope-llama-tok-" + std::to_string(::getpid()));

@@ -289,9 +289,15 @@ void MoeRoutingView::setModelRouting(const engine::TokenizedInput& input, const 
     m_modelCapacity = true;
     const auto experts = static_cast<int>(routing.logits.shape[1]);
     {
-        const QSignalBlocker blockExperts(m_experts), blockCapacity(m_capacity);
+        const QSignalBlocker blockExperts(m_experts), blockCapacity(m_capacity), blockPolicy(m_policy), blockK(m_k),
+            blockNormalize(m_normalize);
         m_experts->setMaximum(std::max(kMaxExperts, experts));
         m_experts->setValue(experts);
+        // the model's router: Switch top-1, or Mixtral's top-k renormalised
+        m_policy->setCurrentIndex(m_policy->findData(QString::fromLatin1(routing.k > 1 ? engine::kTopkPolicy : engine::kSwitchPolicy)));
+        m_k->setMaximum(experts);
+        if (routing.k > 1) m_k->setValue(static_cast<int>(routing.k));
+        m_normalize->setChecked(routing.normalize);
         m_capacity->setValue(static_cast<int>(std::lround(routing.capacityFactor * 100)));
     }
     m_experts->setEnabled(false);  // the model's router has its own experts

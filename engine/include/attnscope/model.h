@@ -44,6 +44,8 @@ struct ModelInfo {
     std::int64_t experts = 0;
     double capacityFactor = 0;
     std::int64_t expertCapacity = 0;
+    std::int64_t routerK = 1;      ///< choices per token (Mixtral: num_experts_per_tok)
+    bool routerNormalize = false;  ///< gates renormalised over the k choices (Mixtral)
     /// The layers whose FFN is routed (all of a roberta_switch model; every
     /// encoder_sparse_step-th of a switch_transformers one).
     std::vector<std::int64_t> expertLayers;

@@ -61,6 +61,10 @@ struct SwitchSettings {
     std::int64_t expertCapacity = 0;  ///< [expert_capacity] slots per expert when > 0 (overrides the factor)
     double auxLossCoef = 0.01;     ///< [router_aux_loss_coef] as trained (recorded, not used at inference)
     double zLossCoef = 0.0;        ///< [router_z_loss_coef]
+    /// Mixtral's router: [num_experts_per_tok] choices per token, gates renormalised over them, no
+    /// capacity (dropless); 1 for the Switch models.
+    std::int64_t topK = 1;
+    bool normalizeTopK = false;
     bool active() const { return experts > 0; }
 };
 

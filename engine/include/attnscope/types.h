@@ -128,6 +128,8 @@ struct ModelRouting {
     std::vector<PlainTensor> layerLogits;
     double capacityFactor = 0;
     std::int64_t expertCapacity = 0;
+    std::int64_t k = 1;          ///< choices per token (top-k when > 1)
+    bool normalize = false;      ///< top-k gates renormalised (Mixtral)
 };
 
 struct RunResult {

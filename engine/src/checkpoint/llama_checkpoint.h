@@ -1,5 +1,5 @@
 #pragma once
-// Llama-family checkpoints (`llama`, `mistral`) as Hugging Face names them: config.json's fields
+// Llama-family checkpoints (`llama`, `mistral`, and `mixtral`'s sparse experts) as Hugging Face names them: config.json's fields
 // (LlamaConfig / MistralConfig names and defaults) and the decoder's tensors without the
 // "model." prefix of a ForCausalLM file.
 
@@ -21,5 +21,7 @@ std::vector<ExpectedTensor> expectedLlamaTensors(const ModelConfig& config);
 
 /// "layers.N." (then "self_attn.q_proj.weight", "mlp.gate_proj.weight", …).
 std::string llamaLayerPrefix(std::int64_t layer);
+/// Mixtral's expert e under "layers.N.": "layers.N.block_sparse_moe.experts.e." (then w1, w2, w3).
+std::string mixtralExpertPrefix(const std::string& layerPrefix, std::int64_t expert);
 
 }  // namespace attnscope::engine

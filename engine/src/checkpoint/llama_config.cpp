@@ -50,7 +50,17 @@ Result<void> readLlamaConfig(const FieldReader& f, const Json& root, ModelConfig
     ATTNSCOPE_TRY_ASSIGN(l.attentionBias, f.flag("attention_bias", false));
     ATTNSCOPE_TRY_ASSIGN(l.mlpBias, f.flag("mlp_bias", false));
     ATTNSCOPE_TRY_ASSIGN(l.bosTokenId, f.integer("bos_token_id", 1, -1, kMaxVocab, true));
-    if (c.modelType == "mistral") ATTNSCOPE_TRY_ASSIGN(l.slidingWindow, f.integer("sliding_window", 0, 0, kMaxPositions, true));
+    if (c.modelType == "mistral" || c.modelType == "mixtral")
+        ATTNSCOPE_TRY_ASSIGN(l.slidingWindow, f.integer("sliding_window", 0, 0, kMaxPositions, true));
+    if (c.modelType == "mixtral") {
+        // HF MixtralSparseMoeBlock: softmax over all experts, the top k, renormalised, no capacity
+        ATTNSCOPE_TRY_ASSIGN(c.moe.experts, f.integer("num_local_experts", 8, 1, 4096));
+        ATTNSCOPE_TRY_ASSIGN(c.moe.topK, f.integer("num_experts_per_tok", 2, 1, c.moe.experts));
+        ATTNSCOPE_TRY_ASSIGN(c.moe.auxLossCoef, f.number("router_aux_loss_coef", 0.001, 0.0, 1e6));
+        c.moe.normalizeTopK = true;
+        c.moe.capacityFactor = 0;
+        c.moe.zLossCoef = 0;
+    }
     ATTNSCOPE_TRY_ASSIGN(c.activation, parseActivation(f, "hidden_act", "silu"));
     if (c.activation != Activation::Silu) return f.fail("hidden_act", "must be silu for a SwiGLU MLP");
     if (auto rope = readRopeScaling(f, root, l.rope); !rope) return rope.error();
@@ -60,6 +70,10 @@ Result<void> readLlamaConfig(const FieldReader& f, const Json& root, ModelConfig
 }
 
 std::string llamaLayerPrefix(std::int64_t layer) { return "layers." + std::to_string(layer) + "."; }
+
+std::string mixtralExpertPrefix(const std::string& layerPrefix, std::int64_t expert) {
+    return layerPrefix + "block_sparse_moe.experts." + std::to_string(expert) + ".";
+}
 
 std::vector<ExpectedTensor> expectedLlamaTensors(const ModelConfig& c) {
     const LlamaSettings& l = c.llama;
@@ -79,6 +93,16 @@ std::vector<ExpectedTensor> expectedLlamaTensors(const ModelConfig& c) {
         linear(p + "self_attn.v_proj", kv, h, l.attentionBias);
         linear(p + "self_attn.o_proj", h, q, l.attentionBias);
         add(p + "post_attention_layernorm.weight", {h});
+        if (c.moe.active()) {
+            add(p + "block_sparse_moe.gate.weight", {c.moe.experts, h});
+            for (std::int64_t e = 0; e < c.moe.experts; ++e) {
+                const std::string x = mixtralExpertPrefix(p, e);
+                add(x + "w1.weight", {inner, h});
+                add(x + "w2.weight", {h, inner});
+                add(x + "w3.weight", {inner, h});
+            }
+            continue;
+        }
         linear(p + "mlp.gate_proj", inner, h, l.mlpBias);
         linear(p + "mlp.up_proj", inner, h, l.mlpBias);
         linear(p + "mlp.down_proj", h, inner, l.mlpBias);

@@ -270,12 +270,14 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
 // router in a layer the config makes dense.
 std::string ModelCheckpoint::expertsProblem(const std::string& name, const std::string& layerStem) const {
     const ModelConfig& cfg = m_config;
-    const bool router = name.find(".mlp.router.") != std::string::npos;
-    const auto expertAt = name.find(".mlp.experts.expert_");
+    const bool router = name.find(".mlp.router.") != std::string::npos || name.find(".block_sparse_moe.gate.") != std::string::npos;
+    const std::string expertStem = name.find(".block_sparse_moe.experts.") != std::string::npos ? ".block_sparse_moe.experts."
+                                                                                                : ".mlp.experts.expert_";
+    const auto expertAt = name.find(expertStem);
     if (!router && expertAt == std::string::npos) return {};
     if (!cfg.moe.active()) return "belongs to a Switch layer, but config.json has no num_experts";
     if (expertAt != std::string::npos) {
-        const std::string rest = name.substr(expertAt + std::string(".mlp.experts.expert_").size());
+        const std::string rest = name.substr(expertAt + expertStem.size());
         std::int64_t index = -1;
         try {
             index = std::stoll(rest.substr(0, rest.find('.')));

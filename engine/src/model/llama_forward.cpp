@@ -1,12 +1,14 @@
 // The decoder of a Llama-family checkpoint (Hugging Face LlamaModel / MistralModel): per layer an
 // RMS norm, grouped-query causal attention over rotary positions (Mistral: within its sliding
-// window), the residual, an RMS norm, the SwiGLU MLP down(silu(gate(x)) · up(x)), the residual;
-// the last hidden state after the final norm.
+// window), the residual, an RMS norm, the SwiGLU MLP down(silu(gate(x)) · up(x)) — Mixtral: its
+// top-k experts of that form — the residual; the last hidden state after the final norm.
 
 #include "model/transformer_model.h"
 
 #include "checkpoint/llama_checkpoint.h"
 #include "model/rotary_positions.h"
+#include "core/run_context.h"
+#include "core/to_plain.h"
 
 #include <cmath>
 
@@ -56,11 +58,39 @@ ModelCapture TransformerModel::forwardLlama(const at::Tensor& ids, bool keepAtte
         if (keepAttention) capture.attention.push_back(probs);
         x = x + linear(context, "self_attn.o_proj", s.attentionBias);
         const at::Tensor m = rmsNorm(x, weight(p + "post_attention_layernorm.weight"), eps);
-        x = x + linear(at::silu(linear(m, "mlp.gate_proj", s.mlpBias)) * linear(m, "mlp.up_proj", s.mlpBias), "mlp.down_proj",
-                       s.mlpBias);
+        x = x + (c.moe.active() ? mixtralFeedForward(m, p, capture)
+                                : linear(at::silu(linear(m, "mlp.gate_proj", s.mlpBias)) * linear(m, "mlp.up_proj", s.mlpBias),
+                                         "mlp.down_proj", s.mlpBias));
         capture.hidden.push_back(l + 1 == c.numLayers ? rmsNorm(x, weight("norm.weight"), eps) : x);
     }
     return capture;
+}
+
+at::Tensor TransformerModel::mixtralFeedForward(const at::Tensor& x, const std::string& p, ModelCapture& capture) {
+    // x [n, h] -> logits [n, E] -> k experts and renormalised gates per token -> Σ gate · w2(silu(w1 x) · w3 x)
+    const at::Tensor logits = at::linear(x, weight(p + "block_sparse_moe.gate.weight")).contiguous();
+    capture.routerLogits.push_back(logits);
+    auto routing = routeTokens(toPlain(logits), switchRouterOptions(config().moe));
+    if (!routing) throw EngineError(routing.error().code, p + "block_sparse_moe.gate: " + routing.error().message);
+    const Routing& r = routing.value();
+    at::Tensor out = at::zeros_like(x);
+    for (std::int64_t e = 0; e < r.experts; ++e) {
+        std::vector<std::int64_t> rows;
+        std::vector<float> gates;
+        for (std::size_t i = 0; i < r.expert.size(); ++i)
+            if (r.expert[i] == e && r.kept[i]) {
+                rows.push_back(static_cast<std::int64_t>(i) / r.k);
+                gates.push_back(r.gate[i]);
+            }
+        if (rows.empty()) continue;
+        const std::string w = mixtralExpertPrefix(p, e);
+        const at::Tensor index = at::tensor(at::ArrayRef<std::int64_t>(rows), at::kLong);
+        const at::Tensor in = x.index_select(0, index);
+        const at::Tensor y = at::linear(at::silu(at::linear(in, weight(w + "w1.weight"))) * at::linear(in, weight(w + "w3.weight")),
+                                        weight(w + "w2.weight"));
+        out.index_add_(0, index, y * at::tensor(at::ArrayRef<float>(gates), at::kFloat).unsqueeze(1));
+    }
+    return out;
 }
 
 }  // namespace attnscope::engine

@@ -49,6 +49,8 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.experts = c.moe.experts;
     info.capacityFactor = c.moe.active() ? c.moe.capacityFactor : 0.0;
     info.expertCapacity = c.moe.expertCapacity;
+    info.routerK = c.moe.topK;
+    info.routerNormalize = c.moe.normalizeTopK;
     for (std::int64_t l = 0; l < c.numLayers; ++l)
         if (c.switchLayer(l)) info.expertLayers.push_back(l);
     info.warnings = checkpoint.value()->warnings();
@@ -250,6 +252,8 @@ Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn&
             model.layerLogits.push_back(logits.defined() ? toPlain(logits) : PlainTensor{});
         model.capacityFactor = m_info.capacityFactor;
         model.expertCapacity = m_info.expertCapacity;
+        model.k = m_info.routerK;
+        model.normalize = m_info.routerNormalize;
         *routing = std::move(model);
     }
     return qkv;

@@ -97,7 +97,9 @@ ModelCapture TransformerModel::forwardBertLike(const at::Tensor& ids, bool keepA
 
 RouterOptions switchRouterOptions(const SwitchSettings& moe) {
     RouterOptions options;
-    options.policy = kSwitchPolicy;
+    options.policy = moe.topK > 1 ? kTopkPolicy : kSwitchPolicy;
+    options.k = moe.topK;
+    options.normalize = moe.normalizeTopK;
     options.capacityFactor = moe.capacityFactor;
     options.expertCapacity = moe.expertCapacity;
     return options;

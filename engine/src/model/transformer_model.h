@@ -30,8 +30,8 @@ struct ModelCapture {
     std::vector<at::Tensor> routerLogits;
 };
 
-/// The routing a Switch layer applies at inference, from the model's own settings: top-1, the
-/// whole sequence one group, slots claimed in sequence order.
+/// The routing an expert layer applies at inference, from the model's own settings: top-1 (or
+/// Mixtral's top-k, renormalised), the whole sequence one group, slots claimed in sequence order.
 RouterOptions switchRouterOptions(const SwitchSettings& moe);
 
 /// Throws CancelledError when `progress` asks to stop (stage "model").
@@ -75,6 +75,9 @@ private:
     /// through its router's expert, scaled by the gate; a token over its expert's capacity gets
     /// zeros (the residual carries it).
     at::Tensor switchFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
+    /// Mixtral's sparse block under "layers.N.": each token through its top-k SwiGLU experts,
+    /// weighted by the renormalised gates (llama_forward.cpp).
+    at::Tensor mixtralFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
 
     std::unique_ptr<ModelCheckpoint> m_checkpoint;
     std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept

@@ -1,8 +1,8 @@
 #pragma once
-// SentencePiece models (spiece.model: T5 and Switch Transformers) through Debian's libsentencepiece,
-// and tokenizer.model (Llama 2, Mistral, TinyLlama), so the model's own normaliser and
-// segmentation give the ids; specials as the model's tokenizer adds them: T5's encoder appends
-// `</s>`, Llama's tokenizer puts `<s>` first.
+// SentencePiece models — spiece.model (T5, Switch Transformers) and tokenizer.model (Llama 2,
+// Mistral, TinyLlama) — through Debian's libsentencepiece, run as the attnscope-sentencepiece
+// child process, so the model's own normaliser and segmentation give the ids; specials as the
+// model's tokenizer adds them: T5's encoder appends `</s>`, Llama's tokenizer puts `<s>` first.
 
 #include <attnscope/model_tokenizer.h>
 
