@@ -346,10 +346,15 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
 
 INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Values(0, 1, 2, 3, 4));
 
-TEST(LlamaCheckpoint, TokenizerModelPutsTheBeginningTokenFirst) {
-    const fs::path dir = fs::temp_directory_path() / ("attnscope-llama-tok-" + std::to_string(::getpid()));
+// Llama's and Mixtral's folders alike (Mixtral's routing besides).
+class LlamaTokenizer : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LlamaTokenizer, TokenizerModelPutsTheBeginningTokenFirst) {
+    const fs::path dir = fs::temp_directory_path() / ("attnscope-llama-tok-" + std::to_string(::getpid()) + GetParam());
     fs::remove_all(dir);
     LlamaSpec spec;
+    spec.type = GetParam();
+    if (spec.type == "mixtral") spec.experts = 4;
     writeLlamaFolder(dir, spec);
     writeTinySpiece(dir);  // spiece.model: the same format as tokenizer.model
     fs::rename(dir / "spiece.model", dir / "tokenizer.model");
@@ -384,8 +389,17 @@ TEST(LlamaCheckpoint, TokenizerModelPutsTheBeginningTokenFirst) {
             for (std::int64_t j = 0; j < n; ++j)
                 worst = std::max(worst, std::abs(double(r.weightAt(h, i, j)) - own.f32[static_cast<std::size_t>((h * n + i) * n + j)]));
     EXPECT_LT(worst, 1e-5);
+    // Mixtral: the run carries the layer's router with its top-2, renormalised, dropless
+    if (spec.experts > 0) {
+        ASSERT_TRUE(run.value()->modelRouting.has_value());
+        EXPECT_EQ(run.value()->modelRouting->k, 2);
+        EXPECT_TRUE(run.value()->modelRouting->normalize);
+        EXPECT_EQ(run.value()->modelRouting->expertCapacity, 0);
+    }
     fs::remove_all(dir);
 }
+
+INSTANTIATE_TEST_SUITE_P(Types, LlamaTokenizer, ::testing::Values("llama", "mixtral"));
 
 TEST(LlamaCheckpoint, ConfigsItDoesNotComputeAreRefusedByName) {
     const auto refused = [](const std::string& config) {

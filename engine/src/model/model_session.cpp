@@ -164,7 +164,8 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
     } else {
         if (!m_tokenizer)
             throw EngineError(ErrorCode::NotFound, m_info.folder + ": the model folder has no usable tokenizer "
-                                                                   "(vocab.txt, vocab.json + merges.txt, or tokenizer.json)");
+                                                                   "(vocab.txt, vocab.json + merges.txt, tokenizer.json, "
+                                                                   "tokenizer.model or spiece.model)");
         auto encoded = m_tokenizer->encode(input.text, input.addSpecialTokens, progress);
         if (!encoded) throw EngineError(encoded.error().code, encoded.error().message);
         const auto& flags = encoded.value().special;

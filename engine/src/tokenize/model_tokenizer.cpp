@@ -152,7 +152,7 @@ Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::stri
     const bool t5 = modelType == "switch_transformers" || modelType == "t5";
     if (t5 && isFile(dir / "spiece.model")) return loadSentencePieceTokenizer((dir / "spiece.model").string(), -1, eosId);
     // Llama 2, Mistral and TinyLlama ship tokenizer.model: the SentencePiece model itself.
-    const bool llama = modelType == "llama" || modelType == "mistral";
+    const bool llama = modelType == "llama" || modelType == "mistral" || modelType == "mixtral";
     if (llama && isFile(dir / "tokenizer.model"))
         return loadSentencePieceTokenizer((dir / "tokenizer.model").string(), bosId, -1);
     const std::filesystem::path tokenizerJson = dir / "tokenizer.json";
