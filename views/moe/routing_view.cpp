@@ -301,11 +301,15 @@ void MoeRoutingView::setModelRouting(const engine::TokenizedInput& input, const 
         m_capacity->setValue(static_cast<int>(std::lround(routing.capacityFactor * 100)));
     }
     m_experts->setEnabled(false);  // the model's router has its own experts
-    m_source->setText(tr("Router: the model's layer %1 (%2 experts, %3): its tokens entering the layer's FFN.")
+    const QString capacity = routing.expertCapacity > 0 ? tr("%1 slots per expert").arg(routing.expertCapacity)
+                             : routing.capacityFactor > 0 ? tr("capacity factor %1").arg(routing.capacityFactor, 0, 'f', 2)
+                                                          : tr("no capacity (dropless)");
+    const QString choices = routing.k > 1 ? tr("top-%1%2, ").arg(routing.k).arg(routing.normalize ? tr(" renormalised") : QString())
+                                          : tr("top-1, ");
+    m_source->setText(tr("Router: the model's layer %1 (%2 experts, %3%4): its tokens entering the layer's FFN.")
                           .arg(layer)
                           .arg(experts)
-                          .arg(routing.expertCapacity > 0 ? tr("%1 slots per expert").arg(routing.expertCapacity)
-                                                          : tr("capacity factor %1").arg(routing.capacityFactor, 0, 'f', 2)));
+                          .arg(choices, capacity));
     rebuildLogits();
 }
 
