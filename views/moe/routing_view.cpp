@@ -385,7 +385,11 @@ void MoeRoutingView::drawStrip() {
         const engine::Token& token = m_input.tokens[static_cast<std::size_t>(t)];
         if (token.byteBegin > previousEnd && token.byteBegin <= static_cast<std::int64_t>(m_input.text.size())) {
             const std::string gap = m_input.text.substr(static_cast<std::size_t>(previousEnd), static_cast<std::size_t>(token.byteBegin - previousEnd));
-            html += QString::fromUtf8(gap.data(), static_cast<qsizetype>(gap.size())).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+            // text between tokens (spaces, or what a model's truncation left out) in grey: not routed
+            html += QStringLiteral("<span style='color:#888888'>%1</span>")
+                        .arg(QString::fromUtf8(gap.data(), static_cast<qsizetype>(gap.size()))
+                                 .toHtmlEscaped()
+                                 .replace(QLatin1Char('\n'), QStringLiteral("<br>")));
         }
         previousEnd = std::max(previousEnd, token.byteEnd);
         const std::size_t first = static_cast<std::size_t>(t) * static_cast<std::size_t>(r.k);
