@@ -111,7 +111,7 @@ TEST(ModelConfig, RefusesWhatItCannotTrust) {
         {R"({"model_type":"bert","hidden_size":-8})", "field 'hidden_size' must be in [1, 65536]"},
         {R"({"model_type":"bert","hidden_size":64.5})", "field 'hidden_size' must be an integer"},
         {R"({"model_type":"bert","num_hidden_layers":"12"})", "field 'num_hidden_layers' must be an integer"},
-        {R"({"model_type":"bert","hidden_act":"swish"})", "activation 'swish'"},
+        {R"({"model_type":"bert","hidden_act":"quick_gelu"})", "activation 'quick_gelu'"},
         {R"({"model_type":"bert","hidden_size":64,"hidden_size":128})", "duplicate key \"hidden_size\""},
         {"{\"model_type\":\"bert\"}\0{\"x\":1}"s, "NUL byte"},
         {R"({"model_type":"bert","position_embedding_type":"relative_key"})", "relative_key"},
