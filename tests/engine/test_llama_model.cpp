@@ -410,8 +410,8 @@ TEST(LlamaCheckpoint, ConfigsItDoesNotComputeAreRefusedByName) {
     s.kvHeads = 3;
     EXPECT_NE(refused(s.configJson()).find("num_key_value_heads' must divide num_attention_heads (4)"), std::string::npos);
     s = LlamaSpec{};
-    s.rope = "{\"rope_type\": \"yarn\", \"factor\": 4.0}";
-    EXPECT_NE(refused(s.configJson()).find("rope_scaling type 'yarn' is not computed"), std::string::npos);
+    s.rope = "{\"rope_type\": \"longrope\", \"factor\": 4.0}";
+    EXPECT_NE(refused(s.configJson()).find("rope_scaling type 'longrope' is not computed"), std::string::npos);
     s.rope = "{\"rope_type\": \"llama3\", \"factor\": 8.0}";
     EXPECT_NE(refused(s.configJson()).find("original_max_position_embeddings"), std::string::npos);
     s = LlamaSpec{};

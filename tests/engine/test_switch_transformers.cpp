@@ -323,7 +323,7 @@ TEST_F(SwitchTransformersTest, FoldersThatDisagreeWithTheirConfigAreRefusedByNam
     // a router where the config has a dense block
     TensorMap stray;
     stray["encoder.block.2.layer.1.mlp.router.classifier.weight"] = PlainTensor::zeros(DType::F32, {spec.experts, spec.d});
-    EXPECT_NE(refusal("stray", spec, "", stray).find("puts a Switch layer in block 2, which config.json makes dense (encoder_sparse_step 2)"),
+    EXPECT_NE(refusal("stray", spec, "", stray).find("puts experts in layer 2, which config.json makes dense (encoder_sparse_step 2)"),
               std::string::npos);
     EXPECT_NE(refusal("gated", spec, ", \"feed_forward_proj\": \"gated-gelu\"").find("gated-gelu"), std::string::npos);
     EXPECT_NE(refusal("capacity", with([](TinySwitchSpec& c) { c.capacity = 0; })).find("expert_capacity"), std::string::npos);

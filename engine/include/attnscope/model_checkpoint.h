@@ -86,23 +86,57 @@ struct T5Settings {
 /// inverse frequencies (config.json `rope_theta`, `rope_scaling`).
 struct RopeSettings {
     double theta = 10000.0;       ///< [rope_theta]
-    std::string scaling;          ///< [rope_scaling.rope_type]: "" (default), "linear", "dynamic", "llama3"
+    std::string scaling;          ///< [rope_scaling.rope_type]: "" (default), "linear", "dynamic", "llama3", "yarn"
     double factor = 1.0;          ///< [rope_scaling.factor]
     double lowFreqFactor = 1.0;   ///< [rope_scaling.low_freq_factor] (llama3)
     double highFreqFactor = 4.0;  ///< [rope_scaling.high_freq_factor] (llama3)
     std::int64_t originalMaxPositions = 0;  ///< [rope_scaling.original_max_position_embeddings]
+    double attentionFactor = 0;   ///< yarn: [rope_scaling.attention_factor]; 0: from mscale as HF derives it
+    double betaFast = 32.0;       ///< yarn: [rope_scaling.beta_fast]
+    double betaSlow = 1.0;        ///< yarn: [rope_scaling.beta_slow]
+    double mscale = 0;            ///< yarn: [rope_scaling.mscale] (DeepSeek style); 0: absent
+    double mscaleAllDim = 0;      ///< yarn: [rope_scaling.mscale_all_dim]; 0: absent
+    bool truncate = true;         ///< yarn: [rope_scaling.truncate] correction range rounded to whole dims
 };
 
-/// The decoder of Llama-family checkpoints (Hugging Face LlamaConfig / MistralConfig names):
-/// pre-norm RMS layer norms, grouped-query attention over rotary positions, a SwiGLU MLP.
+/// How a decoder normalises queries and keys before rotary positions.
+enum class QkNorm {
+    None,
+    PerHead,  ///< Qwen3: RMSNorm with weight [head_dim] on every head after the split
+    Whole,    ///< OLMoE: RMSNorm with weight [heads · head_dim] on the whole projection
+};
+
+/// Where a Llama-family MoE keeps its router and experts (Hugging Face names).
+enum class ExpertLayout {
+    Mixtral,  ///< block_sparse_moe.gate, block_sparse_moe.experts.e.{w1,w2,w3}
+    Qwen,     ///< mlp.gate, mlp.experts.e.{gate,up,down}_proj (Qwen2-MoE, OLMoE)
+};
+
+/// The decoder of Llama-family checkpoints (Hugging Face LlamaConfig / MistralConfig / Qwen2Config /
+/// Qwen3Config / Qwen2MoeConfig / OlmoeConfig names): pre-norm RMS layer norms, grouped-query
+/// attention over rotary positions, a SwiGLU MLP or SwiGLU experts.
 struct LlamaSettings {
     std::int64_t headDim = 0;        ///< [head_dim], else hidden_size / num_attention_heads
     std::int64_t kvHeads = 0;        ///< [num_key_value_heads]: query heads share them in groups
-    bool attentionBias = false;      ///< [attention_bias] q, k, v and o projections have biases
+    bool qkvBias = false;            ///< q, k and v projections have biases ([attention_bias]; Qwen2: always)
+    bool outputBias = false;         ///< o_proj has a bias ([attention_bias]; Qwen2: never)
     bool mlpBias = false;            ///< [mlp_bias]
-    std::int64_t slidingWindow = 0;  ///< [sliding_window] (Mistral) a query sees the last W keys; 0: all
+    std::int64_t slidingWindow = 0;  ///< [sliding_window] a query sees the last W keys; 0: all
+    /// Per layer whether the window applies (Qwen2's max_window_layers, layer_types); empty: every layer.
+    std::vector<std::uint8_t> slidingLayers;
+    QkNorm qkNorm = QkNorm::None;
+    double clipQkv = 0;              ///< [clip_qkv] (OLMoE) q, k, v clamped to ±clip; 0: not clamped
+    ExpertLayout expertLayout = ExpertLayout::Mixtral;
+    std::int64_t expertInner = 0;    ///< an expert's intermediate size ([moe_intermediate_size], else intermediate_size)
+    std::int64_t sharedExpertInner = 0;  ///< [shared_expert_intermediate_size] (Qwen2-MoE) 0: no shared expert
+    /// Per layer whether its MLP is sparse (Qwen2-MoE's decoder_sparse_step, mlp_only_layers); empty: every layer.
+    std::vector<std::uint8_t> sparseLayers;
     std::int64_t bosTokenId = 1;     ///< [bos_token_id] put before the text
     RopeSettings rope;
+
+    bool slides(std::int64_t layer) const {
+        return slidingWindow > 0 && (slidingLayers.empty() || slidingLayers[static_cast<std::size_t>(layer)] != 0);
+    }
 };
 
 /// A Switch layer's router weight under `layerPrefix` ("encoder.layer.N.").
@@ -154,6 +188,8 @@ struct ModelConfig {
     /// Whether layer l's FFN is a Switch layer (a roberta_switch model: every layer).
     bool switchLayer(std::int64_t l) const {
         if (!moe.active()) return false;
+        if (arch == ModelArch::Llama)
+            return llama.sparseLayers.empty() || llama.sparseLayers[static_cast<std::size_t>(l)] != 0;
         if (arch != ModelArch::SwitchTransformers) return true;
         return t5.sparseStep > 0 && (t5.sparseStep == 1 || l % t5.sparseStep == 1);
     }
@@ -193,6 +229,8 @@ public:
 
     /// Reads `name` (without prefix) converted to F32. Shapes were checked at open().
     Result<PlainTensor> readF32(const std::string& name) const;
+    /// Rows of the 2-D tensor `name` as F32 (an embedding lookup that leaves the table mapped).
+    Result<PlainTensor> readRowsF32(const std::string& name, const std::vector<std::int64_t>& rows) const;
 
 private:
     ModelCheckpoint() = default;

@@ -59,6 +59,9 @@ public:
     /// Copies a tensor into a PlainTensor. Supported: F32, I64, I32, U8, BOOL (as U8);
     /// F16, BF16 and F64 are converted to F32. Others give ErrorCode::Unsupported.
     Result<PlainTensor> read(const std::string& name) const;
+    /// Rows `rows` of a 2-D F32, F16 or BF16 tensor as F32 [rows, columns] (an embedding's
+    /// lookup without converting the whole table); a row out of range is an error.
+    Result<PlainTensor> readRowsF32(const std::string& name, const std::vector<std::int64_t>& rows) const;
     const std::string& path() const { return m_path; }
 
 private:

@@ -39,9 +39,10 @@ public:
             return fail(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + it->dump());
         return v;
     }
-    Result<double> number(const char* key, double fallback, double lo, double hi) const {
+    /// A number in [lo, hi]; `fallback` when the key is absent (or null, when allowed).
+    Result<double> number(const char* key, double fallback, double lo, double hi, bool nullMeansFallback = false) const {
         const auto it = m_root.find(key);
-        if (it == m_root.end()) return fallback;
+        if (it == m_root.end() || (nullMeansFallback && it->is_null())) return fallback;
         if (!it->is_number()) return fail(key, std::string("must be a number, got ") + it->type_name());
         const double v = it->get<double>();
         if (!(v >= lo && v <= hi))

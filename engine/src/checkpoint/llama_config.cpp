@@ -6,8 +6,10 @@ using namespace config_fields;
 
 namespace {
 
+Result<void> readYarn(const FieldReader& scaling, std::int64_t maxPositions, RopeSettings& rope);
+
 // rope_scaling (null or an object): its type under "rope_type" (or the older "type").
-Result<void> readRopeScaling(const FieldReader& f, const Json& root, RopeSettings& rope) {
+Result<void> readRopeScaling(const FieldReader& f, const Json& root, std::int64_t maxPositions, RopeSettings& rope) {
     const auto it = root.find("rope_scaling");
     if (it == root.end() || it->is_null()) return {};
     if (!it->is_object()) return f.fail("rope_scaling", "must be null or an object");
@@ -16,54 +18,188 @@ Result<void> readRopeScaling(const FieldReader& f, const Json& root, RopeSetting
     ATTNSCOPE_TRY_ASSIGN(type, scaling.text("rope_type", ""));
     if (type.empty()) ATTNSCOPE_TRY_ASSIGN(type, scaling.text("type", "default"));
     if (type == "default") return {};
-    if (type != "linear" && type != "dynamic" && type != "llama3")
+    if (type != "linear" && type != "dynamic" && type != "llama3" && type != "yarn")
         return Error{ErrorCode::Unsupported, f.source() + ": rope_scaling type '" + type +
-                                                 "' is not computed (linear, dynamic and llama3 are)"};
+                                                 "' is not computed (linear, dynamic, llama3 and yarn are)"};
     rope.scaling = type;
-    ATTNSCOPE_TRY_ASSIGN(rope.factor, scaling.number("factor", 1.0, 1e-6, 1e6));
+    ATTNSCOPE_TRY_ASSIGN(rope.factor, scaling.number("factor", type == "yarn" ? 0.0 : 1.0, 1e-6, 1e6, type == "yarn"));
     ATTNSCOPE_TRY_ASSIGN(rope.lowFreqFactor, scaling.number("low_freq_factor", 1.0, 1e-6, 1e6));
     ATTNSCOPE_TRY_ASSIGN(rope.highFreqFactor, scaling.number("high_freq_factor", 4.0, 1e-6, 1e6));
     ATTNSCOPE_TRY_ASSIGN(rope.originalMaxPositions, scaling.integer("original_max_position_embeddings", 0, 0, kMaxPositions));
     if (type == "llama3" && (rope.originalMaxPositions == 0 || rope.highFreqFactor <= rope.lowFreqFactor))
         return scaling.fail("original_max_position_embeddings",
                             "and high_freq_factor > low_freq_factor are needed by llama3 scaling");
+    if (type == "yarn") return readYarn(scaling, maxPositions, rope);
+    return {};
+}
+
+// YaRN's own fields (HF _compute_yarn_parameters): a factor given wins; without one it is
+// max_position_embeddings / original_max_position_embeddings.
+Result<void> readYarn(const FieldReader& scaling, std::int64_t maxPositions, RopeSettings& rope) {
+    if (rope.factor == 0) {
+        if (rope.originalMaxPositions == 0)
+            return scaling.fail("factor", "is needed by yarn scaling (or original_max_position_embeddings to derive it)");
+        rope.factor = static_cast<double>(maxPositions) / static_cast<double>(rope.originalMaxPositions);
+    }
+    ATTNSCOPE_TRY_ASSIGN(rope.attentionFactor, scaling.number("attention_factor", 0.0, 0.0, 1e3, true));
+    // the reference reads `beta_fast or 32`: null and 0 mean the default
+    ATTNSCOPE_TRY_ASSIGN(rope.betaFast, scaling.number("beta_fast", 32.0, 0.0, 1e6, true));
+    ATTNSCOPE_TRY_ASSIGN(rope.betaSlow, scaling.number("beta_slow", 1.0, 0.0, 1e6, true));
+    if (rope.betaFast == 0) rope.betaFast = 32.0;
+    if (rope.betaSlow == 0) rope.betaSlow = 1.0;
+    if (rope.betaFast < rope.betaSlow) return scaling.fail("beta_fast", "must not be below beta_slow");
+    ATTNSCOPE_TRY_ASSIGN(rope.mscale, scaling.number("mscale", 0.0, 0.0, 1e3, true));
+    ATTNSCOPE_TRY_ASSIGN(rope.mscaleAllDim, scaling.number("mscale_all_dim", 0.0, 0.0, 1e3, true));
+    ATTNSCOPE_TRY_ASSIGN(rope.truncate, scaling.flag("truncate", true));
+    return {};
+}
+
+// The defaults of each family's Hugging Face config class, for fields a config.json leaves out.
+struct FamilyDefaults {
+    std::int64_t vocab, hidden, intermediate, layers, heads, maxPositions;
+    double eps;
+};
+
+FamilyDefaults familyDefaults(const std::string& type) {
+    if (type == "qwen2" || type == "qwen3") return {151936, 4096, 22016, 32, 32, 32768, 1e-6};
+    if (type == "qwen2_moe") return {151936, 2048, 5632, 24, 16, 32768, 1e-6};
+    if (type == "olmoe") return {50304, 2048, 2048, 16, 16, 4096, 1e-5};
+    return {32000, 4096, 11008, 32, 32, 2048, 1e-6};
+}
+
+// A per-layer list of flags from `layer_types` (Qwen2/3: "sliding_attention" or "full_attention").
+Result<void> readLayerTypes(const FieldReader& f, const Json& root, std::int64_t layers, std::vector<std::uint8_t>& sliding) {
+    const auto it = root.find("layer_types");
+    if (it == root.end() || it->is_null()) return {};
+    if (!it->is_array() || static_cast<std::int64_t>(it->size()) != layers)
+        return f.fail("layer_types", "must list one entry per layer (" + std::to_string(layers) + ")");
+    sliding.clear();
+    for (const auto& entry : *it) {
+        const std::string type = entry.is_string() ? entry.get<std::string>() : std::string();
+        if (type != "sliding_attention" && type != "full_attention")
+            return f.fail("layer_types", "entries must be \"sliding_attention\" or \"full_attention\", got " + entry.dump());
+        sliding.push_back(type == "sliding_attention" ? 1 : 0);
+    }
+    return {};
+}
+
+// Qwen2 and Qwen3: the window only when use_sliding_window, on layers from max_window_layers on.
+Result<void> readQwenWindow(const FieldReader& f, const Json& root, ModelConfig& c) {
+    LlamaSettings& l = c.llama;
+    bool use = false;
+    std::int64_t window = 0, fullLayers = 0;
+    ATTNSCOPE_TRY_ASSIGN(use, f.flag("use_sliding_window", false));
+    ATTNSCOPE_TRY_ASSIGN(window, f.integer("sliding_window", 4096, 0, kMaxPositions, true));
+    ATTNSCOPE_TRY_ASSIGN(fullLayers, f.integer("max_window_layers", 28, 0, kMaxLayers));
+    if (!use || window == 0) return {};
+    l.slidingWindow = window;
+    l.slidingLayers.assign(static_cast<std::size_t>(c.numLayers), 0);
+    for (std::int64_t layer = fullLayers; layer < c.numLayers; ++layer) l.slidingLayers[static_cast<std::size_t>(layer)] = 1;
+    return readLayerTypes(f, root, c.numLayers, l.slidingLayers);
+}
+
+// Mixtral's num_local_experts, renormalised top-2; Qwen2-MoE's and OLMoE's num_experts with
+// norm_topk_prob; all dropless (no capacity), as their sparse blocks compute.
+Result<void> readExperts(const FieldReader& f, const Json& root, ModelConfig& c) {
+    LlamaSettings& l = c.llama;
+    const std::string& type = c.modelType;
+    const bool mixtral = type == "mixtral";
+    ATTNSCOPE_TRY_ASSIGN(c.moe.experts, f.integer(mixtral ? "num_local_experts" : "num_experts", mixtral ? 8 : type == "olmoe" ? 64 : 60,
+                                                  1, 4096));
+    ATTNSCOPE_TRY_ASSIGN(c.moe.topK, f.integer("num_experts_per_tok", mixtral ? 2 : type == "olmoe" ? 8 : 4, 1, c.moe.experts));
+    ATTNSCOPE_TRY_ASSIGN(c.moe.auxLossCoef, f.number("router_aux_loss_coef", type == "olmoe" ? 0.01 : 0.001, 0.0, 1e6));
+    c.moe.normalizeTopK = true;
+    if (!mixtral) ATTNSCOPE_TRY_ASSIGN(c.moe.normalizeTopK, f.flag("norm_topk_prob", false));
+    c.moe.capacityFactor = 0;
+    c.moe.zLossCoef = 0;
+    l.expertLayout = mixtral ? ExpertLayout::Mixtral : ExpertLayout::Qwen;
+    l.expertInner = c.intermediateSize;
+    if (type != "qwen2_moe") return {};
+    ATTNSCOPE_TRY_ASSIGN(l.expertInner, f.integer("moe_intermediate_size", 1408, 1, kMaxIntermediate));
+    ATTNSCOPE_TRY_ASSIGN(l.sharedExpertInner, f.integer("shared_expert_intermediate_size", 5632, 0, kMaxIntermediate));
+    std::int64_t step = 1;
+    ATTNSCOPE_TRY_ASSIGN(step, f.integer("decoder_sparse_step", 1, 1, kMaxLayers));
+    // layer l is sparse unless listed in mlp_only_layers, and then only when (l + 1) % step == 0
+    l.sparseLayers.assign(static_cast<std::size_t>(c.numLayers), 0);
+    for (std::int64_t layer = 0; layer < c.numLayers; ++layer)
+        l.sparseLayers[static_cast<std::size_t>(layer)] = (layer + 1) % step == 0 ? 1 : 0;
+    const auto it = root.find("mlp_only_layers");
+    if (it == root.end() || it->is_null()) return {};
+    if (!it->is_array()) return f.fail("mlp_only_layers", "must be a list of layer indices");
+    for (const auto& entry : *it) {
+        if (!entry.is_number_integer() || entry.get<std::int64_t>() < 0 || entry.get<std::int64_t>() >= c.numLayers)
+            return f.fail("mlp_only_layers", "entries must be layer indices in [0, " + std::to_string(c.numLayers - 1) +
+                                                 "], got " + entry.dump());
+        l.sparseLayers[static_cast<std::size_t>(entry.get<std::int64_t>())] = 0;
+    }
+    return {};
+}
+
+// What differs per family in the attention: biases, q/k norms, OLMoE's clip, the window.
+Result<void> readAttentionShape(const FieldReader& f, const Json& root, ModelConfig& c) {
+    LlamaSettings& l = c.llama;
+    const std::string& type = c.modelType;
+    ATTNSCOPE_TRY_ASSIGN(l.qkvBias, f.flag("attention_bias", false));
+    l.outputBias = l.qkvBias;
+    if (type == "qwen2" || type == "qwen2_moe") {  // q, k, v always with biases, o never
+        l.qkvBias = true;
+        l.outputBias = false;
+    }
+    if (type == "qwen3") l.qkNorm = QkNorm::PerHead;
+    if (type == "olmoe") {
+        l.qkNorm = QkNorm::Whole;
+        ATTNSCOPE_TRY_ASSIGN(l.clipQkv, f.number("clip_qkv", 0.0, 1e-6, 1e12, true));
+    }
+    if (type == "mistral" || type == "mixtral")
+        ATTNSCOPE_TRY_ASSIGN(l.slidingWindow, f.integer("sliding_window", 0, 0, kMaxPositions, true));
+    if (type == "qwen2" || type == "qwen3") return readQwenWindow(f, root, c);
+    if (type == "qwen2_moe") {
+        // which of its layers slide changed between releases of the reference; not guessed
+        bool use = false;
+        ATTNSCOPE_TRY_ASSIGN(use, f.flag("use_sliding_window", false));
+        if (use)
+            return Error{ErrorCode::Unsupported, f.source() + ": field 'use_sliding_window' true is not computed for qwen2_moe "
+                                                              "(which layers slide differs between releases of its reference)"};
+    }
     return {};
 }
 
 }  // namespace
 
+bool isLlamaFamily(const std::string& modelType) {
+    for (const char* type : {"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen2_moe", "olmoe"})
+        if (modelType == type) return true;
+    return false;
+}
+
 Result<void> readLlamaConfig(const FieldReader& f, const Json& root, ModelConfig& c) {
     LlamaSettings& l = c.llama;
-    ATTNSCOPE_TRY_ASSIGN(c.vocabSize, f.integer("vocab_size", 32000, 1, kMaxVocab));
-    ATTNSCOPE_TRY_ASSIGN(c.hiddenSize, f.integer("hidden_size", 4096, 1, kMaxHidden));
-    ATTNSCOPE_TRY_ASSIGN(c.intermediateSize, f.integer("intermediate_size", 11008, 1, kMaxIntermediate));
-    ATTNSCOPE_TRY_ASSIGN(c.numLayers, f.integer("num_hidden_layers", 32, 1, kMaxLayers));
-    ATTNSCOPE_TRY_ASSIGN(c.numHeads, f.integer("num_attention_heads", 32, 1, kMaxHeads));
+    const std::string& type = c.modelType;
+    const FamilyDefaults d = familyDefaults(type);
+    ATTNSCOPE_TRY_ASSIGN(c.vocabSize, f.integer("vocab_size", d.vocab, 1, kMaxVocab));
+    ATTNSCOPE_TRY_ASSIGN(c.hiddenSize, f.integer("hidden_size", d.hidden, 1, kMaxHidden));
+    ATTNSCOPE_TRY_ASSIGN(c.intermediateSize, f.integer("intermediate_size", d.intermediate, 1, kMaxIntermediate));
+    ATTNSCOPE_TRY_ASSIGN(c.numLayers, f.integer("num_hidden_layers", d.layers, 1, kMaxLayers));
+    ATTNSCOPE_TRY_ASSIGN(c.numHeads, f.integer("num_attention_heads", d.heads, 1, kMaxHeads));
     ATTNSCOPE_TRY_ASSIGN(l.kvHeads, f.integer("num_key_value_heads", c.numHeads, 1, kMaxHeads, true));
     if (c.numHeads % l.kvHeads != 0)
         return f.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(c.numHeads) + ")");
-    ATTNSCOPE_TRY_ASSIGN(l.headDim, f.integer("head_dim", c.hiddenSize / c.numHeads, 1, kMaxHidden, true));
+    // Qwen3 defaults head_dim to 128; OLMoE never reads it (its q norm spans hidden_size)
+    l.headDim = c.hiddenSize / c.numHeads;
+    if (type != "olmoe")
+        ATTNSCOPE_TRY_ASSIGN(l.headDim, f.integer("head_dim", type == "qwen3" ? 128 : l.headDim, 1, kMaxHidden, true));
     if (l.headDim % 2 != 0) return f.fail("head_dim", "must be even (rotary positions turn pairs of features)");
-    ATTNSCOPE_TRY_ASSIGN(c.maxPositions, f.integer("max_position_embeddings", 2048, 1, kMaxPositions));
-    ATTNSCOPE_TRY_ASSIGN(c.layerNormEps, f.number("rms_norm_eps", 1e-6, 1e-30, 1.0));
+    ATTNSCOPE_TRY_ASSIGN(c.maxPositions, f.integer("max_position_embeddings", d.maxPositions, 1, kMaxPositions));
+    ATTNSCOPE_TRY_ASSIGN(c.layerNormEps, f.number("rms_norm_eps", d.eps, 1e-30, 1.0));
     ATTNSCOPE_TRY_ASSIGN(l.rope.theta, f.number("rope_theta", 10000.0, 1.0, 1e12));
-    ATTNSCOPE_TRY_ASSIGN(l.attentionBias, f.flag("attention_bias", false));
     ATTNSCOPE_TRY_ASSIGN(l.mlpBias, f.flag("mlp_bias", false));
     ATTNSCOPE_TRY_ASSIGN(l.bosTokenId, f.integer("bos_token_id", 1, -1, kMaxVocab, true));
-    if (c.modelType == "mistral" || c.modelType == "mixtral")
-        ATTNSCOPE_TRY_ASSIGN(l.slidingWindow, f.integer("sliding_window", 0, 0, kMaxPositions, true));
-    if (c.modelType == "mixtral") {
-        // HF MixtralSparseMoeBlock: softmax over all experts, the top k, renormalised, no capacity
-        ATTNSCOPE_TRY_ASSIGN(c.moe.experts, f.integer("num_local_experts", 8, 1, 4096));
-        ATTNSCOPE_TRY_ASSIGN(c.moe.topK, f.integer("num_experts_per_tok", 2, 1, c.moe.experts));
-        ATTNSCOPE_TRY_ASSIGN(c.moe.auxLossCoef, f.number("router_aux_loss_coef", 0.001, 0.0, 1e6));
-        c.moe.normalizeTopK = true;
-        c.moe.capacityFactor = 0;
-        c.moe.zLossCoef = 0;
-    }
+    if (auto attention = readAttentionShape(f, root, c); !attention) return attention.error();
+    if (type == "mixtral" || type == "qwen2_moe" || type == "olmoe")
+        if (auto experts = readExperts(f, root, c); !experts) return experts.error();
     ATTNSCOPE_TRY_ASSIGN(c.activation, parseActivation(f, "hidden_act", "silu"));
     if (c.activation != Activation::Silu) return f.fail("hidden_act", "must be silu for a SwiGLU MLP");
-    if (auto rope = readRopeScaling(f, root, l.rope); !rope) return rope.error();
+    if (auto rope = readRopeScaling(f, root, c.maxPositions, l.rope); !rope) return rope.error();
     c.typeVocabSize = 0;
     c.causal = true;
     return {};
@@ -71,8 +207,18 @@ Result<void> readLlamaConfig(const FieldReader& f, const Json& root, ModelConfig
 
 std::string llamaLayerPrefix(std::int64_t layer) { return "layers." + std::to_string(layer) + "."; }
 
-std::string mixtralExpertPrefix(const std::string& layerPrefix, std::int64_t expert) {
-    return layerPrefix + "block_sparse_moe.experts." + std::to_string(expert) + ".";
+std::string llamaRouterWeight(const ModelConfig& c, const std::string& layerPrefix) {
+    return layerPrefix + (c.llama.expertLayout == ExpertLayout::Mixtral ? "block_sparse_moe.gate.weight" : "mlp.gate.weight");
+}
+
+LlamaExpertNames llamaExpertNames(const ModelConfig& c, const std::string& layerPrefix, std::int64_t expert) {
+    const std::string e = std::to_string(expert);
+    if (c.llama.expertLayout == ExpertLayout::Mixtral) {
+        const std::string p = layerPrefix + "block_sparse_moe.experts." + e + ".";
+        return {p + "w1.weight", p + "w3.weight", p + "w2.weight"};
+    }
+    const std::string p = layerPrefix + "mlp.experts." + e + ".";
+    return {p + "gate_proj.weight", p + "up_proj.weight", p + "down_proj.weight"};
 }
 
 std::vector<ExpectedTensor> expectedLlamaTensors(const ModelConfig& c) {
@@ -84,22 +230,33 @@ std::vector<ExpectedTensor> expectedLlamaTensors(const ModelConfig& c) {
         add(name + ".weight", {rows, cols});
         if (bias) add(name + ".bias", {rows});
     };
+    auto swiglu = [&](const LlamaExpertNames& names, std::int64_t width) {
+        add(names.gate, {width, h});
+        add(names.up, {width, h});
+        add(names.down, {h, width});
+    };
     add("embed_tokens.weight", {c.vocabSize, h});
     for (std::int64_t layer = 0; layer < c.numLayers; ++layer) {
         const std::string p = llamaLayerPrefix(layer);
         add(p + "input_layernorm.weight", {h});
-        linear(p + "self_attn.q_proj", q, h, l.attentionBias);
-        linear(p + "self_attn.k_proj", kv, h, l.attentionBias);
-        linear(p + "self_attn.v_proj", kv, h, l.attentionBias);
-        linear(p + "self_attn.o_proj", h, q, l.attentionBias);
+        linear(p + "self_attn.q_proj", q, h, l.qkvBias);
+        linear(p + "self_attn.k_proj", kv, h, l.qkvBias);
+        linear(p + "self_attn.v_proj", kv, h, l.qkvBias);
+        linear(p + "self_attn.o_proj", h, q, l.outputBias);
+        if (l.qkNorm != QkNorm::None) {
+            const bool perHead = l.qkNorm == QkNorm::PerHead;
+            add(p + "self_attn.q_norm.weight", {perHead ? l.headDim : q});
+            add(p + "self_attn.k_norm.weight", {perHead ? l.headDim : kv});
+        }
         add(p + "post_attention_layernorm.weight", {h});
-        if (c.moe.active()) {
-            add(p + "block_sparse_moe.gate.weight", {c.moe.experts, h});
-            for (std::int64_t e = 0; e < c.moe.experts; ++e) {
-                const std::string x = mixtralExpertPrefix(p, e);
-                add(x + "w1.weight", {inner, h});
-                add(x + "w2.weight", {h, inner});
-                add(x + "w3.weight", {inner, h});
+        if (c.switchLayer(layer)) {
+            add(llamaRouterWeight(c, p), {c.moe.experts, h});
+            for (std::int64_t e = 0; e < c.moe.experts; ++e) swiglu(llamaExpertNames(c, p, e), l.expertInner);
+            if (l.sharedExpertInner > 0) {
+                swiglu({p + "mlp.shared_expert.gate_proj.weight", p + "mlp.shared_expert.up_proj.weight",
+                        p + "mlp.shared_expert.down_proj.weight"},
+                       l.sharedExpertInner);
+                add(p + "mlp.shared_expert_gate.weight", {1, h});
             }
             continue;
         }

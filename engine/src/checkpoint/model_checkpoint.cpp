@@ -270,9 +270,11 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
 // router in a layer the config makes dense.
 std::string ModelCheckpoint::expertsProblem(const std::string& name, const std::string& layerStem) const {
     const ModelConfig& cfg = m_config;
-    const bool router = name.find(".mlp.router.") != std::string::npos || name.find(".block_sparse_moe.gate.") != std::string::npos;
-    const std::string expertStem = name.find(".block_sparse_moe.experts.") != std::string::npos ? ".block_sparse_moe.experts."
-                                                                                                : ".mlp.experts.expert_";
+    const bool router = name.find(".mlp.router.") != std::string::npos || name.find(".block_sparse_moe.gate.") != std::string::npos ||
+                        name.find(".mlp.gate.") != std::string::npos || name.find(".mlp.shared_expert") != std::string::npos;
+    std::string expertStem = ".mlp.experts.";
+    for (const char* stem : {".block_sparse_moe.experts.", ".mlp.experts.expert_"})
+        if (name.find(stem) != std::string::npos) expertStem = stem;
     const auto expertAt = name.find(expertStem);
     if (!router && expertAt == std::string::npos) return {};
     if (!cfg.moe.active()) return "belongs to a Switch layer, but config.json has no num_experts";
@@ -294,8 +296,10 @@ std::string ModelCheckpoint::expertsProblem(const std::string& name, const std::
         return {};
     }
     if (!cfg.switchLayer(layer))
-        return "puts a Switch layer in block " + std::to_string(layer) + ", which config.json makes dense (encoder_sparse_step " +
-               std::to_string(cfg.t5.sparseStep) + ")";
+        return "puts experts in layer " + std::to_string(layer) + ", which config.json makes dense (" +
+               (cfg.arch == ModelArch::Llama ? std::string("decoder_sparse_step, mlp_only_layers")
+                                             : "encoder_sparse_step " + std::to_string(cfg.t5.sparseStep)) +
+               ")";
     return {};
 }
 
@@ -305,6 +309,12 @@ Result<PlainTensor> ModelCheckpoint::readF32(const std::string& name) const {
     auto t = it->second.file->read(it->second.info->name);
     if (!t) return t.error();
     return std::move(t.value());
+}
+
+Result<PlainTensor> ModelCheckpoint::readRowsF32(const std::string& name, const std::vector<std::int64_t>& rows) const {
+    const auto it = m_resolved.find(name);
+    if (it == m_resolved.end()) return Error{ErrorCode::NotFound, m_folder + ": no tensor '" + name + "'"};
+    return it->second.file->readRowsF32(it->second.info->name, rows);
 }
 
 }  // namespace attnscope::engine

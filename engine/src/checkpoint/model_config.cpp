@@ -239,16 +239,17 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     else if (config.modelType == "gpt2") config.arch = ModelArch::Gpt2;
     else if (config.modelType == "transfo-xl") config.arch = ModelArch::TransfoXl;
     else if (config.modelType == "switch_transformers") config.arch = ModelArch::SwitchTransformers;
-    else if (config.modelType == "llama" || config.modelType == "mistral" || config.modelType == "mixtral")
+    else if (isLlamaFamily(config.modelType))
         config.arch = ModelArch::Llama;
     else if (config.modelType.empty())
         return Error{ErrorCode::Unsupported,
                      source + ": no model_type; supported architectures: bert, roberta, roberta_switch, gpt2, transfo-xl, "
-                              "switch_transformers, llama, mistral, mixtral"};
+                              "switch_transformers, llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, olmoe"};
     else
         return Error{ErrorCode::Unsupported, source + ": model_type '" + config.modelType +
                                                  "' is not supported; supported architectures: bert, roberta, "
-                                                 "roberta_switch, gpt2, transfo-xl, switch_transformers, llama, mistral, mixtral"};
+                                                 "roberta_switch, gpt2, transfo-xl, switch_transformers, llama, mistral, mixtral, qwen2, qwen3, "
+                                                 "qwen2_moe, olmoe"};
 
     for (const auto& [key, value] : root.items()) {
         if (key == "auto_map" || key == "trust_remote_code" || (!key.empty() && key.front() == '_' && key != "_name_or_path"))

@@ -596,4 +596,39 @@ Result<PlainTensor> SafetensorsFile::read(const std::string& name) const {
     return out;
 }
 
+Result<PlainTensor> SafetensorsFile::readRowsF32(const std::string& name, const std::vector<std::int64_t>& rows) const {
+    const StTensorInfo* info = find(name);
+    if (info == nullptr) return makeError(ErrorCode::NotFound, m_path + ": no tensor named " + quoteName(name));
+    if (info->shape.size() != 2)
+        return makeError(ErrorCode::InvalidArgument, m_path + ": tensor " + quoteName(name) + " is not a matrix");
+    const bool floating = info->dtype == StDType::F32 || info->dtype == StDType::F16 || info->dtype == StDType::BF16;
+    if (!floating)
+        return makeError(ErrorCode::Unsupported, m_path + ": tensor " + quoteName(name) + ": rows of dtype " +
+                                                     stDTypeName(info->dtype) + " are not read");
+    const std::uint64_t height = info->shape[0];
+    const std::size_t width = static_cast<std::size_t>(info->shape[1]);
+    const std::size_t elementBytes = info->dtype == StDType::F32 ? 4 : 2;
+    PlainTensor out;
+    out.dtype = DType::F32;
+    out.shape = {static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(width)};
+    out.f32.resize(rows.size() * width);
+    const std::uint8_t* base = bytes(*info);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        if (rows[r] < 0 || static_cast<std::uint64_t>(rows[r]) >= height)
+            return makeError(ErrorCode::InvalidArgument, m_path + ": tensor " + quoteName(name) + " has no row " +
+                                                             std::to_string(rows[r]) + " (it has " + std::to_string(height) + ")");
+        const std::uint8_t* src = base + static_cast<std::size_t>(rows[r]) * width * elementBytes;
+        float* dst = out.f32.data() + r * width;
+        if (info->dtype == StDType::F32) {
+            std::memcpy(dst, src, width * sizeof(float));
+            continue;
+        }
+        for (std::size_t i = 0; i < width; ++i) {
+            const std::uint16_t h = loadU16(src + 2 * i);
+            dst[i] = info->dtype == StDType::F16 ? halfToFloat(h) : bf16ToFloat(h);
+        }
+    }
+    return out;
+}
+
 }  // namespace attnscope::engine

@@ -10,7 +10,9 @@
 namespace attnscope::engine {
 
 struct ModelPassBytes {
-    std::uint64_t weights = 0;  ///< every tensor of the architecture read as float32 and kept
+    /// the weights held as float32: every tensor, or for a Llama-family decoder its largest
+    /// layer, the text's embedding rows and the final norm
+    std::uint64_t weights = 0;
     std::uint64_t kept = 0;     ///< the capture: per layer Q, K, V, hidden states, variant inputs, attention
     std::uint64_t scratch = 0;  ///< the largest layer's temporaries (scores and softmax, FFN, residuals)
     std::uint64_t total() const { return weights + kept + scratch; }

@@ -26,12 +26,28 @@ at::Tensor denseWeights(AttentionResult& r, const Qkv& qkv) {
     return out;
 }
 
+// Before anything is read: the weights a pass holds in F32 plus, for a decoder that upcasts layer
+// by layer, its mapped files (their pages stay resident while the pass reads them).
+Result<void> checkModelFitsBudget(const ModelCheckpoint& checkpoint, std::uint64_t budget) {
+    const ModelConfig& c = checkpoint.config();
+    const std::uint64_t held = modelPassBytes(c, 1, false).weights;
+    const std::uint64_t mapped = c.arch == ModelArch::Llama ? checkpoint.mappedBytes() : 0;
+    if (held + mapped <= budget) return {};
+    const std::string need = c.arch == ModelArch::Llama
+                                 ? formatBytes(mapped) + " of weight files read through a mapping plus " + formatBytes(held) +
+                                       " for its largest layer in float32"
+                                 : formatBytes(held) + " for its weights in float32";
+    return Error{ErrorCode::OutOfBudget, checkpoint.folder() + ": the model needs " + need + ", over the memory budget of " +
+                                             formatBytes(budget) + ": open a smaller model or raise the memory budget"};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& folder, const VariantLookup& lookup,
                                                          std::uint64_t memoryBudget) {
     auto checkpoint = ModelCheckpoint::open(folder);
     if (!checkpoint) return checkpoint.error();
+    if (auto fits = checkModelFitsBudget(*checkpoint.value(), memoryBudget); !fits) return fits.error();
     std::unique_ptr<ModelSession> session(new ModelSession());
     session->m_budget = memoryBudget;
     const ModelConfig& c = checkpoint.value()->config();
@@ -70,10 +86,16 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     } else {
         info.warnings.push_back("no usable tokenizer: " + tokenizer.error().message);
     }
-    if (c.arch == ModelArch::Llama && c.llama.slidingWindow > 0)
-        info.warnings.push_back("sliding window of " + std::to_string(c.llama.slidingWindow) +
-                                " keys: the model's own attention (head atlas) keeps only those; a variant run on a layer "
-                                "sees every earlier key unless its parameters narrow it");
+    if (c.arch == ModelArch::Llama && c.llama.slidingWindow > 0) {
+        std::int64_t sliding = 0;
+        for (std::int64_t l = 0; l < c.numLayers; ++l) sliding += c.llama.slides(l) ? 1 : 0;
+        if (sliding > 0)
+            info.warnings.push_back("sliding window of " + std::to_string(c.llama.slidingWindow) + " keys on " +
+                                    (sliding == c.numLayers ? std::string("every layer")
+                                                            : std::to_string(sliding) + " of " + std::to_string(c.numLayers) + " layers") +
+                                    ": the model's own attention (head atlas) keeps only those; a variant run on a layer "
+                                    "sees every earlier key unless its parameters narrow it");
+    }
     if (c.arch == ModelArch::SwitchTransformers)
         info.warnings.push_back("a T5 encoder: runs on a layer see its content scores q·k (its Q comes scaled by sqrt(d_kv), as "
                                 "T5 does not divide by it); the relative position bias the model adds is in the head "

@@ -23,11 +23,42 @@ at::Tensor llama3Frequencies(const RopeSettings& r, at::Tensor inv) {
     return at::where(medium, blended, scaled);
 }
 
+// YaRN's m(s) = 0.1 · k · ln s + 1 (1 without scaling)
+double yarnMscale(double scale, double k) { return scale <= 1 ? 1.0 : 0.1 * k * std::log(scale) + 1.0; }
+
+// YaRN (Peng et al. 2023) as HF's _compute_yarn_parameters: dims that turn fewer than beta_slow
+// times over the trained context are interpolated (divided by the factor), those turning more
+// than beta_fast times kept, a linear ramp between.
+at::Tensor yarnFrequencies(const RopeSettings& r, std::int64_t dim, std::int64_t maxPositions) {
+    const double context = static_cast<double>(r.originalMaxPositions > 0 ? r.originalMaxPositions : maxPositions);
+    const double d = static_cast<double>(dim);
+    auto correctionDim = [&](double rotations) { return d * std::log(context / (rotations * 2 * M_PI)) / (2 * std::log(r.theta)); };
+    double low = correctionDim(r.betaFast), high = correctionDim(r.betaSlow);
+    if (r.truncate) {
+        low = std::floor(low);
+        high = std::ceil(high);
+    }
+    low = std::max(low, 0.0);
+    high = std::min(high, d - 1);
+    if (low == high) high += 0.001;  // as the reference: no zero-width ramp
+    const at::Tensor ramp = ((at::arange(dim / 2, at::kLong).to(at::kFloat) - low) / (high - low)).clamp(0, 1);
+    const at::Tensor kept = defaultFrequencies(r.theta, dim);
+    return kept / r.factor * ramp + kept * (1 - ramp);
+}
+
 }  // namespace
+
+double ropeAttentionFactor(const RopeSettings& r) {
+    if (r.scaling != "yarn") return 1.0;
+    if (r.attentionFactor > 0) return r.attentionFactor;
+    if (r.mscale > 0 && r.mscaleAllDim > 0) return yarnMscale(r.factor, r.mscale) / yarnMscale(r.factor, r.mscaleAllDim);
+    return yarnMscale(r.factor, 1.0);
+}
 
 at::Tensor ropeInverseFrequencies(const RopeSettings& r, std::int64_t dim, std::int64_t tokens, std::int64_t maxPositions) {
     if (r.scaling == "linear") return defaultFrequencies(r.theta, dim) / r.factor;
     if (r.scaling == "llama3") return llama3Frequencies(r, defaultFrequencies(r.theta, dim));
+    if (r.scaling == "yarn") return yarnFrequencies(r, dim, maxPositions);
     if (r.scaling == "dynamic") {
         // NTK-aware: past the trained length the base grows with the text
         const double length = static_cast<double>(std::max(tokens, maxPositions));
@@ -38,11 +69,11 @@ at::Tensor ropeInverseFrequencies(const RopeSettings& r, std::int64_t dim, std::
     return defaultFrequencies(r.theta, dim);
 }
 
-at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies) {
+at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies, double attentionFactor) {
     const std::int64_t n = x.size(1), half = x.size(2) / 2;
     const at::Tensor angles = at::outer(at::arange(n, at::kLong).to(at::kFloat), inverseFrequencies);  // [n, d/2]
     const at::Tensor both = at::cat({angles, angles}, -1);                                              // [n, d]
-    const at::Tensor cos = both.cos(), sin = both.sin();
+    const at::Tensor cos = both.cos() * attentionFactor, sin = both.sin() * attentionFactor;
     const at::Tensor rotated = at::cat({-x.narrow(2, half, half), x.narrow(2, 0, half)}, -1);
     return x * cos + rotated * sin;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Rotary position embeddings (Su et al. 2021, RoFormer) as Hugging Face's Llama applies them: the
-// inverse frequencies of `modeling_rope_utils` (default, linear, dynamic NTK, llama3), the
+// inverse frequencies of `modeling_rope_utils` (default, linear, dynamic NTK, llama3, YaRN), the
 // "rotate half" layout (feature i pairs with i + d/2), cos and sin per position.
 
 #include <attnscope/model_checkpoint.h>
@@ -13,8 +13,11 @@ namespace attnscope::engine {
 /// it; `maxPositions` is the config's max_position_embeddings).
 at::Tensor ropeInverseFrequencies(const RopeSettings& rope, std::int64_t headDim, std::int64_t tokens, std::int64_t maxPositions);
 
+/// YaRN's scale on cos and sin (attention_factor, else from mscale as HF derives it); 1 otherwise.
+double ropeAttentionFactor(const RopeSettings& rope);
+
 /// x [heads, n, headDim] turned by position: x·cos + rotate_half(x)·sin, with cos and sin of
-/// position · inverse frequency, each frequency used for features i and i + d/2.
-at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies);
+/// position · inverse frequency (times `attentionFactor`), each frequency used for features i and i + d/2.
+at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies, double attentionFactor = 1.0);
 
 }  // namespace attnscope::engine

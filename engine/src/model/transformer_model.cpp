@@ -3,6 +3,7 @@
 #include "core/run_context.h"
 #include "core/to_plain.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnscope::engine {
@@ -22,8 +23,31 @@ const at::Tensor& TransformerModel::weight(const std::string& name) {
     auto holder = std::make_shared<PlainTensor>(std::move(plain.value()));
     at::Tensor t = at::from_blob(holder->f32.data(), holder->shape, [holder](void*) {}, at::kFloat);
     if (!at::isfinite(t).all().item<bool>())
-        m_weightNotices.push_back("weight '" + m_checkpoint->prefix() + name + "' contains NaN or Inf values");
+        noteWeight("weight '" + m_checkpoint->prefix() + name + "' contains NaN or Inf values");
     return m_weights.emplace(name, std::move(t)).first->second;
+}
+
+at::Tensor TransformerModel::embeddingRows(const std::string& name, const at::Tensor& ids) {
+    const at::Tensor contiguous = ids.contiguous();
+    const std::vector<std::int64_t> rows(contiguous.data_ptr<std::int64_t>(), contiguous.data_ptr<std::int64_t>() + contiguous.numel());
+    auto plain = m_checkpoint->readRowsF32(name, rows);
+    if (!plain) throw EngineError(plain.error().code, plain.error().message);
+    auto holder = std::make_shared<PlainTensor>(std::move(plain.value()));
+    at::Tensor t = at::from_blob(holder->f32.data(), holder->shape, [holder](void*) {}, at::kFloat);
+    if (!at::isfinite(t).all().item<bool>())
+        noteWeight("weight '" + m_checkpoint->prefix() + name + "' contains NaN or Inf values in the rows of this text");
+    return t;
+}
+
+void TransformerModel::noteWeight(const std::string& notice) {
+    // a released layer is read again on the next pass: its finding is said once
+    if (std::find(m_weightNotices.begin(), m_weightNotices.end(), notice) == m_weightNotices.end())
+        m_weightNotices.push_back(notice);
+}
+
+void TransformerModel::releaseWeights(const std::string& prefix) {
+    for (auto it = m_weights.begin(); it != m_weights.end();)
+        it = it->first.compare(0, prefix.size(), prefix) == 0 ? m_weights.erase(it) : std::next(it);
 }
 
 at::Tensor TransformerModel::activation(const at::Tensor& x) const {
@@ -188,7 +212,7 @@ ModelCapture TransformerModel::forward(const std::vector<std::int64_t>& ids, boo
                            : c.arch == ModelArch::SwitchTransformers ? forwardSwitchTransformers(idTensor, keepAttention, progress)
                            : c.arch == ModelArch::Llama              ? forwardLlama(idTensor, keepAttention, progress)
                                                             : forwardBertLike(idTensor, keepAttention, progress);
-    // Weights are read once and kept, so their findings are kept too and repeated on every pass.
+    // Weights' findings are kept (weights may be released and read again) and repeated on every pass.
     notices.insert(notices.end(), m_weightNotices.begin(), m_weightNotices.end());
     checkModelProgress(progress, c.numLayers, c.numLayers);
     return capture;

@@ -59,6 +59,13 @@ public:
 
 private:
     const at::Tensor& weight(const std::string& name);
+    /// The rows `ids` of the embedding table `name` as F32 [n, hidden], read from the mapping:
+    /// a 128k-token vocabulary is never converted whole.
+    at::Tensor embeddingRows(const std::string& name, const at::Tensor& ids);
+    /// Drops the F32 copies of the weights whose names start with `prefix` (a finished layer of a
+    /// large decoder: the model is never held in F32 at once; the next pass reads them again).
+    void releaseWeights(const std::string& prefix);
+    void noteWeight(const std::string& notice);
     ModelCapture forwardBertLike(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     ModelCapture forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// Segment by segment with each layer's memory (transfo_xl_forward.cpp).
@@ -75,9 +82,10 @@ private:
     /// through its router's expert, scaled by the gate; a token over its expert's capacity gets
     /// zeros (the residual carries it).
     at::Tensor switchFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
-    /// Mixtral's sparse block under "layers.N.": each token through its top-k SwiGLU experts,
-    /// weighted by the renormalised gates (llama_forward.cpp).
-    at::Tensor mixtralFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
+    /// A Llama-family sparse block under "layers.N." (Mixtral, Qwen2-MoE, OLMoE): each token
+    /// through its top-k SwiGLU experts weighted by their gates, plus Qwen2-MoE's gated shared
+    /// expert (llama_forward.cpp).
+    at::Tensor expertFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
 
     std::unique_ptr<ModelCheckpoint> m_checkpoint;
     std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept
