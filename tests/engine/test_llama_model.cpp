@@ -1,20 +1,27 @@
-// Llama-family checkpoints (Hugging Face `llama`, `mistral`, `mixtral`): random folders written here in HF
-// naming whose hidden states, attention and rotated Q agree with a double-precision
-// recomputation from the definitions — RMS norms, rotary positions (default, linear, llama3), grouped
-// key/value heads, Mistral's sliding window, SwiGLU — the tokenizer.model through SentencePiece
-// with <s> first, and configs the forward pass does not compute refused by name.
+// Llama-family checkpoints (Hugging Face `llama`, `mistral`, `mixtral`, `qwen2`, `qwen3`, `qwen2_moe`,
+// `olmoe`): random folders written here in HF naming whose hidden states, attention and rotated Q
+// agree with a double-precision recomputation from the definitions — RMS norms, rotary positions
+// (default, linear, llama3, yarn), grouped key/value heads, sliding windows on every layer or from
+// max_window_layers on, q/k norms per head and over the projection, OLMoE's clip, SwiGLU experts
+// with and without renormalised gates, Qwen2-MoE's gated shared expert and dense layers between
+// sparse ones, BF16 weights — the tokenizer.model through SentencePiece with <s> first, a model
+// over the memory budget refused at open, and configs the forward pass does not compute refused by name.
 
 #include <attnscope/engine.h>
 #include <attnscope/model_checkpoint.h>
 #include <attnscope/safetensors.h>
 
 #include "../support/tiny_switch_transformers.h"
+#include "model/model_pass_bytes.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <unistd.h>
 
@@ -30,27 +37,75 @@ using Mat = std::vector<Vec>;
 struct LlamaSpec {
     std::string type = "llama";
     std::int64_t vocab = 50, hidden = 24, heads = 4, kvHeads = 2, headDim = 8, inner = 40, layers = 2;
-    bool bias = false;
-    std::int64_t window = 0;  // mistral's sliding_window
+    bool bias = false;          // attention_bias
+    std::int64_t window = 0;    // sliding_window (mistral: every layer; qwen2: from windowFrom on)
+    std::int64_t windowFrom = 0;  // qwen2's max_window_layers
     std::string rope = "null";  // the rope_scaling JSON
     double theta = 10000;
     std::string prefix = "model.";
-    std::int64_t experts = 0, topK = 2;  // mixtral's num_local_experts, num_experts_per_tok
+    std::int64_t experts = 0, topK = 2;  // num_local_experts / num_experts, num_experts_per_tok
+    bool normalize = true;               // norm_topk_prob (mixtral: always)
+    std::int64_t expertInner = 40, sharedInner = 0, sparseStep = 1;  // qwen2_moe's sizes, decoder_sparse_step
+    double clip = 0;                     // olmoe's clip_qkv
+    bool bf16 = false;                   // weights stored as BF16
+
+    bool qwenLayout() const { return type == "qwen2_moe" || type == "olmoe"; }
+    bool qkvBias() const { return bias || type == "qwen2" || type == "qwen2_moe"; }
+    bool outputBias() const { return bias && type != "qwen2" && type != "qwen2_moe"; }
+    bool perHeadNorm() const { return type == "qwen3"; }
+    bool wholeNorm() const { return type == "olmoe"; }
+    bool sparse(std::int64_t layer) const { return experts > 0 && (layer + 1) % sparseStep == 0; }
+    bool slides(std::int64_t layer) const { return window > 0 && layer >= windowFrom; }
+    std::string routerName(const std::string& p) const { return p + (qwenLayout() ? "mlp.gate.weight" : "block_sparse_moe.gate.weight"); }
+    // gate, up, down of expert e
+    std::array<std::string, 3> expertNames(const std::string& p, std::int64_t e) const {
+        if (qwenLayout()) {
+            const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
+            return {x + "gate_proj.weight", x + "up_proj.weight", x + "down_proj.weight"};
+        }
+        const std::string x = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
+        return {x + "w1.weight", x + "w3.weight", x + "w2.weight"};
+    }
     std::string configJson(const std::string& extra = "") const {
+        std::string moe;
+        if (experts > 0 && type == "mixtral")
+            moe = ", \"num_local_experts\": " + std::to_string(experts) + ", \"num_experts_per_tok\": " + std::to_string(topK);
+        else if (experts > 0)
+            moe = ", \"num_experts\": " + std::to_string(experts) + ", \"num_experts_per_tok\": " + std::to_string(topK) +
+                  ", \"norm_topk_prob\": " + (normalize ? "true" : "false") + ", \"moe_intermediate_size\": " +
+                  std::to_string(expertInner) + ", \"shared_expert_intermediate_size\": " + std::to_string(sharedInner) +
+                  ", \"decoder_sparse_step\": " + std::to_string(sparseStep) + ", \"mlp_only_layers\": []";
+        std::string sliding;
+        if (window > 0 && (type == "qwen2" || type == "qwen3"))
+            sliding = ", \"use_sliding_window\": true, \"sliding_window\": " + std::to_string(window) +
+                      ", \"max_window_layers\": " + std::to_string(windowFrom);
+        else if (window > 0)
+            sliding = ", \"sliding_window\": " + std::to_string(window);
         return "{\"model_type\": \"" + type + "\", \"vocab_size\": " + std::to_string(vocab) + ", \"hidden_size\": " +
                std::to_string(hidden) + ", \"num_attention_heads\": " + std::to_string(heads) +
                ", \"num_key_value_heads\": " + std::to_string(kvHeads) + ", \"head_dim\": " + std::to_string(headDim) +
-               ", \"intermediate_size\": " + std::to_string(inner) + ", \"num_hidden_layers\": " + std::to_string(layers) +
+               ", \"intermediate_size\": " + std::to_string(type == "olmoe" ? expertInner : inner) +
+               ", \"num_hidden_layers\": " + std::to_string(layers) +
                ", \"max_position_embeddings\": 64, \"rms_norm_eps\": 1e-05, \"rope_theta\": " + std::to_string(theta) +
                ", \"rope_scaling\": " + rope + ", \"attention_bias\": " + (bias ? "true" : "false") +
-               ", \"hidden_act\": \"silu\", \"bos_token_id\": 1, \"eos_token_id\": 2" +
-               (window > 0 ? ", \"sliding_window\": " + std::to_string(window) : std::string()) +
-               (experts > 0 ? ", \"num_local_experts\": " + std::to_string(experts) + ", \"num_experts_per_tok\": " +
-                                  std::to_string(topK)
-                            : std::string()) +
-               extra + "}";
+               ", \"hidden_act\": \"silu\", \"bos_token_id\": 1, \"eos_token_id\": 2" + sliding + moe +
+               (clip > 0 ? ", \"clip_qkv\": " + std::to_string(clip) : std::string()) + extra + "}";
     }
 };
+
+// Rounds to the nearest BF16 (ties to even), as the stored weight holds it.
+std::uint16_t toBf16(float value) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &value, 4);
+    bits += 0x7FFF + ((bits >> 16) & 1);
+    return static_cast<std::uint16_t>(bits >> 16);
+}
+float fromBf16(std::uint16_t h) {
+    const std::uint32_t bits = std::uint32_t{h} << 16;
+    float value = 0;
+    std::memcpy(&value, &bits, 4);
+    return value;
+}
 
 TensorMap llamaTensors(const LlamaSpec& s) {
     std::mt19937_64 rng(9);
@@ -58,8 +113,13 @@ TensorMap llamaTensors(const LlamaSpec& s) {
     auto add = [&](const std::string& name, std::vector<std::int64_t> shape, double stddev, double mean = 0.0) {
         std::normal_distribution<float> normal(static_cast<float>(mean), static_cast<float>(stddev));
         PlainTensor x = PlainTensor::zeros(DType::F32, shape);
-        for (float& v : x.f32) v = normal(rng);
+        for (float& v : x.f32) v = s.bf16 ? fromBf16(toBf16(normal(rng))) : normal(rng);
         t[name] = std::move(x);
+    };
+    auto swiglu = [&](const std::array<std::string, 3>& names, std::int64_t width) {
+        add(names[0], {width, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
+        add(names[1], {width, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
+        add(names[2], {s.hidden, width}, 1.0 / std::sqrt(double(width)));
     };
     const std::int64_t q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
     add("embed_tokens.weight", {s.vocab, s.hidden}, 1.0);
@@ -71,24 +131,53 @@ TensorMap llamaTensors(const LlamaSpec& s) {
                                                {"self_attn.k_proj", kv, s.hidden}, {"self_attn.v_proj", kv, s.hidden},
                                                {"self_attn.o_proj", s.hidden, q}}) {
             add(p + name + ".weight", {rows, cols}, 1.0 / std::sqrt(double(cols)));
-            if (s.bias) add(p + name + ".bias", {rows}, 0.1);
+            const bool output = std::string(name) == "self_attn.o_proj";
+            if (output ? s.outputBias() : s.qkvBias()) add(p + name + ".bias", {rows}, 0.1);
         }
-        if (s.experts > 0) {
-            add(p + "block_sparse_moe.gate.weight", {s.experts, s.hidden}, 1.0);
-            for (std::int64_t e = 0; e < s.experts; ++e) {
-                const std::string x = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
-                add(x + "w1.weight", {s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
-                add(x + "w3.weight", {s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
-                add(x + "w2.weight", {s.hidden, s.inner}, 1.0 / std::sqrt(double(s.inner)));
+        if (s.perHeadNorm() || s.wholeNorm()) {
+            add(p + "self_attn.q_norm.weight", {s.perHeadNorm() ? s.headDim : q}, 0.1, 1.0);
+            add(p + "self_attn.k_norm.weight", {s.perHeadNorm() ? s.headDim : kv}, 0.1, 1.0);
+        }
+        if (s.sparse(l)) {
+            add(s.routerName(p), {s.experts, s.hidden}, 1.0);
+            for (std::int64_t e = 0; e < s.experts; ++e) swiglu(s.expertNames(p, e), s.qwenLayout() ? s.expertInner : s.inner);
+            if (s.sharedInner > 0) {
+                swiglu({p + "mlp.shared_expert.gate_proj.weight", p + "mlp.shared_expert.up_proj.weight",
+                        p + "mlp.shared_expert.down_proj.weight"},
+                       s.sharedInner);
+                add(p + "mlp.shared_expert_gate.weight", {1, s.hidden}, 1.0);
             }
             continue;
         }
-        add(p + "mlp.gate_proj.weight", {s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
-        add(p + "mlp.up_proj.weight", {s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
-        add(p + "mlp.down_proj.weight", {s.hidden, s.inner}, 1.0 / std::sqrt(double(s.inner)));
+        swiglu({p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight", p + "mlp.down_proj.weight"}, s.inner);
     }
     add("norm.weight", {s.hidden}, 0.1, 1.0);
     return t;
+}
+
+// A safetensors file of BF16 tensors written byte by byte (the writer keeps F32).
+void writeBf16Safetensors(const fs::path& path, const std::map<std::string, const PlainTensor*>& tensors) {
+    std::string header = "{";
+    std::string data;
+    for (const auto& [name, t] : tensors) {
+        std::string shape;
+        for (auto d : t->shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+        const std::size_t begin = data.size();
+        for (float v : t->f32) {
+            const std::uint16_t h = toBf16(v);
+            data.push_back(static_cast<char>(h & 0xFF));
+            data.push_back(static_cast<char>(h >> 8));
+        }
+        header += (header.size() > 1 ? "," : "") + ("\"" + name + "\":{\"dtype\":\"BF16\",\"shape\":[" + shape +
+                                                    "],\"data_offsets\":[" + std::to_string(begin) + "," +
+                                                    std::to_string(data.size()) + "]}");
+    }
+    header += "}";
+    while (header.size() % 8 != 0) header += ' ';
+    std::ofstream out(path, std::ios::binary);
+    const std::uint64_t size = header.size();
+    for (int b = 0; b < 8; ++b) out.put(static_cast<char>((size >> (8 * b)) & 0xFF));
+    out << header << data;
 }
 
 TensorMap writeLlamaFolder(const fs::path& dir, const LlamaSpec& s) {
@@ -96,6 +185,12 @@ TensorMap writeLlamaFolder(const fs::path& dir, const LlamaSpec& s) {
     writeText(dir / "config.json", s.configJson());
     TensorMap tensors = llamaTensors(s);
     const PlainTensor head = PlainTensor::zeros(DType::F32, {s.vocab, s.hidden});  // the LM head, not read
+    if (s.bf16) {
+        std::map<std::string, const PlainTensor*> named{{"lm_head.weight", &head}};
+        for (const auto& [name, t] : tensors) named[s.prefix + name] = &t;
+        writeBf16Safetensors(dir / "model.safetensors", named);
+        return tensors;
+    }
     std::vector<StWriteItem> items{StWriteItem("lm_head.weight", &head)};
     for (const auto& [name, t] : tensors) items.push_back(StWriteItem(s.prefix + name, &t));
     auto written = writeSafetensors((dir / "model.safetensors").string(), items, {{"format", "pt"}});
@@ -117,15 +212,24 @@ Mat matmulT(const Mat& x, const PlainTensor& w, const PlainTensor* b) {
     return y;
 }
 
+Vec rmsRow(Vec row, const PlainTensor& w) {
+    double sq = 0;
+    for (double v : row) sq += v * v;
+    const double scale = 1.0 / std::sqrt(sq / double(row.size()) + 1e-5);
+    for (std::size_t c = 0; c < row.size(); ++c) row[c] *= scale * w.f32[c];
+    return row;
+}
+
 Mat rms(const Mat& x, const PlainTensor& w) {
-    Mat y = x;
-    for (auto& row : y) {
-        double sq = 0;
-        for (double v : row) sq += v * v;
-        const double scale = 1.0 / std::sqrt(sq / double(row.size()) + 1e-5);
-        for (std::size_t c = 0; c < row.size(); ++c) row[c] *= scale * w.f32[c];
-    }
+    Mat y;
+    for (const auto& row : x) y.push_back(rmsRow(row, w));
     return y;
+}
+
+Mat clamp(Mat x, double bound) {
+    for (auto& row : x)
+        for (double& v : row) v = std::clamp(v, -bound, bound);
+    return x;
 }
 
 // θ^(-2i/d), then the scaling's rule (HF modeling_rope_utils, written from its definitions)
@@ -134,6 +238,15 @@ Vec frequencies(const LlamaSpec& s, double factor, const std::string& type, doub
     for (std::size_t i = 0; i < f.size(); ++i) {
         f[i] = std::pow(s.theta, -2.0 * double(i) / double(s.headDim));
         if (type == "linear") f[i] /= factor;
+        if (type == "yarn") {
+            // dims turning over beta_fast = 32 times in the old context keep f, under beta_slow = 1 get f / factor
+            auto correction = [&](double turns) {
+                return double(s.headDim) * std::log(oldContext / (turns * 2 * M_PI)) / (2 * std::log(s.theta));
+            };
+            const double lo = std::max(0.0, std::floor(correction(32))), hi = std::min(double(s.headDim - 1), std::ceil(correction(1)));
+            const double ramp = std::clamp((double(i) - lo) / (hi - lo), 0.0, 1.0);
+            f[i] = f[i] / factor * ramp + f[i] * (1 - ramp);
+        }
         if (type == "llama3") {
             const double wavelength = 2 * M_PI / f[i];
             if (wavelength > oldContext / low) f[i] /= factor;
@@ -147,13 +260,14 @@ Vec frequencies(const LlamaSpec& s, double factor, const std::string& type, doub
 }
 
 // feature c pairs with c + d/2: (x_c, x_{c+d/2}) turned by the angle position · f_c
-Vec rotate(const Vec& x, std::size_t position, const Vec& f) {
+// (yarn: cos and sin times its attention factor `scale`)
+Vec rotate(const Vec& x, std::size_t position, const Vec& f, double scale) {
     const std::size_t half = f.size();
     Vec y(x.size());
     for (std::size_t c = 0; c < half; ++c) {
         const double a = double(position) * f[c];
-        y[c] = x[c] * std::cos(a) - x[c + half] * std::sin(a);
-        y[c + half] = x[c + half] * std::cos(a) + x[c] * std::sin(a);
+        y[c] = scale * (x[c] * std::cos(a) - x[c + half] * std::sin(a));
+        y[c + half] = scale * (x[c + half] * std::cos(a) + x[c] * std::sin(a));
     }
     return y;
 }
@@ -172,31 +286,43 @@ Mat swiglu(const Mat& m, const PlainTensor& gate, const PlainTensor& up, const P
     return matmulT(g, down, nullptr);
 }
 
-// Mixtral's block: p = softmax(m · gateᵀ), the top k (ties: the lower), renormalised,
-// Σ p_e / Σ p · w2(silu(w1 m) ⊙ w3 m) of those experts.
-Mat mixtral(const TensorMap& w, const LlamaSpec& s, const std::string& p, const Mat& m, Reference& ref) {
-    const Mat logits = matmulT(m, w.at(p + "block_sparse_moe.gate.weight"), nullptr);
+// A sparse block: p = softmax(m · gateᵀ), the top k (ties: the lower), renormalised when the
+// model says so (Mixtral always), Σ gate_e · down(silu(gate m) ⊙ up m) over those experts; Qwen2-MoE
+// adds sigmoid(m · w_gate) · its shared expert.
+Mat experts(const TensorMap& w, const LlamaSpec& s, const std::string& p, const Mat& m, Reference& ref) {
+    const Mat logits = matmulT(m, w.at(s.routerName(p)), nullptr);
     ref.routerLogits.push_back(logits);
+    const bool normalize = s.type == "mixtral" || s.normalize;
     Mat out(m.size(), Vec(m[0].size(), 0.0));
     for (std::size_t t = 0; t < m.size(); ++t) {
         std::vector<std::size_t> order(std::size_t(s.experts));
         for (std::size_t e = 0; e < order.size(); ++e) order[e] = e;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return logits[t][a] > logits[t][b]; });
-        double chosen = 0;
-        for (std::int64_t c = 0; c < s.topK; ++c) chosen += std::exp(logits[t][order[c]] - logits[t][order[0]]);
+        double chosen = 0, all = 0;
+        for (std::int64_t c = 0; c < s.experts; ++c) {
+            const double weight = std::exp(logits[t][order[c]] - logits[t][order[0]]);
+            all += weight;
+            if (c < s.topK) chosen += weight;
+        }
         for (std::int64_t c = 0; c < s.topK; ++c) {
-            const std::string x = p + "block_sparse_moe.experts." + std::to_string(order[c]) + ".";
-            const Mat y = swiglu(Mat{m[t]}, w.at(x + "w1.weight"), w.at(x + "w3.weight"), w.at(x + "w2.weight"));
-            const double gate = std::exp(logits[t][order[c]] - logits[t][order[0]]) / chosen;
+            const auto names = s.expertNames(p, std::int64_t(order[c]));
+            const Mat y = swiglu(Mat{m[t]}, w.at(names[0]), w.at(names[1]), w.at(names[2]));
+            const double gate = std::exp(logits[t][order[c]] - logits[t][order[0]]) / (normalize ? chosen : all);
             for (std::size_t d = 0; d < out[t].size(); ++d) out[t][d] += gate * y[0][d];
         }
+        if (s.sharedInner == 0) continue;
+        const Mat y = swiglu(Mat{m[t]}, w.at(p + "mlp.shared_expert.gate_proj.weight"), w.at(p + "mlp.shared_expert.up_proj.weight"),
+                             w.at(p + "mlp.shared_expert.down_proj.weight"));
+        const double gate = 1.0 / (1.0 + std::exp(-matmulT(Mat{m[t]}, w.at(p + "mlp.shared_expert_gate.weight"), nullptr)[0][0]));
+        for (std::size_t d = 0; d < out[t].size(); ++d) out[t][d] += gate * y[0][d];
     }
     return out;
 }
 
-Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<std::int64_t>& ids, const Vec& f) {
+Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<std::int64_t>& ids, const Vec& f,
+                    double ropeScale) {
     const std::size_t n = ids.size(), dh = std::size_t(s.headDim), group = std::size_t(s.heads / s.kvHeads);
-    auto bias = [&](const std::string& name) { return s.bias ? &w.at(name + ".bias") : nullptr; };
+    auto bias = [&](const std::string& name) { return s.qkvBias() ? &w.at(name + ".bias") : nullptr; };
     Reference ref;
     Mat x(n, Vec(std::size_t(s.hidden)));
     for (std::size_t t = 0; t < n; ++t)
@@ -205,10 +331,22 @@ Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<st
     for (std::int64_t l = 0; l < s.layers; ++l) {
         const std::string p = "layers." + std::to_string(l) + ".";
         const Mat a = rms(x, w.at(p + "input_layernorm.weight"));
-        const Mat q = matmulT(a, w.at(p + "self_attn.q_proj.weight"), bias(p + "self_attn.q_proj"));
-        const Mat k = matmulT(a, w.at(p + "self_attn.k_proj.weight"), bias(p + "self_attn.k_proj"));
-        const Mat v = matmulT(a, w.at(p + "self_attn.v_proj.weight"), bias(p + "self_attn.v_proj"));
-        auto headOf = [&](const Mat& m, std::size_t h, std::size_t t) { return Vec(m[t].begin() + h * dh, m[t].begin() + (h + 1) * dh); };
+        Mat q = matmulT(a, w.at(p + "self_attn.q_proj.weight"), bias(p + "self_attn.q_proj"));
+        Mat k = matmulT(a, w.at(p + "self_attn.k_proj.weight"), bias(p + "self_attn.k_proj"));
+        Mat v = matmulT(a, w.at(p + "self_attn.v_proj.weight"), bias(p + "self_attn.v_proj"));
+        if (s.wholeNorm()) {  // OLMoE: one norm over all heads' features
+            q = rms(q, w.at(p + "self_attn.q_norm.weight"));
+            k = rms(k, w.at(p + "self_attn.k_norm.weight"));
+        }
+        if (s.clip > 0) {
+            q = clamp(q, s.clip);
+            k = clamp(k, s.clip);
+            v = clamp(v, s.clip);
+        }
+        auto headOf = [&](const Mat& m, std::size_t h, std::size_t t, const char* norm) {
+            const Vec head(m[t].begin() + h * dh, m[t].begin() + (h + 1) * dh);
+            return s.perHeadNorm() ? rmsRow(head, w.at(p + norm)) : head;  // Qwen3: each head on its own
+        };
         Mat context(n, Vec(std::size_t(s.heads) * dh, 0.0));
         ref.attention.emplace_back();
         ref.q.emplace_back();
@@ -216,15 +354,15 @@ Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<st
             const std::size_t g = h / group;  // query head h reads key/value head h / group
             Mat qh(n), kh(n);
             for (std::size_t t = 0; t < n; ++t) {
-                qh[t] = rotate(headOf(q, h, t), t, f);
-                kh[t] = rotate(headOf(k, g, t), t, f);
+                qh[t] = rotate(headOf(q, h, t, "self_attn.q_norm.weight"), t, f, ropeScale);
+                kh[t] = rotate(headOf(k, g, t, "self_attn.k_norm.weight"), t, f, ropeScale);
             }
             Mat p(n, Vec(n, 0.0));
             for (std::size_t i = 0; i < n; ++i) {
                 double top = -1e300, sum = 0;
                 Vec score(n, -INFINITY);
                 for (std::size_t j = 0; j <= i; ++j) {
-                    if (s.window > 0 && i - j >= std::size_t(s.window)) continue;
+                    if (s.slides(l) && i - j >= std::size_t(s.window)) continue;
                     score[j] = 0;
                     for (std::size_t c = 0; c < dh; ++c) score[j] += qh[i][c] * kh[j][c];
                     score[j] /= std::sqrt(double(dh));
@@ -239,11 +377,12 @@ Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<st
             ref.attention.back().push_back(p);
             ref.q.back().push_back(qh);
         }
-        const Mat o = matmulT(context, w.at(p + "self_attn.o_proj.weight"), bias(p + "self_attn.o_proj"));
+        const Mat o = matmulT(context, w.at(p + "self_attn.o_proj.weight"),
+                              s.outputBias() ? &w.at(p + "self_attn.o_proj.bias") : nullptr);
         for (std::size_t t = 0; t < n; ++t)
             for (std::int64_t c = 0; c < s.hidden; ++c) x[t][c] += o[t][c];
         const Mat m = rms(x, w.at(p + "post_attention_layernorm.weight"));
-        const Mat down = s.experts > 0 ? mixtral(w, s, p, m, ref)
+        const Mat down = s.sparse(l) ? experts(w, s, p, m, ref)
                                        : swiglu(m, w.at(p + "mlp.gate_proj.weight"), w.at(p + "mlp.up_proj.weight"),
                                                 w.at(p + "mlp.down_proj.weight"));
         for (std::size_t t = 0; t < n; ++t)
@@ -253,10 +392,15 @@ Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<st
     return ref;
 }
 
-class LlamaModel : public ::testing::TestWithParam<int> {
+// A fresh folder and engine per test (`Base`: plain or parameterised).
+template <typename Base>
+class LlamaFolder : public Base {
 protected:
     void SetUp() override {
-        m_dir = fs::temp_directory_path() / ("attnscope-llama-" + std::to_string(::getpid()) + "-" + std::to_string(GetParam()));
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        std::string name = std::string(info->test_suite_name()) + "-" + info->name();
+        std::replace(name.begin(), name.end(), '/', '-');
+        m_dir = fs::temp_directory_path() / ("attnscope-llama-" + std::to_string(::getpid()) + "-" + name);
         fs::remove_all(m_dir);
         auto engine = Engine::create();
         ASSERT_TRUE(engine.ok());
@@ -266,11 +410,18 @@ protected:
     fs::path m_dir;
     std::unique_ptr<Engine> m_engine;
 };
+class LlamaModel : public LlamaFolder<::testing::TestWithParam<int>> {};
+class LlamaWeights : public LlamaFolder<::testing::Test> {};
 
 // 0: Llama, grouped heads, default rotary; 1: Mistral, a window of 3 keys, biases, no prefix;
 // 2: llama3 scaling whose 4 frequencies fall in all three of its regimes (wavelengths 6.3, 63:
 // kept; 628: blended; 6283: divided); 3: linear scaling, one key/value head for all; 4: Mixtral,
-// 4 SwiGLU experts, top 2 renormalised.
+// 4 SwiGLU experts, top 2 renormalised; 5: Qwen2, q/k/v biases without o's, a window of 3 keys on
+// layer 1 only (max_window_layers 1); 6: Qwen3, q/k norms per head, all four biases, yarn with
+// factor 4 over an old context of 1000 (ramp 0, 1/3, 2/3, 1 over the 4 frequencies; cos and sin
+// times 0.1 ln 4 + 1); 7: Qwen2-MoE, layer 0 dense and layer 1 sparse (decoder_sparse_step 2), top
+// 2 of 4 experts not renormalised, a gated shared expert; 8: OLMoE, q/k norms over the whole
+// projection, q, k, v clipped to ±0.5, top 2 of 4 not renormalised, hidden 32 (its head_dim is hidden / heads); 9: Llama in BF16.
 LlamaSpec specOf(int index, std::string& type, double& factor) {
     LlamaSpec s;
     factor = 1;
@@ -294,6 +445,32 @@ LlamaSpec specOf(int index, std::string& type, double& factor) {
         s.type = "mixtral";
         s.experts = 4;
         s.topK = 2;
+    } else if (index == 5) {
+        s.type = "qwen2";
+        s.window = 3;
+        s.windowFrom = 1;
+    } else if (index == 6) {
+        s.type = "qwen3";
+        s.bias = true;
+        s.rope = "{\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 1000}";
+        type = "yarn";
+        factor = 4;
+    } else if (index == 7) {
+        s.type = "qwen2_moe";
+        s.experts = 4;
+        s.normalize = false;
+        s.expertInner = 12;
+        s.sharedInner = 16;
+        s.sparseStep = 2;
+    } else if (index == 8) {
+        s.type = "olmoe";
+        s.hidden = 32;  // OLMoE's head_dim is hidden_size / heads
+        s.experts = 4;
+        s.normalize = false;
+        s.expertInner = 12;
+        s.clip = 0.5;
+    } else if (index == 9) {
+        s.bf16 = true;
     }
     return s;
 }
@@ -316,19 +493,22 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
     auto pass = m_engine->forwardModel(input);
     ASSERT_TRUE(pass.ok()) << pass.error().message;
     const ModelForward& f = *pass.value();
-    const Reference ref = recompute(weights, spec, input.ids, frequencies(spec, factor, type, 1000, 1, 4));
+    const double ropeScale = type == "yarn" ? 0.1 * std::log(factor) + 1 : 1.0;
+    const Reference ref = recompute(weights, spec, input.ids, frequencies(spec, factor, type, 1000, 1, 4), ropeScale);
     const std::size_t n = input.ids.size();
     ASSERT_EQ(f.hidden.size(), 3u);
     for (std::size_t l = 0; l < 3; ++l)
         for (std::size_t t = 0; t < n; ++t)
-            for (std::size_t c = 0; c < 24; ++c)
-                ASSERT_NEAR(f.hidden[l].f32[t * 24 + c], ref.hidden[l][t][c], 1e-4) << "hidden " << l << " " << t << " " << c;
-    if (spec.experts > 0) {  // the router the model routed with, every layer
+            for (std::size_t c = 0; c < std::size_t(spec.hidden); ++c)
+                ASSERT_NEAR(f.hidden[l].f32[t * std::size_t(spec.hidden) + c], ref.hidden[l][t][c], 1e-4) << "hidden " << l << " " << t << " " << c;
+    if (spec.experts > 0) {  // the router the model routed with, every sparse layer
         EXPECT_EQ(info->experts, spec.experts);
         EXPECT_EQ(info->routerK, 2);
-        EXPECT_TRUE(info->routerNormalize);
-        ASSERT_EQ(f.routerLogits.size(), 2u);
-        for (std::size_t l = 0; l < 2; ++l)
+        EXPECT_EQ(info->routerNormalize, spec.normalize);
+        const std::vector<std::int64_t> sparse = spec.sparseStep == 2 ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{0, 1};
+        EXPECT_EQ(info->expertLayers, sparse);
+        ASSERT_EQ(f.routerLogits.size(), ref.routerLogits.size());
+        for (std::size_t l = 0; l < ref.routerLogits.size(); ++l)
             for (std::size_t t = 0; t < n; ++t)
                 for (std::int64_t e = 0; e < spec.experts; ++e)
                     ASSERT_NEAR(f.routerLogits[l].f32[t * 4 + std::size_t(e)], ref.routerLogits[l][t][std::size_t(e)], 1e-4);
@@ -344,7 +524,58 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
             }
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Values(0, 1, 2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Range(0, 10));
+
+// Layers are read in float32 one at a time and released: a second pass reads them again and
+// gives the same values; the copy the pass holds is one layer's, not the model's.
+TEST_F(LlamaWeights, ASecondPassReadsTheReleasedLayersAgainAlike) {
+    LlamaSpec spec;
+    spec.type = "qwen2_moe";
+    spec.experts = 4;
+    spec.sharedInner = 16;
+    writeLlamaFolder(m_dir, spec);
+    ASSERT_TRUE(m_engine->openModel(m_dir.string()).ok());
+    ModelInput input;
+    input.ids = {1, 9, 4, 30, 2};
+    auto first = m_engine->forwardModel(input);
+    auto second = m_engine->forwardModel(input);
+    ASSERT_TRUE(first.ok() && second.ok());
+    for (std::size_t l = 0; l < 3; ++l) EXPECT_EQ(first.value()->hidden[l].f32, second.value()->hidden[l].f32) << l;
+    auto config = parseModelConfig(spec.configJson(), "config.json");
+    ASSERT_TRUE(config.ok());
+    std::uint64_t all = 0, layer0 = 0;
+    for (const auto& t : expectedTensors(config.value())) {
+        std::uint64_t bytes = 4;
+        for (auto d : t.shape) bytes *= std::uint64_t(d);
+        all += bytes;
+        if (t.name.rfind("layers.0.", 0) == 0) layer0 += bytes;
+    }
+    // 5 embedding rows + the final norm + one layer
+    EXPECT_EQ(modelPassBytes(config.value(), 5, false).weights, 5 * 24 * 4 + 24 * 4 + layer0);
+    EXPECT_LT(modelPassBytes(config.value(), 5, false).weights, all / 2);
+}
+
+// Before anything is read: the mapped files plus one layer in float32 against the budget.
+TEST_F(LlamaWeights, AModelOverTheMemoryBudgetIsRefusedAtOpenWithItsSize) {
+    const LlamaSpec spec;
+    writeLlamaFolder(m_dir, spec);
+    auto roomy = m_engine->openModel(m_dir.string());
+    ASSERT_TRUE(roomy.ok());
+    auto config = parseModelConfig(spec.configJson(), "config.json");
+    ASSERT_TRUE(config.ok());
+    const std::uint64_t need = roomy->weightBytes + modelPassBytes(config.value(), 1, false).weights;
+    auto budgeted = [](std::uint64_t bytes) {
+        EngineOptions options;
+        options.memoryBudgetBytes = bytes;
+        return std::move(Engine::create(options).value());
+    };
+    auto refused = budgeted(need - 1)->openModel(m_dir.string());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::OutOfBudget);
+    EXPECT_NE(refused.error().message.find(m_dir.string() + ": the model needs"), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("over the memory budget"), std::string::npos);
+    EXPECT_TRUE(budgeted(need)->openModel(m_dir.string()).ok());
+}
 
 // Llama's and Mixtral's folders alike (Mixtral's routing besides).
 class LlamaTokenizer : public ::testing::TestWithParam<const char*> {};
@@ -418,4 +649,38 @@ TEST(LlamaCheckpoint, ConfigsItDoesNotComputeAreRefusedByName) {
     s.headDim = 7;
     EXPECT_NE(refused(s.configJson()).find("head_dim' must be even"), std::string::npos);
     EXPECT_NE(refused("{\"model_type\": \"llama\", \"hidden_act\": \"gelu\"}").find("must be silu"), std::string::npos);
+    s = LlamaSpec{};
+    s.type = "qwen2_moe";
+    s.experts = 4;
+    EXPECT_NE(refused(s.configJson(", \"use_sliding_window\": true")).find("'use_sliding_window' true is not computed for qwen2_moe"),
+              std::string::npos);
+    EXPECT_NE(refused(s.configJson(", \"mlp_only_layers\": [2]").replace(s.configJson().find("\"mlp_only_layers\": []"), 23, ""))
+                  .find("'mlp_only_layers' entries must be layer indices in [0, 1], got 2"),
+              std::string::npos);
+    s = LlamaSpec{};
+    s.type = "qwen2";
+    s.window = 4;
+    EXPECT_NE(refused(s.configJson(", \"layer_types\": [\"full_attention\"]")).find("'layer_types' must list one entry per layer (2)"),
+              std::string::npos);
+    s.rope = "{\"rope_type\": \"yarn\"}";
+    EXPECT_NE(refused(s.configJson()).find("'factor' is needed by yarn scaling"), std::string::npos);
+}
+
+// Experts where the config makes the layer dense are refused by name, not ignored.
+TEST_F(LlamaWeights, ExpertsInALayerTheConfigMakesDenseAreRefused) {
+    LlamaSpec spec;
+    spec.type = "qwen2_moe";
+    spec.experts = 4;
+    spec.sparseStep = 2;  // layer 0 dense
+    writeLlamaFolder(m_dir, spec);
+    TensorMap tensors = llamaTensors(spec);
+    tensors["layers.0.mlp.gate.weight"] = PlainTensor::zeros(DType::F32, {4, 24});  // a router it has no place for
+    std::vector<StWriteItem> items;
+    for (const auto& [name, t] : tensors) items.push_back(StWriteItem("model." + name, &t));
+    ASSERT_TRUE(writeSafetensors((m_dir / "model.safetensors").string(), items, {{"format", "pt"}}).ok());
+    auto refused = m_engine->openModel(m_dir.string());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("puts experts in layer 0, which config.json makes dense (decoder_sparse_step, mlp_only_layers)"),
+              std::string::npos)
+        << refused.error().message;
 }
