@@ -13,6 +13,7 @@
 
 #include "../support/tiny_switch_transformers.h"
 #include "model/model_pass_bytes.h"
+#include "model/rotary_positions.h"
 
 #include <gtest/gtest.h>
 
@@ -683,4 +684,29 @@ TEST_F(LlamaWeights, ExpertsInALayerTheConfigMakesDenseAreRefused) {
     EXPECT_NE(refused.error().message.find("puts experts in layer 0, which config.json makes dense (decoder_sparse_step, mlp_only_layers)"),
               std::string::npos)
         << refused.error().message;
+}
+
+// YaRN, worked by hand (docs/VARIANTS.md): head_dim 8, θ 10⁴, factor 4, old context 1000. The
+// dims turning 32 times and once over the old context sit at 8·ln(1000 / (32·2π)) / (2 ln 10⁴) =
+// 0.70 and 8·ln(1000 / 2π) / (2 ln 10⁴) = 2.20, so the ramp runs from 0 to 3: (0, 1/3, 2/3, 1).
+TEST(RotaryPositions, YarnFrequenciesOfAHandWorkedExample) {
+    RopeSettings rope;
+    rope.scaling = "yarn";
+    rope.factor = 4;
+    rope.originalMaxPositions = 1000;
+    const at::Tensor f = ropeInverseFrequencies(rope, 8, 10, 64);
+    const double expected[] = {1.0, 0.1 * (2.0 / 3 + 1.0 / 12), 0.01 * (1.0 / 3 + 2.0 / 12), 0.001 / 4};
+    ASSERT_EQ(f.numel(), 4);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(f[i].item<float>(), expected[i], 1e-7 * std::max(1.0, expected[i] * 10)) << i;
+    EXPECT_NEAR(ropeAttentionFactor(rope), 0.1 * std::log(4.0) + 1, 1e-12);
+    rope.mscale = 1;
+    rope.mscaleAllDim = 0.5;  // DeepSeek's form: m(4, 1) / m(4, 0.5)
+    EXPECT_NEAR(ropeAttentionFactor(rope), (0.1 * std::log(4.0) + 1) / (0.05 * std::log(4.0) + 1), 1e-12);
+    rope.attentionFactor = 1.5;  // given: wins
+    EXPECT_DOUBLE_EQ(ropeAttentionFactor(rope), 1.5);
+    rope.truncate = false;  // the ramp from 0.697 to 2.202 unrounded
+    const at::Tensor g = ropeInverseFrequencies(rope, 8, 10, 64);
+    const double r1 = (1 - 0.696670153321979) / (2.2018201316418846 - 0.696670153321979);
+    EXPECT_NEAR(g[1].item<float>(), 0.1 / 4 * r1 + 0.1 * (1 - r1), 1e-7);
+    EXPECT_NEAR(g[3].item<float>(), 0.001 / 4, 1e-10);
 }
