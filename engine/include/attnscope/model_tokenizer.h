@@ -63,7 +63,10 @@ struct ByteLevelBpeOptions {
     std::string vocabSource = "encoder.json";  ///< file names used in error messages
     std::string mergesSource = "vocab.bpe";
     bool addPrefixSpace = false;  ///< prepend " " to text that does not start with one
-    bool useRegex = true;         ///< split with the GPT-2 pre-tokenizer regex first
+    bool useRegex = true;         ///< split with the pre-tokenizer regex first
+    /// The pre-tokenizer regex (a tokenizer.json Split's, e.g. Llama 3's or Qwen2's); empty: GPT-2's.
+    std::string splitPattern;
+    bool nfc = false;             ///< NFC-normalize the text first (tokenizer.json normalizer "NFC")
     bool ignoreMerges = false;    ///< a pre-token found whole in the vocabulary is one token
     /// Special token strings (e.g. "<|endoftext|>"). Typed text is text by default, as in
     /// gpt-3-encoder and tiktoken: "<|endoftext|>" gives 7 ids, not 50256 (docs/TOKENIZERS.md).

@@ -3,6 +3,7 @@
 #include "plain/strict_json.h"
 #include "tokenize/bpe_merge.h"
 #include "tokenize/byte_level.h"
+#include "tokenize/nfc_text.h"
 #include "tokenize/sanitized_text.h"
 
 #include <unicode/regex.h>
@@ -36,6 +37,35 @@ constexpr std::size_t kMaxCacheEntries = 1 << 16;
 
 Error invalid(std::string message) { return makeError(ErrorCode::InvalidInput, std::move(message)); }
 
+/// `\s+` and `\s*` outside brackets become `[\s]+` and `[\s]*`: the same set, but ICU then keeps
+/// one backtracking state for the run instead of one per character (see kGpt2Pattern).
+std::string withBracketedSpaces(const std::string& pattern) {
+    std::string out;
+    bool inClass = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        const char c = pattern[i];
+        if (c == '\\' && i + 1 < pattern.size()) {
+            const bool run = !inClass && pattern[i + 1] == 's' && i + 2 < pattern.size() && (pattern[i + 2] == '+' || pattern[i + 2] == '*');
+            out += run ? std::string("[\\s]") : pattern.substr(i, 2);
+            ++i;
+            continue;
+        }
+        if (c == '[') inClass = true;
+        if (c == ']') inClass = false;
+        out += c;
+    }
+    return out;
+}
+
+/// Offsets of the text the tokenizer works on (NFC-normalized sanitized input) in the input.
+struct WorkText {
+    const SanitizedText& sanitized;
+    const NfcText& normalized;
+    const std::string& text() const { return normalized.text(); }
+    std::int64_t inputBegin(std::int64_t pos) const { return sanitized.inputBegin(normalized.sourceBegin(pos)); }
+    std::int64_t inputEnd(std::int64_t pos) const { return sanitized.inputEnd(normalized.sourceEnd(pos)); }
+};
+
 class ByteLevelBpeTokenizer final : public VocabTokenizer {
 public:
     ByteLevelBpeTokenizer(ByteLevelBpeData data, BpeMerger merger, std::array<std::int32_t, 256> byteIds,
@@ -62,7 +92,9 @@ private:
     Result<EncodedText> encodeChecked(const std::string& text, bool addSpecialTokens,
                                       const ProgressFn& progress) const override {
         const SanitizedText sanitized(text);
-        const std::string& work = sanitized.text();
+        const NfcText normalized(sanitized.text(), m_options.nfc);
+        const WorkText input{sanitized, normalized};
+        const std::string& work = input.text();
         EncodedText out;
         if (const std::string notice = sanitized.notice(); !notice.empty()) out.notices.push_back(notice);
 
@@ -73,11 +105,10 @@ private:
         PieceCache cache;
         for (const TextSegment& seg : segments) {
             if (seg.specialId >= 0) {
-                pushToken(out, seg.specialId, m_vocab.at(seg.specialId), sanitized.inputBegin(seg.begin),
-                          sanitized.inputEnd(seg.end), true);
+                pushToken(out, seg.specialId, m_vocab.at(seg.specialId), input.inputBegin(seg.begin), input.inputEnd(seg.end), true);
                 continue;
             }
-            if (auto error = encodeSegment(sanitized, seg, ticker, cache, out)) return *error;
+            if (auto error = encodeSegment(input, seg, ticker, cache, out)) return *error;
         }
         if (!ticker.finish()) return cancelledTokenizing(static_cast<std::int64_t>(text.size()),
                                                          static_cast<std::int64_t>(text.size()));
@@ -86,9 +117,9 @@ private:
     }
 
     /// Pre-tokenizes one plain segment and appends its BPE tokens.
-    std::optional<Error> encodeSegment(const SanitizedText& sanitized, const TextSegment& seg, ProgressTicker& ticker,
+    std::optional<Error> encodeSegment(const WorkText& input, const TextSegment& seg, ProgressTicker& ticker,
                                        PieceCache& cache, EncodedText& out) const {
-        const std::string& work = sanitized.text();
+        const std::string& work = input.text();
         const auto segBegin = static_cast<std::size_t>(seg.begin);
         const auto segLength = static_cast<std::size_t>(seg.end - seg.begin);
         // HF ByteLevel(add_prefix_space) checks for a plain space only.
@@ -116,7 +147,7 @@ private:
                     const std::int64_t b = std::max<std::int64_t>(0, pieceBegin + s.begin - prefix) + seg.begin;
                     const std::int64_t e =
                         std::max<std::int64_t>(0, pieceBegin + s.begin + s.length - prefix) + seg.begin;
-                    pushToken(out, s.id, m_vocab.at(s.id), sanitized.inputBegin(b), sanitized.inputEnd(e), false);
+                    pushToken(out, s.id, m_vocab.at(s.id), input.inputBegin(b), input.inputEnd(e), false);
                 }
                 pieceBegin = partEnd;
                 if (pieceBegin < pieceEnd && !ticker.at(seg.begin + pieceBegin)) return false;
@@ -314,8 +345,13 @@ Result<std::shared_ptr<const ModelTokenizer>> buildByteLevelBpeTokenizer(ByteLev
 
     UErrorCode status = U_ZERO_ERROR;
     UParseError parseError{};
+    const bool own = !data.options.splitPattern.empty();
+    const std::string source = own ? withBracketedSpaces(data.options.splitPattern) : std::string(kGpt2Pattern);
     std::unique_ptr<icu::RegexPattern> pattern(
-        icu::RegexPattern::compile(icu::UnicodeString::fromUTF8(kGpt2Pattern), 0, parseError, status));
+        icu::RegexPattern::compile(icu::UnicodeString::fromUTF8(source), 0, parseError, status));
+    if (own && (U_FAILURE(status) || !pattern))
+        return invalid(vocabSource + ": the pre-tokenizer's Split regex does not compile (" + u_errorName(status) + " at offset " +
+                       std::to_string(parseError.offset) + ")");
     if (U_FAILURE(status) || !pattern)
         return makeError(ErrorCode::Internal, std::string("GPT-2 pre-tokenizer regex: ") + u_errorName(status));
 

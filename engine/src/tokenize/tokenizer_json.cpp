@@ -1,5 +1,6 @@
-// tokenizer.json (HF tokenizers) for the two shapes we support: BERT (WordPiece + BertNormalizer
-// + BertPreTokenizer) and GPT-2/RoBERTa (BPE + ByteLevel). Anything else is refused by name
+// tokenizer.json (HF tokenizers) for the shapes we support: BERT (WordPiece + BertNormalizer +
+// BertPreTokenizer), GPT-2/RoBERTa (BPE + ByteLevel) and Llama 3 / Qwen2 / Qwen3 / SmolLM (BPE +
+// a Split regex then ByteLevel, an optional NFC normalizer). Anything else is refused by name
 // rather than approximated (FORMATS.md §1.7.3).
 
 #include "plain/strict_json.h"
@@ -29,7 +30,8 @@ struct FieldError {
 }
 
 [[noreturn]] void unsupported(const std::string& where, const std::string& what) {
-    fail(where, what + " not supported (AttnScope reads the BERT WordPiece and GPT-2/RoBERTa byte-level BPE shapes)",
+    fail(where, what + " not supported (AttnScope reads the BERT WordPiece shape and byte-level BPE: GPT-2/RoBERTa's, "
+                       "or a Split regex then ByteLevel as Llama 3 and Qwen have)",
          ErrorCode::Unsupported);
 }
 
@@ -187,9 +189,26 @@ std::vector<TemplateItem> parseTemplateProcessing(const Json& processor, const s
 
 /// Template from post_processor; `byteLevelOk` accepts a ByteLevel processor (no specials).
 std::vector<TemplateItem> parsePostProcessor(const Json& root, bool byteLevelOk) {
+    const std::string where = "$.post_processor";
+    // Llama 3.x: Sequence [ByteLevel (offsets only), TemplateProcessing (<|begin_of_text|>)]
+    if (const Json* sequence = member(root, "post_processor");
+        byteLevelOk && sequence != nullptr && sequence->is_object() && stringField(*sequence, "type", "", where) == "Sequence") {
+        const Json* list = member(*sequence, "processors");
+        if (list == nullptr || !list->is_array()) fail(where, "a Sequence needs a list");
+        std::vector<TemplateItem> items;
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            const std::string at = where + ".processors[" + std::to_string(i) + "]";
+            const Json& p = (*list)[i];
+            const std::string type = p.is_object() ? stringField(p, "type", "", at) : std::string();
+            if (type == "ByteLevel") continue;
+            if (type != "TemplateProcessing" || !items.empty())
+                unsupported(at, "post-processor " + quoteForMessage(type) + " in a Sequence (ByteLevel and one TemplateProcessing are read) is");
+            items = parseTemplateProcessing(p, at);
+        }
+        return items;
+    }
     const Json* processor = nullptr;
     const std::string type = componentType(root, "post_processor", &processor);
-    const std::string where = "$.post_processor";
     if (type.empty() || (byteLevelOk && type == "ByteLevel")) return {};
     if (type == "TemplateProcessing") return parseTemplateProcessing(*processor, where);
     if (type == "BertProcessing" || type == "RobertaProcessing") {
@@ -250,6 +269,44 @@ Result<std::shared_ptr<const ModelTokenizer>> buildWordPiece(const Json& root, c
     return buildWordPieceTokenizer(std::move(data));
 }
 
+/// A ByteLevel pre-tokenizer's fields (tokenizers' defaults: add_prefix_space true, use_regex true).
+void readByteLevel(const Json& pre, const std::string& where, ByteLevelBpeOptions& options) {
+    options.addPrefixSpace = boolField(pre, "add_prefix_space", true, where);
+    options.useRegex = boolField(pre, "use_regex", true, where);
+}
+
+/// ByteLevel alone (GPT-2's regex inside), or Sequence [Split {Regex, Isolated}, ByteLevel
+/// {use_regex: false}]: Llama 3's and Qwen's own regex, then bytes to symbols.
+void readBytePreTokenizer(const Json& root, ByteLevelBpeOptions& options) {
+    const std::string where = "$.pre_tokenizer";
+    const Json* pre = member(root, "pre_tokenizer");
+    const Json* list = pre != nullptr && pre->is_object() ? member(*pre, "pretokenizers") : nullptr;
+    if (list == nullptr || !list->is_array() || list->size() != 2) {
+        const std::string type = componentType(root, "pre_tokenizer", &pre);
+        if (type != "ByteLevel")
+            unsupported(where, "pre-tokenizer type " + quoteForMessage(type.empty() ? "null" : type) + " with BPE is");
+        readByteLevel(*pre, where, options);
+        return;
+    }
+    const Json& split = (*list)[0];
+    const Json& bytes = (*list)[1];
+    const std::string splitAt = where + ".pretokenizers[0]", bytesAt = where + ".pretokenizers[1]";
+    if (!split.is_object() || stringField(split, "type", "", splitAt) != "Split" || !bytes.is_object() ||
+        stringField(bytes, "type", "", bytesAt) != "ByteLevel")
+        unsupported(where, "a Sequence other than [Split, ByteLevel] is");
+    const Json* pattern = member(split, "pattern");
+    const Json* regex = pattern != nullptr && pattern->is_object() ? member(*pattern, "Regex") : nullptr;
+    if (regex == nullptr || !regex->is_string() || regex->get<std::string>().empty())
+        unsupported(splitAt + ".pattern", "a Split pattern other than a non-empty {\"Regex\": …} is");
+    if (stringField(split, "behavior", "", splitAt) != "Isolated")
+        unsupported(splitAt + ".behavior", "a Split behavior other than \"Isolated\" is");
+    if (boolField(split, "invert", false, splitAt)) unsupported(splitAt + ".invert", "an inverted Split is");
+    readByteLevel(bytes, bytesAt, options);
+    if (options.useRegex) unsupported(bytesAt + ".use_regex", "GPT-2's regex after a Split is");
+    options.splitPattern = regex->get<std::string>();
+    options.useRegex = true;
+}
+
 std::vector<MergeRule> parseMerges(const Json& model, const std::string& source) {
     const Json* merges = member(model, "merges");
     if (merges == nullptr || !merges->is_array()) fail("$.model.merges", "must be a list");
@@ -295,20 +352,19 @@ Result<std::shared_ptr<const ModelTokenizer>> buildBpe(const Json& root, const J
 
     const Json* normalizer = nullptr;
     const std::string normalizerType = componentType(root, "normalizer", &normalizer);
-    if (!normalizerType.empty())
+    if (!normalizerType.empty() && normalizerType != "NFC")
         unsupported("$.normalizer", "normalizer type " + quoteForMessage(normalizerType) + " with byte-level BPE is");
-    const Json* pre = nullptr;
-    const std::string preType = componentType(root, "pre_tokenizer", &pre);
-    if (preType != "ByteLevel")
-        unsupported("$.pre_tokenizer", "pre-tokenizer type " + quoteForMessage(preType.empty() ? "null" : preType) +
-                                           " with BPE is");
-    // tokenizers' ByteLevel defaults: add_prefix_space true, use_regex true.
-    data.options.addPrefixSpace = boolField(*pre, "add_prefix_space", true, "$.pre_tokenizer");
-    data.options.useRegex = boolField(*pre, "use_regex", true, "$.pre_tokenizer");
+    data.options.nfc = normalizerType == "NFC";
+    readBytePreTokenizer(root, data.options);
     checkDecoder(root, "ByteLevel");
     data.options.singleTemplate = parsePostProcessor(root, true);
+    // GPT-2's shape keeps typed specials as text (as gpt-3-encoder, docs/TOKENIZERS.md); the Split
+    // shape (Llama 3, Qwen) takes every added token found in the text as that token, as HF's
+    // tokenizers and transformers.js do for these models.
+    const bool splitShape = !data.options.splitPattern.empty();
+    data.options.recognizeSpecialTokensInText = splitShape;
     for (const AddedToken& t : added)
-        if (t.special) data.options.specialTokens.push_back(t.content);
+        if (t.special || splitShape) data.options.specialTokens.push_back(t.content);
     return buildByteLevelBpeTokenizer(std::move(data));
 }
 

@@ -5,6 +5,8 @@
 
 #include <attnscope/model_tokenizer.h>
 
+#include "../../support/node_reference.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -17,29 +19,10 @@
 namespace attnscope::engine {
 namespace {
 
-struct ParityCase {
-    std::string text;
-    std::vector<std::int64_t> ids;
-};
-
-std::string env(const char* name) {
-    const char* value = std::getenv(name);
-    return value == nullptr ? std::string() : std::string(value);
-}
+using attnscope::testing::env;
+using attnscope::testing::ParityCase;
 
 bool fileExists(const std::string& path) { return std::ifstream(path).good(); }
-
-std::string fromHex(const std::string& hex) {
-    std::string out;
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-    return out;
-}
-
-std::string shellQuote(const std::string& s) {
-    std::string out = "'";
-    for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
 
 class Gpt2Parity : public ::testing::Test {
 protected:
@@ -57,43 +40,8 @@ protected:
 
     /// Runs gpt-3-encoder under node on the corpus.
     std::vector<ParityCase> referenceIds() {
-        std::string node = env("ATTNSCOPE_NODE");
-        if (node.empty()) node = "node";
-        if (node.find("NOTFOUND") != std::string::npos) {
-            ADD_FAILURE() << "node was not found when configuring; install nodejs (scripts/setup.sh) and re-run cmake";
-            return {};
-        }
         const std::string dir = std::string(ATTNSCOPE_TEST_DATA_DIR) + "/tokenizers";
-        const std::string command = shellQuote(node) + " " + shellQuote(dir + "/gpt3_encoder_ids.cjs") + " " +
-                                    shellQuote(m_packageDir) + " " + shellQuote(dir + "/gpt2_parity_corpus.json");
-        FILE* pipe = popen(command.c_str(), "r");
-        if (pipe == nullptr) {
-            ADD_FAILURE() << "cannot run: " << command;
-            return {};
-        }
-        std::string output;
-        char buffer[4096];
-        std::size_t n = 0;
-        while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-        const int status = pclose(pipe);
-        if (status != 0) {
-            ADD_FAILURE() << "node exited with status " << status << " running: " << command
-                          << " (is node installed? scripts/setup.sh installs nodejs)";
-            return {};
-        }
-        std::vector<ParityCase> cases;
-        std::istringstream lines(output);
-        std::string line;
-        while (std::getline(lines, line)) {
-            const std::size_t tab = line.find('\t');
-            if (tab == std::string::npos) continue;
-            ParityCase c{fromHex(line.substr(0, tab)), {}};
-            std::istringstream ids(line.substr(tab + 1));
-            std::int64_t id = 0;
-            while (ids >> id) c.ids.push_back(id);
-            cases.push_back(std::move(c));
-        }
-        return cases;
+        return attnscope::testing::nodeReferenceIds(dir + "/gpt3_encoder_ids.cjs", {m_packageDir, dir + "/gpt2_parity_corpus.json"});
     }
 
     std::string m_packageDir;

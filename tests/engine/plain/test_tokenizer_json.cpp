@@ -129,15 +129,93 @@ TEST(TokenizerJson, UnsupportedShapesAreRefusedByName) {
                   "tokenizer type 'WordLevel' not supported");
     expectRefused(bpeJson(R"([])", "null", R"({"type": "Metaspace", "replacement": "_"})"), ErrorCode::Unsupported,
                   "pre-tokenizer type 'Metaspace' with BPE is not supported");
-    std::string nfc = bpeJson(R"([])");
-    nfc.replace(nfc.find(R"("normalizer": null)"), 18, R"("normalizer": {"type": "NFC"})");
-    expectRefused(nfc, ErrorCode::Unsupported, "normalizer type 'NFC' with byte-level BPE is not supported");
+    std::string nfkc = bpeJson(R"([])");
+    nfkc.replace(nfkc.find(R"("normalizer": null)"), 18, R"("normalizer": {"type": "NFKC"})");
+    expectRefused(nfkc, ErrorCode::Unsupported, "normalizer type 'NFKC' with byte-level BPE is not supported");
     std::string dropout = bpeJson(R"([])");
     dropout.replace(dropout.find(R"("dropout": null)"), 15, R"("dropout": 0.1)");
     expectRefused(dropout, ErrorCode::Unsupported, "BPE dropout is not supported");
     std::string bertWhitespace = kBertJson;
     bertWhitespace.replace(bertWhitespace.find(R"("BertPreTokenizer")"), 18, R"("Whitespace")");
     expectRefused(bertWhitespace, ErrorCode::Unsupported, "pre-tokenizer type 'Whitespace' with WordPiece");
+}
+
+// Llama 3's and Qwen2's shape: a Split regex, then ByteLevel without its own regex; Qwen adds NFC.
+std::string splitPreTokenizer(const std::string& digits, const std::string& behavior = "Isolated") {
+    return R"({"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|)" +
+           digits + R"(| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}, "behavior": ")" + behavior +
+           R"(", "invert": false}, {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false}]})";
+}
+
+std::vector<std::string> pieces(const ModelTokenizer& tok, const std::string& text) {
+    auto encoded = tok.encode(text, false);
+    EXPECT_TRUE(encoded.ok()) << encoded.error().message;
+    std::vector<std::string> out;
+    if (encoded.ok())
+        for (const Token& t : encoded.value().tokens) out.push_back(text.substr(std::size_t(t.byteBegin), std::size_t(t.byteEnd - t.byteBegin)));
+    return out;
+}
+
+TEST(TokenizerJson, SplitRegexShapeOfLlama3AndQwen) {
+    // merges: "a b" only, so every other byte is its own token and pieces show the regex's cuts
+    auto llama3 = makeTokenizerFromJson(bpeJson(R"(["a b"])", "null", splitPreTokenizer(R"(\\p{N}{1,3})")));
+    ASSERT_TRUE(llama3.ok()) << llama3.error().message;
+    // digits in threes; contractions in any case; a letter run takes one leading non-letter
+    EXPECT_EQ(ids(*llama3.value(), "12345", false), (Ids{'1', '2', '3', '4', '5'}));
+    EXPECT_EQ(ids(*llama3.value(), "ab", false), (Ids{256}));
+    EXPECT_EQ(ids(*llama3.value(), "(ab", false), (Ids{'(', 256}));
+    auto qwen = makeTokenizerFromJson(bpeJson(R"(["a b"])", "null", splitPreTokenizer(R"(\\p{N})")));
+    ASSERT_TRUE(qwen.ok()) << qwen.error().message;
+    // "(ab" is one pre-token, so "a b" merges inside it; " ab" too (the space is a non-letter)
+    EXPECT_EQ(ids(*qwen.value(), " ab", false), (Ids{' ', 256}));
+    // typed added tokens are those tokens in this shape (HF tokenizers, transformers.js)
+    EXPECT_EQ(ids(*qwen.value(), "x<|endoftext|>", false), (Ids{'x', 259}));
+}
+
+TEST(TokenizerJson, SplitRegexPiecesFollowThePattern) {
+    // the regex cuts show through ignore_merges: a pre-token found whole in the vocabulary is one
+    // token, any other is bytes (no merges here)
+    std::string whole = bpeJson(R"([])", "null", splitPreTokenizer(R"(\\p{N}{1,3})"));
+    whole.replace(whole.find(R"("fuse_unk": false)"), 17, R"("fuse_unk": false, "ignore_merges": true)");
+    whole.replace(whole.find(R"("ab": 256)"), 9, R"("ab": 256, "123": 260, "'S": 261, "ĊĊ": 262)");
+    auto cuts = makeTokenizerFromJson(whole);
+    ASSERT_TRUE(cuts.ok()) << cuts.error().message;
+    EXPECT_EQ(ids(*cuts.value(), "1234", false), (Ids{260, '4'}));
+    EXPECT_EQ(ids(*cuts.value(), "it'S", false), (Ids{'i', 't', 261}));  // (?i:'s) takes 'S
+    EXPECT_EQ(ids(*cuts.value(), "x\n\n", false), (Ids{'x', 262}));   // \s*[\r\n]+ keeps the line ends together
+    EXPECT_EQ(pieces(*cuts.value(), "ab 123"), (std::vector<std::string>{"ab", " ", "123"}));  // the space alone: digits take none
+}
+
+TEST(TokenizerJson, NfcNormalizerComposesAndMapsOffsetsBack) {
+    std::string json = bpeJson(R"([])", "null", splitPreTokenizer(R"(\\p{N})"));
+    json.replace(json.find(R"("normalizer": null)"), 18, R"("normalizer": {"type": "NFC"})");
+    auto tok = makeTokenizerFromJson(json);
+    ASSERT_TRUE(tok.ok()) << tok.error().message;
+    // "xe" + U+0301 becomes "x" + U+00E9 (bytes C3 A9): 3 tokens; the two bytes of é both span the
+    // decomposed source [1, 4)
+    auto encoded = tok.value()->encode("xe\xCC\x81!", false);
+    ASSERT_TRUE(encoded.ok());
+    const auto& t = encoded.value().tokens;
+    ASSERT_EQ(t.size(), 4u);
+    EXPECT_EQ(t[1].id, 0xC3);  // byteVocab's ids are the byte values
+    EXPECT_EQ(t[2].id, 0xA9);
+    EXPECT_EQ(t[0].byteBegin, 0);
+    EXPECT_EQ(t[0].byteEnd, 1);
+    EXPECT_EQ(t[1].byteBegin, 1);
+    EXPECT_EQ(t[2].byteEnd, 4);
+    EXPECT_EQ(t[3].byteBegin, 4);
+    EXPECT_EQ(t[3].byteEnd, 5);
+    EXPECT_EQ(tok.value()->decode({t[0].id, t[1].id, t[2].id, t[3].id}), "x\xC3\xA9!");
+}
+
+TEST(TokenizerJson, SplitShapesItDoesNotComputeAreRefusedByName) {
+    expectRefused(bpeJson(R"([])", "null", splitPreTokenizer(R"(\\p{N})", "Removed")), ErrorCode::Unsupported,
+                  "a Split behavior other than \"Isolated\" is not supported");
+    expectRefused(bpeJson(R"([])", "null", splitPreTokenizer(R"((\\p{N})")), ErrorCode::InvalidInput,
+                  "the pre-tokenizer's Split regex does not compile");
+    std::string gpt2Inside = bpeJson(R"([])", "null", splitPreTokenizer(R"(\\p{N})"));
+    gpt2Inside.replace(gpt2Inside.find(R"("use_regex": false)"), 18, R"("use_regex": true)");
+    expectRefused(gpt2Inside, ErrorCode::Unsupported, "GPT-2's regex after a Split is not supported");
 }
 
 TEST(TokenizerJson, MalformedFilesNameTheFieldAndTheRule) {
