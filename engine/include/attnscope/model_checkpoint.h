@@ -231,6 +231,10 @@ public:
     Result<PlainTensor> readF32(const std::string& name) const;
     /// Rows of the 2-D tensor `name` as F32 (an embedding lookup that leaves the table mapped).
     Result<PlainTensor> readRowsF32(const std::string& name, const std::vector<std::int64_t>& rows) const;
+    /// `name` converted to F32 into `out` of exactly its element count; whether all values are finite.
+    Result<bool> readF32Into(const std::string& name, float* out, std::size_t count) const;
+    /// The shape of `name` as the file holds it (checked against config.json at open()).
+    std::vector<std::int64_t> shapeOf(const std::string& name) const;
 
 private:
     ModelCheckpoint() = default;

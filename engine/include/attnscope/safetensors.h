@@ -62,6 +62,10 @@ public:
     /// Rows `rows` of a 2-D F32, F16 or BF16 tensor as F32 [rows, columns] (an embedding's
     /// lookup without converting the whole table); a row out of range is an error.
     Result<PlainTensor> readRowsF32(const std::string& name, const std::vector<std::int64_t>& rows) const;
+    /// Converts the F32, F16, BF16 or F64 tensor `name` into `out`, which holds exactly its
+    /// `count` elements (a buffer reused from an earlier tensor of the same size). Returns
+    /// whether every value is finite.
+    Result<bool> readF32Into(const std::string& name, float* out, std::size_t count) const;
     const std::string& path() const { return m_path; }
 
 private:

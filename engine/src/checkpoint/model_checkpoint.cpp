@@ -317,4 +317,16 @@ Result<PlainTensor> ModelCheckpoint::readRowsF32(const std::string& name, const 
     return it->second.file->readRowsF32(it->second.info->name, rows);
 }
 
+Result<bool> ModelCheckpoint::readF32Into(const std::string& name, float* out, std::size_t count) const {
+    const auto it = m_resolved.find(name);
+    if (it == m_resolved.end()) return Error{ErrorCode::NotFound, m_folder + ": no tensor '" + name + "'"};
+    return it->second.file->readF32Into(it->second.info->name, out, count);
+}
+
+std::vector<std::int64_t> ModelCheckpoint::shapeOf(const std::string& name) const {
+    const auto it = m_resolved.find(name);
+    if (it == m_resolved.end()) return {};
+    return std::vector<std::int64_t>(it->second.info->shape.begin(), it->second.info->shape.end());
+}
+
 }  // namespace attnscope::engine

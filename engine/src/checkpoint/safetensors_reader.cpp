@@ -632,3 +632,47 @@ Result<PlainTensor> SafetensorsFile::readRowsF32(const std::string& name, const 
 }
 
 }  // namespace attnscope::engine
+
+namespace attnscope::engine {
+
+Result<bool> SafetensorsFile::readF32Into(const std::string& name, float* out, std::size_t count) const {
+    const StTensorInfo* info = find(name);
+    if (info == nullptr) return makeError(ErrorCode::NotFound, m_path + ": no tensor named " + quoteName(name));
+    std::size_t numel = 1;
+    for (const std::uint64_t dim : info->shape) numel *= static_cast<std::size_t>(dim);
+    if (numel != count)
+        return makeError(ErrorCode::InvalidArgument, m_path + ": tensor " + quoteName(name) + " has " + std::to_string(numel) +
+                                                         " elements, not " + std::to_string(count));
+    const std::uint8_t* src = bytes(*info);
+    switch (info->dtype) {
+    case StDType::F32:
+        if (count > 0) std::memcpy(out, src, count * sizeof(float));
+        break;
+    case StDType::F16:
+        for (std::size_t i = 0; i < count; ++i) out[i] = halfToFloat(loadU16(src + 2 * i));
+        break;
+    case StDType::BF16:
+        for (std::size_t i = 0; i < count; ++i) out[i] = bf16ToFloat(loadU16(src + 2 * i));
+        break;
+    case StDType::F64:
+        for (std::size_t i = 0; i < count; ++i) {
+            double value = 0.0;
+            std::memcpy(&value, src + 8 * i, sizeof value);
+            out[i] = static_cast<float>(value);
+        }
+        break;
+    default:
+        return makeError(ErrorCode::Unsupported, m_path + ": tensor " + quoteName(name) + ": dtype " +
+                                                     stDTypeName(info->dtype) + " is not a floating-point weight");
+    }
+    // NaN and Inf are the values whose exponent bits are all ones
+    bool finite = true;
+    for (std::size_t i = 0; i < count && finite; ++i) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, out + i, sizeof bits);
+        finite = (bits & 0x7F800000u) != 0x7F800000u;
+    }
+    return finite;
+}
+
+}  // namespace attnscope::engine

@@ -16,14 +16,21 @@ TransformerModel::TransformerModel(std::unique_ptr<ModelCheckpoint> checkpoint) 
 const at::Tensor& TransformerModel::weight(const std::string& name) {
     auto it = m_weights.find(name);
     if (it != m_weights.end()) return it->second;
-    auto plain = m_checkpoint->readF32(name);
-    if (!plain) throw EngineError(plain.error().code, plain.error().message);
-    // The tensor borrows the vector's storage; the deleter keeps the vector alive, so weights are
-    // copied once (mapping -> F32 vector), not twice.
-    auto holder = std::make_shared<PlainTensor>(std::move(plain.value()));
-    at::Tensor t = at::from_blob(holder->f32.data(), holder->shape, [holder](void*) {}, at::kFloat);
-    if (!at::isfinite(t).all().item<bool>())
-        noteWeight("weight '" + m_checkpoint->prefix() + name + "' contains NaN or Inf values");
+    const std::vector<std::int64_t> shape = m_checkpoint->shapeOf(name);
+    std::int64_t numel = 1;
+    for (auto d : shape) numel *= d;
+    // A released layer's buffer of the same size is written over: its pages are already
+    // touched, where a fresh allocation would fault every page in again (layers share shapes).
+    at::Tensor t;
+    if (auto spare = m_spare.find(numel); spare != m_spare.end()) {
+        t = spare->second.view(shape);
+        m_spare.erase(spare);
+    } else {
+        t = at::empty(shape, at::kFloat);
+    }
+    auto finite = m_checkpoint->readF32Into(name, t.data_ptr<float>(), static_cast<std::size_t>(numel));
+    if (!finite) throw EngineError(finite.error().code, finite.error().message);
+    if (!finite.value()) noteWeight("weight '" + m_checkpoint->prefix() + name + "' contains NaN or Inf values");
     return m_weights.emplace(name, std::move(t)).first->second;
 }
 
@@ -46,8 +53,14 @@ void TransformerModel::noteWeight(const std::string& notice) {
 }
 
 void TransformerModel::releaseWeights(const std::string& prefix) {
-    for (auto it = m_weights.begin(); it != m_weights.end();)
-        it = it->first.compare(0, prefix.size(), prefix) == 0 ? m_weights.erase(it) : std::next(it);
+    for (auto it = m_weights.begin(); it != m_weights.end();) {
+        if (it->first.compare(0, prefix.size(), prefix) != 0) {
+            ++it;
+            continue;
+        }
+        m_spare.emplace(it->second.numel(), it->second.reshape({-1}));
+        it = m_weights.erase(it);
+    }
 }
 
 at::Tensor TransformerModel::activation(const at::Tensor& x) const {

@@ -88,7 +88,8 @@ private:
     at::Tensor expertFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
 
     std::unique_ptr<ModelCheckpoint> m_checkpoint;
-    std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept
+    std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept until released
+    std::unordered_multimap<std::int64_t, at::Tensor> m_spare;  ///< released buffers by element count, reused
     std::vector<std::string> m_weightNotices;
     AttentionHook m_attentionHook;
 };
