@@ -62,12 +62,16 @@ void CliParse::addRunCommand() {
     auto* model = m_run->add_option("--model", run.model,
                                      "Model folder (config.json + model.safetensors + tokenizer): run the variant "
                                      "on the real Q/K/V of --layer for the text.");
-    auto* layer = m_run->add_option("--layer", run.layer, "Layer of --model whose Q/K/V are used (from 0).")
-                      ->check(CLI::Range(0, 999));
-    layer->needs(model);
-    m_runText->excludes(textFile)->excludes(qkv);
-    textFile->excludes(qkv);
-    model->excludes(qkv);
+    auto* attention = m_run->add_option("--attention", run.attention,
+                                         "safetensors file of attention captured from any model (q, k, v [layers, heads, n, d] "
+                                         "and/or attentions, tokens in its metadata; docs/CAPTURED_ATTENTION.md): run the "
+                                         "variant on --layer's q, k, v.");
+    m_run->add_option("--layer", run.layer, "Layer of --model or --attention whose Q/K/V are used (from 0).")
+        ->check(CLI::Range(0, 999));  // (needs one of the two: checked after parsing)
+    m_runText->excludes(textFile)->excludes(qkv)->excludes(attention);
+    textFile->excludes(qkv)->excludes(attention);
+    model->excludes(qkv)->excludes(attention);
+    qkv->excludes(attention);
     m_run->add_option("--tokenizer", run.tokenizer, "bytes | chars | words")
         ->check(CLI::IsMember({"bytes", "chars", "words"}));
     m_run->add_option("--heads", run.heads, "Heads of the random projections.")->check(CLI::Range(1, 256));
@@ -91,8 +95,12 @@ void CliParse::addRunCommand() {
 
 void CliParse::addAnalyzeCommand() {
     m_analyze = app.add_subcommand("analyze", "Head atlas of a checkpoint: per-head metrics and pattern coverage.");
-    m_analyze->add_option("--model", analyze.model, "Model folder (config.json + model.safetensors + tokenizer).")
-        ->required();
+    auto* analyzeModel = m_analyze->add_option("--model", analyze.model, "Model folder (config.json + model.safetensors + tokenizer).");
+    auto* analyzeAttention = m_analyze->add_option(
+        "--attention", analyze.model,
+        "safetensors file of attention captured from any model (attentions and/or q, k, v; docs/CAPTURED_ATTENTION.md), "
+        "analysed on its own tokens.");
+    analyzeModel->excludes(analyzeAttention);
     m_analyzeText = m_analyze->add_option("--text", analyze.text, "Input text.");
     auto* analyzeTextFile = m_analyze->add_option("--text-file", analyze.textFile, "Read the input text from a file.");
     m_analyzeText->excludes(analyzeTextFile);
@@ -261,13 +269,27 @@ bool CliParse::parse(int argc, char** argv) {
     else if (m_run->parsed()) command = Command::Run;
     else if (m_route->parsed()) command = Command::Route;
     else if (m_star->parsed()) command = Command::Star;
-    if (command == Command::Analyze && !m_analyzeText->count() && analyze.textFile.empty()) {
+    const bool captured = (command == Command::Analyze && m_analyze->get_option("--attention")->count() > 0) ||
+                          (command == Command::Run && !run.attention.empty());
+    if (command == Command::Analyze && analyze.model.empty()) {
+        printError("analyze needs a model: --model DIR or --attention FILE");
+        exit = kExitUsage;
+        return false;
+    }
+    if (command == Command::Analyze && !captured && !m_analyzeText->count() && analyze.textFile.empty()) {
         printError("analyze needs an input: --text STR or --text-file PATH");
         exit = kExitUsage;
         return false;
     }
-    if (command == Command::Run && run.text.empty() && run.textFile.empty() && run.qkvFile.empty() && !m_runText->count()) {
-        printError("run needs an input: --text STR, --text-file PATH or --qkv PATH (with --model: --text or --text-file)");
+    if (command == Command::Run && !captured && run.text.empty() && run.textFile.empty() && run.qkvFile.empty() &&
+        !m_runText->count()) {
+        printError("run needs an input: --text STR, --text-file PATH, --qkv PATH or --attention PATH (with --model: --text or "
+                   "--text-file)");
+        exit = kExitUsage;
+        return false;
+    }
+    if (command == Command::Run && m_run->get_option("--layer")->count() > 0 && run.model.empty() && !captured) {
+        printError("--layer needs --model DIR or --attention FILE");
         exit = kExitUsage;
         return false;
     }

@@ -23,6 +23,7 @@ struct RunOptions {
     std::vector<std::string> params;  ///< NAME=VALUE
     std::string text, textFile, qkvFile;
     std::string model;  ///< model folder: Q/K/V come from layer `layer` of this checkpoint
+    std::string attention;  ///< captured-attention file: Q/K/V come from its layer `layer`
     int layer = 0;
     std::string tokenizer = "words";
     int heads = 4;

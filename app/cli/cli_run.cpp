@@ -125,6 +125,7 @@ int runCommand(const RunOptions& options) {
             request.input.text = options.text;
         }
         if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer};
+        if (!options.attention.empty()) request.model = ModelLayerSource{options.attention, options.layer};
     }
 
     // (the outputs are checked before the run, which may take long)

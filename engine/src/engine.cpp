@@ -424,7 +424,7 @@ Result<void> Engine::Impl::checkAtlasBudget(const ModelSession::Pass& pass, cons
     shape.heads = capture.q.front().size(0);
     shape.n = shape.m = capture.q.front().size(1);
     shape.d = capture.q.front().size(2);
-    const auto passBytes = modelPassBytes(model->config(), shape.n, true).total();
+    const auto passBytes = model->passBytes(shape.n, true);
     std::uint64_t largest = 0;
     for (const auto& setting : settings) largest = std::max(largest, setting.variant->runBytes(shape, setting.params));
     const auto outputs = static_cast<std::uint64_t>(2 * shape.heads * shape.n * shape.d) * sizeof(float);

@@ -116,3 +116,28 @@ TEST_F(CliModel, RefusalsAreOneLineErrors) {
     r = cli("run --layer 1 --variant full --text x --out " + (m_dir / "x.safetensors").string());
     EXPECT_EQ(r.status, 2) << "--layer needs --model";
 }
+
+// --attention FILE: attention captured elsewhere, on its own tokens (no --text needed).
+TEST_F(CliModel, CapturedAttentionRunsAndAnalyses) {
+    PlainTensor q = PlainTensor::zeros(DType::F32, {2, 2, 3, 4});
+    for (std::size_t i = 0; i < q.f32.size(); ++i) q.f32[i] = static_cast<float>((i * 37) % 11) / 11.0f - 0.5f;
+    const fs::path file = m_dir / "captured.safetensors";
+    ASSERT_TRUE(writeSafetensors(file.string(), {StWriteItem("q", &q), StWriteItem("k", &q), StWriteItem("v", &q)},
+                                 {{"tokens", R"(["a", " b", " c"])"}, {"causal", "true"}})
+                    .ok());
+    const fs::path out = m_dir / "r.safetensors";
+    Outcome r = cli("run --attention " + file.string() + " --layer 1 --variant full --param causal=true --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto result = SafetensorsFile::open(out.string());
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    const auto tokens = nlohmann::json::parse(result.value()->header().metadata.at("attnscope.tokens"));
+    ASSERT_EQ(tokens.size(), 3u);
+    EXPECT_EQ(tokens[1]["text"], " b");
+    r = cli("analyze --attention " + file.string() + " --coverage longformer:window=1 --quiet --out " + (m_dir / "a.json").string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto atlas = nlohmann::json::parse(slurp(m_dir / "a.json"));
+    EXPECT_EQ(atlas["n"], 3);
+    EXPECT_EQ(atlas["heads"].size(), 4u);
+    r = cli("analyze --attention " + file.string() + " --model " + (m_dir / "model").string() + " --out " + (m_dir / "b.json").string());
+    EXPECT_EQ(r.status, 2) << "--attention excludes --model";
+}

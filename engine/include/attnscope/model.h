@@ -27,7 +27,10 @@ struct TrainingRecord {
 
 struct ModelInfo {
     std::string folder;
-    std::string arch;             ///< "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers"
+    std::string arch;             ///< "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers", "llama", "captured"
+    /// arch "captured" (a file of attention captured elsewhere): the text its tokens spell,
+    /// which is what every pass runs on.
+    std::string capturedText;
     std::int64_t layers = 0, heads = 0, headDim = 0, hiddenSize = 0, vocabSize = 0;
     std::int64_t maxTokens = 0;   ///< usable positions; longer inputs are truncated with a notice
     bool causal = false;

@@ -133,7 +133,9 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
     atlas.layers = layers;
     atlas.heads = heads;
     atlas.n = capture.attention.front().size(1);
-    atlas.settingNotes.assign(settings.size(), std::string());
+    // Captured attention without q, k, v: the weights' own metrics only; coverage runs variants
+    atlas.settingNotes.assign(settings.size(), capture.q.empty() ? std::string("it runs on q, k and v, which the file does not hold")
+                                                                  : std::string());
     atlas.metrics.assign(static_cast<std::size_t>(layers * heads), HeadMetrics{});
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const std::int64_t steps = layers * static_cast<std::int64_t>(settings.size() + 1);
@@ -154,6 +156,11 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
             layerMetrics[static_cast<std::size_t>(h)].outputError.assign(settings.size(), nan);
         }
         fillPositional(probs, pass.special, layerMetrics);
+        if (capture.q.empty()) {
+            for (std::int64_t h = 0; h < heads; ++h)
+                atlas.metrics[static_cast<std::size_t>(l * heads + h)] = std::move(layerMetrics[static_cast<std::size_t>(h)]);
+            continue;
+        }
 
         Qkv qkv;
         qkv.q = capture.q[static_cast<std::size_t>(l)];

@@ -1,5 +1,6 @@
 #include "model/model_session.h"
 
+#include "model/captured_attention.h"
 #include "model/model_pass_bytes.h"
 
 #include "request_checks.h"
@@ -43,8 +44,50 @@ Result<void> checkModelFitsBudget(const ModelCheckpoint& checkpoint, std::uint64
 
 }  // namespace
 
+Result<std::unique_ptr<ModelSession>> ModelSession::openCaptured(const std::string& path, std::uint64_t memoryBudget) {
+    auto captured = readCapturedAttention(path, memoryBudget);
+    if (!captured) return captured.error();
+    CapturedAttention& c = captured.value();
+    std::unique_ptr<ModelSession> session(new ModelSession());
+    session->m_budget = memoryBudget;
+    session->m_captured = true;
+    ModelInfo& info = session->m_info;
+    info.folder = path;
+    info.arch = "captured";
+    info.layers = c.layers;
+    info.heads = c.heads;
+    info.headDim = c.headDim;
+    info.hiddenSize = c.heads * c.headDim;
+    info.maxTokens = c.n;
+    info.causal = c.causal;
+    info.tokenizer = "captured";
+    info.attention = c.model.empty() ? "captured" : "captured from " + c.model;
+    info.capturedText = c.tokens.text;
+    if (c.headDim == 0)
+        info.warnings.push_back("the file holds attention weights only: the head atlas reads them; variant runs need its q, k, v");
+    auto pass = std::make_unique<Pass>();
+    pass->text = c.tokens.text;
+    pass->keepAttention = true;
+    pass->tokens = c.tokens;
+    pass->special.assign(c.tokens.tokens.size(), false);
+    for (const auto& t : c.tokens.tokens) pass->ids.push_back(t.id);
+    pass->notices.push_back(path + ": attention captured on its own " + std::to_string(c.n) +
+                            " tokens; the typed text is not tokenized");
+    pass->capture.q = std::move(c.q);
+    pass->capture.k = std::move(c.k);
+    pass->capture.v = std::move(c.v);
+    pass->capture.attention = std::move(c.attention);
+    session->m_last = std::move(pass);
+    return session;
+}
+
+std::uint64_t ModelSession::passBytes(std::int64_t tokens, bool keepAttention) const {
+    return m_captured ? 0 : modelPassBytes(m_model->config(), tokens, keepAttention).total();
+}
+
 Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& folder, const VariantLookup& lookup,
                                                          std::uint64_t memoryBudget) {
+    if (isCapturedAttentionPath(folder)) return openCaptured(folder, memoryBudget);
     auto checkpoint = ModelCheckpoint::open(folder);
     if (!checkpoint) return checkpoint.error();
     if (auto fits = checkModelFitsBudget(*checkpoint.value(), memoryBudget); !fits) return fits.error();
@@ -163,6 +206,7 @@ void ModelSession::checkPassBudget(std::int64_t tokens, bool keepAttention) cons
 }
 
 const ModelSession::Pass& ModelSession::run(const ModelInput& input, const ProgressFn& progress) {
+    if (m_captured) return *m_last;
     const bool byIds = !input.ids.empty();
     if (m_last && !byIds && m_last->text == input.text && m_last->addSpecialTokens == input.addSpecialTokens &&
         (m_last->keepAttention || !input.keepAttention))
@@ -260,6 +304,9 @@ Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn&
     input.text = text;
     input.keepAttention = false;
     const Pass& pass = run(input, progress);
+    if (pass.capture.q.empty())
+        throw EngineError(ErrorCode::InvalidArgument, m_info.folder + " holds attention weights only (no 'q', 'k', 'v'): variants "
+                                                                      "run on q, k and v; the head atlas reads the weights");
     tokens = pass.tokens;
     notices = pass.notices;
     Qkv qkv;

@@ -26,7 +26,9 @@ public:
                                                       std::uint64_t memoryBudget);
 
     const ModelInfo& info() const { return m_info; }
-    const ModelConfig& config() const { return m_model->config(); }
+    /// Bytes a pass on `tokens` tokens needs (model/model_pass_bytes.h); 0 for captured
+    /// attention, read whole when it opened.
+    std::uint64_t passBytes(std::int64_t tokens, bool keepAttention) const;
 
     /// Tokenizes (or takes `input.ids`), truncates to the model's positions with a notice, and
     /// runs the model. Throws EngineError / CancelledError.
@@ -57,6 +59,8 @@ public:
                  std::optional<ModelRouting>* routing = nullptr);
 
 private:
+    /// A captured-attention file (model/captured_attention.h) in place of a model: its one pass.
+    static Result<std::unique_ptr<ModelSession>> openCaptured(const std::string& path, std::uint64_t memoryBudget);
     /// Throws EngineError(OutOfBudget) when a pass on `tokens` tokens would need more than the budget.
     void checkPassBudget(std::int64_t tokens, bool keepAttention) const;
 
@@ -64,6 +68,7 @@ private:
     std::unique_ptr<TransformerModel> m_model;
     std::shared_ptr<const ModelTokenizer> m_tokenizer;
     std::unique_ptr<Pass> m_last;
+    bool m_captured = false;  ///< m_last is the file's pass, whatever the input
     BufferPool m_pool;  ///< for the variant attention of trained models
     std::uint64_t m_budget = 0;
 };
