@@ -199,6 +199,8 @@ private:
     void buildAtlasTab();
     /// A model is open (ModelController): its settings for the variant, the title, a run.
     void uiModelOpened(const engine::ModelInfo& info, const QString& ownVariant);
+    /// Captured attention opened: the text box gets the file's tokens (undoably).
+    void showCapturedText(const QString& text);
     void uiModelSourceChanged();
     /// What the shown tab needs of a run beside the main variant.
     RunController::Purpose runPurpose() const;

@@ -16,6 +16,8 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QPlainTextEdit>
+#include <QTextCursor>
 
 namespace attnscope::app {
 
@@ -61,6 +63,7 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info, const QString& own
         if (index >= 0) m_inputs->variantCombo()->setCurrentIndex(index);
     }
     applyModelDefaults();
+    if (info.arch == "captured") showCapturedText(QString::fromStdString(info.capturedText));
     m_atlas->modelOpened(views::HeadAtlasView::trainingSummary(info));
     const QString name = QDir(m_modelSource->folder()).dirName();
     uiUpdateTitle();  // the title names the model beside the text's source
@@ -74,6 +77,16 @@ void MainWindow::uiModelOpened(const engine::ModelInfo& info, const QString& own
     else
         m_sourcePanel->setKind(ModelSourcePanel::Kind::ModelLayer);
     if (currentView() == View::Atlas) analyzeModel();
+}
+
+void MainWindow::showCapturedText(const QString& text) {
+    // Every pass runs on the file's own tokens: the text box shows them. Replaced through the
+    // cursor, so Ctrl+Z brings the typed text back.
+    QPlainTextEdit* edit = m_inputs->text();
+    if (edit->toPlainText() == text) return;
+    QTextCursor cursor(edit->document());
+    cursor.select(QTextCursor::Document);
+    cursor.insertText(text);
 }
 
 void MainWindow::uiModelSourceChanged() {

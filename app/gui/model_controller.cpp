@@ -4,6 +4,8 @@
 #include "gui/model_source_panel.h"
 #include "gui/sample_model.h"
 
+#include <attnscope/safetensors.h>
+
 #include <QAction>
 #include <QDir>
 #include <QFileDialog>
@@ -19,6 +21,16 @@
 
 namespace attnscope::app {
 
+namespace {
+
+// Captured attention carries its tokens in the metadata; a model's weight file does not.
+bool isCapturedAttentionFile(const QString& path) {
+    auto file = engine::SafetensorsFile::open(path.toStdString());
+    return file.ok() && file.value()->header().metadata.count("tokens") > 0;
+}
+
+}  // namespace
+
 ModelController::ModelController(EngineRunner* runner, QWidget* window, bool dialogs)
     : QObject(window), m_window(window), m_dialogs(dialogs) {
     m_source = new ModelSource(runner, this);
@@ -32,6 +44,15 @@ void ModelController::addAction(QMenu* fileMenu) {
     QAction* open = fileMenu->addAction(tr("Open &Model…"), this, &ModelController::openInteractive);
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
     open->setToolTip(tr("Open a model folder (config.json, model.safetensors, tokenizer files)"));
+    QAction* captured = fileMenu->addAction(tr("Open Captured &Attention…"), this, &ModelController::openCapturedInteractive);
+    captured->setToolTip(tr("Open attention captured from any model: a .safetensors file with attentions and/or q, k, v "
+                            "and its tokens (docs/CAPTURED_ATTENTION.md)"));
+}
+
+void ModelController::openCapturedInteractive() {
+    const QString file = QFileDialog::getOpenFileName(m_window, tr("Open Captured Attention"), m_source->folder(),
+                                                      tr("Captured attention (*.safetensors)"));
+    if (!file.isEmpty()) openFolder(file);
 }
 
 void ModelController::openFolder(const QString& folder, int layer) {
@@ -64,6 +85,10 @@ std::optional<QString> ModelController::openPath(const QString& path) {
     const QFileInfo info(path);
     const QString name = info.fileName();
     if (info.isDir()) {
+        openFolder(info.absoluteFilePath());
+        return QString();
+    }
+    if (name.endsWith(QLatin1String(".safetensors")) && isCapturedAttentionFile(path)) {
         openFolder(info.absoluteFilePath());
         return QString();
     }

@@ -40,6 +40,8 @@ public:
     /// is open. A refusal is reported and changes nothing.
     void openFolder(const QString& folder, int layer = -1);
     void openInteractive();
+    /// File ▸ Open Captured Attention…: a .safetensors file of attention captured elsewhere.
+    void openCapturedInteractive();
     /// The bundled trained model (written to the data folder first), its own attention chosen.
     void openSample();
     /// A folder, config.json or .safetensors opens its model folder ("" once started); nullopt

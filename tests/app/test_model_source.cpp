@@ -25,6 +25,7 @@
 
 #include <attnscope/coverage_settings.h>
 #include <attnscope/engine.h>
+#include <attnscope/safetensors.h>
 
 #include <QAction>
 #include <QComboBox>
@@ -200,6 +201,50 @@ private Q_SLOTS:
 class TestModelWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A dropped .safetensors file with tokens in its metadata is captured attention: it opens as
+    // the source, the text box shows its tokens (Ctrl+Z gives the typed text back), and `full`
+    // on a layer gives softmax(q kᵀ / √d) of the file's own q, k.
+    void capturedAttentionOpensAsTheSource() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        engine::PlainTensor q = engine::PlainTensor::zeros(engine::DType::F32, {2, 2, 3, 4});
+        for (std::size_t i = 0; i < q.f32.size(); ++i) q.f32[i] = static_cast<float>((i * 37) % 11) / 11.0f - 0.5f;
+        const QString file = temp.filePath(QStringLiteral("captured.safetensors"));
+        QVERIFY(engine::writeSafetensors(file.toStdString(),
+                                         {engine::StWriteItem("q", &q), engine::StWriteItem("k", &q), engine::StWriteItem("v", &q)},
+                                         {{"tokens", R"(["one", " two", " three"])"}})
+                    .ok());
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QString::fromLatin1(kText);
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
+        window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("full")));
+        window.openPath(file);
+        QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->hasModel(), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 0, kTimeoutMs);
+        QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("one two three"));
+        const auto result = window.lastResult();
+        QCOMPARE(result->n, std::int64_t{3});
+        QCOMPARE(result->input.tokens.at(1).text, std::string(" two"));
+        // head 0, query 1 (bidirectional: the file says nothing of causality and has no weights)
+        double scores[3], top = -1e300, sum = 0;
+        for (int j = 0; j < 3; ++j) {
+            scores[j] = 0;
+            for (int c = 0; c < 4; ++c) scores[j] += double(q.f32[std::size_t(1 * 4 + c)]) * q.f32[std::size_t(j * 4 + c)];
+            scores[j] /= 2.0;
+            top = std::max(top, scores[j]);
+        }
+        for (double& s : scores) sum += (s = std::exp(s - top));
+        for (int j = 0; j < 3; ++j) QVERIFY(std::abs(result->results[0].weightAt(0, 1, j) - scores[j] / sum) < 1e-6);
+        window.inputs()->text()->undo();
+        QCOMPARE(window.inputs()->text()->toPlainText(), QString::fromLatin1(kText));
+    }
+
     void randomProjectionsNoteSwitchesToTheTrainedSample() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
         MainWindow::Options options;
