@@ -146,8 +146,11 @@ void MainWindow::fitToScreen() {
 
 void MainWindow::applyModelDefaults() {
     // An open model's own settings for this variant (Transformer-XL's segment and memory).
-    if (const engine::ParamValues* defaults = m_models->defaultsFor(m_inputs->paramForm()->variant().id))
-        m_inputs->paramForm()->setValues(*defaults);
+    const engine::VariantInfo& variant = m_inputs->paramForm()->variant();
+    if (const engine::ParamValues* defaults = m_models->defaultsFor(variant.id)) m_inputs->paramForm()->setValues(*defaults);
+    // A decoder's heads never see later keys: its variants start causal, as the engine's do
+    const auto& model = m_modelSource->model();
+    if (model && model->causal && variant.findParam("causal")) m_inputs->paramForm()->setValues({{"causal", true}});
 }
 
 void MainWindow::uiCompareVariantChanged() {
