@@ -42,8 +42,10 @@ std::vector<AtlasMetric> AtlasMetric::listFor(const engine::HeadAtlas& atlas) {
     using K = Kind;
     std::vector<AtlasMetric> list;
     for (K kind : {K::Entropy, K::MeanDistance, K::SelfShare, K::PreviousShare, K::NextShare, K::SpecialShare,
-                   K::FirstShare, K::Rank90})
+                   K::FirstShare, K::StreamingKept, K::WindowOnlyKept, K::Rank90})
         list.push_back(AtlasMetric{kind, -1});
+    const std::int64_t kvHeads = atlas.model.kvHeads;
+    if (kvHeads > 0 && kvHeads < atlas.heads) list.push_back(AtlasMetric{K::GroupSimilarity, -1});
     for (int s = 0; s < static_cast<int>(atlas.settings.size()); ++s) {
         list.push_back(AtlasMetric{K::KeptMass, s});
         list.push_back(AtlasMetric{K::OutputError, s});
@@ -71,6 +73,12 @@ double AtlasMetric::valueOf(const engine::HeadMetrics& head) const {
             return head.specialShare;
         case Kind::FirstShare:
             return head.firstShare;
+        case Kind::StreamingKept:
+            return head.streamingKept;
+        case Kind::WindowOnlyKept:
+            return head.windowOnlyKept;
+        case Kind::GroupSimilarity:
+            return head.groupSimilarity;
         case Kind::Rank90:
             return static_cast<double>(head.rank90);
         case Kind::KeptMass:
@@ -97,6 +105,12 @@ QString AtlasMetric::name(const engine::HeadAtlas& atlas) const {
             return QObject::tr("special-token share");
         case Kind::FirstShare:
             return QObject::tr("first-token share");
+        case Kind::StreamingKept:
+            return QObject::tr("kept by %1 sinks + window %2").arg(atlas.streamingSinks).arg(atlas.streamingWindow);
+        case Kind::WindowOnlyKept:
+            return QObject::tr("kept by window %1 alone").arg(atlas.streamingWindow);
+        case Kind::GroupSimilarity:
+            return QObject::tr("similarity within its key/value group");
         case Kind::Rank90:
             return QObject::tr("rank at 90 %");
         case Kind::KeptMass:
@@ -124,6 +138,16 @@ QString AtlasMetric::definition() const {
             return QObject::tr("Mean mass on template special tokens ([CLS], [SEP], <s>, </s>).");
         case Kind::FirstShare:
             return QObject::tr("Mean mass on token 0 (the “attention sink”).");
+        case Kind::StreamingKept:
+            return QObject::tr("StreamingLLM's cache: mean mass on the first 4 keys plus the keys within the window "
+                               "(a quarter of the text) of the query. Compare with the window alone: the difference is "
+                               "what the sinks hold.");
+        case Kind::WindowOnlyKept:
+            return QObject::tr("Mean mass on the keys within the window (a quarter of the text) of the query, "
+                               "without the first 4: what a plain sliding window keeps.");
+        case Kind::GroupSimilarity:
+            return QObject::tr("Grouped-query attention: mean cosine similarity of this head's attention rows with "
+                               "the other query heads reading the same key/value head (1 = identical patterns).");
         case Kind::Rank90:
             return QObject::tr("Number of singular values of P needed for 90 % of Σσ² (its spectral energy).");
         case Kind::KeptMass:
@@ -145,6 +169,9 @@ bool AtlasMetric::isFraction() const {
         case Kind::NextShare:
         case Kind::SpecialShare:
         case Kind::FirstShare:
+        case Kind::StreamingKept:
+        case Kind::WindowOnlyKept:
+        case Kind::GroupSimilarity:
         case Kind::KeptMass:
             return true;
         default:

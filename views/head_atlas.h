@@ -38,6 +38,9 @@ struct AtlasMetric {
         NextShare,
         SpecialShare,
         FirstShare,
+        StreamingKept,
+        WindowOnlyKept,
+        GroupSimilarity,
         Rank90,
         KeptMass,
         OutputError,
@@ -45,7 +48,8 @@ struct AtlasMetric {
     Kind kind = Kind::Entropy;
     int setting = -1;  ///< index into HeadAtlas::settings for KeptMass and OutputError
 
-    /// The metrics an atlas offers: the eight per-head metrics, then kept mass and output error
+    /// The metrics an atlas offers: the per-head metrics (group similarity for grouped-query
+    /// models only), then kept mass and output error
     /// of each coverage setting, in the atlas's order.
     static std::vector<AtlasMetric> listFor(const engine::HeadAtlas& atlas);
     /// The head's value; NaN where the setting does not apply (docs/ATLAS.md).

@@ -173,6 +173,22 @@ TEST_F(CapturedAttentionTest, AttentionOnlyFileGivesTheAtlasAndRefusesVariantRun
         return first / kTokens;
     }(), 1e-6);
     EXPECT_NE(atlas.value()->settingNotes[0].find("q, k and v"), std::string::npos);
+    // StreamingLLM: n = 5, window ceil(5 / 4) = 2, so query i keeps keys 0-3 and i - 1, i, i + 1;
+    // the window alone keeps i - 1, i, i + 1 (causal: i - 1 and i)
+    EXPECT_EQ(atlas.value()->streamingWindow, 2);
+    for (std::int64_t h = 0; h < kHeads; ++h) {
+        const auto p = reference(m_q, m_k, 1, h, true);
+        double streaming = 0, window = 0;
+        for (std::int64_t i = 0; i < kTokens; ++i)
+            for (std::int64_t j = 0; j < kTokens; ++j) {
+                const bool near = std::abs(i - j) < 2;
+                streaming += (near || j < 4) ? p[i][j] : 0.0;
+                window += near ? p[i][j] : 0.0;
+            }
+        EXPECT_NEAR(atlas.value()->metrics[static_cast<std::size_t>(kHeads + h)].streamingKept, streaming / kTokens, 1e-6);
+        EXPECT_NEAR(atlas.value()->metrics[static_cast<std::size_t>(kHeads + h)].windowOnlyKept, window / kTokens, 1e-6);
+        EXPECT_TRUE(std::isnan(atlas.value()->metrics[static_cast<std::size_t>(h)].groupSimilarity));  // no shared key/value heads
+    }
     RunRequest request;
     request.model = ModelLayerSource{path, 0};
     request.variants.push_back(VariantRequest{"full", {{"causal", true}}});

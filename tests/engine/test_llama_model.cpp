@@ -710,3 +710,37 @@ TEST(RotaryPositions, YarnFrequenciesOfAHandWorkedExample) {
     EXPECT_NEAR(g[1].item<float>(), 0.1 / 4 * r1 + 0.1 * (1 - r1), 1e-7);
     EXPECT_NEAR(g[3].item<float>(), 0.001 / 4, 1e-10);
 }
+
+// Grouped-query heads in the atlas: heads 0-1 read key/value head 0, heads 2-3 head 1; each
+// head's group similarity is the mean cosine of its attention rows with its group partner's.
+TEST_F(LlamaWeights, AtlasGroupSimilarityComparesHeadsSharingAKeyValueHead) {
+    const LlamaSpec spec;  // 4 query heads over 2 key/value heads
+    const TensorMap weights = writeLlamaFolder(m_dir, spec);
+    auto info = m_engine->openModel(m_dir.string());
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    EXPECT_EQ(info->kvHeads, 2);
+    const std::vector<std::int64_t> ids = {1, 7, 33, 2, 19, 19, 48, 5};
+    AtlasRequest request;
+    request.ids = ids;
+    request.settings.push_back(CoverageSetting{"", "full", {}});
+    auto atlas = m_engine->analyzeModel(request);
+    ASSERT_TRUE(atlas.ok()) << atlas.error().message;
+    const Reference ref = recompute(weights, spec, ids, frequencies(spec, 1, "", 1000, 1, 4), 1.0);
+    for (std::size_t l = 0; l < 2; ++l)
+        for (std::size_t h = 0; h < 4; ++h) {
+            const auto& a = ref.attention[l][h];
+            const auto& b = ref.attention[l][h ^ 1];  // the other head of the pair
+            double mean = 0;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                double dot = 0, na = 0, nb = 0;
+                for (std::size_t j = 0; j < a.size(); ++j) {
+                    dot += a[i][j] * b[i][j];
+                    na += a[i][j] * a[i][j];
+                    nb += b[i][j] * b[i][j];
+                }
+                mean += dot / std::sqrt(na * nb);
+            }
+            mean /= double(a.size());
+            EXPECT_NEAR(atlas.value()->metrics[l * 4 + h].groupSimilarity, mean, 1e-5) << l << "/" << h;
+        }
+}

@@ -91,19 +91,27 @@ private Q_SLOTS:
     void offersEveryMetricAndCoverageSetting() {
         const auto atlas = makeAtlas();
         const auto metrics = AtlasMetric::listFor(*atlas);
-        QCOMPARE(metrics.size(), std::size_t{8 + 2 * 2});
-        QCOMPARE(metrics[8].kind, AtlasMetric::Kind::KeptMass);
-        QCOMPARE(metrics[8].setting, 0);
-        QCOMPARE(metrics[11].kind, AtlasMetric::Kind::OutputError);
-        QCOMPARE(metrics[11].setting, 1);
-        QCOMPARE(metrics[8].name(*atlas), QStringLiteral("kept mass: longformer window=2"));
+        // ten per-head metrics (no group similarity: these heads share no key/value head)
+        QCOMPARE(metrics.size(), std::size_t{10 + 2 * 2});
+        QCOMPARE(metrics[7].kind, AtlasMetric::Kind::StreamingKept);
+        QCOMPARE(metrics[10].kind, AtlasMetric::Kind::KeptMass);
+        QCOMPARE(metrics[10].setting, 0);
+        QCOMPARE(metrics[13].kind, AtlasMetric::Kind::OutputError);
+        QCOMPARE(metrics[13].setting, 1);
+        QCOMPARE(metrics[10].name(*atlas), QStringLiteral("kept mass: longformer window=2"));
         QVERIFY(!metrics[0].definition().isEmpty());
         HeadAtlasView view;
         view.setAtlas(atlas);
-        QCOMPARE(view.metricCount(), 12);
-        QCOMPARE(view.metricCombo()->count(), 12);
+        QCOMPARE(view.metricCount(), 14);
+        QCOMPARE(view.metricCombo()->count(), 14);
         QCOMPARE(view.layerCount(), kLayers);
         QCOMPARE(view.headCount(), kHeads);
+        // a grouped-query model also offers how alike the heads of a key/value group are
+        auto grouped = std::make_shared<attnscope::engine::HeadAtlas>(*atlas);
+        grouped->model.kvHeads = 2;
+        const auto withGroups = AtlasMetric::listFor(*grouped);
+        QCOMPARE(withGroups.size(), metrics.size() + 1);
+        QCOMPARE(withGroups[10].kind, AtlasMetric::Kind::GroupSimilarity);
     }
 
     void cellsEqualTheAtlasForEveryMetric() {
@@ -133,11 +141,11 @@ private Q_SLOTS:
         // Spot checks against the fields themselves, not only through valueOf.
         view.setMetricIndex(1);  // mean distance
         QCOMPARE(view.cellValue(2, 3), 1.0 + 11 * 0.25);
-        view.setMetricIndex(7);  // rank at 90 %
+        view.setMetricIndex(9);  // rank at 90 %
         QCOMPARE(view.cellValue(1, 2), 4.0);
-        view.setMetricIndex(9);  // output error of longformer
+        view.setMetricIndex(11);  // output error of longformer
         QCOMPARE(view.cellValue(2, 1), 0.02 * 9);
-        view.setMetricIndex(10);  // kept mass of the setting that does not apply
+        view.setMetricIndex(12);  // kept mass of the setting that does not apply
         QVERIFY(std::isnan(view.cellValue(0, 0)));
         QVERIFY(std::isnan(view.cellValue(kLayers, 0)));  // out of range
     }
@@ -151,7 +159,7 @@ private Q_SLOTS:
         QVERIFY2(tip.contains(QStringLiteral("Layer 1, head 2")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("self share = 0.06")), qPrintable(tip));
         QVERIFY(tip.contains(AtlasMetric{AtlasMetric::Kind::SelfShare, -1}.definition()));
-        view.setMetricIndex(10);
+        view.setMetricIndex(12);
         QVERIFY(view.cellToolTip(0, 0).contains(QStringLiteral("not applicable")));
         QVERIFY(view.cellToolTip(0, 0).contains(QStringLiteral("does not divide")));
     }

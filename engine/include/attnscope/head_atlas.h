@@ -8,6 +8,7 @@
 #include <attnscope/variant_info.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ struct HeadMetrics {
     double selfShare = 0, previousShare = 0, nextShare = 0;  ///< mean p_ii, p_i,i-1, p_i,i+1
     double specialShare = 0;  ///< mean mass on template specials ([CLS], [SEP], <s>, ...)
     double firstShare = 0;    ///< mean mass on token 0
+    /// StreamingLLM (Xiao et al. 2023): mean mass on the first HeadAtlas::streamingSinks keys
+    /// plus the keys within HeadAtlas::streamingWindow of the query; and the window alone.
+    double streamingKept = 0, windowOnlyKept = 0;
+    /// Grouped-query heads: mean cosine similarity of this head's attention rows with the other
+    /// query heads sharing its key/value head; NaN when no head shares one.
+    double groupSimilarity = std::numeric_limits<double>::quiet_NaN();
     std::int64_t rank90 = 0;  ///< singular values needed for 90 % of the squared spectrum
     /// Per coverage setting (same order as HeadAtlas::settings); NaN where not applicable.
     std::vector<double> keptMass;     ///< mean share of the head's softmax mass inside the pattern
@@ -44,6 +51,8 @@ struct HeadAtlas {
     ModelInfo model;
     TokenizedInput input;
     std::int64_t n = 0, layers = 0, heads = 0;
+    std::int64_t streamingSinks = 4;   ///< the attention-sink keys StreamingLLM keeps (its 4)
+    std::int64_t streamingWindow = 0;  ///< keys j with |i − j| < this are kept: ceil(n / 4)
     std::vector<CoverageSetting> settings;
     std::vector<std::string> settingNotes;  ///< per setting: "" or why it does not apply
     std::vector<HeadMetrics> metrics;       ///< layer-major: metrics[layer * heads + head]

@@ -44,6 +44,34 @@ at::Tensor distanceHistogram(const at::Tensor& probs) {
     return hist / static_cast<double>(n);
 }
 
+// StreamingLLM's cache: the first `sinks` keys and those within `window` of the query.
+void fillStreaming(const at::Tensor& probs, std::int64_t sinks, std::int64_t window, std::vector<HeadMetrics>& out) {
+    const std::int64_t n = probs.size(1);
+    const at::Tensor idx = at::arange(n, at::kLong);
+    const at::Tensor near = (idx.unsqueeze(1) - idx.unsqueeze(0)).abs() < window;
+    const at::Tensor kept = near.logical_or(idx.unsqueeze(0) < sinks);
+    const at::Tensor streaming = (probs * kept).sum(-1).mean(-1), recent = (probs * near).sum(-1).mean(-1);
+    for (std::size_t h = 0; h < out.size(); ++h) {
+        out[h].streamingKept = streaming[static_cast<std::int64_t>(h)].item<double>();
+        out[h].windowOnlyKept = recent[static_cast<std::int64_t>(h)].item<double>();
+    }
+}
+
+// Query heads sharing a key/value head (consecutive, as HF's repeat_kv): how alike their rows are.
+void fillGroupSimilarity(const at::Tensor& probs, std::int64_t kvHeads, std::vector<HeadMetrics>& out) {
+    const std::int64_t heads = probs.size(0);
+    if (kvHeads <= 0 || kvHeads >= heads || heads % kvHeads != 0) return;
+    const std::int64_t group = heads / kvHeads;
+    const at::Tensor rows = probs.to(at::kDouble);
+    const at::Tensor unit = rows / rows.norm(2, -1, true).clamp_min(1e-300);
+    for (std::int64_t h = 0; h < heads; ++h) {
+        double total = 0;
+        for (std::int64_t other = h / group * group; other < (h / group + 1) * group; ++other)
+            if (other != h) total += (unit[h] * unit[other]).sum(-1).mean().item<double>();
+        out[static_cast<std::size_t>(h)].groupSimilarity = total / static_cast<double>(group - 1);
+    }
+}
+
 void fillPositional(const at::Tensor& probs, const std::vector<bool>& special, std::vector<HeadMetrics>& out) {
     const std::int64_t heads = probs.size(0), n = probs.size(1);
     at::Tensor entropy = -(probs * probs.clamp_min(1e-30).log()).sum(-1).mean(-1);
@@ -133,6 +161,7 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
     atlas.layers = layers;
     atlas.heads = heads;
     atlas.n = capture.attention.front().size(1);
+    atlas.streamingWindow = std::max<std::int64_t>(1, (atlas.n + 3) / 4);
     // Captured attention without q, k, v: the weights' own metrics only; coverage runs variants
     atlas.settingNotes.assign(settings.size(), capture.q.empty() ? std::string("it runs on q, k and v, which the file does not hold")
                                                                   : std::string());
@@ -156,6 +185,8 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
             layerMetrics[static_cast<std::size_t>(h)].outputError.assign(settings.size(), nan);
         }
         fillPositional(probs, pass.special, layerMetrics);
+        fillStreaming(probs, atlas.streamingSinks, atlas.streamingWindow, layerMetrics);
+        fillGroupSimilarity(probs, atlas.model.kvHeads, layerMetrics);
         if (capture.q.empty()) {
             for (std::int64_t h = 0; h < heads; ++h)
                 atlas.metrics[static_cast<std::size_t>(l * heads + h)] = std::move(layerMetrics[static_cast<std::size_t>(h)]);

@@ -56,6 +56,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::openCaptured(const std::stri
     info.arch = "captured";
     info.layers = c.layers;
     info.heads = c.heads;
+    info.kvHeads = c.heads;
     info.headDim = c.headDim;
     info.hiddenSize = c.heads * c.headDim;
     info.maxTokens = c.n;
@@ -99,6 +100,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.arch = modelArchName(c.arch);
     info.layers = c.numLayers;
     info.heads = c.numHeads;
+    info.kvHeads = c.arch == ModelArch::Llama ? c.llama.kvHeads : c.numHeads;
     info.headDim = c.headDim();
     info.hiddenSize = c.hiddenSize;
     info.vocabSize = c.vocabSize;

@@ -18,8 +18,10 @@ std::string headAtlasJson(const HeadAtlas& atlas) {
     j["format"] = "attnscope-atlas";
     j["version"] = 1;
     j["model"] = {{"folder", atlas.model.folder}, {"arch", atlas.model.arch},    {"layers", atlas.model.layers},
-                  {"heads", atlas.model.heads},   {"head_dim", atlas.model.headDim}, {"causal", atlas.model.causal}};
+                  {"heads", atlas.model.heads},   {"head_dim", atlas.model.headDim}, {"causal", atlas.model.causal},
+                  {"kv_heads", atlas.model.kvHeads > 0 ? atlas.model.kvHeads : atlas.model.heads}};
     j["n"] = atlas.n;
+    j["streaming"] = {{"sinks", atlas.streamingSinks}, {"window", atlas.streamingWindow}};
     nlohmann::json tokens = nlohmann::json::array();
     for (const auto& t : atlas.input.tokens)
         tokens.push_back({{"id", t.id}, {"text", t.text}, {"begin", t.byteBegin}, {"end", t.byteEnd}});
@@ -48,6 +50,9 @@ std::string headAtlasJson(const HeadAtlas& atlas) {
                          {"next_share", m.nextShare},
                          {"special_share", m.specialShare},
                          {"first_share", m.firstShare},
+                         {"streaming_kept", m.streamingKept},
+                         {"window_only_kept", m.windowOnlyKept},
+                         {"group_similarity", numberOrNull(m.groupSimilarity)},
                          {"rank90", m.rank90},
                          {"kept_mass", kept},
                          {"output_error", error},
