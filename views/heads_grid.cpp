@@ -177,16 +177,25 @@ int HeadsGrid::headerHeight() const { return m_scaleCombo->sizeHint().height() +
 int HeadsGrid::labelHeight() const { return fontMetrics().height() + 2; }
 int HeadsGrid::rowLabelWidth() const { return fontMetrics().horizontalAdvance(QStringLiteral("L00")) + kSpacing; }
 
+int HeadsGrid::groupSize() const {
+    const std::int64_t kv = m_result ? m_result->modelKvHeads : 0;
+    const int heads = headCount();
+    return kv > 0 && kv < heads && heads % kv == 0 ? heads / static_cast<int>(kv) : 1;
+}
+
+int HeadsGrid::groupGaps() const { return groupSize() > 1 ? headCount() / groupSize() - 1 : 0; }
+
 int HeadsGrid::cellSide(int width) const {
     const int heads = std::max(headCount(), 1);
-    const int available = width - rowLabelWidth() - kSpacing * (heads + 1);
+    const int available = width - rowLabelWidth() - kSpacing * (heads + 1) - kGroupGap * groupGaps();
     return std::clamp(available / heads, kMinCellSide, kMaxCellSide);
 }
 
 QRect HeadsGrid::thumbnailRect(int layer, int head) const {
     if (layer < 0 || layer >= layerCount() || head < 0 || head >= headCount()) return {};
     const int side = cellSide(width());
-    const int x = rowLabelWidth() + kSpacing + head * (side + kSpacing);
+    // query heads reading one key/value head stand together, a gap between groups
+    const int x = rowLabelWidth() + kSpacing + head * (side + kSpacing) + head / groupSize() * (groupSize() > 1 ? kGroupGap : 0);
     const int y = headerHeight() + kSpacing + layer * (side + labelHeight() + kSpacing);
     return {x, y, side, side};
 }
@@ -198,7 +207,7 @@ int HeadsGrid::heightForWidth(int width) const {
 
 QSize HeadsGrid::sizeHint() const {
     const int heads = std::max(headCount(), 4);
-    const int width = rowLabelWidth() + kSpacing + heads * (kMaxCellSide + kSpacing);
+    const int width = rowLabelWidth() + kSpacing + heads * (kMaxCellSide + kSpacing) + kGroupGap * groupGaps();
     return {width, heightForWidth(width)};
 }
 
@@ -244,10 +253,14 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
             f.setBold(isSelected);
             painter.setFont(f);
             painter.setPen(palette().color(QPalette::Text));
-            painter.drawText(QRect(cell.left(), cell.bottom() + 2, cell.width(), labelHeight()), Qt::AlignCenter,
-                             fontMetrics().horizontalAdvance(QStringLiteral("head 00")) < cell.width()
-                                 ? QStringLiteral("head %1").arg(head)
-                                 : QString::number(head));
+            const int group = groupSize();
+            const QString wide = group > 1 ? QStringLiteral("head %1 · kv %2").arg(head).arg(head / group)
+                                           : QStringLiteral("head %1").arg(head);
+            const QString label = fontMetrics().horizontalAdvance(wide) < cell.width() ? wide
+                                  : fontMetrics().horizontalAdvance(QStringLiteral("head 00")) < cell.width()
+                                      ? QStringLiteral("head %1").arg(head)
+                                      : QString::number(head);
+            painter.drawText(QRect(cell.left(), cell.bottom() + 2, cell.width(), labelHeight()), Qt::AlignCenter, label);
             painter.setFont(font());
         }
     }
@@ -288,10 +301,17 @@ void HeadsGrid::mouseMoveEvent(QMouseEvent* event) {
     int layer = 0, head = 0;
     if (hitTest(event->position().toPoint(), &layer, &head)) {
         setCursor(Qt::PointingHandCursor);
-        setToolTip(tr("Layer %1, head %2 (max weight %3): click to select, double-click to open")
+        const int group = groupSize();
+        const QString shared = group > 1 ? tr("; reads key/value head %1 with heads %2–%3")
+                                               .arg(head / group)
+                                               .arg(head / group * group)
+                                               .arg(head / group * group + group - 1)
+                                         : QString();
+        setToolTip(tr("Layer %1, head %2 (max weight %3%4): click to select, double-click to open")
                        .arg(m_result && m_result->modelLayer >= 0 ? m_result->modelLayer + layer : layer)
                        .arg(head)
-                       .arg(headMax(layer, head), 0, 'g', 3));
+                       .arg(headMax(layer, head), 0, 'g', 3)
+                       .arg(shared));
         return;
     }
     unsetCursor();

@@ -27,7 +27,8 @@ class HeadsGrid : public QWidget {
     Q_OBJECT
 public:
     static constexpr int kThumbnailSide = 128;  ///< pixels of a thumbnail image before scaling
-    static constexpr int kMaxCellSide = 112;    ///< largest drawn thumbnail, in device-independent px
+    static constexpr int kMaxCellSide = 112;
+    static constexpr int kGroupGap = 10;        ///< extra space between key/value groups    ///< largest drawn thumbnail, in device-independent px
     /// The main window's threshold for setBackgroundPooling(): 4 heads of 2048² (pooling 4 heads of
     /// 4096 tokens on the GUI thread delays its paint).
     static constexpr std::int64_t kBackgroundPoolingWeights = 4LL * 2048 * 2048;
@@ -104,6 +105,9 @@ private:
     void recolor();
     bool hitTest(const QPoint& pos, int* layer, int* head) const;
     int cellSide(int width) const;
+    /// Query heads per key/value head of the shown checkpoint layer (1: no grouping).
+    int groupSize() const;
+    int groupGaps() const;
     int headerHeight() const;
     int labelHeight() const;
     int rowLabelWidth() const;

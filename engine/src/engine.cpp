@@ -356,6 +356,7 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         for (auto& note : notices) run.warnings.push_back(std::move(note));
         run.modelFolder = request.model->folder;
         run.modelLayer = request.model->layer;
+        if (const std::int64_t kv = model->info().kvHeads; kv > 0 && kv < model->info().heads) run.modelKvHeads = kv;
         shape.heads = plan.modelQkv.heads();
         shape.n = plan.modelQkv.n();
         shape.m = plan.modelQkv.m();

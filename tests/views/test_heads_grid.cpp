@@ -144,6 +144,23 @@ private Q_SLOTS:
         QTest::mouseMove(&grid, grid.thumbnailRect(0, 1).center());
         QTRY_VERIFY2(grid.toolTip().startsWith(QStringLiteral("Layer 3, head 1")), qPrintable(grid.toolTip()));
     }
+
+    void groupedQueryHeadsStandTogether() {
+        // 4 query heads over 2 key/value heads: a wider gap between heads 1 and 2 than inside a group
+        auto run = std::make_shared<attnscope::engine::RunResult>(*makeDenseResult(4, 6));
+        run->modelLayer = 0;
+        run->modelKvHeads = 2;
+        HeadsGrid grid;
+        grid.resize(700, 200);
+        grid.setResult(run);
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grid));
+        const int inside = grid.thumbnailRect(0, 1).left() - grid.thumbnailRect(0, 0).right();
+        const int between = grid.thumbnailRect(0, 2).left() - grid.thumbnailRect(0, 1).right();
+        QVERIFY2(between > inside, qPrintable(QStringLiteral("%1 vs %2").arg(between).arg(inside)));
+        QTest::mouseMove(&grid, grid.thumbnailRect(0, 3).center());
+        QTRY_VERIFY2(grid.toolTip().contains(QStringLiteral("reads key/value head 1 with heads 2–3")), qPrintable(grid.toolTip()));
+    }
 };
 
 ATTNSCOPE_REGISTER_QT_TEST(TestHeadsGrid)

@@ -137,6 +137,9 @@ struct RunResult {
     ProjectionSpec projection;
     std::string modelFolder;  ///< set when Q/K/V came from a checkpoint's layer
     int modelLayer = -1;
+    /// The checkpoint's key/value heads (grouped-query attention: query head h reads
+    /// h / (heads / modelKvHeads)); 0 when the heads share none.
+    std::int64_t modelKvHeads = 0;
     /// Set when that layer's FFN is a Switch layer (the Experts tab routes the model's own logits).
     std::optional<ModelRouting> modelRouting;
     std::int64_t n = 0, heads = 0, headDim = 0;
