@@ -4,7 +4,7 @@
 // (default, linear, llama3, yarn), grouped key/value heads, sliding windows on every layer or from
 // max_window_layers on, q/k norms per head and over the projection, OLMoE's clip, SwiGLU experts
 // with and without renormalised gates, Qwen2-MoE's gated shared expert and dense layers between
-// sparse ones, BF16 weights — the tokenizer.model through SentencePiece with <s> first, a model
+// sparse ones, BF16 and F16 weights — the tokenizer.model through SentencePiece with <s> first, a model
 // over the memory budget refused at open, and configs the forward pass does not compute refused by name.
 
 #include <attnscope/engine.h>
@@ -48,7 +48,7 @@ struct LlamaSpec {
     bool normalize = true;               // norm_topk_prob (mixtral: always)
     std::int64_t expertInner = 40, sharedInner = 0, sparseStep = 1;  // qwen2_moe's sizes, decoder_sparse_step
     double clip = 0;                     // olmoe's clip_qkv
-    bool bf16 = false;                   // weights stored as BF16
+    std::string halfType;                // "BF16" or "F16": weights stored so; "": F32
 
     bool qwenLayout() const { return type == "qwen2_moe" || type == "olmoe"; }
     bool qkvBias() const { return bias || type == "qwen2" || type == "qwen2_moe"; }
@@ -108,13 +108,41 @@ float fromBf16(std::uint16_t h) {
     return value;
 }
 
+// IEEE half, nearest (ties to even); values below its normal range become 0 (the weights here
+// are never near 65504).
+std::uint16_t toF16(float value) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &value, 4);
+    const std::uint32_t sign = (bits >> 16) & 0x8000;
+    const int exponent = static_cast<int>((bits >> 23) & 0xFF) - 127 + 15;
+    if (exponent <= 0) return static_cast<std::uint16_t>(sign);
+    const std::uint32_t mantissa = bits & 0x7FFFFF, rest = mantissa & 0x1FFF;
+    std::uint32_t half = sign | (static_cast<std::uint32_t>(exponent) << 10) | (mantissa >> 13);
+    if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half;
+    return static_cast<std::uint16_t>(half);
+}
+float fromF16(std::uint16_t h) {
+    const std::uint32_t exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+    if (exponent == 0) return (h & 0x8000) ? -0.0f : 0.0f;  // (toF16 writes no subnormals)
+    const std::uint32_t bits = (std::uint32_t{h} & 0x8000) << 16 | (exponent - 15 + 127) << 23 | mantissa << 13;
+    float value = 0;
+    std::memcpy(&value, &bits, 4);
+    return value;
+}
+
+std::uint16_t toHalf(const std::string& type, float v) { return type == "F16" ? toF16(v) : toBf16(v); }
+float roundedAs(const std::string& type, float v) {
+    if (type.empty()) return v;
+    return type == "F16" ? fromF16(toF16(v)) : fromBf16(toBf16(v));
+}
+
 TensorMap llamaTensors(const LlamaSpec& s) {
     std::mt19937_64 rng(9);
     TensorMap t;
     auto add = [&](const std::string& name, std::vector<std::int64_t> shape, double stddev, double mean = 0.0) {
         std::normal_distribution<float> normal(static_cast<float>(mean), static_cast<float>(stddev));
         PlainTensor x = PlainTensor::zeros(DType::F32, shape);
-        for (float& v : x.f32) v = s.bf16 ? fromBf16(toBf16(normal(rng))) : normal(rng);
+        for (float& v : x.f32) v = roundedAs(s.halfType, normal(rng));
         t[name] = std::move(x);
     };
     auto swiglu = [&](const std::array<std::string, 3>& names, std::int64_t width) {
@@ -156,8 +184,8 @@ TensorMap llamaTensors(const LlamaSpec& s) {
     return t;
 }
 
-// A safetensors file of BF16 tensors written byte by byte (the writer keeps F32).
-void writeBf16Safetensors(const fs::path& path, const std::map<std::string, const PlainTensor*>& tensors) {
+// A safetensors file of BF16 or F16 tensors written byte by byte (the writer keeps F32).
+void writeHalfSafetensors(const fs::path& path, const std::string& type, const std::map<std::string, const PlainTensor*>& tensors) {
     std::string header = "{";
     std::string data;
     for (const auto& [name, t] : tensors) {
@@ -165,11 +193,11 @@ void writeBf16Safetensors(const fs::path& path, const std::map<std::string, cons
         for (auto d : t->shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
         const std::size_t begin = data.size();
         for (float v : t->f32) {
-            const std::uint16_t h = toBf16(v);
+            const std::uint16_t h = toHalf(type, v);
             data.push_back(static_cast<char>(h & 0xFF));
             data.push_back(static_cast<char>(h >> 8));
         }
-        header += (header.size() > 1 ? "," : "") + ("\"" + name + "\":{\"dtype\":\"BF16\",\"shape\":[" + shape +
+        header += (header.size() > 1 ? "," : "") + ("\"" + name + "\":{\"dtype\":\"" + type + "\",\"shape\":[" + shape +
                                                     "],\"data_offsets\":[" + std::to_string(begin) + "," +
                                                     std::to_string(data.size()) + "]}");
     }
@@ -186,10 +214,10 @@ TensorMap writeLlamaFolder(const fs::path& dir, const LlamaSpec& s) {
     writeText(dir / "config.json", s.configJson());
     TensorMap tensors = llamaTensors(s);
     const PlainTensor head = PlainTensor::zeros(DType::F32, {s.vocab, s.hidden});  // the LM head, not read
-    if (s.bf16) {
+    if (!s.halfType.empty()) {
         std::map<std::string, const PlainTensor*> named{{"lm_head.weight", &head}};
         for (const auto& [name, t] : tensors) named[s.prefix + name] = &t;
-        writeBf16Safetensors(dir / "model.safetensors", named);
+        writeHalfSafetensors(dir / "model.safetensors", s.halfType, named);
         return tensors;
     }
     std::vector<StWriteItem> items{StWriteItem("lm_head.weight", &head)};
@@ -422,7 +450,8 @@ class LlamaWeights : public LlamaFolder<::testing::Test> {};
 // factor 4 over an old context of 1000 (ramp 0, 1/3, 2/3, 1 over the 4 frequencies; cos and sin
 // times 0.1 ln 4 + 1); 7: Qwen2-MoE, layer 0 dense and layer 1 sparse (decoder_sparse_step 2), top
 // 2 of 4 experts not renormalised, a gated shared expert; 8: OLMoE, q/k norms over the whole
-// projection, q, k, v clipped to ±0.5, top 2 of 4 not renormalised, hidden 32 (its head_dim is hidden / heads); 9: Llama in BF16.
+// projection, q, k, v clipped to ±0.5, top 2 of 4 not renormalised, hidden 32 (its head_dim is hidden / heads); 9: Llama in BF16;
+// 10: Qwen2 in F16.
 LlamaSpec specOf(int index, std::string& type, double& factor) {
     LlamaSpec s;
     factor = 1;
@@ -471,7 +500,10 @@ LlamaSpec specOf(int index, std::string& type, double& factor) {
         s.expertInner = 12;
         s.clip = 0.5;
     } else if (index == 9) {
-        s.bf16 = true;
+        s.halfType = "BF16";
+    } else if (index == 10) {
+        s.type = "qwen2";
+        s.halfType = "F16";
     }
     return s;
 }
@@ -525,7 +557,7 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
             }
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Range(0, 10));
+INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Range(0, 11));
 
 // Layers are read in float32 one at a time and released: a second pass reads them again and
 // gives the same values; the copy the pass holds is one layer's, not the model's.
