@@ -76,6 +76,9 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     m_rowMarker->setPen(QPen(fg, 1.5));
     m_rowMarker->setBrush(Qt::NoBrush);
     m_rowMarker->setVisible(false);
+    m_windowEdge = new QCPItemLine(m_plot);
+    m_windowEdge->setPen(QPen(QColor(214, 39, 40), 2, Qt::DashLine));
+    m_windowEdge->setVisible(false);
 
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
@@ -226,6 +229,7 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     updateAxes(r->n, r->m);
     updateLegend();
     m_highlight.show(m_plot, m_highlighted, r->n, r->m);
+    showModelWindow(r->n);
 
     const QString id = QString::fromStdString(r->variantId);
     QString name = m_variantNames.value(id, id);
@@ -245,6 +249,16 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     showQuery(m_panelQuery < r->n ? m_panelQuery : -1);
     qCDebug(lcMask) << "showing head" << head << "of" << id << m_matrix.rows() << "x" << m_matrix.cols();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MaskView::showModelWindow(std::int64_t n) {
+    // The layer's own window: keys j >= i - W + 1, so its far edge runs along j = i - W + 1 (at
+    // the cells' left edges, from query W - 1 at key 0 to the last query).
+    const std::int64_t w = m_result ? m_result->modelWindow : 0;
+    m_windowEdge->setVisible(w > 0 && w < n);
+    if (w <= 0 || w >= n) return;
+    m_windowEdge->start->setCoords(-0.5, static_cast<double>(w - 1) - 0.5);
+    m_windowEdge->end->setCoords(static_cast<double>(n - w) + 0.5, static_cast<double>(n - 1) + 0.5);
 }
 
 void MaskView::redrawCells() {
@@ -308,8 +322,12 @@ void MaskView::updateLegend() {
     if (weights && m_matrix.hasExactZeros())
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td></td></tr>")
                     .arg(swatch(palette.color(ReasonPalette::kExactZero)), reasonName(ReasonPalette::kExactZero));
-    html += QStringLiteral("<tr><td>%1</td><td>%2</td><td></td></tr></table>")
+    html += QStringLiteral("<tr><td>%1</td><td>%2</td><td></td></tr>")
                 .arg(QStringLiteral("<span style='color:gray'>□</span>"), tr("not in the pattern (blank)"));
+    if (m_result && m_result->modelWindow > 0)
+        html += QStringLiteral("<tr><td><span style='color:#d62728'>╌</span></td><td>%1</td><td></td></tr>")
+                    .arg(tr("the model's own window on this layer: keys i − %1 … i").arg(m_result->modelWindow - 1));
+    html += QStringLiteral("</table>");
     QStringList notes;
     notes << tr("Numbers: entries in this head (a key listed twice counts twice).");
     if (m_matrix.poolFactor() > 1)
@@ -325,6 +343,8 @@ void MaskView::updateLegend() {
 }
 
 QString MaskView::legendText() const { return m_legend->text(); }
+
+bool MaskView::modelWindowShown() const { return m_windowEdge->visible(); }
 
 void MaskView::updateAxes(std::int64_t n, std::int64_t m) {
     const auto tokens = static_cast<std::int64_t>(m_result->input.tokens.size());

@@ -23,6 +23,7 @@
 class QCheckBox;
 class QCustomPlot;
 class QCPColorMap;
+class QCPItemLine;
 class QCPItemRect;
 class QCPTextElement;
 class QLabel;
@@ -90,6 +91,8 @@ public:
     /// Names of the reasons listed in the legend, in enum order.
     QStringList legendReasons() const { return m_legendReasons; }
     QString legendText() const;
+    /// Whether the checkpoint layer's own sliding window is drawn (tests).
+    bool modelWindowShown() const;
     /// The row panel's data for a query of the shown head (query -1 in it when out of range).
     MaskRowSummary rowSummary(int query) const;
     int panelQuery() const { return m_panelQuery; }  ///< the query the row panel shows; -1 = none
@@ -119,6 +122,8 @@ private:
     /// Shows `matrix` as head `head` of the current result (what rebuild() does once it has it).
     void showHead(int head, MaskMatrix matrix);
     void redrawCells();
+    /// The dashed far edge of the checkpoint layer's sliding window, when it has one.
+    void showModelWindow(std::int64_t n);
     void updateLegend();
     void updateAxes(std::int64_t n, std::int64_t m);
     void fitAxisRect();
@@ -131,6 +136,7 @@ private:
     MatrixPlot* m_plot = nullptr;
     QCPColorMap* m_colorMap = nullptr;
     QCPItemRect* m_rowMarker = nullptr;
+    QCPItemLine* m_windowEdge = nullptr;  ///< the checkpoint layer's own sliding window, its far edge
     QCPTextElement* m_title = nullptr;
     QCheckBox* m_weightsToggle = nullptr;
     QLabel* m_legend = nullptr;

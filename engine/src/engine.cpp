@@ -357,6 +357,8 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         run.modelFolder = request.model->folder;
         run.modelLayer = request.model->layer;
         if (const std::int64_t kv = model->info().kvHeads; kv > 0 && kv < model->info().heads) run.modelKvHeads = kv;
+        if (const auto& windows = model->info().layerWindows; static_cast<std::size_t>(run.modelLayer) < windows.size())
+            run.modelWindow = windows[static_cast<std::size_t>(run.modelLayer)];
         shape.heads = plan.modelQkv.heads();
         shape.n = plan.modelQkv.n();
         shape.m = plan.modelQkv.m();

@@ -776,3 +776,32 @@ TEST_F(LlamaWeights, AtlasGroupSimilarityComparesHeadsSharingAKeyValueHead) {
             EXPECT_NEAR(atlas.value()->metrics[l * 4 + h].groupSimilarity, mean, 1e-5) << l << "/" << h;
         }
 }
+
+// A run on a sliding layer carries the model's own window (the mask view draws it); others none.
+TEST_F(LlamaWeights, RunsOnSlidingLayersCarryTheModelsWindow) {
+    LlamaSpec qwen;
+    qwen.type = "qwen2";
+    qwen.window = 3;
+    qwen.windowFrom = 1;  // layer 0 full, layer 1 sliding
+    writeLlamaFolder(m_dir / "qwen2", qwen);
+    auto info = m_engine->openModel((m_dir / "qwen2").string());
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    EXPECT_EQ(info->layerWindows, (std::vector<std::int64_t>{0, 3}));
+    for (const char* type : {"mistral", "llama"}) {
+        LlamaSpec spec;
+        spec.type = type;
+        spec.window = std::string(type) == "mistral" ? 3 : 0;
+        const fs::path dir = m_dir / type;
+        writeLlamaFolder(dir, spec);
+        writeTinySpiece(dir);  // a run tokenizes its text
+        fs::rename(dir / "spiece.model", dir / "tokenizer.model");
+        RunRequest request;
+        request.input.text = "the cat sat";
+        request.model = ModelLayerSource{dir.string(), 1};
+        request.variants.push_back(VariantRequest{"full", {{"causal", true}}});
+        auto run = m_engine->run(request);
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        EXPECT_EQ(run.value()->modelWindow, spec.window) << type;
+        EXPECT_EQ(run.value()->modelKvHeads, 2);
+    }
+}

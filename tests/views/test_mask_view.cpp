@@ -147,6 +147,26 @@ private Q_SLOTS:
         QCOMPARE(view.hoverText(0, 1), QStringLiteral("query 0 'a' → key 1 'b': not in the pattern"));
     }
 
+    void aSlidingCheckpointLayerShowsItsOwnWindow() {
+        InspectionState state;
+        MaskView view;
+        view.setInspectionState(&state);
+        view.setResult(makeMixedResult());
+        QVERIFY(!view.modelWindowShown());
+        QVERIFY(!view.legendText().contains(QStringLiteral("own window")));
+        auto sliding = std::make_shared<attnscope::engine::RunResult>(*makeMixedResult());
+        sliding->modelLayer = 1;
+        sliding->modelWindow = 2;  // keys i - 1 … i
+        view.setResult(sliding);
+        QVERIFY(view.modelWindowShown());
+        QVERIFY2(view.legendText().contains(QStringLiteral("the model's own window on this layer: keys i − 1 … i")),
+                 qPrintable(view.legendText()));
+        sliding = std::make_shared<attnscope::engine::RunResult>(*sliding);
+        sliding->modelWindow = 4;  // as wide as the text: nothing to draw
+        view.setResult(sliding);
+        QVERIFY(!view.modelWindowShown());
+    }
+
     void edgeCellsAreDrawnWholeLikeTheOthers() {
         // Row 3 allows every key (global): its first and last cells must be as wide as the middle
         // ones, so a pixel a third of a cell outside key 0's centre is still the cell's colour.

@@ -34,6 +34,8 @@ struct ModelInfo {
     std::int64_t layers = 0, heads = 0, headDim = 0, hiddenSize = 0, vocabSize = 0;
     /// Key/value heads (grouped-query attention: query head h reads h / (heads / kvHeads)); = heads otherwise.
     std::int64_t kvHeads = 0;
+    /// Per layer, the model's own sliding window (Mistral, Qwen2); 0 (or empty): every earlier key.
+    std::vector<std::int64_t> layerWindows;
     std::int64_t maxTokens = 0;   ///< usable positions; longer inputs are truncated with a notice
     bool causal = false;
     std::uint64_t weightBytes = 0;

@@ -140,6 +140,9 @@ struct RunResult {
     /// The checkpoint's key/value heads (grouped-query attention: query head h reads
     /// h / (heads / modelKvHeads)); 0 when the heads share none.
     std::int64_t modelKvHeads = 0;
+    /// The checkpoint layer's own sliding window (Mistral, Qwen2): its queries see keys
+    /// i − W + 1 … i; 0 when the layer attends to every earlier key.
+    std::int64_t modelWindow = 0;
     /// Set when that layer's FFN is a Switch layer (the Experts tab routes the model's own logits).
     std::optional<ModelRouting> modelRouting;
     std::int64_t n = 0, heads = 0, headDim = 0;

@@ -101,6 +101,8 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.layers = c.numLayers;
     info.heads = c.numHeads;
     info.kvHeads = c.arch == ModelArch::Llama ? c.llama.kvHeads : c.numHeads;
+    if (c.arch == ModelArch::Llama && c.llama.slidingWindow > 0)
+        for (std::int64_t l = 0; l < c.numLayers; ++l) info.layerWindows.push_back(c.llama.slides(l) ? c.llama.slidingWindow : 0);
     info.headDim = c.headDim();
     info.hiddenSize = c.hiddenSize;
     info.vocabSize = c.vocabSize;
