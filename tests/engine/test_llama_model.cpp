@@ -11,6 +11,7 @@
 #include <attnscope/model_checkpoint.h>
 #include <attnscope/safetensors.h>
 
+#include "../support/tiny_llama.h"
 #include "../support/tiny_switch_transformers.h"
 #include "model/model_pass_bytes.h"
 #include "model/rotary_positions.h"
@@ -34,198 +35,6 @@ namespace {
 
 using Vec = std::vector<double>;
 using Mat = std::vector<Vec>;
-
-struct LlamaSpec {
-    std::string type = "llama";
-    std::int64_t vocab = 50, hidden = 24, heads = 4, kvHeads = 2, headDim = 8, inner = 40, layers = 2;
-    bool bias = false;          // attention_bias
-    std::int64_t window = 0;    // sliding_window (mistral: every layer; qwen2: from windowFrom on)
-    std::int64_t windowFrom = 0;  // qwen2's max_window_layers
-    std::string rope = "null";  // the rope_scaling JSON
-    double theta = 10000;
-    std::string prefix = "model.";
-    std::int64_t experts = 0, topK = 2;  // num_local_experts / num_experts, num_experts_per_tok
-    bool normalize = true;               // norm_topk_prob (mixtral: always)
-    std::int64_t expertInner = 40, sharedInner = 0, sparseStep = 1;  // qwen2_moe's sizes, decoder_sparse_step
-    double clip = 0;                     // olmoe's clip_qkv
-    std::string halfType;                // "BF16" or "F16": weights stored so; "": F32
-
-    bool qwenLayout() const { return type == "qwen2_moe" || type == "olmoe"; }
-    bool qkvBias() const { return bias || type == "qwen2" || type == "qwen2_moe"; }
-    bool outputBias() const { return bias && type != "qwen2" && type != "qwen2_moe"; }
-    bool perHeadNorm() const { return type == "qwen3"; }
-    bool wholeNorm() const { return type == "olmoe"; }
-    bool sparse(std::int64_t layer) const { return experts > 0 && (layer + 1) % sparseStep == 0; }
-    bool slides(std::int64_t layer) const { return window > 0 && layer >= windowFrom; }
-    std::string routerName(const std::string& p) const { return p + (qwenLayout() ? "mlp.gate.weight" : "block_sparse_moe.gate.weight"); }
-    // gate, up, down of expert e
-    std::array<std::string, 3> expertNames(const std::string& p, std::int64_t e) const {
-        if (qwenLayout()) {
-            const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
-            return {x + "gate_proj.weight", x + "up_proj.weight", x + "down_proj.weight"};
-        }
-        const std::string x = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
-        return {x + "w1.weight", x + "w3.weight", x + "w2.weight"};
-    }
-    std::string configJson(const std::string& extra = "") const {
-        std::string moe;
-        if (experts > 0 && type == "mixtral")
-            moe = ", \"num_local_experts\": " + std::to_string(experts) + ", \"num_experts_per_tok\": " + std::to_string(topK);
-        else if (experts > 0)
-            moe = ", \"num_experts\": " + std::to_string(experts) + ", \"num_experts_per_tok\": " + std::to_string(topK) +
-                  ", \"norm_topk_prob\": " + (normalize ? "true" : "false") + ", \"moe_intermediate_size\": " +
-                  std::to_string(expertInner) + ", \"shared_expert_intermediate_size\": " + std::to_string(sharedInner) +
-                  ", \"decoder_sparse_step\": " + std::to_string(sparseStep) + ", \"mlp_only_layers\": []";
-        std::string sliding;
-        if (window > 0 && (type == "qwen2" || type == "qwen3"))
-            sliding = ", \"use_sliding_window\": true, \"sliding_window\": " + std::to_string(window) +
-                      ", \"max_window_layers\": " + std::to_string(windowFrom);
-        else if (window > 0)
-            sliding = ", \"sliding_window\": " + std::to_string(window);
-        return "{\"model_type\": \"" + type + "\", \"vocab_size\": " + std::to_string(vocab) + ", \"hidden_size\": " +
-               std::to_string(hidden) + ", \"num_attention_heads\": " + std::to_string(heads) +
-               ", \"num_key_value_heads\": " + std::to_string(kvHeads) + ", \"head_dim\": " + std::to_string(headDim) +
-               ", \"intermediate_size\": " + std::to_string(type == "olmoe" ? expertInner : inner) +
-               ", \"num_hidden_layers\": " + std::to_string(layers) +
-               ", \"max_position_embeddings\": 64, \"rms_norm_eps\": 1e-05, \"rope_theta\": " + std::to_string(theta) +
-               ", \"rope_scaling\": " + rope + ", \"attention_bias\": " + (bias ? "true" : "false") +
-               ", \"hidden_act\": \"silu\", \"bos_token_id\": 1, \"eos_token_id\": 2" + sliding + moe +
-               (clip > 0 ? ", \"clip_qkv\": " + std::to_string(clip) : std::string()) + extra + "}";
-    }
-};
-
-// Rounds to the nearest BF16 (ties to even), as the stored weight holds it.
-std::uint16_t toBf16(float value) {
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &value, 4);
-    bits += 0x7FFF + ((bits >> 16) & 1);
-    return static_cast<std::uint16_t>(bits >> 16);
-}
-float fromBf16(std::uint16_t h) {
-    const std::uint32_t bits = std::uint32_t{h} << 16;
-    float value = 0;
-    std::memcpy(&value, &bits, 4);
-    return value;
-}
-
-// IEEE half, nearest (ties to even); values below its normal range become 0 (the weights here
-// are never near 65504).
-std::uint16_t toF16(float value) {
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &value, 4);
-    const std::uint32_t sign = (bits >> 16) & 0x8000;
-    const int exponent = static_cast<int>((bits >> 23) & 0xFF) - 127 + 15;
-    if (exponent <= 0) return static_cast<std::uint16_t>(sign);
-    const std::uint32_t mantissa = bits & 0x7FFFFF, rest = mantissa & 0x1FFF;
-    std::uint32_t half = sign | (static_cast<std::uint32_t>(exponent) << 10) | (mantissa >> 13);
-    if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half;
-    return static_cast<std::uint16_t>(half);
-}
-float fromF16(std::uint16_t h) {
-    const std::uint32_t exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
-    if (exponent == 0) return (h & 0x8000) ? -0.0f : 0.0f;  // (toF16 writes no subnormals)
-    const std::uint32_t bits = (std::uint32_t{h} & 0x8000) << 16 | (exponent - 15 + 127) << 23 | mantissa << 13;
-    float value = 0;
-    std::memcpy(&value, &bits, 4);
-    return value;
-}
-
-std::uint16_t toHalf(const std::string& type, float v) { return type == "F16" ? toF16(v) : toBf16(v); }
-float roundedAs(const std::string& type, float v) {
-    if (type.empty()) return v;
-    return type == "F16" ? fromF16(toF16(v)) : fromBf16(toBf16(v));
-}
-
-TensorMap llamaTensors(const LlamaSpec& s) {
-    std::mt19937_64 rng(9);
-    TensorMap t;
-    auto add = [&](const std::string& name, std::vector<std::int64_t> shape, double stddev, double mean = 0.0) {
-        std::normal_distribution<float> normal(static_cast<float>(mean), static_cast<float>(stddev));
-        PlainTensor x = PlainTensor::zeros(DType::F32, shape);
-        for (float& v : x.f32) v = roundedAs(s.halfType, normal(rng));
-        t[name] = std::move(x);
-    };
-    auto swiglu = [&](const std::array<std::string, 3>& names, std::int64_t width) {
-        add(names[0], {width, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
-        add(names[1], {width, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
-        add(names[2], {s.hidden, width}, 1.0 / std::sqrt(double(width)));
-    };
-    const std::int64_t q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
-    add("embed_tokens.weight", {s.vocab, s.hidden}, 1.0);
-    for (std::int64_t l = 0; l < s.layers; ++l) {
-        const std::string p = "layers." + std::to_string(l) + ".";
-        add(p + "input_layernorm.weight", {s.hidden}, 0.1, 1.0);
-        add(p + "post_attention_layernorm.weight", {s.hidden}, 0.1, 1.0);
-        for (const auto& [name, rows, cols] : {std::tuple<const char*, std::int64_t, std::int64_t>{"self_attn.q_proj", q, s.hidden},
-                                               {"self_attn.k_proj", kv, s.hidden}, {"self_attn.v_proj", kv, s.hidden},
-                                               {"self_attn.o_proj", s.hidden, q}}) {
-            add(p + name + ".weight", {rows, cols}, 1.0 / std::sqrt(double(cols)));
-            const bool output = std::string(name) == "self_attn.o_proj";
-            if (output ? s.outputBias() : s.qkvBias()) add(p + name + ".bias", {rows}, 0.1);
-        }
-        if (s.perHeadNorm() || s.wholeNorm()) {
-            add(p + "self_attn.q_norm.weight", {s.perHeadNorm() ? s.headDim : q}, 0.1, 1.0);
-            add(p + "self_attn.k_norm.weight", {s.perHeadNorm() ? s.headDim : kv}, 0.1, 1.0);
-        }
-        if (s.sparse(l)) {
-            add(s.routerName(p), {s.experts, s.hidden}, 1.0);
-            for (std::int64_t e = 0; e < s.experts; ++e) swiglu(s.expertNames(p, e), s.qwenLayout() ? s.expertInner : s.inner);
-            if (s.sharedInner > 0) {
-                swiglu({p + "mlp.shared_expert.gate_proj.weight", p + "mlp.shared_expert.up_proj.weight",
-                        p + "mlp.shared_expert.down_proj.weight"},
-                       s.sharedInner);
-                add(p + "mlp.shared_expert_gate.weight", {1, s.hidden}, 1.0);
-            }
-            continue;
-        }
-        swiglu({p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight", p + "mlp.down_proj.weight"}, s.inner);
-    }
-    add("norm.weight", {s.hidden}, 0.1, 1.0);
-    return t;
-}
-
-// A safetensors file of BF16 or F16 tensors written byte by byte (the writer keeps F32).
-void writeHalfSafetensors(const fs::path& path, const std::string& type, const std::map<std::string, const PlainTensor*>& tensors) {
-    std::string header = "{";
-    std::string data;
-    for (const auto& [name, t] : tensors) {
-        std::string shape;
-        for (auto d : t->shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
-        const std::size_t begin = data.size();
-        for (float v : t->f32) {
-            const std::uint16_t h = toHalf(type, v);
-            data.push_back(static_cast<char>(h & 0xFF));
-            data.push_back(static_cast<char>(h >> 8));
-        }
-        header += (header.size() > 1 ? "," : "") + ("\"" + name + "\":{\"dtype\":\"" + type + "\",\"shape\":[" + shape +
-                                                    "],\"data_offsets\":[" + std::to_string(begin) + "," +
-                                                    std::to_string(data.size()) + "]}");
-    }
-    header += "}";
-    while (header.size() % 8 != 0) header += ' ';
-    std::ofstream out(path, std::ios::binary);
-    const std::uint64_t size = header.size();
-    for (int b = 0; b < 8; ++b) out.put(static_cast<char>((size >> (8 * b)) & 0xFF));
-    out << header << data;
-}
-
-TensorMap writeLlamaFolder(const fs::path& dir, const LlamaSpec& s) {
-    fs::create_directories(dir);
-    writeText(dir / "config.json", s.configJson());
-    TensorMap tensors = llamaTensors(s);
-    const PlainTensor head = PlainTensor::zeros(DType::F32, {s.vocab, s.hidden});  // the LM head, not read
-    if (!s.halfType.empty()) {
-        std::map<std::string, const PlainTensor*> named{{"lm_head.weight", &head}};
-        for (const auto& [name, t] : tensors) named[s.prefix + name] = &t;
-        writeHalfSafetensors(dir / "model.safetensors", s.halfType, named);
-        return tensors;
-    }
-    std::vector<StWriteItem> items{StWriteItem("lm_head.weight", &head)};
-    for (const auto& [name, t] : tensors) items.push_back(StWriteItem(s.prefix + name, &t));
-    auto written = writeSafetensors((dir / "model.safetensors").string(), items, {{"format", "pt"}});
-    if (!written) throw std::runtime_error(written.error().message);
-    return tensors;
-}
 
 // ---- the reference, in double -------------------------------------------------------------
 
@@ -421,27 +230,6 @@ Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<st
     return ref;
 }
 
-// A fresh folder and engine per test (`Base`: plain or parameterised).
-template <typename Base>
-class LlamaFolder : public Base {
-protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        std::string name = std::string(info->test_suite_name()) + "-" + info->name();
-        std::replace(name.begin(), name.end(), '/', '-');
-        m_dir = fs::temp_directory_path() / ("attnscope-llama-" + std::to_string(::getpid()) + "-" + name);
-        fs::remove_all(m_dir);
-        auto engine = Engine::create();
-        ASSERT_TRUE(engine.ok());
-        m_engine = std::move(engine.value());
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    fs::path m_dir;
-    std::unique_ptr<Engine> m_engine;
-};
-class LlamaModel : public LlamaFolder<::testing::TestWithParam<int>> {};
-class LlamaWeights : public LlamaFolder<::testing::Test> {};
-
 // 0: Llama, grouped heads, default rotary; 1: Mistral, a window of 3 keys, biases, no prefix;
 // 2: llama3 scaling whose 4 frequencies fall in all three of its regimes (wavelengths 6.3, 63:
 // kept; 628: blended; 6283: divided); 3: linear scaling, one key/value head for all; 4: Mixtral,
@@ -559,57 +347,6 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
 
 INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Range(0, 11));
 
-// Layers are read in float32 one at a time and released: a second pass reads them again and
-// gives the same values; the copy the pass holds is one layer's, not the model's.
-TEST_F(LlamaWeights, ASecondPassReadsTheReleasedLayersAgainAlike) {
-    LlamaSpec spec;
-    spec.type = "qwen2_moe";
-    spec.experts = 4;
-    spec.sharedInner = 16;
-    writeLlamaFolder(m_dir, spec);
-    ASSERT_TRUE(m_engine->openModel(m_dir.string()).ok());
-    ModelInput input;
-    input.ids = {1, 9, 4, 30, 2};
-    auto first = m_engine->forwardModel(input);
-    auto second = m_engine->forwardModel(input);
-    ASSERT_TRUE(first.ok() && second.ok());
-    for (std::size_t l = 0; l < 3; ++l) EXPECT_EQ(first.value()->hidden[l].f32, second.value()->hidden[l].f32) << l;
-    auto config = parseModelConfig(spec.configJson(), "config.json");
-    ASSERT_TRUE(config.ok());
-    std::uint64_t all = 0, layer0 = 0;
-    for (const auto& t : expectedTensors(config.value())) {
-        std::uint64_t bytes = 4;
-        for (auto d : t.shape) bytes *= std::uint64_t(d);
-        all += bytes;
-        if (t.name.rfind("layers.0.", 0) == 0) layer0 += bytes;
-    }
-    // 5 embedding rows + the final norm + one layer
-    EXPECT_EQ(modelPassBytes(config.value(), 5, false).weights, 5 * 24 * 4 + 24 * 4 + layer0);
-    EXPECT_LT(modelPassBytes(config.value(), 5, false).weights, all / 2);
-}
-
-// Before anything is read: the mapped files plus one layer in float32 against the budget.
-TEST_F(LlamaWeights, AModelOverTheMemoryBudgetIsRefusedAtOpenWithItsSize) {
-    const LlamaSpec spec;
-    writeLlamaFolder(m_dir, spec);
-    auto roomy = m_engine->openModel(m_dir.string());
-    ASSERT_TRUE(roomy.ok());
-    auto config = parseModelConfig(spec.configJson(), "config.json");
-    ASSERT_TRUE(config.ok());
-    const std::uint64_t need = roomy->weightBytes + modelPassBytes(config.value(), 1, false).weights;
-    auto budgeted = [](std::uint64_t bytes) {
-        EngineOptions options;
-        options.memoryBudgetBytes = bytes;
-        return std::move(Engine::create(options).value());
-    };
-    auto refused = budgeted(need - 1)->openModel(m_dir.string());
-    ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.error().code, ErrorCode::OutOfBudget);
-    EXPECT_NE(refused.error().message.find(m_dir.string() + ": the model needs"), std::string::npos) << refused.error().message;
-    EXPECT_NE(refused.error().message.find("over the memory budget"), std::string::npos);
-    EXPECT_TRUE(budgeted(need)->openModel(m_dir.string()).ok());
-}
-
 // Llama's and Mixtral's folders alike (Mixtral's routing besides).
 class LlamaTokenizer : public ::testing::TestWithParam<const char*> {};
 
@@ -699,25 +436,6 @@ TEST(LlamaCheckpoint, ConfigsItDoesNotComputeAreRefusedByName) {
     EXPECT_NE(refused(s.configJson()).find("'factor' is needed by yarn scaling"), std::string::npos);
 }
 
-// Experts where the config makes the layer dense are refused by name, not ignored.
-TEST_F(LlamaWeights, ExpertsInALayerTheConfigMakesDenseAreRefused) {
-    LlamaSpec spec;
-    spec.type = "qwen2_moe";
-    spec.experts = 4;
-    spec.sparseStep = 2;  // layer 0 dense
-    writeLlamaFolder(m_dir, spec);
-    TensorMap tensors = llamaTensors(spec);
-    tensors["layers.0.mlp.gate.weight"] = PlainTensor::zeros(DType::F32, {4, 24});  // a router it has no place for
-    std::vector<StWriteItem> items;
-    for (const auto& [name, t] : tensors) items.push_back(StWriteItem("model." + name, &t));
-    ASSERT_TRUE(writeSafetensors((m_dir / "model.safetensors").string(), items, {{"format", "pt"}}).ok());
-    auto refused = m_engine->openModel(m_dir.string());
-    ASSERT_FALSE(refused.ok());
-    EXPECT_NE(refused.error().message.find("puts experts in layer 0, which config.json makes dense (decoder_sparse_step, mlp_only_layers)"),
-              std::string::npos)
-        << refused.error().message;
-}
-
 // YaRN, worked by hand (docs/VARIANTS.md): head_dim 8, θ 10⁴, factor 4, old context 1000. The
 // dims turning 32 times and once over the old context sit at 8·ln(1000 / (32·2π)) / (2 ln 10⁴) =
 // 0.70 and 8·ln(1000 / 2π) / (2 ln 10⁴) = 2.20, so the ramp runs from 0 to 3: (0, 1/3, 2/3, 1).
@@ -777,31 +495,3 @@ TEST_F(LlamaWeights, AtlasGroupSimilarityComparesHeadsSharingAKeyValueHead) {
         }
 }
 
-// A run on a sliding layer carries the model's own window (the mask view draws it); others none.
-TEST_F(LlamaWeights, RunsOnSlidingLayersCarryTheModelsWindow) {
-    LlamaSpec qwen;
-    qwen.type = "qwen2";
-    qwen.window = 3;
-    qwen.windowFrom = 1;  // layer 0 full, layer 1 sliding
-    writeLlamaFolder(m_dir / "qwen2", qwen);
-    auto info = m_engine->openModel((m_dir / "qwen2").string());
-    ASSERT_TRUE(info.ok()) << info.error().message;
-    EXPECT_EQ(info->layerWindows, (std::vector<std::int64_t>{0, 3}));
-    for (const char* type : {"mistral", "llama"}) {
-        LlamaSpec spec;
-        spec.type = type;
-        spec.window = std::string(type) == "mistral" ? 3 : 0;
-        const fs::path dir = m_dir / type;
-        writeLlamaFolder(dir, spec);
-        writeTinySpiece(dir);  // a run tokenizes its text
-        fs::rename(dir / "spiece.model", dir / "tokenizer.model");
-        RunRequest request;
-        request.input.text = "the cat sat";
-        request.model = ModelLayerSource{dir.string(), 1};
-        request.variants.push_back(VariantRequest{"full", {{"causal", true}}});
-        auto run = m_engine->run(request);
-        ASSERT_TRUE(run.ok()) << run.error().message;
-        EXPECT_EQ(run.value()->modelWindow, spec.window) << type;
-        EXPECT_EQ(run.value()->modelKvHeads, 2);
-    }
-}

@@ -573,22 +573,13 @@ Result<PlainTensor> SafetensorsFile::read(const std::string& name) const {
         break;
     case StDType::F16:
     case StDType::BF16:
+    case StDType::F64: {
         out.dtype = DType::F32;
         out.f32.resize(count);
-        for (std::size_t i = 0; i < count; ++i) {
-            const std::uint16_t h = loadU16(src + 2 * i);
-            out.f32[i] = info->dtype == StDType::F16 ? halfToFloat(h) : bf16ToFloat(h);
-        }
+        auto converted = readF32Into(name, out.f32.data(), count);  // (finiteness is the caller's)
+        if (!converted) return converted.error();
         break;
-    case StDType::F64:
-        out.dtype = DType::F32;
-        out.f32.resize(count);
-        for (std::size_t i = 0; i < count; ++i) {
-            double value = 0.0;
-            std::memcpy(&value, src + 8 * i, sizeof value);
-            out.f32[i] = static_cast<float>(value);
-        }
-        break;
+    }
     default:
         return makeError(ErrorCode::Unsupported, m_path + ": tensor " + quoteName(name) + ": dtype " +
                                                      stDTypeName(info->dtype) + " not supported");
