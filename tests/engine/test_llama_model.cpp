@@ -359,6 +359,8 @@ TEST_P(LlamaTokenizer, TokenizerModelPutsTheBeginningTokenFirst) {
     writeLlamaFolder(dir, spec);
     writeTinySpiece(dir);  // spiece.model: the same format as tokenizer.model
     fs::rename(dir / "spiece.model", dir / "tokenizer.model");
+    // A tokenizer.json of a shape not read here leaves the SentencePiece model to serve.
+    std::ofstream(dir / "tokenizer.json") << R"({"model": {"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 0}})";
     auto engine = Engine::create();
     ASSERT_TRUE(engine.ok());
     auto info = (*engine)->openModel(dir.string());

@@ -151,16 +151,19 @@ Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::stri
     // T5's tokenizer.json is a Unigram model; its spiece.model holds the same and more exactly.
     const bool t5 = modelType == "switch_transformers" || modelType == "t5";
     if (t5 && isFile(dir / "spiece.model")) return loadSentencePieceTokenizer((dir / "spiece.model").string(), -1, eosId);
-    // Llama 2, Mistral and TinyLlama ship tokenizer.model: the SentencePiece model itself.
+    // Llama 2, Mistral and TinyLlama ship tokenizer.model (the SentencePiece model) and usually
+    // tokenizer.json too: the JSON is read first, as transformers' fast tokenizers do; the
+    // SentencePiece model serves when the JSON is missing or of a shape not read here.
     const bool llama = modelType == "llama" || modelType == "mistral" || modelType == "mixtral";
-    if (llama && isFile(dir / "tokenizer.model"))
-        return loadSentencePieceTokenizer((dir / "tokenizer.model").string(), bosId, -1);
+    const bool sentencePieceModel = llama && isFile(dir / "tokenizer.model");
     const std::filesystem::path tokenizerJson = dir / "tokenizer.json";
     if (isFile(tokenizerJson)) {
         auto text = readWholeFile(tokenizerJson.string(), kMaxTokenizerFileBytes);
         if (!text) return text.error();
-        return makeTokenizerFromJson(text.value(), tokenizerJson.string());
+        auto fromJson = makeTokenizerFromJson(text.value(), tokenizerJson.string());
+        if (fromJson || !sentencePieceModel || fromJson.error().code != ErrorCode::Unsupported) return fromJson;
     }
+    if (sentencePieceModel) return loadSentencePieceTokenizer((dir / "tokenizer.model").string(), bosId, -1);
 
     // Byte-level models (the built-in trainer's Transformer-XL) need no tokenizer file.
     if (modelType == "transfo-xl") return makeByteTokenizer();

@@ -1,10 +1,12 @@
 // tokenizer.json (HF tokenizers) for the shapes we support: BERT (WordPiece + BertNormalizer +
 // BertPreTokenizer), GPT-2/RoBERTa (BPE + ByteLevel) and Llama 3 / Qwen2 / Qwen3 / SmolLM (BPE +
-// a Split regex then ByteLevel, an optional NFC normalizer). Anything else is refused by name
-// rather than approximated (FORMATS.md §1.7.3).
+// a Split regex then ByteLevel, an optional NFC normalizer) and Llama 2 / Mistral / TinyLlama (BPE
+// over "▁"-joined text with byte fallback: a Prepend + Replace normalizer or a Metaspace
+// pre-tokenizer). Anything else is refused by name rather than approximated (FORMATS.md §1.7.3).
 
 #include "plain/strict_json.h"
 #include "tokenize/byte_level_bpe.h"
+#include "tokenize/metaspace_bpe.h"
 #include "tokenize/tokenizer_common.h"
 #include "tokenize/wordpiece.h"
 
@@ -30,8 +32,9 @@ struct FieldError {
 }
 
 [[noreturn]] void unsupported(const std::string& where, const std::string& what) {
-    fail(where, what + " not supported (AttnScope reads the BERT WordPiece shape and byte-level BPE: GPT-2/RoBERTa's, "
-                       "or a Split regex then ByteLevel as Llama 3 and Qwen have)",
+    fail(where, what + " not supported (AttnScope reads the BERT WordPiece shape, byte-level BPE: GPT-2/RoBERTa's, "
+                       "or a Split regex then ByteLevel as Llama 3 and Qwen have, and SentencePiece-style BPE with "
+                       "byte fallback as Llama 2 and Mistral have)",
          ErrorCode::Unsupported);
 }
 
@@ -332,6 +335,134 @@ std::vector<MergeRule> parseMerges(const Json& model, const std::string& source)
     return out;
 }
 
+/// The components of a Sequence (or the one component itself); empty for null.
+std::vector<const Json*> componentList(const Json& root, const char* key, const char* listKey) {
+    const Json* c = member(root, key);
+    if (c == nullptr) return {};
+    const std::string where = std::string("$.") + key;
+    if (!c->is_object()) fail(where, "must be an object or null");
+    if (stringField(*c, "type", "", where) != "Sequence") return {c};
+    const Json* list = member(*c, listKey);
+    if (list == nullptr || !list->is_array()) fail(where, "a Sequence needs a list");
+    std::vector<const Json*> out;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        if (!(*list)[i].is_object()) fail(where + "." + listKey + "[" + std::to_string(i) + "]", "must be an object");
+        out.push_back(&(*list)[i]);
+    }
+    return out;
+}
+
+bool hasComponent(const Json& root, const char* key, const char* listKey, std::initializer_list<const char*> types) {
+    for (const Json* c : componentList(root, key, listKey)) {
+        const Json* type = member(*c, "type");
+        if (type == nullptr || !type->is_string()) continue;
+        for (const char* t : types)
+            if (type->get<std::string>() == t) return true;
+    }
+    return false;
+}
+
+/// Llama 2's and Mistral's shape: BPE with byte fallback over text whose spaces became "▁".
+bool isMetaspaceShape(const Json& root, const Json& model) {
+    return boolField(model, "byte_fallback", false, "$.model") ||
+           hasComponent(root, "normalizer", "normalizers", {"Prepend", "Replace"}) ||
+           hasComponent(root, "pre_tokenizer", "pretokenizers", {"Metaspace"}) ||
+           hasComponent(root, "decoder", "decoders", {"Metaspace", "ByteFallback"});
+}
+
+/// Sequence [Prepend "▁", Replace " " → "▁"] (tokenizers ≥ 0.14's Llama 2 files). Returns
+/// whether the normalizer replaces spaces.
+bool readMetaspaceNormalizer(const Json& root, MetaspaceBpeOptions& options) {
+    bool prepends = false, replaces = false;
+    const std::vector<const Json*> list = componentList(root, "normalizer", "normalizers");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string at = list.size() == 1 ? "$.normalizer" : "$.normalizer.normalizers[" + std::to_string(i) + "]";
+        const Json& c = *list[i];
+        const std::string type = stringField(c, "type", "", at);
+        if (type == "Prepend") {
+            options.replacement = stringField(c, "prepend", "", at);
+            if (options.replacement.empty()) fail(at + ".prepend", "must be a non-empty string");
+            prepends = true;
+        } else if (type == "Replace") {
+            const Json* pattern = member(c, "pattern");
+            const Json* plain = pattern != nullptr && pattern->is_object() ? member(*pattern, "String") : nullptr;
+            if (plain == nullptr || !plain->is_string() || plain->get<std::string>() != " ")
+                unsupported(at + ".pattern", "a Replace of anything but {\"String\": \" \"} is");
+            const std::string content = stringField(c, "content", "", at);
+            if (prepends && content != options.replacement)
+                fail(at + ".content", "must be the prepended " + quoteForMessage(options.replacement));
+            options.replacement = content;
+            replaces = true;
+        } else {
+            unsupported(at, "normalizer type " + quoteForMessage(type) + " with SentencePiece-style BPE is");
+        }
+    }
+    if (prepends != replaces) unsupported("$.normalizer", "a Prepend without a Replace of spaces (or the reverse) is");
+    if (replaces && options.replacement.empty()) fail("$.normalizer", "the replacement must not be empty");
+    options.prepend = prepends ? MetaspacePrepend::Always : MetaspacePrepend::Never;
+    return replaces;
+}
+
+/// Metaspace {replacement, prepend_scheme | add_prefix_space, split} (older Llama 2 files, Mistral v0.3).
+void readMetaspacePreTokenizer(const Json& root, bool normalizerReplaces, MetaspaceBpeOptions& options) {
+    const Json* pre = nullptr;
+    const std::string type = componentType(root, "pre_tokenizer", &pre);
+    if (type.empty()) {
+        if (!normalizerReplaces)
+            unsupported("$.pre_tokenizer", "SentencePiece-style BPE without a Metaspace pre-tokenizer or a normalizer replacing spaces is");
+        return;
+    }
+    const std::string where = "$.pre_tokenizer";
+    if (type != "Metaspace" || normalizerReplaces)
+        unsupported(where, "pre-tokenizer type " + quoteForMessage(type) + " with SentencePiece-style BPE is");
+    options.replacement = stringField(*pre, "replacement", "\u2581", where);
+    if (options.replacement.empty()) fail(where + ".replacement", "must not be empty");
+    if (const Json* scheme = member(*pre, "prepend_scheme")) {
+        const std::string s = scheme->is_string() ? scheme->get<std::string>() : std::string();
+        if (s == "always") options.prepend = MetaspacePrepend::IfMissing;
+        else if (s == "first") options.prepend = MetaspacePrepend::First;
+        else if (s == "never") options.prepend = MetaspacePrepend::Never;
+        else fail(where + ".prepend_scheme", "must be \"always\", \"first\" or \"never\"");
+    } else {
+        options.prepend = boolField(*pre, "add_prefix_space", true, where) ? MetaspacePrepend::IfMissing : MetaspacePrepend::Never;
+    }
+    options.splitAtReplacement = boolField(*pre, "split", true, where);
+}
+
+void checkMetaspaceDecoder(const Json& root) {
+    const std::vector<const Json*> list = componentList(root, "decoder", "decoders");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string at = "$.decoder" + (list.size() == 1 ? std::string() : ".decoders[" + std::to_string(i) + "]");
+        const std::string type = stringField(*list[i], "type", "", at);
+        if (type != "Metaspace" && type != "Replace" && type != "ByteFallback" && type != "Fuse" && type != "Strip")
+            unsupported(at, "decoder type " + quoteForMessage(type) + " with SentencePiece-style BPE is");
+    }
+}
+
+Result<std::shared_ptr<const ModelTokenizer>> buildMetaspaceBpe(const Json& root, const Json& model,
+                                                                const std::vector<AddedToken>& added,
+                                                                const std::string& source) {
+    MetaspaceBpeData data;
+    data.options.source = source;
+    data.options.byteFallback = boolField(model, "byte_fallback", false, "$.model");
+    data.options.fuseUnk = boolField(model, "fuse_unk", false, "$.model");
+    data.options.ignoreMerges = boolField(model, "ignore_merges", false, "$.model");
+    data.options.unkToken = stringField(model, "unk_token", "", "$.model");
+    data.vocab = parseVocab(model);
+    addToVocab(data.vocab, added);
+    data.merges = parseMerges(model, source);
+    data.special.assign(data.vocab.tokens.size(), false);
+    for (const AddedToken& t : added) {
+        data.options.specialTokens.push_back(t.content);
+        if (t.special) data.special[static_cast<std::size_t>(t.id)] = true;
+    }
+    const bool replaces = readMetaspaceNormalizer(root, data.options);
+    readMetaspacePreTokenizer(root, replaces, data.options);
+    checkMetaspaceDecoder(root);
+    data.options.singleTemplate = parsePostProcessor(root, false);
+    return buildMetaspaceBpeTokenizer(std::move(data));
+}
+
 Result<std::shared_ptr<const ModelTokenizer>> buildBpe(const Json& root, const Json& model,
                                                        const std::vector<AddedToken>& added, const std::string& source) {
     ByteLevelBpeData data;
@@ -344,7 +475,7 @@ Result<std::shared_ptr<const ModelTokenizer>> buildBpe(const Json& root, const J
         unsupported("$.model.continuing_subword_prefix", "a BPE continuing_subword_prefix is");
     if (!stringField(model, "end_of_word_suffix", "", "$.model").empty())
         unsupported("$.model.end_of_word_suffix", "a BPE end_of_word_suffix is");
-    if (boolField(model, "byte_fallback", false, "$.model")) unsupported("$.model.byte_fallback", "BPE byte_fallback is");
+    if (isMetaspaceShape(root, model)) return buildMetaspaceBpe(root, model, added, source);
     data.options.ignoreMerges = boolField(model, "ignore_merges", false, "$.model");
     data.vocab = parseVocab(model);
     addToVocab(data.vocab, added);

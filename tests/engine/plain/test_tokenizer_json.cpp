@@ -127,8 +127,9 @@ TEST(TokenizerJson, UnsupportedShapesAreRefusedByName) {
                   "tokenizer type 'Unigram' not supported");
     expectRefused(R"({"model": {"type": "WordLevel", "vocab": {"a": 0}}})", ErrorCode::Unsupported,
                   "tokenizer type 'WordLevel' not supported");
+    // A Metaspace pre-tokenizer makes it SentencePiece-style BPE, which a ByteLevel decoder is not.
     expectRefused(bpeJson(R"([])", "null", R"({"type": "Metaspace", "replacement": "_"})"), ErrorCode::Unsupported,
-                  "pre-tokenizer type 'Metaspace' with BPE is not supported");
+                  "decoder type 'ByteLevel' with SentencePiece-style BPE is not supported");
     std::string nfkc = bpeJson(R"([])");
     nfkc.replace(nfkc.find(R"("normalizer": null)"), 18, R"("normalizer": {"type": "NFKC"})");
     expectRefused(nfkc, ErrorCode::Unsupported, "normalizer type 'NFKC' with byte-level BPE is not supported");
