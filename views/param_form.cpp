@@ -206,6 +206,7 @@ void ParamForm::setVariant(const engine::VariantInfo& info) {
         m_editors.push_back(editor);
     }
     linkDefaults();
+    showImageDefaults();
     if (m_info.params.empty()) {
         auto* none = new QLabel(tr("This variant has no parameters."), this);
         none->setEnabled(false);
@@ -234,6 +235,38 @@ void ParamForm::linkDefaults() {
             target->setValue(value);
             m_following = false;
         });
+    }
+}
+
+void ParamForm::setImageGrid(const std::optional<engine::GridShape>& grid) {
+    m_imageGrid = grid;
+    showImageDefaults();
+}
+
+void ParamForm::showImageDefaults() {
+    for (std::size_t i = 0; i < m_info.params.size() && i < m_editors.size(); ++i) {
+        const ParamSpec& spec = m_info.params[i];
+        if (spec.imageDefault == engine::ImageDefault::None || spec.type != ParamType::Int) continue;
+        auto* spin = static_cast<QSpinBox*>(m_editors[i]);
+        if (!spin->property("followsImage").isValid()) {  // first time: follow until the user edits it
+            spin->setProperty("followsImage", true);
+            connect(spin, &QSpinBox::valueChanged, this, [this, spin, name = QString::fromStdString(spec.name)] {
+                if (m_following) return;
+                spin->setProperty("followsImage", false);  // the user's value from now on
+                if (fieldNote(name).contains(tr("from the image"))) setFieldNote(name, QString(), false);
+            });
+        }
+        if (!spin->property("followsImage").toBool()) continue;
+        const auto value = m_imageGrid ? engine::imageDefaultValue(spec.imageDefault, *m_imageGrid) : std::nullopt;
+        m_following = true;
+        spin->setValue(static_cast<int>(value ? *value : std::get<std::int64_t>(spec.defaultValue)));
+        m_following = false;
+        if (value)
+            setFieldNote(QString::fromStdString(spec.name),
+                         tr("%1, from the image (%2)").arg(*value).arg(QString::fromStdString(engine::imageDefaultReason(spec.imageDefault, *m_imageGrid))),
+                         /*problem=*/false);
+        else if (fieldNote(QString::fromStdString(spec.name)).contains(tr("from the image")))
+            setFieldNote(QString::fromStdString(spec.name), QString(), false);
     }
 }
 
@@ -339,6 +372,7 @@ void ParamForm::clearFieldNotes() {
         m_editors[i]->setPalette(QPalette());
         m_editors[i]->setProperty("problem", false);
     }
+    showImageDefaults();  // (the values an image gives keep their note)
 }
 
 QString ParamForm::fieldNote(const QString& param) const {

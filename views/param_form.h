@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QFormLayout;
@@ -35,6 +36,12 @@ public:
     QStringList applyTexts(const QStringList& texts);
     /// Names of list parameters whose text has entries that are not numbers.
     QStringList invalidParams() const;
+
+    /// The input is an image of this grid (nullopt: not an image). Parameters that take a value
+    /// from the image (ParamSpec::imageDefault: the Sparse Transformer's stride, local2d's width)
+    /// show it, with a note saying so, until the user changes them; back to the schema default
+    /// when the input is text again. Kept across setVariant.
+    void setImageGrid(const std::optional<engine::GridShape>& grid);
 
     /// Shows `text` under the parameter's field; a problem also marks the field. With `fixLabel`,
     /// a button beside the text calls `fix` (e.g. "Set pad = true"). Unknown names are ignored.
@@ -69,7 +76,10 @@ private:
     /// A parameter whose default follows another (ParamSpec::defaultFrom) takes that one's value
     /// as it changes, until the user sets it.
     void linkDefaults();
+    /// Puts the image's values into the fields that still follow it (setImageGrid).
+    void showImageDefaults();
     bool m_following = false;  // (a followed value is being copied: not the user's edit)
+    std::optional<engine::GridShape> m_imageGrid;
 };
 
 }  // namespace attnscope::views

@@ -60,6 +60,18 @@ int analyzeCommand(const AnalyzeOptions& options) {
     const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
     AtlasRequest request;
     request.text = text;
+    if (!options.image.empty()) {
+        auto picture = pictureSpec(options.image);
+        if (!picture) {
+            printError(picture.error().message);
+            return kExitFailure;
+        }
+        request.image = std::move(picture.value());
+        request.imageOptions.fusion = headFusionFromName(options.headFusion).value_or(HeadFusion::Mean);
+        request.imageOptions.discardRatio = options.discardRatio;
+        request.imageOptions.massShare = options.massShare;
+        request.imageOptions.flow = !options.noFlow;
+    }
     request.settings = std::move(settings.value());
     auto atlas = (*engine)->analyzeModel(request, commandProgress(showProgress));
     clearProgressLine(showProgress);

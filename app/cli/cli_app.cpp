@@ -68,6 +68,16 @@ void CliParse::addRunCommand() {
                                          "variant on --layer's q, k, v.");
     m_run->add_option("--layer", run.layer, "Layer of --model or --attention whose Q/K/V are used (from 0).")
         ->check(CLI::Range(0, 999));  // (needs one of the two: checked after parsing)
+    auto* image = m_run->add_option("--image", run.image,
+                                     "An image (PNG, JPEG, BMP, GIF, ...) as the input: its pixels or patches are the tokens.");
+    m_run->add_option("--image-tokens", run.imageTokens, "pixels (the image resized to --image-grid) | patches (--patch)")
+        ->check(CLI::IsMember({"pixels", "patches"}));
+    m_run->add_option("--image-grid", run.imageGrid, "ROWSxCOLS: the grid pixels mode resizes the image to (default 32x32).");
+    m_run->add_option("--patch", run.patch, "Patch side P in pixels (patches mode).")->check(CLI::Range(1, 4096));
+    m_run->add_option("--patch-fit", run.patchFit, "crop | pad: the remainder when P does not divide the image.")
+        ->check(CLI::IsMember({"crop", "pad"}));
+    m_run->add_flag("--cls", run.cls, "patches mode: a CLS token before the patches.");
+    image->excludes(m_runText)->excludes(textFile)->excludes(qkv)->excludes(attention);
     m_runText->excludes(textFile)->excludes(qkv)->excludes(attention);
     textFile->excludes(qkv)->excludes(attention);
     model->excludes(qkv)->excludes(attention);
@@ -104,6 +114,20 @@ void CliParse::addAnalyzeCommand() {
     m_analyzeText = m_analyze->add_option("--text", analyze.text, "Input text.");
     auto* analyzeTextFile = m_analyze->add_option("--text-file", analyze.textFile, "Read the input text from a file.");
     m_analyzeText->excludes(analyzeTextFile);
+    auto* analyzeImage = m_analyze->add_option(
+        "--image", analyze.image,
+        "A picture for a vision model (ViT, DeiT, DINO), prepared by its preprocessor_config.json: the atlas adds each "
+        "layer's [CLS] attention, rollout, flow and DINO's view over the picture.");
+    analyzeImage->excludes(m_analyzeText)->excludes(analyzeTextFile)->excludes(analyzeAttention);
+    m_analyze->add_option("--head-fusion", analyze.headFusion, "Rollout's head fusion: mean | max | min (default mean).")
+        ->check(CLI::IsMember({"mean", "max", "min"}));
+    m_analyze->add_option("--discard-ratio", analyze.discardRatio,
+                          "Rollout: the share of each layer's smallest fused weights set to 0 (default 0.9).")
+        ->check(CLI::Range(0.0, 0.999));
+    m_analyze->add_option("--mass-share", analyze.massShare,
+                          "DINO's view: the share of the [CLS] attention the shown patches hold (default 0.6).")
+        ->check(CLI::Range(0.001, 1.0));
+    m_analyze->add_flag("--no-flow", analyze.noFlow, "Skip attention flow (one max-flow problem per token).");
     m_analyze->add_option("--coverage", analyze.coverage,
                            "Coverage setting VARIANT[:NAME=VALUE,...] (repeatable; default: the catalog's settings, fitted to the input's length).");
     m_analyze->add_option("--threads", analyze.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));

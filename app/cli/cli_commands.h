@@ -1,6 +1,7 @@
 #pragma once
 // Sub-commands of attnscope-cli. Each returns the process exit status.
 
+#include <attnscope/image_input.h>
 #include <attnscope/moe_router.h>
 #include <attnscope/result.h>
 
@@ -25,6 +26,12 @@ struct RunOptions {
     std::string model;  ///< model folder: Q/K/V come from layer `layer` of this checkpoint
     std::string attention;  ///< captured-attention file: Q/K/V come from its layer `layer`
     int layer = 0;
+    std::string image;                   ///< an image file as the input (docs/IMAGES.md)
+    std::string imageTokens = "pixels";  ///< pixels | patches
+    std::string imageGrid = "32x32";     ///< pixels mode: ROWSxCOLS
+    int patch = 16;                      ///< patches mode: P
+    std::string patchFit = "crop";       ///< crop | pad
+    bool cls = false;                    ///< patches mode: a CLS token first
     std::string tokenizer = "words";
     int heads = 4;
     int headDim = 32;
@@ -44,6 +51,11 @@ struct AnalyzeOptions {
     std::string model;
     std::string text, textFile;
     std::vector<std::string> coverage;  ///< VARIANT[:NAME=VALUE,...]; empty = the default settings
+    std::string image;                  ///< a picture for a vision model (ViT, DeiT, DINO) instead of text
+    std::string headFusion = "mean";    ///< rollout: mean | max | min
+    double discardRatio = 0.9;          ///< rollout: share of the smallest fused weights dropped per layer
+    double massShare = 0.6;             ///< DINO's view: the share of the [CLS] attention kept
+    bool noFlow = false;                ///< skip attention flow (n max-flow problems)
     int threads = 0;
     std::uint64_t memoryBudget = 0;  ///< 0: 40 % of physical memory
     std::string out;
@@ -152,6 +164,11 @@ int starCommand(const StarOptions& options);
 
 /// The whole file as bytes; an Io error naming the path when it cannot be read.
 engine::Result<std::string> readTextFile(const std::string& path);
+/// `run --image` and its settings as the request's image input (cli_image.cpp; decodes with Qt).
+engine::Result<engine::ImageSpec> imageSpecFromOptions(const RunOptions& options);
+/// The picture at `path` with its file name, settings left at their defaults (a vision model's
+/// preprocessor decides the grid).
+engine::Result<engine::ImageSpec> pictureSpec(const std::string& path);
 
 /// The engine with `threads` LibTorch threads; on failure prints the error and returns nothing.
 std::optional<std::unique_ptr<engine::Engine>> createEngine(int threads, std::uint64_t memoryBudget);

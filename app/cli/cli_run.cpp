@@ -107,6 +107,14 @@ int runCommand(const RunOptions& options) {
         request.sharedQkv = std::move(qkv->qkv);
         request.keyPadding = std::move(qkv->keyPadding);
         request.variantInputs = std::move(qkv->variantInputs);
+    } else if (!options.image.empty()) {
+        auto spec = imageSpecFromOptions(options);
+        if (!spec) {
+            printError(spec.error().message);
+            return exitFor(spec.error());
+        }
+        request.input.image = std::move(spec.value());
+        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer};
     } else {
         auto kind = parseTokenizerKind(options.tokenizer);
         if (!kind) {

@@ -2,6 +2,7 @@
 
 #include "common/run_plan.h"
 #include "gui/compare_variants_editor.h"
+#include "gui/image_input_panel.h"
 #include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
@@ -55,6 +56,9 @@ void AtlasController::analyze() {
     }
     engine::AtlasRequest request;
     request.text = m_inputs->text()->toPlainText().toStdString();
+    // A vision model reads the picture; its flow (a max-flow problem per patch) is left to the CLI.
+    if (m_inputs->imageIsInput()) request.image = m_inputs->imageInput()->spec();
+    request.imageOptions.flow = false;
     request.settings = std::move(*settings);
     m_view->setBusy(true);
     m_view->setMessage(tr("Analysing %1…").arg(modelName()));

@@ -90,6 +90,7 @@ bool CompareVariantsEditor::addRow(const QString& id) {
     row.info->setForegroundRole(QPalette::PlaceholderText);
     boxLayout->addWidget(row.info);
     row.form = new views::ParamForm(row.box);
+    row.form->setImageGrid(m_imageGrid);
     boxLayout->addWidget(row.form);
     m_rowsLayout->addWidget(row.box);
 
@@ -186,6 +187,11 @@ QStringList CompareVariantsEditor::invalidParams() const {
         for (const QString& name : m_rows[static_cast<std::size_t>(i)].form->invalidParams())
             out << (i == 0 ? name : tr("compared variant %1: %2").arg(i + 1).arg(name));
     return out;
+}
+
+void CompareVariantsEditor::setImageGrid(const std::optional<engine::GridShape>& grid) {
+    m_imageGrid = grid;
+    for (const Row& row : m_rows) row.form->setImageGrid(grid);
 }
 
 }  // namespace attnscope::app

@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QComboBox;
@@ -54,6 +55,8 @@ public:
     void setRows(const std::vector<engine::VariantRequest>& rows);
     /// Parameters that do not parse, as "row 2: window".
     QStringList invalidParams() const;
+    /// Every row's form shows the values an image input gives (ParamForm::setImageGrid).
+    void setImageGrid(const std::optional<engine::GridShape>& grid);
 
 Q_SIGNALS:
     /// A row was added or removed, or a row's variant changed.
@@ -76,6 +79,7 @@ private:
     std::vector<Row> m_rows;
     QVBoxLayout* m_rowsLayout = nullptr;
     QPushButton* m_add = nullptr;
+    std::optional<engine::GridShape> m_imageGrid;
 };
 
 }  // namespace attnscope::app

@@ -66,6 +66,11 @@ void DocumentController::reportOpenError(const QString& message) {
 
 QString DocumentController::openPath(const QString& path) {
     if (const auto model = m_host.openModelPath(path)) return *model;
+    if (m_host.openImagePath)
+        if (const auto image = m_host.openImagePath(path)) {
+            if (image->isEmpty()) m_recent->remember(path);
+            return *image;
+        }
     QString error;
     const auto bytes = Session::readFile(path, &error);
     if (!bytes) {

@@ -32,6 +32,9 @@ public:
         /// A model folder, config.json or .safetensors: "" once its opening started; nullopt
         /// when `path` is not a model's.
         std::function<std::optional<QString>(const QString& path)> openModelPath;
+        /// An image file (judged by content): "" once it is the input, or the refusal; nullopt
+        /// when `path` is not an image.
+        std::function<std::optional<QString>(const QString& path)> openImagePath;
         /// `text` becomes the input, named `source`, with `title` in the window title; it runs.
         std::function<void(const QString& text, const QString& source, const QString& title)> useText;
         /// A session was opened or saved under this name: the window title names it.

@@ -1,5 +1,6 @@
 // attnscope-gui: the desktop app, started by the attnscope launcher. `--screenshot PATH` makes the README screenshots with the app itself.
 
+#include "common/image_file.h"
 #include "common/omp_wait_policy.h"
 #include "gui/app_settings.h"
 #include "gui/engine_runner.h"
@@ -69,6 +70,9 @@ struct Flags {
     QCommandLineOption windowSize{QStringLiteral("window-size"),
                                   QStringLiteral("With --screenshot: the window's size (default 1400x900; e.g. 1366x768)."),
                                   QStringLiteral("WxH")};
+    QCommandLineOption image{QStringLiteral("image"),
+                             QStringLiteral("Open this image as the input (its pixels or patches are the tokens; docs/IMAGES.md)."),
+                             QStringLiteral("PATH")};
     QCommandLineOption textFile{QStringLiteral("text-file"), QStringLiteral("Open this UTF-8 text file instead of the sample."),
                                 QStringLiteral("PATH")};
     QCommandLineOption variant{QStringLiteral("variant"), QStringLiteral("Select this variant id (see attnscope-cli variants)."),
@@ -119,7 +123,7 @@ struct Flags {
 
     void addTo(QCommandLineParser& parser) const {
         parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, tour, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
-                           screenshot, windowSize, textFile, session});
+                           screenshot, windowSize, textFile, image, session});
     }
 };
 
@@ -201,6 +205,16 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     }
     if (parser.isSet(f.variant)) s.settings.variantId = parser.value(f.variant);
     if (const int rc = readView(parser.value(f.view), options)) return rc;
+    if (parser.isSet(f.image)) {
+        auto picture = attnscope::app::readImageFile(parser.value(f.image));
+        if (!picture) {
+            printError(QString::fromStdString(picture.error().message));
+            return 2;
+        }
+        options.initialImage = picture.value();
+        options.initialImageName = QFileInfo(parser.value(f.image)).fileName();
+        if (!parser.isSet(f.view)) options.initialView = attnscope::app::ViewTab::Image;
+    }
     options.compareVariant = parser.value(f.compare);
     options.params = parser.values(f.param);
     options.compareParams = parser.values(f.compareParam);

@@ -1,5 +1,7 @@
 #include "gui/main_window.h"
 
+#include "common/image_file.h"
+
 #include "gui/compare_variants_editor.h"
 #include "gui/cost_tab_controller.h"
 #include "gui/engine_runner.h"
@@ -22,6 +24,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QMessageBox>
 #include <QPushButton>
@@ -46,6 +49,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     if (!options.compareVariant.isEmpty()) m_preferredCompare = options.compareVariant.section(QLatin1Char(','), 0, 0).trimmed();
     buildUi(settings);
     buildDocuments();
+    if (!options.initialImage.isNull()) useImage(options.initialImage, options.initialImageName);
     showView(options.initialView);  // before the variants are known: starts no run
     buildActions();
     uiRestoreHabits(settings);
@@ -261,6 +265,33 @@ void MainWindow::flushPendingResult() { m_views->flushResult(); }
 
 void MainWindow::showNextHead() { m_views->stepHead(+1); }
 void MainWindow::showPreviousHead() { m_views->stepHead(-1); }
+
+void MainWindow::openImageFile() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Image"), QString(), imageFileFilter() + tr(";;All files (*)"));
+    if (!path.isEmpty()) openImage(path);
+}
+
+QString MainWindow::openImage(const QString& path) {
+    auto picture = readImageFile(path);
+    if (!picture) {
+        const QString message = QString::fromStdString(picture.error().message) + tr(". The input and the shown result are unchanged.");
+        setStatusMessage(message, message);
+        if (m_options.showErrorDialogs) QMessageBox::warning(this, tr("Cannot open the image"), message);
+        return message;
+    }
+    const QString name = QFileInfo(path).fileName();
+    useImage(picture.value(), name);
+    showView(View::Image);
+    uiStartRun(true);
+    return {};
+}
+
+void MainWindow::useImage(const QImage& picture, const QString& name) {
+    m_inputs->useImage(picture, name);
+    m_views->setPicture(picture);
+    m_options.textSource = name;
+    uiSetSourceTitle(name);
+}
 
 void MainWindow::openTextFile() {
     const QString path =

@@ -14,6 +14,7 @@
 #include <attnscope/variant_info.h>
 
 #include <QHash>
+#include <QImage>
 #include <QMainWindow>
 #include <QString>
 
@@ -75,6 +76,9 @@ public:
         QStringList compareParams;
         /// Writes File → Recent to QSettings on every change (the app; off in tests).
         bool persistRecentFiles = false;
+        /// A picture opened at start (--image), its file name: the input instead of the text.
+        QImage initialImage;
+        QString initialImageName;
         /// A model folder opened at start (its layer `modelLayer` becomes the Q/K/V source).
         QString modelFolder;
         int modelLayer = 0;
@@ -125,8 +129,11 @@ public:
     /// Checks the session against the variant schemas, then applies it and runs it. Returns the
     /// message when it is refused; nothing is changed then.
     QString applySession(const SessionState& session);
-    /// Opens a session or a text file, judged by content; errors are also shown. Empty on success.
+    /// Opens a session, an image or a text file, judged by content; errors are also shown. Empty on success.
     QString openPath(const QString& path);
+    /// An image file becomes the input and runs; a file that cannot be read is refused with the
+    /// reason and the shown input and result stay. Empty on success.
+    QString openImage(const QString& path);
     /// Saves the session to `path`, which becomes the current session file. Empty on success.
     QString saveSessionTo(const QString& path);
     QString sessionPath() const;
@@ -148,6 +155,7 @@ public Q_SLOTS:
     void showNextHead();
     void showPreviousHead();
     void openTextFile();
+    void openImageFile();
     /// "light" or "dark": Fusion palettes for the whole application; plots follow.
     void setTheme(const QString& name);
     /// Switches the view tab. The Compare tab runs both variants in one request when the shown
@@ -174,6 +182,8 @@ Q_SIGNALS:
     void modelOpenFailed(QString message);
 
 private:
+    /// The picture becomes the input (text kept), the Image tab shows; no run.
+    void useImage(const QImage& picture, const QString& name);
     /// File ▸ Open / Save Session, Recent and drops (DocumentController).
     void buildDocuments();
     /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.

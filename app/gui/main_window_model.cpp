@@ -96,8 +96,13 @@ void MainWindow::uiModelSourceChanged() {
 
 void MainWindow::uiShowSourceControls(bool model) {
     // The model's own tokenizer and projections replace the window's.
-    const std::string tokenizer = model && m_modelSource->model() ? m_modelSource->model()->tokenizer : std::string();
-    m_inputs->showModelSource(model, QString::fromStdString(tokenizer));
+    const engine::ModelInfo* info = model && m_modelSource->model() ? &*m_modelSource->model() : nullptr;
+    std::optional<engine::GridShape> grid;
+    if (info && info->imageSize > 0) {  // a vision model cuts the picture into its own patches
+        grid = engine::GridShape{engine::ImageTokenMode::Patches, info->imageSize / info->patchSize,
+                                 info->imageSize / info->patchSize, info->prefixTokens};
+    }
+    m_inputs->showModelSource(model, QString::fromStdString(info ? info->tokenizer : std::string()), grid);
     if (m_views->banner()) m_views->banner()->setRandomProjections(!model);
     uiUpdateTitle();
 }

@@ -4,6 +4,8 @@
 
 #include "gui/main_window.h"
 
+#include "common/image_file.h"
+
 #include "gui/compare_variants_editor.h"
 #include "gui/document_controller.h"
 #include "gui/model_controller.h"
@@ -35,6 +37,10 @@ void MainWindow::buildDocuments() {
     host.captureSession = [this] { return captureSession(); };
     host.applySession = [this](const SessionState& session) { return applySession(session); };
     host.openModelPath = [this](const QString& path) { return m_models->openPath(path); };
+    host.openImagePath = [this](const QString& path) -> std::optional<QString> {
+        if (!looksLikeImage(path)) return std::nullopt;
+        return openImage(path);
+    };
     host.useText = [this](const QString& text, const QString& source, const QString& title) {
         m_inputs->text()->setPlainText(text);
         m_options.textSource = source;

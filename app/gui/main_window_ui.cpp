@@ -107,6 +107,9 @@ void MainWindow::buildActions() {
     m_documents->addActions(fileMenu);  // Open Session (Ctrl+O), Save Session (Ctrl+S), Save As, Recent
     QAction* open = fileMenu->addAction(tr("Open &Text…"), this, &MainWindow::openTextFile);
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    QAction* openImage = fileMenu->addAction(tr("Open &Image…"), this, &MainWindow::openImageFile);
+    openImage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    openImage->setStatusTip(tr("A picture as the input: its pixels or patches become the tokens (PNG, JPEG, BMP, GIF, …)"));
     m_models->addAction(fileMenu);
     fileMenu->addSeparator();
     m_export = new ExportController(

@@ -2,6 +2,7 @@
 
 #include "gui/compare_variants_editor.h"
 #include "gui/engine_runner.h"
+#include "gui/image_input_panel.h"
 #include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
@@ -194,7 +195,8 @@ QString RunController::inputSignature() const {
     parts << m_inputs->text()->toPlainText() << m_inputs->tokenizerCombo()->currentData().toString()
           << QString::number(m_inputs->headsSpin()->value()) << QString::number(m_inputs->headDimSpin()->value())
           << QString::number(m_inputs->seedSpin()->value()) << QString::number(static_cast<int>(panel->kind()))
-          << QString::number(panel->layer()) << m_models->source()->folder() << m_inputs->variantCombo()->currentData().toString();
+          << QString::number(panel->layer()) << m_models->source()->folder() << m_inputs->variantCombo()->currentData().toString()
+          << (m_inputs->imageIsInput() ? m_inputs->imageInput()->signature() : QString());
     for (const auto& [name, value] : m_inputs->paramForm()->values())
         parts << QString::fromStdString(name + "=" + engine::formatParamValue(value));
     return parts.join(QChar(0x1F));
@@ -211,6 +213,7 @@ void RunController::watchInputs() {
         connect(spin, &QSpinBox::valueChanged, this, changed);
     connect(m_inputs->paramForm(), &views::ParamForm::valuesChanged, this, changed);
     connect(m_models->panel(), &ModelSourcePanel::sourceChanged, this, changed);
+    connect(m_inputs, &RunSettingsPanel::inputChanged, this, changed);
 }
 
 }  // namespace attnscope::app

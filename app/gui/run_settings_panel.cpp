@@ -1,6 +1,7 @@
 #include "gui/run_settings_panel.h"
 
 #include "gui/compare_variants_editor.h"
+#include "gui/image_input_panel.h"
 #include "gui/param_json.h"
 #include "gui/session.h"
 #include "gui/session_resolve.h"
@@ -58,13 +59,16 @@ RunSettingsPanel::RunSettingsPanel(const Initial& initial, QWidget* parent) : QW
 
 QWidget* RunSettingsPanel::buildInputBox(const Initial& initial) {
     auto* box = new QGroupBox(tr("Input"), m_content);
-    auto* layout = new QVBoxLayout(box);
-    m_text = new QPlainTextEdit(box);
+    auto* outer = new QVBoxLayout(box);
+    m_textFields = new QWidget(box);
+    auto* layout = new QVBoxLayout(m_textFields);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_text = new QPlainTextEdit(m_textFields);
     m_text->setPlainText(initial.text);
-    m_text->setPlaceholderText(tr("Paste text here, then press Run (F5)."));
+    m_text->setPlaceholderText(tr("Paste text here, then press Run (F5). Or open an image (File ▸ Open Image…)."));
     layout->addWidget(m_text, 1);
     auto* row = new QFormLayout;
-    m_tokenizerCombo = new QComboBox(box);
+    m_tokenizerCombo = new QComboBox(m_textFields);
     m_tokenizerCombo->addItem(QStringLiteral("words"), static_cast<int>(TokenizerKind::Words));
     m_tokenizerCombo->addItem(QStringLiteral("chars"), static_cast<int>(TokenizerKind::Chars));
     m_tokenizerCombo->addItem(QStringLiteral("bytes"), static_cast<int>(TokenizerKind::Bytes));
@@ -73,7 +77,7 @@ QWidget* RunSettingsPanel::buildInputBox(const Initial& initial) {
         tr("words: runs of letters and digits, each punctuation mark alone; chars: code points; "
            "bytes: UTF-8 bytes"));
     // With a model the model's own tokenizer is named instead of the combo (which keeps the choice).
-    m_modelTokenizer = new QLabel(box);
+    m_modelTokenizer = new QLabel(m_textFields);
     m_modelTokenizer->setTextFormat(Qt::PlainText);
     m_modelTokenizer->setVisible(false);
     auto* field = new QHBoxLayout;
@@ -82,7 +86,39 @@ QWidget* RunSettingsPanel::buildInputBox(const Initial& initial) {
     field->addWidget(m_modelTokenizer, 1);
     row->addRow(tr("Tokenizer"), field);
     layout->addLayout(row);
+    outer->addWidget(m_textFields, 1);
+    m_imageInput = new ImageInputPanel(box);
+    m_imageInput->setVisible(false);
+    connect(m_imageInput, &ImageInputPanel::textRequested, this, &RunSettingsPanel::useText);
+    connect(m_imageInput, &ImageInputPanel::changed, this, [this] {
+        showImageGrid();
+        Q_EMIT inputChanged();
+    });
+    outer->addWidget(m_imageInput);
     return box;
+}
+
+void RunSettingsPanel::useImage(const QImage& picture, const QString& name) {
+    m_imageInput->setImage(picture, name);
+    m_imageIsInput = true;
+    m_textFields->setVisible(false);
+    m_imageInput->setVisible(true);
+    showImageGrid();
+    Q_EMIT inputChanged();
+}
+
+void RunSettingsPanel::showImageGrid() {
+    const auto grid = m_imageIsInput ? m_imageInput->gridShape() : std::nullopt;
+    m_paramForm->setImageGrid(grid);
+    m_compareEditor->setImageGrid(grid);
+}
+
+void RunSettingsPanel::useText() {
+    m_imageIsInput = false;
+    m_imageInput->setVisible(false);
+    m_textFields->setVisible(true);
+    showImageGrid();
+    Q_EMIT inputChanged();
 }
 
 QWidget* RunSettingsPanel::buildVariantBox() {
@@ -139,7 +175,8 @@ void RunSettingsPanel::addSourceWidget(QWidget* widget) {
     m_contentLayout->addWidget(widget);
 }
 
-void RunSettingsPanel::showModelSource(bool model, const QString& tokenizerName) {
+void RunSettingsPanel::showModelSource(bool model, const QString& tokenizerName, const std::optional<engine::GridShape>& imageGrid) {
+    m_imageInput->setModelGrid(model ? imageGrid : std::nullopt);
     m_tokenizerCombo->setEnabled(!model);
     for (QSpinBox* spin : {m_headsSpin, m_headDimSpin, m_seedSpin}) spin->setEnabled(!model);
     // What the run uses is what is shown: the model's tokenizer, heads and head dim (in the
@@ -161,6 +198,7 @@ engine::ProjectionSpec RunSettingsPanel::projection() const {
 void RunSettingsPanel::fillRequest(engine::RunRequest& request) const {
     request.input.text = m_text->toPlainText().toStdString();
     request.input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
+    if (m_imageIsInput) request.input.image = m_imageInput->spec();
     request.projection = projection();
 }
 

@@ -7,6 +7,7 @@
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
 
+#include <QImage>
 #include <QString>
 #include <QWidget>
 
@@ -26,6 +27,7 @@ class ParamForm;
 namespace attnscope::app {
 
 class CompareVariantsEditor;
+class ImageInputPanel;
 struct ResolvedSession;
 struct SessionState;
 
@@ -41,6 +43,13 @@ public:
     explicit RunSettingsPanel(const Initial& initial, QWidget* parent = nullptr);
 
     QPlainTextEdit* text() const { return m_text; }
+    /// The image input (shown instead of the text while an image is the input).
+    ImageInputPanel* imageInput() const { return m_imageInput; }
+    /// An opened picture becomes the input; the text is kept for "Use the text".
+    void useImage(const QImage& picture, const QString& name);
+    /// The text box is the input again.
+    void useText();
+    bool imageIsInput() const { return m_imageIsInput; }
     QComboBox* tokenizerCombo() const { return m_tokenizerCombo; }
     QComboBox* variantCombo() const { return m_variantCombo; }
     /// The chosen variant's summary and paper, as plain text.
@@ -77,14 +86,17 @@ public:
     void addSourceWidget(QWidget* widget);
     /// With a model the model's own tokenizer (named `tokenizerName`) and projections replace
     /// the column's, which keep their values for random projections.
-    void showModelSource(bool model, const QString& tokenizerName = {});
+    /// `imageGrid`: a vision model's own patch grid (it prepares pictures itself).
+    void showModelSource(bool model, const QString& tokenizerName = {}, const std::optional<engine::GridShape>& imageGrid = {});
 
     /// The seeded random projections the column shows.
     engine::ProjectionSpec projection() const;
-    /// The input text, tokenizer and projections of a request as the column shows them.
+    /// The input (text and tokenizer, or the image) and projections of a request as the column shows them.
     void fillRequest(engine::RunRequest& request) const;
 
 Q_SIGNALS:
+    /// The input changed between text and image, or the image or its settings changed.
+    void inputChanged();
     /// A message for the status bar (a typed value clamped into range, a form's note).
     void notice(const QString& text);
     /// The chosen variant's summary and form are shown (the chooser changed or a list came).
@@ -96,10 +108,15 @@ private:
     QWidget* buildCompareBox();
     QWidget* buildProjectionBox(const Initial& initial);
     void showChosenVariant();
+    /// The forms show the values the image input gives (or the schema's, for text).
+    void showImageGrid();
 
     QWidget* m_content = nullptr;
     QVBoxLayout* m_contentLayout = nullptr;
     QPlainTextEdit* m_text = nullptr;
+    QWidget* m_textFields = nullptr;  // the text box and its tokenizer row
+    ImageInputPanel* m_imageInput = nullptr;
+    bool m_imageIsInput = false;
     QComboBox* m_tokenizerCombo = nullptr;
     QLabel* m_modelTokenizer = nullptr;
     QComboBox* m_variantCombo = nullptr;

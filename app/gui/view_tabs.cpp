@@ -10,6 +10,7 @@
 #include "views/head_heatmap.h"
 #include "views/heads_grid.h"
 #include "views/heatmap_options.h"
+#include "views/image/image_overlay_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 #include "views/moe/routing_view.h"
@@ -61,6 +62,8 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     m_costView = new views::CostView(m_tabs);
     m_atlasView = new views::HeadAtlasView(m_tabs);
     m_routingView = new views::MoeRoutingView(m_tabs);
+    m_imageView = new views::ImageOverlayView(m_tabs);
+    m_imageView->setInspectionState(m_state);
     m_tabs->addTab(m_heatmap, tr("Heatmap"));
     m_tabs->addTab(m_maskView, tr("Mask"));
     m_tabs->addTab(m_compareView, tr("Compare"));
@@ -69,6 +72,7 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     m_tabs->addTab(m_costView, tr("Cost"));
     m_tabs->addTab(m_atlasView, tr("Atlas"));
     m_tabs->addTab(m_routingView, tr("Experts"));
+    m_tabs->addTab(m_imageView, tr("Image"));
     // Colour map, scale and pooling: persisted, and shared by the compare panes.
     showHeatmapOptions(settings.heatmapColormap, settings.heatmapScale, settings.heatmapPooling);
 }
@@ -96,7 +100,11 @@ void ViewTabs::addTooltips() {
                            "variant would keep of it; attention rollout across layers"));
     tip(ViewTab::Experts, tr("Mixture-of-experts routing of the tokens (Switch top-1 or top-k): experts, capacity, "
                              "dropped tokens, load and the balancing losses"));
+    tip(ViewTab::Image, tr("An image run drawn on its picture: the weights from a pixel or patch you click, the keys it may "
+                           "attend, LSH buckets and k-means clusters; one head or all"));
 }
+
+void ViewTabs::setPicture(const QImage& picture) { m_imageView->setPicture(picture); }
 
 // The hovered cell and the chosen head are the state's; the panes take the heatmap's options.
 void ViewTabs::tieViews() {
@@ -105,6 +113,10 @@ void ViewTabs::tieViews() {
     });
     connect(m_maskView, &views::MaskView::cellHovered, m_state, &views::InspectionState::setHovered);
     connect(m_heatmap, &views::HeadHeatmap::cellHovered, m_state, &views::InspectionState::setHovered);
+    // A query chosen on the picture is the mask view's row panel too.
+    connect(m_imageView, &views::ImageOverlayView::queryChosen, this, [this](int token) {
+        if (const auto& run = result(); run && token < run->n) m_maskView->showQuery(token);
+    });
     connect(m_headsGrid, &views::HeadsGrid::headSelected, this, [this](int layer, int head) {
         m_state->setLayer(layer);
         m_state->setHead(head);

@@ -1,6 +1,6 @@
 #pragma once
 // The window's right side: the random-projections note, the heads grid, the Find Token bar and the
-// view tabs (Heatmap, Mask, Compare, Diagnostics, Links, Cost, Atlas, Experts, in ViewTab order),
+// view tabs (Heatmap, Mask, Compare, Diagnostics, Links, Cost, Atlas, Experts, Image, in ViewTab order),
 // all following one InspectionState. It builds the views and what ties them to each other (the
 // hovered cell, the chosen head, one colour map for the heatmap and the compare panes); what
 // they ask of the engine is the window's to wire.
@@ -8,6 +8,7 @@
 #include "gui/app_settings.h"
 #include "gui/result_tabs.h"
 
+#include <QImage>
 #include <QVector>
 #include <QWidget>
 
@@ -22,6 +23,7 @@ class DiagnosticsStack;
 class HeadAtlasView;
 class HeadHeatmap;
 class HeadsGrid;
+class ImageOverlayView;
 class InspectionState;
 class MaskView;
 class MoeRoutingView;
@@ -39,7 +41,7 @@ class TokenFindBar;
 struct SessionState;
 
 /// The tabs, in order (MainWindow::View).
-enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7 };
+enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7, Image = 8 };
 /// "heatmap", "mask", … "experts": the tabs' names in sessions, the tour and --view, in ViewTab order.
 const QStringList& viewTabNames();
 QString viewTabName(ViewTab tab);
@@ -64,6 +66,9 @@ public:
     views::CostView* costView() const { return m_costView; }
     views::HeadAtlasView* atlasView() const { return m_atlasView; }
     views::MoeRoutingView* routingView() const { return m_routingView; }
+    views::ImageOverlayView* imageView() const { return m_imageView; }
+    /// The picture image runs are drawn on (the window's opened image).
+    void setPicture(const QImage& picture);
     RandomProjectionBanner* banner() const { return m_banner; }
     TokenFindBar* findBar() const { return m_findBar; }
 
@@ -112,6 +117,7 @@ private:
     views::CostView* m_costView = nullptr;
     views::HeadAtlasView* m_atlasView = nullptr;
     views::MoeRoutingView* m_routingView = nullptr;
+    views::ImageOverlayView* m_imageView = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
     TokenFindBar* m_findBar = nullptr;
     ResultTabs m_resultTabs;  // the tabs that show runs, and which of them has the shown one

@@ -12,6 +12,7 @@
 #include "views/head_heatmap.h"
 #include "views/heads_grid.h"
 #include "views/heatmap_options.h"
+#include "views/image/image_overlay_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 #include "views/moe/routing_view.h"
@@ -29,7 +30,7 @@ namespace attnscope::app {
 const QStringList& viewTabNames() {
     static const QStringList names{QStringLiteral("heatmap"),     QStringLiteral("mask"),  QStringLiteral("compare"),
                                    QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost"),
-                                   QStringLiteral("atlas"),       QStringLiteral("experts")};
+                                   QStringLiteral("atlas"),       QStringLiteral("experts"), QStringLiteral("image")};
     return names;
 }
 
@@ -77,6 +78,8 @@ void ViewTabs::registerResultTabs() {
                                else m_routingView->clear();
                            },
                            {}, {}});
+    add(ViewTab::Image, {m_imageView, [this](const ResultTab::Run& run) { m_imageView->setResult(run); },
+                         [this] { m_imageView->setResult(nullptr); }, {}});
     // (the Atlas tab shows the model's analysis, not runs)
 }
 

@@ -11,6 +11,9 @@
 #include "train/trainer.h"
 #include "train/star_trainer.h"
 #include "train/transfo_xl_trainer.h"
+#include "image/image_defaults.h"
+#include "image/image_tokens.h"
+#include "qkv/image_states.h"
 #include "qkv/random_projections.h"
 #include "variants/variant.h"
 #include "weights/kept_state.h"
@@ -54,6 +57,8 @@ struct RunPlan {
     Qkv modelQkv;
     /// The variants' inputs: the request's, else what the model's layer provides (Transformer-XL).
     std::map<std::string, PlainTensor> modelInputs;
+    /// An image input's tokens and cell values (random projections).
+    std::optional<ImageTokens> image;
 };
 
 struct Engine::Impl {
@@ -70,6 +75,7 @@ struct Engine::Impl {
     std::unique_ptr<ModelSession> model;
 
     Result<void> planVariants(const RunRequest& request, RunPlan& plan, RunResult& run);
+    std::optional<GridShape> imageGridOf(const RunRequest& request) const;
     Result<void> planInput(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, RunResult& run);
     Result<void> checkPlanBudget(const RunRequest& request, const RunPlan& plan) const;
     void warnIfLong(const RunPlan& plan) const;
@@ -219,6 +225,7 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
         ModelInput input;
         input.text = request.text;
         input.ids = request.ids;
+        input.image = request.image;
         input.keepAttention = true;
         const ModelSession::Pass& pass = impl.model->run(input, progress);
         atlas->input = pass.tokens;
@@ -229,6 +236,13 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
         }
         if (auto ok = impl.checkAtlasBudget(pass, resolved); !ok) return ok.error();
         computeHeadAtlas(pass, resolved, request.rollout, impl.pool, progress, *atlas);
+        if (pass.tokens.image) {
+            const ImageGrid& grid = *pass.tokens.image;
+            atlas->image = imageAttentionViews(impl.model->lastPassAttention(), grid.prefix, grid.cells(), request.imageOptions,
+                                               [&](std::int64_t done, std::int64_t total) {
+                                                   return !progress || progress(Progress{"flow", done, total});
+                                               });
+        }
         for (std::size_t s = 0; s < atlas->settingNotes.size(); ++s) {
             if (!atlas->settingNotes[s].empty())
                 atlas->notices.push_back(atlas->settings[s].label + ": not applicable: " + atlas->settingNotes[s]);
@@ -275,6 +289,13 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
     } else if (request.model) {
         j["input"] = {{"source", "model"}, {"model", request.model->folder}, {"layer", request.model->layer},
                       {"bytes", request.input.text.size()}};
+    } else if (const auto& image = request.input.image) {
+        j["input"] = {{"source", "image"}, {"name", image->name}, {"width", image->image.width}, {"height", image->image.height},
+                      {"mode", imageTokenModeName(image->mode)}};
+        if (image->mode == ImageTokenMode::Pixels)
+            j["input"].update({{"grid_rows", image->gridRows}, {"grid_cols", image->gridCols}});
+        else
+            j["input"].update({{"patch", image->patch}, {"fit", patchFitName(image->fit)}, {"cls", image->cls}});
     } else {
         j["input"] = {{"source", "text"}, {"tokenizer", tokenizerName(request.input.tokenizer)},
                       {"bytes", request.input.text.size()}};
@@ -298,6 +319,19 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
 
 }  // namespace
 
+
+// The token grid of the request's picture: the model's patch grid for a vision model, else the
+// one the image spec plans; nullopt for a text model (which refuses the picture later).
+std::optional<GridShape> Engine::Impl::imageGridOf(const RunRequest& request) const {
+    if (!request.model) return plannedGrid(*request.input.image);
+    const ModelInfo& info = model->info();
+    if (info.imageSize <= 0) return std::nullopt;
+    GridShape grid;
+    grid.mode = ImageTokenMode::Patches;
+    grid.rows = grid.cols = info.imageSize / info.patchSize;
+    grid.prefix = info.prefixTokens;
+    return grid;
+}
 
 // Every requested variant known, its parameters resolved (a causal model makes variants causal
 // unless the request says otherwise, with a notice).
@@ -324,6 +358,8 @@ Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan
                 if (!taken.empty()) run.warnings.push_back(vr.id + ": " + taken + ", as the model has them");
             }
         }
+        if (request.input.image && !request.qkv && !request.sharedQkv)
+            if (const auto grid = imageGridOf(request)) applyImageDefaults(v->info(), *grid, given, run.warnings);
         auto params = resolveParams(v->info(), given);
         if (!params) return params.error();
         plan.variants.push_back(v);
@@ -351,18 +387,35 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         shape = *checked;
     } else if (request.model) {
         std::vector<std::string> notices;
-        plan.modelQkv = model->layerQkv(request.input.text, request.model->layer, progress, run.input, notices, &plan.modelInputs,
-                                        &run.modelRouting);
+        ModelInput input;
+        input.text = request.input.text;
+        input.image = request.input.image;
+        plan.modelQkv = model->layerQkv(input, request.model->layer, progress, run.input, notices, &plan.modelInputs, &run.modelRouting);
+        if (input.image) run.modelLayerAttention = model->lastPassAttention();
         for (auto& note : notices) run.warnings.push_back(std::move(note));
         run.modelFolder = request.model->folder;
         run.modelLayer = request.model->layer;
         if (const std::int64_t kv = model->info().kvHeads; kv > 0 && kv < model->info().heads) run.modelKvHeads = kv;
         if (const auto& windows = model->info().layerWindows; static_cast<std::size_t>(run.modelLayer) < windows.size())
             run.modelWindow = windows[static_cast<std::size_t>(run.modelLayer)];
+        std::vector<std::string> profileNotices;
+        run.rotaryProfile = model->rotaryProfile(run.modelLayer, profileNotices);
+        for (auto& note : profileNotices) run.warnings.push_back(std::move(note));
         shape.heads = plan.modelQkv.heads();
         shape.n = plan.modelQkv.n();
         shape.m = plan.modelQkv.m();
         shape.d = plan.modelQkv.d();
+    } else if (request.input.image) {
+        auto projectionOk = checkProjectionSpec(request.projection);
+        if (!projectionOk) return projectionOk.error();
+        auto tokens = imageTokens(*request.input.image);
+        if (!tokens) return tokens.error();
+        plan.image = std::move(tokens.value());
+        run.input = plan.image->input;
+        for (const auto& note : run.input.image->notes) run.warnings.push_back("image: " + note);
+        shape.heads = request.projection.heads;
+        shape.n = shape.m = static_cast<std::int64_t>(run.input.tokens.size());
+        shape.d = request.projection.headDim;
     } else {
         auto projectionOk = checkProjectionSpec(request.projection);
         if (!projectionOk) return projectionOk.error();
@@ -479,7 +532,9 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
             qkv = std::move(plan.modelQkv);
         } else {
             if (progress && !progress(Progress{"qkv", 0, 1})) return makeError(ErrorCode::Cancelled, "cancelled");
-            qkv = randomProjections(run->input, request.projection);
+            const ProjectionSpec& spec = request.projection;
+            qkv = plan.image ? projectTokenStates(imageTokenStates(*plan.image, spec.modelDim > 0 ? spec.modelDim : spec.heads * spec.headDim, spec.seed), spec)
+                             : randomProjections(run->input, spec);
         }
         qkv.keyPadding = request.keyPadding;
         run->n = plan.shape.n;

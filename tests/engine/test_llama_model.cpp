@@ -15,6 +15,7 @@
 #include "../support/tiny_switch_transformers.h"
 #include "model/model_pass_bytes.h"
 #include "model/rotary_positions.h"
+#include "model/rotary_profile.h"
 
 #include <gtest/gtest.h>
 
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <unistd.h>
 
@@ -113,6 +115,7 @@ Vec rotate(const Vec& x, std::size_t position, const Vec& f, double scale) {
 struct Reference {
     std::vector<Mat> hidden;
     std::vector<std::vector<Mat>> attention, q;  // [layer][head]
+    std::vector<std::vector<Mat>> k, qPlain, kPlain;  // [layer][head]: rotated keys, q and k before the rotation
     std::vector<Mat> routerLogits;               // Mixtral: per layer [n, E]
 };
 
@@ -188,13 +191,21 @@ Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<st
         Mat context(n, Vec(std::size_t(s.heads) * dh, 0.0));
         ref.attention.emplace_back();
         ref.q.emplace_back();
+        ref.k.emplace_back();
+        ref.qPlain.emplace_back();
+        ref.kPlain.emplace_back();
         for (std::size_t h = 0; h < std::size_t(s.heads); ++h) {
             const std::size_t g = h / group;  // query head h reads key/value head h / group
-            Mat qh(n), kh(n);
+            Mat qh(n), kh(n), qPlain(n), kPlain(n);
             for (std::size_t t = 0; t < n; ++t) {
-                qh[t] = rotate(headOf(q, h, t, "self_attn.q_norm.weight"), t, f, ropeScale);
-                kh[t] = rotate(headOf(k, g, t, "self_attn.k_norm.weight"), t, f, ropeScale);
+                qPlain[t] = headOf(q, h, t, "self_attn.q_norm.weight");
+                kPlain[t] = headOf(k, g, t, "self_attn.k_norm.weight");
+                qh[t] = rotate(qPlain[t], t, f, ropeScale);
+                kh[t] = rotate(kPlain[t], t, f, ropeScale);
             }
+            ref.k.back().push_back(kh);
+            ref.qPlain.back().push_back(qPlain);
+            ref.kPlain.back().push_back(kPlain);
             Mat p(n, Vec(n, 0.0));
             for (std::size_t i = 0; i < n; ++i) {
                 double top = -1e300, sum = 0;
@@ -228,6 +239,22 @@ Reference recompute(const TensorMap& w, const LlamaSpec& s, const std::vector<st
         ref.hidden.push_back(l + 1 == s.layers ? rms(x, w.at("norm.weight")) : x);
     }
     return ref;
+}
+
+// The rotary profile's definition: at distance δ, the mean of q_i·k_{i−δ}/√d over i = δ … n − 1.
+Vec meanScoreByDistance(const Mat& q, const Mat& k) {
+    const std::size_t n = q.size(), d = q[0].size();
+    Vec out(n, 0.0);
+    for (std::size_t delta = 0; delta < n; ++delta) {
+        for (std::size_t i = delta; i < n; ++i)
+            for (std::size_t c = 0; c < d; ++c) out[delta] += q[i][c] * k[i - delta][c];
+        out[delta] /= std::sqrt(double(d)) * double(n - delta);
+    }
+    return out;
+}
+
+at::Tensor tensorOf(const PlainTensor& t) {
+    return at::from_blob(const_cast<float*>(t.f32.data()), t.shape, at::kFloat).clone();
 }
 
 // 0: Llama, grouped heads, default rotary; 1: Mistral, a window of 3 keys, biases, no prefix;
@@ -343,6 +370,28 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
                 for (std::size_t c = 0; c < 8; ++c)  // the Q the views run on: after rotation
                     ASSERT_NEAR(f.qkv[l].q.f32[(h * n + i) * 8 + c], ref.q[l][h][i][c], 1e-4) << "q " << l << "/" << h;
             }
+    // The Diagnostics' rotary profile: with the rotation, and with it undone (YaRN's factor too)
+    std::ifstream configFile(m_dir / "config.json");
+    const std::string configText((std::istreambuf_iterator<char>(configFile)), std::istreambuf_iterator<char>());
+    auto config = parseModelConfig(configText, "config.json");
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    for (std::size_t l = 0; l < 2; ++l) {
+        const RotaryDistanceProfile profile =
+            rotaryDistanceProfile(tensorOf(f.qkv[l].q), tensorOf(f.qkv[l].k), config->llama.rope, config->maxPositions);
+        ASSERT_EQ(profile.heads, 4);
+        ASSERT_EQ(profile.n, std::int64_t(n));
+        EXPECT_NEAR(profile.attentionFactor, ropeScale, 1e-12);
+        for (std::size_t h = 0; h < 4; ++h) {
+            const Vec rotated = meanScoreByDistance(ref.q[l][h], ref.k[l][h]);
+            const Vec plain = meanScoreByDistance(ref.qPlain[l][h], ref.kPlain[l][h]);
+            for (std::size_t delta = 0; delta < n; ++delta) {
+                ASSERT_NEAR(profile.rotatedAt(std::int64_t(h), std::int64_t(delta)), rotated[delta], 1e-4) << l << "/" << h << " " << delta;
+                ASSERT_NEAR(profile.unrotatedAt(std::int64_t(h), std::int64_t(delta)), plain[delta], 1e-4) << l << "/" << h << " " << delta;
+            }
+            // R(0) is the identity: at distance 0 only YaRN's factor² separates the two
+            EXPECT_NEAR(rotated[0], plain[0] * ropeScale * ropeScale, 1e-9);
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, LlamaModel, ::testing::Range(0, 11));

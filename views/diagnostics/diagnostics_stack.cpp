@@ -8,6 +8,7 @@
 #include "views/diagnostics/lsh_view.h"
 #include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/receptive_field_view.h"
+#include "views/diagnostics/rotary_profile_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/diagnostics/star_player.h"
 #include "views/diagnostics/star_reach_view.h"
@@ -63,6 +64,8 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     connect(m_star, &StarPlayer::passChanged, m_starReach, &StarReachView::setPass);
     connect(m_star, &StarPlayer::cycleChanged, m_starReach, &StarReachView::setCycle);
     addWidget(m_starTabs);
+    m_rotary = new RotaryProfileView(this);
+    addWidget(m_rotary);
     // A new kind of diagnostic adds its page here (and to DiagnosticsPage); variants name theirs.
     m_pages = {{engine::DiagnosticsPage::Approximation, m_approximationTabs},
                {engine::DiagnosticsPage::Lsh, m_lsh},
@@ -104,6 +107,7 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     m_memory->setInspectionState(state);
     m_receptiveField->setInspectionState(state);
     m_star->setInspectionState(state);
+    m_rotary->setInspectionState(state);
     updatePage();
 }
 
@@ -116,6 +120,7 @@ void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result
     m_memory->setResult(m_result);
     m_receptiveField->setResult(m_result);
     m_star->setResult(m_result);
+    m_rotary->setResult(m_result);
     updatePage();
 }
 
@@ -127,6 +132,10 @@ void DiagnosticsStack::updatePage() {
         m_shownVariant = QString::fromStdString(m_result->results[static_cast<std::size_t>(index)].variantId);
     const engine::VariantInfo* info = engine::findVariantInfo(m_shownVariant.toStdString());
     const auto page = info ? m_pages.find(info->diagnosticsPage) : m_pages.end();
+    if (page == m_pages.end() && m_result && m_result->rotaryProfile && !m_shownVariant.isEmpty()) {
+        setCurrentWidget(m_rotary);
+        return;
+    }
     if (page == m_pages.end()) {
         m_placeholder->setText(m_shownVariant.isEmpty()
                                    ? tr("No result yet.")

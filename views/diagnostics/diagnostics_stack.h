@@ -1,6 +1,7 @@
 #pragma once
 // The Diagnostics tab: one page per variant family, chosen by the selected result's variant id
-// through a small id → page map; a sentence for variants without diagnostics. The views behind
+// through a small id → page map; for a variant without a page, the model layer's own diagnostic
+// when the run has one (the rotary-position profile of a Llama-family layer), else a sentence. The views behind
 // the pages are per variant on purpose: showing a variant's inner workings is their job.
 
 #include <attnscope/types.h>
@@ -23,6 +24,7 @@ class ApproximationView;
 class ClusterView;
 class MemoryView;
 class ReceptiveFieldView;
+class RotaryProfileView;
 class InspectionState;
 class LshView;
 class SpectrumPlot;
@@ -55,6 +57,7 @@ public:
     ReceptiveFieldView* receptiveFieldView() const { return m_receptiveField; }
     StarPlayer* starPlayer() const { return m_star; }
     StarReachView* starReachView() const { return m_starReach; }
+    RotaryProfileView* rotaryProfileView() const { return m_rotary; }
     /// The star page's tabs: "Cycles" (the player) and "Reach".
     QTabWidget* starTabs() const { return m_starTabs; }
     /// The memory page's tabs: "Memory" and "Receptive field".
@@ -77,6 +80,7 @@ private:
     QTabWidget* m_starTabs = nullptr;
     StarPlayer* m_star = nullptr;
     StarReachView* m_starReach = nullptr;
+    RotaryProfileView* m_rotary = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;

@@ -69,7 +69,9 @@ ViewGuide viewGuide(const QString& key) {
                 tr("The variant's inner workings: Reformer's hash buckets and sorted chunks, the Routing Transformer's "
                    "k-means clusters, the approximation error of Performer, Linformer and the Linear Transformer (with "
                    "Linformer's spectrum), Transformer-XL's memory, score terms and receptive field, and the "
-                   "Star-Transformer's ring and relay, cycle by cycle."),
+                   "Star-Transformer's ring and relay, cycle by cycle. On a layer of a model with rotary positions "
+                   "(Llama, Mistral, Qwen), a variant without a page of its own shows the head's mean score by relative "
+                   "distance, with the rotation and with it removed: RoPE's decay."),
                 tr("Each page explains its own axes. Approximations show their error against exact softmax on the same "
                    "Q, K, V, and an error curve over the parameter that trades accuracy for speed."),
                 tr("Press \"Compute error curve\" on an approximation to see how the error falls as the number of "

@@ -6,6 +6,7 @@
 #include <attnscope/coverage_settings.h>
 #include <attnscope/model.h>
 #include <attnscope/variant_info.h>
+#include <attnscope/vit_views.h>
 
 #include <cstdint>
 #include <limits>
@@ -22,6 +23,9 @@ struct AtlasRequest {
     std::vector<std::int64_t> ids;  ///< explicit vocabulary ids instead of text (no specials added)
     std::vector<CoverageSetting> settings;  ///< empty = coverageSettingsFor(the input's length)
     bool rollout = true;  ///< rollout and, up to kMaxFlowTokens tokens, attention flow
+    /// A picture for a vision model (instead of text): the atlas then adds `image`.
+    std::optional<ImageSpec> image;
+    ImageAttentionOptions imageOptions;
 };
 
 struct HeadMetrics {
@@ -62,6 +66,9 @@ struct HeadAtlas {
     PlainTensor flow;
     std::vector<std::string> notices;
     double seconds = 0;
+    /// A vision model on a picture: per-layer [CLS] attention, rollout, flow and DINO's view
+    /// over the grid (input.image says where the cells are).
+    std::optional<ImageAttentionViews> image;
 };
 
 /// The atlas as JSON (what `attnscope-cli analyze --out ATLAS.json` writes; docs/ATLAS.md).

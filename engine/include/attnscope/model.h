@@ -3,6 +3,7 @@
 // data (no LibTorch). The engine keeps one model open at a time (DESIGN.md: the engine thread
 // owns models).
 
+#include <attnscope/image_input.h>
 #include <attnscope/types.h>
 
 #include <cstdint>
@@ -27,7 +28,7 @@ struct TrainingRecord {
 
 struct ModelInfo {
     std::string folder;
-    std::string arch;             ///< "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers", "llama", "captured"
+    std::string arch;             ///< "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers", "llama", "vit", "captured"
     /// arch "captured" (a file of attention captured elsewhere): the text its tokens spell,
     /// which is what every pass runs on.
     std::string capturedText;
@@ -39,7 +40,10 @@ struct ModelInfo {
     std::int64_t maxTokens = 0;   ///< usable positions; longer inputs are truncated with a notice
     bool causal = false;
     std::uint64_t weightBytes = 0;
-    std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", "bytes", "sentencepiece", or "" when the folder has none
+    std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", "bytes", "sentencepiece", "image", or "" when the folder has none
+    /// A vision model (arch "vit": ViT, DeiT, DINO) reads imageSize × imageSize pictures cut into
+    /// patchSize patches, after prefixTokens extra tokens ([CLS], DeiT's distillation token); 0 for text models.
+    std::int64_t imageSize = 0, patchSize = 0, prefixTokens = 0;
     std::string attention;        ///< "softmax", or the variant a trained model uses ("longformer window=4")
     std::vector<std::string> warnings;
     /// Parameters a variant takes from the model unless the request gives them, by variant id
@@ -62,6 +66,9 @@ struct ModelInfo {
 /// explicit `ids` skip the tokenizer (for tests and for callers with their own ids).
 struct ModelInput {
     std::string text;
+    /// A picture for a vision model (ModelInfo::imageSize > 0), prepared by the model's own
+    /// preprocessor; only `image`, `name` and `mode` = patches matter (the grid is the model's).
+    std::optional<ImageSpec> image;
     std::vector<std::int64_t> ids;
     bool addSpecialTokens = true;
     bool keepAttention = true;  ///< capture each layer's [heads, n, n] attention weights

@@ -35,8 +35,8 @@ SniffedFile sniffFile(const std::string& path);
 /// TorchScript, ...), or an empty string when `kind` is Safetensors.
 std::string weightsFileProblem(const std::string& path, const SniffedFile& sniffed);
 
-enum class ModelArch { Bert, Roberta, Gpt2, TransfoXl, SwitchTransformers, Llama };
-/// "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers", "llama"
+enum class ModelArch { Bert, Roberta, Gpt2, TransfoXl, SwitchTransformers, Llama, Vit };
+/// "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers", "llama", "vit"
 const char* modelArchName(ModelArch arch);
 
 /// Transformer-XL's own settings (Hugging Face TransfoXLConfig names in brackets).
@@ -146,6 +146,19 @@ inline std::string switchExpertPrefix(const std::string& layerPrefix, std::int64
     return layerPrefix + "mlp.experts.expert_" + std::to_string(e) + ".";
 }
 
+/// Vision Transformers (Hugging Face ViTConfig / DeiTConfig names): the picture cut into
+/// P × P patches by the patch embedding, a [CLS] token (and DeiT's distillation token) before
+/// them, learnt absolute positions, pre-LN encoder layers (layernorm_before / layernorm_after).
+struct VitSettings {
+    std::int64_t imageSize = 224;  ///< [image_size] the square side the position table is laid out for
+    std::int64_t patchSize = 16;   ///< [patch_size]
+    bool qkvBias = true;           ///< [qkv_bias]
+    bool distillationToken = false;  ///< DeiT (model_type deit): a second token after [CLS]
+    bool clsToken = true;          ///< false for weights without embeddings.cls_token (the checkpoint decides)
+    std::int64_t gridSide() const { return imageSize / patchSize; }
+    std::int64_t prefixTokens() const { return (clsToken ? 1 : 0) + (distillationToken ? 1 : 0); }
+};
+
 enum class Activation { GeluErf, GeluTanh, Relu, Silu };
 
 /// The fields of config.json the forward pass needs, range-checked. Unknown fields are ignored
@@ -178,6 +191,7 @@ struct ModelConfig {
     SwitchSettings moe;           ///< BERT and RoBERTa: Switch FFN layers when moe.active()
     T5Settings t5;                ///< for ModelArch::SwitchTransformers
     LlamaSettings llama;          ///< for ModelArch::Llama
+    VitSettings vit;              ///< for ModelArch::Vit
 
     std::int64_t headDim() const {
         if (arch == ModelArch::TransfoXl) return transfoXl.headDim;

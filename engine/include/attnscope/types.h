@@ -2,6 +2,7 @@
 // Plain data that flows through the engine's public API (DESIGN.md "The data contract").
 
 #include <attnscope/attention_weights.h>
+#include <attnscope/image_input.h>
 #include <attnscope/pattern_reason.h>
 #include <attnscope/tensor.h>
 #include <attnscope/variant_info.h>
@@ -22,25 +23,34 @@ enum class TokenizerKind {
     Chars,  ///< one token per Unicode code point
     Words,  ///< runs of letters/digits/marks; each punctuation or symbol alone; spaces dropped
     Model,  ///< a trained model's own tokenizer: set by the engine on checkpoint runs, not requestable
+    Pixels,   ///< an image's grid cells (set by the engine for image input)
+    Patches,  ///< an image's P × P patches (set by the engine for image input)
 };
-const char* tokenizerName(TokenizerKind kind);  ///< "bytes", "chars", "words", "model"
+const char* tokenizerName(TokenizerKind kind);  ///< "bytes", "chars", "words", "model", "pixels", "patches"
 
 struct Token {
     std::string text;          ///< the token's bytes, copied from the source
     std::int64_t byteBegin = 0;  ///< [byteBegin, byteEnd) in the source text
     std::int64_t byteEnd = 0;
     std::int64_t id = 0;       ///< byte value, code point, or a stable hash of the word text
+    /// An image token's grid cell (TokenizedInput::image maps it to the picture); -1 for text
+    /// and for an image's extra tokens (CLS).
+    std::int32_t row = -1, col = -1;
 };
 
 struct TokenizedInput {
     std::string text;
     TokenizerKind kind = TokenizerKind::Words;
     std::vector<Token> tokens;
+    /// Set when the tokens are an image's pixels or patches: where each sits in the picture.
+    std::optional<ImageGrid> image;
 };
 
 struct InputSpec {
     std::string text;
     TokenizerKind tokenizer = TokenizerKind::Words;
+    /// An image instead of text (random projections, or a ViT model's own preprocessing).
+    std::optional<ImageSpec> image;
 };
 
 /// Explicit Q, K, V (float32, [heads, n, d] each, row-major). Key and query counts may differ
@@ -132,6 +142,24 @@ struct ModelRouting {
     bool normalize = false;      ///< top-k gates renormalised (Mixtral)
 };
 
+/// A rotary-position model layer's mean attention score by relative distance (RoPE's decay), per
+/// head, with the model's rotation and with it removed (q and k before the rotation).
+struct RotaryDistanceProfile {
+    std::int64_t heads = 0, n = 0;
+    /// [heads × n]: at δ, the mean of q_i·k_j/√d over the n − δ pairs with i − j = δ (the scores
+    /// the layer's softmax takes, before the causal mask).
+    std::vector<float> rotated;
+    /// The same for q and k before the rotation: what the head scores with positions removed.
+    std::vector<float> unrotated;
+    double attentionFactor = 1.0;  ///< YaRN's scale on cos and sin, removed with the rotation
+    float rotatedAt(std::int64_t head, std::int64_t distance) const {
+        return rotated[static_cast<std::size_t>(head * n + distance)];
+    }
+    float unrotatedAt(std::int64_t head, std::int64_t distance) const {
+        return unrotated[static_cast<std::size_t>(head * n + distance)];
+    }
+};
+
 struct RunResult {
     TokenizedInput input;     ///< empty tokens when Q/K/V were given explicitly
     ProjectionSpec projection;
@@ -145,6 +173,11 @@ struct RunResult {
     std::int64_t modelWindow = 0;
     /// Set when that layer's FFN is a Switch layer (the Experts tab routes the model's own logits).
     std::optional<ModelRouting> modelRouting;
+    /// Set when that layer has rotary positions (Llama family) and the text has at most 4,096 tokens.
+    std::optional<RotaryDistanceProfile> rotaryProfile;
+    /// A vision model on a picture: every layer's own attention F32 [heads, n, n] (a few hundred
+    /// patches), for the per-layer strip, rollout, flow and DINO's view (attnscope/vit_views.h).
+    std::vector<PlainTensor> modelLayerAttention;
     std::int64_t n = 0, heads = 0, headDim = 0;
     /// The Q and K every variant ran on ([heads, n, d], [heads, m, d]), shared with the results'
     /// weights, and the key padding ([m], empty = none).

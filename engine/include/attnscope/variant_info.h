@@ -4,12 +4,14 @@
 // diagnostics it writes and where the window shows them, whether it approximates softmax, how it
 // trains). One entry per variant in the catalog (variant_catalog.h), torch-free.
 
+#include <attnscope/image_input.h>
 #include <attnscope/pattern_reason.h>
 #include <attnscope/result.h>
 #include <attnscope/tensor.h>
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -26,6 +28,20 @@ using ParamValue = std::variant<bool, std::int64_t, double, std::string, std::ve
                                 std::vector<double>>;
 using ParamValues = std::map<std::string, ParamValue>;
 
+/// What an image input sets a parameter to when the request does not (docs/IMAGES.md).
+enum class ImageDefault {
+    None,
+    PixelGridWidth,  ///< pixels mode only: the grid's width (the Sparse Transformer's stride on images)
+    GridWidth,       ///< pixels or patches: the grid's width
+    GridPrefix,      ///< pixels or patches: the tokens before the grid (CLS)
+};
+
+/// The value `from` gives on an image of this grid; nullopt when it gives none (None, or a
+/// pixels-only default on patches).
+std::optional<std::int64_t> imageDefaultValue(ImageDefault from, const GridShape& grid);
+/// Why, in words: "the image's width", "patches across the image", "tokens before the grid".
+std::string imageDefaultReason(ImageDefault from, const GridShape& grid);
+
 struct ParamSpec {
     std::string name;  ///< contract: exactly as the issues spell it (e.g. "causal", "window")
     ParamType type = ParamType::Int;
@@ -40,6 +56,8 @@ struct ParamSpec {
     /// A number of tokens (a window, stride, block, kept keys): the head atlas shrinks it in
     /// proportion on inputs shorter than its settings were written for (coverage_settings.h).
     bool countsTokens = false;
+    /// The value an image input gives it when not set (a notice says so).
+    ImageDefault imageDefault = ImageDefault::None;
 };
 
 /// When a run writes a diagnostic.
@@ -81,6 +99,15 @@ enum class Training {
     Performer,  ///< its drawn random features
 };
 
+/// A diagnostic that puts each token in a group (Reformer's hash buckets, Routing's clusters): the
+/// image view colours each pixel or patch by its group. The tensor is [H, R, n] (I64).
+struct TokenGroupsSpec {
+    std::string diagnostic;  ///< e.g. "buckets"
+    std::string noun;        ///< one group, e.g. "bucket"
+    std::string roundNoun;   ///< what R counts, e.g. "hash round"; empty when roundNames name them
+    std::vector<std::string> roundNames;  ///< names of the R entries when fixed ("queries", "keys")
+};
+
 struct VariantInfo {
     std::string id;    ///< registry id, e.g. "full"
     std::string name;  ///< display name
@@ -102,6 +129,8 @@ struct VariantInfo {
     /// of these names: Transformer-XL's r_w_bias, r_r_bias, pos_keys); drawn from the seed when
     /// absent. `when` is unused.
     std::vector<DiagnosticSpec> inputs;
+    /// Set when a diagnostic groups the tokens (the image view's colours per pixel).
+    std::optional<TokenGroupsSpec> tokenGroups;
     /// The reasons its weights' tiles carry (its mask legend).
     std::vector<PatternReason> reasons;
     /// The settings the head atlas measures coverage with (docs/ATLAS.md); empty: none.

@@ -7,6 +7,11 @@ ParamSpec tokenCount(ParamSpec spec) {
     return spec;
 }
 
+ParamSpec fromImage(ParamSpec spec, ImageDefault from) {
+    spec.imageDefault = from;
+    return spec;
+}
+
 ParamSpec boolParam(const std::string& name, bool value, const std::string& help) {
     ParamSpec p;
     p.name = name;

@@ -11,6 +11,8 @@ namespace attnscope::engine {
 
 /// `spec`, marked as a number of tokens (ParamSpec::countsTokens).
 ParamSpec tokenCount(ParamSpec spec);
+/// `spec`, taking `from` when the input is an image and the request leaves it out.
+ParamSpec fromImage(ParamSpec spec, ImageDefault from);
 ParamSpec boolParam(const std::string& name, bool value, const std::string& help);
 ParamSpec intParam(const std::string& name, std::int64_t value, double minValue, double maxValue, const std::string& help);
 ParamSpec choiceParam(const std::string& name, const std::string& value, std::vector<std::string> choices,

@@ -5,6 +5,7 @@
 #include <attnscope/model_checkpoint.h>
 
 #include "checkpoint/switch_transformers_tensors.h"
+#include "checkpoint/vit_checkpoint.h"
 #include "plain/strict_json.h"
 
 #include <algorithm>
@@ -175,12 +176,13 @@ Result<ModelCheckpoint::TensorIndex> ModelCheckpoint::openShardedWeights(const s
 Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
     const std::string& folder = m_folder;
     const ModelConfig& cfg = m_config;
-    const auto expected = expectedTensors(cfg);
+    auto expected = expectedTensors(cfg);
     const std::vector<std::string> prefixes =
         cfg.arch == ModelArch::Gpt2        ? std::vector<std::string>{"", "transformer."}
         : cfg.arch == ModelArch::TransfoXl ? std::vector<std::string>{"transformer.", ""}
         : cfg.arch == ModelArch::SwitchTransformers ? std::vector<std::string>{""}
         : cfg.arch == ModelArch::Llama              ? std::vector<std::string>{"model.", ""}
+        : cfg.arch == ModelArch::Vit                ? std::vector<std::string>{"vit.", "deit.", ""}
         : cfg.arch == ModelArch::Roberta ? std::vector<std::string>{"roberta.", ""}
                                          : std::vector<std::string>{"bert.", ""};
     bool prefixFound = false;
@@ -195,6 +197,13 @@ Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
         return invalid(folder + ": no tensor '" + prefixes.front() + expected.front().name + "' (nor without the '" +
                        prefixes.front() + "' prefix): the weights do not belong to a " + modelArchName(cfg.arch) +
                        " model as config.json says");
+    if (cfg.arch == ModelArch::Vit && !all.count(m_prefix + vitClsToken())) {
+        // A ViT trained without a class token (timm's class_token=False): patches only.
+        m_config.vit.clsToken = false;
+        m_config.maxPositions = m_config.vit.prefixTokens() + m_config.vit.gridSide() * m_config.vit.gridSide();
+        m_warnings.push_back("no " + m_prefix + vitClsToken() + ": the model reads patches only, without a [CLS] token");
+        expected = expectedTensors(cfg);
+    }
 
     bool upcast = false;
     for (const auto& e : expected) {
@@ -240,7 +249,7 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
                                               : cfg.arch == ModelArch::TransfoXl          ? "layers."
                                               : cfg.arch == ModelArch::SwitchTransformers ? "encoder.block."
                                               : cfg.arch == ModelArch::Llama              ? "layers."
-                                                                                          : "encoder.layer.");
+                                                                                          : "encoder.layer.");  // BERT, ViT
     std::int64_t maxLayer = -1;
     std::size_t unused = 0;
     for (const auto& [name, where] : all) {

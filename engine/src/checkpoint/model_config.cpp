@@ -7,6 +7,7 @@
 #include "checkpoint/llama_checkpoint.h"
 #include "checkpoint/switch_transformers_tensors.h"
 #include "checkpoint/transfo_xl_tensors.h"
+#include "checkpoint/vit_checkpoint.h"
 #include "plain/strict_json.h"
 
 #include <cmath>
@@ -221,6 +222,7 @@ const char* modelArchName(ModelArch arch) {
     case ModelArch::TransfoXl: return "transfo-xl";
     case ModelArch::SwitchTransformers: return "switch_transformers";
     case ModelArch::Llama: return "llama";
+    case ModelArch::Vit: return "vit";
     }
     return "?";
 }
@@ -241,15 +243,17 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
     else if (config.modelType == "switch_transformers") config.arch = ModelArch::SwitchTransformers;
     else if (isLlamaFamily(config.modelType))
         config.arch = ModelArch::Llama;
+    else if (isVitFamily(config.modelType))
+        config.arch = ModelArch::Vit;
     else if (config.modelType.empty())
         return Error{ErrorCode::Unsupported,
                      source + ": no model_type; supported architectures: bert, roberta, roberta_switch, gpt2, transfo-xl, "
-                              "switch_transformers, llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, olmoe"};
+                              "switch_transformers, llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, olmoe, vit, deit"};
     else
         return Error{ErrorCode::Unsupported, source + ": model_type '" + config.modelType +
                                                  "' is not supported; supported architectures: bert, roberta, "
                                                  "roberta_switch, gpt2, transfo-xl, switch_transformers, llama, mistral, mixtral, qwen2, qwen3, "
-                                                 "qwen2_moe, olmoe"};
+                                                 "qwen2_moe, olmoe, vit, deit"};
 
     for (const auto& [key, value] : root.items()) {
         if (key == "auto_map" || key == "trust_remote_code" || (!key.empty() && key.front() == '_' && key != "_name_or_path"))
@@ -259,6 +263,7 @@ Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::str
                   : config.arch == ModelArch::TransfoXl ? readTransfoXl(fields, root, config)
                   : config.arch == ModelArch::SwitchTransformers ? readSwitchTransformers(fields, config)
                   : config.arch == ModelArch::Llama              ? readLlamaConfig(fields, root, config)
+                  : config.arch == ModelArch::Vit                ? readVitConfig(fields, root, config)
                                                         : readBertLike(fields, config);
     if (!status) return status.error();
     if (config.modelType == "roberta_switch" && !config.moe.active())
@@ -290,6 +295,7 @@ std::vector<ExpectedTensor> expectedTensors(const ModelConfig& c) {
     if (c.arch == ModelArch::TransfoXl) return expectedTransfoXlTensors(c);
     if (c.arch == ModelArch::SwitchTransformers) return expectedSwitchTransformersTensors(c);
     if (c.arch == ModelArch::Llama) return expectedLlamaTensors(c);
+    if (c.arch == ModelArch::Vit) return expectedVitTensors(c);
     if (c.arch == ModelArch::Gpt2) {
         add("wte.weight", {c.vocabSize, h});
         add("wpe.weight", {c.maxPositions, h});

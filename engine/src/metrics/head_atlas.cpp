@@ -3,7 +3,7 @@
 #include "request_checks.h"
 #include "core/run_context.h"
 #include "weights/kept_state.h"
-#include "metrics/attention_flow.h"
+#include "plain/attention_flow.h"
 
 #include <cmath>
 #include <limits>

@@ -1,5 +1,7 @@
 #include "model/model_session.h"
 
+#include "model/rotary_profile.h"
+
 #include "model/captured_attention.h"
 #include "model/model_pass_bytes.h"
 
@@ -118,8 +120,16 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
         if (c.switchLayer(l)) info.expertLayers.push_back(l);
     info.warnings = checkpoint.value()->warnings();
     // A folder without tokenizer files still serves explicit ids; text then gets a clear error.
-    auto tokenizer = loadModelTokenizer(folder, c.modelType, c.llama.bosTokenId, c.t5.eosTokenId);
-    if (tokenizer) {
+    if (c.arch == ModelArch::Vit) {
+        info.arch = c.modelType;
+        info.imageSize = c.vit.imageSize;
+        info.patchSize = c.vit.patchSize;
+        info.prefixTokens = c.vit.prefixTokens();
+        info.tokenizer = "image";
+        auto pre = loadVitPreprocessor(folder, c.vit.imageSize, info.warnings);
+        if (!pre) return pre.error();
+        session->m_preprocessor = pre.value();
+    } else if (auto tokenizer = loadModelTokenizer(folder, c.modelType, c.llama.bosTokenId, c.t5.eosTokenId)) {
         session->m_tokenizer = tokenizer.value();
         const ModelTokenizerKind kind = tokenizer.value()->kind();
         info.tokenizer = kind == ModelTokenizerKind::WordPiece       ? "wordpiece"
@@ -211,6 +221,7 @@ void ModelSession::checkPassBudget(std::int64_t tokens, bool keepAttention) cons
 
 const ModelSession::Pass& ModelSession::run(const ModelInput& input, const ProgressFn& progress) {
     if (m_captured) return *m_last;
+    if (input.image || m_preprocessor) return runImage(input, progress);
     const bool byIds = !input.ids.empty();
     if (m_last && !byIds && m_last->text == input.text && m_last->addSpecialTokens == input.addSpecialTokens &&
         (m_last->keepAttention || !input.keepAttention))
@@ -298,15 +309,15 @@ std::shared_ptr<const ModelForward> ModelSession::forward(const ModelInput& inpu
     return out;
 }
 
-Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn& progress, TokenizedInput& tokens,
+Qkv ModelSession::layerQkv(const ModelInput& given, int layer, const ProgressFn& progress, TokenizedInput& tokens,
                            std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs,
                            std::optional<ModelRouting>* routing) {
     if (layer < 0 || layer >= m_info.layers)
         throw EngineError(ErrorCode::InvalidArgument, "layer " + std::to_string(layer) + " is outside [0, " +
                                                           std::to_string(m_info.layers - 1) + "] for this model");
-    ModelInput input;
-    input.text = text;
-    input.keepAttention = false;
+    ModelInput input = given;
+    // A picture's pass is small (a few hundred patches) and its views read every layer's weights.
+    input.keepAttention = input.image.has_value();
     const Pass& pass = run(input, progress);
     if (pass.capture.q.empty())
         throw EngineError(ErrorCode::InvalidArgument, m_info.folder + " holds attention weights only (no 'q', 'k', 'v'): variants "
@@ -331,6 +342,20 @@ Qkv ModelSession::layerQkv(const std::string& text, int layer, const ProgressFn&
         *routing = std::move(model);
     }
     return qkv;
+}
+
+std::optional<RotaryDistanceProfile> ModelSession::rotaryProfile(int layer, std::vector<std::string>& notices) const {
+    if (!m_model || !m_last || m_model->config().arch != ModelArch::Llama) return std::nullopt;
+    const auto l = static_cast<std::size_t>(layer);
+    if (layer < 0 || l >= m_last->capture.q.size() || l >= m_last->capture.k.size()) return std::nullopt;
+    const at::Tensor& q = m_last->capture.q[l];
+    if (q.size(1) > kRotaryProfileMaxTokens) {
+        notices.push_back("the rotary-position profile (Diagnostics) is computed for texts of up to " +
+                          std::to_string(kRotaryProfileMaxTokens) + " tokens; this one has " + std::to_string(q.size(1)));
+        return std::nullopt;
+    }
+    const ModelConfig& c = m_model->config();
+    return rotaryDistanceProfile(q, m_last->capture.k[l], c.llama.rope, c.maxPositions);
 }
 
 }  // namespace attnscope::engine

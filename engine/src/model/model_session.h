@@ -7,6 +7,7 @@
 
 #include "core/run_context.h"
 #include "core/buffer_pool.h"
+#include "image/vit_preprocess.h"
 #include "model/transformer_model.h"
 #include "variants/variant.h"
 
@@ -56,9 +57,28 @@ public:
     /// `routing` (when not null) the layer's own router when its FFN is a Switch layer.
     Qkv layerQkv(const std::string& text, int layer, const ProgressFn& progress, TokenizedInput& tokens,
                  std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs = nullptr,
+                 std::optional<ModelRouting>* routing = nullptr) {
+        ModelInput input;
+        input.text = text;
+        return layerQkv(input, layer, progress, tokens, notices, inputs, routing);
+    }
+    /// As above for any input (a picture for a vision model, whose pass keeps its attention).
+    Qkv layerQkv(const ModelInput& input, int layer, const ProgressFn& progress, TokenizedInput& tokens,
+                 std::vector<std::string>& notices, std::map<std::string, PlainTensor>* inputs = nullptr,
                  std::optional<ModelRouting>* routing = nullptr);
 
+    /// The mean score by relative distance of `layer` in the last pass, with and without its
+    /// rotary positions (model/rotary_profile.h); nullopt for a model without them or when the
+    /// pass has no q and k, and, with a notice, for a text over kRotaryProfileMaxTokens.
+    std::optional<RotaryDistanceProfile> rotaryProfile(int layer, std::vector<std::string>& notices) const;
+
+    /// Every layer's attention [heads, n, n] of the last pass (empty when it kept none).
+    std::vector<PlainTensor> lastPassAttention() const;
+
 private:
+    /// run() for a picture: prepared by the model's preprocessor, tokens placed on it
+    /// (model_session_image.cpp). Refused for a text model.
+    const Pass& runImage(const ModelInput& input, const ProgressFn& progress);
     /// A captured-attention file (model/captured_attention.h) in place of a model: its one pass.
     static Result<std::unique_ptr<ModelSession>> openCaptured(const std::string& path, std::uint64_t memoryBudget);
     /// Throws EngineError(OutOfBudget) when a pass on `tokens` tokens would need more than the budget.
@@ -68,6 +88,7 @@ private:
     std::unique_ptr<TransformerModel> m_model;
     std::shared_ptr<const ModelTokenizer> m_tokenizer;
     std::unique_ptr<Pass> m_last;
+    std::optional<ImagePreprocessor> m_preprocessor;  ///< a vision model's, from preprocessor_config.json
     bool m_captured = false;  ///< m_last is the file's pass, whatever the input
     BufferPool m_pool;  ///< for the variant attention of trained models
     std::uint64_t m_budget = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // Forward pass of a trained checkpoint (BERT, RoBERTa, GPT-2, Transformer-XL, Switch
-// Transformers, Llama) that keeps, for every layer, the real per-head Q, K, V the model attends
+// Transformers, Llama, ViT) that keeps, for every layer, the real per-head Q, K, V the model attends
 // with, its attention weights and the hidden states.
 
 #include <attnscope/model_checkpoint.h>
@@ -56,6 +56,10 @@ public:
     /// Non-fatal findings (NaN weights) are appended to `notices`.
     ModelCapture forward(const std::vector<std::int64_t>& ids, bool keepAttention, const ProgressFn& progress,
                          std::vector<std::string>& notices);
+    /// Runs a ViT on a prepared picture: `pixels` [3, size, size] as its preprocessor leaves them
+    /// (image/vit_preprocess.h). Throws as forward().
+    ModelCapture forwardImage(const std::vector<float>& pixels, std::int64_t size, bool keepAttention, const ProgressFn& progress,
+                              std::vector<std::string>& notices);
 
 private:
     const at::Tensor& weight(const std::string& name);
@@ -72,6 +76,8 @@ private:
     ModelCapture forwardTransfoXl(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// The Llama-family decoder (llama_forward.cpp).
     ModelCapture forwardLlama(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
+    /// The Vision Transformer encoder on pixels [3, S, S] (vit_forward.cpp).
+    ModelCapture forwardVit(const at::Tensor& pixels, bool keepAttention, const ProgressFn& progress);
     /// The T5 encoder with Switch layers (switch_transformers_forward.cpp).
     ModelCapture forwardSwitchTransformers(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
     /// Multi-head attention core shared by both families: q, k, v are [n, hidden].

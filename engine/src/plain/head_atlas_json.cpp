@@ -11,6 +11,39 @@ namespace {
 
 nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
+// A vision model's views over the picture's grid (docs/ATLAS.md, "Images").
+nlohmann::json imageViewsJson(const ImageAttentionViews& v, const ImageGrid& grid) {
+    nlohmann::json j;
+    j["grid"] = {{"rows", grid.rows},
+                 {"cols", grid.cols},
+                 {"prefix", grid.prefix},
+                 {"patch", grid.cell},
+                 {"source_width", grid.sourceWidth},
+                 {"source_height", grid.sourceHeight},
+                 {"notes", grid.notes}};
+    j["query"] = v.query;
+    j["options"] = {{"head_fusion", headFusionName(v.options.fusion)},
+                    {"discard_ratio", v.options.discardRatio},
+                    {"mass_share", v.options.massShare}};
+    nlohmann::json layers = nlohmann::json::array();
+    for (std::int64_t l = 0; l < v.layers; ++l) {
+        nlohmann::json heads = nlohmann::json::array();
+        for (std::int64_t h = 0; h < v.heads; ++h) {
+            const auto begin = v.queryAttention.begin() + (l * v.heads + h) * v.cells;
+            heads.push_back(std::vector<float>(begin, begin + v.cells));
+        }
+        layers.push_back(heads);
+    }
+    j["query_attention"] = layers;
+    j["rollout"] = v.rollout;
+    if (!v.flow.empty()) j["flow"] = v.flow;
+    nlohmann::json mass = nlohmann::json::array();
+    for (std::int64_t h = 0; h < v.heads; ++h)
+        mass.push_back(std::vector<int>(v.massCells.begin() + h * v.cells, v.massCells.begin() + (h + 1) * v.cells));
+    j["mass_cells"] = mass;
+    return j;
+}
+
 }  // namespace
 
 std::string headAtlasJson(const HeadAtlas& atlas) {
@@ -78,6 +111,7 @@ std::string headAtlasJson(const HeadAtlas& atlas) {
         }
         j["flow"] = rows;
     }
+    if (atlas.image && atlas.input.image) j["image"] = imageViewsJson(*atlas.image, *atlas.input.image);
     j["notices"] = atlas.notices;
     j["seconds"] = atlas.seconds;
     return j.dump(1);

@@ -5,6 +5,7 @@
 #include <attnscope/variant_catalog.h>
 
 #include "kernels/finite_scan.h"
+#include "plain/image_grid_json.h"
 #include "plain/pattern_listing.h"
 #include "weights/kept_state.h"
 
@@ -129,6 +130,10 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
         // Token text can be a partial UTF-8 sequence (byte tokenizer): store it only when valid.
         nlohmann::json tj = {{"begin", t.byteBegin}, {"end", t.byteEnd}, {"id", t.id}};
         if (findInvalidUtf8(t.text) < 0) tj["text"] = t.text;
+        if (t.row >= 0 && run.input.image) {
+            const ImageBox box = run.input.image->cellBox(t.row, t.col);
+            tj.update({{"row", t.row}, {"col", t.col}, {"box", {box.x0, box.y0, box.x1, box.y1}}});
+        }
         tokens.push_back(tj);
     }
     std::map<std::string, std::string> metadata{
@@ -139,6 +144,7 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
         {"attnscope.tokens", tokens.dump()},
     };
     if (!run.input.tokens.empty()) metadata["attnscope.tokenizer"] = tokenizerName(run.input.kind);
+    if (run.input.image) metadata["attnscope.image"] = imageGridJson(*run.input.image).dump();
     return writeSafetensors(path, items, metadata);
 }
 
@@ -212,10 +218,11 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
     const auto& meta = file->header().metadata;
     if (!meta.count("attnscope.result") || !meta.count("attnscope.request"))
         return fileError(path, "not an AttnScope result file (no attnscope.result in the metadata)");
-    nlohmann::json summary, tokens;
+    nlohmann::json summary, tokens, image;
     try {
         summary = nlohmann::json::parse(meta.at("attnscope.result"));
         if (meta.count("attnscope.tokens")) tokens = nlohmann::json::parse(meta.at("attnscope.tokens"));
+        if (meta.count("attnscope.image")) image = nlohmann::json::parse(meta.at("attnscope.image"));
     } catch (const std::exception& e) {
         return fileError(path, std::string("the metadata is not valid JSON: ") + e.what());
     }
@@ -241,7 +248,15 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
             token.byteEnd = integerAt(t, "end");
             token.id = integerAt(t, "id");
             token.text = t.value("text", std::string());
+            token.row = static_cast<std::int32_t>(integerOr(t, "row", -1));
+            token.col = static_cast<std::int32_t>(integerOr(t, "col", -1));
             run->input.tokens.push_back(std::move(token));
+        }
+        if (!image.is_null()) {
+            auto grid = imageGridFromJson(image);
+            if (!grid) return fileError(path, "attnscope.image: " + grid.error().message);
+            run->input.image = std::move(grid.value());
+            run->input.kind = run->input.image->mode == ImageTokenMode::Pixels ? TokenizerKind::Pixels : TokenizerKind::Patches;
         }
     } catch (const std::exception& e) {
         return fileError(path, std::string("attnscope.result or attnscope.tokens lacks a field or has one of the wrong type: ") + e.what());

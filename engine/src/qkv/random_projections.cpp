@@ -16,13 +16,17 @@ constexpr std::uint64_t kWeightStream = 0x200000000ull;
 }  // namespace
 
 Qkv randomProjections(const TokenizedInput& input, const ProjectionSpec& spec) {
-    const std::int64_t n = static_cast<std::int64_t>(input.tokens.size());
+    const std::int64_t dim = spec.modelDim > 0 ? spec.modelDim : spec.heads * spec.headDim;
+    // x: [n, D] = token embedding + position (moe/token_states.cpp)
+    return projectTokenStates(randomTokenStates(input, dim, spec.seed), spec);
+}
+
+Qkv projectTokenStates(PlainTensor statesIn, const ProjectionSpec& spec) {
     const std::int64_t heads = spec.heads;
     const std::int64_t headDim = spec.headDim;
     const std::int64_t dim = spec.modelDim > 0 ? spec.modelDim : heads * headDim;
-
-    // x: [n, D] = token embedding + position (moe/token_states.cpp)
-    auto states = std::make_shared<PlainTensor>(randomTokenStates(input, dim, spec.seed));
+    const std::int64_t n = statesIn.shape[0];
+    auto states = std::make_shared<PlainTensor>(std::move(statesIn));
     at::Tensor x = at::from_blob(states->f32.data(), {n, dim}, [states](void*) {}, at::kFloat);
 
     // w: [3, heads, D, headDim], entries N(0, 1/D) so q, k, v entries keep unit-order variance

@@ -14,4 +14,8 @@ namespace attnscope::engine {
 /// W entries ~ N(0, 1/D); embedding entries ~ N(0, 1).
 Qkv randomProjections(const TokenizedInput& input, const ProjectionSpec& spec);
 
+/// q, k, v: [heads, n, headDim] = x W_{q,k,v}[h] for token states x [n, D] (D = spec's model
+/// dimension): the seeded per-head projections every random-projection input shares.
+Qkv projectTokenStates(PlainTensor states, const ProjectionSpec& spec);
+
 }  // namespace attnscope::engine

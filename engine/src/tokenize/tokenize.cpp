@@ -75,7 +75,9 @@ Result<TokenizedInput> tokenizeChecked(const InputSpec& input, const ProgressFn&
                       static_cast<std::int64_t>(step.codePoint)});
             break;
         case TokenizerKind::Words: words.feed(step.codePoint, begin, end); break;
-        case TokenizerKind::Model: break;  // refused by isKnownKind before the loop
+        case TokenizerKind::Model:
+        case TokenizerKind::Pixels:
+        case TokenizerKind::Patches: break;  // refused by isKnownKind before the loop
         }
         pos += static_cast<std::size_t>(step.length);
     }
@@ -126,6 +128,8 @@ const char* tokenizerName(TokenizerKind kind) {
     case TokenizerKind::Chars: return "chars";
     case TokenizerKind::Words: return "words";
     case TokenizerKind::Model: return "model";
+    case TokenizerKind::Pixels: return "pixels";
+    case TokenizerKind::Patches: return "patches";
     }
     return "?";
 }

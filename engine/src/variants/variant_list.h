@@ -6,5 +6,5 @@
 // Adding a variant: its folder, one X(<id>) here, its test, its section in docs/VARIANTS.md.
 
 #define ATTNSCOPE_VARIANTS(X)                                                                              \
-    X(full) X(transformer_xl) X(sparse_strided) X(sparse_fixed) X(longformer) X(bigbird) X(topk) X(entmax) X(star) X(linformer) \
+    X(full) X(transformer_xl) X(sparse_strided) X(sparse_fixed) X(longformer) X(bigbird) X(local2d) X(topk) X(entmax) X(star) X(linformer) \
         X(linear) X(performer) X(reformer) X(routing)

@@ -35,6 +35,7 @@ VariantInfo info() {
                                       "false: a key seen c times by a query gets score - log(c) on each copy."));
     info.diagnosticsPage = DiagnosticsPage::Lsh;
     info.reasons = {PatternReason::Bucket, PatternReason::Local};
+    info.tokenGroups = TokenGroupsSpec{"buckets", "bucket", "hash round", {}};
     info.diagnostics = {
         diagnostic("rotations", DType::F32, "[H, d, n_hashes, n_buckets / 2]", DiagnosticWhen::Always, "The random rotations of the angular LSH."),
         diagnostic("buckets", DType::I64, "[H, n_hashes, n]", DiagnosticWhen::Always, "Each token's bucket per hash round."),

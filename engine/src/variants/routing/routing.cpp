@@ -32,6 +32,7 @@ VariantInfo info() {
     info.params.push_back(boolParam("causal", false, "Mask keys after the query (j > i)."));
     info.diagnosticsPage = DiagnosticsPage::Clusters;
     info.reasons = {PatternReason::Cluster};
+    info.tokenGroups = TokenGroupsSpec{"nearest", "cluster", "", {"queries", "keys"}};
     info.diagnostics = {
         diagnostic("centroids", DType::F32, "[H, clusters, d]", DiagnosticWhen::Always, "The final centroids (shared by queries and keys)."),
         diagnostic("centroid_history", DType::F32, "[H, iterations + 1, clusters, d]", DiagnosticWhen::Always, "The centroids after each k-means step."),

@@ -18,7 +18,10 @@ VariantInfo info() {
     info.name = "Sparse Transformer (fixed)";
     info.paper = "Child et al. 2019, Generating Long Sequences with Sparse Transformers, arXiv 1904.10509";
     info.summary = "Every key of the query's block of l, plus the c summary cells of every block.";
-    info.params.push_back(tokenCount(intParam("block", 8, 1, 1 << 24, "Block length l (at most n; n need not be a multiple).")));
+    info.params.push_back(fromImage(tokenCount(intParam("block", 8, 1, 1 << 24,
+                                                        "Block length l (at most n; n need not be a multiple). On an image's "
+                                                        "pixels: the image's width (a block is a row, the paper's setting).")),
+                                    ImageDefault::PixelGridWidth));
     info.params.push_back(tokenCount(intParam("summary", 2, 1, 1 << 24, "Summary cells c per block (1..l): by default the last c.")));
     info.params.push_back(boolParam("causal", true, "Only keys j <= i (the paper's setting)."));
     info.params.push_back(intListParam("summary_offsets", {}, 0, 1 << 24,

@@ -18,7 +18,10 @@ VariantInfo info() {
     info.name = "Sparse Transformer (strided)";
     info.paper = "Child et al. 2019, Generating Long Sequences with Sparse Transformers, arXiv 1904.10509";
     info.summary = "Local band of l+1 (paper) or l (OpenAI) keys plus every l-th key; union or interleaved heads.";
-    info.params.push_back(tokenCount(intParam("stride", 8, 1, 1 << 24, "Stride l (about sqrt(n)); must be at most n.")));
+    info.params.push_back(fromImage(tokenCount(intParam("stride", 8, 1, 1 << 24,
+                                                        "Stride l (about sqrt(n)); must be at most n. On an image's pixels: "
+                                                        "the image's width (row and column attention, the paper's setting).")),
+                                    ImageDefault::PixelGridWidth));
     info.params.push_back(choiceParam("local", "paper", {"paper", "openai"},
                                         "Local band: paper = keys i-l..i (l+1 keys), openai = keys i-l+1..i (l keys)."));
     info.params.push_back(boolParam("causal", true, "Only keys j <= i (the paper's setting)."));

@@ -1,4 +1,4 @@
-#include "metrics/attention_flow.h"
+#include "plain/attention_flow.h"
 
 #include <algorithm>
 #include <limits>
@@ -93,16 +93,26 @@ private:
 
 }  // namespace
 
-std::vector<double> attentionFlow(const std::vector<std::vector<double>>& layers, std::int64_t n) {
+namespace {
+
+// Node (l, t) = l * n + t; flow runs upward from the inputs (l = 0) to the outputs (l = depth).
+MaxFlow layeredGraph(const std::vector<std::vector<double>>& layers, std::int64_t n) {
     const std::int64_t depth = static_cast<std::int64_t>(layers.size());
     MaxFlow graph((depth + 1) * n);
-    // Node (l, t) = l * n + t; flow runs upward from the inputs (l = 0) to the outputs (l = depth).
     for (std::int64_t l = 0; l < depth; ++l)
         for (std::int64_t q = 0; q < n; ++q)
             for (std::int64_t k = 0; k < n; ++k) {
                 const double w = layers[static_cast<std::size_t>(l)][static_cast<std::size_t>(q * n + k)];
                 if (w > 0) graph.addEdge(l * n + k, (l + 1) * n + q, w);
             }
+    return graph;
+}
+
+}  // namespace
+
+std::vector<double> attentionFlow(const std::vector<std::vector<double>>& layers, std::int64_t n) {
+    const std::int64_t depth = static_cast<std::int64_t>(layers.size());
+    MaxFlow graph = layeredGraph(layers, n);
     const std::vector<double> fresh = graph.capacities();
     std::vector<double> flow(static_cast<std::size_t>(n * n), 0.0);
     for (std::int64_t i = 0; i < n; ++i)
@@ -110,6 +120,20 @@ std::vector<double> attentionFlow(const std::vector<std::vector<double>>& layers
             graph.reset(fresh);
             flow[static_cast<std::size_t>(i * n + j)] = graph.run(j, depth * n + i);
         }
+    return flow;
+}
+
+std::vector<double> attentionFlowToOutput(const std::vector<std::vector<double>>& layers, std::int64_t n, std::int64_t output,
+                                          const std::function<bool(std::int64_t, std::int64_t)>& keepGoing) {
+    const std::int64_t depth = static_cast<std::int64_t>(layers.size());
+    MaxFlow graph = layeredGraph(layers, n);
+    const std::vector<double> fresh = graph.capacities();
+    std::vector<double> flow(static_cast<std::size_t>(n), 0.0);
+    for (std::int64_t j = 0; j < n; ++j) {
+        if (keepGoing && !keepGoing(j, n)) return {};
+        graph.reset(fresh);
+        flow[static_cast<std::size_t>(j)] = graph.run(j, depth * n + output);
+    }
     return flow;
 }
 

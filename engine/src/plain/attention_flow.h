@@ -3,6 +3,7 @@
 // the value of the maximum flow from input token j to output token i.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace attnscope::engine {
@@ -12,5 +13,10 @@ namespace attnscope::engine {
 /// token at the top, column j = input token. Costs n^2 max-flow problems on (layers + 1) n
 /// nodes: callers keep n small.
 std::vector<double> attentionFlow(const std::vector<std::vector<double>>& layers, std::int64_t n);
+
+/// The row `output` of attentionFlow only: n max-flow problems. `keepGoing(done, total)`, when
+/// given, is asked before each; false stops and returns an empty vector.
+std::vector<double> attentionFlowToOutput(const std::vector<std::vector<double>>& layers, std::int64_t n, std::int64_t output,
+                                          const std::function<bool(std::int64_t, std::int64_t)>& keepGoing = {});
 
 }  // namespace attnscope::engine

@@ -1,0 +1,190 @@
+// Images in the window: decoding and its refusals (common/image_file.h), File ▸ Open Image as a
+// user does it against the real engine (pixels and patches), and a refused file leaving the
+// input and the shown result as they were.
+
+#include "support/qt_test_support.h"
+
+#include "common/image_file.h"
+#include "gui/app_settings.h"
+#include "gui/engine_runner.h"
+#include "gui/image_input_panel.h"
+#include "gui/local_engine_backend.h"
+#include "gui/main_window.h"
+#include "gui/run_settings_panel.h"
+#include "gui/view_tabs.h"
+
+#include "views/image/image_canvas.h"
+#include "views/image/image_overlay_view.h"
+
+#include <QBuffer>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+using attnscope::app::AppSettings;
+using attnscope::app::EngineRunner;
+using attnscope::app::LocalEngineBackend;
+using attnscope::app::MainWindow;
+namespace engine = attnscope::engine;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+// A 48 × 32 picture: red rising to the right, green rising downwards, blue 64.
+QImage gradient() {
+    QImage image(48, 32, QImage::Format_RGB888);
+    for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 48; ++x) image.setPixelColor(x, y, QColor(x * 5, y * 8, 64));
+    return image;
+}
+
+QString writeFile(const QString& path, const QByteArray& bytes) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return {};
+    return path;
+}
+
+quint32 crc32(const QByteArray& bytes) {
+    quint32 crc = 0xFFFFFFFFu;
+    for (const char byte : bytes) {
+        crc ^= static_cast<quint8>(byte);
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+void appendBigEndian(QByteArray& out, quint32 value) {
+    for (int shift = 24; shift >= 0; shift -= 8) out.append(static_cast<char>((value >> shift) & 0xFF));
+}
+
+void appendChunk(QByteArray& png, const QByteArray& type, const QByteArray& data) {
+    appendBigEndian(png, static_cast<quint32>(data.size()));
+    const QByteArray chunk = type + data;
+    png.append(chunk);
+    appendBigEndian(png, crc32(chunk));
+}
+
+// A well-formed PNG whose header claims width × height, with a few bytes of image data: what a
+// decompression bomb looks like to a reader before it decodes.
+QByteArray pngClaiming(quint32 width, quint32 height) {
+    QByteArray header;
+    appendBigEndian(header, width);
+    appendBigEndian(header, height);
+    header.append(char(8)).append(char(2)).append(char(0)).append(char(0)).append(char(0));
+    QByteArray png("\x89PNG\r\n\x1a\n", 8);
+    appendChunk(png, "IHDR", header);
+    appendChunk(png, "IDAT", QByteArray("\x78\x9c\x03\x00\x00\x00\x00\x01", 8));  // an empty zlib stream
+    appendChunk(png, "IEND", {});
+    return png;
+}
+
+}  // namespace
+
+class TestImageInput : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void decodesToRgbFloatsInRasterOrder() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("gradient.png"));
+        QVERIFY(gradient().save(path));
+        auto image = attnscope::app::readImageFile(path);
+        QVERIFY2(image.ok(), image.ok() ? "" : image.error().message.c_str());
+        const engine::RgbImage rgb = attnscope::app::toRgbImage(image.value());
+        QCOMPARE(rgb.width, 48);
+        QCOMPARE(rgb.height, 32);
+        QCOMPARE(rgb.at(0, 3, 7), 35.0f / 255.0f);  // red = 5 x
+        QCOMPARE(rgb.at(1, 3, 7), 24.0f / 255.0f);  // green = 8 y
+        QCOMPARE(rgb.at(2, 3, 7), 64.0f / 255.0f);
+        QVERIFY(attnscope::app::looksLikeImage(path));
+    }
+
+    void refusesBrokenFilesWithTheirReason() {
+        QTemporaryDir dir;
+        QByteArray png;
+        {
+            QBuffer buffer(&png);
+            buffer.open(QIODevice::WriteOnly);
+            QVERIFY(gradient().save(&buffer, "PNG"));
+        }
+        const auto refusal = [](const QString& path) {
+            auto image = attnscope::app::readImageFile(path);
+            return image.ok() ? QString() : QString::fromStdString(image.error().message);
+        };
+        const QString truncated = writeFile(dir.filePath(QStringLiteral("truncated.png")), png.left(png.size() / 2));
+        QVERIFY2(refusal(truncated).contains(QStringLiteral("could not be decoded")), qPrintable(refusal(truncated)));
+        QVERIFY(refusal(truncated).startsWith(truncated));
+        const QString huge = writeFile(dir.filePath(QStringLiteral("huge.png")), pngClaiming(100000, 100000));
+        QVERIFY2(refusal(huge).contains(QStringLiteral("claims 100000 × 100000 pixels")), qPrintable(refusal(huge)));
+        const QString text = writeFile(dir.filePath(QStringLiteral("notes.png")), QByteArray("these are notes, not a picture\n"));
+        QVERIFY2(refusal(text).contains(QStringLiteral("not an image")), qPrintable(refusal(text)));
+        QVERIFY(!attnscope::app::looksLikeImage(text));
+        QVERIFY2(refusal(dir.filePath(QStringLiteral("missing.png"))).contains(QStringLiteral("no such file")),
+                 qPrintable(refusal(dir.filePath(QStringLiteral("missing.png")))));
+    }
+
+    void openImageRunsItsPixelsAndPatchesAndARefusalKeepsTheInput() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("gradient.png"));
+        QVERIFY(gradient().save(path));
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.initialText = QStringLiteral("some text the user typed");
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult(), kTimeoutMs);  // the text's first run
+
+        QVERIFY2(window.openPath(path).isEmpty(), qPrintable(window.statusText()));  // judged by content
+        QCOMPARE(window.currentView(), attnscope::app::ViewTab::Image);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->input.image, kTimeoutMs);
+        auto run = window.lastResult();
+        QCOMPARE(run->n, 32 * 32);  // the default 32 × 32 grid
+        QCOMPARE(QString::fromStdString(run->input.image->name), QStringLiteral("gradient.png"));
+        attnscope::views::ImageOverlayView* view = window.views()->imageView();
+        QTRY_VERIFY_WITH_TIMEOUT(view->message().isEmpty() && !view->canvas()->tiles().isEmpty(), kTimeoutMs);
+        QCOMPARE(view->canvas()->picture().size(), QSize(48, 32));
+
+        // Patches of 16 with a CLS token: 1 + 2 × 3 tokens
+        attnscope::app::ImageInputPanel* panel = window.inputs()->imageInput();
+        panel->modeCombo()->setCurrentIndex(1);
+        panel->patchSpin()->setValue(16);
+        panel->clsBox()->setChecked(true);
+        QVERIFY(panel->note().contains(QStringLiteral("7 tokens")));
+        window.runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->n == 7, kTimeoutMs);
+        QCOMPARE(window.lastResult()->input.tokens[0].text, std::string("[CLS]"));
+        QTRY_COMPARE_WITH_TIMEOUT(view->query(), 0, kTimeoutMs);
+
+        // A truncated file is refused; the picture, the input and the shown result stay.
+        QByteArray png;
+        {
+            QBuffer buffer(&png);
+            buffer.open(QIODevice::WriteOnly);
+            QVERIFY(gradient().save(&buffer, "PNG"));
+        }
+        const QString broken = writeFile(dir.filePath(QStringLiteral("broken.png")), png.left(60));
+        const auto shown = window.lastResult();
+        const QString refusal = window.openImage(broken);
+        QVERIFY2(refusal.contains(QStringLiteral("broken.png")), qPrintable(refusal));
+        QVERIFY(window.statusText().contains(QStringLiteral("broken.png")));
+        QCOMPARE(window.lastResult(), shown);
+        QCOMPARE(panel->name(), QStringLiteral("gradient.png"));
+        QVERIFY(window.inputs()->imageIsInput());
+
+        // Back to the text: it was kept
+        window.inputs()->useText();
+        QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("some text the user typed"));
+        window.runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && !window.lastResult()->input.image, kTimeoutMs);
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestImageInput)
+#include "test_image_input.moc"

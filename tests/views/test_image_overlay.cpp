@@ -1,0 +1,205 @@
+#include "support/qt_test_support.h"
+#include "views/test_fixtures.h"
+
+#include "views/colormap.h"
+#include "views/diagnostics/categorical_palette.h"
+#include "views/image/image_canvas.h"
+#include "views/image/image_overlay_view.h"
+#include "views/image/overlay_image.h"
+#include "views/inspection_state.h"
+#include "views/reason_palette.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using attnscope::views::ImageCanvas;
+using attnscope::views::ImageOverlayView;
+using attnscope::views::InspectionState;
+using attnscope::views::OverlayFacts;
+using attnscope::views::OverlayKind;
+using attnscope::views::OverlaySettings;
+namespace engine = attnscope::engine;
+
+namespace {
+
+// A CLS token and a 2 × 3 grid of patches over a 60 × 40 picture (patches of 20 pixels), 2 heads.
+// Weights are given row by row: from query `q` head h puts (h + 1) · (key + 1) on each key, so
+// the largest is the last patch's.
+constexpr int kRows = 2, kCols = 3, kTokens = 1 + kRows * kCols, kHeads = 2;
+
+std::shared_ptr<engine::RunResult> makeImageRun(std::vector<std::uint8_t> reasons = {}) {
+    auto run = std::make_shared<engine::RunResult>();
+    run->n = kTokens;
+    run->heads = kHeads;
+    run->headDim = 4;
+    engine::ImageGrid grid;
+    grid.mode = engine::ImageTokenMode::Patches;
+    grid.name = "picture.png";
+    grid.sourceWidth = grid.inputWidth = 60;
+    grid.sourceHeight = grid.inputHeight = 40;
+    grid.rows = kRows;
+    grid.cols = kCols;
+    grid.prefix = 1;
+    grid.cell = 20;
+    run->input.kind = engine::TokenizerKind::Patches;
+    run->input.tokens.push_back(engine::Token{"[CLS]", 0, 0, -1});
+    for (int r = 0; r < kRows; ++r)
+        for (int c = 0; c < kCols; ++c) {
+            engine::Token token{"(" + std::to_string(r) + ", " + std::to_string(c) + ")", 0, 0, r * kCols + c};
+            token.row = r;
+            token.col = c;
+            run->input.tokens.push_back(token);
+        }
+    run->input.image = grid;
+    engine::AttentionResult result;
+    result.variantId = "full";
+    result.params["causal"] = false;
+    result.heads = kHeads;
+    result.n = result.m = kTokens;
+    result.d = 4;
+    std::vector<float> weights(std::size_t(kHeads * kTokens * kTokens));
+    for (int h = 0; h < kHeads; ++h)
+        for (int i = 0; i < kTokens; ++i) {
+            float sum = 0;
+            for (int j = 0; j < kTokens; ++j) sum += float((h + 1) * (j + 1));
+            for (int j = 0; j < kTokens; ++j) weights[std::size_t((h * kTokens + i) * kTokens + j)] = float((h + 1) * (j + 1)) / sum;
+        }
+    result.weights = engine::makeDenseWeights(kHeads, kTokens, kTokens, std::move(weights), std::move(reasons));
+    run->results.push_back(std::move(result));
+    return run;
+}
+
+QImage picture() {
+    QImage image(60, 40, QImage::Format_RGB888);
+    image.fill(Qt::gray);
+    return image;
+}
+
+}  // namespace
+
+class TestImageOverlay : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void weightsAreColouredAndMoreOpaqueTheLargerTheyAre() {
+        const auto run = makeImageRun();
+        OverlaySettings settings;
+        settings.opacity = 0.8;
+        OverlayFacts facts;
+        const QImage overlay = overlayImage(*run, 0, 0, /*query=*/0, settings, &facts);
+        QCOMPARE(overlay.size(), QSize(kCols, kRows));
+        // Row of head 0: weight of key j = (j + 1) / 28; the grid's largest is key 6 (patch (1, 2))
+        QCOMPARE(facts.maxWeight, double(7.0f / 28.0f));
+        QVERIFY(std::abs(facts.prefixWeight - 1.0 / 28.0) < 1e-6);
+        const attnscope::views::Colormap& map = attnscope::views::Colormap::builtin(settings.colormap);
+        for (int cell = 0; cell < kRows * kCols; ++cell) {
+            const double w = double(cell + 2) / 28.0, share = w / facts.maxWeight;
+            const QRgb pixel = overlay.pixel(cell % kCols, cell / kCols);
+            QCOMPARE(qAlpha(pixel), attnscope::views::weightAlpha(w, facts.maxWeight, 0.8));
+            QCOMPARE(qAlpha(pixel), int(std::lround(255 * 0.8 * share)));
+            const QRgb expected = map.map(share);
+            QCOMPARE(qRed(pixel), qRed(expected));
+            QCOMPARE(qGreen(pixel), qGreen(expected));
+            QCOMPARE(qBlue(pixel), qBlue(expected));
+        }
+    }
+
+    void theMaskColoursAllowedKeysByReasonAndDimsTheOthers() {
+        // Query 3 = patch (0, 2) may attend CLS (global) and patches (0, 1), (0, 2), (1, 2) (local)
+        std::vector<std::uint8_t> reasons(std::size_t(kHeads * kTokens * kTokens), engine::kNotListed);
+        for (int h = 0; h < kHeads; ++h) {
+            const auto at = [&](int key) -> std::uint8_t& { return reasons[std::size_t((h * kTokens + 3) * kTokens + key)]; };
+            at(0) = std::uint8_t(engine::PatternReason::Global);
+            for (int key : {2, 3, 6}) at(key) = std::uint8_t(engine::PatternReason::Local);
+        }
+        const auto run = makeImageRun(reasons);
+        OverlaySettings settings;
+        settings.kind = OverlayKind::Mask;
+        settings.opacity = 1.0;
+        OverlayFacts facts;
+        const QImage overlay = overlayImage(*run, 0, 1, 3, settings, &facts);
+        QCOMPARE(facts.allowedCells, 3);
+        const QColor local = attnscope::views::ReasonPalette::standard().color(engine::PatternReason::Local);
+        for (int cell = 0; cell < kRows * kCols; ++cell) {
+            const QRgb pixel = overlay.pixel(cell % kCols, cell / kCols);
+            const bool allowed = cell == 1 || cell == 2 || cell == 5;
+            if (allowed) {
+                QCOMPARE(QColor::fromRgba(pixel).rgb(), local.rgb());
+                QCOMPARE(qAlpha(pixel), 255);
+            } else {
+                QCOMPARE(qRed(pixel) + qGreen(pixel) + qBlue(pixel), 0);
+                QVERIFY(qAlpha(pixel) > 0 && qAlpha(pixel) < 255);
+            }
+        }
+    }
+
+    void groupsComeFromTheVariantsTokenGroupsDiagnostic() {
+        auto run = makeImageRun();
+        engine::AttentionResult& r = run->results[0];
+        r.variantId = "reformer";
+        // buckets [H, 2 rounds, n]: round 1 of head 1 puts the query (CLS) and patches 0, 4 in bucket 5
+        std::vector<std::int64_t> buckets(std::size_t(kHeads * 2 * kTokens), 0);
+        const auto at = [&](int h, int round, int t) -> std::int64_t& { return buckets[std::size_t((h * 2 + round) * kTokens + t)]; };
+        for (int t = 0; t < kTokens; ++t) at(1, 1, t) = t % 3;
+        at(1, 1, 0) = 5;
+        at(1, 1, 1) = 5;
+        at(1, 1, 5) = 5;
+        r.diagnostics["buckets"] = engine::PlainTensor::fromI64({kHeads, 2, kTokens}, buckets);
+        OverlaySettings settings;
+        settings.kind = OverlayKind::Groups;
+        settings.round = 1;
+        settings.opacity = 1.0;
+        OverlayFacts facts;
+        const QImage overlay = overlayImage(*run, 0, 1, 0, settings, &facts);
+        QCOMPARE(facts.queryGroup, 5LL);
+        QCOMPARE(facts.sameGroupCells, 2);
+        const auto& palette = attnscope::views::CategoricalPalette::standard();
+        QCOMPARE(QColor::fromRgba(overlay.pixel(0, 0)).rgb(), palette.color(5).rgb());
+        QCOMPARE(QColor::fromRgba(overlay.pixel(1, 0)).rgb(), palette.color(at(1, 1, 2)).rgb());
+        // full has no groups: said in words
+        run->results[0].variantId = "full";
+        overlayImage(*run, 0, 1, 0, settings, &facts);
+        QVERIFY(facts.message.contains(QStringLiteral("Reformer")));
+    }
+
+    void theViewOpensOnTheClsTokenAndAClickChoosesTheQuery() {
+        const auto run = makeImageRun();
+        InspectionState state;
+        ImageOverlayView view;
+        view.resize(700, 500);
+        view.setInspectionState(&state);
+        view.setPicture(picture());
+        view.setResult(run);
+        QVERIFY2(view.message().isEmpty(), qPrintable(view.message()));
+        QCOMPARE(view.query(), 0);  // the CLS token
+        QVERIFY2(view.status().contains(QStringLiteral("CLS takes")), qPrintable(view.status()));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        ImageCanvas* canvas = view.canvas();
+        QSignalSpy chosen(&view, &ImageOverlayView::queryChosen);
+        // The centre of patch (1, 1) = token 1 + 3 + 1 = 5
+        const QRectF cell = canvas->cellRect(0, 1, 1);
+        QVERIFY(cell.width() > 10);
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, cell.center().toPoint());
+        QCOMPARE(chosen.count(), 1);
+        QCOMPARE(chosen.at(0).at(0).toInt(), 5);
+        QCOMPARE(view.query(), 5);
+        QCOMPARE(canvas->tokenAt(canvas->cellRect(0, 0, 2).center().toPoint()), 3);
+        // All heads: one tile each, each head scaled to its own largest weight
+        view.setAllHeads(true);
+        QCOMPARE(canvas->tiles().size(), kHeads);
+        QCOMPARE(view.shownFacts().size(), kHeads);
+    }
+
+    void aPictureOtherThanTheRunsOneIsNotDrawnOn() {
+        const auto run = makeImageRun();
+        ImageOverlayView view;
+        view.setPicture(QImage(30, 30, QImage::Format_RGB888));
+        view.setResult(run);
+        QVERIFY2(view.message().contains(QStringLiteral("run again")), qPrintable(view.message()));
+        view.setResult(attnscope::testing::makeDenseResult(1, 3));  // a text run
+        QVERIFY2(view.message().contains(QStringLiteral("input is text")), qPrintable(view.message()));
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestImageOverlay)
+#include "test_image_overlay.moc"
