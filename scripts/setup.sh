@@ -11,7 +11,7 @@ packages=(
   nlohmann-json3-dev libicu-dev libcli11-dev libsentencepiece-dev sentencepiece
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core
-  python3-numpy
+  python3-numpy python3-pil
   clang libclang-rt-14-dev
 )
 # node + npm run the GPT-2 tokenizer parity test (scripts/fetch-test-data.sh, gpt-3-encoder). Any

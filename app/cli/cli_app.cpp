@@ -300,15 +300,15 @@ bool CliParse::parse(int argc, char** argv) {
         exit = kExitUsage;
         return false;
     }
-    if (command == Command::Analyze && !captured && !m_analyzeText->count() && analyze.textFile.empty()) {
-        printError("analyze needs an input: --text STR or --text-file PATH");
+    if (command == Command::Analyze && !captured && !m_analyzeText->count() && analyze.textFile.empty() && analyze.image.empty()) {
+        printError("analyze needs an input: --text STR, --text-file PATH or (a vision model) --image PATH");
         exit = kExitUsage;
         return false;
     }
     if (command == Command::Run && !captured && run.text.empty() && run.textFile.empty() && run.qkvFile.empty() &&
-        !m_runText->count()) {
-        printError("run needs an input: --text STR, --text-file PATH, --qkv PATH or --attention PATH (with --model: --text or "
-                   "--text-file)");
+        run.image.empty() && !m_runText->count()) {
+        printError("run needs an input: --text STR, --text-file PATH, --image PATH, --qkv PATH or --attention PATH (with --model: "
+                   "--text, --text-file or, for a vision model, --image)");
         exit = kExitUsage;
         return false;
     }

@@ -9,8 +9,12 @@
 #include "views/inspection_state.h"
 #include "views/reason_palette.h"
 
+#include <attnscope/vit_views.h>
+
 #include <QSignalSpy>
 #include <QTest>
+
+#include <cmath>
 
 using attnscope::views::ImageCanvas;
 using attnscope::views::ImageOverlayView;
@@ -188,6 +192,60 @@ private Q_SLOTS:
         view.setAllHeads(true);
         QCOMPARE(canvas->tiles().size(), kHeads);
         QCOMPARE(view.shownFacts().size(), kHeads);
+    }
+
+    void aVisionModelsLayersRolloutAndDinoViewAreDrawnFromEveryLayer() {
+        auto run = makeImageRun();
+        // Two layers of the model's own attention: layer l, head h, every query puts weight
+        // proportional to (key + 1)^(l + 1) · (h + 1) on each key.
+        for (int l = 0; l < 2; ++l) {
+            std::vector<float> a(std::size_t(kHeads * kTokens * kTokens));
+            for (int h = 0; h < kHeads; ++h)
+                for (int i = 0; i < kTokens; ++i) {
+                    float sum = 0;
+                    for (int j = 0; j < kTokens; ++j) sum += std::pow(float(j + 1), float(l + 1)) * float(h + 1);
+                    for (int j = 0; j < kTokens; ++j)
+                        a[std::size_t((h * kTokens + i) * kTokens + j)] = std::pow(float(j + 1), float(l + 1)) * float(h + 1) / sum;
+                }
+            run->modelLayerAttention.push_back(engine::PlainTensor::fromF32({kHeads, kTokens, kTokens}, a));
+        }
+        InspectionState state;
+        ImageOverlayView view;
+        view.resize(900, 600);
+        view.setInspectionState(&state);
+        view.setPicture(picture());
+        view.setResult(run);
+        view.setKind(OverlayKind::Layers);
+        QVERIFY2(view.message().isEmpty(), qPrintable(view.message()));
+        QCOMPARE(view.canvas()->tiles().size(), 2);  // one per layer
+        QCOMPARE(view.canvas()->tiles()[1].label, QStringLiteral("layer 1"));
+        // Layer 1 from CLS: weights (j + 1)² / 140, the largest on the grid 49 / 140
+        QVERIFY(std::abs(view.shownFacts()[1].maxWeight - 49.0 / 140.0) < 1e-6);
+
+        view.setKind(OverlayKind::Rollout);
+        view.setDiscardRatio(0.0);
+        QVERIFY2(view.message().isEmpty(), qPrintable(view.message()));
+        const std::vector<double> rollout = engine::attentionRollout(run->modelLayerAttention, engine::HeadFusion::Mean, 0.0);
+        double top = 0;
+        for (int cell = 0; cell < kRows * kCols; ++cell) top = std::max(top, rollout[std::size_t(1 + cell)]);
+        QVERIFY(std::abs(view.shownFacts()[0].maxWeight - top) < 1e-9);
+        QVERIFY2(view.status().contains(QStringLiteral("rollout through 2 layers, heads mean")), qPrintable(view.status()));
+
+        view.setKind(OverlayKind::MassShare);
+        view.setMassShare(0.6);
+        // Last layer from CLS over the patches: (j + 1)² for j = 1…6 = 4, 9, 16, 25, 36, 49 (sum 139);
+        // the largest two hold 85 / 139 = 0.61 ≥ 0.6: patches (1, 1) and (1, 2) stay clear
+        QCOMPARE(view.shownFacts()[0].allowedCells, 2);
+        const QImage mask = view.canvas()->tiles()[0].overlay;
+        QCOMPARE(qAlpha(mask.pixel(2, 1)), 0);
+        QCOMPARE(qAlpha(mask.pixel(1, 1)), 0);
+        QVERIFY(qAlpha(mask.pixel(0, 0)) > 0);
+        view.setAllHeads(true);
+        QCOMPARE(view.canvas()->tiles().size(), kHeads);
+
+        // A run without the model's layers offers none of these
+        view.setResult(makeImageRun());
+        QCOMPARE(view.kind(), OverlayKind::Weights);
     }
 
     void aPictureOtherThanTheRunsOneIsNotDrawnOn() {

@@ -28,7 +28,8 @@ QString kindOf(const engine::VariantInfo& v) {
 
 QStringList viewGuideKeys() {
     return {QStringLiteral("heatmap"), QStringLiteral("mask"),  QStringLiteral("compare"), QStringLiteral("diagnostics"),
-            QStringLiteral("links"),   QStringLiteral("cost"),  QStringLiteral("atlas"),   QStringLiteral("experts")};
+            QStringLiteral("links"),   QStringLiteral("cost"),  QStringLiteral("atlas"),   QStringLiteral("experts"),
+            QStringLiteral("image")};
 }
 
 ViewGuide viewGuide(const QString& key) {
@@ -108,6 +109,19 @@ ViewGuide viewGuide(const QString& key) {
                    "dropped. The bars show each expert's load against its capacity and against a balanced load."),
                 tr("Lower the capacity factor and watch tokens drop; raise the number of experts and watch some of them "
                    "go idle.")};
+    if (key == QLatin1String("image"))
+        return {tr("Image"),
+                tr("A run on a picture (File ▸ Open Image…, or drop one on the window): each pixel of the grid, or each "
+                   "patch, is a token. Drawn over the picture: the selected head's weights from the query cell, the keys it "
+                   "may attend coloured by reason, or Reformer's buckets and the Routing Transformer's clusters. With a "
+                   "vision model (ViT, DeiT, DINO) open: the head in every layer, attention rollout through all layers, "
+                   "and DINO's view of the patches that hold most of the attention."),
+                tr("The outlined cell is the query; the brighter a cell, the more of the query's output comes from it. "
+                   "The line under the picture gives the largest weight, the share the CLS token takes, and the exact "
+                   "weight of the cell under the pointer. Strided and fixed on a pixel grid are the Sparse Transformer's "
+                   "Fig. 3: the row so far and the column above."),
+                tr("Click a cell to make it the query (every tab follows). Tick All heads to see every head at once; with a "
+                   "ViT, choose Rollout and try the max fusion, or DINO with share 0.6, on a photo of one object.")};
     return {};
 }
 
