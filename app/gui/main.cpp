@@ -23,6 +23,7 @@
 #include "views/diagnostics/star_player.h"
 #include "views/diagnostics/star_reach_view.h"
 #include "views/eval_speed_panel.h"
+#include "views/image/image_overlay_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 
@@ -32,6 +33,9 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QMap>
+
+#include <optional>
 #include <QPixmap>
 #include <QSettings>
 #include <QTabWidget>
@@ -112,6 +116,10 @@ struct Flags {
     QCommandLineOption helpPanel{QStringLiteral("help-panel"),
                                  QStringLiteral("Show the \"What am I looking at?\" panel (F1) beside the views.")};
     QCommandLineOption maskWeights{QStringLiteral("mask-weights"), QStringLiteral("Mask view: shade allowed cells by their weights.")};
+    QCommandLineOption imageShow{QStringLiteral("image-show"),
+                                 QStringLiteral("Image tab: weights | mask | groups | layers | rollout | dino (the last three "
+                                                "with a vision model)."),
+                                 QStringLiteral("KIND")};
     QCommandLineOption model{QStringLiteral("model"),
                              QStringLiteral("Open this model folder; its layer (--layer) is the Q/K/V source."), QStringLiteral("DIR")};
     QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("With --model: the layer whose Q/K/V runs take (default 0)."),
@@ -122,7 +130,7 @@ struct Flags {
                                QStringLiteral("PATH")};
 
     void addTo(QCommandLineParser& parser) const {
-        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, tour, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, model, layer,
+        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, tour, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, imageShow, model, layer,
                            screenshot, windowSize, textFile, image, session});
     }
 };
@@ -137,6 +145,7 @@ struct Startup {
     QSize windowSize{kScreenshotWidth, kScreenshotHeight};
     bool errorCurve = false, receptiveField = false, starReach = false, evalSpeed = false, maskWeights = false;
     bool helpPanel = false;
+    std::optional<attnscope::views::OverlayKind> imageShow;
     QString scalingSizes;
     int tourStep = 0;  // 1-based; 0 = no tour
     bool screenshot() const { return !screenshotPath.isEmpty(); }
@@ -257,6 +266,18 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     s.starReach = parser.isSet(f.starReach);
     s.helpPanel = parser.isSet(f.helpPanel);
     s.maskWeights = parser.isSet(f.maskWeights);
+    if (parser.isSet(f.imageShow)) {
+        using attnscope::views::OverlayKind;
+        const QMap<QString, OverlayKind> kinds{{QStringLiteral("weights"), OverlayKind::Weights}, {QStringLiteral("mask"), OverlayKind::Mask},
+                                               {QStringLiteral("groups"), OverlayKind::Groups},   {QStringLiteral("layers"), OverlayKind::Layers},
+                                               {QStringLiteral("rollout"), OverlayKind::Rollout}, {QStringLiteral("dino"), OverlayKind::MassShare}};
+        const QString name = parser.value(f.imageShow);
+        if (!kinds.contains(name)) {
+            printError(QStringLiteral("--image-show '%1': expected one of %2").arg(name, QStringList(kinds.keys()).join(QStringLiteral(", "))));
+            return 2;
+        }
+        s.imageShow = kinds.value(name);
+    }
     return 0;
 }
 
@@ -410,6 +431,7 @@ int main(int argc, char** argv) {
             Qt::QueuedConnection);
     }
     window.views()->maskView()->setShowWeights(startup.maskWeights);
+    if (startup.imageShow) window.views()->imageView()->setKind(*startup.imageShow);
     if (startup.screenshot()) armScreenshot(window, runner, startup);
 
     window.show();

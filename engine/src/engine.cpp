@@ -242,6 +242,8 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
                                                [&](std::int64_t done, std::int64_t total) {
                                                    return !progress || progress(Progress{"flow", done, total});
                                                });
+            if (!atlas->image->flow.empty())
+                atlas->notices.push_back("image: the attention flow from every patch to token 0 is computed (image.flow)");
         }
         for (std::size_t s = 0; s < atlas->settingNotes.size(); ++s) {
             if (!atlas->settingNotes[s].empty())

@@ -55,7 +55,7 @@ QString ImageOverlayView::showModelKind(int head) {
                 tiles.push_back(tile);
                 m_facts.push_back(facts);
             }
-            ramp(tr("weight from the query (each layer to its own largest)"), m_facts.front().maxWeight);
+            ramp(tr("weight; each layer to its own top"), m_facts.front().maxWeight);
         } else if (m_settings.kind == OverlayKind::Rollout) {
             const std::vector<double>& r = rollout();
             std::vector<double> row;
@@ -78,8 +78,8 @@ QString ImageOverlayView::showModelKind(int head) {
                 tiles.push_back(tile);
                 m_facts.push_back(facts);
             }
-            legend.title = tr("last layer, share %1").arg(m_settings.massShare, 0, 'g', 2);
-            legend.entries.push_back({QColor(0, 0, 0, 150), tr("outside the share")});
+            legend.title = tr("clear: %1 of the attention").arg(QString::number(100 * m_settings.massShare, 'g', 3) + QStringLiteral(" %"));
+            legend.entries.push_back({QColor(0, 0, 0, 150), tr("the rest")});
         }
     } catch (const std::exception& e) {
         m_facts.clear();

@@ -15,6 +15,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStackedLayout>
@@ -57,7 +59,16 @@ ImageOverlayView::ImageOverlayView(QWidget* parent) : QWidget(parent) {
     barLayout->addWidget(m_allHeadsBox);
     barLayout->addWidget(m_clsButton);
     barLayout->addStretch(1);
-    layout->addWidget(bar);
+    // The bar scrolls sideways rather than widen the window on a small screen.
+    auto* barScroll = new QScrollArea(this);
+    barScroll->setProperty(FigurePainter::kSkipProperty, true);
+    barScroll->setFrameShape(QFrame::NoFrame);
+    barScroll->setWidgetResizable(true);
+    barScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    barScroll->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    barScroll->setWidget(bar);
+    barScroll->setFixedHeight(bar->sizeHint().height() + barScroll->horizontalScrollBar()->sizeHint().height());
+    layout->addWidget(barScroll);
 
     auto* stackHost = new QWidget(this);
     auto* stack = new QStackedLayout(stackHost);
@@ -86,6 +97,8 @@ ImageOverlayView::ImageOverlayView(QWidget* parent) : QWidget(parent) {
 
 void ImageOverlayView::buildToolbar() {
     m_kindCombo = new QComboBox(this);
+    m_kindCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_kindCombo->setMinimumContentsLength(22);
     m_kindCombo->addItem(tr("Weights from the query"), static_cast<int>(OverlayKind::Weights));
     m_kindCombo->addItem(tr("Keys the query may attend"), static_cast<int>(OverlayKind::Mask));
     m_kindCombo->addItem(tr("Buckets / clusters"), static_cast<int>(OverlayKind::Groups));
@@ -114,6 +127,7 @@ void ImageOverlayView::buildToolbar() {
     m_opacitySlider->setRange(0, 100);
     m_opacitySlider->setValue(static_cast<int>(m_settings.opacity * 100));
     m_opacitySlider->setMaximumWidth(120);
+    m_opacitySlider->setMinimumWidth(70);
     m_opacitySlider->setToolTip(tr("Opacity of the overlay: the strongest weight is drawn this opaque"));
     connect(m_opacitySlider, &QSlider::valueChanged, this, [this](int value) { setOpacity(value / 100.0); });
     m_smoothBox = new QCheckBox(tr("S&mooth"), this);
