@@ -13,6 +13,7 @@
 
 #include "views/figure_painter.h"
 #include "views/head_heatmap.h"
+#include "views/image/image_overlay_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 
@@ -205,6 +206,51 @@ private Q_SLOTS:
         QVERIFY2(!pdfBytes.contains("/DCTDecode"), "the PDF embeds a JPEG image");
         QVERIFY2(!svgBytes.contains("image/jpeg"), "the SVG embeds a JPEG image");
         QCOMPARE(readJson(dir.filePath(QStringLiteral("head.json"))).value(QStringLiteral("seed")).toInt(), 7);
+    }
+
+    void theImageTabExportsThePictureAtItsFullResolution() {
+        // A 600 × 400 picture under a 2 × 3 patch grid: the SVG and PDF embed it whole (not the
+        // on-screen size), PNG without JPEG loss; the overlay sits on it
+        auto run = attnscope::testing::makeImageRun();
+        engine::ImageGrid& grid = *run->input.image;
+        grid.sourceWidth = grid.inputWidth = 600;
+        grid.sourceHeight = grid.inputHeight = 400;
+        grid.cell = 200;
+        QImage picture(600, 400, QImage::Format_RGB888);
+        for (int y = 0; y < 400; ++y)
+            for (int x = 0; x < 600; ++x) picture.setPixelColor(x, y, QColor(x % 256, y % 256, (x + y) % 256));
+        InspectionState state;
+        attnscope::views::ImageOverlayView view;
+        view.setInspectionState(&state);
+        view.setPicture(picture);
+        view.setResult(run);
+        view.resize(500, 360);
+        view.show();
+        QVERIFY2(view.message().isEmpty(), qPrintable(view.message()));
+        QTemporaryDir dir;
+        FigureRequest request;
+        request.title = QStringLiteral("Image");
+        request.dpi = 96;
+        request.format = FigureFormat::Svg;
+        const QString svgPath = dir.filePath(QStringLiteral("image.svg"));
+        auto out = FigureExporter::exportFigure(&view, svgPath, request);
+        QVERIFY2(out.ok(), qPrintable(out.error));
+        QFile svg(svgPath);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray svgBytes = svg.readAll();
+        QVERIFY2(!svgBytes.contains("image/jpeg"), "the SVG embeds a JPEG image");
+        // the embedded picture decodes to 600 × 400
+        const int at = svgBytes.indexOf("data:image/png;base64,");
+        QVERIFY2(at >= 0, "no embedded PNG");
+        const int begin = at + int(qstrlen("data:image/png;base64,"));
+        const QByteArray png = QByteArray::fromBase64(svgBytes.mid(begin, svgBytes.indexOf('"', begin) - begin));
+        QImage embedded;
+        QVERIFY(embedded.loadFromData(png, "PNG"));
+        QCOMPARE(embedded.size(), QSize(600, 400));
+        QCOMPARE(embedded.pixelColor(300, 200), picture.pixelColor(300, 200));
+        request.format = FigureFormat::Pdf;
+        out = FigureExporter::exportFigure(&view, dir.filePath(QStringLiteral("image.pdf")), request);
+        QVERIFY2(out.ok(), qPrintable(out.error));
     }
 
     void maskViewExportsToo() {

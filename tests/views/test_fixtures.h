@@ -44,4 +44,51 @@ inline std::shared_ptr<const engine::RunResult> makeDenseResult(int heads, int n
     return run;
 }
 
+// A CLS token and a 2 × 3 grid of patches over a 60 × 40 picture (patches of 20 pixels), 2 heads.
+// Weights are given row by row: from query `q` head h puts (h + 1) · (key + 1) on each key, so
+// the largest is the last patch's.
+constexpr int kImageRows = 2, kImageCols = 3, kImageTokens = 1 + kImageRows * kImageCols, kImageHeads = 2;
+
+inline std::shared_ptr<engine::RunResult> makeImageRun(std::vector<std::uint8_t> reasons = {}) {
+    auto run = std::make_shared<engine::RunResult>();
+    run->n = kImageTokens;
+    run->heads = kImageHeads;
+    run->headDim = 4;
+    engine::ImageGrid grid;
+    grid.mode = engine::ImageTokenMode::Patches;
+    grid.name = "picture.png";
+    grid.sourceWidth = grid.inputWidth = 60;
+    grid.sourceHeight = grid.inputHeight = 40;
+    grid.rows = kImageRows;
+    grid.cols = kImageCols;
+    grid.prefix = 1;
+    grid.cell = 20;
+    run->input.kind = engine::TokenizerKind::Patches;
+    run->input.tokens.push_back(engine::Token{"[CLS]", 0, 0, -1});
+    for (int r = 0; r < kImageRows; ++r)
+        for (int c = 0; c < kImageCols; ++c) {
+            engine::Token token{"(" + std::to_string(r) + ", " + std::to_string(c) + ")", 0, 0, r * kImageCols + c};
+            token.row = r;
+            token.col = c;
+            run->input.tokens.push_back(token);
+        }
+    run->input.image = grid;
+    engine::AttentionResult result;
+    result.variantId = "full";
+    result.params["causal"] = false;
+    result.heads = kImageHeads;
+    result.n = result.m = kImageTokens;
+    result.d = 4;
+    std::vector<float> weights(std::size_t(kImageHeads * kImageTokens * kImageTokens));
+    for (int h = 0; h < kImageHeads; ++h)
+        for (int i = 0; i < kImageTokens; ++i) {
+            float sum = 0;
+            for (int j = 0; j < kImageTokens; ++j) sum += float((h + 1) * (j + 1));
+            for (int j = 0; j < kImageTokens; ++j) weights[std::size_t((h * kImageTokens + i) * kImageTokens + j)] = float((h + 1) * (j + 1)) / sum;
+        }
+    result.weights = engine::makeDenseWeights(kImageHeads, kImageTokens, kImageTokens, std::move(weights), std::move(reasons));
+    run->results.push_back(std::move(result));
+    return run;
+}
+
 }  // namespace attnscope::testing

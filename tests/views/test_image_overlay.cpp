@@ -26,52 +26,12 @@ namespace engine = attnscope::engine;
 
 namespace {
 
-// A CLS token and a 2 × 3 grid of patches over a 60 × 40 picture (patches of 20 pixels), 2 heads.
-// Weights are given row by row: from query `q` head h puts (h + 1) · (key + 1) on each key, so
-// the largest is the last patch's.
-constexpr int kRows = 2, kCols = 3, kTokens = 1 + kRows * kCols, kHeads = 2;
-
-std::shared_ptr<engine::RunResult> makeImageRun(std::vector<std::uint8_t> reasons = {}) {
-    auto run = std::make_shared<engine::RunResult>();
-    run->n = kTokens;
-    run->heads = kHeads;
-    run->headDim = 4;
-    engine::ImageGrid grid;
-    grid.mode = engine::ImageTokenMode::Patches;
-    grid.name = "picture.png";
-    grid.sourceWidth = grid.inputWidth = 60;
-    grid.sourceHeight = grid.inputHeight = 40;
-    grid.rows = kRows;
-    grid.cols = kCols;
-    grid.prefix = 1;
-    grid.cell = 20;
-    run->input.kind = engine::TokenizerKind::Patches;
-    run->input.tokens.push_back(engine::Token{"[CLS]", 0, 0, -1});
-    for (int r = 0; r < kRows; ++r)
-        for (int c = 0; c < kCols; ++c) {
-            engine::Token token{"(" + std::to_string(r) + ", " + std::to_string(c) + ")", 0, 0, r * kCols + c};
-            token.row = r;
-            token.col = c;
-            run->input.tokens.push_back(token);
-        }
-    run->input.image = grid;
-    engine::AttentionResult result;
-    result.variantId = "full";
-    result.params["causal"] = false;
-    result.heads = kHeads;
-    result.n = result.m = kTokens;
-    result.d = 4;
-    std::vector<float> weights(std::size_t(kHeads * kTokens * kTokens));
-    for (int h = 0; h < kHeads; ++h)
-        for (int i = 0; i < kTokens; ++i) {
-            float sum = 0;
-            for (int j = 0; j < kTokens; ++j) sum += float((h + 1) * (j + 1));
-            for (int j = 0; j < kTokens; ++j) weights[std::size_t((h * kTokens + i) * kTokens + j)] = float((h + 1) * (j + 1)) / sum;
-        }
-    result.weights = engine::makeDenseWeights(kHeads, kTokens, kTokens, std::move(weights), std::move(reasons));
-    run->results.push_back(std::move(result));
-    return run;
-}
+using attnscope::testing::kImageCols;
+using attnscope::testing::kImageHeads;
+using attnscope::testing::kImageRows;
+using attnscope::testing::kImageTokens;
+using attnscope::testing::makeImageRun;
+constexpr int kRows = kImageRows, kCols = kImageCols, kTokens = kImageTokens, kHeads = kImageHeads;
 
 QImage picture() {
     QImage image(60, 40, QImage::Format_RGB888);
