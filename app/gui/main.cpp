@@ -117,7 +117,7 @@ struct Flags {
                                  QStringLiteral("Show the \"What am I looking at?\" panel (F1) beside the views.")};
     QCommandLineOption maskWeights{QStringLiteral("mask-weights"), QStringLiteral("Mask view: shade allowed cells by their weights.")};
     QCommandLineOption imageShow{QStringLiteral("image-show"),
-                                 QStringLiteral("Image tab: weights | mask | groups | layers | rollout | dino (the last three "
+                                 QStringLiteral("Image tab: weights | mask | groups | layers | rollout | flow | dino (the last four "
                                                 "with a vision model)."),
                                  QStringLiteral("KIND")};
     QCommandLineOption model{QStringLiteral("model"),
@@ -270,7 +270,8 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
         using attnscope::views::OverlayKind;
         const QMap<QString, OverlayKind> kinds{{QStringLiteral("weights"), OverlayKind::Weights}, {QStringLiteral("mask"), OverlayKind::Mask},
                                                {QStringLiteral("groups"), OverlayKind::Groups},   {QStringLiteral("layers"), OverlayKind::Layers},
-                                               {QStringLiteral("rollout"), OverlayKind::Rollout}, {QStringLiteral("dino"), OverlayKind::MassShare}};
+                                               {QStringLiteral("rollout"), OverlayKind::Rollout}, {QStringLiteral("flow"), OverlayKind::Flow},
+                                               {QStringLiteral("dino"), OverlayKind::MassShare}};
         const QString name = parser.value(f.imageShow);
         if (!kinds.contains(name)) {
             printError(QStringLiteral("--image-show '%1': expected one of %2").arg(name, QStringList(kinds.keys()).join(QStringLiteral(", "))));

@@ -191,6 +191,15 @@ private Q_SLOTS:
         QVERIFY(std::abs(view.shownFacts()[0].maxWeight - top) < 1e-9);
         QVERIFY2(view.status().contains(QStringLiteral("rollout through 2 layers, heads mean")), qPrintable(view.status()));
 
+        view.setKind(OverlayKind::Flow);  // computed on the views' worker thread
+        QVERIFY2(view.message().contains(QStringLiteral("Computing the attention flow")), qPrintable(view.message()));
+        QTRY_VERIFY2(view.message().isEmpty(), qPrintable(view.message()));
+        const std::vector<double> flow = engine::attentionFlowTo(run->modelLayerAttention, 0);
+        double flowTop = 0;
+        for (int cell = 0; cell < kRows * kCols; ++cell) flowTop = std::max(flowTop, flow[std::size_t(1 + cell)]);
+        QVERIFY(flowTop > 0);
+        QVERIFY(std::abs(view.shownFacts()[0].maxWeight - flowTop) < 1e-9);
+
         view.setKind(OverlayKind::MassShare);
         view.setMassShare(0.6);
         // Last layer from CLS over the patches: (j + 1)² for j = 1…6 = 4, 9, 16, 25, 36, 49 (sum 139);

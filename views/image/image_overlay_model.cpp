@@ -6,6 +6,7 @@
 #include "views/image/image_canvas.h"
 #include "views/image/image_overlay_view.h"
 
+#include "views/background_job.h"
 #include "views/colormap.h"
 
 #include <exception>
@@ -13,12 +14,36 @@
 namespace attnscope::views {
 
 bool ImageOverlayView::isModelKind(OverlayKind kind) {
-    return kind == OverlayKind::Layers || kind == OverlayKind::Rollout || kind == OverlayKind::MassShare;
+    return kind == OverlayKind::Layers || kind == OverlayKind::Rollout || kind == OverlayKind::Flow || kind == OverlayKind::MassShare;
+}
+
+void ImageOverlayView::startFlow(const QString& key) {
+    if (key == m_flowPendingKey) return;
+    if (m_flowCancel) m_flowCancel->store(true);  // the flow under way is for another query
+    m_flowPendingKey = key;
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_flowCancel = cancel;
+    const std::uint64_t ticket = m_flowJob.start();
+    std::shared_ptr<const engine::RunResult> result = m_result;
+    const std::int64_t query = m_query;
+    runInBackground<std::vector<double>>(
+        this,
+        [result, query, cancel] {
+            return engine::attentionFlowTo(result->modelLayerAttention, query,
+                                           [cancel](std::int64_t, std::int64_t) { return !cancel->load(); });
+        },
+        [this, ticket, key](std::vector<double> flow) {
+            if (!m_flowJob.isLatest(ticket) || flow.empty()) return;
+            m_flow = std::move(flow);
+            m_flowKey = key;
+            m_flowPendingKey.clear();
+            rebuild();
+        });
 }
 
 const std::vector<double>& ImageOverlayView::rollout() {
     const QString key = QStringLiteral("%1|%2|%3")
-                            .arg(reinterpret_cast<quintptr>(m_result.get()))
+                            .arg(m_resultSerial)
                             .arg(static_cast<int>(m_settings.fusion))
                             .arg(m_settings.discardRatio);
     if (key != m_rolloutKey) {
@@ -66,6 +91,21 @@ QString ImageOverlayView::showModelKind(int head) {
             tiles.push_back(tile);
             m_facts.push_back(facts);
             ramp(tr("rollout from the query"), facts.maxWeight);
+        } else if (m_settings.kind == OverlayKind::Flow) {
+            const QString key = QStringLiteral("%1|%2").arg(m_resultSerial).arg(m_query);
+            if (key != m_flowKey) {
+                startFlow(key);
+                return tr("Computing the attention flow to %1 through %2 layers: one maximum-flow problem per token…")
+                    .arg(QString::fromStdString(m_result->input.tokens[std::size_t(m_query)].text))
+                    .arg(layers.size());
+            }
+            std::vector<double> row(m_flow.begin() + grid.prefix, m_flow.begin() + grid.prefix + grid.cells());
+            OverlayFacts facts;
+            ImageCanvas::Tile tile;
+            tile.overlay = valuesOverlay(grid, row, m_settings, &facts.maxWeight);
+            tiles.push_back(tile);
+            m_facts.push_back(facts);
+            ramp(tr("flow to the query"), facts.maxWeight);
         } else {
             for (int h = m_allHeads ? 0 : head; h < (m_allHeads ? heads : head + 1); ++h) {
                 const std::vector<std::uint8_t> kept =

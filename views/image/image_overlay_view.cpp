@@ -104,6 +104,7 @@ void ImageOverlayView::buildToolbar() {
     m_kindCombo->addItem(tr("Buckets / clusters"), static_cast<int>(OverlayKind::Groups));
     m_kindCombo->addItem(tr("Every layer (model)"), static_cast<int>(OverlayKind::Layers));
     m_kindCombo->addItem(tr("Rollout (model)"), static_cast<int>(OverlayKind::Rollout));
+    m_kindCombo->addItem(tr("Flow (model)"), static_cast<int>(OverlayKind::Flow));
     m_kindCombo->addItem(tr("DINO: share of the attention (model)"), static_cast<int>(OverlayKind::MassShare));
     m_kindCombo->setToolTip(tr("What is drawn over the picture: the selected head's weights from the query, the mask "
                                "coloured by reason, or each token's LSH bucket (Reformer) or k-means cluster (Routing). "
@@ -219,6 +220,7 @@ void ImageOverlayView::setResult(std::shared_ptr<const engine::RunResult> result
                           m_result->input.image->cols == result->input.image->cols &&
                           m_result->input.image->prefix == result->input.image->prefix;
     m_result = std::move(result);
+    ++m_resultSerial;
     if (!sameGrid || m_query < 0 || !m_result || m_query >= static_cast<int>(m_result->input.tokens.size())) m_query = defaultQuery();
     rebuild();
 }
@@ -316,7 +318,7 @@ void ImageOverlayView::rebuild() {
     m_kindCombo->setItemData(2, hasGroups ? int(Qt::ItemIsSelectable | Qt::ItemIsEnabled) : 0, Qt::UserRole - 1);
     if (m_settings.kind == OverlayKind::Groups && !hasGroups) m_settings.kind = OverlayKind::Weights;
     const bool hasLayers = !m_result->modelLayerAttention.empty();
-    for (OverlayKind kind : {OverlayKind::Layers, OverlayKind::Rollout, OverlayKind::MassShare})
+    for (OverlayKind kind : {OverlayKind::Layers, OverlayKind::Rollout, OverlayKind::Flow, OverlayKind::MassShare})
         m_kindCombo->setItemData(m_kindCombo->findData(static_cast<int>(kind)),
                                  hasLayers ? int(Qt::ItemIsSelectable | Qt::ItemIsEnabled) : 0, Qt::UserRole - 1);
     if (isModelKind(m_settings.kind) && !hasLayers) m_settings.kind = OverlayKind::Weights;
@@ -336,10 +338,11 @@ void ImageOverlayView::rebuild() {
                                   ? QString::fromStdString(info->tokenGroups->roundNoun)
                                   : QString::fromStdString(info->tokenGroups->roundNames[std::size_t(std::clamp<std::int64_t>(m_settings.round, 0, rounds - 1))]));
     const bool graded = m_settings.kind == OverlayKind::Weights || m_settings.kind == OverlayKind::Layers ||
-                        m_settings.kind == OverlayKind::Rollout;
+                        m_settings.kind == OverlayKind::Rollout || m_settings.kind == OverlayKind::Flow;
     m_colormapCombo->setEnabled(graded);
     m_smoothBox->setEnabled(graded);
-    m_allHeadsBox->setEnabled(m_settings.kind != OverlayKind::Layers && m_settings.kind != OverlayKind::Rollout);
+    m_allHeadsBox->setEnabled(m_settings.kind == OverlayKind::Weights || m_settings.kind == OverlayKind::Mask ||
+                              m_settings.kind == OverlayKind::Groups || m_settings.kind == OverlayKind::MassShare);
     m_clsButton->setVisible(grid.prefix > 0);
     if (m_query < 0 || m_query >= r.n) m_query = defaultQuery();
 
@@ -419,6 +422,10 @@ void ImageOverlayView::updateStatus() {
                      .arg(m_result->modelLayerAttention.size())
                      .arg(QString::fromLatin1(engine::headFusionName(m_settings.fusion)))
                      .arg(m_settings.discardRatio, 0, 'g', 2)
+                     .arg(f.maxWeight, 0, 'g', 3);
+    } else if (m_settings.kind == OverlayKind::Flow) {
+        parts << tr("attention flow through %1 layers (heads' mean); largest %2")
+                     .arg(m_result->modelLayerAttention.size())
                      .arg(f.maxWeight, 0, 'g', 3);
     } else if (m_settings.kind == OverlayKind::MassShare) {
         parts << tr("%1 of %2 patches hold %3 of the last layer's attention").arg(f.allowedCells).arg(grid.cells()).arg(percent(m_settings.massShare));

@@ -6,6 +6,7 @@
 // heads at once. Click a cell to make it the query; hover one for its exact weight.
 
 #include "views/image/overlay_image.h"
+#include "views/latest_job.h"
 
 #include <attnscope/types.h>
 
@@ -13,6 +14,8 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 
 class QCheckBox;
@@ -79,6 +82,9 @@ private:
     static bool isModelKind(OverlayKind kind);
     /// The rollout matrix for the current settings, computed once per result and settings.
     const std::vector<double>& rollout();
+    /// Starts the attention flow to the current query on the views' worker thread (unless it is
+    /// already under way); the view redraws when it arrives.
+    void startFlow(const QString& key);
 
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
@@ -90,8 +96,13 @@ private:
     int m_hovered = -1;
     QVector<OverlayFacts> m_facts;
     QString m_message;
+    std::uint64_t m_resultSerial = 0;  ///< counts setResult calls: the caches' key
     std::vector<double> m_rollout;
     QString m_rolloutKey;  ///< the result and settings m_rollout was computed for
+    std::vector<double> m_flow;  ///< [n]: flow to the query from each token
+    QString m_flowKey, m_flowPendingKey;  ///< the result and query of m_flow, and of the flow under way
+    LatestJob m_flowJob;
+    std::shared_ptr<std::atomic<bool>> m_flowCancel;
 
     QComboBox* m_kindCombo = nullptr;
     QSpinBox* m_roundSpin = nullptr;

@@ -19,6 +19,7 @@ enum class OverlayKind {
     // A vision model's own attention over all its layers (RunResult::modelLayerAttention):
     Layers,     ///< the selected head's weights from the query in every layer, one picture each
     Rollout,    ///< attention rollout from the query (head fusion, discard ratio)
+    Flow,       ///< attention flow to the query from each cell (max-flow, computed in the background)
     MassShare,  ///< DINO's view: the cells holding a share of the query's attention in the last layer
 };
 
