@@ -93,7 +93,8 @@ QString DocumentController::openPath(const QString& path) {
         m_sessionPath = QFileInfo(path).absoluteFilePath();
         m_host.nameSession(name);
         m_recent->remember(path);
-        m_host.report(tr("Opened the session %1.").arg(name), {});
+        const QString notice = m_host.takeSessionNotice ? m_host.takeSessionNotice() : QString();
+        m_host.report(tr("Opened the session %1.").arg(name) + (notice.isEmpty() ? QString() : QLatin1Char(' ') + notice), notice);
         return {};
     }
     case FileKind::Text:

@@ -29,6 +29,9 @@ public:
         std::function<SessionState()> captureSession;
         /// Checks and applies a session; the refusal's message, or empty.
         std::function<QString(const SessionState&)> applySession;
+        /// What applying the last session could not restore (its picture), said after "Opened the
+        /// session"; empty when all of it came back. Optional.
+        std::function<QString()> takeSessionNotice;
         /// A model folder, config.json or .safetensors: "" once its opening started; nullopt
         /// when `path` is not a model's.
         std::function<std::optional<QString>(const QString& path)> openModelPath;

@@ -1,5 +1,7 @@
 #include "gui/image_input_panel.h"
 
+#include "gui/session.h"
+
 #include "common/image_file.h"
 
 #include <QCheckBox>
@@ -102,9 +104,10 @@ ImageInputPanel::ImageInputPanel(QWidget* parent) : QWidget(parent) {
     showMode();
 }
 
-void ImageInputPanel::setImage(const QImage& picture, const QString& name) {
+void ImageInputPanel::setImage(const QImage& picture, const QString& name, const QString& path) {
     m_picture = picture;
     m_name = name;
+    m_path = path;
     m_thumbnail->setPixmap(QPixmap::fromImage(picture.scaled(kThumbnailSide, kThumbnailSide, Qt::KeepAspectRatio, Qt::SmoothTransformation)));
     m_caption->setText(tr("%1\n%2 × %3 pixels").arg(name).arg(picture.width()).arg(picture.height()));
     updateNote();
@@ -123,6 +126,31 @@ void ImageInputPanel::setModelGrid(const std::optional<engine::GridShape>& grid)
     showMode();
     updateNote();
     Q_EMIT changed();
+}
+
+void ImageInputPanel::captureInto(SessionState& session) const {
+    session.imagePath = m_path;
+    const bool pixels = m_mode->currentData().toInt() == static_cast<int>(engine::ImageTokenMode::Pixels);
+    session.imageTokens = pixels ? QStringLiteral("pixels") : QStringLiteral("patches");
+    session.imageRows = m_rows->value();
+    session.imageCols = m_cols->value();
+    session.imagePatch = m_patch->value();
+    session.imageFit = m_fit->currentData().toInt() == static_cast<int>(engine::PatchFit::Pad) ? QStringLiteral("pad") : QStringLiteral("crop");
+    session.imageCls = m_cls->isChecked();
+}
+
+void ImageInputPanel::applySettings(const SessionState& session) {
+    const QSignalBlocker block(this);  // one `changed` below, not one per field
+    const auto mode = session.imageTokens == QLatin1String("patches") ? engine::ImageTokenMode::Patches : engine::ImageTokenMode::Pixels;
+    m_mode->setCurrentIndex(m_mode->findData(static_cast<int>(mode)));
+    m_rows->setValue(session.imageRows);
+    m_cols->setValue(session.imageCols);
+    m_patch->setValue(session.imagePatch);
+    const auto fit = session.imageFit == QLatin1String("pad") ? engine::PatchFit::Pad : engine::PatchFit::Crop;
+    m_fit->setCurrentIndex(m_fit->findData(static_cast<int>(fit)));
+    m_cls->setChecked(session.imageCls);
+    showMode();
+    updateNote();
 }
 
 engine::ImageSpec ImageInputPanel::spec() const {

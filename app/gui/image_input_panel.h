@@ -20,13 +20,20 @@ class QSpinBox;
 
 namespace attnscope::app {
 
+struct SessionState;
+
 class ImageInputPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ImageInputPanel(QWidget* parent = nullptr);
 
-    /// A decoded picture (common/image_file.h) becomes the input, named `name`.
-    void setImage(const QImage& picture, const QString& name);
+    /// A decoded picture (common/image_file.h) becomes the input, named `name`, read from `path`
+    /// (absolute; empty for a picture with no file).
+    void setImage(const QImage& picture, const QString& name, const QString& path = {});
+    QString path() const { return m_path; }
+    /// The file and token settings as a session stores them (docs/SESSIONS.md), and back.
+    void captureInto(SessionState& session) const;
+    void applySettings(const SessionState& session);
     bool hasImage() const { return !m_picture.isNull(); }
     const QImage& picture() const { return m_picture; }
     QString name() const { return m_name; }
@@ -61,7 +68,7 @@ private:
     void updateNote();
 
     QImage m_picture;
-    QString m_name;
+    QString m_name, m_path;
     std::optional<engine::GridShape> m_modelGrid;
     QLabel* m_thumbnail = nullptr;
     QLabel* m_caption = nullptr;

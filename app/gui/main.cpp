@@ -222,6 +222,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
         }
         options.initialImage = picture.value();
         options.initialImageName = QFileInfo(parser.value(f.image)).fileName();
+        options.initialImagePath = QFileInfo(parser.value(f.image)).absoluteFilePath();
         if (!parser.isSet(f.view)) options.initialView = attnscope::app::ViewTab::Image;
     }
     options.compareVariant = parser.value(f.compare);

@@ -49,7 +49,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     if (!options.compareVariant.isEmpty()) m_preferredCompare = options.compareVariant.section(QLatin1Char(','), 0, 0).trimmed();
     buildUi(settings);
     buildDocuments();
-    if (!options.initialImage.isNull()) useImage(options.initialImage, options.initialImageName);
+    if (!options.initialImage.isNull()) useImage(options.initialImage, options.initialImageName, options.initialImagePath);
     showView(options.initialView);  // before the variants are known: starts no run
     buildActions();
     uiRestoreHabits(settings);
@@ -280,14 +280,14 @@ QString MainWindow::openImage(const QString& path) {
         return message;
     }
     const QString name = QFileInfo(path).fileName();
-    useImage(picture.value(), name);
+    useImage(picture.value(), name, QFileInfo(path).absoluteFilePath());
     showView(View::Image);
     uiStartRun(true);
     return {};
 }
 
-void MainWindow::useImage(const QImage& picture, const QString& name) {
-    m_inputs->useImage(picture, name);
+void MainWindow::useImage(const QImage& picture, const QString& name, const QString& path) {
+    m_inputs->useImage(picture, name, path);
     m_views->setPicture(picture);
     m_options.textSource = name;
     uiSetSourceTitle(name);

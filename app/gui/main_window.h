@@ -79,6 +79,7 @@ public:
         /// A picture opened at start (--image), its file name: the input instead of the text.
         QImage initialImage;
         QString initialImageName;
+        QString initialImagePath;  ///< absolute
         /// A model folder opened at start (its layer `modelLayer` becomes the Q/K/V source).
         QString modelFolder;
         int modelLayer = 0;
@@ -183,7 +184,10 @@ Q_SIGNALS:
 
 private:
     /// The picture becomes the input (text kept), the Image tab shows; no run.
-    void useImage(const QImage& picture, const QString& name);
+    void useImage(const QImage& picture, const QString& name, const QString& path = {});
+    /// The session's picture as the input (read again from its file), or the text when it has
+    /// none; a picture that cannot be read leaves the text as the input and says why.
+    void applySessionImage(const SessionState& session);
     /// File ▸ Open / Save Session, Recent and drops (DocumentController).
     void buildDocuments();
     /// Help: the "What am I looking at?" panel (F1), following the tab and the variant, and About.
@@ -250,6 +254,7 @@ private:
     TextAutosave* m_autosave = nullptr;
     CostTabController* m_cost = nullptr;  // the Cost tab's measurements
     StarController* m_star = nullptr;     // the star player's cycles and their export
+    QString m_sessionNotice;  // what the last session applied could not restore (DocumentController::Host)
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
     ModelController* m_models = nullptr;  // File ▸ Open Model, the Q/K/V source box
     ModelSource* m_modelSource = nullptr;     // (m_models's)

@@ -17,7 +17,10 @@
 #include "gui/theme_menu.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QPlainTextEdit>
+
+#include <utility>
 
 namespace attnscope::app {
 
@@ -36,6 +39,7 @@ void MainWindow::buildDocuments() {
     DocumentController::Host host;
     host.captureSession = [this] { return captureSession(); };
     host.applySession = [this](const SessionState& session) { return applySession(session); };
+    host.takeSessionNotice = [this] { return std::exchange(m_sessionNotice, QString()); };
     host.openModelPath = [this](const QString& path) { return m_models->openPath(path); };
     host.openImagePath = [this](const QString& path) -> std::optional<QString> {
         if (!looksLikeImage(path)) return std::nullopt;
@@ -43,6 +47,7 @@ void MainWindow::buildDocuments() {
     };
     host.useText = [this](const QString& text, const QString& source, const QString& title) {
         m_inputs->text()->setPlainText(text);
+        if (m_inputs->imageIsInput()) m_inputs->useText();  // an opened text is the input, not the picture
         m_options.textSource = source;
         uiSetSourceTitle(title);
         uiStartRun(true);
@@ -81,6 +86,7 @@ QString MainWindow::applySession(const SessionState& session) {
     if (!resolved) return refusal;
     if (QString refused = m_inputs->applySession(session, *resolved); !refused.isEmpty()) return refused;
     m_options.textSource = session.textSource;
+    applySessionImage(session);
     m_views->applySession(session);
     // The Q/K/V source: the session's model layer (opened first when it is not the open model), or
     // random projections. Switching the source quietly: the session runs once, below.
@@ -105,6 +111,24 @@ QString MainWindow::applySession(const SessionState& session) {
     showView(viewTabNamed(session.view));
     if (m_runs->currentJob() == before) uiStartRun(false);  // the Compare and Diagnostics tabs start their own
     return {};
+}
+
+void MainWindow::applySessionImage(const SessionState& session) {
+    m_sessionNotice.clear();
+    if (session.imagePath.isEmpty()) {
+        if (m_inputs->imageIsInput()) m_inputs->useText();
+        return;
+    }
+    auto picture = readImageFile(session.imagePath);
+    if (!picture) {
+        if (m_inputs->imageIsInput()) m_inputs->useText();
+        m_sessionNotice = tr("Its picture could not be read (%1): the text is the input.")
+                              .arg(QString::fromStdString(picture.error().message));
+        return;
+    }
+    useImage(picture.value(), QFileInfo(session.imagePath).fileName(), session.imagePath);
+    m_inputs->applyImageSettings(session);
+    m_options.textSource = session.textSource;
 }
 
 void MainWindow::uiSetSourceTitle(const QString& name) {

@@ -98,8 +98,8 @@ QWidget* RunSettingsPanel::buildInputBox(const Initial& initial) {
     return box;
 }
 
-void RunSettingsPanel::useImage(const QImage& picture, const QString& name) {
-    m_imageInput->setImage(picture, name);
+void RunSettingsPanel::useImage(const QImage& picture, const QString& name, const QString& path) {
+    m_imageInput->setImage(picture, name, path);
     m_imageIsInput = true;
     m_textFields->setVisible(false);
     m_imageInput->setVisible(true);
@@ -111,6 +111,12 @@ void RunSettingsPanel::showImageGrid() {
     const auto grid = m_imageIsInput ? m_imageInput->gridShape() : std::nullopt;
     m_paramForm->setImageGrid(grid);
     m_compareEditor->setImageGrid(grid);
+}
+
+void RunSettingsPanel::applyImageSettings(const SessionState& session) {
+    m_imageInput->applySettings(session);
+    showImageGrid();
+    Q_EMIT inputChanged();
 }
 
 void RunSettingsPanel::useText() {
@@ -262,6 +268,7 @@ void RunSettingsPanel::captureInto(SessionState& session) const {
     session.compare.clear();
     for (const engine::VariantRequest& row : m_compareEditor->requests())
         session.compare.append({QString::fromStdString(row.id), paramsToJson(row.params)});
+    if (m_imageIsInput) m_imageInput->captureInto(session);
 }
 
 QString RunSettingsPanel::applySession(const SessionState& session, const ResolvedSession& resolved) {

@@ -46,7 +46,9 @@ public:
     /// The image input (shown instead of the text while an image is the input).
     ImageInputPanel* imageInput() const { return m_imageInput; }
     /// An opened picture becomes the input; the text is kept for "Use the text".
-    void useImage(const QImage& picture, const QString& name);
+    void useImage(const QImage& picture, const QString& name, const QString& path = {});
+    /// A session's image token settings (the picture itself is already the input).
+    void applyImageSettings(const SessionState& session);
     /// The text box is the input again.
     void useText();
     bool imageIsInput() const { return m_imageIsInput; }

@@ -111,12 +111,21 @@ QByteArray SessionState::toJson() const {
     if (!modelFolder.isEmpty())
         root.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("folder"), modelFolder},
                                                          {QStringLiteral("layer"), modelLayer}});
+    if (!imagePath.isEmpty())
+        root.insert(QStringLiteral("image"), QJsonObject{{QStringLiteral("path"), imagePath},
+                                                         {QStringLiteral("tokens"), imageTokens},
+                                                         {QStringLiteral("rows"), imageRows},
+                                                         {QStringLiteral("cols"), imageCols},
+                                                         {QStringLiteral("patch"), imagePatch},
+                                                         {QStringLiteral("fit"), imageFit},
+                                                         {QStringLiteral("cls"), imageCls}});
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
 const QStringList& Session::viewNames() {
     static const QStringList names{QStringLiteral("heatmap"), QStringLiteral("mask"),  QStringLiteral("compare"),
-                                   QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost")};
+                                   QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost"),
+                                   QStringLiteral("image")};
     return names;
 }
 
@@ -162,6 +171,7 @@ std::optional<SessionState> Session::parse(const QByteArray& bytes, const QStrin
     const QJsonObject view = section(root, "view", &problem);
     const QJsonObject selection = section(root, "selection", &problem);
     const QJsonObject model = section(root, "model", &problem);
+    const QJsonObject image = section(root, "image", &problem);
     if (problem.isEmpty() && !input.value(QLatin1String("text")).isString()) problem = tr("input.text is missing");
     if (problem.isEmpty() && !variant.value(QLatin1String("id")).isString()) problem = tr("variant.id is missing");
     FieldReader in(input, QStringLiteral("input"), &problem);
@@ -205,6 +215,14 @@ std::optional<SessionState> Session::parse(const QByteArray& bytes, const QStrin
     FieldReader source(model, QStringLiteral("model"), &problem);
     source.string("folder", &s.modelFolder, !model.isEmpty());
     source.integer("layer", &s.modelLayer, 0, 4096);
+    FieldReader picture(image, QStringLiteral("image"), &problem);
+    picture.string("path", &s.imagePath, !image.isEmpty());
+    picture.choice("tokens", &s.imageTokens, {QStringLiteral("pixels"), QStringLiteral("patches")});
+    picture.integer("rows", &s.imageRows, 1, 1024);
+    picture.integer("cols", &s.imageCols, 1, 1024);
+    picture.integer("patch", &s.imagePatch, 1, 4096);
+    picture.choice("fit", &s.imageFit, {QStringLiteral("crop"), QStringLiteral("pad")});
+    picture.boolean("cls", &s.imageCls);
     if (!problem.isEmpty()) return refuse(tr("the session file is damaged (%1)").arg(problem));
     return s;
 }

@@ -50,6 +50,13 @@ struct SessionState {
     /// Empty = seeded random projections (the "projection" settings).
     QString modelFolder;
     int modelLayer = 0;
+    /// The picture that was the input instead of the text (docs/SESSIONS.md): its file, absolute,
+    /// and how it became tokens. Empty path = the text was the input.
+    QString imagePath;
+    QString imageTokens = QStringLiteral("pixels");  ///< "pixels" | "patches"
+    int imageRows = 32, imageCols = 32, imagePatch = 16;
+    QString imageFit = QStringLiteral("crop");       ///< "crop" | "pad"
+    bool imageCls = false;
 
     QByteArray toJson() const;
 
@@ -59,7 +66,9 @@ struct SessionState {
                a.compare == b.compare && a.view == b.view &&
                a.colormap == b.colormap && a.scale == b.scale && a.pooling == b.pooling &&
                a.maskWeights == b.maskWeights && a.layer == b.layer && a.head == b.head && a.query == b.query &&
-               a.modelFolder == b.modelFolder && a.modelLayer == b.modelLayer;
+               a.modelFolder == b.modelFolder && a.modelLayer == b.modelLayer && a.imagePath == b.imagePath &&
+               a.imageTokens == b.imageTokens && a.imageRows == b.imageRows && a.imageCols == b.imageCols &&
+               a.imagePatch == b.imagePatch && a.imageFit == b.imageFit && a.imageCls == b.imageCls;
     }
     friend bool operator!=(const SessionState& a, const SessionState& b) { return !(a == b); }
 };

@@ -20,6 +20,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QPlainTextEdit>
 #include <QSpinBox>
@@ -183,6 +184,54 @@ private Q_SLOTS:
         QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("some text the user typed"));
         window.runNow();
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && !window.lastResult()->input.image, kTimeoutMs);
+    }
+
+    void aSessionKeepsThePictureAndItsSettingsAndSaysSoWhenTheFileIsGone() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("gradient.png"));
+        QVERIFY(gradient().save(path));
+        const QString sessionPath = dir.filePath(QStringLiteral("picture.attnscope.json"));
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.initialText = QStringLiteral("the typed text");
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        {
+            MainWindow window(&runner, AppSettings{}, options);
+            window.show();
+            QTRY_VERIFY_WITH_TIMEOUT(window.lastResult(), kTimeoutMs);
+            QVERIFY(window.openImage(path).isEmpty());
+            attnscope::app::ImageInputPanel* panel = window.inputs()->imageInput();
+            panel->modeCombo()->setCurrentIndex(1);  // patches of 8, padded, with CLS
+            panel->patchSpin()->setValue(8);
+            panel->fitCombo()->setCurrentIndex(1);
+            panel->clsBox()->setChecked(true);
+            QVERIFY2(window.saveSessionTo(sessionPath).isEmpty(), qPrintable(window.statusText()));
+        }
+        {
+            MainWindow window(&runner, AppSettings{}, options);
+            window.show();
+            QTRY_VERIFY_WITH_TIMEOUT(window.lastResult(), kTimeoutMs);
+            QVERIFY2(window.openPath(sessionPath).isEmpty(), qPrintable(window.statusText()));
+            QVERIFY(window.inputs()->imageIsInput());
+            attnscope::app::ImageInputPanel* panel = window.inputs()->imageInput();
+            QCOMPARE(panel->path(), QFileInfo(path).absoluteFilePath());
+            QCOMPARE(panel->patchSpin()->value(), 8);
+            QVERIFY(panel->clsBox()->isChecked());
+            QCOMPARE(window.currentView(), attnscope::app::ViewTab::Image);
+            // 48 × 32 in patches of 8: 6 × 4 after CLS
+            QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->input.image && window.lastResult()->n == 25, kTimeoutMs);
+            QCOMPARE(window.inputs()->text()->toPlainText(), QStringLiteral("the typed text"));
+        }
+        QVERIFY(QFile::remove(path));
+        {
+            MainWindow window(&runner, AppSettings{}, options);
+            window.show();
+            QTRY_VERIFY_WITH_TIMEOUT(window.lastResult(), kTimeoutMs);
+            QVERIFY2(window.openPath(sessionPath).isEmpty(), qPrintable(window.statusText()));
+            QVERIFY(!window.inputs()->imageIsInput());
+            QVERIFY2(window.statusText().contains(QStringLiteral("Its picture could not be read")), qPrintable(window.statusText()));
+            QVERIFY2(window.statusText().contains(QStringLiteral("gradient.png")), qPrintable(window.statusText()));
+        }
     }
 };
 
