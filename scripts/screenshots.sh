@@ -20,6 +20,7 @@ shot docs/screenshot-mask.png --variant bigbird --param pad=true --view mask --q
 shot docs/screenshot-links.png --view links
 shot docs/screenshot-spectrum.png --variant linformer --view diagnostics
 shot docs/screenshot-approximation.png --variant performer --view diagnostics --error-curve
+shot docs/screenshot-image.png --image samples/airplane.jpg --variant sparse_strided --image-show mask --window-size 1366x768
 shot docs/screenshots/compare.png --variant full --compare longformer,performer --view compare --head 1 --query 40 --key 3
 shot docs/screenshots/atlas.png --view atlas --model samples/copy-model
 shot docs/screenshots/receptive-field.png --variant transformer_xl --view diagnostics --receptive-field --text-file samples/sample.txt
@@ -42,3 +43,4 @@ shot "$small/atlas.png" "${size[@]}" --view atlas --model samples/copy-model
 shot "$small/experts.png" "${size[@]}" --view experts
 shot "$small/help.png" "${size[@]}" --variant longformer --view mask --help-panel
 shot "$small/tour.png" "${size[@]}" --tour 3
+shot "$small/image.png" "${size[@]}" --image samples/airplane.jpg --variant reformer --image-show groups
