@@ -51,6 +51,9 @@ TEST(CliImage, PixelsRunTakesTheImagesWidthAsStrideAndRecordsTheGrid) {
     EXPECT_NEAR(tokens[11]["box"][1].get<double>(), 224.0 / 6.0, 1e-9);
     const auto request = metadataJson(out, "attnscope.request");
     EXPECT_EQ(request["input"]["source"], "image");
+    // The file reads back: a tile of its exact weights
+    auto tile = runCli("tile " + out + " --head 0 --rows 11:12 --keys 0:12");
+    EXPECT_EQ(tile.status, 0) << tile.stderrText;
 }
 
 TEST(CliImage, PatchesWithClsAndLocal2d) {

@@ -255,6 +255,12 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
         if (!image.is_null()) {
             auto grid = imageGridFromJson(image);
             if (!grid) return fileError(path, "attnscope.image: " + grid.error().message);
+            const std::int64_t tokensCount = static_cast<std::int64_t>(run->input.tokens.size());
+            if (grid->rows > kMaxImageGridCells || grid->cols > kMaxImageGridCells ||
+                grid->prefix + grid->rows * grid->cols != tokensCount)
+                return fileError(path, "attnscope.image: a grid of " + std::to_string(grid->rows) + " × " + std::to_string(grid->cols) +
+                                           " cells after " + std::to_string(grid->prefix) + " tokens does not match the " +
+                                           std::to_string(tokensCount) + " tokens");
             run->input.image = std::move(grid.value());
             run->input.kind = run->input.image->mode == ImageTokenMode::Pixels ? TokenizerKind::Pixels : TokenizerKind::Patches;
         }
