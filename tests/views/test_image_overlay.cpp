@@ -3,6 +3,7 @@
 
 #include "views/colormap.h"
 #include "views/diagnostics/categorical_palette.h"
+#include "views/help/view_guide.h"
 #include "views/image/image_canvas.h"
 #include "views/image/image_overlay_view.h"
 #include "views/image/overlay_image.h"
@@ -215,6 +216,16 @@ private Q_SLOTS:
         // A run without the model's layers offers none of these
         view.setResult(makeImageRun());
         QCOMPARE(view.kind(), OverlayKind::Weights);
+    }
+
+    void everyTabHasAGuideTheImageTabsAmongThem() {
+        const QStringList keys = attnscope::views::viewGuideKeys();
+        QVERIFY(keys.contains(QStringLiteral("image")));
+        for (const QString& key : keys) {
+            const attnscope::views::ViewGuide guide = attnscope::views::viewGuide(key);
+            QVERIFY2(!guide.title.isEmpty() && !guide.shows.isEmpty() && !guide.read.isEmpty(), qPrintable(key));
+        }
+        QVERIFY(attnscope::views::helpPageHtml(QStringLiteral("image"), nullptr).contains(QStringLiteral("Rollout")));
     }
 
     void aPictureOtherThanTheRunsOneIsNotDrawnOn() {

@@ -160,6 +160,7 @@ QString shortcutsHtml() {
         {QStringLiteral("Ctrl+E"), tr("Export the figure of the shown tab")},
         {QStringLiteral("Ctrl+O, Ctrl+S"), tr("Open / save a session")},
         {QStringLiteral("Ctrl+Shift+O"), tr("Open a text file")},
+        {QStringLiteral("Ctrl+I"), tr("Open an image")},
         {QStringLiteral("F1"), tr("Show or hide this help")},
     };
     QString html = QStringLiteral("<h3>%1</h3><table cellspacing='4'>").arg(tr("Keyboard"));

@@ -16,7 +16,7 @@ struct ViewGuide {
     QString tips;   ///< what to try
 };
 
-/// The tab keys, in tab order: heatmap, mask, compare, diagnostics, links, cost, atlas, experts.
+/// The tab keys, in tab order: heatmap, mask, compare, diagnostics, links, cost, atlas, experts, image.
 QStringList viewGuideKeys();
 /// The guide of a tab key; an empty guide for an unknown key.
 ViewGuide viewGuide(const QString& key);
