@@ -16,4 +16,9 @@ for variant in full longformer bigbird reformer routing transformer_xl performer
   OMP_WAIT_POLICY=PASSIVE "$build/app/attnscope-cli" run --text "The cat sat on the mat because it was tired of the dog." \
     --variant "$variant" $([[ $variant == bigbird ]] && echo --param pad=true --param block=2) --heads 2 --head-dim 4 --quiet --out "$out/$variant.safetensors"
 done
+# pictures: pixels (strided) and patches with CLS (local2d), their grid in attnscope.image
+OMP_WAIT_POLICY=PASSIVE "$build/app/attnscope-cli" run --image "$root/samples/airplane.jpg" --image-grid 4x4 --variant sparse_strided \
+  --heads 2 --head-dim 4 --quiet --out "$out/image-pixels.safetensors"
+OMP_WAIT_POLICY=PASSIVE "$build/app/attnscope-cli" run --image "$root/samples/airplane.jpg" --image-tokens patches --patch 80 --cls \
+  --variant local2d --heads 2 --head-dim 4 --quiet --out "$out/image-patches.safetensors"
 ls -l "$out"
