@@ -322,6 +322,9 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
 }  // namespace
 
 
+// The most the Image tab's model views may keep of a run (every layer's attention).
+constexpr std::uint64_t kMaxModelLayerAttentionBytes = 256ull << 20;
+
 // The token grid of the request's picture: the model's patch grid for a vision model, else the
 // one the image spec plans; nullopt for a text model (which refuses the picture later).
 std::optional<GridShape> Engine::Impl::imageGridOf(const RunRequest& request) const {
@@ -393,7 +396,18 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         input.text = request.input.text;
         input.image = request.input.image;
         plan.modelQkv = model->layerQkv(input, request.model->layer, progress, run.input, notices, &plan.modelInputs, &run.modelRouting);
-        if (input.image) run.modelLayerAttention = model->lastPassAttention();
+        if (input.image) {
+            // Every layer's attention for the Image tab's model views: small for a ViT at 224 pixels
+            // (12 × 12 × 197² floats, 22 MiB); a large model at a high resolution goes without them.
+            const std::uint64_t bytes = static_cast<std::uint64_t>(model->info().layers) * static_cast<std::uint64_t>(model->info().heads) *
+                                        static_cast<std::uint64_t>(run.input.tokens.size() * run.input.tokens.size()) * sizeof(float);
+            if (bytes <= kMaxModelLayerAttentionBytes)
+                run.modelLayerAttention = model->lastPassAttention();
+            else
+                run.warnings.push_back("the model's attention in every layer would take " + formatBytes(bytes) +
+                                       ": the Image tab's layer, rollout, flow and DINO views are off for this run "
+                                       "(attnscope-cli analyze --image computes them)");
+        }
         for (auto& note : notices) run.warnings.push_back(std::move(note));
         run.modelFolder = request.model->folder;
         run.modelLayer = request.model->layer;
