@@ -1,10 +1,12 @@
 // The engine's public API: the one place where exceptions become Error values.
 
 #include "core/buffer_pool.h"
-#include "core/api_guard.h"
-#include "request_checks.h"
+#include "core_torch/api_guard.h"
+#include "run/request_checks.h"
 #include "kernels/blas_gemm.h"
 #include "core/run_context.h"
+#include "core/worker_threads.h"
+#include "run/planned_run.h"
 #include "metrics/head_atlas.h"
 #include "model/model_pass_bytes.h"
 #include "model/model_session.h"
@@ -44,23 +46,6 @@ bool hasParam(const VariantInfo& info, const std::string& name) {
 
 }  // namespace
 
-// A request on its way: its variants with resolved parameters, then its input and shape.
-struct RunPlan {
-    std::vector<const Variant*> variants;
-    std::vector<ParamValues> resolved;
-    ProblemShape shape;
-    bool explicitInput = false;
-    /// The first variant scans explicit values itself, in copies it makes anyway: that saves
-    /// reading all of q, k and v once more; the variants after it get values known to be finite.
-    bool variantScansValues = false;
-    SharedQkv explicitQkv;
-    Qkv modelQkv;
-    /// The variants' inputs: the request's, else what the model's layer provides (Transformer-XL).
-    std::map<std::string, PlainTensor> modelInputs;
-    /// An image input's tokens and cell values (random projections).
-    std::optional<ImageTokens> image;
-};
-
 struct Engine::Impl {
     EngineOptions options;
     int threads = 1;
@@ -77,10 +62,7 @@ struct Engine::Impl {
     Result<void> planVariants(const RunRequest& request, RunPlan& plan, RunResult& run);
     std::optional<GridShape> imageGridOf(const RunRequest& request) const;
     Result<void> planInput(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, RunResult& run);
-    Result<void> checkPlanBudget(const RunRequest& request, const RunPlan& plan) const;
-    void warnIfLong(const RunPlan& plan) const;
     Result<void> checkAtlasBudget(const ModelSession::Pass& pass, const std::vector<ResolvedSetting>& settings) const;
-    void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, const Qkv& qkv, RunResult& run);
 
     void recycleLast() {
         if (!last) return;
@@ -140,6 +122,7 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineOptions& options) {
                                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         // LibTorch's intra-op pool defaults to 1 thread on this platform: set it explicitly.
         at::set_num_threads(impl.threads);
+        setKernelThreads(impl.threads);
         setBlasThreads(impl.threads);
         impl.budget = memoryBudgetOr(options.memoryBudgetBytes);
         impl.variants = makeAllVariants();
@@ -282,45 +265,6 @@ Result<TokenizedInput> Engine::tokenize(const InputSpec& input, const ProgressFn
     return attnscope::engine::tokenize(input, progress);
 }
 
-namespace {
-
-std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n) {
-    nlohmann::json j;
-    if (request.qkv || request.sharedQkv) {
-        j["input"] = {{"source", "qkv"}};
-    } else if (request.model) {
-        j["input"] = {{"source", "model"}, {"model", request.model->folder}, {"layer", request.model->layer},
-                      {"bytes", request.input.text.size()}};
-    } else if (const auto& image = request.input.image) {
-        j["input"] = {{"source", "image"}, {"name", image->name}, {"width", image->image.width}, {"height", image->image.height},
-                      {"mode", imageTokenModeName(image->mode)}};
-        if (image->mode == ImageTokenMode::Pixels)
-            j["input"].update({{"grid_rows", image->gridRows}, {"grid_cols", image->gridCols}});
-        else
-            j["input"].update({{"patch", image->patch}, {"fit", patchFitName(image->fit)}, {"cls", image->cls}});
-    } else {
-        j["input"] = {{"source", "text"}, {"tokenizer", tokenizerName(request.input.tokenizer)},
-                      {"bytes", request.input.text.size()}};
-    }
-    j["projection"] = {{"heads", request.projection.heads},
-                       {"head_dim", request.projection.headDim},
-                       {"model_dim", request.projection.modelDim},
-                       {"seed", request.projection.seed}};
-    j["n"] = n;
-    j["dense_limit"] = request.denseLimit;
-    j["key_padding"] = std::count(request.keyPadding.begin(), request.keyPadding.end(), std::uint8_t{1});
-    nlohmann::json variants = nlohmann::json::array();
-    for (std::size_t i = 0; i < request.variants.size(); ++i) {
-        nlohmann::json params = nlohmann::json::object();
-        for (const auto& [name, value] : resolved[i]) params[name] = formatParamValue(value);
-        variants.push_back({{"id", request.variants[i].id}, {"params", params}});
-    }
-    j["variants"] = variants;
-    return j.dump();
-}
-
-}  // namespace
-
 
 // The most the Image tab's model views may keep of a run (every layer's attention).
 constexpr std::uint64_t kMaxModelLayerAttentionBytes = 256ull << 20;
@@ -344,7 +288,7 @@ Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan
     if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
     for (const auto& vr : request.variants) {
         const Variant* v = find(vr.id);
-        if (!v) return makeError(ErrorCode::NotFound, "unknown variant '" + vr.id + "' (available: " + variantList() + ")");
+        if (!v) return unknownVariant(vr.id, variantList());
         ParamValues given = vr.params;
         if (request.model && !request.qkv) {
             auto session = ensureModel(request.model->folder);
@@ -365,10 +309,7 @@ Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan
         }
         if (request.input.image && !request.qkv && !request.sharedQkv)
             if (const auto grid = imageGridOf(request)) applyImageDefaults(v->info(), *grid, given, run.warnings);
-        auto params = resolveParams(v->info(), given);
-        if (!params) return params.error();
-        plan.variants.push_back(v);
-        plan.resolved.push_back(std::move(params.value()));
+        if (auto ok = planVariant(*v, given, plan); !ok) return ok.error();
     }
     return {};
 }
@@ -377,19 +318,8 @@ Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan
 // unless the first variant scans them), a model layer's Q, K, V, or the text tokenized.
 Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, RunResult& run) {
     ProblemShape& shape = plan.shape;
-    plan.explicitInput = request.sharedQkv || request.qkv;
-    plan.variantScansValues = plan.explicitInput && plan.variants[0]->checksQkvValues();
-    if (plan.explicitInput) {
-        if (request.sharedQkv) {
-            plan.explicitQkv = *request.sharedQkv;
-        } else {
-            auto shared = shareExplicitQkv(*request.qkv);
-            if (!shared) return shared.error();
-            plan.explicitQkv = std::move(shared.value());
-        }
-        auto checked = checkExplicitQkv(plan.explicitQkv, /*values=*/!plan.variantScansValues);
-        if (!checked) return checked.error();
-        shape = *checked;
+    if (request.sharedQkv || request.qkv) {
+        if (auto ok = planExplicitInput(request, plan); !ok) return ok.error();
     } else if (request.model) {
         std::vector<std::string> notices;
         ModelInput input;
@@ -443,48 +373,7 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         shape.n = shape.m = static_cast<std::int64_t>(run.input.tokens.size());
         shape.d = request.projection.headDim;
     }
-    if (!request.keyPadding.empty() && static_cast<std::int64_t>(request.keyPadding.size()) != shape.m)
-        return makeError(ErrorCode::InvalidArgument, "key padding has " + std::to_string(request.keyPadding.size()) +
-                                                         " entries, expected " + std::to_string(shape.m) + " (one per key)");
-    if (request.denseLimit < 0) return makeError(ErrorCode::InvalidArgument, "dense limit must be >= 0");
-    shape.denseLimit = request.denseLimit;
-    return {};
-}
-
-// Everything the request allocates against the budget: the random projections' Q, K, V (explicit
-// and model inputs exist already) and every variant's kept result and scratch.
-Result<void> Engine::Impl::checkPlanBudget(const RunRequest& request, const RunPlan& plan) const {
-    const std::uint64_t budget = request.memoryBudgetBytes > 0 ? request.memoryBudgetBytes : this->budget;
-    const ProblemShape& shape = plan.shape;
-    std::uint64_t total =
-        plan.explicitInput || request.model ? 0 : static_cast<std::uint64_t>(3 * shape.heads * shape.n * shape.d) * 4;
-    std::string names;
-    for (std::size_t i = 0; i < plan.variants.size(); ++i) {
-        total += plan.variants[i]->runBytes(shape, plan.resolved[i]);
-        names += (names.empty() ? "" : ", ") + plan.variants[i]->info().id;
-    }
-    const std::string what = plan.variants.size() == 1 ? "variant '" + names + "'" : "variants " + names;
-    return checkBudget(what, total, budget, shape);
-}
-
-// The dense kernel's rate per thread, measured: `full` on 16,384 tokens, 4 heads of 32 took 3.2 s
-// on 2 threads (4 · 4 · 16384² · 32 floating-point operations), about 2 · 10^10 a thread. Sparse
-// kernels gather and reach less of it, so for them the estimate is low rather than high.
-constexpr double kFlopsPerThreadSecond = 2e10;
-// Runs expected to take longer than this are announced before they start.
-constexpr double kLongRunSeconds = 30.0;
-
-void Engine::Impl::warnIfLong(const RunPlan& plan) const {
-    const ProblemShape& s = plan.shape;
-    double flops = 0;
-    for (std::size_t i = 0; i < plan.variants.size(); ++i)
-        flops += 4.0 * static_cast<double>(s.heads) * static_cast<double>(s.n) * static_cast<double>(s.d) *
-                 plan.variants[i]->scoredKeysPerQuery(s, plan.resolved[i]);
-    const double seconds = flops / (kFlopsPerThreadSecond * static_cast<double>(std::max(threads, 1)));
-    if (seconds < kLongRunSeconds) return;
-    log(LogLevel::Warning, "this run of " + std::to_string(s.n) + " tokens is estimated to take about " +
-                               formatDuration(seconds) + " on " + std::to_string(threads) +
-                               (threads == 1 ? " thread" : " threads") + "; a sparse variant or a shorter input is faster (cancel with Ctrl-C or Esc)");
+    return checkPlanShape(request, plan);
 }
 
 // The atlas runs its coverage settings one at a time on each layer's Q, K, V after the pass: the
@@ -503,48 +392,30 @@ Result<void> Engine::Impl::checkAtlasBudget(const ModelSession::Pass& pass, cons
     return checkBudget("the head atlas's coverage settings", passBytes + largest + outputs, budget, shape);
 }
 
-// Each variant on the same Q, K, V; its weights attached from what it kept (the code a result
-// file is read back with, so a tile read from a file is the tile the run gives).
-void Engine::Impl::runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, const Qkv& qkv, RunResult& run) {
-    for (std::size_t i = 0; i < plan.variants.size(); ++i) {
-        const Variant& variant = *plan.variants[i];
-        RunContext ctx(pool, progress);
-        ctx.seed = request.projection.seed;
-        ctx.inputs = request.variantInputs.empty() ? &plan.modelInputs : &request.variantInputs;
-        ctx.denseDiagnostics = plan.shape.n <= request.denseLimit && plan.shape.m <= request.denseLimit;
-        if (i == 0 && plan.variantScansValues) ctx.uncheckedQkv = &plan.explicitQkv;
-        AttentionResult r = variant.run(qkv, plan.resolved[i], ctx);
-        ctx.checkQkvValuesNow();  // (a no-op unless the variant left them unscanned)
-        for (const auto& w : ctx.warnings()) run.warnings.push_back(variant.info().id + ": " + w);
-        if (r.emptyRowCount > 0)
-            run.warnings.push_back(variant.info().id + ": " + std::to_string(r.emptyRowCount) +
-                                   " query rows have no admissible key; their weights and output are zero");
-        if (auto attached = attachWeights(r, run.q, run.k, run.keyPadding); !attached)
-            throw EngineError(ErrorCode::Internal, attached.error().message);
-        const AttentionResult& first = run.results.empty() ? r : run.results.front();
-        if (run.exactReference < 0 && variant.info().exact && comparableShapes(r, first))
-            run.exactReference = static_cast<int>(run.results.size());
-        run.results.push_back(std::move(r));
-    }
-}
-
 Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, const ProgressFn& progress) {
     auto& impl = *m_impl;
     return guarded("out of memory: try a sparse variant or a shorter input", [&]() -> Result<std::shared_ptr<const RunResult>> {
         impl.recycleLast();
+        if ((request.sharedQkv || request.qkv) && !request.model) {
+            // (the launcher runs such requests without LibTorch through the same steps)
+            c10::InferenceMode inferenceGuard;
+            auto run = runExplicitPlan(request, progress, [&impl](const std::string& id) { return impl.find(id); },
+                                       impl.variantList(), impl.pool, impl.budget, impl.threads, impl.options.log);
+            if (!run) return run.error();
+            impl.last = run.value();
+            return std::shared_ptr<const RunResult>(std::move(run.value()));
+        }
         auto run = std::make_shared<RunResult>();
         run->projection = request.projection;
         RunPlan plan;
         if (auto ok = impl.planVariants(request, plan, *run); !ok) return ok.error();
         c10::InferenceMode inferenceGuard;
         if (auto ok = impl.planInput(request, progress, plan, *run); !ok) return ok.error();
-        if (auto ok = impl.checkPlanBudget(request, plan); !ok) return ok.error();
-        impl.warnIfLong(plan);
+        if (auto ok = checkPlanBudget(request, plan, impl.budget); !ok) return ok.error();
+        warnIfLong(plan, impl.threads, impl.options.log);
 
         Qkv qkv;
-        if (plan.explicitInput) {
-            qkv = wrapSharedQkv(plan.explicitQkv);
-        } else if (request.model) {
+        if (request.model) {
             qkv = std::move(plan.modelQkv);
         } else {
             if (progress && !progress(Progress{"qkv", 0, 1})) return makeError(ErrorCode::Cancelled, "cancelled");
@@ -556,10 +427,10 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         run->n = plan.shape.n;
         run->heads = plan.shape.heads;
         run->headDim = plan.shape.d;
-        run->q = plan.explicitInput ? plan.explicitQkv.q : shareTensor(qkv.q);
-        run->k = plan.explicitInput ? plan.explicitQkv.k : shareTensor(qkv.k);
+        run->q = qkv.q;
+        run->k = qkv.k;
         run->keyPadding = request.keyPadding;
-        impl.runPlanned(request, progress, plan, qkv, *run);
+        runPlanned(request, progress, plan, qkv, impl.pool, *run);
         run->requestJson = requestJson(request, plan.resolved, plan.shape.n);
         impl.last = run;
         return std::shared_ptr<const RunResult>(std::move(run));

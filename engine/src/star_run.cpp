@@ -1,7 +1,7 @@
 // Engine::runStar: the Star-Transformer's cycles on a text, with a folder's weights (bytes as
 // tokens) or random ones from the seed over the random projections' token states.
 
-#include "core/api_guard.h"
+#include "core_torch/api_guard.h"
 #include "model/star_model.h"
 
 #include <attnscope/engine.h>

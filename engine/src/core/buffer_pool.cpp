@@ -19,11 +19,14 @@ std::shared_ptr<std::vector<float>> BufferPool::resultBuffer(const std::string& 
     return held;
 }
 
-at::Tensor BufferPool::workspace(const std::string& slot, at::IntArrayRef sizes) {
-    auto& t = m_workspaces[slot];
-    if (!t.defined()) t = at::empty({0}, at::kFloat);
-    t.resize_(sizes);  // keeps the storage when it is large enough
-    return t;
+float* BufferPool::scratch(const std::string& slot, std::size_t count) {
+    FloatScratch& s = m_scratch[slot];
+    if (s.count < count) {
+        s.data.reset();  // (released first: the old and the new block are never held together)
+        s.data.reset(new float[count]);
+        s.count = count;
+    }
+    return s.data.get();
 }
 
 PlainTensor BufferPool::zeros(DType dtype, std::vector<std::int64_t> shape) {
@@ -42,8 +45,9 @@ PlainTensor BufferPool::zeros(DType dtype, std::vector<std::int64_t> shape) {
 
 std::uint64_t BufferPool::heldBytes() const {
     std::uint64_t bytes = 0;
-    for (const auto& [slot, t] : m_workspaces)
-        if (t.defined()) bytes += t.storage().nbytes();
+    for (const auto& [slot, s] : m_scratch) bytes += s.count * sizeof(float);
+    for (const auto& [slot, s] : m_opaque)
+        if (s) bytes += s->bytes();
     for (const auto& [slot, v] : m_results)
         if (v) bytes += v->capacity() * sizeof(float);
     for (const auto& v : m_recycledF32) bytes += v.capacity() * sizeof(float);
@@ -51,10 +55,6 @@ std::uint64_t BufferPool::heldBytes() const {
     for (const auto& v : m_recycledI32) bytes += v.capacity() * sizeof(std::int32_t);
     for (const auto& v : m_recycledU8) bytes += v.capacity();
     return bytes;
-}
-
-at::Tensor tensorOver(std::vector<float>& values, at::IntArrayRef sizes) {
-    return at::from_blob(values.data(), sizes, at::TensorOptions().dtype(at::kFloat));
 }
 
 }  // namespace attnscope::engine

@@ -5,8 +5,6 @@
 
 #include <attnscope/tensor.h>
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -23,9 +21,17 @@ public:
     /// are unspecified: the caller writes every element it exposes.
     std::shared_ptr<std::vector<float>> resultBuffer(const std::string& slot, std::size_t count);
 
-    /// A scratch tensor [sizes] that stays valid until the next call with the same slot.
-    /// Grows its storage only when needed; never shrinks.
-    at::Tensor workspace(const std::string& slot, at::IntArrayRef sizes);
+    /// Scratch of `count` floats that stays valid until the next call with the same slot.
+    /// Grows only when needed (uninitialised: nothing is touched here); never shrinks.
+    float* scratch(const std::string& slot, std::size_t count);
+
+    /// Scratch another layer keeps per slot (LibTorch's tensors: core_torch/tensor_views.h),
+    /// opaque here; the pool holds it as long as it lives and counts its bytes.
+    struct OpaqueScratch {
+        virtual ~OpaqueScratch() = default;
+        virtual std::uint64_t bytes() const = 0;
+    };
+    std::unique_ptr<OpaqueScratch>& opaqueScratch(const std::string& slot) { return m_opaque[slot]; }
 
     /// Bytes currently held by the pool (workspaces + result buffers it still owns).
     std::uint64_t heldBytes() const;
@@ -92,7 +98,12 @@ private:
     std::vector<std::vector<T>>& recycled();
 
     std::map<std::string, std::shared_ptr<std::vector<float>>> m_results;
-    std::map<std::string, at::Tensor> m_workspaces;
+    struct FloatScratch {
+        std::unique_ptr<float[]> data;
+        std::size_t count = 0;
+    };
+    std::map<std::string, FloatScratch> m_scratch;
+    std::map<std::string, std::unique_ptr<OpaqueScratch>> m_opaque;
     std::vector<std::vector<float>> m_recycledF32;
     std::vector<std::vector<std::int64_t>> m_recycledI64;
     std::vector<std::vector<std::int32_t>> m_recycledI32;
@@ -107,8 +118,5 @@ template <>
 inline std::vector<std::vector<std::int32_t>>& BufferPool::recycled<std::int32_t>() { return m_recycledI32; }
 template <>
 inline std::vector<std::vector<std::uint8_t>>& BufferPool::recycled<std::uint8_t>() { return m_recycledU8; }
-
-/// Wraps a vector's memory as a tensor without copying. The vector must outlive the tensor.
-at::Tensor tensorOver(std::vector<float>& values, at::IntArrayRef sizes);
 
 }  // namespace attnscope::engine

@@ -1,9 +1,7 @@
 #include "core/parallel_heads.h"
 
+#include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
-
-#include <ATen/Parallel.h>
-#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,7 +9,7 @@
 namespace attnscope::engine {
 
 int headWorkers(std::int64_t heads) {
-    const int threads = std::max(1, at::get_num_threads());
+    const int threads = kernelThreads();
     return heads >= threads ? threads : 1;
 }
 
@@ -28,9 +26,7 @@ void forEachHead(std::int64_t heads, const char* stage, RunContext& ctx,
     SingleThreadedBlas singleBlas;
     std::atomic<std::int64_t> next{0}, done{0};
     std::atomic<bool> stop{false};
-    at::parallel_for(0, workers, 1, [&](std::int64_t, std::int64_t) {
-        c10::InferenceMode guard;  // the caller's mode is thread-local
-        const int worker = std::min(at::get_thread_num(), workers - 1);
+    runOnWorkers(workers, [&](int worker) {
         for (std::int64_t h = next.fetch_add(1); h < heads && !stop.load(std::memory_order_relaxed); h = next.fetch_add(1)) {
             job(h, worker);
             const std::int64_t finished = done.fetch_add(1) + 1;

@@ -1,7 +1,7 @@
 #pragma once
-// Runs one job per head on LibTorch's intra-op threads, each thread claiming the next head when it
-// is done with one (a thread the scheduler holds back on a busy machine does not leave the others
-// waiting), with BLAS single-threaded meanwhile: one single-threaded SGEMM per core instead of
+// Runs one job per head on the kernels' threads (core/worker_threads.h), each thread claiming
+// the next head when it is done with one (a thread the scheduler holds back on a busy machine does
+// not leave the others waiting), with BLAS single-threaded meanwhile: one single-threaded SGEMM per core instead of
 // multi-threaded SGEMMs on small products. With fewer heads than threads the heads run one after
 // another and the BLAS keeps its threads. Progress and cancel go through the run context from the
 // first thread only; a cancel stops the others at their next head.

@@ -1,6 +1,6 @@
 #include "core/run_context.h"
 
-#include "request_checks.h"
+#include "run/request_checks.h"
 
 namespace attnscope::engine {
 

@@ -1,31 +1,21 @@
 #pragma once
 // RunContext: what a variant needs besides Q, K, V — seed, limits, progress, workspaces and
-// the counters it fills in. Internal (may use LibTorch).
+// the counters it fills in. Internal, torch-free: the launcher's runs use it too.
 
 #include "core/buffer_pool.h"
+#include "core/qkv.h"
 #include "plain/engine_error.h"
 
 #include <attnscope/progress.h>
 #include <attnscope/types.h>
 
-#include <ATen/ATen.h>
-
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace attnscope::engine {
-
-/// Q, K, V of one layer: contiguous float32 [heads, n, d] (k and v: [heads, m, d]).
-struct Qkv {
-    at::Tensor q, k, v;
-    std::vector<std::uint8_t> keyPadding;  ///< [m], 1 = padded; empty = none
-    std::int64_t heads() const { return q.size(0); }
-    std::int64_t n() const { return q.size(1); }
-    std::int64_t m() const { return k.size(1); }
-    std::int64_t d() const { return q.size(2); }
-};
 
 class RunContext {
 public:

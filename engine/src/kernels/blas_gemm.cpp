@@ -5,10 +5,18 @@
 namespace attnscope::engine {
 namespace {
 
+// A BLAS symbol: from the process (LibTorch brings the system BLAS), else from the system BLAS
+// loaded here on first use (a torch-free program: the launcher's runs); null when there is none.
+void* blasSymbol(const char* name) {
+    if (void* symbol = dlsym(RTLD_DEFAULT, name)) return symbol;
+    static void* const library = dlopen("libblas.so.3", RTLD_NOW | RTLD_GLOBAL);
+    return library ? dlsym(library, name) : nullptr;
+}
+
 using CblasSgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
                               int);
 CblasSgemmFn cblasSgemm() {
-    static const auto fn = reinterpret_cast<CblasSgemmFn>(dlsym(RTLD_DEFAULT, "cblas_sgemm"));
+    static const auto fn = reinterpret_cast<CblasSgemmFn>(blasSymbol("cblas_sgemm"));
     return fn;
 }
 
@@ -22,8 +30,7 @@ void gemmRowMajor(bool transA, bool transB, std::int64_t m, std::int64_t n, std:
            static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
         return;
     }
-    // No BLAS in this process (a torch-free program that did not link one): a plain loop, in
-    // the same row-major convention.
+    // No BLAS on this system: a plain loop, in the same row-major convention.
     for (std::int64_t i = 0; i < m; ++i)
         for (std::int64_t j = 0; j < n; ++j) {
             float acc = 0.0f;
@@ -39,13 +46,13 @@ void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, c
 }
 
 void setBlasThreads(int threads) {
-    static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    static const auto set = reinterpret_cast<void (*)(int)>(blasSymbol("openblas_set_num_threads"));
     if (set && threads > 0) set(threads);
 }
 
 SingleThreadedBlas::SingleThreadedBlas() {
-    static const auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-    static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    static const auto get = reinterpret_cast<int (*)()>(blasSymbol("openblas_get_num_threads"));
+    static const auto set = reinterpret_cast<void (*)(int)>(blasSymbol("openblas_set_num_threads"));
     if (get && set) {
         m_set = set;
         m_previous = get();

@@ -8,7 +8,8 @@ namespace attnscope::engine {
 /// C[m x n] = A[m x k] · B (B: [k x n], or its transpose stored [n x k] when transB), row-major
 /// with leading dimensions; beta = 0. Straight into the BLAS (cblas_sgemm, looked up at run time)
 /// when there is one: LibTorch's per-call dispatch and view building cost a noticeable share of a
-/// small product (64 x 192 x 64 and the like). Otherwise a plain loop (no BLAS in the process).
+/// small product (64 x 192 x 64 and the like). A torch-free process loads the system BLAS
+/// (libblas.so.3) on first use; without one, a plain loop.
 void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                   const float* b, std::int64_t ldb, float* c, std::int64_t ldc);
 

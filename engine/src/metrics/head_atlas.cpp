@@ -1,6 +1,7 @@
+#include "core_torch/tensor_views.h"
 #include "metrics/head_atlas.h"
 
-#include "request_checks.h"
+#include "run/request_checks.h"
 #include "core/run_context.h"
 #include "weights/kept_state.h"
 #include "plain/attention_flow.h"
@@ -193,11 +194,9 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
             continue;
         }
 
-        Qkv qkv;
-        qkv.q = capture.q[static_cast<std::size_t>(l)];
-        qkv.k = capture.k[static_cast<std::size_t>(l)];
-        qkv.v = capture.v[static_cast<std::size_t>(l)];
-        const at::Tensor exact = at::bmm(probs, qkv.v);  // the head's own output
+        const auto layer = static_cast<std::size_t>(l);
+        const Qkv qkv = qkvOf(capture.q[layer], capture.k[layer], capture.v[layer]);
+        const at::Tensor exact = at::bmm(probs, capture.v[layer]);  // the head's own output
         const at::Tensor exactNorm = exact.reshape({heads, -1}).norm(2, 1);
         for (std::size_t s = 0; s < settings.size(); ++s) {
             tick();
@@ -213,7 +212,7 @@ void computeHeadAtlas(const ModelSession::Pass& pass, const std::vector<Resolved
                 atlas.settingNotes[s] = e.what();
                 continue;
             }
-            if (auto attached = attachWeights(r, shareTensor(qkv.q), shareTensor(qkv.k), qkv.keyPadding); !attached)
+            if (auto attached = attachWeights(r, qkv.q, qkv.k, qkv.keyPadding); !attached)
                 throw EngineError(ErrorCode::Internal, attached.error().message);
             const std::vector<double> kept = keptMassPerHead(r, probs);
             at::Tensor output = at::from_blob(const_cast<float*>(r.output.data()), {heads, atlas.n, qkv.d()}, at::kFloat);

@@ -2,7 +2,7 @@
 
 #include <attnscope/safetensors.h>
 
-#include "request_checks.h"
+#include "run/request_checks.h"
 #include "plain/strict_json.h"
 
 #include <cmath>

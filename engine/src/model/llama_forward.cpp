@@ -11,7 +11,7 @@
 #include "checkpoint/llama_checkpoint.h"
 #include "model/rotary_positions.h"
 #include "core/run_context.h"
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 
 #include <cmath>
 

@@ -1,3 +1,4 @@
+#include "core_torch/tensor_views.h"
 #include "model/model_session.h"
 
 #include "model/rotary_profile.h"
@@ -5,8 +6,8 @@
 #include "model/captured_attention.h"
 #include "model/model_pass_bytes.h"
 
-#include "request_checks.h"
-#include "core/to_plain.h"
+#include "run/request_checks.h"
+#include "core_torch/to_plain.h"
 #include "weights/kept_state.h"
 
 #include <algorithm>
@@ -19,7 +20,7 @@ namespace {
 /// Dense [heads, n, n] weights of a variant's result (its tiles over the first n keys: Star's
 /// relay column is left out).
 at::Tensor denseWeights(AttentionResult& r, const Qkv& qkv) {
-    if (auto attached = attachWeights(r, shareTensor(qkv.q), shareTensor(qkv.k), qkv.keyPadding); !attached)
+    if (auto attached = attachWeights(r, qkv.q, qkv.k, qkv.keyPadding); !attached)
         throw EngineError(ErrorCode::Internal, attached.error().message);
     at::Tensor out = at::empty({r.heads, r.n, r.n}, at::kFloat);
     for (int h = 0; h < r.heads; ++h) {
@@ -195,10 +196,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
             static const ProgressFn kNoProgress;
             RunContext ctx(self->m_pool, kNoProgress);
             ctx.seed = seed;
-            Qkv qkv;
-            qkv.q = q;
-            qkv.k = k;
-            qkv.v = v;
+            Qkv qkv = qkvOf(q, k, v);
             AttentionResult r = variant->run(qkv, resolved, ctx);
             // Views and the atlas take [heads, n, n]: extra keys (Star's relay) are left out of
             // the captured weights, so those rows sum to 1 minus the relay's share.
@@ -324,11 +322,8 @@ Qkv ModelSession::layerQkv(const ModelInput& given, int layer, const ProgressFn&
                                                                       "run on q, k and v; the head atlas reads the weights");
     tokens = pass.tokens;
     notices = pass.notices;
-    Qkv qkv;
     const auto l = static_cast<std::size_t>(layer);
-    qkv.q = pass.capture.q[l];
-    qkv.k = pass.capture.k[l];
-    qkv.v = pass.capture.v[l];
+    Qkv qkv = qkvOf(pass.capture.q[l], pass.capture.k[l], pass.capture.v[l]);
     if (inputs) *inputs = l < pass.capture.variantInputs.size() ? pass.capture.variantInputs[l] : std::map<std::string, PlainTensor>{};
     if (routing && l < pass.capture.routerLogits.size() && pass.capture.routerLogits[l].defined()) {
         ModelRouting model;

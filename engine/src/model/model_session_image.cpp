@@ -3,7 +3,7 @@
 
 #include "model/model_session.h"
 
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 #include "image/image_tokens.h"
 
 #include <cstring>

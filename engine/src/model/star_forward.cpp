@@ -5,7 +5,7 @@
 
 #include "model/star_model.h"
 
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 #include "plain/engine_error.h"
 
 #include <cmath>

@@ -9,7 +9,7 @@
 #include "model/transformer_model.h"
 
 #include "checkpoint/transfo_xl_tensors.h"
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 #include "model/transfo_xl_positions.h"
 
 #include <cmath>

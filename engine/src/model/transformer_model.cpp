@@ -1,7 +1,7 @@
 #include "model/transformer_model.h"
 
 #include "core/run_context.h"
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 
 #include <algorithm>
 #include <cmath>

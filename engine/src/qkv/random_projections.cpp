@@ -1,3 +1,4 @@
+#include "core_torch/tensor_views.h"
 #include "qkv/random_projections.h"
 
 #include "qkv/seeded_normal.h"
@@ -40,12 +41,8 @@ Qkv projectTokenStates(PlainTensor statesIn, const ProjectionSpec& spec) {
     }
 
     // q, k, v: [heads, n, headDim] = x @ W[h]
-    Qkv qkv;
-    at::Tensor projected = at::matmul(x.unsqueeze(0).unsqueeze(0), w);  // [3, heads, n, headDim]
-    qkv.q = projected[0].contiguous();
-    qkv.k = projected[1].contiguous();
-    qkv.v = projected[2].contiguous();
-    return qkv;
+    const at::Tensor projected = at::matmul(x.unsqueeze(0).unsqueeze(0), w);  // [3, heads, n, headDim]
+    return qkvOf(projected[0], projected[1], projected[2]);
 }
 
 }  // namespace attnscope::engine

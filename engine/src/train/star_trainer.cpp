@@ -5,7 +5,7 @@
 
 #include "train/star_trainer.h"
 
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 #include "model/star_model.h"
 #include "plain/engine_error.h"
 #include "train/adam.h"

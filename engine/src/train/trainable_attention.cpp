@@ -1,6 +1,7 @@
+#include "core_torch/tensor_views.h"
 #include "train/trainable_attention.h"
 
-#include "request_checks.h"
+#include "run/request_checks.h"
 #include "core/run_context.h"
 #include "weights/kept_state.h"
 
@@ -35,12 +36,10 @@ TrainableAttention::TrainableAttention(const Variant& variant, const ParamValues
     RunContext ctx(pool, kNoProgress);
     ctx.seed = seed;
     // The draws and the pattern do not depend on the values of Q and K for these variants.
-    Qkv probe;
-    probe.q = at::randn({heads, n, headDim}, at::kFloat);
-    probe.k = at::randn({heads, n, headDim}, at::kFloat);
-    probe.v = at::randn({heads, n, headDim}, at::kFloat);
+    const Qkv probe = qkvOf(at::randn({heads, n, headDim}, at::kFloat), at::randn({heads, n, headDim}, at::kFloat),
+                            at::randn({heads, n, headDim}, at::kFloat));
     AttentionResult r = variant.run(probe, params, ctx);
-    if (auto attached = attachWeights(r, shareTensor(probe.q), shareTensor(probe.k), {}); !attached)
+    if (auto attached = attachWeights(r, probe.q, probe.k, {}); !attached)
         throw EngineError(ErrorCode::Internal, attached.error().message);
 
     switch (variant.info().training) {

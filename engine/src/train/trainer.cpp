@@ -5,7 +5,7 @@
 #include <attnscope/safetensors.h>
 
 #include "core/run_context.h"
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 #include "train/adam.h"
 #include "train/one_thread.h"
 #include "train/switch_ffn.h"

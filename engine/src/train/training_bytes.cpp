@@ -1,7 +1,7 @@
 #include "train/training_bytes.h"
 
 #include "plain/engine_error.h"
-#include "request_checks.h"
+#include "run/request_checks.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 
 #include <attnscope/safetensors.h>
 
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 #include "model/transfo_xl_positions.h"
 #include "plain/engine_error.h"
 #include "train/adam.h"

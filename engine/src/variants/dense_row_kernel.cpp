@@ -1,3 +1,4 @@
+#include "core_torch/tensor_views.h"
 #include "variants/dense_row_kernel.h"
 
 #include <algorithm>
@@ -18,7 +19,7 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
     ctx.beginStage("attention");
     auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
-    at::Tensor scores = ctx.pool().workspace(input.slot + ".scores", {block, m});
+    at::Tensor scores = workspace(ctx.pool(), input.slot + ".scores", {block, m});
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     std::int64_t emptyRows = 0;
     const std::int64_t blocks = (n + block - 1) / block;
@@ -28,7 +29,7 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
             const std::int64_t i0 = bi * block, rows = std::min(block, n - i0);
             // s: [rows, m] = Q_block K^T, then masked keys -inf
             at::Tensor s = scores.narrow(0, 0, rows);
-            at::mm_out(s, qkv.q[h].narrow(0, i0, rows), qkv.k[h].t());
+            at::mm_out(s, tensorOf(qkv.q)[h].narrow(0, i0, rows), tensorOf(qkv.k)[h].t());
             for (std::int64_t r = 0; r < rows; ++r) {
                 const std::int64_t i = i0 + r;
                 float* row = s.data_ptr<float>() + r * m;
@@ -52,7 +53,7 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
                 }
             }
             at::Tensor outRows = out[h].narrow(0, i0, rows);
-            at::mm_out(outRows, s, qkv.v[h]);
+            at::mm_out(outRows, s, tensorOf(qkv.v)[h]);
             ctx.counters().flops += 4.0 * static_cast<double>(rows) * m * d;
             ctx.counters().entriesComputed += rows * m;
             ctx.checkpoint("attention", h * blocks + bi + 1, heads * blocks);

@@ -4,8 +4,6 @@
 
 #include <attnscope/variant_catalog.h>
 
-#include <algorithm>
-
 namespace attnscope::engine {
 
 #define ATTNSCOPE_DECLARE_KERNEL(id) \
@@ -14,24 +12,6 @@ namespace attnscope::engine {
     }
 ATTNSCOPE_VARIANTS(ATTNSCOPE_DECLARE_KERNEL)
 #undef ATTNSCOPE_DECLARE_KERNEL
-
-AttentionResult startResult(const std::string& variantId, const ParamValues& params, const Qkv& qkv) {
-    AttentionResult result;
-    result.variantId = variantId;
-    result.params = params;
-    result.heads = qkv.heads();
-    result.n = qkv.n();
-    result.m = qkv.m();
-    result.d = qkv.d();
-    return result;
-}
-
-void keepRowStatus(PlainTensor&& status, AttentionResult& result, RunContext& ctx) {
-    if (std::any_of(status.u8.begin(), status.u8.end(), [](std::uint8_t v) { return v != 0; }))
-        result.rowStatus = std::move(status);
-    else
-        ctx.pool().give(std::move(status.u8));
-}
 
 std::vector<std::unique_ptr<Variant>> makeAllVariants() {
     std::vector<std::unique_ptr<Variant>> all;

@@ -3,7 +3,7 @@
 // algorithms, other values bisection on the threshold tau. Rows in float64, in blocks of queries.
 
 #include "variants/dense_row_kernel.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <algorithm>
 #include <cmath>

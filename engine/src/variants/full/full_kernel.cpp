@@ -3,6 +3,7 @@
 // row log-sum-exp that every weight is recomputed from; the two products per block run in the
 // BLAS SGEMM.
 
+#include "core_torch/tensor_views.h"
 #include "kernels/softmax_kernel.h"
 #include "variants/variant.h"
 
@@ -48,7 +49,7 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     auto outBuffer = ctx.pool().resultBuffer("full.output", static_cast<std::size_t>(heads * n * d));
     at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
     const std::int64_t block = blockRows(m);
-    at::Tensor scratch = ctx.pool().workspace("full.scores", {block, m});
+    at::Tensor scratch = workspace(ctx.pool(), "full.scores", {block, m});
 
     std::vector<std::int64_t> paddedKeys;
     for (std::int64_t j = 0; j < static_cast<std::int64_t>(qkv.keyPadding.size()); ++j)
@@ -63,7 +64,7 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     std::int64_t entries = 0;
 
     for (std::int64_t h = 0; h < heads; ++h) {
-        const at::Tensor qh = qkv.q[h], kh = qkv.k[h], vh = qkv.v[h];
+        const at::Tensor qh = tensorOf(qkv.q)[h], kh = tensorOf(qkv.k)[h], vh = tensorOf(qkv.v)[h];
         at::Tensor outH = out[h];
         for (std::int64_t b = 0; b < blocksPerHead; ++b) {
             const std::int64_t i0 = b * block;

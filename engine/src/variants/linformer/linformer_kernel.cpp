@@ -1,9 +1,10 @@
 // `linformer`: Linformer (Wang et al. 2020, arXiv 2006.04768). Keys and values are projected
 // along the sequence to k slots: head = softmax(Q (E K)^T / sqrt(d)) (F V).
 
-#include "core/to_plain.h"
+#include "core_torch/tensor_views.h"
+#include "core_torch/to_plain.h"
 #include "qkv/seeded_normal.h"
-#include "variants/feature_attention.h"
+#include "variants/shared/feature_attention.h"
 
 #include <cmath>
 
@@ -93,21 +94,22 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     }
     // Padded keys do not enter the projected slots.
     at::Tensor eUsed = e, fUsed = f;
-    if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) {
-        eUsed = e * keep.view({1, 1, m});
-        fUsed = f * keep.view({1, 1, m});
+    if (std::vector<float> keepValues = keyKeepMask(qkv); !keepValues.empty()) {
+        const at::Tensor keep = tensorOver(keepValues, {1, 1, m});
+        eUsed = e * keep;
+        fUsed = f * keep;
     }
     // kProj, vProj: [H, k, d]
-    const at::Tensor kProj = at::matmul(eUsed, qkv.k);
-    const at::Tensor vProj = at::matmul(fUsed, qkv.v);
+    const at::Tensor kProj = at::matmul(eUsed, tensorOf(qkv.k));
+    const at::Tensor vProj = at::matmul(fUsed, tensorOf(qkv.v));
     ctx.endStage();
 
     ctx.beginStage("attention");
     // pbar: [H, n, k] = softmax(Q kProj^T / sqrt(d)), a distribution over projected slots
     // pbar [H, n, k] is 128 MiB at n = 16384, k = 256: a pooled workspace with the softmax done in
     // place, so steady-state calls touch no fresh memory.
-    at::Tensor pbar = ctx.pool().workspace("linformer.pbar", {heads, n, k});
-    at::bmm_out(pbar, qkv.q, kProj.transpose(1, 2));
+    at::Tensor pbar = workspace(ctx.pool(), "linformer.pbar", {heads, n, k});
+    at::bmm_out(pbar, tensorOf(qkv.q), kProj.transpose(1, 2));
     pbar.mul_(1.0 / std::sqrt(static_cast<double>(d)));
     // row_max, row_sum: [H, n], the softmax's shift and sum over the projected slots (the tiles'
     // statistics: pbar = exp(score − row_max) / row_sum)
@@ -139,7 +141,8 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
         if (n <= kSpectrumLimit) {
             ctx.beginStage("spectrum");
             // singular_values: [H, min(n, m)] of the exact softmax matrix; energy = cumsum(s^2) / sum(s^2)
-            const at::Tensor sv = at::linalg_svdvals(exactSoftmaxWeights(qkv, false).to(at::kDouble));
+            std::vector<float> exact = exactSoftmaxWeights(qkv, false);
+            const at::Tensor sv = at::linalg_svdvals(tensorOver(exact, {qkv.heads(), n, m}).to(at::kDouble));
             const at::Tensor sq = sv.pow(2);
             const at::Tensor energy = sq.cumsum(1).div_(sq.sum(1, true));
             const at::Tensor rank90 = energy.lt(0.9).sum(1).add_(1).clamp_max_(sv.size(1));

@@ -10,13 +10,14 @@
 // No n x n matrix and no listing of the candidates: the result keeps the buckets, the sorted order
 // and each row's log-sum-exp, from which weights/reformer_weights.cpp recomputes any weight.
 
+#include "core_torch/tensor_views.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/row_argmax.h"
 #include "kernels/small_gemm.h"
 #include "kernels/softmax_kernel.h"
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 #include "qkv/seeded_normal.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 #include "variants/reformer/reformer_geometry.h"
 
 #include <ATen/Parallel.h>
@@ -240,9 +241,9 @@ LshHashes hashHeads(const Qkv& qkv, const ReformerSettings& s, RunContext& ctx) 
     out.rotations = drawRotations(heads, d, s, ctx.seed);
     out.buckets = ctx.pool().zeros(DType::I64, {heads, s.hashes, n});
     out.sorted = ctx.pool().zeros(DType::I64, {heads, s.hashes, s.nPad});
-    const at::Tensor queries = qkv.q.contiguous();
+    const at::Tensor queries = tensorOf(qkv.q).contiguous();
     float* projBlock =
-        ctx.pool().workspace("reformer.proj", {std::min(kHashBlockRows, n) * s.hashes * (s.buckets / 2)}).data_ptr<float>();
+        workspace(ctx.pool(), "reformer.proj", {std::min(kHashBlockRows, n) * s.hashes * (s.buckets / 2)}).data_ptr<float>();
     for (std::int64_t h = 0; h < heads; ++h) {
         out.orders.push_back(hashAndSort(queries[h].data_ptr<float>(), n, d, out.rotations[h].data_ptr<float>(), s, projBlock,
                                          out.buckets.i64.data() + h * s.hashes * n));
@@ -267,7 +268,7 @@ public:
              float* out, float* roundWeights, float* rowMax, float* rowSum, std::uint8_t* status) {
         m_order = &order;
         m_q = q;
-        at::Tensor rounds = m_ctx.pool().workspace("reformer.rounds", {m_s.hashes, m_n, m_d});
+        at::Tensor rounds = workspace(m_ctx.pool(), "reformer.rounds", {m_s.hashes, m_n, m_d});
         m_roundOut = rounds.data_ptr<float>();
         extendKeys(keys, v);
         const std::int64_t chunks = m_s.chunks();
@@ -292,8 +293,8 @@ private:
     // is then the contiguous rows c·L .. c·L + WL of these copies, read in place by the products.
     void extendKeys(const float* keys, const float* v) {
         const std::int64_t L = m_s.chunkLen, C = m_s.chunks(), extChunks = C + m_s.before + m_s.after;
-        m_extK = m_ctx.pool().workspace("reformer.ext_k", {extChunks * L * m_d}).data_ptr<float>();
-        m_extV = m_ctx.pool().workspace("reformer.ext_v", {extChunks * L * m_d}).data_ptr<float>();
+        m_extK = workspace(m_ctx.pool(), "reformer.ext_k", {extChunks * L * m_d}).data_ptr<float>();
+        m_extV = workspace(m_ctx.pool(), "reformer.ext_v", {extChunks * L * m_d}).data_ptr<float>();
         m_keyToken.resize(static_cast<std::size_t>(extChunks * L));
         m_keyBucket.resize(static_cast<std::size_t>(extChunks * L));
         for (std::int64_t e = 0; e < extChunks; ++e) {
@@ -347,9 +348,9 @@ private:
     // per chunk scores, masks, softmax and P·V on the intra-op threads, each SGEMM on one thread.
     void attendGroup(std::int64_t c0, std::int64_t G) {
         const std::int64_t L = m_s.chunkLen, WL = m_s.window(), d = m_d;
-        float* qsp = m_ctx.pool().workspace("reformer.qs", {G * L * d}).data_ptr<float>();
-        float* sp = m_ctx.pool().workspace("reformer.scores", {G * L * WL}).data_ptr<float>();
-        float* outsp = m_ctx.pool().workspace("reformer.outs", {G * L * d}).data_ptr<float>();
+        float* qsp = workspace(m_ctx.pool(), "reformer.qs", {G * L * d}).data_ptr<float>();
+        float* sp = workspace(m_ctx.pool(), "reformer.scores", {G * L * WL}).data_ptr<float>();
+        float* outsp = workspace(m_ctx.pool(), "reformer.outs", {G * L * d}).data_ptr<float>();
         for (std::int64_t a = 0; a < G * L; ++a) copyRow(qsp + a * d, m_q, m_order->token[static_cast<std::size_t>(c0 * L + a)]);
         {
             SingleThreadedBlas singleBlas;
@@ -431,8 +432,8 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     auto outBuffer = ctx.pool().resultBuffer("reformer.output", static_cast<std::size_t>(heads * n * d));
     std::fill(outBuffer->begin(), outBuffer->end(), 0.0f);
     // keys: [H, n, d] = q / max(|q|, 1e-12) (F.normalize)
-    at::Tensor keys = ctx.pool().workspace("reformer.keys", {heads, n, d});
-    keys.copy_(qkv.q);
+    at::Tensor keys = workspace(ctx.pool(), "reformer.keys", {heads, n, d});
+    keys.copy_(tensorOf(qkv.q));
     keys.div_(keys.norm(2, 2, true).clamp_min(1e-12));
     PlainTensor roundWeights = ctx.pool().zeros(DType::F32, {heads, s.hashes, n});
     PlainTensor rowMax = ctx.pool().zeros(DType::F32, {heads, n});
@@ -441,9 +442,9 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     ReformerHead head(s, n, d, keyPad, ctx);
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
     for (std::int64_t h = 0; h < heads; ++h) {
-        const float* qp = qkv.q[h].data_ptr<float>();
+        const float* qp = tensorOf(qkv.q)[h].data_ptr<float>();
         const float* kp = keys[h].data_ptr<float>();
-        const float* vp = qkv.v[h].data_ptr<float>();
+        const float* vp = tensorOf(qkv.v)[h].data_ptr<float>();
         float* outH = outBuffer->data() + h * n * d;
         float* rw = roundWeights.f32.data() + h * s.hashes * n;
         float* maxH = rowMax.f32.data() + h * n;

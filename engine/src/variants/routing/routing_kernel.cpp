@@ -7,14 +7,15 @@
 // Cost: k-means O(iterations·n·clusters·d); attention per cluster [w x w] GEMMs,
 // O(clusters·w²·d) = O(n^1.5·d) with clusters ≈ w ≈ √n. No n x n matrix.
 
+#include "core_torch/tensor_views.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/column_similarities.h"
 #include "kernels/row_argmax.h"
 #include "kernels/softmax_kernel.h"
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 #include "kernels/top_select.h"
 #include "qkv/seeded_normal.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
@@ -255,7 +256,7 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
     const std::int64_t n = s.n, d = s.d, clusters = s.clusters;
     const std::vector<std::uint8_t>& pad = qkv.keyPadding;
     const auto padded = [&](std::int64_t t) { return !pad.empty() && pad[static_cast<std::size_t>(t)] != 0; };
-    const at::Tensor qh = qkv.q[h].contiguous(), kh = qkv.k[h].contiguous(), vh = qkv.v[h].contiguous();
+    const at::Tensor qh = tensorOf(qkv.q)[h].contiguous(), kh = tensorOf(qkv.k)[h].contiguous(), vh = tensorOf(qkv.v)[h].contiguous();
     const float* qp = qh.data_ptr<float>();
     const float* kp = kh.data_ptr<float>();
     const float* vp = vh.data_ptr<float>();
@@ -269,14 +270,14 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
     for (std::int64_t part = 0; part < parts; ++part) {
         ClusterPart& ps = partState[static_cast<std::size_t>(part)];
         const std::string tag = "routing.part" + std::to_string(part);
-        ps.gatherQ = ctx.pool().workspace(tag + ".q", {maxRows * d}).data_ptr<float>();
-        ps.gatherKV = ctx.pool().workspace(tag + ".kv", {maxCols * d}).data_ptr<float>();
-        ps.scores = ctx.pool().workspace(tag + ".scores", {maxRows * maxCols}).data_ptr<float>();
-        ps.rowOut = ctx.pool().workspace(tag + ".o", {maxRows * d}).data_ptr<float>();
+        ps.gatherQ = workspace(ctx.pool(), tag + ".q", {maxRows * d}).data_ptr<float>();
+        ps.gatherKV = workspace(ctx.pool(), tag + ".kv", {maxCols * d}).data_ptr<float>();
+        ps.scores = workspace(ctx.pool(), tag + ".scores", {maxRows * maxCols}).data_ptr<float>();
+        ps.rowOut = workspace(ctx.pool(), tag + ".o", {maxRows * d}).data_ptr<float>();
         if (part == 0) {
             ps.acc = outH;
         } else {
-            ps.acc = ctx.pool().workspace(tag + ".acc", {n * d}).data_ptr<float>();
+            ps.acc = workspace(ctx.pool(), tag + ".acc", {n * d}).data_ptr<float>();
             std::fill(ps.acc, ps.acc + n * d, 0.0f);
         }
         ps.hasEntry.assign(static_cast<std::size_t>(n), 0);
@@ -399,7 +400,7 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     std::int64_t entriesComputed = 0, emptyRows = 0;
 
     float* simBlock =
-        ctx.pool().workspace("routing.sim_block", {std::min(kKmeansBlockRows, 2 * s.n) * s.clusters}).data_ptr<float>();
+        workspace(ctx.pool(), "routing.sim_block", {std::min(kKmeansBlockRows, 2 * s.n) * s.clusters}).data_ptr<float>();
     std::vector<float> columnBest;
     std::vector<std::int32_t> nearest;
     std::vector<float> similarityScratch;
@@ -407,15 +408,15 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
         auto stageStart = std::chrono::steady_clock::now();
         // x: [2n, d] = [q̂; k̂], the routing vectors (pooled: fresh per-head tensors cost more in
         // page faults than the GEMMs that fill them)
-        at::Tensor x = ctx.pool().workspace("routing.x", {2 * s.n, s.d});
-        at::cat_out(x, {qkv.q[h], qkv.k[h]}, 0);
+        at::Tensor x = workspace(ctx.pool(), "routing.x", {2 * s.n, s.d});
+        at::cat_out(x, {tensorOf(qkv.q)[h], tensorOf(qkv.k)[h]}, 0);
         x.div_(x.norm(2, 1, true).clamp_min(1e-12));
         const float* xp = x.data_ptr<float>();
         const std::vector<float> mu = kmeansHead(h, xp, s, ctx.seed, kept, simBlock, flops);
         // simT: [clusters, 2n], the similarities to the final centroids, one row per cluster as
         // the top-w selection reads them; nearest: the first most similar centroid per vector.
         // Not BLAS: equal vectors must get equal similarities for ties to go to the lower index.
-        at::Tensor simT = ctx.pool().workspace("routing.sim_t", {s.clusters, 2 * s.n});
+        at::Tensor simT = workspace(ctx.pool(), "routing.sim_t", {s.clusters, 2 * s.n});
         columnSimilarities(mu.data(), s.clusters, xp, 2 * s.n, s.d, simT.data_ptr<float>(), similarityScratch);
         flops += 2.0 * 2 * s.n * s.clusters * s.d;
         firstMaxRowPerColumn(simT.data_ptr<float>(), s.clusters, 2 * s.n, 2 * s.n, columnBest, nearest);

@@ -4,9 +4,10 @@
 // the embeddings, padding included), so `output` is a real attention output. The relay's own
 // row (mean query over [tokens; relay]) is a diagnostic. The full multi-step dynamics come later.
 
+#include "core_torch/tensor_views.h"
 #include "variants/star/star_pattern.h"
-#include "variants/dense_plan_kernel.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/dense_plan_run.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <algorithm>
 
@@ -35,8 +36,9 @@ AttentionResult StarAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     // k, v with the relay appended: [heads, n + 1, d]; relay = mean over the n tokens.
     Qkv ext;
     ext.q = qkv.q;
-    ext.k = at::cat({qkv.k, qkv.k.mean(1, true)}, 1).contiguous();
-    ext.v = at::cat({qkv.v, qkv.v.mean(1, true)}, 1).contiguous();
+    const at::Tensor k = tensorOf(qkv.k), v = tensorOf(qkv.v);
+    ext.k = shareTensor(at::cat({k, k.mean(1, true)}, 1));
+    ext.v = shareTensor(at::cat({v, v.mean(1, true)}, 1));
     ext.keyPadding = qkv.keyPadding;
     if (!ext.keyPadding.empty()) ext.keyPadding.push_back(0);
 
@@ -49,15 +51,15 @@ AttentionResult StarAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     input.queryPadding = qkv.keyPadding;
     input.slot = info().id;
     ctx.beginStage("attention");
-    runPatternKernel(ext.q, ext.k, ext.v, input, ctx, result);
+    runPatternKernel(ext, input, ctx, result);
 
-    at::Tensor relayQuery = qkv.q.mean(1);                                                // [heads, d]
-    at::Tensor relayScores = at::bmm(ext.k, relayQuery.unsqueeze(2)).squeeze(2) / std::sqrt(static_cast<double>(d));
+    at::Tensor relayQuery = tensorOf(qkv.q).mean(1);  // [heads, d]
+    at::Tensor relayScores = at::bmm(tensorOf(ext.k), relayQuery.unsqueeze(2)).squeeze(2) / std::sqrt(static_cast<double>(d));
     if (!ext.keyPadding.empty())
         for (std::int64_t j = 0; j < n; ++j)
             if (ext.keyPadding[static_cast<std::size_t>(j)]) relayScores.select(1, j).fill_(-INFINITY);
     at::Tensor relayWeights = at::softmax(relayScores, 1).contiguous();
-    at::Tensor relayOutput = at::bmm(relayWeights.unsqueeze(1), ext.v).squeeze(1).contiguous();
+    at::Tensor relayOutput = at::bmm(relayWeights.unsqueeze(1), tensorOf(ext.v)).squeeze(1).contiguous();
     ctx.endStage();
     result.counters = ctx.counters();
     result.diagnostics["relay_weights"] = PlainTensor::fromF32(

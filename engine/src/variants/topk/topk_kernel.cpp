@@ -4,7 +4,7 @@
 
 #include "kernels/softmax_kernel.h"
 #include "variants/dense_row_kernel.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <algorithm>
 #include <cmath>

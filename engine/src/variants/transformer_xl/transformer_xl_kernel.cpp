@@ -10,7 +10,7 @@
 #include "core/parallel_heads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/softmax_kernel.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <algorithm>
 #include <cmath>
@@ -136,9 +136,9 @@ AttentionResult TransformerXlAttention::run(const Qkv& qkv, const ParamValues& p
     for (auto& s : scratch) s.reserve(rows, keys, d);
     std::vector<std::int64_t> emptyPerHead(static_cast<std::size_t>(heads), 0), entriesPerHead(static_cast<std::size_t>(heads), 0);
     const bool padQueries = !qkv.keyPadding.empty();
-    const float* q = qkv.q.data_ptr<float>();
-    const float* k = qkv.k.data_ptr<float>();
-    const float* v = qkv.v.data_ptr<float>();
+    const float* q = qkv.q.data.get();
+    const float* k = qkv.k.data.get();
+    const float* v = qkv.v.data.get();
     forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {
         HeadInputs in{q + h * n * d, k + h * n * d, v + h * n * d, p.wBias.f32.data() + h * d, p.rBias.f32.data() + h * d,
                       p.posKeys.f32.data() + h * distances(x) * d, outBuffer->data() + h * n * d,

@@ -1,4 +1,4 @@
-#include "request_checks.h"
+#include "run/request_checks.h"
 
 #include "kernels/finite_scan.h"
 
@@ -104,22 +104,11 @@ Result<ProblemShape> checkExplicitQkv(const SharedQkv& qkv, bool values) {
     return ProblemShape{q[0], q[1], k[1], q[2]};
 }
 
-Qkv wrapSharedQkv(const SharedQkv& qkv) {
-    auto wrap = [](const SharedFloats& t) {
-        return at::from_blob(const_cast<float*>(t.data.get()), {t.shape[0], t.shape[1], t.shape[2]}, at::kFloat);
-    };
+Qkv qkvOf(const SharedQkv& qkv) {
     Qkv out;
-    out.q = wrap(qkv.q);
-    out.k = wrap(qkv.k);
-    out.v = wrap(qkv.v);
-    return out;
-}
-
-SharedFloats shareTensor(const at::Tensor& tensor) {
-    auto holder = std::make_shared<at::Tensor>(tensor.contiguous());
-    SharedFloats out;
-    out.shape.assign(holder->sizes().begin(), holder->sizes().end());
-    out.data = std::shared_ptr<const float>(holder, holder->data_ptr<float>());
+    out.q = qkv.q;
+    out.k = qkv.k;
+    out.v = qkv.v;
     return out;
 }
 

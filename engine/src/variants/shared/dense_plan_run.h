@@ -20,11 +20,10 @@ struct PatternKernelInput {
     std::string slot;  ///< buffer-pool slot prefix (the variant id)
 };
 
-/// q: [heads, n, d]; k, v: [heads, m, d] (contiguous float32, m = pattern->m). Fills
+/// q: [heads, n, d]; k, v: [heads, m, d] (m = pattern->m). Fills
 /// result.output, result.stats "row_max" and "row_sum" (F32 [heads, n]: every weight is
 /// exp(s/sqrt(d) − row_max) / row_sum; −inf and 0 for empty and padded rows),
 /// rowStatus, emptyRowCount and the counters' flops and entries.
-void runPatternKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const PatternKernelInput& input,
-                      RunContext& ctx, AttentionResult& result);
+void runPatternKernel(const Qkv& qkv, const PatternKernelInput& input, RunContext& ctx, AttentionResult& result);
 
 }  // namespace attnscope::engine

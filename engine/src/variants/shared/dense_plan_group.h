@@ -1,12 +1,10 @@
 #pragma once
 // The dense-plan kernel's per-worker scratch and one group's computation (dense_plan_group.cpp);
-// runPatternKernel (dense_plan_kernel.cpp) prepares the scratch per head and runs the groups.
+// runPatternKernel (dense_plan_run.cpp) prepares the scratch per head and runs the groups.
 // Internal to that kernel.
 
 #include "pattern/block_pattern.h"
-#include "variants/dense_plan_rows.h"
-
-#include <ATen/ATen.h>
+#include "variants/shared/dense_plan_rows.h"
 
 #include <cstdint>
 #include <limits>
@@ -20,7 +18,9 @@ constexpr std::int64_t kScorePad = 8;
 
 // Scratch of one worker thread of the dense-plan kernel.
 struct DenseScratch {
-    at::Tensor scores, gatherK, gatherV, part, residue, keyPanels, gathered, strided;
+    // pooled scratch (BufferPool::scratch); null when the plan needs none of that kind
+    float *scores = nullptr, *gatherK = nullptr, *gatherV = nullptr, *part = nullptr, *residue = nullptr,
+          *keyPanels = nullptr, *gathered = nullptr, *strided = nullptr;
     std::int64_t preparedHead = -1;    ///< the head whose copies the scratch holds
     ResidueRows residueK, residueV;    ///< one residue's keys and values (large-step segments)
     RowSource keySource, valueSource;  ///< this item's head

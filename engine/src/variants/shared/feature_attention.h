@@ -8,6 +8,7 @@
 #include "variants/variant.h"
 
 #include <string>
+#include <vector>
 
 namespace attnscope::engine {
 
@@ -42,13 +43,14 @@ public:
 void featureAttention(const Qkv& qkv, FeatureMap& map, const FeatureAttentionSpec& spec, RunContext& ctx,
                       AttentionResult& result);
 
-/// phi(X) [H, rows, r] of every query (or key) row, for the dense diagnostics within the dense limit.
-at::Tensor allFeatures(const Qkv& qkv, FeatureMap& map, bool keys);
+/// phi(X) [H, rows, r] of every query (or key) row (padded keys' features zero), for the dense
+/// diagnostics within the dense limit.
+std::vector<float> allFeatures(const Qkv& qkv, FeatureMap& map, bool keys);
 
-/// [m] float: 0 for padded keys, 1 otherwise; undefined when no key is padded.
-at::Tensor keyKeepMask(const Qkv& qkv);
+/// [m]: 0 for padded keys, 1 otherwise; empty when no key padding is given.
+std::vector<float> keyKeepMask(const Qkv& qkv);
 
-/// The exact softmax weights [H, n, m] (causal: j <= i), for approximation diagnostics.
-at::Tensor exactSoftmaxWeights(const Qkv& qkv, bool causal);
+/// The exact softmax weights [H, n, m] (causal: j <= i + m − n), for approximation diagnostics.
+std::vector<float> exactSoftmaxWeights(const Qkv& qkv, bool causal);
 
 }  // namespace attnscope::engine

@@ -1,5 +1,5 @@
 #pragma once
-// Validation of requests before anything large is allocated.
+// Validation of requests before anything large is allocated (torch-free).
 
 #include "core/run_context.h"
 #include "variants/variant.h"
@@ -20,11 +20,8 @@ Result<ProblemShape> checkExplicitQkv(const SharedQkv& qkv, bool values = true);
 /// That every value of q, k and v is finite: the first NaN or infinity (q, then k, then v) named.
 Result<void> checkQkvValues(const SharedQkv& qkv);
 
-/// Wraps shared q, k, v as tensors without copying (the variants only read them).
-Qkv wrapSharedQkv(const SharedQkv& qkv);
-
-/// A tensor's storage as SharedFloats (the tensor, contiguous float32, stays alive with it).
-SharedFloats shareTensor(const at::Tensor& tensor);
+/// Shared q, k, v as a run's input (no copy: the variants only read them).
+Qkv qkvOf(const SharedQkv& qkv);
 
 /// heads, head dim and model dim within sane bounds.
 Result<void> checkProjectionSpec(const ProjectionSpec& spec);

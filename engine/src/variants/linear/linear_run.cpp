@@ -1,6 +1,6 @@
 // `linear`: Linear Transformer (Katharopoulos et al. 2020, arXiv 2006.16236), phi(x) = elu(x) + 1.
 
-#include "variants/feature_attention.h"
+#include "variants/shared/feature_attention.h"
 
 #include "kernels/softmax_kernel.h"
 

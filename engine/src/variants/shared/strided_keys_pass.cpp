@@ -1,7 +1,7 @@
 // The strided keys pass (strided_keys_pass.h): the portable version, row by row, and the dispatch
 // to the AVX2 version (strided_keys_pass_avx2.cpp), which runs 8 residues per vector.
 
-#include "variants/strided_keys_pass.h"
+#include "variants/shared/strided_keys_pass.h"
 
 #include "kernels/cpu_features.h"
 #include "kernels/finite_scan.h"

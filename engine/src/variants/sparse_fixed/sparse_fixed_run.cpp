@@ -3,7 +3,7 @@
 // (pattern/sparse_fixed_pattern.cpp), on the pattern kernel.
 
 #include "variants/sparse_fixed/sparse_fixed_pattern.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
 namespace attnscope::engine {
 namespace {

@@ -3,7 +3,7 @@
 // (linear in n).
 
 #include "variants/longformer/longformer_pattern.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <limits>
 

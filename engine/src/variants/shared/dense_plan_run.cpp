@@ -1,19 +1,17 @@
 // The pattern variants' kernel (see DensePlan in pattern/block_pattern.h): groups of query rows
 // against runs of keys, computed on each block of rows' allowed keys only.
 
-#include "variants/dense_plan_kernel.h"
+#include "variants/shared/dense_plan_run.h"
 
+#include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/finite_scan.h"
 #include "kernels/small_gemm.h"
 #include "kernels/softmax_kernel.h"
 #include "pattern/block_pattern.h"
-#include "variants/dense_plan_group.h"
-#include "variants/dense_plan_rows.h"
-#include "variants/strided_keys_pass.h"
-
-#include <ATen/Parallel.h>
-#include <c10/core/InferenceMode.h>
+#include "variants/shared/dense_plan_group.h"
+#include "variants/shared/dense_plan_rows.h"
+#include "variants/shared/strided_keys_pass.h"
 
 #include <algorithm>
 #include <atomic>
@@ -26,19 +24,18 @@ namespace {
 
 constexpr float kMinusInf = kDenseMinusInf;
 
-// The pattern kernel (see DensePlan). Work is split over LibTorch's intra-op threads: by group
+// The pattern kernel (see DensePlan). Work is split over the kernels' threads: by group
 // when every row lies in one group (groups then write disjoint output rows), else by head (the
 // split rows of a head are merged by one thread). Each thread runs the register-tiled products
 // (or single-threaded SGEMMs) on its own pooled scratch and per-head copies.
 class PatternKernel {
 public:
-    PatternKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const PatternKernelInput& input,
-                  RunContext& ctx)
-        : m_input(input), m_ctx(ctx), m_qc(q.contiguous()), m_kc(k.contiguous()), m_vc(v.contiguous()) {
-        m_heads = q.size(0);
-        m_n = q.size(1);
-        m_d = q.size(2);
-        m_m = k.size(1);
+    PatternKernel(const Qkv& qkv, const PatternKernelInput& input, RunContext& ctx)
+        : m_input(input), m_ctx(ctx), m_qkv(qkv) {
+        m_heads = qkv.heads();
+        m_n = qkv.n();
+        m_d = qkv.d();
+        m_m = qkv.m();
         m_scale = 1.0f / std::sqrt(static_cast<float>(m_d));
         m_tiled = smallGemmInPlace(m_d);
     }
@@ -132,27 +129,31 @@ private:
                 }
     }
 
+    float* scratch(const std::string& slot, std::int64_t floats) {
+        return m_ctx.pool().scratch(slot, static_cast<std::size_t>(floats));
+    }
+
     void makeScratch() {
-        m_threads = std::max(1, at::get_num_threads());
+        m_threads = kernelThreads();
         m_scratch.resize(static_cast<std::size_t>(m_threads));
         const std::int64_t d = m_d, n = m_n;
         for (int t = 0; t < m_threads; ++t) {
             DenseScratch& ws = m_scratch[static_cast<std::size_t>(t)];
             const std::string tag = m_input.slot + ".dense" + std::to_string(t);
-            ws.scores = m_ctx.pool().workspace(tag + ".scores", {m_maxRows * (m_maxKeys + kScorePad) + kScorePad});
+            ws.scores = scratch(tag + ".scores", m_maxRows * (m_maxKeys + kScorePad) + kScorePad);
             if (m_gathers) {
-                ws.gatherK = m_ctx.pool().workspace(tag + ".k", {m_maxKeys * d});
-                ws.gatherV = m_ctx.pool().workspace(tag + ".v", {m_maxKeys * d});
+                ws.gatherK = scratch(tag + ".k", m_maxKeys * d);
+                ws.gatherV = scratch(tag + ".v", m_maxKeys * d);
             }
             if (m_merge) {
-                ws.part = m_ctx.pool().workspace(tag + ".part", {m_maxRows * (d + 2) + 2 * n});
-                ws.accMax = ws.part.data_ptr<float>() + m_maxRows * (d + 2);
+                ws.part = scratch(tag + ".part", m_maxRows * (d + 2) + 2 * n);
+                ws.accMax = ws.part + m_maxRows * (d + 2);
                 ws.accSum = ws.accMax + n;
             }
-            if (m_residueFloats > 0) ws.residue = m_ctx.pool().workspace(tag + ".residue", {m_residueFloats});
-            if (m_keyPanels) ws.keyPanels = m_ctx.pool().workspace(tag + ".keyPanels", {panelFloats(m_m, d)});
-            if (m_gatheredFloats > 0) ws.gathered = m_ctx.pool().workspace(tag + ".gathered", {m_gatheredFloats});
-            if (m_stridedFloats > 0) ws.strided = m_ctx.pool().workspace(tag + ".strided", {m_stridedFloats});
+            if (m_residueFloats > 0) ws.residue = scratch(tag + ".residue", m_residueFloats);
+            if (m_keyPanels) ws.keyPanels = scratch(tag + ".keyPanels", panelFloats(m_m, d));
+            if (m_gatheredFloats > 0) ws.gathered = scratch(tag + ".gathered", m_gatheredFloats);
+            if (m_stridedFloats > 0) ws.strided = scratch(tag + ".strided", m_stridedFloats);
             ws.groupStatus.assign(static_cast<std::size_t>(m_maxRows), 0);
             ws.rowLo.resize(static_cast<std::size_t>(m_maxRows));
             ws.rowHi.resize(static_cast<std::size_t>(m_maxRows));
@@ -184,9 +185,7 @@ private:
         SingleThreadedBlas singleBlas;
         const auto total = static_cast<std::int64_t>(m_items.size());
         std::atomic<std::int64_t> next{0}, itemsDone{0};
-        at::parallel_for(0, std::min<std::int64_t>(m_threads, total), 1, [&](std::int64_t, std::int64_t) {
-            c10::InferenceMode guard;  // the caller's mode is thread-local
-            const int tid = std::min(at::get_thread_num(), m_threads - 1);
+        runOnWorkers(static_cast<int>(std::min<std::int64_t>(m_threads, total)), [&](int tid) {
             DenseScratch& ws = m_scratch[static_cast<std::size_t>(tid)];
             for (std::int64_t it = next.fetch_add(1); it < total && !m_stop.load(std::memory_order_relaxed); it = next.fetch_add(1)) {
                 if (!runItem(m_items[static_cast<std::size_t>(it)], ws)) {
@@ -209,16 +208,16 @@ private:
     // The worker's copies of head h (see planCopies). False when a scanned value is not finite.
     bool prepareHead(std::int64_t h, DenseScratch& ws) {
         const std::int64_t n = m_n, m = m_m, d = m_d;
-        const float* qp = m_qc.data_ptr<float>() + h * n * d;
-        const float* kp = m_kc.data_ptr<float>() + h * m * d;
-        const float* vp = m_vc.data_ptr<float>() + h * m * d;
+        const float* qp = m_qkv.qHead(h);
+        const float* kp = m_qkv.kHead(h);
+        const float* vp = m_qkv.vHead(h);
         const DensePlan& p = plan(h);
         ws.preparedHead = h;
         ws.residueK = ws.residueV = ResidueRows{};
         ws.keySource = RowSource{kp, nullptr, nullptr, {}};
         ws.valueSource = RowSource{vp, nullptr, nullptr, {}};
         if (const std::int64_t step = m_residueStep[static_cast<std::size_t>(h)]; step > 0) {
-            float* copy = ws.residue.data_ptr<float>();
+            float* copy = ws.residue;
             ws.residueK.reset(copy, kp, step, m, d, m_tiled);
             ws.residueV.reset(copy + ResidueRows::floats(step, m, d, m_tiled), vp, step, m, d, false);
             ws.keySource.residue = &ws.residueK;
@@ -226,8 +225,8 @@ private:
         }
         bool nonFinite = false;
         if (m_headPanels[static_cast<std::size_t>(h)]) {
-            copyToPanels(m, d, kp, d, ws.keyPanels.data_ptr<float>(), m_scanValues ? &nonFinite : nullptr);
-            ws.keySource.panels = ws.keyPanels.data_ptr<float>();
+            copyToPanels(m, d, kp, d, ws.keyPanels, m_scanValues ? &nonFinite : nullptr);
+            ws.keySource.panels = ws.keyPanels;
         } else if (m_scanValues) {
             nonFinite = !allFinite(kp, static_cast<std::size_t>(m * d));
         }
@@ -235,7 +234,7 @@ private:
             nonFinite = nonFinite || !allFinite(qp, static_cast<std::size_t>(n * d)) || !allFinite(vp, static_cast<std::size_t>(m * d));
         if (nonFinite) return false;
         if (const auto count = static_cast<std::int64_t>(p.gatheredKeys.size()); count > 0) {
-            float* keyPanelsCopy = ws.gathered.data_ptr<float>();
+            float* keyPanelsCopy = ws.gathered;
             float* keysCopy = keyPanelsCopy + m_gatheredPanels;
             float* valuesCopy = keysCopy + m_maxGathered * d;
             for (std::int64_t t = 0; t < count; ++t) {
@@ -260,9 +259,9 @@ private:
         const std::int64_t h = item.head, n = m_n, m = m_m, d = m_d;
         const DensePlan& p = plan(h);
         float* op = m_output->data() + h * n * d;
-        const float* qp = m_qc.data_ptr<float>() + h * n * d;
-        const float* kp = m_kc.data_ptr<float>() + h * m * d;
-        const float* vp = m_vc.data_ptr<float>() + h * m * d;
+        const float* qp = m_qkv.qHead(h);
+        const float* kp = m_qkv.kHead(h);
+        const float* vp = m_qkv.vHead(h);
         if (m_merge) {
             // (no zeroing of the output: a row's first part writes it, and rows that no group
             // reaches are zeroed at the end)
@@ -302,7 +301,7 @@ private:
         pass.out = op;
         pass.nonFinite = m_scanValues ? &nonFinite : nullptr;
         pass.normalise = true;
-        const std::int64_t added = addStridedKeys(pass, ws.keySource.panels, ws.strided.data_ptr<float>());
+        const std::int64_t added = addStridedKeys(pass, ws.keySource.panels, ws.strided);
         ws.entries += added;
         ws.allowed += added;
         return !nonFinite;
@@ -362,7 +361,7 @@ private:
 
     const PatternKernelInput& m_input;
     RunContext& m_ctx;
-    const at::Tensor m_qc, m_kc, m_vc;
+    const Qkv& m_qkv;
     std::int64_t m_heads = 0, m_n = 0, m_m = 0, m_d = 0;
     float m_scale = 1.0f;
     bool m_tiled = false, m_keyPadding = false, m_merge = false, m_gathers = false, m_keyPanels = false, m_scanValues = false;
@@ -383,9 +382,8 @@ private:
 
 }  // namespace
 
-void runPatternKernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const PatternKernelInput& input,
-                      RunContext& ctx, AttentionResult& result) {
-    PatternKernel(q, k, v, input, ctx).run(result);
+void runPatternKernel(const Qkv& qkv, const PatternKernelInput& input, RunContext& ctx, AttentionResult& result) {
+    PatternKernel(qkv, input, ctx).run(result);
 }
 
 }  // namespace attnscope::engine

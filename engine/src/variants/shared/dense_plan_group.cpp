@@ -4,7 +4,7 @@
 // whole group is one product, masked with -inf. Rows split over several groups are merged by
 // log-sum-exp into their running result.
 
-#include "variants/dense_plan_group.h"
+#include "variants/shared/dense_plan_group.h"
 
 #include "kernels/small_gemm.h"
 #include "kernels/softmax_kernel.h"
@@ -152,18 +152,18 @@ private:
     void prepare() {
         m_ws.residueK.prepare(m_plan, m_g);
         m_ws.residueV.prepare(m_plan, m_g);
-        m_sp = m_ws.scores.data_ptr<float>() + kScorePad;
+        m_sp = m_ws.scores + kScorePad;
         m_lds = m_keys + kScorePad;
         // Several segments: each segment's keys are read in place (with their stride) into its own
         // columns of the scores, and P·V adds the segments' values in turn, when the
         // register-tiled products serve d; otherwise the segments are gathered into one matrix.
         m_tiled = smallGemmInPlace(m_d);
         m_perSegment = m_g.segEnd - m_g.segBegin > 1 && m_tiled;
-        m_gatherK = m_ws.gatherK.defined() ? m_ws.gatherK.data_ptr<float>() : nullptr;
-        m_gatherV = m_ws.gatherV.defined() ? m_ws.gatherV.data_ptr<float>() : nullptr;
-        m_partMax = m_merge ? m_ws.part.data_ptr<float>() + m_rows * m_d : nullptr;
+        m_gatherK = m_ws.gatherK;
+        m_gatherV = m_ws.gatherV;
+        m_partMax = m_merge ? m_ws.part + m_rows * m_d : nullptr;
         m_partSum = m_merge ? m_partMax + m_rows : nullptr;
-        m_pp = m_merge ? m_ws.part.data_ptr<float>() : nullptr;
+        m_pp = m_merge ? m_ws.part : nullptr;
         m_lo = m_ws.rowLo.data();
         m_hi = m_ws.rowHi.data();
         // A group that is the first to reach each of its rows (sparse_strided's band groups)

@@ -2,7 +2,7 @@
 // kernel, never as an n x n matrix.
 
 #include "variants/local2d/local2d_pattern.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <algorithm>
 

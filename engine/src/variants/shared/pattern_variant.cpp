@@ -1,8 +1,8 @@
 // Helpers the pattern variants share (pattern_variant.h).
 
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
-#include "variants/dense_plan_kernel.h"
+#include "variants/shared/dense_plan_run.h"
 
 #include <algorithm>
 
@@ -25,7 +25,7 @@ void runPatternVariant(const Qkv& qkv, const BlockPattern& pattern, RunContext& 
     input.queryPadding = selfQueryPadding(qkv);
     input.slot = result.variantId;
     ctx.beginStage("attention");
-    runPatternKernel(qkv.q, qkv.k, qkv.v, input, ctx, result);
+    runPatternKernel(qkv, input, ctx, result);
     ctx.endStage();
     result.counters = ctx.counters();
 }

@@ -4,9 +4,8 @@
 
 #include "kernels/blas_gemm.h"
 #include "kernels/softmax_kernel.h"
-#include "core/to_plain.h"
 #include "qkv/seeded_normal.h"
-#include "variants/feature_attention.h"
+#include "variants/shared/feature_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,9 +21,9 @@ constexpr std::int64_t kFeatureBlockRows = 128;  // rows projected and turned in
 // W: [m, d] per head. Rows come in blocks of d orthonormal rows (Gram-Schmidt of Gaussian rows in
 // double, the same law as the reference's QR), each row scaled by the norm of an independent
 // Gaussian d-vector (ortho_scaling 0) or by sqrt(d) (ortho_scaling 1).
-at::Tensor orthogonalFeatures(std::int64_t heads, std::int64_t features, std::int64_t d, int scaling, std::uint64_t seed) {
-    at::Tensor w = at::empty({heads, features, d}, at::kFloat);
-    float* out = w.data_ptr<float>();
+std::vector<float> orthogonalFeatures(std::int64_t heads, std::int64_t features, std::int64_t d, int scaling, std::uint64_t seed) {
+    std::vector<float> w(static_cast<std::size_t>(heads * features * d));
+    float* out = w.data();
     for (std::int64_t h = 0; h < heads; ++h) {
         SeededNormal gen(mixSeed(seed, kProjectionStream + static_cast<std::uint64_t>(h)));
         std::vector<double> block(static_cast<std::size_t>(d * d));
@@ -69,9 +68,11 @@ at::Tensor orthogonalFeatures(std::int64_t heads, std::int64_t features, std::in
 // key feature); relu kernel relu(w.x') + 1e-3.
 class PositiveRandomFeatures final : public FeatureMap {
 public:
-    PositiveRandomFeatures(const at::Tensor& w, std::int64_t heads, double normalizer, bool relu, float eps)
-        : m_w((w * normalizer).contiguous()), m_features(w.size(1)), m_d(w.size(2)), m_relu(relu), m_eps(eps),
-          m_ratio(static_cast<float>(1.0 / std::sqrt(static_cast<double>(w.size(1))))),
+    // w: [heads, features, d]
+    PositiveRandomFeatures(const std::vector<float>& w, std::int64_t heads, std::int64_t features, std::int64_t d,
+                           double normalizer, bool relu, float eps)
+        : m_w(scaled(w, normalizer)), m_features(features), m_d(d), m_relu(relu), m_eps(eps),
+          m_ratio(static_cast<float>(1.0 / std::sqrt(static_cast<double>(features)))),
           m_half(0.5 * normalizer * normalizer), m_keyShift(static_cast<std::size_t>(heads), 0.0f) {}
 
     std::int64_t features() const override { return m_features; }
@@ -97,8 +98,14 @@ public:
     }
 
 private:
+    static std::vector<float> scaled(std::vector<float> w, double normalizer) {
+        const auto factor = static_cast<float>(normalizer);  // (in float, as the reference's tensor product)
+        for (float& x : w) x *= factor;
+        return w;
+    }
+
     void project(std::int64_t head, const float* rows, std::int64_t count, float* out) const {
-        gemmRowMajor(true, count, m_features, m_d, rows, m_d, m_w.data_ptr<float>() + head * m_features * m_d, m_d, out,
+        gemmRowMajor(true, count, m_features, m_d, rows, m_d, m_w.data() + head * m_features * m_d, m_d, out,
                      m_features);
     }
 
@@ -126,13 +133,37 @@ private:
         }
     }
 
-    at::Tensor m_w;  // W d^(-1/4): [H, m, d]
+    std::vector<float> m_w;  // W d^(-1/4): [H, features, d]
     std::int64_t m_features, m_d;
     bool m_relu;
     float m_eps, m_ratio;
     double m_half;
     std::vector<float> m_keyShift;  // per head; 0 for the relu kernel
 };
+
+// [H, n]: sum_j |A_ij − softmax_ij| with A = phi(Q) phi(K)^T / den the implied weights (causal:
+// j <= i; a row with den 0 has zero weights), the approximation error of each query row.
+std::vector<float> impliedErrorL1(const Qkv& qkv, FeatureMap& phi, const std::vector<float>& den, bool causal) {
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), r = phi.features();
+    const std::vector<float> exact = exactSoftmaxWeights(qkv, causal);
+    const std::vector<float> phiQ = allFeatures(qkv, phi, false), phiK = allFeatures(qkv, phi, true);
+    std::vector<float> implied(static_cast<std::size_t>(n * m)), err(static_cast<std::size_t>(heads * n));
+    for (std::int64_t h = 0; h < heads; ++h) {
+        gemmRowMajor(true, n, m, r, phiQ.data() + h * n * r, r, phiK.data() + h * m * r, r, implied.data(), m);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const float rowDen = den[static_cast<std::size_t>(h * n + i)];
+            const float* a = implied.data() + i * m;
+            const float* e = exact.data() + (h * n + i) * m;
+            double sum = 0;
+            for (std::int64_t j = 0; j < m; ++j) {
+                const float weight = rowDen <= 0 || (causal && j > i) ? 0.0f : a[j] / rowDen;
+                sum += std::abs(weight - e[j]);
+            }
+            err[static_cast<std::size_t>(h * n + i)] = static_cast<float>(sum);
+        }
+    }
+    return err;
+}
 
 class PerformerAttention final : public Variant {
 public:
@@ -164,8 +195,8 @@ public:
         const bool relu = paramChoice(params, "kernel") == "relu";
 
         ctx.beginStage("features");
-        const at::Tensor w = orthogonalFeatures(heads, features, d, static_cast<int>(paramInt(params, "ortho_scaling")), ctx.seed);
-        PositiveRandomFeatures phi(w, heads, std::pow(static_cast<double>(d), -0.25), relu,
+        std::vector<float> w = orthogonalFeatures(heads, features, d, static_cast<int>(paramInt(params, "ortho_scaling")), ctx.seed);
+        PositiveRandomFeatures phi(w, heads, features, d, std::pow(static_cast<double>(d), -0.25), relu,
                                    static_cast<float>(paramFloat(params, "feature_eps")));
         ctx.endStage();
 
@@ -179,21 +210,21 @@ public:
         featureAttention(qkv, phi, spec, ctx, result);
         ctx.endStage();
 
-        result.diagnostics["projection"] = toPlain(w);
+        result.diagnostics["projection"] = PlainTensor::fromF32({heads, features, d}, std::move(w));
         result.stats["key_shift"] = PlainTensor::fromF32({heads}, phi.keyShift());
         if (ctx.denseDiagnostics) {
             ctx.beginStage("error");
             // error_l1: [H, n] = sum_j |A_ij - softmax_ij|, the approximation error per query row,
             // from the implied weights A = phiQ phiK^T / den (built only here, within the dense limit)
-            const at::Tensor exact = exactSoftmaxWeights(qkv, spec.causal);
-            const PlainTensor& denPlain = result.stats.at("den");
-            const at::Tensor den = at::from_blob(const_cast<float*>(denPlain.f32.data()), {heads, qkv.n(), 1}, at::kFloat);
-            at::Tensor implied = at::bmm(allFeatures(qkv, phi, false), allFeatures(qkv, phi, true).transpose(1, 2));
-            if (spec.causal) implied.tril_();
-            implied = implied.div_(den.masked_fill(den.le(0), 1.0)).masked_fill_(den.le(0), 0.0);
-            const at::Tensor err = (implied - exact).abs_().sum(2);
-            result.diagnostics["error_l1"] = toPlain(err);
-            result.diagnostics["error_mean"] = toPlain(err.mean(1));
+            const std::vector<float> err = impliedErrorL1(qkv, phi, result.stats.at("den").f32, spec.causal);
+            std::vector<float> mean(static_cast<std::size_t>(heads));
+            for (std::int64_t h = 0; h < heads; ++h) {
+                double sum = 0;
+                for (std::int64_t i = 0; i < qkv.n(); ++i) sum += err[static_cast<std::size_t>(h * qkv.n() + i)];
+                mean[static_cast<std::size_t>(h)] = static_cast<float>(sum / static_cast<double>(qkv.n()));
+            }
+            result.diagnostics["error_l1"] = PlainTensor::fromF32({heads, qkv.n()}, err);
+            result.diagnostics["error_mean"] = PlainTensor::fromF32({heads}, std::move(mean));
             ctx.endStage();
         }
         result.counters = ctx.counters();

@@ -5,8 +5,8 @@
 
 #include "variants/bigbird/bigbird_pattern.h"
 #include "qkv/seeded_normal.h"
-#include "variants/padded_result.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/padded_result.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "core/to_plain.h"
+#include "core_torch/to_plain.h"
 
 #include <cstring>
 

@@ -3,7 +3,7 @@
 // or interleaved over heads (pattern/sparse_strided_pattern.cpp), never as an n x n matrix.
 
 #include "variants/sparse_strided/sparse_strided_pattern.h"
-#include "variants/pattern_variant.h"
+#include "variants/shared/pattern_variant.h"
 
 #include <algorithm>
 

@@ -1,6 +1,4 @@
-#include "variants/padded_result.h"
-
-#include <ATen/ATen.h>
+#include "variants/shared/padded_result.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,8 +7,21 @@ namespace attnscope::engine {
 
 Qkv padQkv(const Qkv& qkv, std::int64_t extra) {
     const std::int64_t heads = qkv.heads(), d = qkv.d(), m = qkv.m();
-    const auto pad = [&](const at::Tensor& t) { return at::cat({t, at::zeros({heads, extra, d}, t.options())}, 1); };
-    Qkv out{pad(qkv.q), pad(qkv.k), pad(qkv.v), {}};
+    // each head's rows, then `extra` zero rows
+    const auto pad = [&](const SharedFloats& t) {
+        const std::int64_t rows = t.shape[1];
+        auto values = std::make_shared<std::vector<float>>(static_cast<std::size_t>(heads * (rows + extra) * d), 0.0f);
+        for (std::int64_t h = 0; h < heads; ++h)
+            std::copy_n(t.data.get() + h * rows * d, rows * d, values->begin() + h * (rows + extra) * d);
+        SharedFloats out;
+        out.shape = {heads, rows + extra, d};
+        out.data = std::shared_ptr<const float>(values, values->data());
+        return out;
+    };
+    Qkv out;
+    out.q = pad(qkv.q);
+    out.k = pad(qkv.k);
+    out.v = pad(qkv.v);
     out.keyPadding = qkv.keyPadding.empty() ? std::vector<std::uint8_t>(static_cast<std::size_t>(m), 0) : qkv.keyPadding;
     out.keyPadding.resize(static_cast<std::size_t>(m + extra), 1);
     return out;

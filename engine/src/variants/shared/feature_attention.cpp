@@ -1,7 +1,6 @@
-#include "variants/feature_attention.h"
+#include "variants/shared/feature_attention.h"
 
 #include "core/parallel_heads.h"
-#include "core/to_plain.h"
 #include "kernels/blas_gemm.h"
 
 #include <algorithm>
@@ -151,14 +150,12 @@ void featureAttention(const Qkv& qkv, FeatureMap& map, const FeatureAttentionSpe
         throw EngineError(ErrorCode::InvalidArgument, result.variantId + ": causal mode needs as many keys as queries");
     auto outBuffer = ctx.pool().resultBuffer(spec.slot + ".output", static_cast<std::size_t>(heads * n * d));
     PlainTensor den = PlainTensor::zeros(DType::F32, {heads, n});
-    const at::Tensor qc = qkv.q.contiguous(), kc = qkv.k.contiguous(), vc = qkv.v.contiguous();
 
     const FeatureHeads work(qkv, map, spec);
     std::vector<HeadScratch> scratch(static_cast<std::size_t>(headWorkers(heads)));
     for (auto& s : scratch) work.prepare(s);
     forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {
-        const HeadArrays arrays{qc.data_ptr<float>() + h * n * d, kc.data_ptr<float>() + h * m * d,
-                                vc.data_ptr<float>() + h * m * d, outBuffer->data() + h * n * d, den.f32.data() + h * n};
+        const HeadArrays arrays{qkv.qHead(h), qkv.kHead(h), qkv.vHead(h), outBuffer->data() + h * n * d, den.f32.data() + h * n};
         work.run(h, arrays, scratch[static_cast<std::size_t>(worker)]);
     });
     normaliseRows(outBuffer->data(), den.f32.data(), heads, n, d, result);
@@ -174,37 +171,51 @@ void featureAttention(const Qkv& qkv, FeatureMap& map, const FeatureAttentionSpe
     ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(heads * n) * 4 + scratchBytes);
 }
 
-at::Tensor allFeatures(const Qkv& qkv, FeatureMap& map, bool keys) {
+std::vector<float> allFeatures(const Qkv& qkv, FeatureMap& map, bool keys) {
     const std::int64_t heads = qkv.heads(), rows = keys ? qkv.m() : qkv.n(), d = qkv.d(), r = map.features();
-    const at::Tensor x = (keys ? qkv.k : qkv.q).contiguous(), kc = qkv.k.contiguous();
-    at::Tensor phi = at::empty({heads, rows, r}, at::kFloat);
+    std::vector<float> phi(static_cast<std::size_t>(heads * rows * r));
     for (std::int64_t h = 0; h < heads; ++h) {
-        map.prepareHead(h, kc.data_ptr<float>() + h * qkv.m() * d, qkv.m());
-        const float* in = x.data_ptr<float>() + h * rows * d;
-        float* out = phi.data_ptr<float>() + h * rows * r;
+        map.prepareHead(h, qkv.kHead(h), qkv.m());
+        const float* in = (keys ? qkv.k : qkv.q).data.get() + h * rows * d;
+        float* out = phi.data() + h * rows * r;
         if (keys) map.keyFeatures(h, in, rows, out);
         else map.queryFeatures(h, in, rows, out);
+        if (!keys || qkv.keyPadding.empty()) continue;
+        for (std::int64_t j = 0; j < rows; ++j)
+            if (qkv.keyPadding[static_cast<std::size_t>(j)]) std::fill(out + j * r, out + (j + 1) * r, 0.0f);
     }
-    if (keys)
-        if (const at::Tensor keep = keyKeepMask(qkv); keep.defined()) phi.mul_(keep.view({1, rows, 1}));
     return phi;
 }
 
-at::Tensor keyKeepMask(const Qkv& qkv) {
-    if (qkv.keyPadding.empty()) return {};
-    at::Tensor keep = at::empty({qkv.m()}, at::kFloat);
-    float* keepData = keep.data_ptr<float>();
-    for (std::int64_t j = 0; j < qkv.m(); ++j) keepData[j] = qkv.keyPadding[j] ? 0.0f : 1.0f;
+std::vector<float> keyKeepMask(const Qkv& qkv) {
+    std::vector<float> keep;
+    if (qkv.keyPadding.empty()) return keep;
+    keep.resize(static_cast<std::size_t>(qkv.m()));
+    for (std::int64_t j = 0; j < qkv.m(); ++j) keep[static_cast<std::size_t>(j)] = qkv.keyPadding[static_cast<std::size_t>(j)] ? 0.0f : 1.0f;
     return keep;
 }
 
-at::Tensor exactSoftmaxWeights(const Qkv& qkv, bool causal) {
-    at::Tensor scores = at::bmm(qkv.q, qkv.k.transpose(1, 2)).mul_(1.0 / std::sqrt(static_cast<double>(qkv.d())));
-    if (causal) {
-        at::Tensor future = at::ones({qkv.n(), qkv.m()}, at::kBool).triu_(1 + qkv.m() - qkv.n());
-        scores.masked_fill_(future, -std::numeric_limits<float>::infinity());
+std::vector<float> exactSoftmaxWeights(const Qkv& qkv, bool causal) {
+    const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d();
+    std::vector<float> weights(static_cast<std::size_t>(heads * n * m));
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+    for (std::int64_t h = 0; h < heads; ++h) {
+        float* w = weights.data() + h * n * m;
+        gemmRowMajor(true, n, m, d, qkv.qHead(h), d, qkv.kHead(h), d, w, m);
+        for (std::int64_t i = 0; i < n; ++i) {
+            float* row = w + i * m;
+            // causal: keys j <= i + (m - n), the last query seeing every key
+            const std::int64_t allowed = causal ? std::clamp<std::int64_t>(i + 1 + m - n, 0, m) : m;
+            float top = -std::numeric_limits<float>::infinity();
+            for (std::int64_t j = 0; j < allowed; ++j) top = std::max(top, row[j] * scale);
+            double sum = 0;
+            for (std::int64_t j = 0; j < allowed; ++j) sum += (row[j] = std::exp(row[j] * scale - top));
+            const float inv = sum > 0 ? static_cast<float>(1.0 / sum) : 0.0f;
+            for (std::int64_t j = 0; j < allowed; ++j) row[j] *= inv;
+            std::fill(row + allowed, row + m, 0.0f);
+        }
     }
-    return at::softmax(scores, 2);
+    return weights;
 }
 
 }  // namespace attnscope::engine

@@ -1,7 +1,7 @@
 // The strided keys pass (strided_keys_pass.h) in AVX2: 8 residues per vector, 3 query rows at a
 // time, scores, exp and weighted values in turn while the rows' scores are in L1.
 
-#include "variants/strided_keys_pass.h"
+#include "variants/shared/strided_keys_pass.h"
 
 #include "kernels/cpu_features.h"
 

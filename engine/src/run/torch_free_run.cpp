@@ -1,0 +1,76 @@
+#include <attnscope/torch_free_run.h>
+
+#include "core/buffer_pool.h"
+#include "core/plain_guard.h"
+#include "core/worker_threads.h"
+#include "kernels/blas_gemm.h"
+#include "run/planned_run.h"
+#include "variants/variant.h"
+#include "variants/variant_list.h"
+
+#include <attnscope/memory_budget.h>
+#include <attnscope/variant_catalog.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace attnscope::engine {
+
+#define ATTNSCOPE_DECLARE_RUN(id)      \
+    namespace variants::id {           \
+    std::unique_ptr<Variant> kernel(); \
+    }
+ATTNSCOPE_TORCH_FREE_VARIANTS(ATTNSCOPE_DECLARE_RUN)
+#undef ATTNSCOPE_DECLARE_RUN
+
+namespace {
+
+const std::vector<std::unique_ptr<Variant>>& torchFreeVariants() {
+    static const std::vector<std::unique_ptr<Variant>> all = [] {
+        std::vector<std::unique_ptr<Variant>> out;
+#define ATTNSCOPE_RUN(id)                   \
+    out.push_back(variants::id::kernel());  \
+    out.back()->bindInfo(*findVariantInfo(#id));
+        ATTNSCOPE_TORCH_FREE_VARIANTS(ATTNSCOPE_RUN)
+#undef ATTNSCOPE_RUN
+        return out;
+    }();
+    return all;
+}
+
+const Variant* findTorchFree(const std::string& id) {
+    for (const auto& v : torchFreeVariants())
+        if (v->info().id == id) return v.get();
+    return nullptr;
+}
+
+}  // namespace
+
+bool isTorchFreeVariant(const std::string& variantId) { return findTorchFree(variantId) != nullptr; }
+
+bool canRunTorchFree(const RunRequest& request) {
+    if (!(request.sharedQkv || request.qkv) || request.model || request.variants.empty()) return false;
+    return std::all_of(request.variants.begin(), request.variants.end(),
+                       [](const VariantRequest& v) { return isTorchFreeVariant(v.id); });
+}
+
+Result<std::shared_ptr<const RunResult>> runTorchFree(const RunRequest& request, const TorchFreeRunOptions& options,
+                                                      const ProgressFn& progress) {
+    if (!canRunTorchFree(request))
+        return makeError(ErrorCode::InvalidArgument, "this request needs LibTorch (explicit q, k, v and torch-free variants only)");
+    return guardedPlain("out of memory: try a sparse variant or a shorter input", [&]() -> Result<std::shared_ptr<const RunResult>> {
+        const int threads = options.threads > 0 ? options.threads
+                                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        setKernelThreads(threads);
+        setBlasThreads(threads);
+        std::string available;
+        for (const auto& v : torchFreeVariants()) available += (available.empty() ? "" : ", ") + v->info().id;
+        BufferPool pool;
+        auto run = runExplicitPlan(request, progress, findTorchFree, available, pool, memoryBudgetOr(options.memoryBudgetBytes),
+                                   threads, options.log);
+        if (!run) return run.error();
+        return std::shared_ptr<const RunResult>(std::move(run.value()));
+    });
+}
+
+}  // namespace attnscope::engine
