@@ -1,9 +1,12 @@
 // attnscope-cli: parses the command line and runs the commands that need no LibTorch (variants,
-// tile, the sweep's driver) itself; the others go to attnscope-cli-torch beside it, started with
+// tile, the sweep's driver, route without a model, and run on explicit q, k, v with a torch-free
+// variant) itself; the others go to attnscope-cli-torch beside it, started with
 // OMP_WAIT_POLICY already set, so that LibTorch (some 290 shared libraries) is loaded once, by
 // the process that uses it, and never for a command that does not.
 
 #include "cli/cli_app.h"
+#include "cli/cli_progress.h"
+#include "cli/cli_run_torch_free.h"
 #include "common/exec_beside.h"
 
 int main(int argc, char** argv) {
@@ -14,6 +17,12 @@ int main(int argc, char** argv) {
     case Command::Variants: return variantsCommand(cli.variants);
     case Command::Tile: return tileCommand(cli.tile);
     case Command::Sweep: return sweepCommand(cli.sweep);
+    case Command::Run:
+        if (runsTorchFree(cli.run)) {
+            installInterruptHandlers();  // Ctrl-C and SIGTERM cancel through the run's progress checks
+            return torchFreeRunCommand(cli.run);
+        }
+        return attnscope::app::execBeside("attnscope-cli-torch", argv, "attnscope-cli");
     case Command::Route:
         if (cli.route.model.empty()) return routeCommand(cli.route);
         [[fallthrough]];  // a model's pass needs LibTorch
