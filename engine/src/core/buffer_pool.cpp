@@ -1,5 +1,7 @@
 #include "core/buffer_pool.h"
 
+#include "core/huge_pages.h"
+
 namespace attnscope::engine {
 
 std::shared_ptr<std::vector<float>> BufferPool::resultBuffer(const std::string& slot, std::size_t count) {
@@ -12,6 +14,7 @@ std::shared_ptr<std::vector<float>> BufferPool::resultBuffer(const std::string& 
         held->clear();
         held->shrink_to_fit();
         held->reserve(count);
+        adviseHugePages(held->data(), count * sizeof(float));
     }
     // NOTE: resize value-initialises only the elements beyond the old size; callers overwrite
     // every element anyway, so a steady-state run touches no fresh memory.
@@ -25,9 +28,12 @@ float* BufferPool::scratch(const std::string& slot, std::size_t count) {
         s.data.reset();  // (released first: the old and the new block are never held together)
         s.data.reset(new float[count]);
         s.count = count;
+        adviseHugePages(s.data.get(), count * sizeof(float));
     }
     return s.data.get();
 }
+
+void BufferPool::adviseFreshVector(void* data, std::size_t bytes) { adviseHugePages(data, bytes); }
 
 PlainTensor BufferPool::zeros(DType dtype, std::vector<std::int64_t> shape) {
     PlainTensor t;

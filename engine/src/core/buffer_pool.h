@@ -71,7 +71,10 @@ public:
             list.erase(list.begin() + static_cast<std::ptrdiff_t>(best));
         }
         if (!keepSize) out.clear();
-        out.reserve(minCapacity);
+        if (out.capacity() < minCapacity) {
+            out.reserve(minCapacity);
+            adviseFreshVector(out.data(), minCapacity * sizeof(T));
+        }
         return out;
     }
     /// A zero-filled tensor for a result (diagnostics, row status) on recycled storage (take):
@@ -91,6 +94,9 @@ public:
     }
 
 private:
+    /// Huge pages for a vector's fresh storage (core/huge_pages.h), before it is first written.
+    static void adviseFreshVector(void* data, std::size_t bytes);
+
     static constexpr std::size_t kMinRecycledBytes = 64 * 1024;
     static constexpr std::size_t kMaxRecycledPerType = 16;
 

@@ -47,4 +47,12 @@ void runOnWorkers(int workers, const std::function<void(int worker)>& body) {
         if (e) std::rethrow_exception(e);
 }
 
+void forEachItem(std::int64_t count, const std::function<void(std::int64_t item, int worker)>& body) {
+    std::atomic<std::int64_t> next{0};
+    const int workers = static_cast<int>(std::min<std::int64_t>(kernelThreads(), std::max<std::int64_t>(count, 1)));
+    runOnWorkers(workers, [&](int worker) {
+        for (std::int64_t item = next.fetch_add(1); item < count; item = next.fetch_add(1)) body(item, worker);
+    });
+}
+
 }  // namespace attnscope::engine

@@ -4,6 +4,7 @@
 // neither LibTorch nor OpenMP, and in the LibTorch process. A call starts at most a few threads
 // (one per core) for work of milliseconds or more: the start-up (tens of microseconds) is noise.
 
+#include <cstdint>
 #include <functional>
 
 namespace attnscope::engine {
@@ -17,6 +18,10 @@ void setKernelThreads(int threads);
 /// the others on threads started for the call. Returns when all have ended; the first exception
 /// (worker 0's before the others') is then rethrown.
 void runOnWorkers(int workers, const std::function<void(int worker)>& body);
+
+/// Runs body(item, worker) for every item in [0, count) on min(kernelThreads(), count) workers,
+/// each claiming the next item when done with one; worker indexes per-thread scratch.
+void forEachItem(std::int64_t count, const std::function<void(std::int64_t item, int worker)>& body);
 
 /// Sets the kernels' threads for a scope and restores the previous count after it.
 class KernelThreadsScope {

@@ -1,15 +1,23 @@
 #include "kernels/blas_gemm.h"
 
+#include <cstdlib>
+
 #include <dlfcn.h>
 
 namespace attnscope::engine {
 namespace {
 
-// A BLAS symbol: from the process (LibTorch brings the system BLAS), else from the system BLAS
-// loaded here on first use (a torch-free program: the launcher's runs); null when there is none.
+// The system BLAS for a product: the process's own (LibTorch brings it), else loaded here on the
+// first product (a torch-free program: the launcher's runs), single-threaded: its kernels run on
+// their own threads, and OpenBLAS's idle threads spin for about 0.1 s after loading and after each
+// call, on a core those threads need (measured: 14 % of a Longformer run's samples). Null when
+// the system has no BLAS.
 void* blasSymbol(const char* name) {
     if (void* symbol = dlsym(RTLD_DEFAULT, name)) return symbol;
-    static void* const library = dlopen("libblas.so.3", RTLD_NOW | RTLD_GLOBAL);
+    static void* const library = [] {
+        ::setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);  // (read when it loads: no thread pool)
+        return dlopen("libblas.so.3", RTLD_NOW | RTLD_GLOBAL);
+    }();
     return library ? dlsym(library, name) : nullptr;
 }
 
@@ -46,13 +54,13 @@ void gemmRowMajor(bool transB, std::int64_t m, std::int64_t n, std::int64_t k, c
 }
 
 void setBlasThreads(int threads) {
-    static const auto set = reinterpret_cast<void (*)(int)>(blasSymbol("openblas_set_num_threads"));
+    static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
     if (set && threads > 0) set(threads);
 }
 
 SingleThreadedBlas::SingleThreadedBlas() {
-    static const auto get = reinterpret_cast<int (*)()>(blasSymbol("openblas_get_num_threads"));
-    static const auto set = reinterpret_cast<void (*)(int)>(blasSymbol("openblas_set_num_threads"));
+    static const auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    static const auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
     if (get && set) {
         m_set = set;
         m_previous = get();

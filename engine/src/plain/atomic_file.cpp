@@ -12,6 +12,13 @@
 #include <unistd.h>
 
 namespace attnscope::engine {
+namespace {
+
+// Written bytes are handed to the disk in steps of this size while the rest is still being
+// written, so that commit's fsync waits for the last step only (a 100 MB result: fsync 0.1 s).
+constexpr std::uint64_t kWriteBackStep = 8ull << 20;
+
+}  // namespace
 
 Result<AtomicFile> AtomicFile::create(const std::string& path) {
     std::string tmpPath = path + ".tmp-XXXXXX";
@@ -34,7 +41,8 @@ AtomicFile::AtomicFile(std::string path, std::string tmpPath, int fd)
     : m_path(std::move(path)), m_tmpPath(std::move(tmpPath)), m_fd(fd) {}
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
-    : m_path(std::move(other.m_path)), m_tmpPath(std::move(other.m_tmpPath)), m_fd(std::exchange(other.m_fd, -1)) {}
+    : m_path(std::move(other.m_path)), m_tmpPath(std::move(other.m_tmpPath)), m_fd(std::exchange(other.m_fd, -1)),
+      m_written(other.m_written), m_writtenBack(other.m_writtenBack) {}
 
 AtomicFile::~AtomicFile() { abandon(); }
 
@@ -62,6 +70,13 @@ Result<void> AtomicFile::write(const void* bytes, std::size_t size) {
         }
         p += written;
         size -= static_cast<std::size_t>(written);
+        m_written += static_cast<std::uint64_t>(written);
+    }
+    if (m_written - m_writtenBack >= kWriteBackStep) {
+        // (asynchronous: starts the disk writes; a failure shows at commit's fsync)
+        ::sync_file_range(m_fd, static_cast<off_t>(m_writtenBack), static_cast<off_t>(m_written - m_writtenBack),
+                          SYNC_FILE_RANGE_WRITE);
+        m_writtenBack = m_written;
     }
     return {};
 }

@@ -6,6 +6,7 @@
 #include <attnscope/result.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace attnscope::engine {
@@ -34,6 +35,8 @@ private:
 
     std::string m_path, m_tmpPath;
     int m_fd = -1;
+    std::uint64_t m_written = 0;      ///< bytes written so far
+    std::uint64_t m_writtenBack = 0;  ///< bytes whose write-back to the disk has been started
 };
 
 }  // namespace attnscope::engine

@@ -2,6 +2,7 @@
 // features, following the reference softmax_kernel (features of x * d^(-1/4), query stabiliser the
 // row max, key stabiliser the max over all keys and features of the head).
 
+#include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/softmax_kernel.h"
 #include "qkv/seeded_normal.h"
@@ -147,12 +148,16 @@ std::vector<float> impliedErrorL1(const Qkv& qkv, FeatureMap& phi, const std::ve
     const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), r = phi.features();
     const std::vector<float> exact = exactSoftmaxWeights(qkv, causal);
     const std::vector<float> phiQ = allFeatures(qkv, phi, false), phiK = allFeatures(qkv, phi, true);
-    std::vector<float> implied(static_cast<std::size_t>(n * m)), err(static_cast<std::size_t>(heads * n));
-    for (std::int64_t h = 0; h < heads; ++h) {
-        gemmRowMajor(true, n, m, r, phiQ.data() + h * n * r, r, phiK.data() + h * m * r, r, implied.data(), m);
+    std::vector<float> err(static_cast<std::size_t>(heads * n));
+    std::vector<std::vector<float>> implied(static_cast<std::size_t>(kernelThreads()));  // [n, m] per worker
+    SingleThreadedBlas singleBlas;  // (one product per head on each worker)
+    forEachItem(heads, [&](std::int64_t h, int worker) {
+        std::vector<float>& headImplied = implied[static_cast<std::size_t>(worker)];
+        headImplied.resize(static_cast<std::size_t>(n * m));
+        gemmRowMajor(true, n, m, r, phiQ.data() + h * n * r, r, phiK.data() + h * m * r, r, headImplied.data(), m);
         for (std::int64_t i = 0; i < n; ++i) {
             const float rowDen = den[static_cast<std::size_t>(h * n + i)];
-            const float* a = implied.data() + i * m;
+            const float* a = headImplied.data() + i * m;
             const float* e = exact.data() + (h * n + i) * m;
             double sum = 0;
             for (std::int64_t j = 0; j < m; ++j) {
@@ -161,7 +166,7 @@ std::vector<float> impliedErrorL1(const Qkv& qkv, FeatureMap& phi, const std::ve
             }
             err[static_cast<std::size_t>(h * n + i)] = static_cast<float>(sum);
         }
-    }
+    });
     return err;
 }
 

@@ -256,7 +256,7 @@ private:
     // One item: its groups, the head's strided keys, and for split rows their normalisation.
     // False when a scanned value is not finite.
     bool runItem(const Item& item, DenseScratch& ws) {
-        const std::int64_t h = item.head, n = m_n, m = m_m, d = m_d;
+        const std::int64_t h = item.head, n = m_n, d = m_d;
         const DensePlan& p = plan(h);
         float* op = m_output->data() + h * n * d;
         const float* qp = m_qkv.qHead(h);

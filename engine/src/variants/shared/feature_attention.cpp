@@ -1,6 +1,7 @@
 #include "variants/shared/feature_attention.h"
 
 #include "core/parallel_heads.h"
+#include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 
 #include <algorithm>
@@ -199,7 +200,8 @@ std::vector<float> exactSoftmaxWeights(const Qkv& qkv, bool causal) {
     const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d();
     std::vector<float> weights(static_cast<std::size_t>(heads * n * m));
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-    for (std::int64_t h = 0; h < heads; ++h) {
+    SingleThreadedBlas singleBlas;  // (one product per head on each worker)
+    forEachItem(heads, [&](std::int64_t h, int) {
         float* w = weights.data() + h * n * m;
         gemmRowMajor(true, n, m, d, qkv.qHead(h), d, qkv.kHead(h), d, w, m);
         for (std::int64_t i = 0; i < n; ++i) {
@@ -214,7 +216,7 @@ std::vector<float> exactSoftmaxWeights(const Qkv& qkv, bool causal) {
             for (std::int64_t j = 0; j < allowed; ++j) row[j] *= inv;
             std::fill(row + allowed, row + m, 0.0f);
         }
-    }
+    });
     return weights;
 }
 

@@ -1,0 +1,20 @@
+#pragma once
+// Large buffers backed by transparent huge pages. On the machines we measure (a paravirtualised
+// VM) the first touch of a fresh 4 KiB page costs 7–15 µs, a fault per page; with huge pages it is
+// one fault per 2 MiB: touching a fresh 32 MiB output took 0.12 s before, 0.003 s after. Only for
+// buffers the engine keeps and reuses (the buffer pool's): LibTorch's own short-lived temporaries
+// grew slower under huge pages (each new one zeroes whole 2 MiB pages).
+
+#include <cstddef>
+
+namespace attnscope::engine {
+
+/// Buffers at least this large are worth advising.
+constexpr std::size_t kHugePageWorthyBytes = 4u << 20;
+
+/// Asks the kernel to back the whole 2 MiB pages inside [data, data + bytes) with huge pages when
+/// they are first touched (madvise MADV_HUGEPAGE); nothing for smaller ranges or where the kernel
+/// does not offer them. Call before the memory is first written.
+void adviseHugePages(void* data, std::size_t bytes);
+
+}  // namespace attnscope::engine
