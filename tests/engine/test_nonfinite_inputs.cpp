@@ -1,6 +1,6 @@
 // Explicit Q, K, V with a NaN or an infinity: the pattern variants scan the values themselves, in
-// the copies their kernels make (Variant::checksQkvValues), instead of the engine reading them
-// first. Every path must still refuse the request with the engine's own message.
+// the copies their kernels make, and linear and performer each head as they run it
+// (Variant::checksQkvValues), instead of the engine reading them first. Every path must still refuse the request with the engine's own message.
 
 #include "sparse_test_support.h"
 
@@ -35,6 +35,10 @@ std::vector<Case> cases() {
          {{"window", std::int64_t{3}}, {"dilation", std::int64_t{2}}, {"global", std::vector<std::int64_t>{0, 7}}}},
         // a padded key: the strided keys as explicit residue groups (no strided keys pass)
         {"strided, padded key", "sparse_strided", {{"stride", std::int64_t{16}}}, true},
+        // feature attention scans each head as it runs it
+        {"linear", "linear", {}},
+        {"linear, causal", "linear", {{"causal", true}}},
+        {"performer", "performer", {{"nb_features", std::int64_t{16}}}},
     };
 }
 

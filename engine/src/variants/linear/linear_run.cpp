@@ -27,6 +27,7 @@ private:
 
 class LinearAttention final : public Variant {
 public:
+    bool checksQkvValues() const override { return true; }  // in featureAttention, head by head
     double scoredKeysPerQuery(const ProblemShape& s, const ParamValues&) const override {
         return static_cast<double>(s.d);  // φ(q) · (φ(K)ᵀ V): d features
     }
