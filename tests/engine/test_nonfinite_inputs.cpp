@@ -39,6 +39,7 @@ std::vector<Case> cases() {
         {"linear", "linear", {}},
         {"linear, causal", "linear", {{"causal", true}}},
         {"performer", "performer", {{"nb_features", std::int64_t{16}}}},
+        {"linformer", "linformer", {{"k", std::int64_t{16}}}},
     };
 }
 
