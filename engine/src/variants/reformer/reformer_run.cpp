@@ -10,17 +10,14 @@
 // No n x n matrix and no listing of the candidates: the result keeps the buckets, the sorted order
 // and each row's log-sum-exp, from which weights/reformer_weights.cpp recomputes any weight.
 
-#include "core_torch/tensor_views.h"
+#include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/row_argmax.h"
 #include "kernels/small_gemm.h"
 #include "kernels/softmax_kernel.h"
-#include "core_torch/to_plain.h"
 #include "qkv/seeded_normal.h"
 #include "variants/shared/pattern_variant.h"
 #include "variants/reformer/reformer_geometry.h"
-
-#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
@@ -46,16 +43,30 @@ struct LshOrder {
 };
 
 // rotations: [H, d, hashes, buckets/2] ~ N(0, 1), one SeededNormal stream per head.
-at::Tensor drawRotations(std::int64_t heads, std::int64_t d, const ReformerSettings& s, std::uint64_t seed) {
+PlainTensor drawRotations(std::int64_t heads, std::int64_t d, const ReformerSettings& s, std::uint64_t seed) {
     const std::int64_t half = s.buckets / 2;
-    at::Tensor rot = at::empty({heads, d, s.hashes, half}, at::kFloat);
-    float* p = rot.data_ptr<float>();
+    PlainTensor rot = PlainTensor::zeros(DType::F32, {heads, d, s.hashes, half});
+    float* p = rot.f32.data();
     const std::int64_t perHead = d * s.hashes * half;
     for (std::int64_t h = 0; h < heads; ++h) {
         SeededNormal gen(mixSeed(seed, kRotationStream + static_cast<std::uint64_t>(h)));
         for (std::int64_t i = 0; i < perHead; ++i) p[h * perHead + i] = static_cast<float>(gen.normal());
     }
     return rot;
+}
+
+// out = each of `rows` rows of x divided by max(|row|, 1e-12) (torch's F.normalize), the norm
+// taken as the weights take it (reformer_weights.cpp), on the kernels' threads.
+void normaliseRows(const float* x, std::int64_t rows, std::int64_t d, float* out) {
+    constexpr std::int64_t kBlock = 4096;
+    forEachItem((rows + kBlock - 1) / kBlock, [&](std::int64_t block, int) {
+        for (std::int64_t r = block * kBlock; r < std::min(rows, (block + 1) * kBlock); ++r) {
+            double sq = 0;
+            for (std::int64_t c = 0; c < d; ++c) sq += static_cast<double>(x[r * d + c]) * x[r * d + c];
+            const auto inv = static_cast<float>(1.0 / std::max(std::sqrt(sq), 1e-12));
+            for (std::int64_t c = 0; c < d; ++c) out[r * d + c] = x[r * d + c] * inv;
+        }
+    });
 }
 
 // buckets: [hashes, n] = argmax([xR_r ; -xR_r]) (first maximum wins, as torch.argmax), then the
@@ -230,7 +241,7 @@ ReformerSettings reformerSettings(const ParamValues& params, std::int64_t n, Run
 // The hash stage: the random rotations, every token's bucket per round and the rounds' sorted
 // orders (kept as diagnostics).
 struct LshHashes {
-    at::Tensor rotations;
+    PlainTensor rotations;  ///< F32 [H, d, rounds, n_buckets/2]
     PlainTensor buckets, sorted;  ///< I64 [H, rounds, n], [H, rounds, nPad]
     std::vector<LshOrder> orders;  ///< per head
 };
@@ -241,11 +252,10 @@ LshHashes hashHeads(const Qkv& qkv, const ReformerSettings& s, RunContext& ctx) 
     out.rotations = drawRotations(heads, d, s, ctx.seed);
     out.buckets = ctx.pool().zeros(DType::I64, {heads, s.hashes, n});
     out.sorted = ctx.pool().zeros(DType::I64, {heads, s.hashes, s.nPad});
-    const at::Tensor queries = tensorOf(qkv.q).contiguous();
-    float* projBlock =
-        workspace(ctx.pool(), "reformer.proj", {std::min(kHashBlockRows, n) * s.hashes * (s.buckets / 2)}).data_ptr<float>();
+    float* projBlock = ctx.pool().scratch("reformer.proj", static_cast<std::size_t>(std::min(kHashBlockRows, n) * s.hashes * (s.buckets / 2)));
+    const std::int64_t rotationsPerHead = d * s.hashes * (s.buckets / 2);
     for (std::int64_t h = 0; h < heads; ++h) {
-        out.orders.push_back(hashAndSort(queries[h].data_ptr<float>(), n, d, out.rotations[h].data_ptr<float>(), s, projBlock,
+        out.orders.push_back(hashAndSort(qkv.qHead(h), n, d, out.rotations.f32.data() + h * rotationsPerHead, s, projBlock,
                                          out.buckets.i64.data() + h * s.hashes * n));
         std::copy(out.orders.back().token.begin(), out.orders.back().token.end(), out.sorted.i64.begin() + h * s.hashes * s.nPad);
     }
@@ -268,8 +278,7 @@ public:
              float* out, float* roundWeights, float* rowMax, float* rowSum, std::uint8_t* status) {
         m_order = &order;
         m_q = q;
-        at::Tensor rounds = workspace(m_ctx.pool(), "reformer.rounds", {m_s.hashes, m_n, m_d});
-        m_roundOut = rounds.data_ptr<float>();
+        m_roundOut = m_ctx.pool().scratch("reformer.rounds", static_cast<std::size_t>(m_s.hashes * m_n * m_d));
         extendKeys(keys, v);
         const std::int64_t chunks = m_s.chunks();
         const std::int64_t groups = (chunks + kChunksPerGroup - 1) / kChunksPerGroup;
@@ -293,8 +302,8 @@ private:
     // is then the contiguous rows c·L .. c·L + WL of these copies, read in place by the products.
     void extendKeys(const float* keys, const float* v) {
         const std::int64_t L = m_s.chunkLen, C = m_s.chunks(), extChunks = C + m_s.before + m_s.after;
-        m_extK = workspace(m_ctx.pool(), "reformer.ext_k", {extChunks * L * m_d}).data_ptr<float>();
-        m_extV = workspace(m_ctx.pool(), "reformer.ext_v", {extChunks * L * m_d}).data_ptr<float>();
+        m_extK = m_ctx.pool().scratch("reformer.ext_k", static_cast<std::size_t>(extChunks * L * m_d));
+        m_extV = m_ctx.pool().scratch("reformer.ext_v", static_cast<std::size_t>(extChunks * L * m_d));
         m_keyToken.resize(static_cast<std::size_t>(extChunks * L));
         m_keyBucket.resize(static_cast<std::size_t>(extChunks * L));
         for (std::int64_t e = 0; e < extChunks; ++e) {
@@ -345,22 +354,20 @@ private:
     }
 
     // Chunks c0 .. c0 + G: qs [G, L, d] the chunks' queries, scores [G, L, WL], outs [G, L, d];
-    // per chunk scores, masks, softmax and P·V on the intra-op threads, each SGEMM on one thread.
+    // per chunk scores, masks, softmax and P·V on the kernels' threads, each SGEMM on one thread.
     void attendGroup(std::int64_t c0, std::int64_t G) {
         const std::int64_t L = m_s.chunkLen, WL = m_s.window(), d = m_d;
-        float* qsp = workspace(m_ctx.pool(), "reformer.qs", {G * L * d}).data_ptr<float>();
-        float* sp = workspace(m_ctx.pool(), "reformer.scores", {G * L * WL}).data_ptr<float>();
-        float* outsp = workspace(m_ctx.pool(), "reformer.outs", {G * L * d}).data_ptr<float>();
+        float* qsp = m_ctx.pool().scratch("reformer.qs", static_cast<std::size_t>(G * L * d));
+        float* sp = m_ctx.pool().scratch("reformer.scores", static_cast<std::size_t>(G * L * WL));
+        float* outsp = m_ctx.pool().scratch("reformer.outs", static_cast<std::size_t>(G * L * d));
         for (std::int64_t a = 0; a < G * L; ++a) copyRow(qsp + a * d, m_q, m_order->token[static_cast<std::size_t>(c0 * L + a)]);
         {
             SingleThreadedBlas singleBlas;
-            at::parallel_for(0, G, 1, [&](std::int64_t g0, std::int64_t g1) {
-                for (std::int64_t g = g0; g < g1; ++g) {
-                    const std::int64_t c = c0 + g;
-                    smallGemmABt(L, WL, d, qsp + g * L * d, d, m_extK + c * L * d, d, sp + g * L * WL, WL);
-                    for (std::int64_t row = g * L; row < (g + 1) * L; ++row) softmaxRow(sp + row * WL, c, c0 * L + row);
-                    smallGemmAB(L, d, WL, sp + g * L * WL, WL, m_extV + c * L * d, d, outsp + g * L * d, d);
-                }
+            forEachItem(G, [&](std::int64_t g, int) {
+                const std::int64_t c = c0 + g;
+                smallGemmABt(L, WL, d, qsp + g * L * d, d, m_extK + c * L * d, d, sp + g * L * WL, WL);
+                for (std::int64_t row = g * L; row < (g + 1) * L; ++row) softmaxRow(sp + row * WL, c, c0 * L + row);
+                smallGemmAB(L, d, WL, sp + g * L * WL, WL, m_extV + c * L * d, d, outsp + g * L * d, d);
             });
         }
         for (std::int64_t row = 0; row < G * L; ++row) {
@@ -432,9 +439,8 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     auto outBuffer = ctx.pool().resultBuffer("reformer.output", static_cast<std::size_t>(heads * n * d));
     std::fill(outBuffer->begin(), outBuffer->end(), 0.0f);
     // keys: [H, n, d] = q / max(|q|, 1e-12) (F.normalize)
-    at::Tensor keys = workspace(ctx.pool(), "reformer.keys", {heads, n, d});
-    keys.copy_(tensorOf(qkv.q));
-    keys.div_(keys.norm(2, 2, true).clamp_min(1e-12));
+    float* keys = ctx.pool().scratch("reformer.keys", static_cast<std::size_t>(heads * n * d));
+    normaliseRows(qkv.q.data.get(), heads * n, d, keys);
     PlainTensor roundWeights = ctx.pool().zeros(DType::F32, {heads, s.hashes, n});
     PlainTensor rowMax = ctx.pool().zeros(DType::F32, {heads, n});
     PlainTensor rowSum = ctx.pool().zeros(DType::F32, {heads, n});
@@ -442,9 +448,9 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     ReformerHead head(s, n, d, keyPad, ctx);
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
     for (std::int64_t h = 0; h < heads; ++h) {
-        const float* qp = tensorOf(qkv.q)[h].data_ptr<float>();
-        const float* kp = keys[h].data_ptr<float>();
-        const float* vp = tensorOf(qkv.v)[h].data_ptr<float>();
+        const float* qp = qkv.qHead(h);
+        const float* kp = keys + h * n * d;
+        const float* vp = qkv.vHead(h);
         float* outH = outBuffer->data() + h * n * d;
         float* rw = roundWeights.f32.data() + h * s.hashes * n;
         float* maxH = rowMax.f32.data() + h * n;
@@ -467,7 +473,7 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     keepRowStatus(std::move(status), result, ctx);
     result.stats["row_max"] = std::move(rowMax);
     result.stats["row_sum"] = std::move(rowSum);
-    result.diagnostics["rotations"] = toPlain(hashes.rotations);
+    result.diagnostics["rotations"] = std::move(hashes.rotations);
     result.diagnostics["buckets"] = std::move(hashes.buckets);
     result.diagnostics["sorted"] = std::move(hashes.sorted);
     result.diagnostics["round_weights"] = std::move(roundWeights);
