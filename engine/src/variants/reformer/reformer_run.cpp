@@ -10,6 +10,7 @@
 // No n x n matrix and no listing of the candidates: the result keeps the buckets, the sorted order
 // and each row's log-sum-exp, from which weights/reformer_weights.cpp recomputes any weight.
 
+#include "core/parallel_heads.h"
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/row_argmax.h"
@@ -197,11 +198,11 @@ public:
         const double hashes = static_cast<double>(paramInt(params, "n_hashes"));
         const double rows = static_cast<double>(s.heads * s.n), d = static_cast<double>(s.d);
         // kept: output, buckets and sorted order (I64), round weights, two row statistics;
-        // scratch: normalised keys, the rounds' outputs and sorted keys and values of one head,
-        // and a group of 32 chunks' scores
+        // scratch: normalised keys, and per worker (two counted) the rounds' outputs and sorted
+        // keys and values of one head and a group of 32 chunks' scores
         const double kept = rows * (d * 4 + hashes * 20 + 8);
-        const double scratch = rows * d * 4 + static_cast<double>(s.n) * hashes * d * 12 +
-                               32.0 * static_cast<double>(chunkLen) * (window + 2 * d) * 4;
+        const double scratch = rows * d * 4 + 2.0 * (static_cast<double>(s.n) * hashes * d * 12 +
+                                                     32.0 * static_cast<double>(chunkLen) * (window + 2 * d) * 4);
         return static_cast<std::uint64_t>(kept + scratch);
     }
 
@@ -252,13 +253,18 @@ LshHashes hashHeads(const Qkv& qkv, const ReformerSettings& s, RunContext& ctx) 
     out.rotations = drawRotations(heads, d, s, ctx.seed);
     out.buckets = ctx.pool().zeros(DType::I64, {heads, s.hashes, n});
     out.sorted = ctx.pool().zeros(DType::I64, {heads, s.hashes, s.nPad});
-    float* projBlock = ctx.pool().scratch("reformer.proj", static_cast<std::size_t>(std::min(kHashBlockRows, n) * s.hashes * (s.buckets / 2)));
     const std::int64_t rotationsPerHead = d * s.hashes * (s.buckets / 2);
-    for (std::int64_t h = 0; h < heads; ++h) {
-        out.orders.push_back(hashAndSort(qkv.qHead(h), n, d, out.rotations.f32.data() + h * rotationsPerHead, s, projBlock,
-                                         out.buckets.i64.data() + h * s.hashes * n));
-        std::copy(out.orders.back().token.begin(), out.orders.back().token.end(), out.sorted.i64.begin() + h * s.hashes * s.nPad);
-    }
+    const auto blockFloats = static_cast<std::size_t>(std::min(kHashBlockRows, n) * s.hashes * (s.buckets / 2));
+    std::vector<float*> projBlocks(static_cast<std::size_t>(kernelThreads()));
+    for (std::size_t w = 0; w < projBlocks.size(); ++w) projBlocks[w] = ctx.pool().scratch("reformer.proj" + std::to_string(w), blockFloats);
+    out.orders.resize(static_cast<std::size_t>(heads));
+    SingleThreadedBlas singleBlas;  // (one head's projections per worker)
+    forEachItem(heads, [&](std::int64_t h, int worker) {
+        LshOrder& order = out.orders[static_cast<std::size_t>(h)];
+        order = hashAndSort(qkv.qHead(h), n, d, out.rotations.f32.data() + h * rotationsPerHead, s,
+                            projBlocks[static_cast<std::size_t>(worker)], out.buckets.i64.data() + h * s.hashes * n);
+        std::copy(order.token.begin(), order.token.end(), out.sorted.i64.begin() + h * s.hashes * s.nPad);
+    });
     return out;
 }
 
@@ -266,9 +272,11 @@ LshHashes hashHeads(const Qkv& qkv, const ReformerSettings& s, RunContext& ctx) 
 // by their log-sum-exp (lucidrains' LSHAttention in eval mode).
 class ReformerHead {
 public:
+    /// slot: its scratch's prefix in the pool (one per worker); parallelGroups: the head's chunk
+    /// groups on the kernels' threads, with progress (one head at a time), else all on the caller's.
     ReformerHead(const ReformerSettings& s, std::int64_t n, std::int64_t d, const std::vector<std::uint8_t>& keyPadding,
-                 RunContext& ctx)
-        : m_s(s), m_n(n), m_d(d), m_keyPad(keyPadding), m_ctx(ctx),
+                 RunContext& ctx, std::string slot, bool parallelGroups)
+        : m_s(s), m_n(n), m_d(d), m_keyPad(keyPadding), m_ctx(ctx), m_slot(std::move(slot)), m_parallelGroups(parallelGroups),
           m_scale(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)))),
           m_lse(static_cast<std::size_t>(s.hashes * n)), m_roundMax(static_cast<std::size_t>(s.hashes * n)) {}
 
@@ -278,18 +286,22 @@ public:
              float* out, float* roundWeights, float* rowMax, float* rowSum, std::uint8_t* status) {
         m_order = &order;
         m_q = q;
-        m_roundOut = m_ctx.pool().scratch("reformer.rounds", static_cast<std::size_t>(m_s.hashes * m_n * m_d));
+        m_roundOut = scratch("rounds", m_s.hashes * m_n * m_d);
         extendKeys(keys, v);
         const std::int64_t chunks = m_s.chunks();
         const std::int64_t groups = (chunks + kChunksPerGroup - 1) / kChunksPerGroup;
         for (std::int64_t grp = 0; grp < groups; ++grp) {
             attendGroup(grp * kChunksPerGroup, std::min(kChunksPerGroup, chunks - grp * kChunksPerGroup));
-            m_ctx.checkpoint("attention", h * groups + grp + 1, heads * groups);
+            if (m_parallelGroups) m_ctx.checkpoint("attention", h * groups + grp + 1, heads * groups);
         }
         combineRounds(out, roundWeights, rowMax, rowSum, status);
     }
 
 private:
+    float* scratch(const char* name, std::int64_t floats) {
+        return m_ctx.pool().scratch(m_slot + name, static_cast<std::size_t>(floats));
+    }
+
     bool padded(std::int64_t t) const { return !m_keyPad.empty() && m_keyPad[static_cast<std::size_t>(t)] != 0; }
 
     void copyRow(float* dst, const float* src, std::int32_t t) const {
@@ -302,8 +314,8 @@ private:
     // is then the contiguous rows c·L .. c·L + WL of these copies, read in place by the products.
     void extendKeys(const float* keys, const float* v) {
         const std::int64_t L = m_s.chunkLen, C = m_s.chunks(), extChunks = C + m_s.before + m_s.after;
-        m_extK = m_ctx.pool().scratch("reformer.ext_k", static_cast<std::size_t>(extChunks * L * m_d));
-        m_extV = m_ctx.pool().scratch("reformer.ext_v", static_cast<std::size_t>(extChunks * L * m_d));
+        m_extK = scratch("ext_k", extChunks * L * m_d);
+        m_extV = scratch("ext_v", extChunks * L * m_d);
         m_keyToken.resize(static_cast<std::size_t>(extChunks * L));
         m_keyBucket.resize(static_cast<std::size_t>(extChunks * L));
         for (std::int64_t e = 0; e < extChunks; ++e) {
@@ -357,18 +369,21 @@ private:
     // per chunk scores, masks, softmax and P·V on the kernels' threads, each SGEMM on one thread.
     void attendGroup(std::int64_t c0, std::int64_t G) {
         const std::int64_t L = m_s.chunkLen, WL = m_s.window(), d = m_d;
-        float* qsp = m_ctx.pool().scratch("reformer.qs", static_cast<std::size_t>(G * L * d));
-        float* sp = m_ctx.pool().scratch("reformer.scores", static_cast<std::size_t>(G * L * WL));
-        float* outsp = m_ctx.pool().scratch("reformer.outs", static_cast<std::size_t>(G * L * d));
+        float* qsp = scratch("qs", G * L * d);
+        float* sp = scratch("scores", G * L * WL);
+        float* outsp = scratch("outs", G * L * d);
         for (std::int64_t a = 0; a < G * L; ++a) copyRow(qsp + a * d, m_q, m_order->token[static_cast<std::size_t>(c0 * L + a)]);
-        {
+        const auto chunk = [&](std::int64_t g) {
+            const std::int64_t c = c0 + g;
+            smallGemmABt(L, WL, d, qsp + g * L * d, d, m_extK + c * L * d, d, sp + g * L * WL, WL);
+            for (std::int64_t row = g * L; row < (g + 1) * L; ++row) softmaxRow(sp + row * WL, c, c0 * L + row);
+            smallGemmAB(L, d, WL, sp + g * L * WL, WL, m_extV + c * L * d, d, outsp + g * L * d, d);
+        };
+        if (m_parallelGroups) {
             SingleThreadedBlas singleBlas;
-            forEachItem(G, [&](std::int64_t g, int) {
-                const std::int64_t c = c0 + g;
-                smallGemmABt(L, WL, d, qsp + g * L * d, d, m_extK + c * L * d, d, sp + g * L * WL, WL);
-                for (std::int64_t row = g * L; row < (g + 1) * L; ++row) softmaxRow(sp + row * WL, c, c0 * L + row);
-                smallGemmAB(L, d, WL, sp + g * L * WL, WL, m_extV + c * L * d, d, outsp + g * L * d, d);
-            });
+            forEachItem(G, [&](std::int64_t g, int) { chunk(g); });
+        } else {
+            for (std::int64_t g = 0; g < G; ++g) chunk(g);
         }
         for (std::int64_t row = 0; row < G * L; ++row) {
             const std::int64_t slot = c0 * L + row;
@@ -411,6 +426,8 @@ private:
     std::int64_t m_n, m_d;
     const std::vector<std::uint8_t>& m_keyPad;
     RunContext& m_ctx;
+    const std::string m_slot;
+    const bool m_parallelGroups;
     float m_scale;
     // Per round and row: the log-sum-exp (double: near the self score -5e4 a float ulp is 0.004)
     // and the max it was shifted by.
@@ -445,9 +462,14 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     PlainTensor rowMax = ctx.pool().zeros(DType::F32, {heads, n});
     PlainTensor rowSum = ctx.pool().zeros(DType::F32, {heads, n});
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
-    ReformerHead head(s, n, d, keyPad, ctx);
+    // Heads on the kernels' threads, each worker with its own scratch; with fewer heads than
+    // threads, one head at a time with its chunk groups spread over the threads instead.
+    const int workers = headWorkers(heads);
+    std::vector<std::unique_ptr<ReformerHead>> runners;
+    for (int w = 0; w < workers; ++w)
+        runners.push_back(std::make_unique<ReformerHead>(s, n, d, keyPad, ctx, "reformer.w" + std::to_string(w) + ".", workers == 1));
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-    for (std::int64_t h = 0; h < heads; ++h) {
+    forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {
         const float* qp = qkv.qHead(h);
         const float* kp = keys + h * n * d;
         const float* vp = qkv.vHead(h);
@@ -456,17 +478,16 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
         float* maxH = rowMax.f32.data() + h * n;
         float* rowSumH = rowSum.f32.data() + h * n;
         if (s.allowDuplicates) {
-            head.run(h, heads, hashes.orders[static_cast<std::size_t>(h)], qp, kp, vp, outH, rw, maxH, rowSumH,
-                     status.u8.data() + h * n);
-            continue;
+            runners[static_cast<std::size_t>(worker)]->run(h, heads, hashes.orders[static_cast<std::size_t>(h)], qp, kp, vp, outH,
+                                                           rw, maxH, rowSumH, status.u8.data() + h * n);
+            return;
         }
         // Each distinct key once: the union of the rounds' candidates as one softmax, row by row.
         const ReformerGeometry geometry(s, n, hashes.sorted.i64.data() + h * s.hashes * s.nPad,
                                         hashes.buckets.i64.data() + h * s.hashes * n, keyPad);
         distinctKeysAttention(geometry, qp, kp, vp, n, d, scale, s.hashes, outH, rw, maxH, rowSumH, status.u8.data() + h * n,
                               keyPad);
-        ctx.checkpoint("attention", h + 1, heads);
-    }
+    });
     ctx.endStage();
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
@@ -483,8 +504,9 @@ AttentionResult ReformerAttention::run(const Qkv& qkv, const ParamValues& params
     const double entries = static_cast<double>(heads * s.hashes * s.nPad * WL);
     counters.flops = 2.0 * static_cast<double>(heads * n * d * s.hashes * (s.buckets / 2)) + 4.0 * entries * static_cast<double>(d);
     counters.entriesComputed = static_cast<std::int64_t>(entries);
-    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(s.hashes * n * d) * 4 +
-                  static_cast<std::uint64_t>(2 * (C + s.before + s.after) * L * d + kChunksPerGroup * (L * d * 2 + L * WL)) * 4);
+    ctx.noteBytes(outBuffer->size() * sizeof(float) + static_cast<std::uint64_t>(heads * n * d) * 4 +
+                  static_cast<std::uint64_t>(workers) *
+                      static_cast<std::uint64_t>(s.hashes * n * d + 2 * (C + s.before + s.after) * L * d + kChunksPerGroup * (L * d * 2 + L * WL)) * 4);
     result.counters = counters;
     return result;
 }
