@@ -70,7 +70,7 @@ TEST(CliTorchFree, TheLauncherAloneRunsTorchFreeVariantsAndHandsTheOthersOn) {
     std::filesystem::copy_file(ATTNSCOPE_CLI_PATH, launcher, std::filesystem::copy_options::overwrite_existing);
     const std::string out = tempPath("tf_alone_out.safetensors");
     for (const char* variant : {"longformer --param window=4", "sparse_strided --param stride=8", "sparse_fixed --param block=8",
-                                "bigbird --param block=8", "local2d", "linformer --param k=16", "linear", "performer", "reformer --param chunk_len=8"}) {
+                                "bigbird --param block=8", "local2d", "linformer --param k=16", "linear", "performer", "reformer --param chunk_len=8", "routing --param window_size=16"}) {
         std::remove(out.c_str());
         auto r = runProgram(launcher.string(), std::string("run --variant ") + variant + " --qkv " + input + " --out " + out + " --quiet");
         EXPECT_EQ(r.status, 0) << variant << ": " << r.stderrText;
@@ -97,7 +97,8 @@ TEST(CliTorchFree, WritesExactlyWhatTheEngineWrites) {
                                 "performer --param nb_features=24", "performer --causal --param nb_features=24",
                                 "linformer --param k=16 --param spectrum=true", "linformer --param k=20 --param sharing=none",
                                 "reformer --param n_hashes=2 --param chunk_len=8 --param n_buckets=4",
-                                "reformer --param n_hashes=3 --param chunk_len=8 --param n_buckets=4 --causal"}) {
+                                "reformer --param n_hashes=3 --param chunk_len=8 --param n_buckets=4 --causal",
+                                "routing --param window_size=16", "routing --param window_size=16 --causal"}) {
         const std::string args = std::string("run --variant ") + variant + " --qkv " + input + " --seed 9 --quiet --out ";
         auto ra = runProgram(ATTNSCOPE_CLI_PATH, args + a);
         auto rb = runProgram("OMP_WAIT_POLICY=PASSIVE " + torchProgram, args + b);  // (no re-run to set it)

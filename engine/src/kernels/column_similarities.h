@@ -10,8 +10,8 @@
 namespace attnscope::engine {
 
 /// out[r · columns + j] = Σ_k a[r · depth + k] · b[j · depth + k], every column summed in the same
-/// order (k ascending); `scratch` holds a block of B transposed.
+/// order (k ascending), blocks of columns on the kernels' threads.
 void columnSimilarities(const float* a, std::int64_t rows, const float* b, std::int64_t columns, std::int64_t depth,
-                        float* out, std::vector<float>& scratch);
+                        float* out);
 
 }  // namespace attnscope::engine

@@ -7,18 +7,14 @@
 // Cost: k-means O(iterations·n·clusters·d); attention per cluster [w x w] GEMMs,
 // O(clusters·w²·d) = O(n^1.5·d) with clusters ≈ w ≈ √n. No n x n matrix.
 
-#include "core_torch/tensor_views.h"
+#include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/column_similarities.h"
 #include "kernels/row_argmax.h"
 #include "kernels/softmax_kernel.h"
-#include "core_torch/to_plain.h"
 #include "kernels/top_select.h"
 #include "qkv/seeded_normal.h"
 #include "variants/shared/pattern_variant.h"
-
-#include <ATen/Parallel.h>
-#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 #include <chrono>
@@ -32,6 +28,22 @@
 
 namespace attnscope::engine {
 namespace {
+
+float* scratch(RunContext& ctx, const std::string& slot, std::int64_t floats) {
+    return ctx.pool().scratch(slot, static_cast<std::size_t>(floats));
+}
+
+// Each of `rows` rows of x divided by max(|row|, 1e-12) in place (torch's F.normalize: the norm
+// accumulated in double, then a float).
+void normaliseRows(float* x, std::int64_t rows, std::int64_t d) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = x + r * d;
+        double sq = 0;
+        for (std::int64_t c = 0; c < d; ++c) sq += static_cast<double>(row[c]) * row[c];
+        const float norm = std::max(static_cast<float>(std::sqrt(sq)), 1e-12f);
+        for (std::int64_t c = 0; c < d; ++c) row[c] /= norm;
+    }
+}
 
 constexpr std::uint64_t kInitStream = 0x800000000ull;
 constexpr float kMaskedScore = -std::numeric_limits<float>::infinity();
@@ -214,38 +226,38 @@ std::vector<ClusterAttention> clusterMembers(std::int64_t h, const RoutingShape&
         }
         return groups;
     }
-    at::parallel_for(0, 2 * clusters, 1, [&](std::int64_t t0, std::int64_t t1) {
-        std::vector<float> scratch;
-        std::vector<std::int64_t> indexScratch;
-        for (std::int64_t task = t0; task < t1; ++task) {
-            const std::int64_t c = task / 2, side = task % 2;
-            const float* sim = simT + c * 2 * n + side * n;
-            // The w-th largest similarity is the threshold; everything at or above it, in index
-            // order, and the ties at it beyond the w places dropped from the end.
-            const float threshold = wthLargest(sim, n, window, scratch, indexScratch);
-            std::vector<std::int64_t> chosen;
-            chosen.reserve(static_cast<std::size_t>(window) + 16);
-            indicesAtLeast(sim, n, threshold, chosen);
-            auto excess = static_cast<std::int64_t>(chosen.size()) - window;
-            for (auto it = chosen.end(); excess > 0;) {
-                --it;
-                if (sim[*it] == threshold) {
-                    it = chosen.erase(it);
-                    --excess;
-                }
+    std::vector<std::vector<float>> scratchOf(static_cast<std::size_t>(kernelThreads()));
+    std::vector<std::vector<std::int64_t>> indexScratchOf(static_cast<std::size_t>(kernelThreads()));
+    forEachItem(2 * clusters, [&](std::int64_t task, int worker) {
+        std::vector<float>& scratch = scratchOf[static_cast<std::size_t>(worker)];
+        std::vector<std::int64_t>& indexScratch = indexScratchOf[static_cast<std::size_t>(worker)];
+        const std::int64_t c = task / 2, side = task % 2;
+        const float* sim = simT + c * 2 * n + side * n;
+        // The w-th largest similarity is the threshold; everything at or above it, in index
+        // order, and the ties at it beyond the w places dropped from the end.
+        const float threshold = wthLargest(sim, n, window, scratch, indexScratch);
+        std::vector<std::int64_t> chosen;
+        chosen.reserve(static_cast<std::size_t>(window) + 16);
+        indicesAtLeast(sim, n, threshold, chosen);
+        auto excess = static_cast<std::int64_t>(chosen.size()) - window;
+        for (auto it = chosen.end(); excess > 0;) {
+            --it;
+            if (sim[*it] == threshold) {
+                it = chosen.erase(it);
+                --excess;
             }
-            std::copy(chosen.begin(), chosen.end(),
-                      (side == 0 ? kept.clusterQueries : kept.clusterKeys).i64.begin() + (h * clusters + c) * window);
-            (side == 0 ? groups[static_cast<std::size_t>(c)].queries : groups[static_cast<std::size_t>(c)].keys) = std::move(chosen);
         }
+        std::copy(chosen.begin(), chosen.end(),
+                  (side == 0 ? kept.clusterQueries : kept.clusterKeys).i64.begin() + (h * clusters + c) * window);
+        (side == 0 ? groups[static_cast<std::size_t>(c)].queries : groups[static_cast<std::size_t>(c)].keys) = std::move(chosen);
     });
     return groups;
 }
 
 // One head's attention inside its clusters: scores = Q_c K_c^T / sqrt(d), masks, row softmax,
 // out += P V_c, one cluster at a time so that its gathered rows and its scores (w x w) stay in
-// cache between the two products and the softmax. Clusters are split over the intra-op threads
-// in fixed ranges; each range adds into its own output rows, summed in range order afterwards.
+// cache between the two products and the softmax. Clusters are split over the kernels' threads in
+// fixed ranges; each range adds into its own output rows, summed in range order afterwards.
 struct HeadAttention {
     std::vector<std::uint8_t> hasEntry;  ///< [n] a query got at least one admissible key
     std::int64_t entries = 0;
@@ -256,28 +268,27 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
     const std::int64_t n = s.n, d = s.d, clusters = s.clusters;
     const std::vector<std::uint8_t>& pad = qkv.keyPadding;
     const auto padded = [&](std::int64_t t) { return !pad.empty() && pad[static_cast<std::size_t>(t)] != 0; };
-    const at::Tensor qh = tensorOf(qkv.q)[h].contiguous(), kh = tensorOf(qkv.k)[h].contiguous(), vh = tensorOf(qkv.v)[h].contiguous();
-    const float* qp = qh.data_ptr<float>();
-    const float* kp = kh.data_ptr<float>();
-    const float* vp = vh.data_ptr<float>();
+    const float* qp = qkv.qHead(h);
+    const float* kp = qkv.kHead(h);
+    const float* vp = qkv.vHead(h);
     std::int64_t maxRows = 1, maxCols = 1;
     for (const ClusterAttention& g : groups) {
         maxRows = std::max(maxRows, static_cast<std::int64_t>(g.queries.size()));
         maxCols = std::max(maxCols, static_cast<std::int64_t>(g.keys.size()));
     }
-    const std::int64_t parts = std::min<std::int64_t>(std::max(1, at::get_num_threads()), clusters);
+    const std::int64_t parts = std::min<std::int64_t>(kernelThreads(), clusters);
     std::vector<ClusterPart> partState(static_cast<std::size_t>(parts));
     for (std::int64_t part = 0; part < parts; ++part) {
         ClusterPart& ps = partState[static_cast<std::size_t>(part)];
         const std::string tag = "routing.part" + std::to_string(part);
-        ps.gatherQ = workspace(ctx.pool(), tag + ".q", {maxRows * d}).data_ptr<float>();
-        ps.gatherKV = workspace(ctx.pool(), tag + ".kv", {maxCols * d}).data_ptr<float>();
-        ps.scores = workspace(ctx.pool(), tag + ".scores", {maxRows * maxCols}).data_ptr<float>();
-        ps.rowOut = workspace(ctx.pool(), tag + ".o", {maxRows * d}).data_ptr<float>();
+        ps.gatherQ = scratch(ctx, tag + ".q", maxRows * d);
+        ps.gatherKV = scratch(ctx, tag + ".kv", maxCols * d);
+        ps.scores = scratch(ctx, tag + ".scores", maxRows * maxCols);
+        ps.rowOut = scratch(ctx, tag + ".o", maxRows * d);
         if (part == 0) {
             ps.acc = outH;
         } else {
-            ps.acc = workspace(ctx.pool(), tag + ".acc", {n * d}).data_ptr<float>();
+            ps.acc = scratch(ctx, tag + ".acc", n * d);
             std::fill(ps.acc, ps.acc + n * d, 0.0f);
         }
         ps.hasEntry.assign(static_cast<std::size_t>(n), 0);
@@ -324,11 +335,9 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
     {
         std::optional<SingleThreadedBlas> singleBlas;
         if (parts > 1) singleBlas.emplace();
-        at::parallel_for(0, parts, 1, [&](std::int64_t p0, std::int64_t p1) {
-            c10::InferenceMode guard;  // the caller's mode is thread-local
-            for (std::int64_t part = p0; part < p1; ++part)
-                for (std::int64_t c = part * clusters / parts; c < (part + 1) * clusters / parts; ++c)
-                    runCluster(partState[static_cast<std::size_t>(part)], groups[static_cast<std::size_t>(c)]);
+        runOnWorkers(static_cast<int>(parts), [&](int part) {
+            for (std::int64_t c = part * clusters / parts; c < (part + 1) * clusters / parts; ++c)
+                runCluster(partState[static_cast<std::size_t>(part)], groups[static_cast<std::size_t>(c)]);
         });
     }
     HeadAttention out;
@@ -399,33 +408,51 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     double flops = 0, kmeansSeconds = 0, attentionSeconds = 0;  // stages summed over heads
     std::int64_t entriesComputed = 0, emptyRows = 0;
 
-    float* simBlock =
-        workspace(ctx.pool(), "routing.sim_block", {std::min(kKmeansBlockRows, 2 * s.n) * s.clusters}).data_ptr<float>();
+    // x: [2n, d] = [q̂; k̂], a head's routing vectors (pooled per worker: fresh per-head buffers
+    // cost more in page faults than the products that fill them)
+    const auto routingVectors = [&](std::int64_t h, int worker) {
+        float* x = scratch(ctx, "routing.x" + std::to_string(worker), 2 * s.n * s.d);
+        std::memcpy(x, qkv.qHead(h), static_cast<std::size_t>(s.n * s.d) * sizeof(float));
+        std::memcpy(x + s.n * s.d, qkv.kHead(h), static_cast<std::size_t>(s.n * s.d) * sizeof(float));
+        normaliseRows(x, 2 * s.n, s.d);
+        return x;
+    };
+
+    // k-means of every head at once, a head per worker (its products single-threaded).
+    auto stageStart = std::chrono::steady_clock::now();
+    std::vector<std::vector<float>> centroids(static_cast<std::size_t>(s.heads));
+    std::vector<double> kmeansFlops(static_cast<std::size_t>(s.heads), 0.0);
+    {
+        SingleThreadedBlas singleBlas;
+        forEachItem(s.heads, [&](std::int64_t h, int worker) {
+            float* simBlock = scratch(ctx, "routing.sim_block" + std::to_string(worker), std::min(kKmeansBlockRows, 2 * s.n) * s.clusters);
+            centroids[static_cast<std::size_t>(h)] =
+                kmeansHead(h, routingVectors(h, worker), s, ctx.seed, kept, simBlock, kmeansFlops[static_cast<std::size_t>(h)]);
+        });
+    }
+    for (double f : kmeansFlops) flops += f;
+    kmeansSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stageStart).count();
+
+    // Then head by head: the members of each cluster and the attention inside them.
     std::vector<float> columnBest;
     std::vector<std::int32_t> nearest;
-    std::vector<float> similarityScratch;
     for (std::int64_t h = 0; h < s.heads; ++h) {
-        auto stageStart = std::chrono::steady_clock::now();
-        // x: [2n, d] = [q̂; k̂], the routing vectors (pooled: fresh per-head tensors cost more in
-        // page faults than the GEMMs that fill them)
-        at::Tensor x = workspace(ctx.pool(), "routing.x", {2 * s.n, s.d});
-        at::cat_out(x, {tensorOf(qkv.q)[h], tensorOf(qkv.k)[h]}, 0);
-        x.div_(x.norm(2, 1, true).clamp_min(1e-12));
-        const float* xp = x.data_ptr<float>();
-        const std::vector<float> mu = kmeansHead(h, xp, s, ctx.seed, kept, simBlock, flops);
+        stageStart = std::chrono::steady_clock::now();
+        const float* xp = routingVectors(h, 0);
+        const std::vector<float>& mu = centroids[static_cast<std::size_t>(h)];
         // simT: [clusters, 2n], the similarities to the final centroids, one row per cluster as
         // the top-w selection reads them; nearest: the first most similar centroid per vector.
         // Not BLAS: equal vectors must get equal similarities for ties to go to the lower index.
-        at::Tensor simT = workspace(ctx.pool(), "routing.sim_t", {s.clusters, 2 * s.n});
-        columnSimilarities(mu.data(), s.clusters, xp, 2 * s.n, s.d, simT.data_ptr<float>(), similarityScratch);
+        float* simT = scratch(ctx, "routing.sim_t", s.clusters * 2 * s.n);
+        columnSimilarities(mu.data(), s.clusters, xp, 2 * s.n, s.d, simT);
         flops += 2.0 * 2 * s.n * s.clusters * s.d;
-        firstMaxRowPerColumn(simT.data_ptr<float>(), s.clusters, 2 * s.n, 2 * s.n, columnBest, nearest);
+        firstMaxRowPerColumn(simT, s.clusters, 2 * s.n, 2 * s.n, columnBest, nearest);
         std::copy(nearest.begin(), nearest.end(), kept.routed.i64.begin() + h * 2 * s.n);
         auto now = std::chrono::steady_clock::now();
         kmeansSeconds += std::chrono::duration<double>(now - stageStart).count();
         stageStart = now;
 
-        std::vector<ClusterAttention> groups = clusterMembers(h, s, simT.data_ptr<float>(), nearest, kept);
+        std::vector<ClusterAttention> groups = clusterMembers(h, s, simT, nearest, kept);
         std::int64_t* count = kept.routedCount.i64.data() + h * s.n;
         for (const ClusterAttention& g : groups)
             for (std::int64_t i : g.queries) ++count[i];
