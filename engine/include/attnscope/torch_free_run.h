@@ -21,7 +21,7 @@ struct TorchFreeRunOptions {
 };
 
 /// Whether `variantId`'s run is torch-free (sparse_strided, sparse_fixed, longformer, bigbird,
-/// local2d, linformer, linear, performer).
+/// local2d, linformer, linear, performer, reformer, routing).
 bool isTorchFreeVariant(const std::string& variantId);
 
 /// Whether runTorchFree can run the request: explicit q, k, v (sharedQkv or qkv), no model, and
