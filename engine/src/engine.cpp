@@ -415,7 +415,9 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         warnIfLong(plan, impl.threads, impl.options.log);
 
         Qkv qkv;
-        if (request.model) {
+        if (plan.explicitInput) {  // (with a model named too: the explicit tensors win)
+            qkv = qkvOf(plan.explicitQkv);
+        } else if (request.model) {
             qkv = std::move(plan.modelQkv);
         } else {
             if (progress && !progress(Progress{"qkv", 0, 1})) return makeError(ErrorCode::Cancelled, "cancelled");
@@ -423,15 +425,7 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
             qkv = plan.image ? projectTokenStates(imageTokenStates(*plan.image, spec.modelDim > 0 ? spec.modelDim : spec.heads * spec.headDim, spec.seed), spec)
                              : randomProjections(run->input, spec);
         }
-        qkv.keyPadding = request.keyPadding;
-        run->n = plan.shape.n;
-        run->heads = plan.shape.heads;
-        run->headDim = plan.shape.d;
-        run->q = qkv.q;
-        run->k = qkv.k;
-        run->keyPadding = request.keyPadding;
-        runPlanned(request, progress, plan, qkv, impl.pool, *run);
-        run->requestJson = requestJson(request, plan.resolved, plan.shape.n);
+        runOnQkv(request, progress, plan, std::move(qkv), impl.pool, *run);
         impl.last = run;
         return std::shared_ptr<const RunResult>(std::move(run));
     });

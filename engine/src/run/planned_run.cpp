@@ -107,6 +107,18 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
     }
 }
 
+void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run) {
+    qkv.keyPadding = request.keyPadding;
+    run.n = plan.shape.n;
+    run.heads = plan.shape.heads;
+    run.headDim = plan.shape.d;
+    run.q = qkv.q;
+    run.k = qkv.k;
+    run.keyPadding = request.keyPadding;
+    runPlanned(request, progress, plan, qkv, pool, run);
+    run.requestJson = requestJson(request, plan.resolved, plan.shape.n);
+}
+
 std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n) {
     nlohmann::json j;
     if (request.qkv || request.sharedQkv) {
@@ -160,16 +172,7 @@ Result<std::shared_ptr<RunResult>> runExplicitPlan(const RunRequest& request, co
     if (auto ok = checkPlanBudget(request, plan, defaultBudget); !ok) return ok.error();
     warnIfLong(plan, threads, log);
 
-    Qkv qkv = qkvOf(plan.explicitQkv);
-    qkv.keyPadding = request.keyPadding;
-    run->n = plan.shape.n;
-    run->heads = plan.shape.heads;
-    run->headDim = plan.shape.d;
-    run->q = plan.explicitQkv.q;
-    run->k = plan.explicitQkv.k;
-    run->keyPadding = request.keyPadding;
-    runPlanned(request, progress, plan, qkv, pool, *run);
-    run->requestJson = requestJson(request, plan.resolved, plan.shape.n);
+    runOnQkv(request, progress, plan, qkvOf(plan.explicitQkv), pool, *run);
     return run;
 }
 

@@ -67,6 +67,10 @@ void warnIfLong(const RunPlan& plan, int threads, const LogFn& log);
 void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, const Qkv& qkv, BufferPool& pool,
                 RunResult& run);
 
+/// The run's last steps, whatever the input: the variants on `qkv` (with the request's key
+/// padding), and the shape, Q, K and the request's record into `run`.
+void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run);
+
 /// The request as the result records it (RunResult::requestJson).
 std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n);
 
