@@ -12,8 +12,8 @@ namespace attnscope::cli {
 using namespace attnscope::engine;
 
 bool runsTorchFree(const RunOptions& options) {
-    return !options.qkvFile.empty() && options.model.empty() && options.attention.empty() && options.image.empty() &&
-           isTorchFreeVariant(options.variant);
+    // (--qkv excludes --model, --attention and --image on the command line)
+    return !options.qkvFile.empty() && isTorchFreeVariant(options.variant);
 }
 
 int torchFreeRunCommand(const RunOptions& options) {

@@ -5,7 +5,7 @@
 
 namespace attnscope::cli {
 
-/// --qkv with a torch-free variant (no model, captured attention or picture).
+/// --qkv with a torch-free variant.
 bool runsTorchFree(const RunOptions& options);
 
 /// Runs it without LibTorch; the same request, result file and messages as the engine's run.

@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <attnscope/tensor.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -29,15 +33,27 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-[[maybe_unused]] CommandResult runCli(const std::string& args) {
+// `program` (a path, after any VAR=value settings) with `args`.
+[[maybe_unused]] CommandResult runProgram(const std::string& program, const std::string& args) {
     const std::string out = tempPath("stdout.txt"), err = tempPath("stderr.txt");
-    const std::string command = std::string(ATTNSCOPE_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
+    const std::string command = program + " " + args + " >" + out + " 2>" + err;
     CommandResult r;
     const int raw = std::system(command.c_str());
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     r.stdoutText = slurp(out);
     r.stderrText = slurp(err);
     return r;
+}
+
+[[maybe_unused]] CommandResult runCli(const std::string& args) { return runProgram(ATTNSCOPE_CLI_PATH, args); }
+
+// [h, n, d] standard normal values from `seed`.
+[[maybe_unused]] attnscope::engine::PlainTensor randomTensor(std::int64_t h, std::int64_t n, std::int64_t d, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> values(static_cast<std::size_t>(h * n * d));
+    for (auto& x : values) x = dist(gen);
+    return attnscope::engine::PlainTensor::fromF32({h, n, d}, values);
 }
 
 }  // namespace

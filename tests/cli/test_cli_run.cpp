@@ -25,14 +25,6 @@ int lineCount(const std::string& text) {
     return lines;
 }
 
-PlainTensor randomTensor(std::int64_t h, std::int64_t n, std::int64_t d, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::normal_distribution<float> dist(0.0f, 1.0f);
-    std::vector<float> values(static_cast<std::size_t>(h * n * d));
-    for (auto& x : values) x = dist(gen);
-    return PlainTensor::fromF32({h, n, d}, values);
-}
-
 // softmax(q k^T / sqrt(d)) v in double precision, written independently of the engine.
 void reference(const PlainTensor& q, const PlainTensor& k, const PlainTensor& v, bool causal,
                std::vector<double>& weights, std::vector<double>& output) {

@@ -10,19 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <random>
 
 using namespace attnscope::engine;
 
 namespace {
-
-PlainTensor randomTensor(std::int64_t h, std::int64_t n, std::int64_t d, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::normal_distribution<float> dist(0.0f, 1.0f);
-    std::vector<float> values(static_cast<std::size_t>(h * n * d));
-    for (auto& x : values) x = dist(gen);
-    return PlainTensor::fromF32({h, n, d}, values);
-}
 
 // A q, k, v file of 2 heads, n tokens, d = 16; the last `padded` keys padded.
 std::string writeQkv(const std::string& name, std::int64_t n, std::int64_t padded) {
@@ -35,17 +26,6 @@ std::string writeQkv(const std::string& name, std::int64_t n, std::int64_t padde
     if (padded > 0) tensors.push_back({"key_padding", &keyPadding});
     EXPECT_TRUE(writeSafetensors(path, tensors, {}).ok());
     return path;
-}
-
-CommandResult runProgram(const std::string& program, const std::string& args) {
-    const std::string out = tempPath("tf_stdout.txt"), err = tempPath("tf_stderr.txt");
-    const std::string command = program + " " + args + " >" + out + " 2>" + err;
-    CommandResult r;
-    const int raw = std::system(command.c_str());
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.stdoutText = slurp(out);
-    r.stderrText = slurp(err);
-    return r;
 }
 
 // The result's record without its timings (the only thing two runs may differ in).

@@ -4,7 +4,9 @@
 // not leave the others waiting), with BLAS single-threaded meanwhile: one single-threaded SGEMM per core instead of
 // multi-threaded SGEMMs on small products. With fewer heads than threads the heads run one after
 // another and the BLAS keeps its threads. Progress and cancel go through the run context from the
-// first thread only; a cancel stops the others at their next head.
+// first thread only; a cancel stops the others at their next head. Explicit values the engine left
+// unscanned (RunContext::uncheckedQkv) are scanned head by head by the worker that runs the head;
+// a NaN or an infinity fails the run with the engine's message once every worker has stopped.
 
 #include "core/run_context.h"
 

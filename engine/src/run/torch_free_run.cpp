@@ -16,13 +16,6 @@
 
 namespace attnscope::engine {
 
-#define ATTNSCOPE_DECLARE_RUN(id)      \
-    namespace variants::id {           \
-    std::unique_ptr<Variant> kernel(); \
-    }
-ATTNSCOPE_TORCH_FREE_VARIANTS(ATTNSCOPE_DECLARE_RUN)
-#undef ATTNSCOPE_DECLARE_RUN
-
 namespace {
 
 const std::vector<std::unique_ptr<Variant>>& torchFreeVariants() {

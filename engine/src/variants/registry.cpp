@@ -6,13 +6,6 @@
 
 namespace attnscope::engine {
 
-#define ATTNSCOPE_DECLARE_KERNEL(id) \
-    namespace variants::id {            \
-    std::unique_ptr<Variant> kernel();  \
-    }
-ATTNSCOPE_VARIANTS(ATTNSCOPE_DECLARE_KERNEL)
-#undef ATTNSCOPE_DECLARE_KERNEL
-
 std::vector<std::unique_ptr<Variant>> makeAllVariants() {
     std::vector<std::unique_ptr<Variant>> all;
 #define ATTNSCOPE_KERNEL(id)                      \

@@ -6,6 +6,7 @@
 
 #include "core/run_context.h"
 #include "plain/param_access.h"
+#include "variants/variant_list.h"
 
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
@@ -61,5 +62,13 @@ void keepRowStatus(PlainTensor&& status, AttentionResult& result, RunContext& ct
 
 /// Every variant of the catalog, in its order, each bound to its entry.
 std::vector<std::unique_ptr<Variant>> makeAllVariants();
+
+// Each variant's run, made by its folder (variant_list.h): variants::<id>::kernel().
+#define ATTNSCOPE_DECLARE_KERNEL(id)   \
+    namespace variants::id {           \
+    std::unique_ptr<Variant> kernel(); \
+    }
+ATTNSCOPE_VARIANTS(ATTNSCOPE_DECLARE_KERNEL)
+#undef ATTNSCOPE_DECLARE_KERNEL
 
 }  // namespace attnscope::engine

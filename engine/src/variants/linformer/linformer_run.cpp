@@ -4,14 +4,12 @@
 
 #include "core/parallel_heads.h"
 #include "kernels/blas_gemm.h"
-#include "kernels/finite_scan.h"
 #include "kernels/lapack_svd.h"
 #include "kernels/softmax_kernel.h"
 #include "qkv/seeded_normal.h"
 #include "variants/shared/feature_attention.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -140,14 +138,12 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     const bool sameF = identity || sharing == "kv" || sharing == "layerwise";
     PlainTensor e = identity ? identityProjection(count, m) : uniformProjection(ctx, count, k, m, kProjectionStream);
     PlainTensor f = sameF ? PlainTensor{} : uniformProjection(ctx, count, k, m, kProjectionStream + 0x10000);
-    const PlainTensor& fUsedSource = sameF ? e : f;
     // Padded keys do not enter the projected slots.
     const std::vector<float> keep = keyKeepMask(qkv);
     const std::vector<float> eMasked = keep.empty() ? std::vector<float>{} : withoutPaddedKeys(e.f32, count * k, m, keep);
-    const std::vector<float> fMasked =
-        keep.empty() || sameF ? std::vector<float>{} : withoutPaddedKeys(fUsedSource.f32, count * k, m, keep);
+    const std::vector<float> fMasked = keep.empty() || sameF ? std::vector<float>{} : withoutPaddedKeys(f.f32, count * k, m, keep);
     const float* eUsed = keep.empty() ? e.f32.data() : eMasked.data();
-    const float* fUsed = keep.empty() || sameF ? (keep.empty() ? fUsedSource.f32.data() : eMasked.data()) : fMasked.data();
+    const float* fUsed = sameF ? eUsed : keep.empty() ? f.f32.data() : fMasked.data();
     ctx.endStage();
 
     ctx.beginStage("attention");
@@ -163,15 +159,8 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
         s.vProj.resize(static_cast<std::size_t>(k * d));
         s.scores.resize(static_cast<std::size_t>(std::min(kQueryBlockRows, n) * k));
     }
-    const bool scanValues = ctx.uncheckedQkv != nullptr;
-    std::atomic<bool> nonFinite{false};
-    forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {
+    forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {  // (it scans unscanned values)
         const float *q = qkv.qHead(h), *kh = qkv.kHead(h), *vh = qkv.vHead(h);
-        if (scanValues && !(allFinite(q, static_cast<std::size_t>(n * d)) && allFinite(kh, static_cast<std::size_t>(m * d)) &&
-                            allFinite(vh, static_cast<std::size_t>(m * d)))) {
-            nonFinite = true;
-            return;
-        }
         HeadScratch& s = scratch[static_cast<std::size_t>(worker)];
         const std::int64_t c = count == 1 ? 0 : h;
         float* kp = kProj.f32.data() + h * k * d;
@@ -185,8 +174,6 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
             gemmRowMajor(false, rows, d, k, scores, k, s.vProj.data(), d, outBuffer->data() + (h * n + i0) * d, d);
         }
     });
-    if (nonFinite) ctx.failNonFiniteQkv();
-    ctx.uncheckedQkv = nullptr;  // every head was scanned
     ctx.endStage();
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};

@@ -3,10 +3,8 @@
 #include "core/parallel_heads.h"
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
-#include "kernels/finite_scan.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -157,20 +155,10 @@ void featureAttention(const Qkv& qkv, FeatureMap& map, const FeatureAttentionSpe
     const FeatureHeads work(qkv, map, spec);
     std::vector<HeadScratch> scratch(static_cast<std::size_t>(headWorkers(heads)));
     for (auto& s : scratch) work.prepare(s);
-    // Unscanned explicit values (RunContext::uncheckedQkv): each worker scans the heads it runs.
-    const bool scanValues = ctx.uncheckedQkv != nullptr;
-    std::atomic<bool> nonFinite{false};
-    forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {
+    forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {  // (it scans unscanned values)
         const HeadArrays arrays{qkv.qHead(h), qkv.kHead(h), qkv.vHead(h), outBuffer->data() + h * n * d, den.f32.data() + h * n};
-        if (scanValues && !(allFinite(arrays.q, static_cast<std::size_t>(n * d)) && allFinite(arrays.k, static_cast<std::size_t>(m * d)) &&
-                            allFinite(arrays.v, static_cast<std::size_t>(m * d)))) {
-            nonFinite = true;
-            return;
-        }
         work.run(h, arrays, scratch[static_cast<std::size_t>(worker)]);
     });
-    if (nonFinite) ctx.failNonFiniteQkv();
-    ctx.uncheckedQkv = nullptr;  // every head was scanned
     normaliseRows(outBuffer->data(), den.f32.data(), heads, n, d, result);
 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
