@@ -2,6 +2,7 @@
 // products (row blocks of 1-7, column tails of every width, keys in panels at every lane offset),
 // the panel copy, and the row exp with and without a reference shift.
 
+#include "kernels/column_similarities.h"
 #include "kernels/cpu_features.h"
 #include "kernels/finite_scan.h"
 #include "kernels/small_gemm.h"
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -280,4 +282,39 @@ TEST(CpuKernels, PortablePathGivesTheSameRows) {
     EXPECT_EQ(maxes[0], maxes[1]);
     EXPECT_NEAR(sums[0], sums[1], 1e-6 * sums[1]);
     for (std::size_t j = 0; j < row.size(); ++j) ASSERT_NEAR(rows[0][j], rows[1][j], 2e-7 * std::max(1.0f, rows[1][j]));
+}
+
+// The routing's similarities: every element is the float sum over k ascending of a multiply then
+// an add, the same bits on the register-tiled path, the portable path and on one thread, for row
+// counts and column counts that leave every kind of edge; equal columns get equal bits.
+TEST(CpuKernels, ColumnSimilaritiesHaveOneOrderOfOperations) {
+    const KernelPath before = kernelPath();
+    for (const auto& [rows, columns, depth] : {std::array<Index, 3>{7, 531, 13}, {128, 512, 64}, {4, 16, 1}, {3, 5, 64}}) {
+        const std::vector<float> a = randomValues(static_cast<std::size_t>(rows * depth), 11);
+        std::vector<float> b = randomValues(static_cast<std::size_t>(columns * depth), 12);
+        std::copy_n(b.begin() + 2 * depth, depth, b.end() - depth);  // the last column equals column 2
+        std::vector<float> want(static_cast<std::size_t>(rows * columns));
+        for (Index r = 0; r < rows; ++r)
+            for (Index j = 0; j < columns; ++j) {
+                volatile float sum = 0.0f;  // (volatile: one rounding per multiply and per add)
+                for (Index k = 0; k < depth; ++k) {
+                    volatile float product = a[static_cast<std::size_t>(r * depth + k)] * b[static_cast<std::size_t>(j * depth + k)];
+                    sum = sum + product;
+                }
+                want[static_cast<std::size_t>(r * columns + j)] = sum;
+            }
+        for (int pass = 0; pass < 3; ++pass) {
+            setKernelPath(pass == 1 ? KernelPath::Portable : KernelPath::Fastest);
+            std::vector<float> got(want.size(), std::numeric_limits<float>::quiet_NaN());
+            if (pass == 2)
+                columnSimilaritiesOnThisThread(a.data(), rows, b.data(), columns, depth, got.data());
+            else
+                columnSimilarities(a.data(), rows, b.data(), columns, depth, got.data());
+            for (std::size_t e = 0; e < want.size(); ++e)
+                ASSERT_EQ(got[e], want[e]) << rows << " x " << columns << " x " << depth << ", pass " << pass << ", element " << e;
+            for (Index r = 0; r < rows; ++r)
+                EXPECT_EQ(got[static_cast<std::size_t>(r * columns + 2)], got[static_cast<std::size_t>(r * columns + columns - 1)]);
+        }
+    }
+    setKernelPath(before);
 }

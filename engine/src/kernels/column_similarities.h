@@ -14,4 +14,8 @@ namespace attnscope::engine {
 void columnSimilarities(const float* a, std::int64_t rows, const float* b, std::int64_t columns, std::int64_t depth,
                         float* out);
 
+/// The same, on the calling thread (for callers that already run one job per thread).
+void columnSimilaritiesOnThisThread(const float* a, std::int64_t rows, const float* b, std::int64_t columns,
+                                    std::int64_t depth, float* out);
+
 }  // namespace attnscope::engine

@@ -3,6 +3,7 @@
 // kernels' threads, a block of query rows at a time: nothing of size n x k is held.
 
 #include "core/parallel_heads.h"
+#include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/lapack_svd.h"
 #include "kernels/softmax_kernel.h"
@@ -20,23 +21,27 @@ constexpr std::uint64_t kProjectionStream = 0x600000000ull;
 constexpr std::int64_t kSpectrumLimit = 2048;  // SVD of n x n per head: O(n^3)
 constexpr std::int64_t kQueryBlockRows = 256;  // query rows whose scores over the k slots are in cache at a time
 
-// [count, k, n] ~ U(-1/sqrt(k), 1/sqrt(k)) (the reference initialisation), from the seed.
-// U(-1/sqrt(k), 1/sqrt(k)) draws [count, k, n], one SeededNormal stream per projection, written
-// into recycled storage (a released result's E or F: 16 MiB each at n = 16384, k = 256, which
-// page-faulted afresh every call) that becomes the stored diagnostic itself.
-PlainTensor uniformProjection(RunContext& ctx, std::int64_t count, std::int64_t k, std::int64_t n, std::uint64_t stream) {
+// U(-1/sqrt(k), 1/sqrt(k)) draws [count, k, n] (the reference initialisation), one SeededNormal
+// stream per projection, into recycled storage (a released result's E or F: 16 MiB each at
+// n = 16384, k = 256, which page-faulted afresh every call) that becomes the stored diagnostic
+// itself. Its storage is taken here; fillUniformProjection draws the values.
+PlainTensor uniformProjectionStorage(RunContext& ctx, std::int64_t count, std::int64_t k, std::int64_t n) {
     PlainTensor e;
     e.dtype = DType::F32;
     e.shape = count == 1 ? std::vector<std::int64_t>{k, n} : std::vector<std::int64_t>{count, k, n};
     e.f32 = ctx.pool().take<float>(static_cast<std::size_t>(count * k * n), true);
     e.f32.resize(static_cast<std::size_t>(count * k * n));
-    float* p = e.f32.data();
-    const double bound = 1.0 / std::sqrt(static_cast<double>(k));
-    for (std::int64_t c = 0; c < count; ++c) {
-        SeededNormal gen(mixSeed(ctx.seed, stream + static_cast<std::uint64_t>(c)));
-        for (std::int64_t i = 0; i < k * n; ++i) p[c * k * n + i] = static_cast<float>((2.0 * gen.uniform() - 1.0) * bound);
-    }
     return e;
+}
+
+// Projection c of e, from its own stream (independent of the others: E's and F's streams are
+// drawn on the kernels' threads at once).
+void fillUniformProjection(PlainTensor& e, std::int64_t c, std::uint64_t seed, std::uint64_t stream) {
+    const std::int64_t k = e.shape[e.shape.size() - 2], n = e.shape.back();
+    float* p = e.f32.data() + c * k * n;
+    const double bound = 1.0 / std::sqrt(static_cast<double>(k));
+    SeededNormal gen(mixSeed(seed, stream + static_cast<std::uint64_t>(c)));
+    for (std::int64_t i = 0; i < k * n; ++i) p[i] = static_cast<float>((2.0 * gen.uniform() - 1.0) * bound);
 }
 
 // The identity projection [m, m], or [count, m, m] (k = n: Linformer is then exact attention).
@@ -136,8 +141,15 @@ AttentionResult LinformerAttention::run(const Qkv& qkv, const ParamValues& param
     // E, F: [P, k, m] with P = heads (sharing none) or 1
     const std::int64_t count = sharing == "none" ? heads : 1;
     const bool sameF = identity || sharing == "kv" || sharing == "layerwise";
-    PlainTensor e = identity ? identityProjection(count, m) : uniformProjection(ctx, count, k, m, kProjectionStream);
-    PlainTensor f = sameF ? PlainTensor{} : uniformProjection(ctx, count, k, m, kProjectionStream + 0x10000);
+    PlainTensor e = identity ? identityProjection(count, m) : uniformProjectionStorage(ctx, count, k, m);
+    PlainTensor f = sameF ? PlainTensor{} : uniformProjectionStorage(ctx, count, k, m);
+    if (!identity) {
+        const std::int64_t streams = sameF ? count : 2 * count;
+        forEachItem(streams, [&](std::int64_t item, int) {
+            const bool isF = item >= count;
+            fillUniformProjection(isF ? f : e, item % count, ctx.seed, kProjectionStream + (isF ? 0x10000 : 0));
+        });
+    }
     // Padded keys do not enter the projected slots.
     const std::vector<float> keep = keyKeepMask(qkv);
     const std::vector<float> eMasked = keep.empty() ? std::vector<float>{} : withoutPaddedKeys(e.f32, count * k, m, keep);

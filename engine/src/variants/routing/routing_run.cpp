@@ -7,6 +7,7 @@
 // Cost: k-means O(iterations·n·clusters·d); attention per cluster [w x w] GEMMs,
 // O(clusters·w²·d) = O(n^1.5·d) with clusters ≈ w ≈ √n. No n x n matrix.
 
+#include "core/parallel_heads.h"
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/column_similarities.h"
@@ -23,7 +24,6 @@
 #include <limits>
 #include <memory>
 #include <numeric>
-#include <optional>
 #include <vector>
 
 namespace attnscope::engine {
@@ -33,15 +33,15 @@ float* scratch(RunContext& ctx, const std::string& slot, std::int64_t floats) {
     return ctx.pool().scratch(slot, static_cast<std::size_t>(floats));
 }
 
-// Each of `rows` rows of x divided by max(|row|, 1e-12) in place (torch's F.normalize: the norm
-// accumulated in double, then a float).
-void normaliseRows(float* x, std::int64_t rows, std::int64_t d) {
+// out = each of `rows` rows of x divided by max(|row|, 1e-12) (torch's F.normalize: the norm
+// accumulated in double, then a float), read and written in one pass.
+void normalisedRows(const float* x, std::int64_t rows, std::int64_t d, float* out) {
     for (std::int64_t r = 0; r < rows; ++r) {
-        float* row = x + r * d;
+        const float* row = x + r * d;
         double sq = 0;
         for (std::int64_t c = 0; c < d; ++c) sq += static_cast<double>(row[c]) * row[c];
         const float norm = std::max(static_cast<float>(std::sqrt(sq)), 1e-12f);
-        for (std::int64_t c = 0; c < d; ++c) row[c] /= norm;
+        for (std::int64_t c = 0; c < d; ++c) out[r * d + c] = row[c] / norm;
     }
 }
 
@@ -51,13 +51,13 @@ constexpr double kScatterBias = 1e-5;  // lucidrains scatter_mean: sum / (count 
 // Routing vectors per k-means block: 256 x clusters similarities stay in L2 for the assignment.
 constexpr std::int64_t kKmeansBlockRows = 256;
 
-// Scratch and partial results of one fixed range of clusters (one intra-op thread).
+// Scratch and partial results of one fixed range of clusters (one thread).
 struct ClusterPart {
-    float* gatherQ = nullptr;   ///< [maxRows, d] the cluster's query rows
-    float* gatherKV = nullptr;  ///< [maxCols, d] its key rows, then its value rows
-    float* scores = nullptr;    ///< [maxRows, maxCols]
-    float* rowOut = nullptr;    ///< [maxRows, d] P V of the cluster
-    float* acc = nullptr;       ///< [n, d] summed outputs (the head's output for the first range)
+    std::vector<float> gatherQ;   ///< [maxRows, d] the cluster's query rows
+    std::vector<float> gatherKV;  ///< [maxCols, d] its key rows, then its value rows
+    std::vector<float> scores;    ///< [maxRows, maxCols]
+    std::vector<float> rowOut;    ///< [maxRows, d] P V of the cluster
+    std::vector<float> acc;       ///< [n, d] summed outputs of a range after the first (the first adds into the head's output)
     std::vector<std::uint8_t> hasEntry, rowEmpty;
     std::int64_t entries = 0;
 };
@@ -70,6 +70,8 @@ struct ClusterAttention {
 
 class RoutingAttention final : public Variant {
 public:
+    bool checksQkvValues() const override { return true; }  // head by head, as it runs them
+
     double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
         std::int64_t clusters = paramInt(params, "clusters");
         if (clusters <= 0) clusters = std::max<std::int64_t>(1, std::llround(std::sqrt(static_cast<double>(s.n))));
@@ -88,14 +90,15 @@ public:
         if (w <= 0) w = (s.n + clusters - 1) / clusters;
         w = std::min(w, s.n);
         // kept: output, centroids and their history, assignments (I64 [iterations, 2, n]), the
-        // clusters' members and row statistics; scratch: the routing vectors [2n, d], the
-        // similarities [clusters, 2n] and per thread one cluster's scores (balanced size) and an
-        // output accumulator
+        // clusters' members and row statistics; scratch per head-worker (two counted): the
+        // routing vectors [2n, d], the similarities [clusters, 2n], one cluster's scores
+        // (balanced size) and gathered rows
         const double rows = static_cast<double>(s.heads * s.n), d = static_cast<double>(s.d), c = static_cast<double>(clusters);
         const double iterations = static_cast<double>(paramInt(params, "iterations"));
         const double kept = rows * (d * 4 + 8 * (2 * iterations + 6)) + static_cast<double>(s.heads) * c * d * 4 * (iterations + 2);
-        const double scratch = static_cast<double>(s.n) * (2 * d * 4 + 8 * c + 2 * d * 4) +
-                               2.0 * static_cast<double>(w) * static_cast<double>(w) * 4;
+        const double perWorker = static_cast<double>(s.n) * (2 * d * 4 + 2 * c * 4) +
+                                 static_cast<double>(w) * (static_cast<double>(w) + 3 * d) * 4;
+        const double scratch = 2 * perWorker;
         return static_cast<std::uint64_t>(kept + scratch);
     }
 
@@ -214,9 +217,10 @@ std::vector<float> kmeansHead(std::int64_t h, const float* xp, const RoutingShap
 
 // The clusters' query and key lists. topw: each cluster's w most similar queries and keys (simT:
 // [clusters, 2n]); ties go to the lower index (torch.topk leaves them implementation-defined).
-// argmax: every query and key in its nearest cluster.
+// argmax: every query and key in its nearest cluster. `inner`: the selections on the kernels'
+// threads (otherwise on this one, which already runs one head per thread).
 std::vector<ClusterAttention> clusterMembers(std::int64_t h, const RoutingShape& s, const float* simT,
-                                             const std::vector<std::int32_t>& nearest, RoutingKept& kept) {
+                                             const std::vector<std::int32_t>& nearest, RoutingKept& kept, bool inner) {
     const std::int64_t n = s.n, clusters = s.clusters, window = s.window;
     std::vector<ClusterAttention> groups(static_cast<std::size_t>(clusters));
     if (!s.topw) {
@@ -226,9 +230,10 @@ std::vector<ClusterAttention> clusterMembers(std::int64_t h, const RoutingShape&
         }
         return groups;
     }
-    std::vector<std::vector<float>> scratchOf(static_cast<std::size_t>(kernelThreads()));
-    std::vector<std::vector<std::int64_t>> indexScratchOf(static_cast<std::size_t>(kernelThreads()));
-    forEachItem(2 * clusters, [&](std::int64_t task, int worker) {
+    const int threads = inner ? kernelThreads() : 1;
+    std::vector<std::vector<float>> scratchOf(static_cast<std::size_t>(threads));
+    std::vector<std::vector<std::int64_t>> indexScratchOf(static_cast<std::size_t>(threads));
+    const auto select = [&](std::int64_t task, int worker) {
         std::vector<float>& scratch = scratchOf[static_cast<std::size_t>(worker)];
         std::vector<std::int64_t>& indexScratch = indexScratchOf[static_cast<std::size_t>(worker)];
         const std::int64_t c = task / 2, side = task % 2;
@@ -250,21 +255,26 @@ std::vector<ClusterAttention> clusterMembers(std::int64_t h, const RoutingShape&
         std::copy(chosen.begin(), chosen.end(),
                   (side == 0 ? kept.clusterQueries : kept.clusterKeys).i64.begin() + (h * clusters + c) * window);
         (side == 0 ? groups[static_cast<std::size_t>(c)].queries : groups[static_cast<std::size_t>(c)].keys) = std::move(chosen);
-    });
+    };
+    if (inner) {
+        forEachItem(2 * clusters, select);
+    } else {
+        for (std::int64_t task = 0; task < 2 * clusters; ++task) select(task, 0);
+    }
     return groups;
 }
 
 // One head's attention inside its clusters: scores = Q_c K_c^T / sqrt(d), masks, row softmax,
 // out += P V_c, one cluster at a time so that its gathered rows and its scores (w x w) stay in
-// cache between the two products and the softmax. Clusters are split over the kernels' threads in
-// fixed ranges; each range adds into its own output rows, summed in range order afterwards.
+// cache between the two products and the softmax. Clusters are split over the parts (one thread
+// each) in fixed ranges; each range adds into its own output rows, summed in range order afterwards.
 struct HeadAttention {
     std::vector<std::uint8_t> hasEntry;  ///< [n] a query got at least one admissible key
     std::int64_t entries = 0;
 };
 
 HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape& s, std::vector<ClusterAttention>& groups,
-                             float* outH, RunContext& ctx) {
+                             float* outH, std::vector<ClusterPart>& partState) {
     const std::int64_t n = s.n, d = s.d, clusters = s.clusters;
     const std::vector<std::uint8_t>& pad = qkv.keyPadding;
     const auto padded = [&](std::int64_t t) { return !pad.empty() && pad[static_cast<std::size_t>(t)] != 0; };
@@ -276,23 +286,17 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
         maxRows = std::max(maxRows, static_cast<std::int64_t>(g.queries.size()));
         maxCols = std::max(maxCols, static_cast<std::int64_t>(g.keys.size()));
     }
-    const std::int64_t parts = std::min<std::int64_t>(kernelThreads(), clusters);
-    std::vector<ClusterPart> partState(static_cast<std::size_t>(parts));
+    const auto parts = static_cast<std::int64_t>(partState.size());
     for (std::int64_t part = 0; part < parts; ++part) {
         ClusterPart& ps = partState[static_cast<std::size_t>(part)];
-        const std::string tag = "routing.part" + std::to_string(part);
-        ps.gatherQ = scratch(ctx, tag + ".q", maxRows * d);
-        ps.gatherKV = scratch(ctx, tag + ".kv", maxCols * d);
-        ps.scores = scratch(ctx, tag + ".scores", maxRows * maxCols);
-        ps.rowOut = scratch(ctx, tag + ".o", maxRows * d);
-        if (part == 0) {
-            ps.acc = outH;
-        } else {
-            ps.acc = scratch(ctx, tag + ".acc", n * d);
-            std::fill(ps.acc, ps.acc + n * d, 0.0f);
-        }
+        ps.gatherQ.resize(static_cast<std::size_t>(maxRows * d));
+        ps.gatherKV.resize(static_cast<std::size_t>(maxCols * d));
+        ps.scores.resize(static_cast<std::size_t>(maxRows * maxCols));
+        ps.rowOut.resize(static_cast<std::size_t>(maxRows * d));
+        if (part > 0) ps.acc.assign(static_cast<std::size_t>(n * d), 0.0f);
         ps.hasEntry.assign(static_cast<std::size_t>(n), 0);
         ps.rowEmpty.assign(static_cast<std::size_t>(maxRows), 0);
+        ps.entries = 0;
     }
     const auto gatherRows = [d](const float* base, const std::vector<std::int64_t>& rows, float* dst) {
         for (std::size_t r = 0; r < rows.size(); ++r)
@@ -302,10 +306,10 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
         const auto rows = static_cast<std::int64_t>(g.queries.size());
         const auto cols = static_cast<std::int64_t>(g.keys.size());
         if (rows == 0 || cols == 0) return;
-        gatherRows(qp, g.queries, ps.gatherQ);
-        gatherRows(kp, g.keys, ps.gatherKV);
-        float* sp = ps.scores;
-        gemmRowMajor(true, rows, cols, d, ps.gatherQ, d, ps.gatherKV, d, sp, cols);
+        gatherRows(qp, g.queries, ps.gatherQ.data());
+        gatherRows(kp, g.keys, ps.gatherKV.data());
+        float* sp = ps.scores.data();
+        gemmRowMajor(true, rows, cols, d, ps.gatherQ.data(), d, ps.gatherKV.data(), d, sp, cols);
         if (s.causal || !pad.empty())
             for (std::int64_t r = 0; r < rows; ++r) {
                 const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
@@ -320,32 +324,34 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
         g.rowShift.assign(static_cast<std::size_t>(rows), -std::numeric_limits<float>::infinity());
         g.rowSum.assign(static_cast<std::size_t>(rows), 0.0f);
         softmaxRowsInPlace(sp, rows, cols, cols, s.scale, ps.rowEmpty.data(), g.rowShift.data(), g.rowSum.data());
-        gatherRows(vp, g.keys, ps.gatherKV);
-        gemmRowMajor(false, rows, d, cols, sp, cols, ps.gatherKV, d, ps.rowOut, d);
+        gatherRows(vp, g.keys, ps.gatherKV.data());
+        gemmRowMajor(false, rows, d, cols, sp, cols, ps.gatherKV.data(), d, ps.rowOut.data(), d);
         for (std::int64_t r = 0; r < rows; ++r) {
             if (ps.rowEmpty[static_cast<std::size_t>(r)]) continue;
             const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
             ps.hasEntry[static_cast<std::size_t>(i)] = 1;
-            float* o = ps.acc + i * d;
-            const float* src = ps.rowOut + r * d;
+            float* o = (&ps == &partState[0] ? outH : ps.acc.data()) + i * d;
+            const float* src = ps.rowOut.data() + r * d;
             for (std::int64_t e = 0; e < d; ++e) o[e] += src[e];
         }
         ps.entries += rows * cols;
     };
-    {
-        std::optional<SingleThreadedBlas> singleBlas;
-        if (parts > 1) singleBlas.emplace();
-        runOnWorkers(static_cast<int>(parts), [&](int part) {
-            for (std::int64_t c = part * clusters / parts; c < (part + 1) * clusters / parts; ++c)
-                runCluster(partState[static_cast<std::size_t>(part)], groups[static_cast<std::size_t>(c)]);
-        });
+    const auto runRange = [&](int part) {
+        for (std::int64_t c = part * clusters / parts; c < (part + 1) * clusters / parts; ++c)
+            runCluster(partState[static_cast<std::size_t>(part)], groups[static_cast<std::size_t>(c)]);
+    };
+    if (parts > 1) {
+        SingleThreadedBlas singleBlas;
+        runOnWorkers(static_cast<int>(parts), runRange);
+    } else {
+        runRange(0);
     }
     HeadAttention out;
     out.hasEntry.assign(static_cast<std::size_t>(n), 0);
     for (std::int64_t part = 0; part < parts; ++part) {
         const ClusterPart& ps = partState[static_cast<std::size_t>(part)];
         if (part > 0)
-            for (std::int64_t e = 0; e < n * d; ++e) outH[e] += ps.acc[e];
+            for (std::int64_t e = 0; e < n * d; ++e) outH[e] += ps.acc[static_cast<std::size_t>(e)];
         for (std::int64_t i = 0; i < n; ++i) out.hasEntry[static_cast<std::size_t>(i)] |= ps.hasEntry[static_cast<std::size_t>(i)];
         out.entries += ps.entries;
     }
@@ -398,6 +404,60 @@ void keepRoutingDiagnostics(const RoutingShape& s, RoutingKept& kept, AttentionR
     }
 }
 
+// Per head-worker: a head's routing vectors, similarities and the scratch of its clusters' attention.
+struct HeadWorkspace {
+    float* x = nullptr;         ///< [2n, d] the routing vectors [q̂; k̂]
+    float* simBlock = nullptr;  ///< [block, clusters] k-means similarities
+    float* simT = nullptr;      ///< [clusters, 2n] similarities to the final centroids
+    std::vector<float> columnBest;
+    std::vector<std::int32_t> nearest;
+    std::vector<ClusterPart> parts;
+};
+
+// What one head's run adds to the counters; seconds are the thread's own.
+struct HeadTally {
+    double flops = 0, kmeansSeconds = 0, attentionSeconds = 0;
+    std::int64_t entries = 0, emptyRows = 0;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point& start) {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - start).count();
+    start = now;
+    return seconds;
+}
+
+// One head from its routing vectors to its output rows. `inner`: the head's steps on the kernels'
+// threads (fewer heads than threads); otherwise the whole head on this thread.
+HeadTally routeHead(std::int64_t h, const Qkv& qkv, const RoutingShape& s, std::uint64_t seed, HeadWorkspace& ws,
+                    RoutingKept& kept, bool inner) {
+    HeadTally tally;
+    auto start = std::chrono::steady_clock::now();
+    normalisedRows(qkv.qHead(h), s.n, s.d, ws.x);
+    normalisedRows(qkv.kHead(h), s.n, s.d, ws.x + s.n * s.d);
+    const std::vector<float> mu = kmeansHead(h, ws.x, s, seed, kept, ws.simBlock, tally.flops);
+    // simT: one row per cluster as the top-w selection reads them; nearest: the first most
+    // similar centroid per vector. Not BLAS: equal vectors must get equal similarities for ties
+    // to go to the lower index.
+    (inner ? columnSimilarities : columnSimilaritiesOnThisThread)(mu.data(), s.clusters, ws.x, 2 * s.n, s.d, ws.simT);
+    tally.flops += 2.0 * 2 * s.n * s.clusters * s.d;
+    firstMaxRowPerColumn(ws.simT, s.clusters, 2 * s.n, 2 * s.n, ws.columnBest, ws.nearest);
+    std::copy(ws.nearest.begin(), ws.nearest.end(), kept.routed.i64.begin() + h * 2 * s.n);
+    tally.kmeansSeconds = secondsSince(start);
+
+    std::vector<ClusterAttention> groups = clusterMembers(h, s, ws.simT, ws.nearest, kept, inner);
+    std::int64_t* count = kept.routedCount.i64.data() + h * s.n;
+    for (const ClusterAttention& g : groups)
+        for (std::int64_t i : g.queries) ++count[i];
+    float* outH = kept.output->data() + h * s.n * s.d;
+    const HeadAttention attended = attendClusters(h, qkv, s, groups, outH, ws.parts);
+    tally.entries = attended.entries;
+    tally.flops += 4.0 * static_cast<double>(attended.entries) * static_cast<double>(s.d);
+    tally.emptyRows = finishHead(h, s, qkv, groups, attended, outH, kept);
+    tally.attentionSeconds = secondsSince(start);
+    return tally;
+}
+
 AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
     requireSelfAttention(info().id, qkv);
     const RoutingShape s = routingShape(qkv, params, ctx);
@@ -405,64 +465,35 @@ AttentionResult RoutingAttention::run(const Qkv& qkv, const ParamValues& params,
     result.params["clusters"] = s.clusters;  // the values actually used, so the file recomputes
     result.params["window_size"] = s.window;
     RoutingKept kept(s, ctx);
-    double flops = 0, kmeansSeconds = 0, attentionSeconds = 0;  // stages summed over heads
-    std::int64_t entriesComputed = 0, emptyRows = 0;
 
-    // x: [2n, d] = [q̂; k̂], a head's routing vectors (pooled per worker: fresh per-head buffers
-    // cost more in page faults than the products that fill them)
-    const auto routingVectors = [&](std::int64_t h, int worker) {
-        float* x = scratch(ctx, "routing.x" + std::to_string(worker), 2 * s.n * s.d);
-        std::memcpy(x, qkv.qHead(h), static_cast<std::size_t>(s.n * s.d) * sizeof(float));
-        std::memcpy(x + s.n * s.d, qkv.kHead(h), static_cast<std::size_t>(s.n * s.d) * sizeof(float));
-        normaliseRows(x, 2 * s.n, s.d);
-        return x;
-    };
-
-    // k-means of every head at once, a head per worker (its products single-threaded).
-    auto stageStart = std::chrono::steady_clock::now();
-    std::vector<std::vector<float>> centroids(static_cast<std::size_t>(s.heads));
-    std::vector<double> kmeansFlops(static_cast<std::size_t>(s.heads), 0.0);
-    {
-        SingleThreadedBlas singleBlas;
-        forEachItem(s.heads, [&](std::int64_t h, int worker) {
-            float* simBlock = scratch(ctx, "routing.sim_block" + std::to_string(worker), std::min(kKmeansBlockRows, 2 * s.n) * s.clusters);
-            centroids[static_cast<std::size_t>(h)] =
-                kmeansHead(h, routingVectors(h, worker), s, ctx.seed, kept, simBlock, kmeansFlops[static_cast<std::size_t>(h)]);
-        });
+    // A head per worker, each from its routing vectors to its output; with fewer heads than
+    // threads, one head at a time with its steps on the threads. The pool's buffers are taken
+    // here, on this thread (pooled: fresh per-head buffers cost more in page faults than the
+    // products that fill them).
+    const int workers = headWorkers(s.heads);
+    const bool inner = workers == 1 && kernelThreads() > 1;
+    std::vector<HeadWorkspace> spaces(static_cast<std::size_t>(workers));
+    for (int w = 0; w < workers; ++w) {
+        HeadWorkspace& ws = spaces[static_cast<std::size_t>(w)];
+        const std::string tag = "routing.w" + std::to_string(w);
+        ws.x = scratch(ctx, tag + ".x", 2 * s.n * s.d);
+        ws.simBlock = scratch(ctx, tag + ".sim_block", std::min(kKmeansBlockRows, 2 * s.n) * s.clusters);
+        ws.simT = scratch(ctx, tag + ".sim_t", s.clusters * 2 * s.n);
+        ws.parts.resize(inner ? static_cast<std::size_t>(std::min<std::int64_t>(kernelThreads(), s.clusters)) : 1);
     }
-    for (double f : kmeansFlops) flops += f;
-    kmeansSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stageStart).count();
-
-    // Then head by head: the members of each cluster and the attention inside them.
-    std::vector<float> columnBest;
-    std::vector<std::int32_t> nearest;
-    for (std::int64_t h = 0; h < s.heads; ++h) {
-        stageStart = std::chrono::steady_clock::now();
-        const float* xp = routingVectors(h, 0);
-        const std::vector<float>& mu = centroids[static_cast<std::size_t>(h)];
-        // simT: [clusters, 2n], the similarities to the final centroids, one row per cluster as
-        // the top-w selection reads them; nearest: the first most similar centroid per vector.
-        // Not BLAS: equal vectors must get equal similarities for ties to go to the lower index.
-        float* simT = scratch(ctx, "routing.sim_t", s.clusters * 2 * s.n);
-        columnSimilarities(mu.data(), s.clusters, xp, 2 * s.n, s.d, simT);
-        flops += 2.0 * 2 * s.n * s.clusters * s.d;
-        firstMaxRowPerColumn(simT, s.clusters, 2 * s.n, 2 * s.n, columnBest, nearest);
-        std::copy(nearest.begin(), nearest.end(), kept.routed.i64.begin() + h * 2 * s.n);
-        auto now = std::chrono::steady_clock::now();
-        kmeansSeconds += std::chrono::duration<double>(now - stageStart).count();
-        stageStart = now;
-
-        std::vector<ClusterAttention> groups = clusterMembers(h, s, simT, nearest, kept);
-        std::int64_t* count = kept.routedCount.i64.data() + h * s.n;
-        for (const ClusterAttention& g : groups)
-            for (std::int64_t i : g.queries) ++count[i];
-        float* outH = kept.output->data() + h * s.n * s.d;
-        const HeadAttention attended = attendClusters(h, qkv, s, groups, outH, ctx);
-        entriesComputed += attended.entries;
-        flops += 4.0 * static_cast<double>(attended.entries) * static_cast<double>(s.d);
-        ctx.checkpoint("attention", (h + 1) * s.clusters, s.heads * s.clusters);
-        emptyRows += finishHead(h, s, qkv, groups, attended, outH, kept);
-        attentionSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stageStart).count();
+    std::vector<HeadTally> tallies(static_cast<std::size_t>(s.heads));
+    forEachHead(s.heads, "attention", ctx, [&](std::int64_t h, int worker) {
+        tallies[static_cast<std::size_t>(h)] = routeHead(h, qkv, s, ctx.seed, spaces[static_cast<std::size_t>(worker)], kept, inner);
+    });
+    // (stages: the threads' seconds over the workers, each stage's share of the wall time)
+    double flops = 0, kmeansSeconds = 0, attentionSeconds = 0;
+    std::int64_t entriesComputed = 0, emptyRows = 0;
+    for (const HeadTally& t : tallies) {
+        flops += t.flops;
+        kmeansSeconds += t.kmeansSeconds / workers;
+        attentionSeconds += t.attentionSeconds / workers;
+        entriesComputed += t.entries;
+        emptyRows += t.emptyRows;
     }
 
     result.output = SharedTensorF32{{s.heads, s.n, s.d}, kept.output};
