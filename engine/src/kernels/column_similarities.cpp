@@ -76,7 +76,8 @@ void similarityBlock(const float* a, std::int64_t rows, const float* b, std::int
     similaritySpan(a, tiledRows, rows, bt, width, 0, width, depth, outBlock, columns);
 }
 
-void similarityBlocks(const float* a, std::int64_t rows, const float* b, std::int64_t columns, std::int64_t depth, float* out,
+// Column block `block` (kBlockColumns wide, the last one narrower), bt resized as its scratch.
+void similarityOfBlock(const float* a, std::int64_t rows, const float* b, std::int64_t columns, std::int64_t depth, float* out,
                       std::int64_t block, std::vector<float>& bt) {
     bt.resize(static_cast<std::size_t>(depth * kBlockColumns));
     const std::int64_t j0 = block * kBlockColumns;
@@ -90,14 +91,14 @@ void columnSimilarities(const float* a, std::int64_t rows, const float* b, std::
     const std::int64_t blocks = (columns + kBlockColumns - 1) / kBlockColumns;
     std::vector<std::vector<float>> scratch(static_cast<std::size_t>(kernelThreads()));
     forEachItem(blocks, [&](std::int64_t block, int worker) {
-        similarityBlocks(a, rows, b, columns, depth, out, block, scratch[static_cast<std::size_t>(worker)]);
+        similarityOfBlock(a, rows, b, columns, depth, out, block, scratch[static_cast<std::size_t>(worker)]);
     });
 }
 
 void columnSimilaritiesOnThisThread(const float* a, std::int64_t rows, const float* b, std::int64_t columns,
                                     std::int64_t depth, float* out) {
     std::vector<float> bt;
-    for (std::int64_t block = 0; block * kBlockColumns < columns; ++block) similarityBlocks(a, rows, b, columns, depth, out, block, bt);
+    for (std::int64_t block = 0; block * kBlockColumns < columns; ++block) similarityOfBlock(a, rows, b, columns, depth, out, block, bt);
 }
 
 }  // namespace attnscope::engine

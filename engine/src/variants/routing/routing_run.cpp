@@ -302,7 +302,7 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
         for (std::size_t r = 0; r < rows.size(); ++r)
             std::memcpy(dst + static_cast<std::int64_t>(r) * d, base + rows[r] * d, static_cast<std::size_t>(d) * sizeof(float));
     };
-    const auto runCluster = [&](ClusterPart& ps, ClusterAttention& g) {
+    const auto runCluster = [&](ClusterPart& ps, float* sums, ClusterAttention& g) {
         const auto rows = static_cast<std::int64_t>(g.queries.size());
         const auto cols = static_cast<std::int64_t>(g.keys.size());
         if (rows == 0 || cols == 0) return;
@@ -330,15 +330,17 @@ HeadAttention attendClusters(std::int64_t h, const Qkv& qkv, const RoutingShape&
             if (ps.rowEmpty[static_cast<std::size_t>(r)]) continue;
             const std::int64_t i = g.queries[static_cast<std::size_t>(r)];
             ps.hasEntry[static_cast<std::size_t>(i)] = 1;
-            float* o = (&ps == &partState[0] ? outH : ps.acc.data()) + i * d;
+            float* o = sums + i * d;
             const float* src = ps.rowOut.data() + r * d;
             for (std::int64_t e = 0; e < d; ++e) o[e] += src[e];
         }
         ps.entries += rows * cols;
     };
     const auto runRange = [&](int part) {
+        ClusterPart& ps = partState[static_cast<std::size_t>(part)];
+        float* sums = part == 0 ? outH : ps.acc.data();  // the first range adds into the head's output
         for (std::int64_t c = part * clusters / parts; c < (part + 1) * clusters / parts; ++c)
-            runCluster(partState[static_cast<std::size_t>(part)], groups[static_cast<std::size_t>(c)]);
+            runCluster(ps, sums, groups[static_cast<std::size_t>(c)]);
     };
     if (parts > 1) {
         SingleThreadedBlas singleBlas;
