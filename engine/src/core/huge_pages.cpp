@@ -16,4 +16,12 @@ void adviseHugePages(void* data, std::size_t bytes) {
     ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
+std::vector<float> copyOnHugePages(const std::vector<float>& source) {
+    std::vector<float> copy;
+    copy.reserve(source.size());  // (allocates without touching)
+    adviseHugePages(copy.data(), source.size() * sizeof(float));
+    copy.assign(source.begin(), source.end());
+    return copy;
+}
+
 }  // namespace attnscope::engine

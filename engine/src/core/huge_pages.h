@@ -6,6 +6,7 @@
 // grew slower under huge pages (each new one zeroes whole 2 MiB pages).
 
 #include <cstddef>
+#include <vector>
 
 namespace attnscope::engine {
 
@@ -16,5 +17,9 @@ constexpr std::size_t kHugePageWorthyBytes = 4u << 20;
 /// they are first touched (madvise MADV_HUGEPAGE); nothing for smaller ranges or where the kernel
 /// does not offer them. Call before the memory is first written.
 void adviseHugePages(void* data, std::size_t bytes);
+
+/// A copy of `source` whose memory is advised before the copy first touches it: a 16 MiB copy
+/// took 80 ms of 4 KiB page faults without the advice.
+std::vector<float> copyOnHugePages(const std::vector<float>& source);
 
 }  // namespace attnscope::engine

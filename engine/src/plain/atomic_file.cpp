@@ -1,5 +1,7 @@
 #include "plain/atomic_file.h"
 
+#include "plain/direct_writes.h"
+
 #include <attnscope/atomic_file.h>
 
 #include <cerrno>
@@ -15,12 +17,12 @@ namespace attnscope::engine {
 namespace {
 
 // Written bytes are handed to the disk in steps of this size while the rest is still being
-// written, so that commit's fsync waits for the last step only (a 100 MB result: fsync 0.1 s).
+// written: the data is on its way to the disk within moments, without the run waiting for it.
 constexpr std::uint64_t kWriteBackStep = 8ull << 20;
 
 }  // namespace
 
-Result<AtomicFile> AtomicFile::create(const std::string& path) {
+Result<AtomicFile> AtomicFile::create(const std::string& path, std::uint64_t expectedBytes) {
     std::string tmpPath = path + ".tmp-XXXXXX";
     const int fd = ::mkostemp(tmpPath.data(), O_CLOEXEC);
     if (fd < 0) {
@@ -34,6 +36,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
         file.abandon();
         return file.error("cannot set permissions", err);
     }
+    if (expectedBytes >= kDirectWorthyBytes) file.m_direct = DirectWrites::open(file.m_tmpPath);
     return file;
 }
 
@@ -42,11 +45,12 @@ AtomicFile::AtomicFile(std::string path, std::string tmpPath, int fd)
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
     : m_path(std::move(other.m_path)), m_tmpPath(std::move(other.m_tmpPath)), m_fd(std::exchange(other.m_fd, -1)),
-      m_written(other.m_written), m_writtenBack(other.m_writtenBack) {}
+      m_direct(std::move(other.m_direct)), m_written(other.m_written), m_writtenBack(other.m_writtenBack) {}
 
 AtomicFile::~AtomicFile() { abandon(); }
 
 void AtomicFile::abandon() {
+    m_direct.reset();
     if (m_fd < 0) return;
     ::close(m_fd);
     ::unlink(m_tmpPath.c_str());
@@ -59,6 +63,15 @@ Error AtomicFile::error(const std::string& what, int err) const {
 
 Result<void> AtomicFile::write(const void* bytes, std::size_t size) {
     if (m_fd < 0) return Error{ErrorCode::Io, m_path + ": write after the file was abandoned"};
+    if (m_direct) {
+        if (!m_direct->append(bytes, size)) {
+            const int err = errno;
+            abandon();
+            return error("cannot write", err);
+        }
+        m_written += size;
+        return {};
+    }
     const auto* p = static_cast<const std::uint8_t*>(bytes);
     while (size > 0) {
         const ssize_t written = ::write(m_fd, p, size);
@@ -73,7 +86,7 @@ Result<void> AtomicFile::write(const void* bytes, std::size_t size) {
         m_written += static_cast<std::uint64_t>(written);
     }
     if (m_written - m_writtenBack >= kWriteBackStep) {
-        // (asynchronous: starts the disk writes; a failure shows at commit's fsync)
+        // (asynchronous: starts the disk writes; the run does not wait for them)
         ::sync_file_range(m_fd, static_cast<off_t>(m_writtenBack), static_cast<off_t>(m_written - m_writtenBack),
                           SYNC_FILE_RANGE_WRITE);
         m_writtenBack = m_written;
@@ -83,10 +96,20 @@ Result<void> AtomicFile::write(const void* bytes, std::size_t size) {
 
 Result<void> AtomicFile::commit() {
     if (m_fd < 0) return Error{ErrorCode::Io, m_path + ": commit after the file was abandoned"};
-    if (::fsync(m_fd) != 0) {
+    // No fsync: waiting for the disk cost 60–150 ms for a 100 MB result, as much as a whole
+    // Linformer run at 16k tokens (docs/PERFORMANCE.md), for durability against a power cut in
+    // the seconds after a run, which a result that can be recomputed does not need (numpy's and
+    // safetensors' own savers do not wait either). What the rename guarantees is kept: a failed,
+    // cancelled or killed run never leaves a half-written file under the final name.
+    if (m_direct) {
+        // (the last direct write covers whole blocks: the file is cut back to its bytes)
+        const bool written = m_direct->finish() && ::ftruncate(m_fd, static_cast<off_t>(m_written)) == 0;
         const int err = errno;
-        abandon();
-        return error("cannot flush", err);
+        m_direct.reset();
+        if (!written) {
+            abandon();
+            return error("cannot write", err);
+        }
     }
     const int fd = std::exchange(m_fd, -1);
     if (::close(fd) != 0) {

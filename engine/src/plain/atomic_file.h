@@ -7,14 +7,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace attnscope::engine {
 
+class DirectWrites;
+
 class AtomicFile {
 public:
-    /// Creates `path`.tmp-XXXXXX (mode 0644). Errors are Io errors naming `path`.
-    static Result<AtomicFile> create(const std::string& path);
+    /// Creates `path`.tmp-XXXXXX (mode 0644). Errors are Io errors naming `path`. A file expected
+    /// to reach kDirectWorthyBytes is written straight to the disk where the filesystem allows it
+    /// (plain/direct_writes.h), else through the page cache.
+    static Result<AtomicFile> create(const std::string& path, std::uint64_t expectedBytes = 0);
+    static constexpr std::uint64_t kDirectWorthyBytes = 16ull << 20;
     AtomicFile(AtomicFile&& other) noexcept;
     AtomicFile& operator=(AtomicFile&&) = delete;
     AtomicFile(const AtomicFile&) = delete;
@@ -22,8 +28,9 @@ public:
 
     /// Appends bytes; an Io error on failure (the file is then abandoned).
     Result<void> write(const void* bytes, std::size_t size);
-    /// fsync (without it a crash after the rename can leave an empty file under the final name),
-    /// close and rename into place.
+    /// Close and rename into place. Not fsync'd (atomic_file.cpp says why): after a power cut in
+    /// the seconds that follow, the new file may be missing or empty; a failed run never leaves
+    /// half of one.
     Result<void> commit();
     /// An Io error naming the target: "PATH: what: strerror(err)".
     Error error(const std::string& what, int err) const;
@@ -35,6 +42,7 @@ private:
 
     std::string m_path, m_tmpPath;
     int m_fd = -1;
+    std::unique_ptr<DirectWrites> m_direct;  ///< set while the bytes go straight to the disk
     std::uint64_t m_written = 0;      ///< bytes written so far
     std::uint64_t m_writtenBack = 0;  ///< bytes whose write-back to the disk has been started
 };

@@ -3,6 +3,7 @@
 // (stats k_proj, row_max, row_sum)
 // and F's columns of padded keys zeroed. Signed; rows need not sum to 1 (VARIANTS.md §8).
 
+#include "core/huge_pages.h"
 #include "weights/dense_row_weights.h"
 #include "weights/kept_state.h"
 
@@ -26,7 +27,7 @@ public:
         m_sum = s.stat("row_sum", DType::F32, {s.heads, s.n}).f32;
         m_kProj = s.stat("k_proj", DType::F32, {s.heads, slots, s.d}).f32;
         m_perHead = f.shape.size() == 3;
-        m_f = f.f32;
+        m_f = copyOnHugePages(f.f32);  // (copied: padded keys' columns are zeroed below)
         for (std::int64_t j = 0; j < static_cast<std::int64_t>(s.keyPadding.size()); ++j)
             if (s.keyPadding[static_cast<std::size_t>(j)])
                 for (std::size_t row = 0; row < m_f.size() / static_cast<std::size_t>(s.m); ++row)
