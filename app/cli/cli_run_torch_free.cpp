@@ -31,6 +31,7 @@ int torchFreeRunCommand(const RunOptions& options) {
     runOptions.threads = options.threads;
     runOptions.memoryBudgetBytes = options.memoryBudget;
     runOptions.log = printWarnings;
+    runOptions.weightsOnDemand = true;  // (the run only writes its file)
     return runAndWrite(options, request, [&](const RunRequest& r, const ProgressFn& progress) {
         return runTorchFree(r, runOptions, progress);
     });

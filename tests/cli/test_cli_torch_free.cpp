@@ -67,13 +67,15 @@ TEST(CliTorchFree, TheLauncherAloneRunsTorchFreeVariantsAndHandsTheOthersOn) {
 }
 
 TEST(CliTorchFree, WritesExactlyWhatTheEngineWrites) {
-    // (odd n, padded keys, causal forms, dense weights within the dense limit)
+    // (odd n, padded keys, causal forms, dense weights within the dense limit, the listed
+    // pattern: the launcher's results come without weights, which its writer makes for them)
     const std::string input = writeQkv("tf_same.safetensors", 77, 5);
     const std::string torchProgram = (std::filesystem::path(ATTNSCOPE_CLI_PATH).parent_path() / "attnscope-cli-torch").string();
     const std::string a = tempPath("tf_launcher.safetensors"), b = tempPath("tf_engine.safetensors");
     for (const char* variant : {"longformer --param window=5 --param global=0,3", "longformer --param window=3 --causal",
                                 "sparse_strided --param stride=7", "sparse_fixed --param block=8 --param causal=false",
-                                "bigbird --param block=8 --param random=2 --param pad=true", "local2d --causal --param width=11", "linear", "linear --causal",
+                                "bigbird --param block=8 --param random=2 --param pad=true", "bigbird --param block=7 --param random=1 --write-pattern",
+                                "routing --param window_size=16 --write-pattern --dense-limit 10", "local2d --causal --param width=11", "linear", "linear --causal",
                                 "performer --param nb_features=24", "performer --causal --param nb_features=24",
                                 "linformer --param k=16 --param spectrum=true", "linformer --param k=20 --param sharing=none",
                                 "reformer --param n_hashes=2 --param chunk_len=8 --param n_buckets=4",

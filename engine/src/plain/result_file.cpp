@@ -37,13 +37,13 @@ nlohmann::json paramsJson(const ParamValues& params) {
 
 // Dense weights (F32) or mask (U8) [H, n, m], made head by head from the result's weights (a block
 // of rows at a time), so the writer never holds more than a block.
-StWriteItem denseItem(const std::string& name, const AttentionResult& r, bool mask) {
+StWriteItem denseItem(const std::string& name, const AttentionResult& r, std::shared_ptr<const AttentionWeights> weights,
+                      bool mask) {
     StWriteItem item;
     item.name = name;
     item.dtype = mask ? DType::U8 : DType::F32;
     item.shape = {r.heads, r.n, r.m};
-    const AttentionWeights* weights = r.weights.get();
-    item.produce = [weights, mask, heads = r.heads, n = r.n, m = r.m](
+    item.produce = [weights = std::move(weights), mask, heads = r.heads, n = r.n, m = r.m](
                        const std::function<bool(const void*, std::size_t)>& write) {
         constexpr std::int64_t kRows = 64;
         std::vector<std::uint8_t> bits;
@@ -95,8 +95,15 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
     if (variantIndex >= run.results.size())
         return makeError(ErrorCode::InvalidArgument, "no result for variant index " + std::to_string(variantIndex));
     const AttentionResult& r = run.results[variantIndex];
-    if (!r.weights) return makeError(ErrorCode::InvalidArgument, "the result has no weights to write");
     const bool denseFits = r.n <= options.denseLimit && r.m <= options.denseLimit;
+    // The weights only for what is written from them; a result that came without them
+    // (TorchFreeRunOptions::weightsOnDemand) has them made here.
+    std::shared_ptr<const AttentionWeights> weights = r.weights;
+    if (!weights && (denseFits || options.writePattern)) {
+        auto made = makeResultWeights(r, run.q, run.k, run.keyPadding);
+        if (!made) return makeError(made.error().code, path + ": not written: " + made.error().message);
+        weights = std::move(made.value());
+    }
 
     std::vector<StWriteItem> items;
     items.push_back(StWriteItem::view("output", DType::F32, r.output.shape, r.output.data()));
@@ -110,13 +117,13 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
     for (const auto& [name, tensor] : r.stats) items.push_back(StWriteItem("stats." + name, &tensor));
     for (const auto& [name, tensor] : r.diagnostics) items.push_back(StWriteItem(r.variantId + "." + name, &tensor));
     if (denseFits) {
-        items.push_back(denseItem("weights", r, false));
-        items.push_back(denseItem("mask", r, true));
+        items.push_back(denseItem("weights", r, weights, false));
+        items.push_back(denseItem("mask", r, weights, true));
     }
     SparsePattern listed;
     PlainTensor rowPtr, colIdx, reason;
     if (options.writePattern) {
-        auto listing = listPattern(*r.weights, memoryBudgetOr(options.memoryBudgetBytes));
+        auto listing = listPattern(*weights, memoryBudgetOr(options.memoryBudgetBytes));
         if (!listing) return makeError(listing.error().code, path + ": not written: " + listing.error().message);
         listed = std::move(listing.value());
         items.push_back(StWriteItem::view("pattern.row_ptr", DType::I64, {static_cast<std::int64_t>(listed.rowPtr.size())},

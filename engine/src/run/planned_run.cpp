@@ -84,7 +84,7 @@ void warnIfLong(const RunPlan& plan, int threads, const LogFn& log) {
 }
 
 void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, const Qkv& qkv, BufferPool& pool,
-                RunResult& run) {
+                RunResult& run, bool attach) {
     for (std::size_t i = 0; i < plan.variants.size(); ++i) {
         const Variant& variant = *plan.variants[i];
         RunContext ctx(pool, progress);
@@ -98,8 +98,10 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
         if (r.emptyRowCount > 0)
             run.warnings.push_back(variant.info().id + ": " + std::to_string(r.emptyRowCount) +
                                    " query rows have no admissible key; their weights and output are zero");
-        if (auto attached = attachWeights(r, run.q, run.k, run.keyPadding); !attached)
-            throw EngineError(ErrorCode::Internal, attached.error().message);
+        if (attach) {
+            if (auto attached = attachWeights(r, run.q, run.k, run.keyPadding); !attached)
+                throw EngineError(ErrorCode::Internal, attached.error().message);
+        }
         const AttentionResult& first = run.results.empty() ? r : run.results.front();
         if (run.exactReference < 0 && variant.info().exact && comparableShapes(r, first))
             run.exactReference = static_cast<int>(run.results.size());
@@ -107,7 +109,8 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
     }
 }
 
-void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run) {
+void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run,
+              bool attach) {
     qkv.keyPadding = request.keyPadding;
     run.n = plan.shape.n;
     run.heads = plan.shape.heads;
@@ -115,7 +118,7 @@ void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& pl
     run.q = qkv.q;
     run.k = qkv.k;
     run.keyPadding = request.keyPadding;
-    runPlanned(request, progress, plan, qkv, pool, run);
+    runPlanned(request, progress, plan, qkv, pool, run, attach);
     run.requestJson = requestJson(request, plan.resolved, plan.shape.n);
 }
 
@@ -157,7 +160,7 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
 Result<std::shared_ptr<RunResult>> runExplicitPlan(const RunRequest& request, const ProgressFn& progress,
                                                    const VariantLookup& lookup, const std::string& available,
                                                    BufferPool& pool, std::uint64_t defaultBudget, int threads,
-                                                   const LogFn& log) {
+                                                   const LogFn& log, bool attach) {
     auto run = std::make_shared<RunResult>();
     run->projection = request.projection;
     RunPlan plan;
@@ -172,7 +175,7 @@ Result<std::shared_ptr<RunResult>> runExplicitPlan(const RunRequest& request, co
     if (auto ok = checkPlanBudget(request, plan, defaultBudget); !ok) return ok.error();
     warnIfLong(plan, threads, log);
 
-    runOnQkv(request, progress, plan, qkvOf(plan.explicitQkv), pool, *run);
+    runOnQkv(request, progress, plan, qkvOf(plan.explicitQkv), pool, *run, attach);
     return run;
 }
 

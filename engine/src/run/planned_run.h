@@ -63,13 +63,15 @@ Result<void> checkPlanBudget(const RunRequest& request, const RunPlan& plan, std
 void warnIfLong(const RunPlan& plan, int threads, const LogFn& log);
 
 /// Each variant on the same Q, K, V; its weights attached from what it kept (the code a result
-/// file is read back with, so a tile read from a file is the tile the run gives).
+/// file is read back with, so a tile read from a file is the tile the run gives), unless
+/// `attach` is false (TorchFreeRunOptions::weightsOnDemand).
 void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, const Qkv& qkv, BufferPool& pool,
-                RunResult& run);
+                RunResult& run, bool attach = true);
 
 /// The run's last steps, whatever the input: the variants on `qkv` (with the request's key
 /// padding), and the shape, Q, K and the request's record into `run`.
-void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run);
+void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run,
+              bool attach = true);
 
 /// The request as the result records it (RunResult::requestJson).
 std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n);
@@ -78,6 +80,6 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
 Result<std::shared_ptr<RunResult>> runExplicitPlan(const RunRequest& request, const ProgressFn& progress,
                                                    const VariantLookup& lookup, const std::string& available,
                                                    BufferPool& pool, std::uint64_t defaultBudget, int threads,
-                                                   const LogFn& log);
+                                                   const LogFn& log, bool attach = true);
 
 }  // namespace attnscope::engine

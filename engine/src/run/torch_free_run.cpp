@@ -60,7 +60,7 @@ Result<std::shared_ptr<const RunResult>> runTorchFree(const RunRequest& request,
         for (const auto& v : torchFreeVariants()) available += (available.empty() ? "" : ", ") + v->info().id;
         BufferPool pool;
         auto run = runExplicitPlan(request, progress, findTorchFree, available, pool, memoryBudgetOr(options.memoryBudgetBytes),
-                                   threads, options.log);
+                                   threads, options.log, !options.weightsOnDemand);
         if (!run) return run.error();
         return std::shared_ptr<const RunResult>(std::move(run.value()));
     });

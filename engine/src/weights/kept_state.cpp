@@ -38,8 +38,10 @@ const PlainTensor& KeptState::draw(const std::string& name, DType dtype, const s
     return requireTensor(diagnostics, "diagnostic", variantId, name, dtype, shape);
 }
 
-Result<void> attachWeights(AttentionResult& r, const SharedFloats& q, const SharedFloats& k,
-                           const std::vector<std::uint8_t>& keyPadding) {
+namespace {
+
+KeptState keptStateOf(const AttentionResult& r, const SharedFloats& q, const SharedFloats& k,
+                      const std::vector<std::uint8_t>& keyPadding) {
     KeptState state;
     state.variantId = r.variantId;
     state.params = r.params;
@@ -52,6 +54,20 @@ Result<void> attachWeights(AttentionResult& r, const SharedFloats& q, const Shar
     state.keyPadding = keyPadding;
     state.stats = &r.stats;
     state.diagnostics = &r.diagnostics;
+    return state;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const AttentionWeights>> makeResultWeights(const AttentionResult& r, const SharedFloats& q,
+                                                                  const SharedFloats& k,
+                                                                  const std::vector<std::uint8_t>& keyPadding) {
+    return makeAttentionWeights(keptStateOf(r, q, k, keyPadding));
+}
+
+Result<void> attachWeights(AttentionResult& r, const SharedFloats& q, const SharedFloats& k,
+                           const std::vector<std::uint8_t>& keyPadding) {
+    const KeptState state = keptStateOf(r, q, k, keyPadding);
     auto weights = makeAttentionWeights(state);
     if (!weights) return weights.error();
     r.weights = std::move(weights.value());
