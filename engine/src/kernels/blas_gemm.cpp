@@ -12,10 +12,14 @@ namespace {
 // their own threads, and OpenBLAS's idle threads spin for about 0.1 s after loading and after each
 // call, on a core those threads need (measured: 14 % of a Longformer run's samples). Null when
 // the system has no BLAS.
+// (read by OpenBLAS when it loads: no thread pool; set on the thread that starts a loader, as
+// the environment must not change while another thread reads it)
+void preferOneBlasThread() { ::setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0); }
+
 void* blasSymbol(const char* name) {
     if (void* symbol = dlsym(RTLD_DEFAULT, name)) return symbol;
     static void* const library = [] {
-        ::setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);  // (read when it loads: no thread pool)
+        preferOneBlasThread();
         return dlopen("libblas.so.3", RTLD_NOW | RTLD_GLOBAL);
     }();
     return library ? dlsym(library, name) : nullptr;
@@ -29,6 +33,12 @@ CblasSgemmFn cblasSgemm() {
 }
 
 }  // namespace
+
+std::thread startBlasLoad() {
+    if (dlsym(RTLD_DEFAULT, "cblas_sgemm")) return {};  // (the process has one: LibTorch's)
+    preferOneBlasThread();
+    return std::thread([] { (void)cblasSgemm(); });
+}
 
 void gemmRowMajor(bool transA, bool transB, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                   std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {

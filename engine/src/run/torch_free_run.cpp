@@ -31,6 +31,14 @@ const std::vector<std::unique_ptr<Variant>>& torchFreeVariants() {
     return all;
 }
 
+// Joins a thread when the scope ends, however it ends.
+struct JoinAtExit {
+    std::thread& thread;
+    ~JoinAtExit() {
+        if (thread.joinable()) thread.join();
+    }
+};
+
 const Variant* findTorchFree(const std::string& id) {
     for (const auto& v : torchFreeVariants())
         if (v->info().id == id) return v.get();
@@ -58,6 +66,12 @@ Result<std::shared_ptr<const RunResult>> runTorchFree(const RunRequest& request,
         setBlasThreads(threads);
         std::string available;
         for (const auto& v : torchFreeVariants()) available += (available.empty() ? "" : ", ") + v->info().id;
+        // The BLAS loads on the second core while the run sets up, instead of before its first product.
+        const bool needsBlas = std::any_of(request.variants.begin(), request.variants.end(), [](const VariantRequest& v) {
+            return findTorchFree(v.id)->multipliesWithBlas();
+        });
+        std::thread blasLoader = needsBlas && threads > 1 ? startBlasLoad() : std::thread();
+        const JoinAtExit joinLoader{blasLoader};
         BufferPool pool;
         auto run = runExplicitPlan(request, progress, findTorchFree, available, pool, memoryBudgetOr(options.memoryBudgetBytes),
                                    threads, options.log, !options.weightsOnDemand);

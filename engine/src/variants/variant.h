@@ -48,6 +48,9 @@ public:
     /// True when run() scans explicit Q, K and V for NaN and infinities itself (RunContext::
     /// uncheckedQkv), folded into copies it makes anyway, so the engine need not read them first.
     virtual bool checksQkvValues() const { return false; }
+    /// True when run() multiplies through the system BLAS (kernels/blas_gemm.h): a torch-free
+    /// run then loads it on another thread while it sets up.
+    virtual bool multipliesWithBlas() const { return false; }
 
 private:
     const VariantInfo* m_info = nullptr;

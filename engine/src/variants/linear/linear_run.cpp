@@ -28,6 +28,7 @@ private:
 class LinearAttention final : public Variant {
 public:
     bool checksQkvValues() const override { return true; }  // in featureAttention, head by head
+    bool multipliesWithBlas() const override { return true; }
     double scoredKeysPerQuery(const ProblemShape& s, const ParamValues&) const override {
         return static_cast<double>(s.d);  // φ(q) · (φ(K)ᵀ V): d features
     }

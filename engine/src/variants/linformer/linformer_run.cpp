@@ -99,6 +99,7 @@ bool addSpectrum(const Qkv& qkv, AttentionResult& result) {
 class LinformerAttention final : public Variant {
 public:
     bool checksQkvValues() const override { return true; }  // head by head, as it runs them
+    bool multipliesWithBlas() const override { return true; }
 
     double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
         // k projected keys per query, plus projecting K and V (2 · k · m · d per head, per query 2 · k · m / n)

@@ -173,6 +173,7 @@ std::vector<float> impliedErrorL1(const Qkv& qkv, FeatureMap& phi, const std::ve
 class PerformerAttention final : public Variant {
 public:
     bool checksQkvValues() const override { return true; }  // in featureAttention, head by head
+    bool multipliesWithBlas() const override { return true; }
     double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
         std::int64_t features = paramInt(params, "nb_features");
         if (features == 0) features = std::max<std::int64_t>(1, static_cast<std::int64_t>(s.d * std::log(static_cast<double>(s.d))));

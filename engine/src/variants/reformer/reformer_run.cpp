@@ -207,6 +207,7 @@ public:
     }
 
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
+    bool multipliesWithBlas() const override { return true; }  // (the hash rotations)
 };
 
 // The settings a run uses: n_buckets even (0: lucidrains' n / bucket_size, buckets of about one

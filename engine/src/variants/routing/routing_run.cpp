@@ -71,6 +71,7 @@ struct ClusterAttention {
 class RoutingAttention final : public Variant {
 public:
     bool checksQkvValues() const override { return true; }  // head by head, as it runs them
+    bool multipliesWithBlas() const override { return true; }
 
     double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
         std::int64_t clusters = paramInt(params, "clusters");
