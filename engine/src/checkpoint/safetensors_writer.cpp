@@ -211,9 +211,7 @@ Result<void> writeSafetensors(const std::string& path, const std::vector<StWrite
     if (!prepared) return makeError(prepared.error().code, path + ": " + prepared.error().message);
     const Prepared& p = prepared.value();
 
-    std::uint64_t total = sizeof(std::uint64_t) + p.header.size();
-    for (const PreparedItem& item : p.items) total += item.byteSize;
-    auto file = AtomicFile::create(path, total);
+    auto file = AtomicFile::create(path, sizeof(std::uint64_t) + p.header.size() + p.bufferSize);
     if (!file) return file.error();
     std::uint8_t prefix[8];
     appendLengthPrefix(prefix, p.header.size());

@@ -7,15 +7,15 @@
 namespace attnscope::engine {
 namespace {
 
+// (read by OpenBLAS when it loads: no thread pool; set on the thread that starts a loader, as
+// the environment must not change while another thread reads it)
+void preferOneBlasThread() { ::setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0); }
+
 // The system BLAS for a product: the process's own (LibTorch brings it), else loaded here on the
 // first product (a torch-free program: the launcher's runs), single-threaded: its kernels run on
 // their own threads, and OpenBLAS's idle threads spin for about 0.1 s after loading and after each
 // call, on a core those threads need (measured: 14 % of a Longformer run's samples). Null when
 // the system has no BLAS.
-// (read by OpenBLAS when it loads: no thread pool; set on the thread that starts a loader, as
-// the environment must not change while another thread reads it)
-void preferOneBlasThread() { ::setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0); }
-
 void* blasSymbol(const char* name) {
     if (void* symbol = dlsym(RTLD_DEFAULT, name)) return symbol;
     static void* const library = [] {

@@ -2,8 +2,7 @@
 // The bytes of a large file written straight to the disk (O_DIRECT) through an aligned bounce
 // buffer, not through the page cache. On the machines we measure (a paravirtualised VM) every
 // fresh page-cache page costs as much as a fresh page of memory: writing a 136 MB Linformer result
-// took 0.26 s through the cache after a `full` run and about half that directly
-// (docs/PERFORMANCE.md). A result file is read again rarely and long after, so the cache gains
+// took 0.26 s through the cache after a `full` run, 55–72 ms directly (strace; docs/PERFORMANCE.md). A result file is read again rarely and long after, so the cache gains
 // nothing from holding it.
 
 #include <cstddef>

@@ -28,18 +28,6 @@ const PlainTensor& requireTensor(const std::map<std::string, PlainTensor>* tenso
     return t;
 }
 
-}  // namespace
-
-const PlainTensor& KeptState::stat(const std::string& name, DType dtype, const std::vector<std::int64_t>& shape) const {
-    return requireTensor(stats, "stats", variantId, name, dtype, shape);
-}
-
-const PlainTensor& KeptState::draw(const std::string& name, DType dtype, const std::vector<std::int64_t>& shape) const {
-    return requireTensor(diagnostics, "diagnostic", variantId, name, dtype, shape);
-}
-
-namespace {
-
 KeptState keptStateOf(const AttentionResult& r, const SharedFloats& q, const SharedFloats& k,
                       const std::vector<std::uint8_t>& keyPadding) {
     KeptState state;
@@ -58,6 +46,14 @@ KeptState keptStateOf(const AttentionResult& r, const SharedFloats& q, const Sha
 }
 
 }  // namespace
+
+const PlainTensor& KeptState::stat(const std::string& name, DType dtype, const std::vector<std::int64_t>& shape) const {
+    return requireTensor(stats, "stats", variantId, name, dtype, shape);
+}
+
+const PlainTensor& KeptState::draw(const std::string& name, DType dtype, const std::vector<std::int64_t>& shape) const {
+    return requireTensor(diagnostics, "diagnostic", variantId, name, dtype, shape);
+}
 
 Result<std::shared_ptr<const AttentionWeights>> makeResultWeights(const AttentionResult& r, const SharedFloats& q,
                                                                   const SharedFloats& k,
