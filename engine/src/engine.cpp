@@ -120,8 +120,10 @@ Result<std::unique_ptr<Engine>> Engine::create(const EngineOptions& options) {
         impl.options = options;
         impl.threads = options.threads > 0 ? options.threads
                                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        // LibTorch's intra-op pool defaults to 1 thread on this platform: set it explicitly.
-        at::set_num_threads(impl.threads);
+        // LibTorch's intra-op count defaults to 1 thread on this platform unless OMP_NUM_THREADS
+        // says otherwise (the launchers set it). Set it only when it differs: at::set_num_threads
+        // also starts caffe2's pthreadpool, threads nothing here uses (app/common/omp_wait_policy.h).
+        if (at::get_num_threads() != impl.threads) at::set_num_threads(impl.threads);
         setKernelThreads(impl.threads);
         setBlasThreads(impl.threads);
         impl.budget = memoryBudgetOr(options.memoryBudgetBytes);

@@ -87,6 +87,35 @@ TEST(CliImage, UnreadablePicturesAndBadGridsAreOneLineErrors) {
     EXPECT_NE(both.status, 0);
 }
 
+// The LibTorch command line opens the image decoder module only for a picture: without the
+// module beside it, text runs work and `--image` is a one-line error naming the module.
+TEST(CliImage, TheTorchCommandLineNeedsTheImageDecoderOnlyForPictures) {
+    const std::filesystem::path built = std::filesystem::path(ATTNSCOPE_CLI_PATH).parent_path() / "attnscope-cli-torch";
+    const std::filesystem::path lonelyDir = tempPath("lonely-cli");
+    std::filesystem::remove_all(lonelyDir);
+    std::filesystem::create_directories(lonelyDir);
+    const std::filesystem::path lonely = lonelyDir / "attnscope-cli-torch";
+    std::filesystem::copy_file(built, lonely);
+
+    auto text = runProgram(lonely.string(), "run --text \"a picture of words\" --variant full --heads 1 --head-dim 4 --out " +
+                                                (lonelyDir / "text.safetensors").string());
+    EXPECT_EQ(text.status, 0) << text.stderrText;
+
+    const std::string out = (lonelyDir / "image.safetensors").string();
+    auto image = runProgram(lonely.string(), "run --image " + kAirplane + " --variant full --out " + out);
+    EXPECT_NE(image.status, 0);
+    EXPECT_NE(image.stderrText.find("cannot open the image decoder"), std::string::npos) << image.stderrText;
+    EXPECT_NE(image.stderrText.find("libattnscope-image-decoder.so"), std::string::npos) << image.stderrText;
+    EXPECT_EQ(std::count(image.stderrText.begin(), image.stderrText.end(), '\n'), 1) << image.stderrText;
+    EXPECT_FALSE(std::filesystem::exists(out));
+
+    // Nothing links Qt into it again by accident (each Qt library slows every command's start).
+    auto needed = runProgram("/usr/bin/env", "readelf -d " + built.string());
+    ASSERT_EQ(needed.status, 0) << needed.stderrText;
+    EXPECT_NE(needed.stdoutText.find("libtorch"), std::string::npos) << needed.stdoutText;
+    EXPECT_EQ(needed.stdoutText.find("libQt6"), std::string::npos) << needed.stdoutText;
+}
+
 TEST(CliImage, AVisionModelsAtlasOfAPictureHasRolloutFlowAndDinosView) {
     attnscope::testing::VitSpec spec;
     spec.image = 32;
