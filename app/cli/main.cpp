@@ -8,6 +8,7 @@
 #include "cli/cli_progress.h"
 #include "cli/cli_run_torch_free.h"
 #include "common/exec_beside.h"
+#include "common/huge_page_malloc.h"
 
 int main(int argc, char** argv) {
     using namespace attnscope::cli;
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
     case Command::Sweep: return sweepCommand(cli.sweep);
     case Command::Run:
         if (runsTorchFree(cli.run)) {
+            attnscope::app::ensureHugePageMalloc(argv);
             installInterruptHandlers();  // Ctrl-C and SIGTERM cancel through the run's progress checks
             return torchFreeRunCommand(cli.run);
         }
