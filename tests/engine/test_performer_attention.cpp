@@ -91,10 +91,61 @@ TEST(PerformerAttention, SameSeedSameDrawsOtherSeedOtherDraws) {
     EXPECT_NE(errorOf(*engine, bad).find("nb_features"), std::string::npos);
 }
 
-// The output recomputed in double from the stored projection W alone, by the reference's
+// The output of head h recomputed in double from the stored projection W alone, by the reference's
 // softmax_kernel: x' = x d^(-1/4); phi(x) = (exp(x'W^T - |x'|^2/2 - stabiliser) + eps) / sqrt(m),
 // the stabiliser being the row's largest projection for queries and the head's largest for keys;
-// out_i = phi(q_i) sum_j phi(k_j) v_j^T / phi(q_i) sum_j phi(k_j).
+// out_i = phi(q_i) sum_j phi(k_j) v_j^T / phi(q_i) sum_j phi(k_j). Padded keys are left out of the
+// sums, not out of the head's largest projection (the engine's definition: key_shift).
+struct ReferenceHead {
+    std::vector<double> out;  // [n, d]
+    double keyMax = -1e300;
+};
+
+ReferenceHead performerReference(const Qkv3& x, const PlainTensor& w, std::int64_t h, const std::vector<std::uint8_t>& padding = {}) {
+    const std::int64_t n = x.q.shape[1], d = x.q.shape[2], m = w.shape[1];
+    const double scale = std::pow(double(d), -0.25), eps = 1e-4;
+    ReferenceHead ref;
+    const auto features = [&](const PlainTensor& t, bool perRow) {
+        std::vector<std::vector<double>> dash(static_cast<std::size_t>(n), std::vector<double>(static_cast<std::size_t>(m)));
+        std::vector<double> diag(static_cast<std::size_t>(n));
+        double headMax = -1e300;
+        for (std::int64_t i = 0; i < n; ++i) {
+            double sq = 0;
+            for (std::int64_t c = 0; c < d; ++c) sq += std::pow(t.f32[static_cast<std::size_t>((h * n + i) * d + c)] * scale, 2);
+            diag[static_cast<std::size_t>(i)] = sq / 2;
+            for (std::int64_t f = 0; f < m; ++f) {
+                double dot = 0;
+                for (std::int64_t c = 0; c < d; ++c)
+                    dot += t.f32[static_cast<std::size_t>((h * n + i) * d + c)] * scale * w.f32[static_cast<std::size_t>((h * m + f) * d + c)];
+                dash[static_cast<std::size_t>(i)][static_cast<std::size_t>(f)] = dot;
+                headMax = std::max(headMax, dot);
+            }
+        }
+        if (!perRow) ref.keyMax = headMax;
+        for (std::int64_t i = 0; i < n; ++i) {
+            auto& row = dash[static_cast<std::size_t>(i)];
+            const double stabiliser = perRow ? *std::max_element(row.begin(), row.end()) : headMax;
+            for (double& v : row) v = (std::exp(v - diag[static_cast<std::size_t>(i)] - stabiliser) + eps) / std::sqrt(double(m));
+        }
+        return dash;
+    };
+    const auto phiQ = features(x.q, true), phiK = features(x.k, false);
+    ref.out.assign(static_cast<std::size_t>(n * d), 0.0);
+    for (std::int64_t i = 0; i < n; ++i) {
+        double den = 0;
+        std::vector<double> num(static_cast<std::size_t>(d), 0.0);
+        for (std::int64_t j = 0; j < n; ++j) {
+            if (!padding.empty() && padding[static_cast<std::size_t>(j)]) continue;
+            double a = 0;
+            for (std::int64_t f = 0; f < m; ++f) a += phiQ[static_cast<std::size_t>(i)][static_cast<std::size_t>(f)] * phiK[static_cast<std::size_t>(j)][static_cast<std::size_t>(f)];
+            den += a;
+            for (std::int64_t c = 0; c < d; ++c) num[static_cast<std::size_t>(c)] += a * x.v.f32[static_cast<std::size_t>((h * n + j) * d + c)];
+        }
+        for (std::int64_t c = 0; c < d; ++c) ref.out[static_cast<std::size_t>(i * d + c)] = num[static_cast<std::size_t>(c)] / den;
+    }
+    return ref;
+}
+
 TEST(PerformerAttention, StoredProjectionReproducesTheOutput) {
     auto engine = makeEngine();
     const std::int64_t heads = 2, n = 150, d = 8, m = 24;  // 150 rows: a full and a partial block of 128
@@ -104,44 +155,50 @@ TEST(PerformerAttention, StoredProjectionReproducesTheOutput) {
     const auto& res = r->results[0];
     const auto& w = res.diagnostics.at("projection");
     ASSERT_EQ(w.shape, (std::vector<std::int64_t>{heads, m, d}));
-    const double scale = std::pow(double(d), -0.25), eps = 1e-4;
     double worst = 0;
     for (std::int64_t h = 0; h < heads; ++h) {
-        const auto features = [&](const PlainTensor& t, bool perRow) {
-            std::vector<std::vector<double>> dash(static_cast<std::size_t>(n), std::vector<double>(static_cast<std::size_t>(m)));
-            std::vector<double> diag(static_cast<std::size_t>(n));
-            double headMax = -1e300;
-            for (std::int64_t i = 0; i < n; ++i) {
-                double sq = 0;
-                for (std::int64_t c = 0; c < d; ++c) sq += std::pow(t.f32[static_cast<std::size_t>((h * n + i) * d + c)] * scale, 2);
-                diag[static_cast<std::size_t>(i)] = sq / 2;
-                for (std::int64_t f = 0; f < m; ++f) {
-                    double dot = 0;
-                    for (std::int64_t c = 0; c < d; ++c)
-                        dot += t.f32[static_cast<std::size_t>((h * n + i) * d + c)] * scale * w.f32[static_cast<std::size_t>((h * m + f) * d + c)];
-                    dash[static_cast<std::size_t>(i)][static_cast<std::size_t>(f)] = dot;
-                    headMax = std::max(headMax, dot);
-                }
-            }
-            for (std::int64_t i = 0; i < n; ++i) {
-                auto& row = dash[static_cast<std::size_t>(i)];
-                const double stabiliser = perRow ? *std::max_element(row.begin(), row.end()) : headMax;
-                for (double& v : row) v = (std::exp(v - diag[static_cast<std::size_t>(i)] - stabiliser) + eps) / std::sqrt(double(m));
-            }
-            return dash;
-        };
-        const auto phiQ = features(x.q, true), phiK = features(x.k, false);
-        for (std::int64_t i = 0; i < n; ++i) {
-            double den = 0;
-            std::vector<double> num(static_cast<std::size_t>(d), 0.0);
-            for (std::int64_t j = 0; j < n; ++j) {
-                double a = 0;
-                for (std::int64_t f = 0; f < m; ++f) a += phiQ[static_cast<std::size_t>(i)][static_cast<std::size_t>(f)] * phiK[static_cast<std::size_t>(j)][static_cast<std::size_t>(f)];
-                den += a;
-                for (std::int64_t c = 0; c < d; ++c) num[static_cast<std::size_t>(c)] += a * x.v.f32[static_cast<std::size_t>((h * n + j) * d + c)];
-            }
+        const ReferenceHead ref = performerReference(x, w, h);
+        for (std::int64_t e = 0; e < n * d; ++e)
+            worst = std::max(worst, std::abs(res.output[static_cast<std::size_t>(h * n * d + e)] - ref.out[static_cast<std::size_t>(e)]));
+    }
+    EXPECT_LT(worst, 1e-5);
+}
+
+// A run without causality makes each key's features once, against the largest projection seen so
+// far, and rescales its sums when a later block of keys (512 rows) holds a larger one. Keys made
+// larger towards the end put the head's largest projection in the third block: the output, the
+// stored key_shift and the weights recomputed from it still match the reference.
+TEST(PerformerAttention, KeysMadeOnceAgreeWhenTheLargestProjectionComesLate) {
+    auto engine = makeEngine();
+    const std::int64_t heads = 2, n = 1300, d = 8, m = 16;
+    auto x = randomQkv(heads, n, d, 97);
+    for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t j = 0; j < n; ++j)
             for (std::int64_t c = 0; c < d; ++c)
-                worst = std::max(worst, std::abs(res.output[static_cast<std::size_t>((h * n + i) * d + c)] - num[static_cast<std::size_t>(c)] / den));
+                x.k.f32[static_cast<std::size_t>((h * n + j) * d + c)] *= 0.4f + 1.2f * static_cast<float>(j) / static_cast<float>(n);
+    std::vector<std::uint8_t> padding(static_cast<std::size_t>(n), 0);
+    for (std::int64_t j : {3, 600, 1250, 1299}) padding[static_cast<std::size_t>(j)] = 1;
+    auto request = variantRequest(x, "performer", {{"nb_features", m}});
+    request.keyPadding = padding;
+    auto r = runOk(*engine, request);
+    ASSERT_TRUE(r);
+    const auto& res = r->results[0];
+    const auto& w = res.diagnostics.at("projection");
+    const auto& keyShift = res.stats.at("key_shift");
+    double worst = 0;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const ReferenceHead ref = performerReference(x, w, h, padding);
+        EXPECT_NEAR(keyShift.f32[static_cast<std::size_t>(h)], ref.keyMax, 1e-5 * std::abs(ref.keyMax));
+        for (std::int64_t e = 0; e < n * d; ++e)
+            worst = std::max(worst, std::abs(res.output[static_cast<std::size_t>(h * n * d + e)] - ref.out[static_cast<std::size_t>(e)]));
+        for (std::int64_t i : {0, 517, 1299}) {
+            double rowSum = 0, expected = 0;
+            for (std::int64_t j = 0; j < n; ++j) {
+                rowSum += res.weightAt(h, i, j);
+                expected += res.weightAt(h, i, j) * x.v.f32[static_cast<std::size_t>((h * n + j) * d)];
+            }
+            EXPECT_NEAR(rowSum, 1.0, 1e-5) << h << " " << i;
+            EXPECT_NEAR(expected, ref.out[static_cast<std::size_t>(i * d)], 1e-5) << h << " " << i;
         }
     }
     EXPECT_LT(worst, 1e-5);

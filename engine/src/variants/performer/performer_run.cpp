@@ -66,7 +66,7 @@ std::vector<float> orthogonalFeatures(std::int64_t heads, std::int64_t features,
 // FAVOR+ features of x d^(-1/4) against the rows of W: softmax kernel
 // ratio (exp(w.x' - |x'|^2/2 - shift) + eps), the shift being a query row's own largest projection
 // and, for keys, the largest projection over all keys and features of the head (found before any
-// key feature); relu kernel relu(w.x') + 1e-3.
+// key feature, or while they are made: FeatureMap::hasHeadKeyShift); relu kernel relu(w.x') + 1e-3.
 class PositiveRandomFeatures final : public FeatureMap {
 public:
     // w: [heads, features, d]
@@ -90,6 +90,24 @@ public:
         }
         m_keyShift[static_cast<std::size_t>(head)] = headMax;
     }
+
+    bool hasHeadKeyShift() const override { return !m_relu; }
+    float keyFeaturesRunningShift(std::int64_t head, const float* rows, std::int64_t count, float* out,
+                                  float& shift) const override {
+        for (std::int64_t t0 = 0; t0 < count; t0 += kFeatureBlockRows)
+            project(head, rows + t0 * m_d, std::min(kFeatureBlockRows, count - t0), out + t0 * m_features);
+        const float previous = shift;
+        shift = std::max(shift, maxValue(out, count * m_features));
+        float rowShift[kFeatureBlockRows];
+        for (std::int64_t t0 = 0; t0 < count; t0 += kFeatureBlockRows) {
+            const std::int64_t block = std::min(kFeatureBlockRows, count - t0);
+            for (std::int64_t t = 0; t < block; ++t) rowShift[t] = diagonal(rows + (t0 + t) * m_d) + shift;
+            positiveFeaturesInPlace(out + t0 * m_features, block, m_features, rowShift, 0.0f, m_ratio);
+        }
+        return previous == shift ? 1.0f : std::exp(previous - shift);
+    }
+    float keyFeatureConstant() const override { return m_relu ? 0.0f : m_ratio * m_eps; }
+    void setHeadKeyShift(std::int64_t head, float shift) override { m_keyShift[static_cast<std::size_t>(head)] = shift; }
 
     void queryFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const override {
         features(head, rows, count, out, true);

@@ -16,7 +16,7 @@ constexpr std::int64_t kChunk = 128;       // causal: rows of one explicit lower
 constexpr std::int64_t kStreamRows = 512;  // non-causal: rows of phi(K) / phi(Q) in cache at a time
 
 struct HeadScratch {
-    std::vector<float> phiQ, phiK, local, state, z;
+    std::vector<float> phiQ, phiK, local, state, z, valueSum;
 };
 
 struct HeadArrays {
@@ -37,13 +37,16 @@ public:
         if (m_spec.causal) s.local.resize(static_cast<std::size_t>(kChunk * kChunk));
         s.state.resize(static_cast<std::size_t>(m_r * m_d));
         s.z.resize(static_cast<std::size_t>(m_r));
+        s.valueSum.resize(static_cast<std::size_t>(m_d));
     }
 
     void run(std::int64_t h, const HeadArrays& a, HeadScratch& s) const {
-        m_map.prepareHead(h, a.k, m_m);
+        const bool runningShift = !m_spec.causal && m_map.hasHeadKeyShift();
+        if (!runningShift) m_map.prepareHead(h, a.k, m_m);
         std::fill(s.state.begin(), s.state.end(), 0.0f);
         std::fill(s.z.begin(), s.z.end(), 0.0f);
         if (m_spec.causal) runCausal(h, a, s);
+        else if (runningShift) runGlobalRunningShift(h, a, s);
         else runGlobal(h, a, s);
     }
 
@@ -78,6 +81,50 @@ private:
             keyBlock(h, a.k, t0, rows, s);
             gemmRowMajor(true, false, m_r, m_d, rows, s.phiK.data(), m_r, a.v + t0 * m_d, m_d, 1.0f, s.state.data(), m_d);
         }
+        queryPass(h, a, s);
+    }
+
+    // runGlobal for a map with a head-wide key shift (FeatureMap::hasHeadKeyShift), the keys
+    // projected once: S and z are summed against the largest projection so far and scaled when it
+    // grows; the eps term, the same for every key, is added at the end as ratio·eps·(Σ v_j) to
+    // every row of S and ratio·eps·(number of keys) to z (padded keys have no features at all).
+    void runGlobalRunningShift(std::int64_t h, const HeadArrays& a, HeadScratch& s) const {
+        float shift = -std::numeric_limits<float>::infinity();
+        std::fill(s.valueSum.begin(), s.valueSum.end(), 0.0f);
+        std::int64_t counted = 0;
+        for (std::int64_t t0 = 0; t0 < m_m; t0 += kStreamRows) {
+            const std::int64_t rows = std::min(kStreamRows, m_m - t0);
+            const float factor = m_map.keyFeaturesRunningShift(h, a.k + t0 * m_d, rows, s.phiK.data(), shift);
+            if (factor != 1.0f) {
+                for (float& x : s.state) x *= factor;
+                for (float& x : s.z) x *= factor;
+            }
+            for (std::int64_t t = 0; t < rows; ++t) {
+                float* f = s.phiK.data() + t * m_r;
+                if (!m_pad.empty() && m_pad[static_cast<std::size_t>(t0 + t)]) {
+                    std::fill(f, f + m_r, 0.0f);
+                    continue;
+                }
+                ++counted;
+                const float* v = a.v + (t0 + t) * m_d;
+                for (std::int64_t c = 0; c < m_d; ++c) s.valueSum[static_cast<std::size_t>(c)] += v[c];
+                for (std::int64_t c = 0; c < m_r; ++c) s.z[static_cast<std::size_t>(c)] += f[c];
+            }
+            gemmRowMajor(true, false, m_r, m_d, rows, s.phiK.data(), m_r, a.v + t0 * m_d, m_d, 1.0f, s.state.data(), m_d);
+        }
+        m_map.setHeadKeyShift(h, shift);
+        if (const float constant = m_map.keyFeatureConstant(); constant != 0.0f) {
+            for (std::int64_t c = 0; c < m_r; ++c) {
+                float* row = s.state.data() + c * m_d;
+                for (std::int64_t e = 0; e < m_d; ++e) row[e] += constant * s.valueSum[static_cast<std::size_t>(e)];
+                s.z[static_cast<std::size_t>(c)] += constant * static_cast<float>(counted);
+            }
+        }
+        queryPass(h, a, s);
+    }
+
+    // out = phi(Q) S and den a block of queries at a time (S and z complete).
+    void queryPass(std::int64_t h, const HeadArrays& a, HeadScratch& s) const {
         for (std::int64_t t0 = 0; t0 < m_n; t0 += kStreamRows) {
             const std::int64_t rows = std::min(kStreamRows, m_n - t0);
             m_map.queryFeatures(h, a.q + t0 * m_d, rows, s.phiQ.data());

@@ -35,6 +35,23 @@ public:
     /// phi of `rows` rows of d values each (queries or keys of `head`) into out [rows, features()].
     virtual void queryFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const = 0;
     virtual void keyFeatures(std::int64_t head, const float* rows, std::int64_t count, float* out) const = 0;
+
+    // Maps whose key features are ratio · (exp(p(k) − diag(k) − M) + eps) with one shift M per
+    // head, the largest projection p over all the head's keys (the Performer's softmax kernel).
+    // prepareHead finds M with a pass over the keys before any feature; a non-causal run instead
+    // makes each key's features once, against the largest projection so far, and scales what it
+    // has summed by exp(old − new) when that grows: one projection of the keys instead of two.
+    virtual bool hasHeadKeyShift() const { return false; }
+    /// Key features without the eps term, ratio · exp(p − diag − shift), after raising `shift` to
+    /// the block's largest projection; returns exp(old shift − new shift) (1: unchanged).
+    virtual float keyFeaturesRunningShift(std::int64_t /*head*/, const float* /*rows*/, std::int64_t /*count*/,
+                                          float* /*out*/, float& /*shift*/) const {
+        return 1.0f;
+    }
+    /// ratio · eps: what every key feature adds beside its exponential.
+    virtual float keyFeatureConstant() const { return 0.0f; }
+    /// The head's shift once every key was seen (what prepareHead would have found).
+    virtual void setHeadKeyShift(std::int64_t /*head*/, float /*shift*/) {}
 };
 
 /// Fills result.output, result.stats["den"] (the denominators of the implied weights
