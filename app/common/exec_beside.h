@@ -4,13 +4,13 @@
 // once, when it loads, before main(): a launcher that links neither LibTorch nor Qt sets it for
 // nearly nothing, where a program setting it for itself has to load LibTorch a second time.
 
+#include "common/beside_this_program.h"
 #include "common/omp_wait_policy.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <system_error>
 #include <unistd.h>
@@ -20,8 +20,7 @@ namespace attnscope::app {
 /// Returns only when the program could not be started, with the reason on stderr.
 inline int execBeside(const char* program, char** argv, const char* who) {
     std::error_code error;
-    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-    const std::string target = (self.parent_path() / program).string();
+    const std::string target = besideThisProgram(program, error);
     setOpenMpEnvironment();
     ::execv(target.c_str(), argv);
     std::fprintf(stderr, "%s: error: cannot start %s: %s\n", who, target.c_str(), std::strerror(errno));

@@ -5,7 +5,7 @@
 // pages, each page's first touch a fault (7–15 µs here). With glibc's tunables below, malloc keeps
 // allocations up to 32 MiB in its heaps, grows them 64 MiB at a time and backs them with
 // transparent huge pages: a Routing run at 16k tokens went from 8,500 page faults to 2,000 and
-// ran 12 % faster (paired, docs/PERFORMANCE.md). glibc reads its tunables only when a process
+// ran 11 % faster (paired, docs/PERFORMANCE.md). glibc reads its tunables only when a process
 // starts, so the launcher re-executes itself once with them set. A GLIBC_TUNABLES the user set is
 // always respected. LibTorch's programs do not get them: its short-lived temporaries grew slower
 // on huge pages (each new one zeroes whole 2 MiB pages).

@@ -1,12 +1,13 @@
 // loadImageForEngine for the command line: through the image decoder module beside the program
 // (image_decoder_abi.h), opened on the first picture and kept open.
 
+#include "common/beside_this_program.h"
 #include "common/image_decoder_abi.h"
 #include "common/image_load.h"
 
 #include <dlfcn.h>
 
-#include <filesystem>
+#include <string>
 #include <mutex>
 #include <system_error>
 
@@ -20,8 +21,7 @@ struct Decoder {
 
 Decoder openDecoder() {
     std::error_code error;
-    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-    const std::string module = (self.parent_path() / kImageDecoderModule).string();
+    const std::string module = besideThisProgram(kImageDecoderModule, error);
     Decoder decoder;
     if (error) {
         decoder.problem = "cannot find this program's folder (" + error.message() + ")";
