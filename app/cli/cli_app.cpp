@@ -53,15 +53,17 @@ void CliParse::addVariantsCommand() {
 
 void CliParse::addRunCommand() {
     m_run = app.add_subcommand("run", "Run one variant and write RESULT.safetensors.");
-    m_run->add_option("--variant", run.variant, "Variant id (see 'attnscope-cli variants').")->required();
+    m_run->add_option("--variant", run.variant,
+                      "Variant id (see 'attnscope-cli variants'). Without it, --model DIR --layer L writes the model's own "
+                      "attention of that layer: exactly what its forward computes (window, bias, memory, causality).");
     m_run->add_option("--param", run.params, "Variant parameter NAME=VALUE (repeatable).");
     m_runText = m_run->add_option("--text", run.text, "Input text.");
     auto* textFile = m_run->add_option("--text-file", run.textFile, "Read the input text from a file.");
     auto* qkv = m_run->add_option("--qkv", run.qkvFile,
                                    "safetensors file with float32 q, k, v [H, n, d] (skips tokenizing).");
     auto* model = m_run->add_option("--model", run.model,
-                                     "Model folder (config.json + model.safetensors + tokenizer): run the variant "
-                                     "on the real Q/K/V of --layer for the text.");
+                                     "Model folder (config.json + model.safetensors + tokenizer): the model's own "
+                                     "attention of --layer for the text, or with --variant that variant on the layer's Q/K/V.");
     auto* attention = m_run->add_option("--attention", run.attention,
                                          "safetensors file of attention captured from any model (q, k, v [layers, heads, n, d] "
                                          "and/or attentions, tokens in its metadata; docs/CAPTURED_ATTENTION.md): run the "
@@ -309,6 +311,17 @@ bool CliParse::parse(int argc, char** argv) {
         run.image.empty() && !m_runText->count()) {
         printError("run needs an input: --text STR, --text-file PATH, --image PATH, --qkv PATH or --attention PATH (with --model: "
                    "--text, --text-file or, for a vision model, --image)");
+        exit = kExitUsage;
+        return false;
+    }
+    if (command == Command::Run && run.variant.empty() && run.model.empty()) {
+        printError("--variant is required (without it, --model DIR --layer L writes the model's own attention of that layer)");
+        exit = kExitUsage;
+        return false;
+    }
+    if (command == Command::Run && run.variant.empty() && (!run.params.empty() || run.causal)) {
+        printError(std::string(run.causal ? "--causal" : "--param") +
+                   " needs --variant: the model's own attention takes the layer's own settings");
         exit = kExitUsage;
         return false;
     }

@@ -39,9 +39,9 @@ int routeModelCommand(const RouteOptions& o) {
     }
     for (const auto& w : info->warnings) std::cerr << "attnscope-cli: warning: " << w << "\n";
     if (info->experts == 0) {
-        printError(o.model + ": a dense " + info->arch +
-                   " model has no router; route --model needs expert layers (attnscope-cli train --arch switch, "
-                   "or a switch_transformers checkpoint)");
+        printError(o.model + ": a dense " + info->familyName +
+                   " model has no router; route --model needs expert layers (a Switch Transformers, Mixtral, Qwen2-MoE "
+                   "or OLMoE checkpoint, or attnscope-cli train --arch switch)");
         return kExitFailure;
     }
     if (o.layer < 0 || o.layer >= info->layers) {
@@ -74,7 +74,13 @@ int routeModelCommand(const RouteOptions& o) {
         router.k = info->routerK;
         router.normalize = info->routerNormalize;
     }
-    return routeAndWrite(o, (*pass)->routerLogits[static_cast<std::size_t>(o.layer)], router, &(*pass)->input);
+    // (the pass keeps router logits by layer: an expert layer's are there)
+    const auto layer = static_cast<std::size_t>(o.layer);
+    if (layer >= (*pass)->routerLogits.size() || (*pass)->routerLogits[layer].shape.size() != 2) {
+        printError("internal: the model's pass kept no router logits for its expert layer " + std::to_string(o.layer));
+        return kExitFailure;
+    }
+    return routeAndWrite(o, (*pass)->routerLogits[layer], router, &(*pass)->input);
 }
 
 }  // namespace attnscope::cli

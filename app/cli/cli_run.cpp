@@ -31,12 +31,17 @@ std::optional<std::unique_ptr<Engine>> createEngine(int threads, std::uint64_t m
 int runCommand(const RunOptions& options) {
     auto engine = createEngine(options.threads, options.memoryBudget);
     if (!engine) return kExitFailure;
-    auto variant = buildVariantRequest(options);
-    if (!variant) {
-        printError(variant.error().message);
-        return exitFor(variant.error());
+    RunRequest request = baseRunRequest(options);
+    if (!options.variant.empty()) {
+        auto variant = buildVariantRequest(options);
+        if (!variant) {
+            printError(variant.error().message);
+            return exitFor(variant.error());
+        }
+        request.variants.push_back(std::move(variant.value()));
     }
-    RunRequest request = baseRunRequest(options, std::move(variant.value()));
+    // Without --variant, --model's layer gives its own attention (the parser saw to the rest).
+    const bool ownAttention = options.variant.empty();
     if (!options.qkvFile.empty()) {
         if (auto added = addQkvInput(options, request); !added) {
             printError(added.error().message);
@@ -49,7 +54,7 @@ int runCommand(const RunOptions& options) {
             return exitFor(spec.error());
         }
         request.input.image = std::move(spec.value());
-        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer};
+        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer, ownAttention};
     } else {
         auto kind = parseTokenizerKind(options.tokenizer);
         if (!kind) {
@@ -67,8 +72,8 @@ int runCommand(const RunOptions& options) {
         } else {
             request.input.text = options.text;
         }
-        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer};
-        if (!options.attention.empty()) request.model = ModelLayerSource{options.attention, options.layer};
+        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer, ownAttention};
+        if (!options.attention.empty()) request.model = ModelLayerSource{options.attention, options.layer, ownAttention};
     }
     return runAndWrite(options, request, [&](const RunRequest& r, const ProgressFn& progress) { return (*engine)->run(r, progress); });
 }

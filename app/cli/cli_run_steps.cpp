@@ -67,9 +67,8 @@ Result<VariantRequest> buildVariantRequest(const RunOptions& options) {
     return request;
 }
 
-RunRequest baseRunRequest(const RunOptions& options, VariantRequest variant) {
+RunRequest baseRunRequest(const RunOptions& options) {
     RunRequest request;
-    request.variants.push_back(std::move(variant));
     request.projection.heads = options.heads;
     request.projection.headDim = options.headDim;
     request.projection.modelDim = options.modelDim;

@@ -21,8 +21,8 @@ int exitFor(const engine::Error& error);
 /// --variant, --param and --causal checked against the variant's schema.
 engine::Result<engine::VariantRequest> buildVariantRequest(const RunOptions& options);
 
-/// The request with its variant, projection, budget and dense limit from the flags (no input yet).
-engine::RunRequest baseRunRequest(const RunOptions& options, engine::VariantRequest variant);
+/// The request with its projection, budget and dense limit from the flags (no variant, no input yet).
+engine::RunRequest baseRunRequest(const RunOptions& options);
 
 /// --qkv's q, k, v (read in place), key padding and the variants' inputs, into the request.
 engine::Result<void> addQkvInput(const RunOptions& options, engine::RunRequest& request);

@@ -22,7 +22,8 @@ int torchFreeRunCommand(const RunOptions& options) {
         printError(variant.error().message);
         return exitFor(variant.error());
     }
-    RunRequest request = baseRunRequest(options, std::move(variant.value()));
+    RunRequest request = baseRunRequest(options);
+    request.variants.push_back(std::move(variant.value()));
     if (auto added = addQkvInput(options, request); !added) {
         printError(added.error().message);
         return exitFor(added.error());

@@ -60,6 +60,7 @@ struct Engine::Impl {
     std::unique_ptr<ModelSession> model;
 
     Result<void> planVariants(const RunRequest& request, RunPlan& plan, RunResult& run);
+    Result<void> planOwnAttention(const ModelLayerSource& source, RunPlan& plan, RunResult& run);
     std::optional<GridShape> imageGridOf(const RunRequest& request) const;
     Result<void> planInput(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, RunResult& run);
     Result<void> checkAtlasBudget(const ModelSession::Pass& pass, const std::vector<ResolvedSetting>& settings) const;
@@ -285,16 +286,22 @@ std::optional<GridShape> Engine::Impl::imageGridOf(const RunRequest& request) co
 }
 
 // Every requested variant known, its parameters resolved (a causal model makes variants causal
-// unless the request says otherwise, with a notice).
+// unless the request says otherwise, with a notice); a model layer's own attention first when asked.
 Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan, RunResult& run) {
-    if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
+    const bool withModel = request.model && !request.qkv && !request.sharedQkv;
+    if (withModel) {
+        if (auto session = ensureModel(request.model->folder); !session) return session.error();
+        run.modelFamily = model->info().arch;
+        run.modelFamilyName = model->info().familyName;
+        if (request.model->ownAttention)
+            if (auto own = planOwnAttention(*request.model, plan, run); !own) return own;
+    }
+    if (request.variants.empty() && plan.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
     for (const auto& vr : request.variants) {
         const Variant* v = find(vr.id);
         if (!v) return unknownVariant(vr.id, variantList());
         ParamValues given = vr.params;
-        if (request.model && !request.qkv) {
-            auto session = ensureModel(request.model->folder);
-            if (!session) return session.error();
+        if (withModel) {
             if (model->info().causal && !given.count("causal") && hasParam(v->info(), "causal")) {
                 given["causal"] = true;
                 run.warnings.push_back(vr.id + ": causal = true, as the model is causal");
@@ -311,9 +318,26 @@ Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan
         }
         if (request.input.image && !request.qkv && !request.sharedQkv)
             if (const auto grid = imageGridOf(request)) applyImageDefaults(v->info(), *grid, given, run.warnings);
-        if (auto ok = planVariant(*v, given, plan); !ok) return ok.error();
+        if (auto ok = planVariant(*v, given, plan, vr.seed); !ok) return ok.error();
     }
     return {};
+}
+
+// The layer's own attention (ModelInfo::layerAttention) as the plan's first variant.
+Result<void> Engine::Impl::planOwnAttention(const ModelLayerSource& source, RunPlan& plan, RunResult& run) {
+    const ModelInfo& info = model->info();
+    if (info.layerAttention.empty())
+        return makeError(ErrorCode::InvalidArgument, info.folder + ": the file's attention is the model's own (its weights); "
+                                                                   "variants run on its q, k, v");
+    if (source.layer < 0 || source.layer >= info.layers)
+        return makeError(ErrorCode::InvalidArgument, "layer " + std::to_string(source.layer) + " is outside [0, " +
+                                                         std::to_string(info.layers - 1) + "] for this model");
+    const LayerAttentionInfo& own = info.layerAttention[static_cast<std::size_t>(source.layer)];
+    const Variant* v = find(own.variant);
+    if (!v) return unknownVariant(own.variant, variantList());
+    plan.ownAttention = static_cast<int>(plan.variants.size());
+    run.ownAttentionSummary = own.summary;
+    return planVariant(*v, own.params, plan, own.seed);
 }
 
 // The input's shape, before anything large is allocated: explicit tensors checked (values too,

@@ -12,6 +12,7 @@
 #include <attnscope/safetensors.h>
 
 #include "../support/tiny_llama.h"
+#include "../support/tiny_model.h"
 #include "../support/tiny_switch_transformers.h"
 #include "model/model_pass_bytes.h"
 #include "model/rotary_positions.h"
@@ -325,6 +326,43 @@ LlamaSpec specOf(int index, std::string& type, double& factor) {
 
 }  // namespace
 
+// The model's own attention of every layer, as the window and `run --model` ask the engine for it
+// (text through the folder's tokenizer.json), against the recomputation on the same tokens:
+// Mistral's and Qwen2's windows, grouped heads, q/k norms and scaled rotations included.
+TEST_P(LlamaModel, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
+    std::string type;
+    double factor = 1;
+    const LlamaSpec spec = specOf(GetParam(), type, factor);
+    const TensorMap weights = writeLlamaFolder(m_dir, spec);
+    writeTinyTokenizerJson(m_dir);
+    const double ropeScale = type == "yarn" ? 0.1 * std::log(factor) + 1 : 1.0;
+    for (int layer = 0; layer < 2; ++layer) {
+        RunRequest request;
+        request.input.text = "the cat sat on the mat, a dog ran .";
+        request.model = ModelLayerSource{m_dir.string(), layer, true};
+        auto run = m_engine->run(request);
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        const RunResult& r = *run.value();
+        ASSERT_EQ(r.ownAttention, 0);
+        EXPECT_EQ(r.modelFamily, spec.type);
+        EXPECT_EQ(r.results[0].variantId, "model_softmax");
+        std::vector<std::int64_t> ids;
+        for (const Token& t : r.input.tokens) ids.push_back(t.id);
+        ASSERT_EQ(ids.size(), 13u);
+        const Reference ref = recompute(weights, spec, ids, frequencies(spec, factor, type, 1000, 1, 4), ropeScale);
+        const std::int64_t n = std::int64_t(ids.size());
+        const bool slides = spec.window > 0 && layer >= spec.windowFrom;
+        EXPECT_EQ(std::get<std::int64_t>(r.results[0].params.at("window")), slides ? spec.window : 0);
+        for (int h = 0; h < 4; ++h) {
+            const WeightTile tile = r.results[0].weights->tile(h, 0, n, 0, n);
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                    ASSERT_NEAR(tile.at(i, j), ref.attention[std::size_t(layer)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 1e-5)
+                        << "layer " << layer << " head " << h << " " << i << "," << j;
+        }
+    }
+}
+
 TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
     std::string type;
     double factor = 1;
@@ -332,7 +370,7 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
     const TensorMap weights = writeLlamaFolder(m_dir, spec);
     auto info = m_engine->openModel(m_dir.string());
     ASSERT_TRUE(info.ok()) << info.error().message;
-    EXPECT_EQ(info->arch, "llama");
+    EXPECT_EQ(info->arch, spec.type);
     EXPECT_EQ(info->heads, 4);
     EXPECT_EQ(info->headDim, 8);
     EXPECT_TRUE(info->causal);
@@ -355,11 +393,17 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
         EXPECT_EQ(info->routerNormalize, spec.normalize);
         const std::vector<std::int64_t> sparse = spec.sparseStep == 2 ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{0, 1};
         EXPECT_EQ(info->expertLayers, sparse);
-        ASSERT_EQ(f.routerLogits.size(), ref.routerLogits.size());
-        for (std::size_t l = 0; l < ref.routerLogits.size(); ++l)
+        // by layer: a dense layer's entry is empty (the reference keeps the sparse layers' in order)
+        ASSERT_EQ(f.routerLogits.size(), 2u);
+        ASSERT_EQ(ref.routerLogits.size(), sparse.size());
+        if (spec.sparseStep == 2) EXPECT_TRUE(f.routerLogits[0].shape.empty());
+        for (std::size_t s = 0; s < sparse.size(); ++s) {
+            const PlainTensor& logits = f.routerLogits[std::size_t(sparse[s])];
+            ASSERT_EQ(logits.shape, (std::vector<std::int64_t>{std::int64_t(n), spec.experts}));
             for (std::size_t t = 0; t < n; ++t)
                 for (std::int64_t e = 0; e < spec.experts; ++e)
-                    ASSERT_NEAR(f.routerLogits[l].f32[t * 4 + std::size_t(e)], ref.routerLogits[l][t][std::size_t(e)], 1e-4);
+                    ASSERT_NEAR(logits.f32[t * 4 + std::size_t(e)], ref.routerLogits[s][t][std::size_t(e)], 1e-4);
+        }
     }
     for (std::size_t l = 0; l < 2; ++l)
         for (std::size_t h = 0; h < 4; ++h)

@@ -20,6 +20,7 @@ using attnscope::testing::makeTinyModel;
 using attnscope::testing::TinyModel;
 using attnscope::testing::TinyModelSpec;
 using attnscope::testing::writeTinyModel;
+using attnscope::testing::writeTinyTokenizerJson;
 using namespace attnscope::testing::reference;
 
 namespace {
@@ -175,6 +176,35 @@ TEST_P(ModelForwardTest, FullOnALayersRealQkvEqualsTheModelsOwnAttention) {
             for (std::int64_t j = 0; j < n; ++j)
                 worst = std::max(worst, static_cast<double>(std::abs(r.weightAt(h, i, j) - own.f32[static_cast<std::size_t>((h * n + i) * n + j)])));
     EXPECT_LT(worst, 1e-5);
+}
+
+// The model's own attention of every layer, as the window and `run --model` ask for it (text through
+// the folder's tokenizer.json), against the double-precision forward on the same tokens.
+TEST_P(ModelForwardTest, OwnAttentionOfEveryLayerIsTheReferences) {
+    writeTinyTokenizerJson(m_dir);
+    for (int layer = 0; layer < 2; ++layer) {
+        RunRequest request;
+        request.input.text = "the big dog ran to the park";
+        request.model = ModelLayerSource{m_dir.string(), layer, true};
+        auto run = m_engine->run(request);
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        const RunResult& r = *run.value();
+        ASSERT_EQ(r.ownAttention, 0);
+        EXPECT_EQ(r.modelFamily, m_model.spec.arch);
+        EXPECT_EQ(std::get<bool>(r.results[0].params.at("causal")), m_model.spec.arch == "gpt2");
+        std::vector<std::int64_t> ids;
+        for (const Token& t : r.input.tokens) ids.push_back(t.id);
+        const Reference ref = referenceForward(m_model, ids);
+        const std::int64_t n = std::int64_t(ids.size());
+        ASSERT_EQ(n, 9);
+        for (int h = 0; h < 4; ++h) {
+            const WeightTile tile = r.results[0].weights->tile(h, 0, n, 0, n);
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                    ASSERT_NEAR(tile.at(i, j), ref.attention[std::size_t(layer)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 1e-4)
+                        << "layer " << layer << " head " << h << " " << i << "," << j;
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, ModelForwardTest, ::testing::Values("bert", "roberta", "gpt2"));

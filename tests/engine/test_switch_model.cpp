@@ -79,6 +79,7 @@ std::map<std::string, std::vector<float>> readWeights(const fs::path& folder) {
 
 struct SwitchReference {
     Matrix hidden;                               // the last layer's [n, h]
+    std::vector<std::vector<Matrix>> attention;  // [layer][head] n x n
     std::vector<std::vector<std::int64_t>> expert;  // per layer, per token
     std::vector<std::vector<int>> kept;
 };
@@ -108,6 +109,7 @@ SwitchReference recompute(std::map<std::string, std::vector<float>>& w, const st
         std::vector<Matrix> weights;
         const Matrix ctx = attention(lin(x, "attention.self.query", h, h), lin(x, "attention.self.key", h, h),
                                      lin(x, "attention.self.value", h, h), heads, false, weights);
+        ref.attention.push_back(weights);
         const Matrix a = layerNorm(add(x, lin(ctx, "attention.output.dense", h, h)), W(p + "attention.output.LayerNorm.weight"),
                                    W(p + "attention.output.LayerNorm.bias"), kEps);
         const std::vector<float>& router = W(p + "mlp.router.classifier.weight");
@@ -185,6 +187,26 @@ TEST_F(SwitchModelTest, TrainedFolderReopensAndAgreesWithADoublePrecisionRecompu
     const std::int64_t slots = static_cast<std::int64_t>(std::ceil(static_cast<double>(n) / 3.0 * 0.5));
     EXPECT_GE(dropped, 2 * (n - 3 * slots));
     EXPECT_GT(n - 3 * slots, 0);
+    // The model's own attention of every layer (text through the folder's byte-level vocabulary)
+    for (int l = 0; l < o.layers; ++l) {
+        RunRequest request;
+        request.input.text = "abcd";
+        request.model = ModelLayerSource{report->folder, l, true};
+        auto run = m_engine->run(request);
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        ASSERT_EQ(run.value()->ownAttention, 0);
+        std::vector<std::int64_t> ids;
+        for (const Token& t : run.value()->input.tokens) ids.push_back(t.id);
+        const auto own = recompute(weights, ids, o.layers, 16, 2, 3, 0.5);
+        const std::int64_t m = std::int64_t(ids.size());
+        for (int h = 0; h < 2; ++h) {
+            const WeightTile tile = run.value()->results[0].weights->tile(h, 0, m, 0, m);
+            for (std::int64_t i = 0; i < m; ++i)
+                for (std::int64_t j = 0; j < m; ++j)
+                    ASSERT_NEAR(tile.at(i, j), own.attention[std::size_t(l)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 1e-5)
+                        << "layer " << l << " head " << h;
+        }
+    }
 }
 
 // The trainer's layer against the router the engine routes with: the same experts, gates, slots

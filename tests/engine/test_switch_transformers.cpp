@@ -8,7 +8,7 @@
 #include <attnscope/moe_router.h>
 
 #include "../support/tiny_switch_transformers.h"
-#include "model/t5_relative_position.h"
+#include "families/switch_transformers/t5_forward_buckets.h"
 
 #include <gtest/gtest.h>
 
@@ -232,6 +232,47 @@ TEST_F(SwitchTransformersTest, RandomFolderAgreesWithADoublePrecisionRecomputati
     std::vector<int> kept(routing->kept.begin(), routing->kept.end());
     EXPECT_EQ(kept, ref.kept);
     EXPECT_GT(std::count(kept.begin(), kept.end(), 0), 0) << "the case should drop tokens (4 experts of 3 slots, 12 tokens)";
+}
+
+// The model's own attention of every layer, as the window and `run --model` ask the engine for it:
+// T5's relative bias and unscaled scores, against the recomputation on the text's own tokens.
+TEST_F(SwitchTransformersTest, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
+    const TinySwitchSpec spec;
+    const TensorMap weights = writeTinySwitchFolder(m_dir / "switch", spec);
+    for (int layer = 0; layer < 3; ++layer) {
+        RunRequest request;
+        request.input.text = "the cat sat on a mat and the dog ran up the hill";
+        request.model = ModelLayerSource{(m_dir / "switch").string(), layer, true};
+        auto run = m_engine->run(request);
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        const RunResult& r = *run.value();
+        ASSERT_EQ(r.ownAttention, 0);
+        EXPECT_EQ(r.results[0].variantId, "model_softmax");
+        EXPECT_NE(r.ownAttentionSummary.find("relative position bias"), std::string::npos) << r.ownAttentionSummary;
+        std::vector<std::int64_t> ids;
+        for (const Token& t : r.input.tokens) ids.push_back(t.id);
+        const std::int64_t n = std::int64_t(ids.size());
+        ASSERT_GT(n, 12);  // wider than the exact buckets: the logarithmic ones are used
+        const Reference ref = recompute(weights, spec, ids);
+        for (int h = 0; h < 3; ++h) {
+            const WeightTile tile = r.results[0].weights->tile(h, 0, n, 0, n);
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                    ASSERT_NEAR(tile.at(i, j), ref.attention[std::size_t(layer)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 1e-5)
+                        << "layer " << layer << " head " << h << " " << i << "," << j;
+        }
+        // `full` on the same Q/K leaves the bias out: it is not the model's attention
+        RunRequest variant = request;
+        variant.model->ownAttention = false;
+        variant.variants.push_back(VariantRequest{"full", {}});
+        auto full = m_engine->run(variant);
+        ASSERT_TRUE(full.ok());
+        EXPECT_EQ(full.value()->ownAttention, -1);
+        double apart = 0;
+        for (std::int64_t j = 0; j < n; ++j)
+            apart += std::abs(full.value()->results[0].weightAt(0, 2, j) - ref.attention[std::size_t(layer)][0][2][std::size_t(j)]);
+        EXPECT_GT(apart, 1e-3);
+    }
 }
 
 // A run on a layer's Q, K, V carries that layer's router when its FFN is a Switch layer (the

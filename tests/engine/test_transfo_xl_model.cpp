@@ -282,6 +282,34 @@ TEST_P(TransfoXlModel, TheVariantOnALayersQkvReproducesTheModel) {
     }
 }
 
+// The model's own attention, as the window and `run --model` ask for it (no variant named): the
+// memory across three segments, the relative terms, same_length, against the reference.
+TEST_P(TransfoXlModel, OwnAttentionOfEveryLayerIsTheReferences) {
+    std::vector<int> ids(kText.begin(), kText.end());
+    const Attention ref = referenceAttention(m_spec, m_weights, ids);
+    for (int layer : {0, 1}) {
+        RunRequest request;
+        request.input.text = kText;
+        request.model = ModelLayerSource{m_dir.string(), layer, true};
+        auto run = m_engine->run(request);
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        ASSERT_EQ(run.value()->ownAttention, 0);
+        ASSERT_EQ(run.value()->results.size(), 1u);
+        const AttentionResult& r = run.value()->results[0];
+        EXPECT_EQ(r.variantId, "transformer_xl");
+        EXPECT_EQ(std::get<std::int64_t>(r.params.at("segment")), m_spec.tgt);
+        EXPECT_EQ(std::get<std::int64_t>(r.params.at("memory")), m_spec.mem);
+        EXPECT_NE(run.value()->ownAttentionSummary.find("memory"), std::string::npos);
+        for (int h = 0; h < 2; ++h) {
+            const WeightTile tile = r.weights->tile(h, 0, r.n, 0, r.n);
+            for (std::int64_t i = 0; i < r.n; ++i)
+                for (std::int64_t j = 0; j < r.n; ++j)
+                    ASSERT_NEAR(tile.at(i, j), ref[std::size_t(layer)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 1e-5)
+                        << "layer " << layer << " head " << h << " " << i << "," << j;
+        }
+    }
+}
+
 TEST_P(TransfoXlModel, ReceptiveFieldRollsOutTheModelsAttentionAcrossSegments) {
     ASSERT_TRUE(m_engine->openModel(m_dir.string()).ok());
     auto bands = m_engine->modelAttentionBands(kText);

@@ -209,6 +209,18 @@ protected:
         EXPECT_EQ(last.col, s.image / s.patch - 1);
         ASSERT_TRUE(forward.value()->input.image);
         EXPECT_EQ(forward.value()->input.image->prefix, s.prefixTokens());
+        // The model's own attention of every layer, as the window and `run --model` ask for it
+        for (std::int64_t l = 0; l < s.layers; ++l) {
+            RunRequest request;
+            request.model = ModelLayerSource{m_dir.string(), int(l), true};
+            request.input.image = pictureSpec(picture);
+            auto run = m_engine->run(request);
+            ASSERT_TRUE(run.ok()) << run.error().message;
+            ASSERT_EQ(run.value()->ownAttention, 0);
+            const std::vector<float> own = denseWeights(run.value()->results[0]);
+            ASSERT_EQ(own.size(), ref.attention[std::size_t(l)].size());
+            for (std::size_t e = 0; e < own.size(); ++e) ASSERT_NEAR(own[e], ref.attention[std::size_t(l)][e], 2e-5) << "own, layer " << l;
+        }
     }
 
     fs::path m_dir;

@@ -124,14 +124,42 @@ inline void writeTinyModel(const TinyModel& model, const std::filesystem::path& 
 }
 
 /// A 40-entry WordPiece vocabulary (ids fit the tiny models' vocab of 40), as vocab.txt.
+/// The 40 tokens of the tiny vocabularies below (ids 0 … 39).
+inline const std::vector<std::string>& tinyWordPieceTokens() {
+    static const std::vector<std::string> tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat",
+                                                    "a", "dog", "ran", "to", "park", ".", ",", "and", "##s", "##ing",
+                                                    "is", "was", "it", "he", "she", "they", "big", "small", "red", "blue",
+                                                    "in", "of", "for", "with", "at", "by", "from", "up", "down", "out"};
+    return tokens;
+}
+
 inline void writeTinyWordPieceVocab(const std::filesystem::path& folder) {
-    const char* tokens[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat",
-                            "a", "dog", "ran", "to", "park", ".", ",", "and", "##s", "##ing",
-                            "is", "was", "it", "he", "she", "they", "big", "small", "red", "blue",
-                            "in", "of", "for", "with", "at", "by", "from", "up", "down", "out"};
     std::string text;
-    for (const char* t : tokens) text += std::string(t) + "\n";
+    for (const auto& t : tinyWordPieceTokens()) text += t + "\n";
     writeText(folder / "vocab.txt", text);
+}
+
+/// The same vocabulary as a WordPiece tokenizer.json ([CLS] text [SEP]): read by every family that
+/// reads tokenizer.json, so any model folder of a test can take text.
+inline void writeTinyTokenizerJson(const std::filesystem::path& folder) {
+    std::string vocab;
+    for (std::size_t i = 0; i < tinyWordPieceTokens().size(); ++i)
+        vocab += (i ? ", \"" : "\"") + tinyWordPieceTokens()[i] + "\": " + std::to_string(i);
+    std::string added;
+    for (int i = 0; i < 5; ++i)
+        added += std::string(i ? ", " : "") + "{\"id\": " + std::to_string(i) + ", \"content\": \"" + tinyWordPieceTokens()[i] +
+                 "\", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"special\": true}";
+    writeText(folder / "tokenizer.json",
+              "{\"version\": \"1.0\", \"truncation\": null, \"padding\": null, \"added_tokens\": [" + added + "], "
+              "\"normalizer\": {\"type\": \"BertNormalizer\", \"clean_text\": true, \"handle_chinese_chars\": true, "
+              "\"strip_accents\": null, \"lowercase\": true}, \"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"}, "
+              "\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"[CLS]\", "
+              "\"type_id\": 0}}, {\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}, {\"SpecialToken\": {\"id\": \"[SEP]\", "
+              "\"type_id\": 0}}], \"pair\": [], \"special_tokens\": {\"[CLS]\": {\"id\": \"[CLS]\", \"ids\": [2], "
+              "\"tokens\": [\"[CLS]\"]}, \"[SEP]\": {\"id\": \"[SEP]\", \"ids\": [3], \"tokens\": [\"[SEP]\"]}}}, "
+              "\"decoder\": {\"type\": \"WordPiece\", \"prefix\": \"##\", \"cleanup\": true}, "
+              "\"model\": {\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", \"continuing_subword_prefix\": \"##\", "
+              "\"max_input_chars_per_word\": 100, \"vocab\": {" + vocab + "}}}");
 }
 
 }  // namespace attnscope::testing

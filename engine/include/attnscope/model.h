@@ -26,9 +26,26 @@ struct TrainingRecord {
     }
 };
 
+/// The attention a model layer computes, as the engine reproduces it exactly (its family's
+/// declaration): the computation (a variant id: `model_softmax` with the layer's terms,
+/// `transformer_xl` with the model's memory, or the variant a trained model attends with), its
+/// resolved parameters, the seed of its draws, and what it is in words.
+struct LayerAttentionInfo {
+    std::string variant;
+    ParamValues params;
+    std::optional<std::uint64_t> seed;
+    std::string summary;  ///< "causal softmax, sliding window of 4096 keys, rotary positions"
+};
+
 struct ModelInfo {
     std::string folder;
-    std::string arch;             ///< "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers", "llama", "vit", "captured"
+    /// The family that reads it (its id: "bert", "mistral", "transfo-xl", …), or "captured" for a
+    /// file of attention captured elsewhere.
+    std::string arch;
+    std::string familyName;       ///< for people: "Mistral", "Transformer-XL"
+    std::string modelType;        ///< config.json's model_type ("roberta_switch", "deit")
+    /// Per layer, its own attention; empty for captured attention (the file's weights are its own).
+    std::vector<LayerAttentionInfo> layerAttention;
     /// arch "captured" (a file of attention captured elsewhere): the text its tokens spell,
     /// which is what every pass runs on.
     std::string capturedText;
@@ -81,9 +98,9 @@ struct ModelForward {
     std::vector<QkvTensors> qkv;          ///< per layer: the model's own per-head Q, K, V
     std::vector<PlainTensor> attention;   ///< per layer: F32 [heads, n, n] (when kept)
     std::vector<PlainTensor> hidden;      ///< layers + 1 entries: F32 [n, hiddenSize]
-    /// Per layer of a Switch model: F32 [n, experts], the router logits of the tokens entering
-    /// the layer's FFN (attnscope-cli route --model routes them); empty for a dense model, and
-    /// an empty tensor for a dense layer between expert layers.
+    /// Per layer of a model with expert layers: F32 [n, experts], the router logits of the tokens
+    /// entering the layer's FFN (attnscope-cli route --model routes them), indexed by layer; empty
+    /// for a dense model, and an empty tensor for a dense layer between expert layers.
     std::vector<PlainTensor> routerLogits;
     std::vector<std::string> notices;     ///< truncation, NaN weights, tokenizer notices
 };

@@ -35,13 +35,8 @@ SniffedFile sniffFile(const std::string& path);
 /// TorchScript, ...), or an empty string when `kind` is Safetensors.
 std::string weightsFileProblem(const std::string& path, const SniffedFile& sniffed);
 
-enum class ModelArch { Bert, Roberta, Gpt2, TransfoXl, SwitchTransformers, Llama, Vit };
-/// "bert", "roberta", "gpt2", "transfo-xl", "switch_transformers", "llama", "vit"
-const char* modelArchName(ModelArch arch);
-
 /// Transformer-XL's own settings (Hugging Face TransfoXLConfig names in brackets).
 struct TransfoXlSettings {
-    std::int64_t headDim = 0;    ///< [d_head]
     std::int64_t memLen = 0;     ///< [mem_len] M: cached positions per layer
     std::int64_t tgtLen = 0;     ///< [tgt_len] L: the segment length the text is read in
     std::int64_t clampLen = -1;  ///< [clamp_len] relative distances above it use it (<= 0: none)
@@ -73,13 +68,11 @@ struct SwitchSettings {
 /// bucketed distances (learnt in block 0, shared by every block), and every
 /// `encoder_sparse_step`-th FFN a Switch layer of `wi`/`wo` experts.
 struct T5Settings {
-    std::int64_t headDim = 64;               ///< [d_kv]
     std::int64_t relativeBuckets = 32;       ///< [relative_attention_num_buckets]
     std::int64_t relativeMaxDistance = 128;  ///< [relative_attention_max_distance]
     /// [encoder_sparse_step] block l is sparse when step == 1 or l % step == 1; 0: none is.
     std::int64_t sparseStep = 0;
     bool routerBias = false;                 ///< [router_bias]
-    std::int64_t eosTokenId = 1;             ///< [eos_token_id] appended to the encoder's text
 };
 
 /// Rotary positions (Su et al. 2021) as Hugging Face's `modeling_rope_utils` computes their
@@ -116,8 +109,6 @@ enum class ExpertLayout {
 /// Qwen3Config / Qwen2MoeConfig / OlmoeConfig names): pre-norm RMS layer norms, grouped-query
 /// attention over rotary positions, a SwiGLU MLP or SwiGLU experts.
 struct LlamaSettings {
-    std::int64_t headDim = 0;        ///< [head_dim], else hidden_size / num_attention_heads
-    std::int64_t kvHeads = 0;        ///< [num_key_value_heads]: query heads share them in groups
     bool qkvBias = false;            ///< q, k and v projections have biases ([attention_bias]; Qwen2: always)
     bool outputBias = false;         ///< o_proj has a bias ([attention_bias]; Qwen2: never)
     bool mlpBias = false;            ///< [mlp_bias]
@@ -129,9 +120,6 @@ struct LlamaSettings {
     ExpertLayout expertLayout = ExpertLayout::Mixtral;
     std::int64_t expertInner = 0;    ///< an expert's intermediate size ([moe_intermediate_size], else intermediate_size)
     std::int64_t sharedExpertInner = 0;  ///< [shared_expert_intermediate_size] (Qwen2-MoE) 0: no shared expert
-    /// Per layer whether its MLP is sparse (Qwen2-MoE's decoder_sparse_step, mlp_only_layers); empty: every layer.
-    std::vector<std::uint8_t> sparseLayers;
-    std::int64_t bosTokenId = 1;     ///< [bos_token_id] put before the text
     RopeSettings rope;
 
     bool slides(std::int64_t layer) const {
@@ -164,17 +152,28 @@ enum class Activation { GeluErf, GeluTanh, Relu, Silu };
 /// The fields of config.json the forward pass needs, range-checked. Unknown fields are ignored
 /// (risky ones such as auto_map are reported in `notices`).
 struct ModelConfig {
-    ModelArch arch = ModelArch::Bert;
+    /// The family that read it (families/family.h: its id, e.g. "mistral"), and the model_type
+    /// config.json names ("roberta_switch" is read by the roberta family).
+    std::string family;
     std::string modelType;
     std::int64_t vocabSize = 0;
     std::int64_t hiddenSize = 0;
     std::int64_t numLayers = 0;
     std::int64_t numHeads = 0;
+    /// Key/value heads: query head h reads key head h / (numHeads / kvHeads) (grouped-query
+    /// attention, [num_key_value_heads]); numHeads for every family without grouping.
+    std::int64_t kvHeads = 0;
+    /// The width of a head: [d_head], [d_kv], [head_dim] where the family has one, else
+    /// hiddenSize / numHeads.
+    std::int64_t headSize = 0;
     std::int64_t intermediateSize = 0;
     std::int64_t maxPositions = 0;     ///< rows of the position embedding table
     std::int64_t typeVocabSize = 0;    ///< 0 for GPT-2
     std::int64_t positionOffset = 0;   ///< RoBERTa: positions start at pad_token_id + 1
     std::int64_t padTokenId = -1;
+    /// Put before (bos) and after (eos) the text by a SentencePiece tokenizer ([bos_token_id]
+    /// of a decoder, T5's [eos_token_id]); -1: none.
+    std::int64_t bosTokenId = -1, eosTokenId = -1;
     double layerNormEps = 1e-12;
     Activation activation = Activation::GeluErf;
     bool causal = false;
@@ -187,25 +186,21 @@ struct ModelConfig {
     /// "chance_accuracy", "task"); absent fields stay unset.
     std::optional<TrainingRecord> training;
     std::vector<std::string> notices;
-    TransfoXlSettings transfoXl;  ///< for ModelArch::TransfoXl
-    SwitchSettings moe;           ///< BERT and RoBERTa: Switch FFN layers when moe.active()
-    T5Settings t5;                ///< for ModelArch::SwitchTransformers
-    LlamaSettings llama;          ///< for ModelArch::Llama
-    VitSettings vit;              ///< for ModelArch::Vit
+    SwitchSettings moe;           ///< the experts and router of sparse FFN layers, when moe.active()
+    /// Per layer whether its FFN is sparse (T5's encoder_sparse_step, Qwen2-MoE's
+    /// decoder_sparse_step and mlp_only_layers); empty: every layer is, when moe.active().
+    std::vector<std::uint8_t> sparseLayers;
+    // Each family's own settings, read and used by its folder (families/<id>/) only.
+    TransfoXlSettings transfoXl;
+    T5Settings t5;
+    LlamaSettings llama;
+    VitSettings vit;
 
-    std::int64_t headDim() const {
-        if (arch == ModelArch::TransfoXl) return transfoXl.headDim;
-        if (arch == ModelArch::SwitchTransformers) return t5.headDim;
-        if (arch == ModelArch::Llama) return llama.headDim;
-        return numHeads > 0 ? hiddenSize / numHeads : 0;
-    }
-    /// Whether layer l's FFN is a Switch layer (a roberta_switch model: every layer).
+    std::int64_t headDim() const { return headSize; }
+    /// Whether layer l's FFN is an expert layer (a router and its experts).
     bool switchLayer(std::int64_t l) const {
         if (!moe.active()) return false;
-        if (arch == ModelArch::Llama)
-            return llama.sparseLayers.empty() || llama.sparseLayers[static_cast<std::size_t>(l)] != 0;
-        if (arch != ModelArch::SwitchTransformers) return true;
-        return t5.sparseStep > 0 && (t5.sparseStep == 1 || l % t5.sparseStep == 1);
+        return sparseLayers.empty() || sparseLayers[static_cast<std::size_t>(l)] != 0;
     }
     /// Tokens the model can take at once (positions minus the RoBERTa offset).
     std::int64_t usablePositions() const { return maxPositions - positionOffset; }

@@ -104,14 +104,28 @@ public:
 /// token per byte, ~64 bytes each, so this bounds the result at about 512 MiB.
 constexpr std::size_t kMaxModelTokenizerTextBytes = std::size_t{8} << 20;
 
-/// Loads the tokenizer of a model folder: spiece.model for T5-family models and tokenizer.model
-/// for Llama-family ones (through libsentencepiece, `bosId` first and `eosId` last, -1: none),
-/// else tokenizer.json if present, else vocab.txt (+
-/// tokenizer_config.json), else vocab.json/encoder.json + merges.txt/vocab.bpe.
-/// modelType: "bert" | "roberta" | "gpt2" ("longformer" = "roberta"); it decides the special-token
-/// template when only vocabulary files exist. Errors name the file and the rule broken:
-/// NotFound (no tokenizer files), InvalidInput (malformed file), Unsupported (a tokenizer.json
-/// model or component other than the BERT and GPT-2/RoBERTa shapes).
+/// Which tokenizer files a model family reads (its declaration says which: families/family.h).
+enum class TokenizerFiles {
+    WordPiece,            ///< tokenizer.json, else vocab.txt (+ tokenizer_config.json), [CLS] … [SEP] (BERT)
+    RobertaBpe,           ///< tokenizer.json, else vocab.json/encoder.json + merges.txt/vocab.bpe, <s> … </s>
+    Gpt2Bpe,              ///< as RobertaBpe without a template (<|endoftext|> special)
+    JsonOrSentencePiece,  ///< tokenizer.json, else tokenizer.model (SentencePiece, `bosId` first) (Llama, Mistral)
+    JsonOnly,             ///< tokenizer.json (Qwen, OLMoE)
+    T5SentencePiece,      ///< spiece.model (`eosId` last), else tokenizer.json (T5, Switch Transformers)
+    JsonOrBytes,          ///< tokenizer.json, else UTF-8 bytes (the trainer's Transformer-XL)
+    None,                 ///< no tokenizer: pictures (ViT) or a family read elsewhere
+};
+
+/// Loads the tokenizer of a model folder as `files` says (through libsentencepiece for
+/// spiece.model and tokenizer.model, `bosId` first and `eosId` last, -1: none). `modelType` names
+/// the model in errors. Errors name the file and the rule broken: NotFound (no tokenizer files),
+/// InvalidInput (malformed file), Unsupported (a tokenizer.json model or component other than the
+/// BERT and GPT-2/RoBERTa shapes).
+Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder, TokenizerFiles files,
+                                                                 const std::string& modelType, std::int64_t bosId = -1,
+                                                                 std::int64_t eosId = 1);
+/// The same with the files of the family that reads `modelType` (families/family.h); Unsupported
+/// for a model type no family reads.
 Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder,
                                                                  const std::string& modelType, std::int64_t bosId = -1,
                                                                  std::int64_t eosId = 1);

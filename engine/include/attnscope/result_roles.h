@@ -21,4 +21,8 @@ bool comparableShapes(const AttentionResult& a, const AttentionResult& b);
 /// exact and whose shape is results[0]'s (results built by hand); -1 when there is none.
 int exactReferenceIndex(const RunResult& run);
 
+/// What comparisons are measured against: the model layer's own attention when the run has it
+/// (RunResult::ownAttention), else the exact reference; -1 when there is neither.
+int referenceIndex(const RunResult& run);
+
 }  // namespace attnscope::engine

@@ -185,9 +185,17 @@ struct RunResult {
     std::vector<std::uint8_t> keyPadding;
     std::vector<AttentionResult> results;  ///< one per requested variant, in request order
     /// Index into `results` of the first exact softmax result (VariantInfo::exact) with the same
-    /// shape as results[0]: the reference approximations and differences are measured against;
-    /// -1 when the request had none.
+    /// shape as results[0]; -1 when the request had none.
     int exactReference = -1;
+    /// Index into `results` of the model layer's own attention (ModelLayerSource::ownAttention):
+    /// exactly what the layer's forward computed; -1 when the request did not ask for it. With a
+    /// model, the reference every comparison is measured against (result_roles.h, referenceIndex).
+    int ownAttention = -1;
+    /// With a model: its family (ModelInfo::arch, "mistral") and the family's name ("Mistral").
+    std::string modelFamily, modelFamilyName;
+    /// With the own attention: what it is in words ("causal softmax, sliding window of 4096 keys,
+    /// rotary positions"), for captions and sidecars.
+    std::string ownAttentionSummary;
     std::vector<std::string> warnings;     ///< non-fatal notices shown to the user
     std::string requestJson;               ///< the whole request, so anyone can recompute it
 };
@@ -197,12 +205,18 @@ struct RunResult {
 struct VariantRequest {
     std::string id;
     ParamValues params;  ///< missing names take the schema default
+    /// The seed of its random draws; unset: the projection's seed (RunRequest::projection).
+    std::optional<std::uint64_t> seed = std::nullopt;
 };
 
 /// Q, K, V taken from one layer of a trained checkpoint run on `RunRequest::input.text`.
 struct ModelLayerSource {
     std::string folder;  ///< a model folder (config.json + model.safetensors + tokenizer files)
     int layer = 0;
+    /// The layer's own attention first (results[0], RunResult::ownAttention): exactly what its
+    /// forward computed — window, bias, memory, causality (ModelInfo::layerAttention says how).
+    /// The request's variants may then be empty.
+    bool ownAttention = false;
 };
 
 struct RunRequest {

@@ -144,6 +144,9 @@ struct VariantInfo {
     /// Long Range Arena's speed-up over vanilla at 4K tokens (Tay et al. 2021, on TPU), as the
     /// issues quote it ("5.7×"); empty when the benchmark has none for this variant.
     std::string lraSpeedup;
+    /// The computation of a model layer's own attention (`model_softmax`): chosen by opening a
+    /// model, with the layer's settings; never offered in a picker, the atlas or the trainer.
+    bool modelOnly = false;
 
     const ParamSpec* findParam(const std::string& param) const;
     const DiagnosticSpec* findDiagnostic(const std::string& name) const;

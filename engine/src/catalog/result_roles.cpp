@@ -26,4 +26,6 @@ int exactReferenceIndex(const RunResult& run) {
     return -1;
 }
 
+int referenceIndex(const RunResult& run) { return run.ownAttention >= 0 ? run.ownAttention : exactReferenceIndex(run); }
+
 }  // namespace attnscope::engine

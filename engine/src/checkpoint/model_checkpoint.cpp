@@ -4,8 +4,7 @@
 
 #include <attnscope/model_checkpoint.h>
 
-#include "checkpoint/switch_transformers_tensors.h"
-#include "checkpoint/vit_checkpoint.h"
+#include "families/family.h"
 #include "plain/strict_json.h"
 
 #include <algorithm>
@@ -61,6 +60,8 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
     std::unique_ptr<ModelCheckpoint> ckpt(new ModelCheckpoint());
     ckpt->m_folder = folder;
     if (auto read = ckpt->readConfig(); !read) return read.error();
+    if (const FamilyEntry& family = familyOf(ckpt->m_config); !family.opensElsewhere.empty())
+        return Error{ErrorCode::Unsupported, folder + ": " + family.opensElsewhere};
     auto all = ckpt->openWeights();
     if (!all) return all.error();
     if (auto resolved = ckpt->resolveExpected(all.value()); !resolved) return resolved.error();
@@ -176,15 +177,9 @@ Result<ModelCheckpoint::TensorIndex> ModelCheckpoint::openShardedWeights(const s
 Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
     const std::string& folder = m_folder;
     const ModelConfig& cfg = m_config;
+    const FamilyEntry& family = familyOf(cfg);
     auto expected = expectedTensors(cfg);
-    const std::vector<std::string> prefixes =
-        cfg.arch == ModelArch::Gpt2        ? std::vector<std::string>{"", "transformer."}
-        : cfg.arch == ModelArch::TransfoXl ? std::vector<std::string>{"transformer.", ""}
-        : cfg.arch == ModelArch::SwitchTransformers ? std::vector<std::string>{""}
-        : cfg.arch == ModelArch::Llama              ? std::vector<std::string>{"model.", ""}
-        : cfg.arch == ModelArch::Vit                ? std::vector<std::string>{"vit.", "deit.", ""}
-        : cfg.arch == ModelArch::Roberta ? std::vector<std::string>{"roberta.", ""}
-                                         : std::vector<std::string>{"bert.", ""};
+    const std::vector<std::string>& prefixes = family.prefixes;
     bool prefixFound = false;
     for (const auto& p : prefixes) {
         if (all.count(p + expected.front().name)) {
@@ -195,13 +190,10 @@ Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
     }
     if (!prefixFound)
         return invalid(folder + ": no tensor '" + prefixes.front() + expected.front().name + "' (nor without the '" +
-                       prefixes.front() + "' prefix): the weights do not belong to a " + modelArchName(cfg.arch) +
+                       prefixes.front() + "' prefix): the weights do not belong to a " + cfg.modelType +
                        " model as config.json says");
-    if (cfg.arch == ModelArch::Vit && !all.count(m_prefix + vitClsToken())) {
-        // A ViT trained without a class token (timm's class_token=False): patches only.
-        m_config.vit.clsToken = false;
-        m_config.maxPositions = m_config.vit.prefixTokens() + m_config.vit.gridSide() * m_config.vit.gridSide();
-        m_warnings.push_back("no " + m_prefix + vitClsToken() + ": the model reads patches only, without a [CLS] token");
+    if (family.adaptToFile) {
+        family.adaptToFile(m_config, [&](const std::string& name) { return all.count(m_prefix + name) > 0; }, m_warnings);
         expected = expectedTensors(cfg);
     }
 
@@ -215,8 +207,9 @@ Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
             const std::string leaf = alt.substr(dot + 1);
             if (alt.find("LayerNorm") != std::string::npos && (leaf == "weight" || leaf == "bias"))
                 alt = alt.substr(0, dot + 1) + (leaf == "weight" ? "gamma" : "beta");
-            // An encoder-only Switch Transformers export may keep the tied embedding only here.
-            if (e.name == kSwitchTransformersEmbedding) alt = m_prefix + kSwitchTransformersEncoderEmbedding;
+            // Some exports store a tensor under another name (T5's tied embedding).
+            if (const auto other = family.alternativeNames.find(e.name); other != family.alternativeNames.end())
+                alt = m_prefix + other->second;
             if (!all.count(alt)) return invalid(folder + ": missing tensor '" + full + "' required by config.json");
             full = alt;
         }
@@ -245,11 +238,7 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
     const ModelConfig& cfg = m_config;
     std::set<std::string> used;
     for (const auto& [name, where] : m_resolved) used.insert(where.info->name);
-    const std::string layerStem = m_prefix + (cfg.arch == ModelArch::Gpt2                 ? "h."
-                                              : cfg.arch == ModelArch::TransfoXl          ? "layers."
-                                              : cfg.arch == ModelArch::SwitchTransformers ? "encoder.block."
-                                              : cfg.arch == ModelArch::Llama              ? "layers."
-                                                                                          : "encoder.layer.");  // BERT, ViT
+    const std::string layerStem = m_prefix + familyOf(cfg).layerStem;
     std::int64_t maxLayer = -1;
     std::size_t unused = 0;
     for (const auto& [name, where] : all) {
@@ -306,8 +295,7 @@ std::string ModelCheckpoint::expertsProblem(const std::string& name, const std::
     }
     if (!cfg.switchLayer(layer))
         return "puts experts in layer " + std::to_string(layer) + ", which config.json makes dense (" +
-               (cfg.arch == ModelArch::Llama ? std::string("decoder_sparse_step, mlp_only_layers")
-                                             : "encoder_sparse_step " + std::to_string(cfg.t5.sparseStep)) +
+               (familyOf(cfg).expertLayersFrom ? familyOf(cfg).expertLayersFrom(cfg) : std::string("num_experts")) +
                ")";
     return {};
 }

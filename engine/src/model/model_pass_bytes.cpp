@@ -1,5 +1,7 @@
 #include "model/model_pass_bytes.h"
 
+#include "families/family.h"
+
 #include <algorithm>
 #include <string>
 
@@ -12,19 +14,22 @@ std::uint64_t elements(const ExpectedTensor& tensor) {
     return numel;
 }
 
-// Llama-family decoders hold one layer in F32 at a time and only the text's embedding rows
-// (llama_forward.cpp); the other architectures keep every weight in F32.
+// A family that reads its weights layer by layer (the large decoders) holds one layer in F32 at a
+// time and only the text's embedding rows (its first tensor); the others keep every weight in F32.
 std::uint64_t weightBytesHeld(const ModelConfig& config, std::uint64_t tokens) {
+    const FamilyEntry& family = familyOf(config);
+    const std::string& stem = family.layerStem;
     std::uint64_t held = 0, layer = 0, largestLayer = 0;
     std::string currentLayer;
-    for (const auto& tensor : expectedTensors(config)) {
+    const std::vector<ExpectedTensor> tensors = expectedTensors(config);
+    for (const auto& tensor : tensors) {
         const std::uint64_t bytes = elements(tensor) * sizeof(float);
-        if (config.arch != ModelArch::Llama) {
+        if (!family.layerByLayer) {
             held += bytes;
-        } else if (tensor.name == "embed_tokens.weight") {
+        } else if (&tensor == &tensors.front()) {
             held += tokens * static_cast<std::uint64_t>(config.hiddenSize) * sizeof(float);
-        } else if (tensor.name.compare(0, 7, "layers.") == 0) {
-            const std::string name = tensor.name.substr(0, tensor.name.find('.', 7));
+        } else if (tensor.name.compare(0, stem.size(), stem) == 0) {
+            const std::string name = tensor.name.substr(0, tensor.name.find('.', stem.size()));
             if (name != currentLayer) layer = 0;
             currentLayer = name;
             layer += bytes;
@@ -48,19 +53,17 @@ ModelPassBytes modelPassBytes(const ModelConfig& config, std::int64_t n, bool ke
     const U layers = static_cast<U>(config.numLayers), heads = static_cast<U>(config.numHeads);
     const U hidden = static_cast<U>(config.hiddenSize), headDim = static_cast<U>(config.headDim());
     const U inner = static_cast<U>(std::max<std::int64_t>(config.intermediateSize, config.hiddenSize));
-    // Keys one query block attends: the whole text, or for Transformer-XL a segment and its memory
-    // (the scores are made segment by segment, L queries at a time).
-    U queries = tokens, keys = tokens, relative = 0;
-    if (config.arch == ModelArch::TransfoXl) {
-        queries = std::min<U>(tokens, static_cast<U>(config.transfoXl.tgtLen));
-        keys = queries + static_cast<U>(config.transfoXl.memLen);
-        relative = heads * keys * headDim;  // pos_keys per layer, kept as the variant's input
-    }
+    // Keys one query block attends: the whole text, or what the family's blocks span (Transformer-XL:
+    // a segment and its memory, the scores made L queries at a time); floats it keeps besides Q, K, V.
+    const FamilyEntry& family = familyOf(config);
+    const U queries = family.scoreRows ? static_cast<U>(family.scoreRows(config, n)) : tokens;
+    const U keys = family.scoreKeys ? static_cast<U>(family.scoreKeys(config, n)) : tokens;
+    const U relative = family.keptPerLayer ? static_cast<U>(family.keptPerLayer(config, n)) : 0;
     bytes.kept = layers * (3 * heads * tokens * headDim + relative) + (layers + 1) * tokens * hidden;
     if (keepAttention) bytes.kept += layers * heads * tokens * tokens;
     // scores and their softmax (Transformer-XL: content, position and shifted terms), the FFN's
     // inner activation, and a few [n, hidden] residuals and projections
-    const U scoreCopies = config.arch == ModelArch::TransfoXl ? 4 : config.arch == ModelArch::SwitchTransformers ? 3 : 2;
+    const U scoreCopies = static_cast<U>(family.scoreCopies);
     bytes.scratch = scoreCopies * heads * queries * keys + tokens * inner + 6 * tokens * hidden;
     bytes.kept *= kFloat;
     bytes.scratch *= kFloat;

@@ -1,6 +1,8 @@
 #include "core_torch/tensor_views.h"
 #include "model/model_session.h"
 
+#include "families/family.h"
+
 #include "model/rotary_profile.h"
 
 #include "model/captured_attention.h"
@@ -34,10 +36,11 @@ at::Tensor denseWeights(AttentionResult& r, const Qkv& qkv) {
 // by layer, its mapped files (their pages stay resident while the pass reads them).
 Result<void> checkModelFitsBudget(const ModelCheckpoint& checkpoint, std::uint64_t budget) {
     const ModelConfig& c = checkpoint.config();
+    const bool layerByLayer = familyOf(c).layerByLayer;
     const std::uint64_t held = modelPassBytes(c, 1, false).weights;
-    const std::uint64_t mapped = c.arch == ModelArch::Llama ? checkpoint.mappedBytes() : 0;
+    const std::uint64_t mapped = layerByLayer ? checkpoint.mappedBytes() : 0;
     if (held + mapped <= budget) return {};
-    const std::string need = c.arch == ModelArch::Llama
+    const std::string need = layerByLayer
                                  ? formatBytes(mapped) + " of weight files read through a mapping plus " + formatBytes(held) +
                                        " for its largest layer in float32"
                                  : formatBytes(held) + " for its weights in float32";
@@ -98,14 +101,15 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     std::unique_ptr<ModelSession> session(new ModelSession());
     session->m_budget = memoryBudget;
     const ModelConfig& c = checkpoint.value()->config();
+    const FamilyEntry& family = familyOf(c);
     ModelInfo& info = session->m_info;
     info.folder = folder;
-    info.arch = modelArchName(c.arch);
+    info.arch = family.id;
+    info.familyName = family.name;
+    info.modelType = c.modelType;
     info.layers = c.numLayers;
     info.heads = c.numHeads;
-    info.kvHeads = c.arch == ModelArch::Llama ? c.llama.kvHeads : c.numHeads;
-    if (c.arch == ModelArch::Llama && c.llama.slidingWindow > 0)
-        for (std::int64_t l = 0; l < c.numLayers; ++l) info.layerWindows.push_back(c.llama.slides(l) ? c.llama.slidingWindow : 0);
+    info.kvHeads = c.kvHeads;
     info.headDim = c.headDim();
     info.hiddenSize = c.hiddenSize;
     info.vocabSize = c.vocabSize;
@@ -120,9 +124,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     for (std::int64_t l = 0; l < c.numLayers; ++l)
         if (c.switchLayer(l)) info.expertLayers.push_back(l);
     info.warnings = checkpoint.value()->warnings();
-    // A folder without tokenizer files still serves explicit ids; text then gets a clear error.
-    if (c.arch == ModelArch::Vit) {
-        info.arch = c.modelType;
+    if (family.vision) {
         info.imageSize = c.vit.imageSize;
         info.patchSize = c.vit.patchSize;
         info.prefixTokens = c.vit.prefixTokens();
@@ -130,7 +132,8 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
         auto pre = loadVitPreprocessor(folder, c.vit.imageSize, info.warnings);
         if (!pre) return pre.error();
         session->m_preprocessor = pre.value();
-    } else if (auto tokenizer = loadModelTokenizer(folder, c.modelType, c.llama.bosTokenId, c.t5.eosTokenId)) {
+    } else if (auto tokenizer = loadModelTokenizer(folder, family.tokenizer, c.modelType, c.bosTokenId, c.eosTokenId)) {
+        // A folder without tokenizer files still serves explicit ids; text then gets a clear error.
         session->m_tokenizer = tokenizer.value();
         const ModelTokenizerKind kind = tokenizer.value()->kind();
         info.tokenizer = kind == ModelTokenizerKind::WordPiece       ? "wordpiece"
@@ -144,67 +147,65 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     } else {
         info.warnings.push_back("no usable tokenizer: " + tokenizer.error().message);
     }
-    if (c.arch == ModelArch::Llama && c.llama.slidingWindow > 0) {
-        std::int64_t sliding = 0;
-        for (std::int64_t l = 0; l < c.numLayers; ++l) sliding += c.llama.slides(l) ? 1 : 0;
-        if (sliding > 0)
-            info.warnings.push_back("sliding window of " + std::to_string(c.llama.slidingWindow) + " keys on " +
-                                    (sliding == c.numLayers ? std::string("every layer")
-                                                            : std::to_string(sliding) + " of " + std::to_string(c.numLayers) + " layers") +
-                                    ": the model's own attention (head atlas) keeps only those; a variant run on a layer "
-                                    "sees every earlier key unless its parameters narrow it");
-    }
-    if (c.arch == ModelArch::SwitchTransformers)
-        info.warnings.push_back("a T5 encoder: runs on a layer see its content scores q·k (its Q comes scaled by sqrt(d_kv), as "
-                                "T5 does not divide by it); the relative position bias the model adds is in the head "
-                                "atlas's attention, not in the variants' weights");
-    if (c.arch == ModelArch::TransfoXl)
-        info.variantDefaults["transformer_xl"] = ParamValues{{"segment", c.transfoXl.tgtLen},
-                                                             {"memory", c.transfoXl.memLen},
-                                                             {"relative", true},
-                                                             {"same_length", c.transfoXl.sameLength}};
+    if (family.openNotices)
+        for (auto& notice : family.openNotices(c)) info.warnings.push_back(std::move(notice));
+    if (family.variantDefaults) info.variantDefaults = family.variantDefaults(c);
     session->m_model = std::make_unique<TransformerModel>(std::move(checkpoint.value()));
-    info.attention = "softmax";
-    const ModelConfig& cfg = session->m_model->config();
-    info.training = cfg.training;
-    if (!cfg.attentionVariant.empty() && cfg.attentionVariant != "full") {
-        const std::string configPath = folder + "/config.json";
-        const Variant* variant = lookup ? lookup(cfg.attentionVariant) : nullptr;
-        if (!variant)
-            return Error{ErrorCode::Unsupported, configPath + ": the model was trained with variant '" +
-                                                     cfg.attentionVariant + "', which this build does not have"};
-        ParamValues given;
-        info.attention = cfg.attentionVariant;
-        for (const auto& [name, text] : cfg.attentionParams) {
-            const ParamSpec* spec = variant->info().findParam(name);
-            if (!spec)
-                return Error{ErrorCode::InvalidInput, configPath + ": variant '" + cfg.attentionVariant +
-                                                          "' has no parameter '" + name + "'"};
-            auto value = parseParamValue(*spec, text);
-            if (!value) return Error{ErrorCode::InvalidInput, configPath + ": " + value.error().message};
-            given[name] = value.value();
-            info.attention += " " + name + "=" + text;
-        }
-        auto params = resolveParams(variant->info(), given);
-        if (!params) return Error{ErrorCode::InvalidInput, configPath + ": " + params.error().message};
-        ModelSession* self = session.get();
-        const std::uint64_t seed = cfg.attentionSeed;
-        // The model attends exactly as it was trained: through the same variant code as every run.
-        session->m_model->setAttentionHook([self, variant, resolved = params.value(), seed](
-                                               const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                               bool keepWeights, at::Tensor& weights) {
-            static const ProgressFn kNoProgress;
-            RunContext ctx(self->m_pool, kNoProgress);
-            ctx.seed = seed;
-            Qkv qkv = qkvOf(q, k, v);
-            AttentionResult r = variant->run(qkv, resolved, ctx);
-            // Views and the atlas take [heads, n, n]: extra keys (Star's relay) are left out of
-            // the captured weights, so those rows sum to 1 minus the relay's share.
-            if (keepWeights) weights = denseWeights(r, qkv);
-            return at::from_blob(const_cast<float*>(r.output.data()), {r.heads, r.n, r.d}, at::kFloat).clone();
-        });
-    }
+    if (auto own = session->declareOwnAttention(lookup, family); !own) return own.error();
     return session;
+}
+
+// Every layer's own attention as its family declares it, or, for a model the trainer trained with
+// another variant (through a forward that takes it), that variant with its parameters and seed.
+Result<void> ModelSession::declareOwnAttention(const VariantLookup& lookup, const FamilyEntry& family) {
+    ModelInfo& info = m_info;
+    const ModelConfig& cfg = m_model->config();
+    info.attention = "softmax";
+    info.training = cfg.training;
+    for (std::int64_t l = 0; l < cfg.numLayers; ++l) {
+        const LayerAttention own = family.ownAttention(cfg, l);
+        info.layerAttention.push_back(LayerAttentionInfo{own.variant, own.params, own.seed, own.summary});
+        const auto window = own.params.find("window");
+        info.layerWindows.push_back(window == own.params.end() ? 0 : std::get<std::int64_t>(window->second));
+    }
+    if (cfg.attentionVariant.empty() || cfg.attentionVariant == "full" || !family.takesTrainedVariant) return {};
+    const std::string configPath = info.folder + "/config.json";
+    const Variant* variant = lookup ? lookup(cfg.attentionVariant) : nullptr;
+    if (!variant)
+        return Error{ErrorCode::Unsupported, configPath + ": the model was trained with variant '" + cfg.attentionVariant +
+                                                 "', which this build does not have"};
+    ParamValues given;
+    info.attention = cfg.attentionVariant;
+    for (const auto& [name, text] : cfg.attentionParams) {
+        const ParamSpec* spec = variant->info().findParam(name);
+        if (!spec)
+            return Error{ErrorCode::InvalidInput, configPath + ": variant '" + cfg.attentionVariant + "' has no parameter '" + name + "'"};
+        auto value = parseParamValue(*spec, text);
+        if (!value) return Error{ErrorCode::InvalidInput, configPath + ": " + value.error().message};
+        given[name] = value.value();
+        info.attention += " " + name + "=" + text;
+    }
+    auto params = resolveParams(variant->info(), given);
+    if (!params) return Error{ErrorCode::InvalidInput, configPath + ": " + params.error().message};
+    for (auto& layer : info.layerAttention)
+        layer = LayerAttentionInfo{cfg.attentionVariant, params.value(), cfg.attentionSeed,
+                                   variant->info().name + " (as trained: " + info.attention + ")"};
+    const std::uint64_t seed = cfg.attentionSeed;
+    // The model attends exactly as it was trained: through the same variant code as every run.
+    m_model->setAttentionHook([this, variant, resolved = params.value(), seed](const at::Tensor& q, const at::Tensor& k,
+                                                                               const at::Tensor& v, bool keepWeights,
+                                                                               at::Tensor& weights) {
+        static const ProgressFn kNoProgress;
+        RunContext ctx(m_pool, kNoProgress);
+        ctx.seed = seed;
+        Qkv qkv = qkvOf(q, k, v);
+        AttentionResult r = variant->run(qkv, resolved, ctx);
+        // Views and the atlas take [heads, n, n]: extra keys (Star's relay) are left out of
+        // the captured weights, so those rows sum to 1 minus the relay's share.
+        if (keepWeights) weights = denseWeights(r, qkv);
+        return at::from_blob(const_cast<float*>(r.output.data()), {r.heads, r.n, r.d}, at::kFloat).clone();
+    });
+    return {};
 }
 
 void ModelSession::checkPassBudget(std::int64_t tokens, bool keepAttention) const {
@@ -340,7 +341,9 @@ Qkv ModelSession::layerQkv(const ModelInput& given, int layer, const ProgressFn&
 }
 
 std::optional<RotaryDistanceProfile> ModelSession::rotaryProfile(int layer, std::vector<std::string>& notices) const {
-    if (!m_model || !m_last || m_model->config().arch != ModelArch::Llama) return std::nullopt;
+    if (!m_model || !m_last) return std::nullopt;
+    const auto rope = familyOf(m_model->config()).rope;
+    if (!rope) return std::nullopt;
     const auto l = static_cast<std::size_t>(layer);
     if (layer < 0 || l >= m_last->capture.q.size() || l >= m_last->capture.k.size()) return std::nullopt;
     const at::Tensor& q = m_last->capture.q[l];
@@ -350,7 +353,7 @@ std::optional<RotaryDistanceProfile> ModelSession::rotaryProfile(int layer, std:
         return std::nullopt;
     }
     const ModelConfig& c = m_model->config();
-    return rotaryDistanceProfile(q, m_last->capture.k[l], c.llama.rope, c.maxPositions);
+    return rotaryDistanceProfile(q, m_last->capture.k[l], *rope(c), c.maxPositions);
 }
 
 }  // namespace attnscope::engine

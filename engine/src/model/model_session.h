@@ -18,6 +18,8 @@
 
 namespace attnscope::engine {
 
+struct FamilyEntry;
+
 class ModelSession {
 public:
     using VariantLookup = std::function<const Variant*(const std::string& id)>;
@@ -79,6 +81,9 @@ private:
     /// run() for a picture: prepared by the model's preprocessor, tokens placed on it
     /// (model_session_image.cpp). Refused for a text model.
     const Pass& runImage(const ModelInput& input, const ProgressFn& progress);
+    /// Fills ModelInfo::layerAttention from the family's declaration (or the trained variant, whose
+    /// hook the model then attends through).
+    Result<void> declareOwnAttention(const VariantLookup& lookup, const FamilyEntry& family);
     /// A captured-attention file (model/captured_attention.h) in place of a model: its one pass.
     static Result<std::unique_ptr<ModelSession>> openCaptured(const std::string& path, std::uint64_t memoryBudget);
     /// Throws EngineError(OutOfBudget) when a pass on `tokens` tokens would need more than the budget.

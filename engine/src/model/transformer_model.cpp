@@ -1,5 +1,8 @@
 #include "model/transformer_model.h"
 
+#include "families/family.h"
+#include "families/family_forward.h"
+
 #include "core/run_context.h"
 #include "core_torch/to_plain.h"
 
@@ -101,37 +104,6 @@ at::Tensor TransformerModel::attend(const at::Tensor& q, const at::Tensor& k, co
     return context.transpose(0, 1).reshape({n, heads * dh});
 }
 
-ModelCapture TransformerModel::forwardBertLike(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress) {
-    const ModelConfig& c = config();
-    const std::int64_t n = ids.size(0);
-    const double eps = c.layerNormEps;
-    ModelCapture capture;
-    at::Tensor positions = at::arange(c.positionOffset, c.positionOffset + n, at::kLong);
-    at::Tensor x = at::embedding(weight("embeddings.word_embeddings.weight"), ids) +
-                   at::embedding(weight("embeddings.position_embeddings.weight"), positions);
-    if (c.typeVocabSize > 0) x = x + weight("embeddings.token_type_embeddings.weight")[0];
-    x = at::layer_norm(x, {c.hiddenSize}, weight("embeddings.LayerNorm.weight"), weight("embeddings.LayerNorm.bias"), eps);
-    capture.hidden.push_back(x);
-    for (std::int64_t l = 0; l < c.numLayers; ++l) {
-        checkModelProgress(progress, l, c.numLayers);
-        const std::string p = "encoder.layer." + std::to_string(l) + ".";
-        auto linear = [&](const at::Tensor& in, const std::string& base) {
-            return at::linear(in, weight(p + base + ".weight"), weight(p + base + ".bias"));
-        };
-        at::Tensor context = attend(linear(x, "attention.self.query"), linear(x, "attention.self.key"),
-                                    linear(x, "attention.self.value"), c.causal, keepAttention, capture);
-        at::Tensor attnOut = at::layer_norm(x + linear(context, "attention.output.dense"), {c.hiddenSize},
-                                            weight(p + "attention.output.LayerNorm.weight"),
-                                            weight(p + "attention.output.LayerNorm.bias"), eps);
-        const at::Tensor ffn = c.moe.active() ? switchFeedForward(attnOut, p, capture)
-                                              : linear(activation(linear(attnOut, "intermediate.dense")), "output.dense");
-        x = at::layer_norm(attnOut + ffn, {c.hiddenSize}, weight(p + "output.LayerNorm.weight"),
-                           weight(p + "output.LayerNorm.bias"), eps);
-        capture.hidden.push_back(x);
-    }
-    return capture;
-}
-
 RouterOptions switchRouterOptions(const SwitchSettings& moe) {
     RouterOptions options;
     options.policy = moe.topK > 1 ? kTopkPolicy : kSwitchPolicy;
@@ -142,12 +114,11 @@ RouterOptions switchRouterOptions(const SwitchSettings& moe) {
     return options;
 }
 
-at::Tensor TransformerModel::switchFeedForward(const at::Tensor& x, const std::string& p, ModelCapture& capture) {
+at::Tensor TransformerModel::switchFeedForward(const at::Tensor& x, const std::string& p, const SwitchExpertLayout& layout,
+                                               ModelCapture& capture) {
     // x [n, h] -> logits [n, E] -> one expert, gate and slot per token -> out [n, h]
-    const bool t5 = config().arch == ModelArch::SwitchTransformers;
-    const at::Tensor logits = (t5 && config().t5.routerBias
-                                   ? at::linear(x, weight(switchRouterWeight(p)), weight(p + "mlp.router.classifier.bias"))
-                                   : at::linear(x, weight(switchRouterWeight(p))))
+    const at::Tensor logits = (layout.routerBias ? at::linear(x, weight(switchRouterWeight(p)), weight(p + "mlp.router.classifier.bias"))
+                                                 : at::linear(x, weight(switchRouterWeight(p))))
                                   .contiguous();
     capture.routerLogits.push_back(logits);
     auto routing = routeTokens(toPlain(logits), switchRouterOptions(config().moe));
@@ -164,52 +135,34 @@ at::Tensor TransformerModel::switchFeedForward(const at::Tensor& x, const std::s
             }
         if (rows.empty()) continue;
         const std::string expert = switchExpertPrefix(p, e);
-        // The trainer's experts are BERT FFNs with biases; T5's are wi -> act -> wo without.
         auto linear = [&](const at::Tensor& in, const std::string& base) {
-            return t5 ? at::linear(in, weight(expert + base + ".weight"))
-                      : at::linear(in, weight(expert + base + ".weight"), weight(expert + base + ".bias"));
+            return layout.biases ? at::linear(in, weight(expert + base + ".weight"), weight(expert + base + ".bias"))
+                                 : at::linear(in, weight(expert + base + ".weight"));
         };
         const at::Tensor index = at::tensor(at::ArrayRef<std::int64_t>(rows), at::kLong);
         const at::Tensor gate = at::tensor(at::ArrayRef<float>(gates), at::kFloat).unsqueeze(1);
-        const at::Tensor y = linear(activation(linear(x.index_select(0, index), t5 ? "wi" : "intermediate.dense")),
-                                    t5 ? "wo" : "output.dense");
+        const at::Tensor y = linear(activation(linear(x.index_select(0, index), layout.inner)), layout.outer);
         out.index_copy_(0, index, y * gate);
     }
     return out;
 }
 
-ModelCapture TransformerModel::forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress) {
-    const ModelConfig& c = config();
-    const std::int64_t n = ids.size(0), h = c.hiddenSize;
-    const double eps = c.layerNormEps;
-    ModelCapture capture;
-    at::Tensor x = at::embedding(weight("wte.weight"), ids) + at::embedding(weight("wpe.weight"), at::arange(n, at::kLong));
-    capture.hidden.push_back(x);
-    // Conv1D: y = x W + b with W stored [in, out].
-    auto conv1d = [&](const at::Tensor& in, const std::string& base) {
-        return at::addmm(weight(base + ".bias"), in, weight(base + ".weight"));
-    };
-    for (std::int64_t l = 0; l < c.numLayers; ++l) {
-        checkModelProgress(progress, l, c.numLayers);
-        const std::string p = "h." + std::to_string(l) + ".";
-        at::Tensor a = at::layer_norm(x, {h}, weight(p + "ln_1.weight"), weight(p + "ln_1.bias"), eps);
-        at::Tensor qkv = conv1d(a, p + "attn.c_attn");
-        auto parts = qkv.split(h, 1);
-        at::Tensor context = attend(parts[0], parts[1], parts[2], true, keepAttention, capture);
-        x = x + conv1d(context, p + "attn.c_proj");
-        at::Tensor m = at::layer_norm(x, {h}, weight(p + "ln_2.weight"), weight(p + "ln_2.bias"), eps);
-        x = x + conv1d(activation(conv1d(m, p + "mlp.c_fc")), p + "mlp.c_proj");
-        // As the reference model reports them: the last hidden state is taken after ln_f.
-        capture.hidden.push_back(l + 1 == c.numLayers
-                                     ? at::layer_norm(x, {h}, weight("ln_f.weight"), weight("ln_f.bias"), eps)
-                                     : x);
-    }
+ModelCapture TransformerModel::run(const at::Tensor& input, bool keepAttention, const ProgressFn& progress,
+                                   std::vector<std::string>& notices) {
+    const ModelForwardFn forward = familyForward(config());
+    if (!forward)
+        throw EngineError(ErrorCode::Unsupported, m_checkpoint->folder() + ": " + familyOf(config()).opensElsewhere);
+    ModelCapture capture = forward(*this, input, keepAttention, progress);
+    // Weights' findings are kept (weights may be released and read again) and repeated on every pass.
+    notices.insert(notices.end(), m_weightNotices.begin(), m_weightNotices.end());
+    checkModelProgress(progress, config().numLayers, config().numLayers);
     return capture;
 }
 
 ModelCapture TransformerModel::forward(const std::vector<std::int64_t>& ids, bool keepAttention,
                                        const ProgressFn& progress, std::vector<std::string>& notices) {
     const ModelConfig& c = config();
+    if (familyOf(c).vision) throw EngineError(ErrorCode::InvalidArgument, "this model reads pictures, not text");
     if (ids.empty()) throw EngineError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
     if (static_cast<std::int64_t>(ids.size()) > c.usablePositions())
         throw EngineError(ErrorCode::InvalidArgument, std::to_string(ids.size()) + " tokens, but the model takes at most " +
@@ -219,16 +172,18 @@ ModelCapture TransformerModel::forward(const std::vector<std::int64_t>& ids, boo
             throw EngineError(ErrorCode::InvalidInput, "token " + std::to_string(i) + " has id " + std::to_string(ids[i]) +
                                                            ", outside the vocabulary [0, " + std::to_string(c.vocabSize) + ")");
     }
-    at::Tensor idTensor = at::tensor(at::ArrayRef<std::int64_t>(ids), at::kLong);
-    ModelCapture capture = c.arch == ModelArch::Gpt2        ? forwardGpt2(idTensor, keepAttention, progress)
-                           : c.arch == ModelArch::TransfoXl ? forwardTransfoXl(idTensor, keepAttention, progress)
-                           : c.arch == ModelArch::SwitchTransformers ? forwardSwitchTransformers(idTensor, keepAttention, progress)
-                           : c.arch == ModelArch::Llama              ? forwardLlama(idTensor, keepAttention, progress)
-                                                            : forwardBertLike(idTensor, keepAttention, progress);
-    // Weights' findings are kept (weights may be released and read again) and repeated on every pass.
-    notices.insert(notices.end(), m_weightNotices.begin(), m_weightNotices.end());
-    checkModelProgress(progress, c.numLayers, c.numLayers);
-    return capture;
+    return run(at::tensor(at::ArrayRef<std::int64_t>(ids), at::kLong), keepAttention, progress, notices);
+}
+
+ModelCapture TransformerModel::forwardImage(const std::vector<float>& pixels, std::int64_t size, bool keepAttention,
+                                            const ProgressFn& progress, std::vector<std::string>& notices) {
+    const ModelConfig& c = config();
+    if (!familyOf(c).vision) throw EngineError(ErrorCode::InvalidArgument, "this model reads text, not pictures");
+    if (size != c.vit.imageSize || pixels.size() != static_cast<std::size_t>(3 * size * size))
+        throw EngineError(ErrorCode::InvalidArgument, "the model reads " + std::to_string(c.vit.imageSize) + " × " +
+                                                          std::to_string(c.vit.imageSize) + " pictures");
+    const at::Tensor input = at::from_blob(const_cast<float*>(pixels.data()), {3, size, size}, at::kFloat).clone();
+    return run(input, keepAttention, progress, notices);
 }
 
 }  // namespace attnscope::engine

@@ -1,7 +1,7 @@
 #pragma once
-// Forward pass of a trained checkpoint (BERT, RoBERTa, GPT-2, Transformer-XL, Switch
-// Transformers, Llama, ViT) that keeps, for every layer, the real per-head Q, K, V the model attends
-// with, its attention weights and the hidden states.
+// Forward pass of a trained checkpoint, any family (families/family.h), that keeps, for every
+// layer, the real per-head Q, K, V the model attends with, its attention weights and the hidden
+// states.
 
 #include <attnscope/model_checkpoint.h>
 #include <attnscope/moe_router.h>
@@ -22,11 +22,13 @@ struct ModelCapture {
     std::vector<at::Tensor> q, k, v;  ///< per layer, [heads, n, headDim], contiguous
     std::vector<at::Tensor> attention; ///< per layer, [heads, n, n] (empty unless asked for)
     std::vector<at::Tensor> hidden;    ///< layers + 1 entries, [n, hidden]
-    /// Per layer, what the layer's variant needs besides Q, K, V (Transformer-XL: its r_w_bias,
-    /// r_r_bias and pos_keys, the `transformer_xl` variant's inputs); empty for the others.
+    /// Per layer, what the layer's own attention reads besides Q, K, V (families/family.h,
+    /// LayerAttention): Transformer-XL's r_w_bias, r_r_bias and pos_keys, T5's relative_bias;
+    /// empty for the others.
     std::vector<std::map<std::string, PlainTensor>> variantInputs;
-    /// Per layer of a Switch model, the router logits [n, experts] of the tokens entering its FFN
-    /// (an undefined tensor for a dense layer between sparse ones).
+    /// Per layer of a model with expert layers, the router logits [n, experts] of the tokens
+    /// entering its FFN, indexed by layer (an undefined tensor for a dense layer); empty for a
+    /// model without experts.
     std::vector<at::Tensor> routerLogits;
 };
 
@@ -37,6 +39,19 @@ RouterOptions switchRouterOptions(const SwitchSettings& moe);
 /// Throws CancelledError when `progress` asks to stop (stage "model").
 void checkModelProgress(const ProgressFn& progress, std::int64_t done, std::int64_t total);
 
+/// Where a Switch layer keeps its experts' matrices under "…mlp.experts.expert_{e}." and whether
+/// they and the router have biases: the trainer's are BERT FFNs (intermediate.dense, output.dense,
+/// with biases), T5's wi and wo without.
+struct SwitchExpertLayout {
+    std::string inner = "intermediate.dense", outer = "output.dense";
+    bool biases = true;
+    bool routerBias = false;
+};
+
+/// A checkpoint's weights and the building blocks its family's forward (families/<id>/) runs on
+/// them: weights read in float32 on first use (and released a layer at a time by the large
+/// decoders), the multi-head softmax core, a Switch FFN. TransformerModel::forward runs the
+/// family's forward (families/family_forward.h).
 class TransformerModel {
 public:
     /// Attention other than softmax, for models trained with another variant: q, k, v are
@@ -56,12 +71,12 @@ public:
     /// Non-fatal findings (NaN weights) are appended to `notices`.
     ModelCapture forward(const std::vector<std::int64_t>& ids, bool keepAttention, const ProgressFn& progress,
                          std::vector<std::string>& notices);
-    /// Runs a ViT on a prepared picture: `pixels` [3, size, size] as its preprocessor leaves them
-    /// (image/vit_preprocess.h). Throws as forward().
+    /// Runs a vision model on a prepared picture: `pixels` [3, size, size] as its preprocessor
+    /// leaves them (image/vit_preprocess.h). Throws as forward().
     ModelCapture forwardImage(const std::vector<float>& pixels, std::int64_t size, bool keepAttention, const ProgressFn& progress,
                               std::vector<std::string>& notices);
 
-private:
+    // ---- for the families' forwards ----
     const at::Tensor& weight(const std::string& name);
     /// The rows `ids` of the embedding table `name` as F32 [n, hidden], read from the mapping:
     /// a 128k-token vocabulary is never converted whole.
@@ -69,29 +84,22 @@ private:
     /// Drops the F32 copies of the weights whose names start with `prefix` (a finished layer of a
     /// large decoder: the model is never held in F32 at once; the next pass reads them again).
     void releaseWeights(const std::string& prefix);
-    void noteWeight(const std::string& notice);
-    ModelCapture forwardBertLike(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
-    ModelCapture forwardGpt2(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
-    /// Segment by segment with each layer's memory (transfo_xl_forward.cpp).
-    ModelCapture forwardTransfoXl(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
-    /// The Llama-family decoder (llama_forward.cpp).
-    ModelCapture forwardLlama(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
-    /// The Vision Transformer encoder on pixels [3, S, S] (vit_forward.cpp).
-    ModelCapture forwardVit(const at::Tensor& pixels, bool keepAttention, const ProgressFn& progress);
-    /// The T5 encoder with Switch layers (switch_transformers_forward.cpp).
-    ModelCapture forwardSwitchTransformers(const at::Tensor& ids, bool keepAttention, const ProgressFn& progress);
-    /// Multi-head attention core shared by both families: q, k, v are [n, hidden].
+    /// Multi-head softmax attention (or the trained variant, through the hook): q, k, v are
+    /// [n, hidden]; scores q·k / sqrt(head dim), future keys masked when `causal`. Captures the
+    /// per-head Q, K, V (and the weights when `keepAttention`); returns the context [n, hidden].
     at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal, bool keepAttention,
                       ModelCapture& capture);
+    /// The config's activation (hidden_act).
     at::Tensor activation(const at::Tensor& x) const;
-    /// A Switch FFN (prefix "encoder.layer.N.", or "encoder.block.N.layer.1." for T5): each token
-    /// through its router's expert, scaled by the gate; a token over its expert's capacity gets
-    /// zeros (the residual carries it).
-    at::Tensor switchFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
-    /// A Llama-family sparse block under "layers.N." (Mixtral, Qwen2-MoE, OLMoE): each token
-    /// through its top-k SwiGLU experts weighted by their gates, plus Qwen2-MoE's gated shared
-    /// expert (llama_forward.cpp).
-    at::Tensor expertFeedForward(const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
+    /// A Switch FFN under `prefix` ("encoder.layer.N.", or "encoder.block.N.layer.1." for T5): each
+    /// token through its router's expert, scaled by the gate; a token over its expert's capacity
+    /// gets zeros (the residual carries it). Captures the router logits.
+    at::Tensor switchFeedForward(const at::Tensor& x, const std::string& prefix, const SwitchExpertLayout& layout,
+                                 ModelCapture& capture);
+
+private:
+    void noteWeight(const std::string& notice);
+    ModelCapture run(const at::Tensor& input, bool keepAttention, const ProgressFn& progress, std::vector<std::string>& notices);
 
     std::unique_ptr<ModelCheckpoint> m_checkpoint;
     std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept until released

@@ -76,7 +76,14 @@ std::string resultSummaryJson(const RunResult& run, std::size_t variantIndex) {
     j["heads"] = r.heads;
     j["head_dim"] = r.d;
     j["seed"] = run.projection.seed;
-    if (!run.modelFolder.empty()) j["model"] = {{"folder", run.modelFolder}, {"layer", run.modelLayer}};
+    if (!run.modelFolder.empty()) {
+        j["model"] = {{"folder", run.modelFolder}, {"layer", run.modelLayer}};
+        if (!run.modelFamily.empty()) j["model"]["family"] = run.modelFamily;
+        // the written result is the layer's own attention, or a variant run on the layer's Q/K
+        const bool own = static_cast<int>(variantIndex) == run.ownAttention;
+        j["model"]["own_attention"] = own;
+        if (own) j["model"]["attention"] = run.ownAttentionSummary;
+    }
     j["seconds"] = r.counters.seconds;
     j["peak_bytes"] = r.counters.peakBytes;
     j["flops"] = r.counters.flops;

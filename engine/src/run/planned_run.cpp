@@ -16,11 +16,12 @@ Error unknownVariant(const std::string& id, const std::string& available) {
     return makeError(ErrorCode::NotFound, "unknown variant '" + id + "' (available: " + available + ")");
 }
 
-Result<void> planVariant(const Variant& variant, const ParamValues& given, RunPlan& plan) {
+Result<void> planVariant(const Variant& variant, const ParamValues& given, RunPlan& plan, std::optional<std::uint64_t> seed) {
     auto params = resolveParams(variant.info(), given);
     if (!params) return params.error();
     plan.variants.push_back(&variant);
     plan.resolved.push_back(std::move(params.value()));
+    plan.seeds.push_back(seed);
     return {};
 }
 
@@ -88,7 +89,7 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
     for (std::size_t i = 0; i < plan.variants.size(); ++i) {
         const Variant& variant = *plan.variants[i];
         RunContext ctx(pool, progress);
-        ctx.seed = request.projection.seed;
+        ctx.seed = plan.seeds[i].value_or(request.projection.seed);
         ctx.inputs = request.variantInputs.empty() ? &plan.modelInputs : &request.variantInputs;
         ctx.denseDiagnostics = plan.shape.n <= request.denseLimit && plan.shape.m <= request.denseLimit;
         if (i == 0 && plan.variantScansValues) ctx.uncheckedQkv = &plan.explicitQkv;
@@ -107,6 +108,7 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
             run.exactReference = static_cast<int>(run.results.size());
         run.results.push_back(std::move(r));
     }
+    run.ownAttention = plan.ownAttention;
 }
 
 void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run,
@@ -119,16 +121,16 @@ void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& pl
     run.k = qkv.k;
     run.keyPadding = request.keyPadding;
     runPlanned(request, progress, plan, qkv, pool, run, attach);
-    run.requestJson = requestJson(request, plan.resolved, plan.shape.n);
+    run.requestJson = requestJson(request, plan);
 }
 
-std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n) {
+std::string requestJson(const RunRequest& request, const RunPlan& plan) {
     nlohmann::json j;
     if (request.qkv || request.sharedQkv) {
         j["input"] = {{"source", "qkv"}};
     } else if (request.model) {
         j["input"] = {{"source", "model"}, {"model", request.model->folder}, {"layer", request.model->layer},
-                      {"bytes", request.input.text.size()}};
+                      {"own_attention", request.model->ownAttention}, {"bytes", request.input.text.size()}};
     } else if (const auto& image = request.input.image) {
         j["input"] = {{"source", "image"}, {"name", image->name}, {"width", image->image.width}, {"height", image->image.height},
                       {"mode", imageTokenModeName(image->mode)}};
@@ -144,14 +146,17 @@ std::string requestJson(const RunRequest& request, const std::vector<ParamValues
                        {"head_dim", request.projection.headDim},
                        {"model_dim", request.projection.modelDim},
                        {"seed", request.projection.seed}};
-    j["n"] = n;
+    j["n"] = plan.shape.n;
     j["dense_limit"] = request.denseLimit;
     j["key_padding"] = std::count(request.keyPadding.begin(), request.keyPadding.end(), std::uint8_t{1});
     nlohmann::json variants = nlohmann::json::array();
-    for (std::size_t i = 0; i < request.variants.size(); ++i) {
+    for (std::size_t i = 0; i < plan.variants.size(); ++i) {
         nlohmann::json params = nlohmann::json::object();
-        for (const auto& [name, value] : resolved[i]) params[name] = formatParamValue(value);
-        variants.push_back({{"id", request.variants[i].id}, {"params", params}});
+        for (const auto& [name, value] : plan.resolved[i]) params[name] = formatParamValue(value);
+        nlohmann::json variant = {{"id", plan.variants[i]->info().id}, {"params", params}};
+        if (plan.seeds[i]) variant["seed"] = *plan.seeds[i];
+        if (static_cast<int>(i) == plan.ownAttention) variant["own_attention"] = true;
+        variants.push_back(std::move(variant));
     }
     j["variants"] = variants;
     return j.dump();
@@ -168,7 +173,7 @@ Result<std::shared_ptr<RunResult>> runExplicitPlan(const RunRequest& request, co
     for (const auto& vr : request.variants) {
         const Variant* v = lookup(vr.id);
         if (!v) return unknownVariant(vr.id, available);
-        if (auto ok = planVariant(*v, vr.params, plan); !ok) return ok.error();
+        if (auto ok = planVariant(*v, vr.params, plan, vr.seed); !ok) return ok.error();
     }
     if (auto ok = planExplicitInput(request, plan); !ok) return ok.error();
     if (auto ok = checkPlanShape(request, plan); !ok) return ok.error();

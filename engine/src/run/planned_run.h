@@ -25,6 +25,9 @@ namespace attnscope::engine {
 struct RunPlan {
     std::vector<const Variant*> variants;
     std::vector<ParamValues> resolved;
+    std::vector<std::optional<std::uint64_t>> seeds;  ///< per variant: its draws' seed, unset: the projection's
+    /// Index of the model layer's own attention among the variants; -1: none.
+    int ownAttention = -1;
     ProblemShape shape;
     bool explicitInput = false;
     /// The first variant scans explicit values itself, in copies it makes anyway: that saves
@@ -44,8 +47,9 @@ using VariantLookup = std::function<const Variant*(const std::string& id)>;
 /// The unknown-variant error, listing what the registry has.
 Error unknownVariant(const std::string& id, const std::string& available);
 
-/// Appends the variant with `given` parameters resolved against its schema.
-Result<void> planVariant(const Variant& variant, const ParamValues& given, RunPlan& plan);
+/// Appends the variant with `given` parameters resolved against its schema (and its own seed).
+Result<void> planVariant(const Variant& variant, const ParamValues& given, RunPlan& plan,
+                         std::optional<std::uint64_t> seed = std::nullopt);
 
 /// Explicit q, k, v as the plan's input: shared (or copied from the request's tensors), shapes
 /// checked, values too unless the first variant scans them as it runs.
@@ -73,8 +77,9 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
 void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run,
               bool attach = true);
 
-/// The request as the result records it (RunResult::requestJson).
-std::string requestJson(const RunRequest& request, const std::vector<ParamValues>& resolved, std::int64_t n);
+/// The request as the result records it (RunResult::requestJson): the planned variants, the
+/// model layer's own attention marked.
+std::string requestJson(const RunRequest& request, const RunPlan& plan);
 
 /// A whole run of explicit q, k, v (no model, text or image): the steps above.
 Result<std::shared_ptr<RunResult>> runExplicitPlan(const RunRequest& request, const ProgressFn& progress,

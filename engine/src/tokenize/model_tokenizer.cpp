@@ -2,6 +2,8 @@
 
 #include <attnscope/model_tokenizer.h>
 
+#include "families/family.h"
+
 #include "tokenize/byte_tokenizer.h"
 #include "tokenize/sentencepiece_tokenizer.h"
 
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
@@ -140,22 +143,23 @@ Result<std::shared_ptr<const ModelTokenizer>> loadByteLevelBpe(const std::filesy
 
 }  // namespace
 
-Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder,
+Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder, TokenizerFiles files,
                                                                  const std::string& modelType, std::int64_t bosId,
                                                                  std::int64_t eosId) {
     const std::filesystem::path dir(folder);
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
         return makeError(ErrorCode::NotFound, folder + ": not a folder");
+    if (files == TokenizerFiles::None)
+        return makeError(ErrorCode::Unsupported, folder + ": a " + modelType + " model reads no text");
 
     // T5's tokenizer.json is a Unigram model; its spiece.model holds the same and more exactly.
-    const bool t5 = modelType == "switch_transformers" || modelType == "t5";
+    const bool t5 = files == TokenizerFiles::T5SentencePiece;
     if (t5 && isFile(dir / "spiece.model")) return loadSentencePieceTokenizer((dir / "spiece.model").string(), -1, eosId);
     // Llama 2, Mistral and TinyLlama ship tokenizer.model (the SentencePiece model) and usually
     // tokenizer.json too: the JSON is read first, as transformers' fast tokenizers do; the
     // SentencePiece model serves when the JSON is missing or of a shape not read here.
-    const bool llama = modelType == "llama" || modelType == "mistral" || modelType == "mixtral";
-    const bool sentencePieceModel = llama && isFile(dir / "tokenizer.model");
+    const bool sentencePieceModel = files == TokenizerFiles::JsonOrSentencePiece && isFile(dir / "tokenizer.model");
     const std::filesystem::path tokenizerJson = dir / "tokenizer.json";
     if (isFile(tokenizerJson)) {
         auto text = readWholeFile(tokenizerJson.string(), kMaxTokenizerFileBytes);
@@ -166,16 +170,15 @@ Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::stri
     if (sentencePieceModel) return loadSentencePieceTokenizer((dir / "tokenizer.model").string(), bosId, -1);
 
     // Byte-level models (the built-in trainer's Transformer-XL) need no tokenizer file.
-    if (modelType == "transfo-xl") return makeByteTokenizer();
-    const std::string type = modelType == "longformer" || modelType == "roberta_switch" ? "roberta" : modelType;
+    if (files == TokenizerFiles::JsonOrBytes) return makeByteTokenizer();
     if (t5) return makeError(ErrorCode::NotFound, folder + ": no spiece.model (a " + modelType + " model's SentencePiece tokenizer)");
-    if (type != "bert" && type != "roberta" && type != "gpt2")
+    if (files == TokenizerFiles::JsonOnly || files == TokenizerFiles::JsonOrSentencePiece)
         return makeError(ErrorCode::Unsupported, folder + ": no tokenizer.json, and model type '" + modelType +
                                                      "' has no vocabulary-file tokenizer (bert, roberta, gpt2)");
-    if (type == "bert") {
+    if (files == TokenizerFiles::WordPiece) {
         const std::string vocab = firstExisting(dir, {"vocab.txt"});
         if (vocab.empty())
-            return makeError(ErrorCode::NotFound, folder + ": no tokenizer.json or vocab.txt (a BERT model needs one)");
+            return makeError(ErrorCode::NotFound, folder + ": no tokenizer.json or vocab.txt (a " + modelType + " model needs one)");
         return loadWordPiece(dir, vocab);
     }
     const std::string vocab = firstExisting(dir, {"vocab.json", "encoder.json"});
@@ -186,8 +189,20 @@ Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::stri
                              (vocab.empty() ? std::string("no vocab.json or encoder.json") : std::string()) +
                              (vocab.empty() && merges.empty() ? " and " : "") +
                              (merges.empty() ? std::string("no merges.txt or vocab.bpe") : std::string()) + " (a " +
-                             type + " model needs them)");
-    return loadByteLevelBpe(dir, vocab, merges, type == "roberta");
+                             modelType + " model needs them)");
+    return loadByteLevelBpe(dir, vocab, merges, files == TokenizerFiles::RobertaBpe);
+}
+
+Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder, const std::string& modelType,
+                                                                 std::int64_t bosId, std::int64_t eosId) {
+    const FamilyEntry* family = findFamily(modelType);
+    if (!family)
+        for (const FamilyEntry& entry : familyEntries())
+            if (std::find(entry.tokenizerAlso.begin(), entry.tokenizerAlso.end(), modelType) != entry.tokenizerAlso.end()) family = &entry;
+    if (!family)
+        return makeError(ErrorCode::Unsupported, folder + ": no tokenizer is known for model type '" + modelType +
+                                                     "' (supported: " + supportedModelTypes() + ")");
+    return loadModelTokenizer(folder, family->tokenizer, modelType, bosId, eosId);
 }
 
 }  // namespace attnscope::engine

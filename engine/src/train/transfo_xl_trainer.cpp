@@ -3,7 +3,7 @@
 #include <attnscope/safetensors.h>
 
 #include "core_torch/to_plain.h"
-#include "model/transfo_xl_positions.h"
+#include "families/transfo_xl/transfo_xl_forward_positions.h"
 #include "plain/engine_error.h"
 #include "train/adam.h"
 #include "train/one_thread.h"
@@ -90,14 +90,14 @@ public:
             auto parts = at::linear(cat, P(p + "dec_attn.qkv_net.weight")).split(hd, 2);
             auto perHead = [&](const at::Tensor& t) { return t.reshape({batch, t.size(1), m_heads, m_dh}).transpose(1, 2); };
             const at::Tensor query = perHead(parts[0].narrow(1, mlen, q)), key = perHead(parts[1]), value = perHead(parts[2]);
-            const at::Tensor r = at::linear(transfo_xl::segmentEncoding(klen, m_d, -1), P(p + "dec_attn.r_net.weight"))
+            const at::Tensor r = at::linear(families::transfo_xl::segmentEncoding(klen, m_d, -1), P(p + "dec_attn.r_net.weight"))
                                      .reshape({klen, m_heads, m_dh})
                                      .transpose(0, 1);
             const at::Tensor ac = at::matmul(query + P(p + "dec_attn.r_w_bias").unsqueeze(1), key.transpose(2, 3));
             const at::Tensor bd = at::matmul(query + P(p + "dec_attn.r_r_bias").unsqueeze(1), r.transpose(1, 2))
-                                      .gather(3, transfo_xl::relativeColumns(q, mlen).expand({batch, m_heads, q, klen}));
+                                      .gather(3, families::transfo_xl::relativeColumns(q, mlen).expand({batch, m_heads, q, klen}));
             const at::Tensor scores = ((ac + bd) * scale)
-                                          .masked_fill(transfo_xl::segmentMask(q, mlen, m_memory, false),
+                                          .masked_fill(families::transfo_xl::segmentMask(q, mlen, m_memory, false),
                                                        -std::numeric_limits<float>::infinity());
             const at::Tensor context = at::matmul(at::softmax(scores, 3), value).transpose(1, 2).reshape({batch, q, hd});
             const at::Tensor out = at::layer_norm(h + at::linear(context, P(p + "dec_attn.o_net.weight")), {m_d},

@@ -52,7 +52,7 @@ TEST(ModelConfig, ReadsBertFieldsAndDefaults) {
     auto c = parseModelConfig(R"({"model_type":"bert","hidden_size":64,"num_attention_heads":4,"num_hidden_layers":3})",
                               "config.json");
     ASSERT_TRUE(c.ok()) << c.error().message;
-    EXPECT_EQ(c->arch, ModelArch::Bert);
+    EXPECT_EQ(c->family, "bert");
     EXPECT_EQ(c->headDim(), 16);
     EXPECT_EQ(c->vocabSize, 30522);
     EXPECT_EQ(c->maxPositions, 512);

@@ -4,7 +4,7 @@
 // never ran (padded, or nothing admissible) have norm 0 and weight 0. Reason `support` where w > 0.
 
 #include "weights/dense_row_weights.h"
-#include "variants/full/full_weights.h"
+#include "weights/softmax_row_weights.h"
 #include "weights/kept_state.h"
 
 #include "plain/param_access.h"

@@ -1,0 +1,40 @@
+#include "families/family.h"
+
+#include "families/family_list.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace attnscope::engine {
+
+ATTNSCOPE_FAMILIES(ATTNSCOPE_DECLARE_FAMILY_ENTRY)
+
+const std::vector<FamilyEntry>& familyEntries() {
+#define ATTNSCOPE_FAMILY_ENTRY(id) families::id::entry(),
+    static const std::vector<FamilyEntry> entries = {ATTNSCOPE_FAMILIES(ATTNSCOPE_FAMILY_ENTRY)};
+#undef ATTNSCOPE_FAMILY_ENTRY
+    return entries;
+}
+
+const FamilyEntry* findFamily(const std::string& modelType) {
+    for (const FamilyEntry& e : familyEntries())
+        if (e.id == modelType || std::find(e.alsoReads.begin(), e.alsoReads.end(), modelType) != e.alsoReads.end()) return &e;
+    return nullptr;
+}
+
+const FamilyEntry& familyOf(const ModelConfig& config) {
+    for (const FamilyEntry& e : familyEntries())
+        if (e.id == config.family) return e;
+    throw std::logic_error("no model family '" + config.family + "'");
+}
+
+std::string supportedModelTypes() {
+    std::string out;
+    for (const FamilyEntry& e : familyEntries()) {
+        out += (out.empty() ? "" : ", ") + e.id;
+        for (const auto& also : e.alsoReads) out += ", " + also;
+    }
+    return out;
+}
+
+}  // namespace attnscope::engine

@@ -1,0 +1,244 @@
+#include "families/llama/decoder.h"
+
+#include "families/softmax_layer.h"
+
+namespace attnscope::engine {
+
+using namespace config_fields;
+
+namespace {
+
+Result<void> readYarn(const FieldReader& scaling, std::int64_t maxPositions, RopeSettings& rope);
+
+// rope_scaling (null or an object): its type under "rope_type" (or the older "type").
+Result<void> readRopeScaling(const FieldReader& f, const Json& root, std::int64_t maxPositions, RopeSettings& rope) {
+    const auto it = root.find("rope_scaling");
+    if (it == root.end() || it->is_null()) return {};
+    if (!it->is_object()) return f.fail("rope_scaling", "must be null or an object");
+    const FieldReader scaling(*it, f.source() + ": rope_scaling");
+    std::string type;
+    ATTNSCOPE_TRY_ASSIGN(type, scaling.text("rope_type", ""));
+    if (type.empty()) ATTNSCOPE_TRY_ASSIGN(type, scaling.text("type", "default"));
+    if (type == "default") return {};
+    if (type != "linear" && type != "dynamic" && type != "llama3" && type != "yarn")
+        return Error{ErrorCode::Unsupported, f.source() + ": rope_scaling type '" + type +
+                                                 "' is not computed (linear, dynamic, llama3 and yarn are)"};
+    rope.scaling = type;
+    ATTNSCOPE_TRY_ASSIGN(rope.factor, scaling.number("factor", type == "yarn" ? 0.0 : 1.0, 1e-6, 1e6, type == "yarn"));
+    ATTNSCOPE_TRY_ASSIGN(rope.lowFreqFactor, scaling.number("low_freq_factor", 1.0, 1e-6, 1e6));
+    ATTNSCOPE_TRY_ASSIGN(rope.highFreqFactor, scaling.number("high_freq_factor", 4.0, 1e-6, 1e6));
+    ATTNSCOPE_TRY_ASSIGN(rope.originalMaxPositions, scaling.integer("original_max_position_embeddings", 0, 0, kMaxPositions));
+    if (type == "llama3" && (rope.originalMaxPositions == 0 || rope.highFreqFactor <= rope.lowFreqFactor))
+        return scaling.fail("original_max_position_embeddings",
+                            "and high_freq_factor > low_freq_factor are needed by llama3 scaling");
+    if (type == "yarn") return readYarn(scaling, maxPositions, rope);
+    return {};
+}
+
+// YaRN's own fields (HF _compute_yarn_parameters): a factor given wins; without one it is
+// max_position_embeddings / original_max_position_embeddings.
+Result<void> readYarn(const FieldReader& scaling, std::int64_t maxPositions, RopeSettings& rope) {
+    if (rope.factor == 0) {
+        if (rope.originalMaxPositions == 0)
+            return scaling.fail("factor", "is needed by yarn scaling (or original_max_position_embeddings to derive it)");
+        rope.factor = static_cast<double>(maxPositions) / static_cast<double>(rope.originalMaxPositions);
+    }
+    ATTNSCOPE_TRY_ASSIGN(rope.attentionFactor, scaling.number("attention_factor", 0.0, 0.0, 1e3, true));
+    // the reference reads `beta_fast or 32`: null and 0 mean the default
+    ATTNSCOPE_TRY_ASSIGN(rope.betaFast, scaling.number("beta_fast", 32.0, 0.0, 1e6, true));
+    ATTNSCOPE_TRY_ASSIGN(rope.betaSlow, scaling.number("beta_slow", 1.0, 0.0, 1e6, true));
+    if (rope.betaFast == 0) rope.betaFast = 32.0;
+    if (rope.betaSlow == 0) rope.betaSlow = 1.0;
+    if (rope.betaFast < rope.betaSlow) return scaling.fail("beta_fast", "must not be below beta_slow");
+    ATTNSCOPE_TRY_ASSIGN(rope.mscale, scaling.number("mscale", 0.0, 0.0, 1e3, true));
+    ATTNSCOPE_TRY_ASSIGN(rope.mscaleAllDim, scaling.number("mscale_all_dim", 0.0, 0.0, 1e3, true));
+    ATTNSCOPE_TRY_ASSIGN(rope.truncate, scaling.flag("truncate", true));
+    return {};
+}
+
+// A per-layer list of flags from `layer_types` (Qwen2/3: "sliding_attention" or "full_attention").
+Result<void> readLayerTypes(const FieldReader& f, const Json& root, std::int64_t layers, std::vector<std::uint8_t>& sliding) {
+    const auto it = root.find("layer_types");
+    if (it == root.end() || it->is_null()) return {};
+    if (!it->is_array() || static_cast<std::int64_t>(it->size()) != layers)
+        return f.fail("layer_types", "must list one entry per layer (" + std::to_string(layers) + ")");
+    sliding.clear();
+    for (const auto& entry : *it) {
+        const std::string type = entry.is_string() ? entry.get<std::string>() : std::string();
+        if (type != "sliding_attention" && type != "full_attention")
+            return f.fail("layer_types", "entries must be \"sliding_attention\" or \"full_attention\", got " + entry.dump());
+        sliding.push_back(type == "sliding_attention" ? 1 : 0);
+    }
+    return {};
+}
+
+}  // namespace
+
+// Qwen2 and Qwen3: the window only when use_sliding_window, on layers from max_window_layers on.
+Result<void> readQwenWindow(const FieldReader& f, const Json& root, ModelConfig& c) {
+    LlamaSettings& l = c.llama;
+    bool use = false;
+    std::int64_t window = 0, fullLayers = 0;
+    ATTNSCOPE_TRY_ASSIGN(use, f.flag("use_sliding_window", false));
+    ATTNSCOPE_TRY_ASSIGN(window, f.integer("sliding_window", 4096, 0, kMaxPositions, true));
+    ATTNSCOPE_TRY_ASSIGN(fullLayers, f.integer("max_window_layers", 28, 0, kMaxLayers));
+    if (!use || window == 0) return {};
+    l.slidingWindow = window;
+    l.slidingLayers.assign(static_cast<std::size_t>(c.numLayers), 0);
+    for (std::int64_t layer = fullLayers; layer < c.numLayers; ++layer) l.slidingLayers[static_cast<std::size_t>(layer)] = 1;
+    return readLayerTypes(f, root, c.numLayers, l.slidingLayers);
+}
+
+Result<void> readAttentionBias(const FieldReader& f, ModelConfig& c) {
+    ATTNSCOPE_TRY_ASSIGN(c.llama.qkvBias, f.flag("attention_bias", false));
+    c.llama.outputBias = c.llama.qkvBias;
+    return {};
+}
+
+Result<void> readSlidingWindow(const FieldReader& f, ModelConfig& c) {
+    ATTNSCOPE_TRY_ASSIGN(c.llama.slidingWindow, f.integer("sliding_window", 0, 0, kMaxPositions, true));
+    return {};
+}
+
+Result<void> readExpertFields(const FieldReader& f, ModelConfig& c, const ExpertFields& fields) {
+    ATTNSCOPE_TRY_ASSIGN(c.moe.experts, f.integer(fields.countKey, fields.count, 1, 4096));
+    ATTNSCOPE_TRY_ASSIGN(c.moe.topK, f.integer("num_experts_per_tok", fields.topK, 1, c.moe.experts));
+    ATTNSCOPE_TRY_ASSIGN(c.moe.auxLossCoef, f.number("router_aux_loss_coef", fields.auxLossCoef, 0.0, 1e6));
+    c.moe.normalizeTopK = true;
+    if (!fields.alwaysNormalized) ATTNSCOPE_TRY_ASSIGN(c.moe.normalizeTopK, f.flag("norm_topk_prob", false));
+    c.moe.capacityFactor = 0;  // dropless, as their sparse blocks compute
+    c.moe.zLossCoef = 0;
+    c.llama.expertLayout = fields.layout;
+    c.llama.expertInner = c.intermediateSize;
+    return {};
+}
+
+Result<void> readDecoderConfig(const FieldReader& f, const Json& root, ModelConfig& c, const DecoderTraits& d) {
+    LlamaSettings& l = c.llama;
+    ATTNSCOPE_TRY_ASSIGN(c.vocabSize, f.integer("vocab_size", d.vocab, 1, kMaxVocab));
+    ATTNSCOPE_TRY_ASSIGN(c.hiddenSize, f.integer("hidden_size", d.hidden, 1, kMaxHidden));
+    ATTNSCOPE_TRY_ASSIGN(c.intermediateSize, f.integer("intermediate_size", d.intermediate, 1, kMaxIntermediate));
+    ATTNSCOPE_TRY_ASSIGN(c.numLayers, f.integer("num_hidden_layers", d.layers, 1, kMaxLayers));
+    ATTNSCOPE_TRY_ASSIGN(c.numHeads, f.integer("num_attention_heads", d.heads, 1, kMaxHeads));
+    ATTNSCOPE_TRY_ASSIGN(c.kvHeads, f.integer("num_key_value_heads", c.numHeads, 1, kMaxHeads, true));
+    if (c.numHeads % c.kvHeads != 0)
+        return f.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(c.numHeads) + ")");
+    c.headSize = c.hiddenSize / c.numHeads;
+    if (d.readsHeadDim) ATTNSCOPE_TRY_ASSIGN(c.headSize, f.integer("head_dim", d.headDim > 0 ? d.headDim : c.headSize, 1, kMaxHidden, true));
+    if (c.headSize % 2 != 0) return f.fail("head_dim", "must be even (rotary positions turn pairs of features)");
+    ATTNSCOPE_TRY_ASSIGN(c.maxPositions, f.integer("max_position_embeddings", d.maxPositions, 1, kMaxPositions));
+    ATTNSCOPE_TRY_ASSIGN(c.layerNormEps, f.number("rms_norm_eps", d.eps, 1e-30, 1.0));
+    ATTNSCOPE_TRY_ASSIGN(l.rope.theta, f.number("rope_theta", 10000.0, 1.0, 1e12));
+    ATTNSCOPE_TRY_ASSIGN(l.mlpBias, f.flag("mlp_bias", false));
+    ATTNSCOPE_TRY_ASSIGN(c.bosTokenId, f.integer("bos_token_id", 1, -1, kMaxVocab, true));
+    if (auto attention = d.readAttention ? d.readAttention(f, root, c) : readAttentionBias(f, c); !attention) return attention.error();
+    if (d.readExperts)
+        if (auto experts = d.readExperts(f, root, c); !experts) return experts.error();
+    ATTNSCOPE_TRY_ASSIGN(c.activation, parseActivation(f, "hidden_act", "silu"));
+    if (c.activation != Activation::Silu) return f.fail("hidden_act", "must be silu for a SwiGLU MLP");
+    if (auto rope = readRopeScaling(f, root, c.maxPositions, l.rope); !rope) return rope.error();
+    c.typeVocabSize = 0;
+    c.causal = true;
+    return {};
+}
+
+std::string decoderLayerPrefix(std::int64_t layer) { return "layers." + std::to_string(layer) + "."; }
+
+std::string decoderRouterWeight(const ModelConfig& c, const std::string& layerPrefix) {
+    return layerPrefix + (c.llama.expertLayout == ExpertLayout::Mixtral ? "block_sparse_moe.gate.weight" : "mlp.gate.weight");
+}
+
+DecoderExpertNames decoderExpertNames(const ModelConfig& c, const std::string& layerPrefix, std::int64_t expert) {
+    const std::string e = std::to_string(expert);
+    if (c.llama.expertLayout == ExpertLayout::Mixtral) {
+        const std::string p = layerPrefix + "block_sparse_moe.experts." + e + ".";
+        return {p + "w1.weight", p + "w3.weight", p + "w2.weight"};
+    }
+    const std::string p = layerPrefix + "mlp.experts." + e + ".";
+    return {p + "gate_proj.weight", p + "up_proj.weight", p + "down_proj.weight"};
+}
+
+std::vector<ExpectedTensor> decoderTensors(const ModelConfig& c) {
+    const LlamaSettings& l = c.llama;
+    const std::int64_t h = c.hiddenSize, q = c.numHeads * c.headSize, kv = c.kvHeads * c.headSize, inner = c.intermediateSize;
+    std::vector<ExpectedTensor> out;
+    auto add = [&out](std::string name, std::vector<std::int64_t> shape) { out.push_back({std::move(name), std::move(shape)}); };
+    auto linear = [&](const std::string& name, std::int64_t rows, std::int64_t cols, bool bias) {
+        add(name + ".weight", {rows, cols});
+        if (bias) add(name + ".bias", {rows});
+    };
+    auto swiglu = [&](const DecoderExpertNames& names, std::int64_t width) {
+        add(names.gate, {width, h});
+        add(names.up, {width, h});
+        add(names.down, {h, width});
+    };
+    add("embed_tokens.weight", {c.vocabSize, h});
+    for (std::int64_t layer = 0; layer < c.numLayers; ++layer) {
+        const std::string p = decoderLayerPrefix(layer);
+        add(p + "input_layernorm.weight", {h});
+        linear(p + "self_attn.q_proj", q, h, l.qkvBias);
+        linear(p + "self_attn.k_proj", kv, h, l.qkvBias);
+        linear(p + "self_attn.v_proj", kv, h, l.qkvBias);
+        linear(p + "self_attn.o_proj", h, q, l.outputBias);
+        if (l.qkNorm != QkNorm::None) {
+            const bool perHead = l.qkNorm == QkNorm::PerHead;
+            add(p + "self_attn.q_norm.weight", {perHead ? c.headSize : q});
+            add(p + "self_attn.k_norm.weight", {perHead ? c.headSize : kv});
+        }
+        add(p + "post_attention_layernorm.weight", {h});
+        if (c.switchLayer(layer)) {
+            add(decoderRouterWeight(c, p), {c.moe.experts, h});
+            for (std::int64_t e = 0; e < c.moe.experts; ++e) swiglu(decoderExpertNames(c, p, e), l.expertInner);
+            if (l.sharedExpertInner > 0) {
+                swiglu({p + "mlp.shared_expert.gate_proj.weight", p + "mlp.shared_expert.up_proj.weight",
+                        p + "mlp.shared_expert.down_proj.weight"},
+                       l.sharedExpertInner);
+                add(p + "mlp.shared_expert_gate.weight", {1, h});
+            }
+            continue;
+        }
+        linear(p + "mlp.gate_proj", inner, h, l.mlpBias);
+        linear(p + "mlp.up_proj", inner, h, l.mlpBias);
+        linear(p + "mlp.down_proj", h, inner, l.mlpBias);
+    }
+    add("norm.weight", {h});
+    return out;
+}
+
+LayerAttention decoderAttention(const ModelConfig& c, std::int64_t layer) {
+    SoftmaxLayerTerms terms;
+    terms.causal = true;
+    if (c.llama.slides(layer)) terms.window = c.llama.slidingWindow;
+    terms.positions = "rotary positions";
+    if (c.kvHeads < c.numHeads)
+        terms.positions += ", " + std::to_string(c.numHeads / c.kvHeads) + " query heads per key/value head";
+    return softmaxLayer(terms);
+}
+
+const RopeSettings* decoderRope(const ModelConfig& c) { return &c.llama.rope; }
+
+std::vector<std::string> decoderNotices(const ModelConfig& c) {
+    if (c.llama.slidingWindow <= 0) return {};
+    std::int64_t sliding = 0;
+    for (std::int64_t l = 0; l < c.numLayers; ++l) sliding += c.llama.slides(l) ? 1 : 0;
+    if (sliding == 0) return {};
+    return {"sliding window of " + std::to_string(c.llama.slidingWindow) + " keys on " +
+            (sliding == c.numLayers ? std::string("every layer") : std::to_string(sliding) + " of " + std::to_string(c.numLayers) + " layers") +
+            ": the model's own attention keeps only those; a variant run on a layer sees every earlier key unless its "
+            "parameters narrow it"};
+}
+
+FamilyEntry decoderEntry() {
+    FamilyEntry e;
+    e.tensors = &decoderTensors;
+    e.prefixes = {"model.", ""};
+    e.layerStem = "layers.";
+    e.expertLayersFrom = [](const ModelConfig&) { return std::string("decoder_sparse_step, mlp_only_layers"); };
+    e.ownAttention = &decoderAttention;
+    e.layerByLayer = true;
+    e.rope = &decoderRope;
+    e.openNotices = &decoderNotices;
+    return e;
+}
+
+}  // namespace attnscope::engine
