@@ -190,6 +190,10 @@ void CompareView::setResult(std::shared_ptr<const engine::RunResult> result, int
                                      shapeText(results[static_cast<std::size_t>(i)]),
                                      QString::fromStdString(results[0].variantId), shapeText(results[0]));
         }
+        // The reference: the model layer's own attention when the run has it, else exact softmax.
+        if (const int reference = engine::referenceIndex(*m_result);
+            reference >= 0 && sameShape(results[static_cast<std::size_t>(reference)], results[0]))
+            m_exactIndex = reference;
         for (int i = 0; i < available && m_exactIndex < 0; ++i)
             if (const engine::VariantInfo* info = engine::infoOf(results[static_cast<std::size_t>(i)]);
                 info && info->exact && sameShape(results[static_cast<std::size_t>(i)], results[0]))
@@ -257,8 +261,7 @@ void CompareView::updateSharedRange() {
 QString CompareView::paneLabel(int pane) const {
     const engine::AttentionResult* r = paneResult(pane);
     if (!r) return paneName(pane);
-    const QString id = QString::fromStdString(r->variantId);
-    return QStringLiteral("%1: %2").arg(paneName(pane), m_names.value(id, id));
+    return QStringLiteral("%1: %2").arg(paneName(pane), resultName(*m_result, static_cast<std::size_t>(pane), m_names));
 }
 
 void CompareView::updateDifferenceChoices() {
@@ -412,6 +415,25 @@ void CompareView::computeDifference() {
         });
 }
 
+QString CompareView::causalityMismatch() const {
+    // Each pane's causality: its own `causal`, or always causal (Transformer-XL's memory is).
+    QStringList causal, bidirectional;
+    for (int i = 0; i < m_paneCount; ++i) {
+        const engine::AttentionResult& r = m_result->results[static_cast<std::size_t>(i)];
+        const auto it = r.params.find("causal");
+        const engine::VariantInfo* info = engine::infoOf(r);
+        bool isCausal = false;
+        if (it != r.params.end()) isCausal = std::get<bool>(it->second);
+        else if (!info || info->reasons.empty()) continue;
+        else isCausal = std::find(info->reasons.begin(), info->reasons.end(), engine::PatternReason::Causal) != info->reasons.end() &&
+                        std::find(info->reasons.begin(), info->reasons.end(), engine::PatternReason::Dense) == info->reasons.end();
+        (isCausal ? causal : bidirectional) << paneName(i);
+    }
+    if (causal.isEmpty() || bidirectional.isEmpty()) return {};
+    return tr("The panes differ in causality (%1 causal, %2 not): the errors mostly measure that.")
+        .arg(causal.join(QStringLiteral(", ")), bidirectional.join(QStringLiteral(", ")));
+}
+
 ErrorSummary CompareView::errorSummary(int index) const {
     const engine::AttentionResult* variant = paneResult(index);
     const engine::AttentionResult* exact = referenceResult(kExactReference);
@@ -442,9 +464,15 @@ void CompareView::computeErrors() {
     for (int i = 0; i < m_paneCount; ++i)
         entries.push_back({paneLabel(i), CategoricalPalette::standard().color(i), {}});
     const bool alongside = m_exactIndex >= m_paneCount;
-    const QString note = tr("Against exact softmax (full%1) on the same Q, K, V, head %2.")
+    const bool own = m_exactIndex == m_result->ownAttention;
+    QString note = own ? tr("Against the model's own attention of layer %1 (%2), head %3.")
+                             .arg(m_result->modelLayer)
+                             .arg(paneLabel(m_exactIndex))
+                             .arg(shownHead())
+                       : tr("Against exact softmax (full%1) on the same Q, K, V, head %2.")
                              .arg(alongside ? tr(", run alongside for this summary") : QString())
                              .arg(shownHead());
+    if (const QString mismatch = causalityMismatch(); !mismatch.isEmpty()) note += QLatin1Char(' ') + mismatch;
     m_showErrors = [this, entries, note](const QVector<ErrorSummary>& summaries) mutable {
         for (int i = 0; i < entries.size() && i < summaries.size(); ++i) entries[i].summary = summaries[i];
         m_errorPanel->setEntries(entries, note);
@@ -457,7 +485,9 @@ void CompareView::computeErrors() {
     }
     // Plain data: the worker holds the result alive and reads nothing else.
     m_errorsPending = true;
-    m_errorPanel->clear(tr("Computing the error summary against exact softmax (full), head %1…").arg(shownHead()));
+    m_errorPanel->clear(m_exactIndex == m_result->ownAttention
+                            ? tr("Computing the error summary against the model's own attention, head %1…").arg(shownHead())
+                            : tr("Computing the error summary against exact softmax (full), head %1…").arg(shownHead()));
     m_errorFuture = runInBackground<QVector<ErrorSummary>>(
         this,
         [run = m_result, panes = m_paneCount, exact = m_exactIndex, head = shownHead()] {

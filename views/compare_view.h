@@ -95,6 +95,8 @@ public:
     bool differencePending() const { return m_diffPending; }
     /// Error summary of pane `index` against `full` for the shown head (not ok when there is no
     /// `full` or the pane cannot be compared; `message` says why).
+    /// "The panes differ in causality (A causal, B not): …" when they do, else empty.
+    QString causalityMismatch() const;
     ErrorSummary errorSummary(int index) const;
 
     // Test accessors. The hovered cell is marked in every pane; (-1, -1) when none.

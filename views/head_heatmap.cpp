@@ -273,8 +273,7 @@ std::pair<double, double> HeadHeatmap::colorRange() const {
 void HeadHeatmap::updateTitle() {
     const engine::AttentionResult* r = shownResult();
     if (!r) return;
-    const QString id = QString::fromStdString(r->variantId);
-    const QString name = m_variantNames.value(id, id);
+    const QString name = resultName(*result(), static_cast<std::size_t>(m_state ? m_state->resultIndex() : 0), m_variantNames);
     if (!m_pooled) {
         if (isPooling())
             m_title->setText(m_titlePrefix + tr("%1 — pooling head %2 of %3 for display (n = %4): %5 %…")

@@ -232,7 +232,7 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     showModelWindow(r->n);
 
     const QString id = QString::fromStdString(r->variantId);
-    QString name = m_variantNames.value(id, id);
+    const QString name = resultName(*m_result, static_cast<std::size_t>(m_state ? m_state->resultIndex() : 0), m_variantNames);
     QStringList params;
     for (const auto& [key, value] : r->params)
         params << paramAssignment(key, value);

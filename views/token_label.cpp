@@ -41,6 +41,19 @@ QString qkvSourceText(const engine::RunResult& run) {
     return QObject::tr("model %1, layer %2").arg(name).arg(run.modelLayer);
 }
 
+QString resultName(const engine::RunResult& run, std::size_t index, const QHash<QString, QString>& variantNames) {
+    if (index >= run.results.size()) return {};
+    const QString id = QString::fromStdString(run.results[index].variantId);
+    const QString name = variantNames.value(id, id);
+    if (run.modelFolder.empty() || run.modelLayer < 0) return name;
+    if (static_cast<int>(index) == run.ownAttention) {
+        const QString family = QString::fromStdString(run.modelFamilyName);
+        return family.isEmpty() ? QObject::tr("own attention of layer %1").arg(run.modelLayer)
+                                : QObject::tr("own attention of layer %1 (%2)").arg(run.modelLayer).arg(family);
+    }
+    return QObject::tr("%1 on layer %2's Q/K").arg(name).arg(run.modelLayer);
+}
+
 QString tokenUnit(const engine::TokenizedInput& input) {
     if (input.tokens.empty()) return QObject::tr("positions");
     if (input.kind == engine::TokenizerKind::Model) return QObject::tr("tokens");

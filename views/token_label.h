@@ -3,6 +3,7 @@
 
 #include <attnscope/types.h>
 
+#include <QHash>
 #include <QString>
 
 #include <string>
@@ -22,5 +23,10 @@ QString tokenUnit(const engine::TokenizedInput& input);
 /// folder's name, L = the model's own layer index) or an empty string for random projections and
 /// explicit Q/K/V.
 QString qkvSourceText(const engine::RunResult& run);
+
+/// The name a result goes by in titles, captions and panes: the model layer's own attention as
+/// such ("own attention of layer 3 (Mistral)"), a variant run on a model layer as "Longformer on
+/// layer 3's Q/K", elsewhere the variant's display name (`variantNames`: id -> name).
+QString resultName(const engine::RunResult& run, std::size_t index, const QHash<QString, QString>& variantNames);
 
 }  // namespace attnscope::views

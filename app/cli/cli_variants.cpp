@@ -34,13 +34,17 @@ int variantsCommand(const VariantsOptions& options) {
             for (PatternReason r : v.reasons) reasons.push_back(patternReasonName(r));
             out.push_back({{"id", v.id}, {"name", v.name}, {"paper", v.paper}, {"summary", v.summary},
                            {"params", params}, {"exact", v.exact}, {"approximates_softmax", v.approximatesSoftmax},
-                           {"reasons", reasons}, {"diagnostics", diagnostics}, {"inputs", inputs}});
+                           {"reasons", reasons}, {"diagnostics", diagnostics}, {"inputs", inputs},
+                           {"model_only", v.modelOnly}});
         }
         std::cout << out.dump(2) << std::endl;
         return 0;
     }
     for (const auto& v : variants) {
         std::cout << v.id << "  " << v.name << "\n    " << v.paper << "\n";
+        if (v.modelOnly)
+            std::cout << "    (a model layer's own attention: `run --model DIR --layer L` without --variant chooses it with "
+                         "the layer's settings)\n";
         for (const auto& p : v.params) {
             std::cout << "    --param " << p.name << "=<" << paramTypeName(p.type) << ">  default "
                       << formatParamValue(p.defaultValue);

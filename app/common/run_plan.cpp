@@ -84,10 +84,16 @@ void ComparePlan::clear() {
     m_exactAdded = false;
 }
 
-void ComparePlan::addTo(std::vector<VariantRequest>& variants, std::vector<VariantRequest> compared) {
+void ComparePlan::addTo(std::vector<VariantRequest>& variants, std::vector<VariantRequest> compared, bool modelReference) {
     for (VariantRequest& v : compared) variants.push_back(std::move(v));
     m_panes = static_cast<int>(variants.size());
     m_exactAdded = false;
+    if (modelReference) {  // the own attention is results[0]: one pane more, and the reference
+        ++m_panes;
+        m_exactNote.clear();
+        m_skipExact = false;
+        return;
+    }
     const bool hasExact = hasExactReference(variants);
     if (hasExact) m_exactNote.clear();
     if (!hasExact && !m_skipExact) {

@@ -41,8 +41,10 @@ std::vector<engine::VariantRequest> errorCurveVariants(const std::string& varian
 class ComparePlan {
 public:
     /// Appends `compared` to `variants` (whose first is the main variant) and the exact
-    /// reference when it is wanted.
-    void addTo(std::vector<engine::VariantRequest>& variants, std::vector<engine::VariantRequest> compared);
+    /// reference when it is wanted. With `modelReference` the request asks for the model layer's
+    /// own attention, which the engine puts first: it is the first pane and the reference.
+    void addTo(std::vector<engine::VariantRequest>& variants, std::vector<engine::VariantRequest> compared,
+               bool modelReference = false);
     /// The latest request compared nothing (another tab's).
     void clear();
     /// Variants of the latest compare request shown as panes.

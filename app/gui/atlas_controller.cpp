@@ -102,15 +102,15 @@ void AtlasController::compareHead(int layer, int head) {
         Q_EMIT report(tr("No coverage setting applies to layer %1, head %2 at this length.").arg(layer).arg(head));
         return;
     }
-    // `full` is the head itself (its weights equal the model's attention); the rows beside it.
+    // The layer's own attention is the reference pane (what the atlas measured against); the rows
+    // beside it take the model's causality (MainWindow::applySourceSettings), as the atlas ran them.
     ModelSourcePanel* panel = m_models->panel();
-    panel->setKind(ModelSourcePanel::Kind::ModelLayer);
+    panel->setKind(ModelSourcePanel::Kind::ModelLayer);  // (offers the own attention)
     {
         const QSignalBlocker block(panel);  // one run (compareRequested), not one per control
         panel->setLayer(layer);
     }
-    QComboBox* variant = m_inputs->variantCombo();
-    variant->setCurrentIndex(std::max(0, variant->findData(QString::fromStdString(engine::exactReference().id))));
+    m_inputs->chooseOwnAttention();
     std::vector<engine::VariantRequest> rows;
     for (const engine::CoverageSetting* setting : chosen) rows.push_back({setting->variantId, setting->params});
     m_inputs->compareEditor()->setRows(rows);

@@ -40,8 +40,8 @@ Q_SIGNALS:
     void busyChanged();
     void atlasShown();
     void atlasFailed(const QString& message, int code);
-    /// The settings column now holds layer `layer`'s Q/K/V, `full` and the rows to compare it
-    /// with: show the Compare tab and run it.
+    /// The settings column now holds layer `layer`'s Q/K/V, its own attention and the rows to
+    /// compare it with: show the Compare tab and run it.
     void compareRequested(int layer, int head, int rows);
 
 private:

@@ -63,6 +63,7 @@ void CompareVariantsEditor::showVariant(const Row& row) {
     }
     row.info->setText(QString::fromStdString(it->summary));
     row.form->setVariant(*it);
+    Q_EMIT rowVariantShown(row.form);
 }
 
 bool CompareVariantsEditor::addRow(const QString& id) {

@@ -61,6 +61,8 @@ public:
 Q_SIGNALS:
     /// A row was added or removed, or a row's variant changed.
     void changed();
+    /// Row `form`'s variant is shown with its schema's values (a new row, another variant).
+    void rowVariantShown(attnscope::views::ParamForm* form);
 
 private:
     struct Row {

@@ -242,6 +242,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     if (!s.sessionPath.isEmpty()) options.runOnStart = false;  // the session runs its own state
     options.modelFolder = parser.value(f.model);
     options.modelLayer = parser.isSet(f.layer) ? parser.value(f.layer).toInt(&layerOk) : 0;
+    options.modelKeepsVariant = parser.isSet(f.variant);
     if (!layerOk || options.modelLayer < 0 || (parser.isSet(f.layer) && options.modelFolder.isEmpty())) {
         printError(QStringLiteral("--layer takes a non-negative integer and needs --model DIR"));
         return 2;

@@ -9,6 +9,7 @@
 #include "gui/help_menu.h"
 #include "gui/model_controller.h"
 #include "gui/model_source.h"
+#include "gui/model_source_panel.h"
 #include "gui/run_settings_panel.h"
 #include "gui/run_status_bar.h"
 #include "gui/star_controller.h"
@@ -33,6 +34,7 @@
 #include <QTabWidget>
 
 #include <algorithm>
+#include <iterator>
 
 // The app's resources live in a static library: reference their initialiser (outside any
 // namespace) so the linker keeps them.
@@ -64,7 +66,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     m_inputs->runButton()->setEnabled(false);  // until the variants are known
     setStatusMessage(tr("Starting the engine…"));
     m_runner->requestVariants();
-    if (!options.modelFolder.isEmpty()) m_models->openFolder(options.modelFolder, options.modelLayer);
+    if (!options.modelFolder.isEmpty()) m_models->openFolder(options.modelFolder, options.modelLayer, options.modelKeepsVariant);
 }
 
 MainWindow::~MainWindow() = default;
@@ -113,7 +115,11 @@ QString MainWindow::statusText() const { return m_status->message(); }
 
 void MainWindow::setStatusMessage(const QString& text, const QString& details) { m_status->setMessage(text, details); }
 
-void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>& variants) {
+void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>& all) {
+    // A model layer's own attention is offered as such (RunSettingsPanel::setOwnAttention), never
+    // as the variant that computes it.
+    std::vector<engine::VariantInfo> variants;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(variants), [](const engine::VariantInfo& v) { return !v.modelOnly; });
     m_variantsKnown = true;
     m_inputs->setVariants(variants);
     const QHash<QString, QString> names = variantNames();
@@ -149,12 +155,27 @@ void MainWindow::fitToScreen() {
 }
 
 void MainWindow::applyModelDefaults() {
-    // An open model's own settings for this variant (Transformer-XL's segment and memory).
-    const engine::VariantInfo& variant = m_inputs->paramForm()->variant();
-    if (const engine::ParamValues* defaults = m_models->defaultsFor(variant.id)) m_inputs->paramForm()->setValues(*defaults);
-    // A decoder's heads never see later keys: its variants start causal, as the engine's do
+    applySourceSettings(m_inputs->paramForm());
+    for (int row = 0; row < m_inputs->compareEditor()->rowCount(); ++row) applySourceSettings(m_inputs->compareEditor()->form(row));
+}
+
+void MainWindow::applySourceSettings(views::ParamForm* form) {
+    const engine::VariantInfo& variant = form->variant();
+    if (variant.id.empty()) return;
     const auto& model = m_modelSource->model();
-    if (model && model->causal && variant.findParam("causal")) m_inputs->paramForm()->setValues({{"causal", true}});
+    const bool usesModel = model && m_sourcePanel->usesModel();
+    // What an earlier model set and this one does not (Transformer-XL's segment and memory) goes
+    // back to the schema's value: nothing is carried from one model to the next.
+    engine::ParamValues values;
+    for (const std::string& name : m_models->earlierDefaultsFor(variant.id))
+        if (const engine::ParamSpec* spec = variant.findParam(name)) values[name] = spec->defaultValue;
+    // The open model's own settings for this variant, and its causality: a decoder's variants are
+    // causal, an encoder's are not, and random projections take the schema's.
+    if (const engine::ParamValues* defaults = usesModel ? m_models->defaultsFor(variant.id) : nullptr)
+        for (const auto& [name, value] : *defaults) values[name] = value;
+    if (const engine::ParamSpec* causal = variant.findParam("causal"))
+        values["causal"] = usesModel ? engine::ParamValue{model->causal} : causal->defaultValue;
+    if (!values.empty()) form->setValues(values);
 }
 
 void MainWindow::uiCompareVariantChanged() {

@@ -19,6 +19,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QAction;
@@ -26,6 +27,7 @@ class QMenu;
 
 namespace attnscope::views {
 class HelpPanel;
+class ParamForm;
 class NoticesPanel;
 }  // namespace attnscope::views
 
@@ -83,6 +85,8 @@ public:
         /// A model folder opened at start (its layer `modelLayer` becomes the Q/K/V source).
         QString modelFolder;
         int modelLayer = 0;
+        /// The model opens on the chosen variant (--variant with --model), not its own attention.
+        bool modelKeepsVariant = false;
     };
 
     /// `runner` must outlive the window.
@@ -212,7 +216,7 @@ private:
     void buildModelSourceUi();
     void buildAtlasTab();
     /// A model is open (ModelController): its settings for the variant, the title, a run.
-    void uiModelOpened(const engine::ModelInfo& info, const QString& ownVariant);
+    void uiModelOpened(const engine::ModelInfo& info, bool keepVariant);
     /// Captured attention opened: the text box gets the file's tokens (undoably).
     void showCapturedText(const QString& text);
     void uiModelSourceChanged();
@@ -228,7 +232,13 @@ private:
     /// Sizes the window to most of the primary screen (the first start, no saved geometry).
     void fitToScreen();
     /// Puts the open model's settings for the chosen variant into the form (ModelInfo::variantDefaults).
+    /// Every form (the variant's, each compared row's) takes the source's settings.
     void applyModelDefaults();
+    /// Per layer, the open model's own attention in words, while a model layer is the source.
+    std::optional<std::vector<QString>> ownAttentionSummaries() const;
+    /// `form` takes the source's causality (the model's, or the schema's for random projections)
+    /// and the open model's settings for its variant; an earlier model's are undone.
+    void applySourceSettings(views::ParamForm* form);
     void uiCompareVariantChanged();
     void uiViewChanged();
     void uiRunStateChanged(bool running);

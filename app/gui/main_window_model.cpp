@@ -17,6 +17,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QPlainTextEdit>
+#include <QSignalBlocker>
 #include <QTextCursor>
 
 namespace attnscope::app {
@@ -47,8 +48,9 @@ void MainWindow::buildAtlasTab() {
     connect(m_atlas, &AtlasController::atlasFailed, this, &MainWindow::atlasFailed);
     connect(m_atlas, &AtlasController::compareRequested, this, [this](int layer, int head, int rows) {
         if (currentView() != View::Compare) showView(View::Compare);
+        uiShowSourceControls(true);  // the layer's own attention, described for this layer
         uiStartRun(true);  // supersedes a run the tab switch may have started with the old rows
-        setStatusMessage(tr("Layer %1, head %2: full beside %3 settings with the lowest output error.")
+        setStatusMessage(tr("Layer %1, head %2: the model's own attention beside %3 settings with the lowest output error.")
                              .arg(layer)
                              .arg(head)
                              .arg(rows));
@@ -57,25 +59,23 @@ void MainWindow::buildAtlasTab() {
 
 void MainWindow::openModelFolder(const QString& folder) { m_models->openFolder(folder); }
 
-void MainWindow::uiModelOpened(const engine::ModelInfo& info, const QString& ownVariant) {
-    if (!ownVariant.isEmpty()) {
-        const int index = m_inputs->variantCombo()->findData(ownVariant);
-        if (index >= 0) m_inputs->variantCombo()->setCurrentIndex(index);
-    }
-    applyModelDefaults();
-    if (info.arch == "captured") showCapturedText(QString::fromStdString(info.capturedText));
+void MainWindow::uiModelOpened(const engine::ModelInfo& info, bool keepVariant) {
+    if (!info.capturedText.empty()) showCapturedText(QString::fromStdString(info.capturedText));
     m_atlas->modelOpened(views::HeadAtlasView::trainingSummary(info));
     const QString name = QDir(m_modelSource->folder()).dirName();
-    uiUpdateTitle();  // the title names the model beside the text's source
     setStatusMessage(tr("Opened the model %1 (%2, %3 layers × %4 heads).")
-                         .arg(name, QString::fromStdString(info.arch))
+                         .arg(name, QString::fromStdString(info.familyName.empty() ? info.arch : info.familyName))
                          .arg(info.layers)
                          .arg(info.heads));
-    // Switching the source runs the chosen layer; when it was already the model, run it here.
-    if (m_sourcePanel->kind() == ModelSourcePanel::Kind::ModelLayer)
-        uiModelSourceChanged();
-    else
+    // The source is this model's layer: its own attention is offered (and, unless a session or
+    // --variant chose a variant, shown), and every form takes its settings (uiShowSourceControls).
+    {
+        const QSignalBlocker quiet(m_sourcePanel);
         m_sourcePanel->setKind(ModelSourcePanel::Kind::ModelLayer);
+    }
+    uiShowSourceControls(true);
+    if (!keepVariant) m_inputs->chooseOwnAttention();
+    if (m_variantsKnown) uiStartRun(false);
     if (currentView() == View::Atlas) analyzeModel();
 }
 
@@ -94,6 +94,14 @@ void MainWindow::uiModelSourceChanged() {
     if (m_variantsKnown) uiStartRun(false);
 }
 
+std::optional<std::vector<QString>> MainWindow::ownAttentionSummaries() const {
+    const auto& model = m_modelSource->model();
+    if (!model || !m_sourcePanel->usesModel() || model->layerAttention.empty()) return std::nullopt;
+    std::vector<QString> summaries;
+    for (const auto& layer : model->layerAttention) summaries.push_back(QString::fromStdString(layer.summary));
+    return summaries;
+}
+
 void MainWindow::uiShowSourceControls(bool model) {
     // The model's own tokenizer and projections replace the window's.
     const engine::ModelInfo* info = model && m_modelSource->model() ? &*m_modelSource->model() : nullptr;
@@ -103,6 +111,9 @@ void MainWindow::uiShowSourceControls(bool model) {
                                  info->imageSize / info->patchSize, info->prefixTokens};
     }
     m_inputs->showModelSource(model, QString::fromStdString(info ? info->tokenizer : std::string()), grid);
+    m_inputs->setOwnAttentionLayer(m_sourcePanel->layer());
+    m_inputs->setOwnAttention(ownAttentionSummaries());
+    applyModelDefaults();  // the source's causality and settings, on every form
     if (m_views->banner()) m_views->banner()->setRandomProjections(!model);
     uiUpdateTitle();
 }

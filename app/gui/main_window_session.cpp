@@ -103,7 +103,7 @@ QString MainWindow::applySession(const SessionState& session) {
     uiShowSourceControls(m_sourcePanel->usesModel());
     if (!session.modelFolder.isEmpty() && !modelOpen) {
         // Opening runs the layer when the model is ready (uiModelOpened); nothing runs before.
-        m_models->openFolder(session.modelFolder, session.modelLayer);
+        m_models->openFolder(session.modelFolder, session.modelLayer, !resolved->ownAttention);
         showView(viewTabNamed(session.view));
         return {};
     }

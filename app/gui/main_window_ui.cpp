@@ -19,6 +19,7 @@
 #include "gui/text_autosave.h"
 #include "gui/theme_menu.h"
 
+#include "views/param_form.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/head_heatmap.h"
@@ -72,7 +73,9 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
     m_inputs->setPreferredVariant(settings.variantId);
     if (!m_options.autosavePath.isEmpty()) m_autosave = new TextAutosave(m_inputs->text(), m_options.autosavePath, 1500, this);
     connect(m_inputs, &RunSettingsPanel::notice, this, [this](const QString& text) { setStatusMessage(text); });
-    connect(m_inputs, &RunSettingsPanel::variantShown, this, &MainWindow::applyModelDefaults);
+    // A variant shown with its schema's values takes the source's causality and the model's settings.
+    connect(m_inputs, &RunSettingsPanel::variantShown, this, [this] { applySourceSettings(m_inputs->paramForm()); });
+    connect(m_inputs->compareEditor(), &CompareVariantsEditor::rowVariantShown, this, &MainWindow::applySourceSettings);
     connect(m_inputs->compareEditor(), &CompareVariantsEditor::changed, this, &MainWindow::uiCompareVariantChanged);
     connect(m_inputs->runButton(), &QPushButton::clicked, this, &MainWindow::runNow);
     connect(m_inputs->cancelButton(), &QPushButton::clicked, this, &MainWindow::cancelRun);

@@ -55,11 +55,12 @@ void ModelController::openCapturedInteractive() {
     if (!file.isEmpty()) openFolder(file);
 }
 
-void ModelController::openFolder(const QString& folder, int layer) {
+void ModelController::openFolder(const QString& folder, int layer, bool keepVariant) {
     Q_EMIT opening(tr("Opening the model %1…").arg(QDir(folder).dirName()));
     m_panel->openButton()->setEnabled(false);
     m_pendingFolder = folder;
     m_pendingLayer = layer;
+    m_keepVariant = keepVariant;
     m_source->open(folder);
 }
 
@@ -75,8 +76,6 @@ void ModelController::openSample() {
         Q_EMIT openFailed(tr("Cannot prepare the sample model: %1").arg(error), error);
         return;
     }
-    // Its own attention is the variant it gives defaults for (Transformer-XL's, with its L and M).
-    m_pickOwnVariant = true;
     openFolder(*folder);
 }
 
@@ -104,13 +103,20 @@ bool ModelController::usesModel() const { return m_panel->usesModel(); }
 
 void ModelController::applyTo(engine::RunRequest& request) const {
     if (!m_panel->usesModel()) return;
-    request.model = engine::ModelLayerSource{m_source->folder().toStdString(), m_panel->layer()};
+    request.model = engine::ModelLayerSource{m_source->folder().toStdString(), m_panel->layer(), false};
 }
 
 std::optional<std::pair<QString, int>> ModelController::sessionSource() const {
     if (m_panel->usesModel()) return std::make_pair(m_source->folder(), m_panel->layer());
     if (m_pendingLayer >= 0 && m_source->isOpening()) return std::make_pair(m_pendingFolder, m_pendingLayer);
     return std::nullopt;
+}
+
+std::vector<std::string> ModelController::earlierDefaultsFor(const std::string& variantId) const {
+    std::vector<std::string> names;
+    if (const auto it = m_earlierDefaults.find(variantId); it != m_earlierDefaults.end())
+        for (const auto& [name, value] : it->second) names.push_back(name);
+    return names;
 }
 
 const engine::ParamValues* ModelController::defaultsFor(const std::string& variantId) const {
@@ -121,23 +127,24 @@ const engine::ParamValues* ModelController::defaultsFor(const std::string& varia
 void ModelController::onOpened(const engine::ModelInfo& info) {
     m_panel->openButton()->setEnabled(true);
     m_panel->setModel(info);
+    m_earlierDefaults = std::move(m_variantDefaults);
     m_variantDefaults = info.variantDefaults;
-    const QString own = m_pickOwnVariant && !info.variantDefaults.empty()
-                            ? QString::fromStdString(info.variantDefaults.begin()->first)
-                            : QString();
-    m_pickOwnVariant = false;
-    if (m_pendingLayer >= 0) {
-        const QSignalBlocker quiet(m_panel);  // the window runs the layer once it has shown the model
-        m_panel->setLayer(std::min<int>(m_pendingLayer, static_cast<int>(info.layers) - 1));
+    const bool keepVariant = m_keepVariant;
+    m_keepVariant = false;
+    {
+        // Every model starts on its first layer (or the session's): the window runs it once it has
+        // shown the model.
+        const QSignalBlocker quiet(m_panel);
+        m_panel->setLayer(m_pendingLayer >= 0 ? std::min<int>(m_pendingLayer, static_cast<int>(info.layers) - 1) : 0);
     }
     m_pendingLayer = -1;
-    Q_EMIT opened(info, own);
+    Q_EMIT opened(info, keepVariant);
 }
 
 void ModelController::onOpenFailed(const QString& folder, const QString& message, int code) {
     m_panel->openButton()->setEnabled(true);
     m_pendingLayer = -1;
-    m_pickOwnVariant = false;
+    m_keepVariant = false;
     const QString text =
         tr("Cannot open the model %1 (%2): %3")
             .arg(QDir(folder).dirName(),

@@ -37,8 +37,9 @@ public:
     void addAction(QMenu* fileMenu);
 
     /// Opens a model folder on the engine thread; `layer` (>= 0) becomes the source layer once it
-    /// is open. A refusal is reported and changes nothing.
-    void openFolder(const QString& folder, int layer = -1);
+    /// is open. The window then shows the layer's own attention, unless `keepVariant` (a session
+    /// that chose a variant). A refusal is reported and changes nothing.
+    void openFolder(const QString& folder, int layer = -1, bool keepVariant = false);
     void openInteractive();
     /// File ▸ Open Captured Attention…: a .safetensors file of attention captured elsewhere.
     void openCapturedInteractive();
@@ -57,13 +58,15 @@ public:
     std::optional<std::pair<QString, int>> sessionSource() const;
     /// What the open model sets for `variantId` (ModelInfo::variantDefaults), or null.
     const engine::ParamValues* defaultsFor(const std::string& variantId) const;
+    /// The parameters of `variantId` the model open before this one set (to be undone).
+    std::vector<std::string> earlierDefaultsFor(const std::string& variantId) const;
 
 Q_SIGNALS:
     /// A folder started opening (for the status bar).
     void opening(const QString& message);
-    /// A model is open and its panel shows it. `ownVariant`: the variant the model gives
-    /// settings for, when the sample asked for its own attention; empty otherwise.
-    void opened(const attnscope::engine::ModelInfo& info, const QString& ownVariant);
+    /// A model is open and its panel shows it. `keepVariant`: the chosen variant stays (a
+    /// session's); otherwise the window shows the layer's own attention.
+    void opened(const attnscope::engine::ModelInfo& info, bool keepVariant);
     /// A folder was refused: `text` for the status bar, `details` the engine's message.
     void openFailed(const QString& text, const QString& details);
 
@@ -77,8 +80,9 @@ private:
     ModelSourcePanel* m_panel = nullptr;
     QString m_pendingFolder;  // the folder opening last
     int m_pendingLayer = -1;  // the layer it takes when open (-1: the panel's)
-    bool m_pickOwnVariant = false;
+    bool m_keepVariant = false;  // the folder opening last keeps the chosen variant
     std::map<std::string, engine::ParamValues> m_variantDefaults;  // of the open model
+    std::map<std::string, engine::ParamValues> m_earlierDefaults;  // of the model open before it
 };
 
 }  // namespace attnscope::app

@@ -46,12 +46,16 @@ quint64 RunController::start(Purpose purpose, bool userInitiated) {
     engine::RunRequest request;
     m_inputs->fillRequest(request);
     m_models->applyTo(request);
-    request.variants.push_back(m_inputs->variantRequest());
-    if (compare) m_comparePlan.addTo(request.variants, m_inputs->compareEditor()->requests());
+    // A model layer's own attention is asked of the model, not run as a variant; in a comparison
+    // on a model layer it is the first pane and what the others are measured against.
+    const bool own = request.model && m_inputs->ownAttentionChosen();
+    if (request.model) request.model->ownAttention = own || compare;
+    if (!own) request.variants.push_back(m_inputs->variantRequest());
+    if (compare) m_comparePlan.addTo(request.variants, m_inputs->compareEditor()->requests(), request.model.has_value());
     else m_comparePlan.clear();
     m_compares = compare;
     // The Diagnostics tab's approximation view needs exact softmax on the same Q, K, V.
-    m_hasExact = purpose == Purpose::Diagnostics && needsExactReference(request.variants[0].id);
+    m_hasExact = purpose == Purpose::Diagnostics && !own && needsExactReference(request.variants[0].id);
     if (m_hasExact) request.variants.push_back(exactReferenceLike(request.variants[0]));
     if (m_curveJob != 0) {  // this run supersedes the curve's
         m_curveJob = 0;
@@ -72,10 +76,15 @@ bool RunController::shownLacks(Purpose purpose, const engine::RunResult* shown) 
         const QStringList compared = m_inputs->compareEditor()->ids();
         if (compared.isEmpty()) return false;
         if (!shown) return true;
-        const QStringList wanted = QStringList{id} + compared;
-        if (shown->results.size() < static_cast<std::size_t>(wanted.size())) return true;
+        // On a model layer the own attention comes first, then the chosen variant (unless it is
+        // the own attention) and the compared ones.
+        const bool model = m_models->usesModel();
+        if (model && shown->ownAttention != 0) return true;
+        const QStringList wanted = (model && m_inputs->ownAttentionChosen() ? QStringList{} : QStringList{id}) + compared;
+        const std::size_t first = model ? 1 : 0;
+        if (shown->results.size() < first + static_cast<std::size_t>(wanted.size())) return true;
         for (int i = 0; i < wanted.size(); ++i)
-            if (QString::fromStdString(shown->results[static_cast<std::size_t>(i)].variantId) != wanted[i]) return true;
+            if (QString::fromStdString(shown->results[first + static_cast<std::size_t>(i)].variantId) != wanted[i]) return true;
         return false;
     }
     if (purpose == Purpose::Diagnostics) {

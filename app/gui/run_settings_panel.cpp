@@ -17,6 +17,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -219,11 +220,73 @@ void RunSettingsPanel::setVariants(const std::vector<engine::VariantInfo>& varia
         }
         m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(m_preferredVariant)));
     }
+    if (m_ownSummaries) {  // (a model layer was the source when the list came)
+        const auto summaries = m_ownSummaries;
+        m_ownSummaries.reset();
+        setOwnAttention(summaries);
+    }
     showChosenVariant();
+}
+
+const QString& RunSettingsPanel::ownAttentionId() {
+    static const QString id = QStringLiteral("@own");
+    return id;
+}
+
+void RunSettingsPanel::setOwnAttention(const std::optional<std::vector<QString>>& summaries) {
+    m_ownSummaries = summaries;
+    const int at = m_variantCombo->findData(ownAttentionId());
+    if (summaries && at < 0) {
+        const QSignalBlocker block(m_variantCombo);  // (the window chooses it when a model opens)
+        m_variantCombo->insertItem(0, tr("The model's own attention"), ownAttentionId());
+        m_variantCombo->setItemData(0, tr("Exactly what the layer's forward computes: its window, bias, memory and "
+                                          "causality. Choose a variant below it to run that variant on the layer's Q/K."),
+                                    Qt::ToolTipRole);
+        m_variantCombo->insertSeparator(1);
+    } else if (!summaries && at >= 0) {
+        const bool chosen = m_variantCombo->currentIndex() == at;
+        {
+            const QSignalBlocker block(m_variantCombo);
+            m_variantCombo->removeItem(at + 1);  // the separator
+            m_variantCombo->removeItem(at);
+            if (chosen) m_variantCombo->setCurrentIndex(std::max(0, m_variantCombo->findData(m_preferredVariant)));
+        }
+        if (chosen) showChosenVariant();
+        return;
+    }
+    if (ownAttentionChosen()) showChosenVariant();  // another model's words
+}
+
+void RunSettingsPanel::chooseOwnAttention() {
+    const int at = m_variantCombo->findData(ownAttentionId());
+    if (at < 0) return;
+    if (m_variantCombo->currentIndex() == at)
+        showChosenVariant();
+    else
+        m_variantCombo->setCurrentIndex(at);
+}
+
+bool RunSettingsPanel::ownAttentionChosen() const { return m_variantCombo->currentData().toString() == ownAttentionId(); }
+
+void RunSettingsPanel::setOwnAttentionLayer(int layer) {
+    m_ownLayer = layer;
+    if (ownAttentionChosen()) showChosenVariant();
 }
 
 void RunSettingsPanel::showChosenVariant() {
     const QString id = m_variantCombo->currentData().toString();
+    if (id == ownAttentionId()) {
+        const auto& summaries = m_ownSummaries ? *m_ownSummaries : std::vector<QString>{};
+        const QString summary = m_ownLayer >= 0 && m_ownLayer < static_cast<int>(summaries.size())
+                                    ? summaries[static_cast<std::size_t>(m_ownLayer)]
+                                    : QString();
+        m_variantInfo->setText(tr("Layer %1 as the model computes it: %2.\nA variant chosen instead runs on this layer's Q/K.")
+                                   .arg(m_ownLayer)
+                                   .arg(summary));
+        m_paramForm->setVariant({});
+        Q_EMIT variantShown();
+        return;
+    }
     const auto it = std::find_if(m_variants.begin(), m_variants.end(),
                                  [&](const auto& v) { return QString::fromStdString(v.id) == id; });
     if (it == m_variants.end()) {
@@ -279,10 +342,14 @@ QString RunSettingsPanel::applySession(const SessionState& session, const Resolv
     m_seedSpin->setValue(session.seed);
     m_headsSpin->setValue(session.heads);
     m_headDimSpin->setValue(session.headDim);
-    m_preferredVariant = session.variantId;
-    m_variantCombo->setCurrentIndex(m_variantCombo->findData(session.variantId));
-    m_paramForm->setVariant(*resolved.variant);  // schema defaults first, so omitted parameters are not left over
-    m_paramForm->setValues(resolved.params);
+    if (resolved.variant) {
+        m_preferredVariant = session.variantId;
+        m_variantCombo->setCurrentIndex(m_variantCombo->findData(session.variantId));
+        m_paramForm->setVariant(*resolved.variant);  // schema defaults first, so omitted parameters are not left over
+        m_paramForm->setValues(resolved.params);
+    } else {
+        chooseOwnAttention();  // (offered once the session's model is the source)
+    }
     std::vector<engine::VariantRequest> rows;
     for (const auto& [info, params] : resolved.compared) rows.push_back({info->id, params});
     m_compareEditor->setRows(rows);

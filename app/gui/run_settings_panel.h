@@ -11,6 +11,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QComboBox;
@@ -70,6 +71,18 @@ public:
     void setVariants(const std::vector<engine::VariantInfo>& variants);
     const std::vector<engine::VariantInfo>& variants() const { return m_variants; }
     void setPreferredVariant(const QString& id) { m_preferredVariant = id; }
+    /// The chooser's entry for a model layer's own attention (its data; never a variant id).
+    static const QString& ownAttentionId();
+    /// With a model layer as the source: the chooser offers its own attention first (`summaries`:
+    /// per layer, what it is in words, shown under the chooser); nullopt removes the entry (random
+    /// projections), choosing the preferred variant if the entry was chosen.
+    void setOwnAttention(const std::optional<std::vector<QString>>& summaries);
+    /// Chooses the model layer's own attention (when offered).
+    void chooseOwnAttention();
+    /// True when the model layer's own attention is chosen (the run asks for it, not a variant).
+    bool ownAttentionChosen() const;
+    /// The layer whose own attention the chooser describes.
+    void setOwnAttentionLayer(int layer);
     /// The chosen variant's id (the preferred one before the list is known).
     QString variantId() const;
     /// The run's main variant with the form's values.
@@ -133,6 +146,8 @@ private:
     QPushButton* m_cancelButton = nullptr;
     std::vector<engine::VariantInfo> m_variants;
     QString m_preferredVariant;
+    std::optional<std::vector<QString>> m_ownSummaries;  ///< per layer, while the entry is offered
+    int m_ownLayer = 0;
 };
 
 }  // namespace attnscope::app

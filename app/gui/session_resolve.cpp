@@ -24,12 +24,14 @@ std::optional<ResolvedSession> resolveSession(const SessionState& session, const
     };
     ResolvedSession out;
     out.variant = findInfo(variants, session.variantId);
-    if (!out.variant)
+    // A model layer's own attention is no variant of the list (RunSettingsPanel::ownAttentionId).
+    out.ownAttention = session.variantId == QLatin1String("@own") && !session.modelFolder.isEmpty();
+    if (!out.variant && !out.ownAttention)
         return refuse(QCoreApplication::translate("Session", "The session uses the variant \"%1\", which this AttnScope "
                                                              "does not have. Nothing was changed.")
                           .arg(session.variantId));
     QString problem;
-    if (!paramsFromJson(*out.variant, session.params, QStringLiteral("variant.params"), &out.params, &problem))
+    if (out.variant && !paramsFromJson(*out.variant, session.params, QStringLiteral("variant.params"), &out.params, &problem))
         return refuse(QCoreApplication::translate("Session", "The session's parameters do not fit: %1. Nothing was changed.")
                           .arg(problem));
     if (session.compare.size() > maxCompared)

@@ -18,7 +18,9 @@ namespace attnscope::app {
 /// A session checked against the variants this build has: the schemas of its variant and its
 /// compared ones, with their parameters as values (what the window applies).
 struct ResolvedSession {
+    /// The variant, or null when the session shows its model layer's own attention.
     const engine::VariantInfo* variant = nullptr;
+    bool ownAttention = false;
     engine::ParamValues params;
     std::vector<std::pair<const engine::VariantInfo*, engine::ParamValues>> compared;
 };

@@ -18,7 +18,11 @@
 #include "gui/random_projection_banner.h"
 #include "gui/session.h"
 
+#include "views/compare_error_panel.h"
+#include "views/compare_view.h"
 #include "views/coverage_editor.h"
+#include "views/head_heatmap.h"
+#include "views/param_form.h"
 #include "views/head_atlas.h"
 #include "views/inspection_state.h"
 #include "views/rollout_view.h"
@@ -50,6 +54,7 @@ using attnscope::app::LocalEngineBackend;
 using attnscope::app::MainWindow;
 using attnscope::app::ModelSource;
 using attnscope::app::ModelSourcePanel;
+using attnscope::app::RunSettingsPanel;
 using attnscope::app::Session;
 using attnscope::app::SessionState;
 using attnscope::testing::FakeBackend;
@@ -263,10 +268,12 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), kTimeoutMs);
         banner->useModelButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->usesModel(), kTimeoutMs);
-        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("transformer_xl"));
+        // its own attention: Transformer-XL's memory and relative terms, as the model computes them
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), RunSettingsPanel::ownAttentionId());
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && !window.lastResult()->modelFolder.empty() &&
                                      window.lastResult()->results[0].variantId == "transformer_xl",
                                  kTimeoutMs);
+        QCOMPARE(window.lastResult()->ownAttention, 0);
         const auto& r = window.lastResult()->results[0];
         QCOMPARE(std::get<std::int64_t>(r.params.at("segment")), std::int64_t{32});  // the model's tgt_len
         QCOMPARE(window.lastResult()->headDim, std::int64_t{16});
@@ -290,6 +297,84 @@ private Q_SLOTS:
         window.modelSourcePanel()->setKind(attnscope::app::ModelSourcePanel::Kind::ModelLayer);
         window.modelSourcePanel()->setKind(attnscope::app::ModelSourcePanel::Kind::RandomProjections);
         QVERIFY(!banner->isVisible());  // dismissed stays dismissed
+    }
+
+    // Every setting follows the open model: a causal model's causality does not stay for an
+    // encoder opened after it, nor for random projections, on the variant's form or a compared row.
+    void causalityFollowsTheOpenModel() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("call me Ishmael");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
+        const auto causalOf = [](attnscope::views::ParamForm* form) { return std::get<bool>(form->values().at("causal")); };
+        const auto chooseFull = [&] {
+            window.inputs()->variantCombo()->setCurrentIndex(window.inputs()->variantCombo()->findData(QStringLiteral("full")));
+        };
+        const auto openAndWait = [&](const QString& folder) {
+            window.openModelFolder(folder);
+            QTRY_VERIFY_WITH_TIMEOUT(window.modelSource()->folder() == folder && window.lastResult() &&
+                                         QString::fromStdString(window.lastResult()->modelFolder) == folder && !runner.isRunning(),
+                                     kTimeoutMs);
+        };
+        window.inputs()->compareEditor()->setRows({engine::VariantRequest{"longformer", {}}});
+        openAndWait(QStringLiteral(ATTNSCOPE_SOURCE_DIR "/samples/transfo-xl-moby"));
+        chooseFull();
+        QVERIFY(causalOf(window.inputs()->paramForm()));  // a decoder
+        QVERIFY(causalOf(window.inputs()->compareEditor()->form(0)));
+        openAndWait(QStringLiteral(ATTNSCOPE_SOURCE_DIR "/samples/copy-model"));
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), RunSettingsPanel::ownAttentionId());
+        QCOMPARE(std::get<bool>(window.lastResult()->results[0].params.at("causal")), false);
+        QVERIFY(!causalOf(window.inputs()->compareEditor()->form(0)));  // an encoder's rows read both ways
+        chooseFull();
+        QVERIFY(!causalOf(window.inputs()->paramForm()));
+        window.runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult()->results[0].variantId == "full" && !runner.isRunning(), kTimeoutMs);
+        QCOMPARE(std::get<bool>(window.lastResult()->results[0].params.at("causal")), false);
+        QVERIFY2(window.views()->heatmap()->title().contains(QStringLiteral("on layer 0's Q/K")),
+                 qPrintable(window.views()->heatmap()->title()));
+        // back to the causal model, then random projections: the schema's (bidirectional) again
+        openAndWait(QStringLiteral(ATTNSCOPE_SOURCE_DIR "/samples/transfo-xl-moby"));
+        chooseFull();
+        QVERIFY(causalOf(window.inputs()->paramForm()));
+        window.modelSourcePanel()->setKind(ModelSourcePanel::Kind::RandomProjections);
+        QVERIFY(!causalOf(window.inputs()->paramForm()));
+        QVERIFY(!causalOf(window.inputs()->compareEditor()->form(0)));
+        QCOMPARE(window.inputs()->variantCombo()->findData(RunSettingsPanel::ownAttentionId()), -1);  // no model, no own attention
+    }
+
+    // File ▸ Open Model on a Transformer-XL folder shows its own attention (memory and relative
+    // terms), as "Use the trained sample model" does: the two ways into a model agree.
+    void aTransformerXlModelOpensOnItsOwnAttention() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("It is a way I have of driving off the spleen and regulating the circulation.");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
+        window.openModelFolder(QStringLiteral(ATTNSCOPE_SOURCE_DIR "/samples/transfo-xl-moby"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && !window.lastResult()->modelFolder.empty() && !runner.isRunning(), kTimeoutMs);
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), RunSettingsPanel::ownAttentionId());
+        const auto result = window.lastResult();
+        QCOMPARE(result->ownAttention, 0);
+        QCOMPARE(result->results[0].variantId, std::string("transformer_xl"));
+        QCOMPARE(std::get<std::int64_t>(result->results[0].params.at("memory")), std::int64_t{32});
+        QVERIFY2(window.views()->heatmap()->title().contains(QStringLiteral("own attention of layer 0 (Transformer-XL)")),
+                 qPrintable(window.views()->heatmap()->title()));
+        QVERIFY2(window.inputs()->variantInfo()->text().contains(QStringLiteral("memory")), qPrintable(window.inputs()->variantInfo()->text()));
+        // a query past the first segment draws on the memory before it, as the model does
+        const std::int64_t n = result->n;
+        QVERIFY(n > 40);
+        double memory = 0;
+        for (std::int64_t j = 0; j < 32; ++j) memory += result->results[0].weightAt(0, 40, j);
+        QVERIFY(memory > 0);
     }
 
     void modelLayerIsTheSourceOfEveryRun() {
@@ -317,12 +402,16 @@ private Q_SLOTS:
         QVERIFY(window.modelSourcePanel()->modelText().contains(QStringLiteral("2 layers × 4 heads")));
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 0, kTimeoutMs);
 
-        // Layer 1 with `full`: the weights are the model's own attention of that layer.
+        // Opening shows the model's own attention, whatever variant was chosen before.
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), RunSettingsPanel::ownAttentionId());
         window.modelSourcePanel()->setLayer(1);
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->modelLayer == 1, kTimeoutMs);
         const auto result = window.lastResult();
         QCOMPARE(QString::fromStdString(result->modelFolder), modelDir);
-        QCOMPARE(result->results.at(0).variantId, std::string("full"));
+        QCOMPARE(result->ownAttention, 0);
+        QCOMPARE(result->results.at(0).variantId, std::string("model_softmax"));
+        QVERIFY2(window.views()->heatmap()->title().contains(QStringLiteral("own attention of layer 1 (BERT)")),
+                 qPrintable(window.views()->heatmap()->title()));
 
         auto reference = engine::Engine::create();
         QVERIFY(reference.ok());
@@ -426,8 +515,11 @@ private Q_SLOTS:
         QCOMPARE(restored.modelLayer, saved.modelLayer);
         QCOMPARE(restored.variantId, saved.variantId);
 
+        QCOMPARE(saved.variantId, RunSettingsPanel::ownAttentionId());  // the own attention was shown
+        QCOMPARE(window.lastResult()->ownAttention, 0);
         // A session without a model puts random projections back as the source.
         SessionState plain = saved;
+        plain.variantId = QStringLiteral("full");
         plain.modelFolder.clear();
         plain.modelLayer = 0;
         QVERIFY(window.applySession(plain).isEmpty());
@@ -479,22 +571,32 @@ private Q_SLOTS:
         QVERIFY(image.width() > 400 && image.height() > 200);
         QFile::remove(figure);
 
-        // Clicking a head: its layer's real Q/K/V in Compare, `full` beside coverage settings.
+        // Clicking a head: its layer's own attention in Compare, the reference of the coverage
+        // settings beside it (which take the model's causality, as the atlas ran them).
         QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
         QSignalSpy shown(&window, &MainWindow::resultShown);
         Q_EMIT window.views()->atlasView()->headSelected(0, 3);
         QCOMPARE(window.currentView(), MainWindow::View::Compare);
         QCOMPARE(window.modelSourcePanel()->layer(), 0);
         QCOMPARE(window.views()->state()->head(), 3);
-        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("full"));
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), RunSettingsPanel::ownAttentionId());
         const QStringList compared = window.inputs()->compareEditor()->ids();
         QVERIFY(compared.size() >= 1 && compared.size() <= 3);
+        for (int row = 0; row < compared.size(); ++row) {
+            const engine::ParamValues values = window.inputs()->compareEditor()->form(row)->values();
+            if (values.count("causal")) QCOMPARE(std::get<bool>(values.at("causal")), false);  // BERT reads both ways
+        }
         QTRY_VERIFY_WITH_TIMEOUT(
             shown.count() > 0 && window.lastResult()->results.size() >= 2 && window.lastResult()->modelLayer == 0,
             kTimeoutMs);
         const auto result = window.lastResult();
-        QCOMPARE(result->results[0].variantId, std::string("full"));
+        QCOMPARE(result->ownAttention, 0);
+        QCOMPARE(result->results[0].variantId, std::string("model_softmax"));
         QCOMPARE(QString::fromStdString(result->results[1].variantId), compared.front());
+        // the reference pane and the error baseline are the model's own attention
+        QCOMPARE(window.views()->compareView()->exactIndex(), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(window.views()->compareView()->errorPanel()->note().contains(QStringLiteral("own attention of layer 0")),
+                                 kTimeoutMs);
         QCOMPARE(window.views()->state()->head(), 3);
         // The first compared setting is the one with the lowest output error for that head.
         const auto& head = atlas->metrics[0 * 4 + 3];

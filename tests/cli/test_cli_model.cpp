@@ -1,8 +1,11 @@
 // attnscope-cli with trained checkpoints: run --model/--layer and analyze, end to end.
 
+#include <attnscope/result_file.h>
 #include <attnscope/safetensors.h>
 
+#include "../support/tiny_llama.h"
 #include "../support/tiny_model.h"
+#include "../support/tiny_model_reference.h"
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +78,77 @@ TEST_F(CliModel, RunOnALayersRealQkvWritesModelTokens) {
     const auto request = nlohmann::json::parse(file.value()->header().metadata.at("attnscope.request"));
     EXPECT_EQ(request["input"]["source"], "model");
     EXPECT_EQ(file.value()->header().metadata.at("attnscope.tokenizer"), "model");
+}
+
+// Without --variant, run --model writes the layer's own attention: what the model computes, named
+// so in the file, every tile equal to an independent double-precision forward.
+TEST_F(CliModel, WithoutAVariantTheLayersOwnAttentionIsWritten) {
+    for (int layer : {0, 1}) {
+        const fs::path out = m_dir / "own.safetensors";
+        const Outcome r = cli("run --model " + (m_dir / "model").string() + " --layer " + std::to_string(layer) +
+                              " --text 'the big dog ran to the park' --out " + out.string() + " --summary " + (m_dir / "s.json").string());
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto summary = nlohmann::json::parse(slurp(m_dir / "s.json"));
+        EXPECT_EQ(summary["variant"], "model_softmax");
+        EXPECT_EQ(summary["model"]["family"], "bert");
+        EXPECT_EQ(summary["model"]["own_attention"], true);
+        EXPECT_NE(summary["model"]["attention"].get<std::string>().find("bidirectional softmax"), std::string::npos);
+        auto result = readResultFile(out.string());
+        ASSERT_TRUE(result.ok()) << result.error().message;
+        const AttentionResult& own = result.value()->results.at(0);
+        std::vector<std::int64_t> ids;
+        for (const Token& t : result.value()->input.tokens) ids.push_back(t.id);
+        ASSERT_EQ(ids.size(), 9u);
+        const Reference ref = referenceForward(makeTinyModel({}), ids);
+        const std::int64_t n = own.n;
+        for (int h = 0; h < 4; ++h) {
+            const WeightTile tile = own.weights->tile(h, 0, n, 0, n);
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                    ASSERT_NEAR(tile.at(i, j), ref.attention[std::size_t(layer)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 1e-4)
+                        << "layer " << layer << " head " << h << " " << i << "," << j;
+        }
+    }
+    // the model's own attention takes no variant settings; without a model a variant is needed
+    Outcome r = cli("run --model " + (m_dir / "model").string() + " --param window=2 --text x --out " + (m_dir / "x.safetensors").string());
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--param needs --variant"), std::string::npos) << r.err;
+    r = cli("run --text x --out " + (m_dir / "x.safetensors").string());
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--variant is required"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(m_dir / "x.safetensors"));
+}
+
+// A Mistral folder: the own attention of its layers keeps the sliding window (each query its last
+// 3 keys, itself included), where `full` on the same Q/K would see every earlier key.
+TEST_F(CliModel, AMistralLayersOwnAttentionKeepsItsWindow) {
+    LlamaSpec spec;
+    spec.type = "mistral";
+    spec.window = 3;
+    writeLlamaFolder(m_dir / "mistral", spec);
+    writeTinyTokenizerJson(m_dir / "mistral");
+    const fs::path out = m_dir / "mistral.safetensors";
+    const Outcome r = cli("run --model " + (m_dir / "mistral").string() + " --layer 1 --text 'the cat sat on the mat' --out " +
+                          out.string() + " --summary " + (m_dir / "s.json").string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto summary = nlohmann::json::parse(slurp(m_dir / "s.json"));
+    EXPECT_EQ(summary["model"]["family"], "mistral");
+    EXPECT_NE(summary["model"]["attention"].get<std::string>().find("sliding window of 3 keys"), std::string::npos);
+    auto result = readResultFile(out.string());
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    const AttentionResult& own = result.value()->results.at(0);
+    EXPECT_EQ(std::get<std::int64_t>(own.params.at("window")), 3);
+    for (int h = 0; h < 4; ++h)
+        for (std::int64_t i = 0; i < own.n; ++i) {
+            double total = 0;
+            for (std::int64_t j = 0; j < own.n; ++j) {
+                const float w = own.weightAt(h, i, j);
+                if (j > i || j < i - 2) EXPECT_EQ(w, 0.0f) << "head " << h << " " << i << "," << j;
+                else EXPECT_GT(w, 0.0f);
+                total += w;
+            }
+            EXPECT_NEAR(total, 1.0, 1e-5);
+        }
 }
 
 TEST_F(CliModel, AnalyzeWritesTheAtlas) {

@@ -2,6 +2,8 @@
 // from a file, a text under a seeded router, and refusals.
 
 #include "cli_test_support.h"
+#include "../support/tiny_llama.h"
+#include "../support/tiny_model.h"
 #include "../support/tiny_switch_transformers.h"
 
 #include <attnscope/moe_router.h>
@@ -213,6 +215,32 @@ TEST(CliRoute, RoutesAModelsOwnTokensWithItsRouterAndCapacity) {
     auto dense = runCli("route --model " + std::string(ATTNSCOPE_SOURCE_DIR) + "/samples/copy-model --text 'abcd' --out " + b);
     EXPECT_EQ(dense.status, 1);
     EXPECT_NE(dense.stderrText.find("has no router"), std::string::npos) << dense.stderrText;
+}
+
+// route --model on a Qwen2-MoE folder whose layer 0 is dense (decoder_sparse_step 2): layer 1's
+// own router, by layer number; the dense layer refused naming the expert layers.
+TEST(CliRoute, RoutesTheExpertLayerOfAQwen2MoeWithADenseLayer) {
+    const std::string folder = tempPath("qwen2_moe");
+    std::filesystem::remove_all(folder);
+    attnscope::testing::LlamaSpec spec;
+    spec.type = "qwen2_moe";
+    spec.experts = 4;
+    spec.normalize = false;
+    spec.expertInner = 12;
+    spec.sharedInner = 16;
+    spec.sparseStep = 2;
+    attnscope::testing::writeLlamaFolder(folder, spec);
+    attnscope::testing::writeTinyTokenizerJson(folder);
+    const std::string summary = tempPath("route_qwen.json"), out = tempPath("route_qwen.safetensors");
+    auto routed = runCli("route --model " + folder + " --layer 1 --text 'the cat sat on the mat' --out " + out + " --summary " + summary);
+    ASSERT_EQ(routed.status, 0) << routed.stderrText;
+    const auto s = nlohmann::json::parse(slurp(summary));
+    EXPECT_EQ(s["experts"], 4);
+    EXPECT_EQ(s["tokens"], 8);
+    auto dense = runCli("route --model " + folder + " --layer 0 --text 'the cat' --out " + out);
+    EXPECT_EQ(dense.status, 2);
+    EXPECT_NE(dense.stderrText.find("that layer's FFN is dense; the expert layers are 1"), std::string::npos) << dense.stderrText;
+    std::filesystem::remove_all(folder);
 }
 
 // route --model on a Switch Transformers checkpoint: the text through its spiece.model and the

@@ -20,10 +20,8 @@ const engine::AttentionResult* resultAt(const FigureSubject& s, int index) {
     return &s.run->results[static_cast<std::size_t>(index)];
 }
 
-QString variantName(const FigureSubject& s, const engine::AttentionResult& r) {
-    const QString id = QString::fromStdString(r.variantId);
-    return s.variantNames.value(id, id);
-}
+// "own attention of layer 3 (Mistral)", "Longformer on layer 3's Q/K", or the variant's name.
+QString variantName(const FigureSubject& s, int index) { return views::resultName(*s.run, static_cast<std::size_t>(index), s.variantNames); }
 
 QString paramText(const engine::AttentionResult& r) {
     QStringList params;
@@ -78,7 +76,7 @@ FigureSubject FigureSubject::describe(QWidget* view, std::shared_ptr<const engin
 QString FigureMetadata::title(const FigureSubject& s) {
     QStringList names;
     for (int index : s.variantIndexes)
-        if (const auto* r = resultAt(s, index)) names << variantName(s, *r);
+        if (resultAt(s, index)) names << variantName(s, index);
     QString text = names.isEmpty() ? QCoreApplication::translate("FigureMetadata", "AttnScope")
                                    : names.join(QStringLiteral(" vs "));
     if (s.head >= 0) text += QCoreApplication::translate("FigureMetadata", " — head %1").arg(s.head);
@@ -91,6 +89,13 @@ QString FigureMetadata::caption(const FigureSubject& s) {
         const auto* r = resultAt(s, index);
         if (!r) continue;
         const QString params = paramText(*r);
+        if (index == s.run->ownAttention) {  // what the model computes, in words, then how it was run
+            parts << QCoreApplication::translate("FigureMetadata", "The model's own attention of layer %1 (%2: %3; computed as %4)")
+                         .arg(s.run->modelLayer)
+                         .arg(QString::fromStdString(s.run->modelFamilyName), QString::fromStdString(s.run->ownAttentionSummary),
+                              QString::fromStdString(r->variantId));
+            continue;
+        }
         parts << QCoreApplication::translate("FigureMetadata", "Variant %1 (%2)")
                      .arg(QString::fromStdString(r->variantId),
                           params.isEmpty() ? QCoreApplication::translate("FigureMetadata", "no parameters") : params);
@@ -140,6 +145,10 @@ QJsonObject FigureMetadata::sidecar(const FigureSubject& s) {
             out.insert(QStringLiteral("seed"), QString::number(seed));
         out.insert(QStringLiteral("n"), static_cast<qint64>(s.run->n));
         out.insert(QStringLiteral("tokenizer"), QString::fromLatin1(engine::tokenizerName(s.run->input.kind)));
+        if (!s.run->modelFolder.empty())
+            out.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("folder"), QString::fromStdString(s.run->modelFolder)},
+                                                            {QStringLiteral("family"), QString::fromStdString(s.run->modelFamily)},
+                                                            {QStringLiteral("layer"), s.run->modelLayer}});
     }
     QJsonArray variants;
     for (int index : s.variantIndexes) {
@@ -148,9 +157,14 @@ QJsonObject FigureMetadata::sidecar(const FigureSubject& s) {
         QJsonObject params;
         for (const auto& [key, value] : r->params)
             params.insert(QString::fromStdString(key), QString::fromStdString(engine::formatParamValue(value)));
-        variants.append(QJsonObject{{QStringLiteral("id"), QString::fromStdString(r->variantId)},
-                                    {QStringLiteral("name"), variantName(s, *r)},
-                                    {QStringLiteral("params"), params}});
+        QJsonObject variant{{QStringLiteral("id"), QString::fromStdString(r->variantId)},
+                            {QStringLiteral("name"), variantName(s, index)},
+                            {QStringLiteral("params"), params}};
+        if (index == s.run->ownAttention) {
+            variant.insert(QStringLiteral("own_attention"), true);
+            variant.insert(QStringLiteral("attention"), QString::fromStdString(s.run->ownAttentionSummary));
+        }
+        variants.append(variant);
     }
     out.insert(QStringLiteral("variants"), variants);
     if (!variants.isEmpty()) {
