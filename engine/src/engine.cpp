@@ -1,6 +1,9 @@
 // The engine's public API: the one place where exceptions become Error values.
 
 #include "core/buffer_pool.h"
+#include "families/roberta/roberta.h"
+#include "families/star_transformer/star_transformer.h"
+#include "families/transfo_xl/transfo_xl.h"
 #include "core_torch/api_guard.h"
 #include "run/request_checks.h"
 #include "kernels/blas_gemm.h"
@@ -244,9 +247,9 @@ Result<TrainReport> Engine::train(const TrainOptions& options, const std::functi
                                   const ProgressFn& progress) {
     auto& impl = *m_impl;
     return guarded("out of memory training: try a smaller model, batch or length", [&]() -> Result<TrainReport> {
-        if (options.arch == "transfo-xl") return trainTransfoXl(options, onLog, progress, impl.budget);
-        if (options.arch == "star-transformer") return trainStarTransformer(options, onLog, progress, impl.budget);
-        if (options.arch != "roberta" && options.arch != "switch")
+        if (options.arch == families::transfo_xl::kModelType) return trainTransfoXl(options, onLog, progress, impl.budget);
+        if (options.arch == families::star_transformer::kModelType) return trainStarTransformer(options, onLog, progress, impl.budget);
+        if (options.arch != families::roberta::kModelType && options.arch != "switch")
             return makeError(ErrorCode::InvalidArgument,
                              "unknown --arch '" + options.arch + "' (roberta, switch, transfo-xl or star-transformer)");
         const Variant* v = impl.find(options.variant);

@@ -3,6 +3,8 @@
 
 #include "model/star_model.h"
 
+#include "families/star_transformer/star_transformer.h"
+
 #include "plain/engine_error.h"
 #include "plain/strict_json.h"
 
@@ -110,8 +112,8 @@ Weights loadWeights(const std::string& folder) {
     auto config = readStrictJsonFile(configPath);
     if (!config) throw EngineError(config.error().code, config.error().message);
     const nlohmann::json& c = config.value();
-    if (!c.is_object() || c.value("model_type", std::string()) != "star-transformer")
-        refuse(configPath, "model_type must be \"star-transformer\"");
+    if (!c.is_object() || c.value("model_type", std::string()) != families::star_transformer::kModelType)
+        refuse(configPath, std::string("model_type must be \"") + families::star_transformer::kModelType + "\"");
     Weights w;
     w.hidden = positiveField(c, "hidden_size", configPath, kMaxHidden);
     w.cycles = positiveField(c, "num_layers", configPath, kMaxCycles);

@@ -5,6 +5,8 @@
 
 #include "train/star_trainer.h"
 
+#include "families/star_transformer/star_transformer.h"
+
 #include "core_torch/to_plain.h"
 #include "model/star_model.h"
 #include "plain/engine_error.h"
@@ -139,7 +141,7 @@ void writeFolder(const TrainOptions& o, std::int64_t length, const Params& p, co
     fs::create_directories(dir, ec);
     if (ec) throw EngineError(ErrorCode::Io, o.out + ": cannot create the folder: " + ec.message());
     const nlohmann::json config = {
-        {"model_type", "star-transformer"}, {"hidden_size", o.dim}, {"num_layers", o.layers}, {"num_head", o.heads},
+        {"model_type", families::star_transformer::kModelType}, {"hidden_size", o.dim}, {"num_layers", o.layers}, {"num_head", o.heads},
         {"head_dim", o.dim / o.heads}, {"max_len", length}, {"cyclic", false}, {"vocab_size", kVocab},
         {"attnscope",
          {{"task", "first"}, {"relay", o.starRelay}, {"steps", o.steps}, {"seed", o.seed}, {"sequence_length", length},

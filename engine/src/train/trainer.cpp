@@ -1,5 +1,7 @@
 #include "train/trainer.h"
 
+#include "families/roberta/roberta.h"
+
 #include <attnscope/model_checkpoint.h>
 #include <attnscope/model_tokenizer.h>
 #include <attnscope/safetensors.h>
@@ -176,7 +178,7 @@ void writeFolder(const TrainOptions& o, const Variant& variant, const TinyEncode
     for (const auto& [name, value] : o.params) params[name] = formatParamValue(value);
     const bool moe = o.arch == "switch";
     nlohmann::json config = {
-        {"model_type", moe ? "roberta_switch" : "roberta"},
+        {"model_type", moe ? families::roberta::kSwitchModelType : families::roberta::kModelType},
         {"vocab_size", byte_vocab::kSize}, {"hidden_size", o.dim},
         {"num_hidden_layers", o.layers},   {"num_attention_heads", o.heads},
         {"intermediate_size", 4 * o.dim},  {"max_position_embeddings", n + 2},

@@ -1,5 +1,7 @@
 #include "train/transfo_xl_trainer.h"
 
+#include "families/transfo_xl/transfo_xl.h"
+
 #include <attnscope/safetensors.h>
 
 #include "core_torch/to_plain.h"
@@ -163,7 +165,7 @@ void writeFolder(const TrainOptions& o, std::int64_t memory, TinyTransfoXl& mode
     fs::create_directories(dir, ec);
     if (ec) throw EngineError(ErrorCode::Io, o.out + ": cannot create the folder: " + ec.message());
     const nlohmann::json config = {
-        {"model_type", "transfo-xl"}, {"architectures", {"TransfoXLLMHeadModel"}},
+        {"model_type", families::transfo_xl::kModelType}, {"architectures", {"TransfoXLLMHeadModel"}},
         {"vocab_size", kVocab}, {"d_model", o.dim}, {"d_embed", o.dim}, {"n_head", o.heads},
         {"d_head", o.dim / o.heads}, {"d_inner", 4 * o.dim}, {"n_layer", o.layers},
         {"mem_len", memory}, {"tgt_len", o.segment}, {"clamp_len", -1}, {"same_length", false},

@@ -2,6 +2,7 @@
 // after pad_token_id and a byte-level BPE; also the project's trainer folders, `roberta` and
 // `roberta_switch` (every FFN a Switch layer).
 
+#include "families/roberta/roberta.h"
 #include "families/bert/encoder.h"
 
 namespace attnscope::engine::families::roberta {
@@ -20,7 +21,7 @@ Result<void> readConfig(const config_fields::FieldReader& f, const nlohmann::jso
     if (c.positionOffset >= c.maxPositions)
         return f.fail("max_position_embeddings", "leaves no usable position after the offset pad_token_id + 1 = " +
                                                      std::to_string(c.positionOffset));
-    if (c.modelType == "roberta_switch" && !c.moe.active())
+    if (c.modelType == kSwitchModelType && !c.moe.active())
         return f.fail("num_experts", "must be at least 1 for a roberta_switch model (its FFN layers are experts)");
     return {};
 }
@@ -29,8 +30,8 @@ Result<void> readConfig(const config_fields::FieldReader& f, const nlohmann::jso
 
 FamilyEntry entry() {
     FamilyEntry e;
-    e.id = "roberta";
-    e.alsoReads = {"roberta_switch"};
+    e.id = kModelType;
+    e.alsoReads = {kSwitchModelType};
     e.name = "RoBERTa";
     e.reference = "transformers' RobertaModel (modeling_roberta.py); the trainer's Switch layers (docs/TRAINER.md)";
     e.readConfig = &readConfig;

@@ -4,6 +4,7 @@
 // (Engine::runStar, model/star_weights.cpp reads the rest); this declaration reads the config
 // fields and says so when a folder is opened as a model.
 
+#include "families/star_transformer/star_transformer.h"
 #include "families/family.h"
 #include "families/softmax_layer.h"
 
@@ -29,7 +30,7 @@ LayerAttention ownAttention(const ModelConfig&, std::int64_t) { return softmaxLa
 
 FamilyEntry entry() {
     FamilyEntry e;
-    e.id = "star-transformer";
+    e.id = kModelType;
     e.name = "Star-Transformer";
     e.reference = "fastNLP's StarTransEnc (fastNLP/modules/encoder/star_transformer.py)";
     e.readConfig = &readConfig;

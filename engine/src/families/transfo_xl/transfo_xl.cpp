@@ -3,6 +3,7 @@
 // project's trainer folders. Its layers' own attention is the `transformer_xl` variant with the
 // model's segment and memory lengths and its u, v and projected relative encodings.
 
+#include "families/transfo_xl/transfo_xl.h"
 #include "families/family.h"
 #include "families/transfo_xl/transfo_xl_tensors.h"
 
@@ -82,7 +83,7 @@ std::int64_t relativeKeys(const ModelConfig& c, std::int64_t n) { return c.numHe
 
 FamilyEntry entry() {
     FamilyEntry e;
-    e.id = "transfo-xl";
+    e.id = kModelType;
     e.name = "Transformer-XL";
     e.reference = "transformers' TransfoXLModel (modeling_transfo_xl.py), kimiyoung/transformer-xl's MemTransformerLM";
     e.readConfig = &readConfig;
