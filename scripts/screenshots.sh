@@ -44,3 +44,7 @@ shot "$small/experts.png" "${size[@]}" --view experts
 shot "$small/help.png" "${size[@]}" --variant longformer --view mask --help-panel
 shot "$small/tour.png" "${size[@]}" --tour 3
 shot "$small/image.png" "${size[@]}" --image samples/airplane.jpg --variant reformer --image-show groups
+# Each sample model as File ▸ Open Model opens it: its own attention of layer 0 first
+for model in transfo-xl-moby switch-moby copy-model; do
+  shot "$small/model-$model.png" "${size[@]}" --model "samples/$model" --text-file samples/short.txt
+done

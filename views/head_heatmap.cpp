@@ -290,11 +290,16 @@ void HeadHeatmap::updateTitle() {
     }
     QStringList params, changed;
     const engine::VariantInfo* info = engine::findVariantInfo(r->variantId);
-    for (const auto& [key, value] : r->params) {
-        const QString item = paramAssignment(key, value);
-        params << item;
-        const engine::ParamSpec* spec = info ? info->findParam(key) : nullptr;
-        if (!spec || !(spec->defaultValue == value)) changed << item;
+    if ((m_state ? m_state->resultIndex() : 0) == result()->ownAttention) {
+        // the layer's own attention: what it is in words, not the settings of its computation
+        params << QString::fromStdString(result()->ownAttentionSummary);
+    } else {
+        for (const auto& [key, value] : r->params) {
+            const QString item = paramAssignment(key, value);
+            params << item;
+            const engine::ParamSpec* spec = info ? info->findParam(key) : nullptr;
+            if (!spec || !(spec->defaultValue == value)) changed << item;
+        }
     }
     const QString tokenizer = tokenUnit(result()->input);
     QString text = m_titlePrefix + tr("%1 — head %2 of %3 — n = %4 %5").arg(name).arg(m_shownHead).arg(r->heads).arg(r->n).arg(tokenizer);

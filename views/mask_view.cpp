@@ -234,8 +234,10 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     const QString id = QString::fromStdString(r->variantId);
     const QString name = resultName(*m_result, static_cast<std::size_t>(m_state ? m_state->resultIndex() : 0), m_variantNames);
     QStringList params;
-    for (const auto& [key, value] : r->params)
-        params << paramAssignment(key, value);
+    if ((m_state ? m_state->resultIndex() : 0) == m_result->ownAttention)
+        params << QString::fromStdString(m_result->ownAttentionSummary);  // the own attention, in words
+    else
+        for (const auto& [key, value] : r->params) params << paramAssignment(key, value);
     const QString tokenizer = tokenUnit(m_result->input);
     QString text = tr("Pattern of %1 — head %2 of %3 — n = %4 %5").arg(name).arg(head).arg(r->heads).arg(r->n).arg(tokenizer);
     if (r->m != r->n) text += tr(", m = %1 keys").arg(r->m);

@@ -284,9 +284,11 @@ void RunSettingsPanel::showChosenVariant() {
                                    .arg(m_ownLayer)
                                    .arg(summary));
         m_paramForm->setVariant({});
+        m_paramForm->setVisible(false);  // (it would say "no parameters": the layer's are its own)
         Q_EMIT variantShown();
         return;
     }
+    m_paramForm->setVisible(true);
     const auto it = std::find_if(m_variants.begin(), m_variants.end(),
                                  [&](const auto& v) { return QString::fromStdString(v.id) == id; });
     if (it == m_variants.end()) {
