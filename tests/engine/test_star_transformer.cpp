@@ -379,6 +379,22 @@ TEST(StarTransformer, FolderRefusedNamingTheTensor) {
     }
 }
 
+// A Star-Transformer folder opened as a model is refused, saying where it opens instead.
+TEST(StarTransformer, AFolderOpenedAsAModelSaysWhereItOpens) {
+    const Spec s;
+    const fs::path dir = fs::temp_directory_path() / ("attnscope-star-as-model-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    writeFolder(dir, s, makeWeights(s, 5));
+    auto engine = Engine::create();
+    ASSERT_TRUE(engine.ok());
+    auto opened = engine.value()->openModel(dir.string());
+    ASSERT_FALSE(opened.ok());
+    EXPECT_EQ(opened.error().code, ErrorCode::Unsupported);
+    EXPECT_NE(opened.error().message.find("a Star-Transformer folder"), std::string::npos) << opened.error().message;
+    EXPECT_NE(opened.error().message.find("star --model"), std::string::npos) << opened.error().message;
+    fs::remove_all(dir);
+}
+
 TEST(StarTransformer, VocabularyFolderLooksUpWords) {
     auto engine = Engine::create();
     ASSERT_TRUE(engine.ok());

@@ -60,6 +60,27 @@ protected:
         for (std::size_t i = 0; i < last.f32.size(); ++i)
             worst = std::max(worst, static_cast<double>(std::abs(last.f32[i] - report.probeHidden[i])));
         EXPECT_LT(worst, 1e-4) << expectedAttention;
+        // Its own attention (what the window and `run --model` show) is the trained variant with
+        // its parameters and seed: the weights the model's pass attended with.
+        RunRequest request;
+        request.input.text = "abcdefghi";  // 11 tokens with <s> and </s>: as long as the training's
+        request.model = ModelLayerSource{report.folder, 0, true};
+        auto run = m_engine->run(request);
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        const AttentionResult& own = run.value()->results[0];
+        EXPECT_EQ(own.variantId, expectedAttention == "softmax" ? "model_softmax" : expectedAttention);
+        ModelInput text;
+        text.text = request.input.text;
+        auto pass = m_engine->forwardModel(text);
+        ASSERT_TRUE(pass.ok()) << pass.error().message;
+        const PlainTensor& attended = pass.value()->attention[0];
+        const std::int64_t m = pass.value()->n;
+        ASSERT_EQ(own.n, m);
+        for (int h = 0; h < own.heads; ++h)
+            for (std::int64_t i = 0; i < m; ++i)
+                for (std::int64_t j = 0; j < m; ++j)
+                    ASSERT_NEAR(own.weightAt(h, i, j), attended.f32[static_cast<std::size_t>((h * m + i) * m + j)], 1e-5)
+                        << expectedAttention << " head " << h << " " << i << "," << j;
         // The model's own attention rows sum to 1 for the softmax-normalised variants.
         const PlainTensor& a = f.value()->attention[0];
         const std::int64_t n = f.value()->n;
