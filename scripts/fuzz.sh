@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer target of fuzz/ (clang, ASan + UBSan, torch-free engine only) and runs it
-# on its corpus for SECONDS (docs/FUZZING.md).
+# Runs one libFuzzer target of fuzz/ (clang, ASan + UBSan: the sanitizer build, scripts/sanitize.sh,
+# built first when it is not there) on its corpus for SECONDS (docs/FUZZING.md).
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]     e.g. scripts/fuzz.sh fuzz_model_config 60
 #   scripts/fuzz.sh --all SECONDS                            every target, one after another
 #
-# Build folder: $ATTNSCOPE_FUZZ_BUILD_DIR, else build-fuzz. Corpus: fuzz/corpus/TARGET (seeds from
+# Build folder: $ATTNSCOPE_FUZZ_BUILD_DIR, else $ATTNSCOPE_ASAN_BUILD_DIR, else build-asan. Corpus: fuzz/corpus/TARGET (seeds from
 # the test fixtures, committed) plus what the run finds, kept in the build folder.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${ATTNSCOPE_FUZZ_BUILD_DIR:-$root/build-fuzz}
+build=${ATTNSCOPE_FUZZ_BUILD_DIR:-${ATTNSCOPE_ASAN_BUILD_DIR:-$root/build-asan}}
 targets=(fuzz_safetensors_header fuzz_model_config fuzz_strict_json fuzz_tokenizer_json fuzz_wordpiece_vocab
-  fuzz_byte_level_bpe fuzz_moe_router fuzz_result_file fuzz_qkv_file fuzz_model_folder fuzz_session fuzz_recipe)
+  fuzz_byte_level_bpe fuzz_moe_router fuzz_result_file fuzz_qkv_file fuzz_model_folder fuzz_session fuzz_recipe fuzz_image_file)
 
 # The dictionaries (fuzz/dict/) each target's mutations draw tokens from.
 dictionaries_of() {
@@ -35,8 +35,7 @@ seconds=$2
 shift 2
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (scripts/setup.sh installs clang)" >&2; exit 1; }
 if [[ ! -f $build/CMakeCache.txt ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DATTNSCOPE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_COMPILER=clang++ -DBUILD_TESTING=OFF >/dev/null
+  ATTNSCOPE_ASAN_BUILD_DIR=$build bash "$root/scripts/sanitize.sh" --build
 fi
 cmake --build "$build" --target "${wanted[@]}" >/dev/null
 for target in "${wanted[@]}"; do

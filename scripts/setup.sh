@@ -13,6 +13,7 @@ packages=(
   xvfb xauth fonts-dejavu-core
   python3-numpy python3-pil
   clang libclang-rt-14-dev
+  ccache
 )
 # node + npm run the GPT-2 tokenizer parity test (scripts/fetch-test-data.sh, gpt-3-encoder). Any
 # existing install will do: NodeSource's nodejs bundles npm and conflicts with Debian's npm.

@@ -1,6 +1,8 @@
 #include "cli/cli_app.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 
@@ -30,6 +32,32 @@ std::string checkUnsigned64(const std::string& text, std::uint64_t least, const 
 const CLI::Validator kSeed([](std::string& text) { return checkUnsigned64(text, 0, "the seed"); }, "0..2^64-1");
 const CLI::Validator kBytes([](std::string& text) { return checkUnsigned64(text, 1, "the memory budget (bytes)"); },
                             "BYTES >= 1");
+
+std::string rangeText(double lo, double hi) {
+    char text[64];
+    std::snprintf(text, sizeof text, "[%g, %g]", lo, hi);
+    return text;
+}
+
+// A number flag: finite (NaN compares false with every bound, so a plain range let it through)
+// and within [lo, hi].
+CLI::Validator finiteRange(double lo, double hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& text) -> std::string {
+            double value = 0;
+            try {
+                std::size_t used = 0;
+                value = std::stod(text, &used);
+                if (used != text.size()) return "'" + text + "' is not a number";
+            } catch (const std::exception&) {
+                return "'" + text + "' is not a number";
+            }
+            if (!std::isfinite(value)) return "'" + text + "' is not a finite number";
+            if (value < lo || value > hi) return "'" + text + "' is outside " + rangeText(lo, hi);
+            return {};
+        },
+        "NUMBER in " + rangeText(lo, hi));
+}
 
 }  // namespace
 
@@ -125,10 +153,10 @@ void CliParse::addAnalyzeCommand() {
         ->check(CLI::IsMember({"mean", "max", "min"}));
     m_analyze->add_option("--discard-ratio", analyze.discardRatio,
                           "Rollout: the share of each layer's smallest fused weights set to 0 (default 0.9).")
-        ->check(CLI::Range(0.0, 0.999));
+        ->check(finiteRange(0.0, 0.999));
     m_analyze->add_option("--mass-share", analyze.massShare,
                           "DINO's view: the share of the [CLS] attention the shown patches hold (default 0.6).")
-        ->check(CLI::Range(0.001, 1.0));
+        ->check(finiteRange(0.001, 1.0));
     m_analyze->add_flag("--no-flow", analyze.noFlow, "Skip attention flow (one max-flow problem per token).");
     m_analyze->add_option("--coverage", analyze.coverage,
                            "Coverage setting VARIANT[:NAME=VALUE,...] (repeatable; default: the catalog's settings, fitted to the input's length).");
@@ -176,11 +204,11 @@ void CliParse::addTrainCommand() {
     m_train->add_option("--experts", train.experts, "switch: experts per FFN layer.")->check(CLI::Range(1, 64));
     m_train->add_option("--capacity-factor", train.capacityFactor,
                         "switch: expert capacity = ceil(tokens / experts x factor) per sequence; 0 = no capacity.")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(finiteRange(0.0, 1e6));
     m_train->add_option("--aux-loss", train.auxLossCoef, "switch: weight of the load-balancing loss (the paper: 0.01).")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(finiteRange(0.0, 1e6));
     m_train->add_option("--z-loss", train.zLossCoef, "switch: weight of the router z-loss (0 = off; ST-MoE: 0.001).")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(finiteRange(0.0, 1e6));
     m_train->add_flag("--no-relay", train.noRelay, "star-transformer: the ablation without the relay, for comparison.");
     m_train->add_option("--segment", train.segment, "transfo-xl: segment length L (tgt_len).")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
@@ -199,7 +227,7 @@ void CliParse::addTrainCommand() {
     m_train->add_option("--batch", train.batch, "Examples per step.")->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
     m_train->add_option("--length", train.length, "Symbols per example (0 = 8 for tasks, 48 bytes for text).")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1024}));
-    m_train->add_option("--lr", train.learningRate, "Peak learning rate (Adam).")->check(CLI::Range(1e-9, 10.0));
+    m_train->add_option("--lr", train.learningRate, "Peak learning rate (Adam).")->check(finiteRange(1e-9, 10.0));
     m_train->add_option("--seed", train.seed, "Seed of the data, the initial weights and the variant's draws.")
         ->check(kSeed);
     m_train->add_option("--threads", train.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
@@ -235,7 +263,7 @@ void CliParse::addRouteCommand() {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
     m_route->add_flag("--normalize", route.normalize, "Renormalise the top-k gates to sum 1 (Mixtral).");
     m_route->add_option("--capacity-factor", route.capacityFactor, "Capacity factor (0: no capacity, dropless).")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(finiteRange(0.0, 1e6));
     m_route->add_option("--expert-capacity", route.expertCapacity, "Slots per expert and group (overrides the factor).")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
     m_route->add_option("--group-size", route.groupSize, "Tokens per group (0: the whole sequence).")

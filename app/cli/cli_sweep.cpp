@@ -5,6 +5,8 @@
 
 #include "cli/cli_commands.h"
 
+#include <attnscope/memory_budget.h>
+
 #include <attnscope/atomic_file.h>
 #include <attnscope/safetensors.h>
 #include <attnscope/variant_catalog.h>
@@ -49,6 +51,8 @@ struct SweepCell {
 // "ID[:p=v,...],...": a token with ':' or without '=' starts a variant; list values are written
 // with ';' between elements (global=0;7), which become the schema's commas.
 Result<std::vector<SweepVariant>> parseVariants(const std::string& text) {
+    // (getline drops the empty entry after a trailing comma: "full," is refused here)
+    if (!text.empty() && text.back() == ',') return makeError(ErrorCode::InvalidArgument, "--variants has an empty entry (a trailing comma)");
     std::vector<SweepVariant> out;
     std::stringstream s(text);
     std::string token;
@@ -73,6 +77,7 @@ Result<std::vector<SweepVariant>> parseVariants(const std::string& text) {
 }
 
 Result<std::vector<std::int64_t>> parseSizes(const std::string& text) {
+    if (!text.empty() && text.back() == ',') return makeError(ErrorCode::InvalidArgument, "--n has an empty entry (a trailing comma)");
     std::vector<std::int64_t> out;
     std::stringstream s(text);
     std::string token;
@@ -201,7 +206,22 @@ int measureCells(const std::vector<SweepVariant>& variants, const std::vector<st
     const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
     const std::size_t total = variants.size() * sizes.size();
     std::size_t done = 0;
+    const std::uint64_t budget = memoryBudgetOr(options.memoryBudget);
     for (const std::int64_t n : sizes) {
+        // The inputs are made in memory before they are written: over the budget, this size is
+        // skipped (every variant's cell says why) before anything is allocated.
+        const std::uint64_t inputBytes = 3ull * static_cast<std::uint64_t>(options.heads) * static_cast<std::uint64_t>(n) *
+                                         static_cast<std::uint64_t>(options.headDim) * sizeof(float);
+        if (inputBytes > budget) {
+            for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+                SweepCell& cell = cells[{vi, n}];
+                cell.status = "over budget";
+                cell.message = "its q, k, v take " + formatBytes(inputBytes) + ", over the memory budget of " + formatBytes(budget);
+                ++done;
+            }
+            if (!options.quiet) std::cerr << "sweep: n=" << n << " skipped: its inputs are over the memory budget\n";
+            continue;
+        }
         auto input = writeInputs(dir, n, options);
         if (!input) {
             printError(input.error().message);

@@ -1,10 +1,14 @@
 #include "common/image_file.h"
 #include "common/image_load.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QImageReader>
 #include <QPainter>
 #include <QStringList>
+
+#include <algorithm>
+#include <cstdlib>
 
 namespace attnscope::app {
 namespace {
@@ -16,6 +20,60 @@ engine::Error fileError(const QString& path, const QString& message) {
 // Qt refuses to allocate more than this for one image (MiB); the pixel cap below is the real
 // limit, this one stops a decoder from growing past it.
 constexpr int kAllocationLimitMiB = static_cast<int>(kMaxImageFilePixels * 4 / (1024 * 1024)) + 1;
+
+// What a decoder says while it reads (libjpeg's "Corrupt JPEG data: premature end of data segment"
+// comes as a Qt warning, with a grey image): a warning is a refusal, never a picture made up.
+QStringList* g_decoderWarnings = nullptr;
+QtMessageHandler g_previousHandler = nullptr;
+
+void collectDecoderWarning(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (g_decoderWarnings && type != QtDebugMsg && type != QtInfoMsg) g_decoderWarnings->append(message.trimmed());
+    else if (g_previousHandler) g_previousHandler(type, context, message);
+}
+
+// Reads the image, collecting what the decoder warns about meanwhile.
+bool readCollectingWarnings(QImageReader& reader, QImage& image, QStringList& warnings) {
+    g_decoderWarnings = &warnings;
+    g_previousHandler = qInstallMessageHandler(collectDecoderWarning);
+    const bool read = reader.read(&image);
+    qInstallMessageHandler(g_previousHandler);
+    g_decoderWarnings = nullptr;
+    return read;
+}
+
+quint32 littleEndian32(const QByteArray& bytes, int at) {
+    return static_cast<quint32>(static_cast<uchar>(bytes[at])) | static_cast<quint32>(static_cast<uchar>(bytes[at + 1])) << 8 |
+           static_cast<quint32>(static_cast<uchar>(bytes[at + 2])) << 16 | static_cast<quint32>(static_cast<uchar>(bytes[at + 3])) << 24;
+}
+
+// A file cut short that the decoder reads without a word: a GIF without its trailer, a PNG
+// without IEND, an uncompressed BMP whose pixel rows run past the end. Empty when whole.
+QString truncation(const QString& path, const QByteArray& format) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    const qint64 size = file.size();
+    const QByteArray head = file.read(64);
+    file.seek(std::max<qint64>(0, size - 12));
+    const QByteArray tail = file.read(12);
+    if (format == "gif" && (tail.isEmpty() || tail.back() != '\x3B'))
+        return QStringLiteral("the GIF ends without its trailer (the file is cut short)");
+    if (format == "png" && !tail.contains("IEND")) return QStringLiteral("the PNG ends without its IEND chunk (the file is cut short)");
+    if (format == "bmp" && head.size() >= 34) {
+        const quint32 offset = littleEndian32(head, 10), compression = littleEndian32(head, 30);
+        const qint64 width = static_cast<qint32>(littleEndian32(head, 18)), height = static_cast<qint32>(littleEndian32(head, 22));
+        const qint64 bits = static_cast<uchar>(head[28]) | static_cast<uchar>(head[29]) << 8;
+        if (offset >= size) return QStringLiteral("the BMP's pixel data starts at byte %1, past its end (%2 bytes)").arg(offset).arg(size);
+        const bool uncompressed = compression == 0 || compression == 3;
+        const qint64 rowBytes = (width * bits + 31) / 32 * 4;
+        if (uncompressed && width > 0 && offset + rowBytes * std::abs(height) > size)
+            return QStringLiteral("the BMP's %1 pixel rows need %2 bytes after byte %3, the file has %4 (it is cut short)")
+                .arg(std::abs(height))
+                .arg(rowBytes * std::abs(height))
+                .arg(offset)
+                .arg(size);
+    }
+    return {};
+}
 
 }  // namespace
 
@@ -35,9 +93,14 @@ engine::Result<QImage> readImageFile(const QString& path) {
                                    .arg(size.width())
                                    .arg(size.height())
                                    .arg(kMaxImageFilePixels / 1000000));
+    const QByteArray format = reader.format().toLower();
+    if (const QString cut = truncation(path, format); !cut.isEmpty()) return fileError(path, cut);
     QImage image;
-    if (!reader.read(&image) || image.isNull())
+    QStringList warnings;
+    if (!readCollectingWarnings(reader, image, warnings) || image.isNull())
         return fileError(path, QStringLiteral("could not be decoded (%1)").arg(reader.errorString()));
+    if (!warnings.isEmpty())
+        return fileError(path, QStringLiteral("is damaged: the %1 decoder says \"%2\"").arg(QString::fromLatin1(format), warnings.front()));
     if (static_cast<qint64>(image.width()) * image.height() > kMaxImageFilePixels)
         return fileError(path, QStringLiteral("%1 × %2 pixels is more than the %3 million taken")
                                    .arg(image.width())

@@ -110,7 +110,12 @@ void AtlasController::compareHead(int layer, int head) {
         const QSignalBlocker block(panel);  // one run (compareRequested), not one per control
         panel->setLayer(layer);
     }
-    m_inputs->chooseOwnAttention();
+    if (m_inputs->ownAttentionOffered()) {
+        m_inputs->chooseOwnAttention();
+    } else {  // captured attention: `full` on its q, k (the file's weights are its own)
+        QComboBox* variant = m_inputs->variantCombo();
+        variant->setCurrentIndex(std::max(0, variant->findData(QString::fromStdString(engine::exactReference().id))));
+    }
     std::vector<engine::VariantRequest> rows;
     for (const engine::CoverageSetting* setting : chosen) rows.push_back({setting->variantId, setting->params});
     m_inputs->compareEditor()->setRows(rows);

@@ -2,6 +2,7 @@
 
 #include "common/image_file.h"
 #include "common/omp_wait_policy.h"
+#include "common/variant_flags.h"
 #include "gui/app_settings.h"
 #include "gui/engine_runner.h"
 #include "gui/eval_speed_job.h"
@@ -181,6 +182,20 @@ int readView(const QString& view, MainWindow::Options& options) {
     return 2;
 }
 
+// 0, or 2 after naming a --variant, --param, --compare or --compare-param the catalog refuses.
+int checkVariantFlags(const QCommandLineParser& parser, const Flags& f, const Startup& s) {
+    attnscope::app::VariantFlags flags;
+    flags.variant = parser.isSet(f.variant) ? parser.value(f.variant).toStdString() : std::string();
+    flags.fallback = s.settings.variantId.toStdString();
+    for (const QString& p : parser.values(f.param)) flags.params.push_back(p.toStdString());
+    flags.compare = parser.value(f.compare).toStdString();
+    for (const QString& p : parser.values(f.compareParam)) flags.compareParams.push_back(p.toStdString());
+    const std::string problem = attnscope::app::checkVariantFlags(flags);
+    if (problem.empty()) return 0;
+    printError(QString::fromStdString(problem));
+    return 2;
+}
+
 // 0, or the exit status after printing what is wrong with the command line.
 int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     MainWindow::Options& options = s.options;
@@ -228,6 +243,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     options.compareVariant = parser.value(f.compare);
     options.params = parser.values(f.param);
     options.compareParams = parser.values(f.compareParam);
+    if (const int rc = checkVariantFlags(parser, f, s)) return rc;
     bool headOk = true, queryOk = true, keyOk = true, layerOk = true;
     s.key = parser.isSet(f.key) ? parser.value(f.key).toInt(&keyOk) : -1;
     s.head = parser.isSet(f.head) ? parser.value(f.head).toInt(&headOk) : 0;

@@ -48,10 +48,11 @@ quint64 RunController::start(Purpose purpose, bool userInitiated) {
     m_models->applyTo(request);
     // A model layer's own attention is asked of the model, not run as a variant; in a comparison
     // on a model layer it is the first pane and what the others are measured against.
-    const bool own = request.model && m_inputs->ownAttentionChosen();
-    if (request.model) request.model->ownAttention = own || compare;
+    const bool offered = request.model && m_inputs->ownAttentionOffered();
+    const bool own = offered && m_inputs->ownAttentionChosen();
+    if (request.model) request.model->ownAttention = own || (compare && offered);
     if (!own) request.variants.push_back(m_inputs->variantRequest());
-    if (compare) m_comparePlan.addTo(request.variants, m_inputs->compareEditor()->requests(), request.model.has_value());
+    if (compare) m_comparePlan.addTo(request.variants, m_inputs->compareEditor()->requests(), offered);
     else m_comparePlan.clear();
     m_compares = compare;
     // The Diagnostics tab's approximation view needs exact softmax on the same Q, K, V.
@@ -78,7 +79,7 @@ bool RunController::shownLacks(Purpose purpose, const engine::RunResult* shown) 
         if (!shown) return true;
         // On a model layer the own attention comes first, then the chosen variant (unless it is
         // the own attention) and the compared ones.
-        const bool model = m_models->usesModel();
+        const bool model = m_models->usesModel() && m_inputs->ownAttentionOffered();
         if (model && shown->ownAttention != 0) return true;
         const QStringList wanted = (model && m_inputs->ownAttentionChosen() ? QStringList{} : QStringList{id}) + compared;
         const std::size_t first = model ? 1 : 0;

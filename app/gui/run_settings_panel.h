@@ -81,6 +81,9 @@ public:
     void chooseOwnAttention();
     /// True when the model layer's own attention is chosen (the run asks for it, not a variant).
     bool ownAttentionChosen() const;
+    /// True while the chooser offers it (a model layer is the source, and the model has one:
+    /// captured attention files have none).
+    bool ownAttentionOffered() const { return m_ownSummaries.has_value(); }
     /// The layer whose own attention the chooser describes.
     void setOwnAttentionLayer(int layer);
     /// The chosen variant's id (the preferred one before the list is known).

@@ -118,7 +118,7 @@ private Q_SLOTS:
             return image.ok() ? QString() : QString::fromStdString(image.error().message);
         };
         const QString truncated = writeFile(dir.filePath(QStringLiteral("truncated.png")), png.left(png.size() / 2));
-        QVERIFY2(refusal(truncated).contains(QStringLiteral("could not be decoded")), qPrintable(refusal(truncated)));
+        QVERIFY2(refusal(truncated).contains(QStringLiteral("cut short")), qPrintable(refusal(truncated)));
         QVERIFY(refusal(truncated).startsWith(truncated));
         const QString huge = writeFile(dir.filePath(QStringLiteral("huge.png")), pngClaiming(100000, 100000));
         QVERIFY2(refusal(huge).contains(QStringLiteral("claims 100000 × 100000 pixels")), qPrintable(refusal(huge)));

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using attnscope::engine::SafetensorsFile;
 
@@ -85,6 +86,65 @@ TEST(CliImage, UnreadablePicturesAndBadGridsAreOneLineErrors) {
     EXPECT_NE(grid.stderrText.find("--image-grid must look like ROWSxCOLS"), std::string::npos) << grid.stderrText;
     auto both = runCli("run --image " + kAirplane + " --text hello --variant full --out " + tempPath("z.safetensors"));
     EXPECT_NE(both.status, 0);
+}
+
+namespace {
+
+void writeBytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+// A 4 × 2 24-bit BMP (uncompressed rows of 12 bytes, padded to 12), written by hand.
+std::string smallBmp() {
+    std::string b = "BM";
+    const auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xFF); };
+    const auto u16 = [&](std::uint16_t v) { b += static_cast<char>(v & 0xFF); b += static_cast<char>(v >> 8); };
+    u32(54 + 24); u32(0); u32(54);                      // file size, reserved, pixel offset
+    u32(40); u32(4); u32(2); u16(1); u16(24); u32(0);   // BITMAPINFOHEADER: 4 × 2, 24 bits, BI_RGB
+    u32(24); u32(2835); u32(2835); u32(0); u32(0);
+    for (int i = 0; i < 24; ++i) b += static_cast<char>(i * 10);
+    return b;
+}
+
+}  // namespace
+
+// A picture cut short is refused with the file and what is wrong (not decoded grey): JPEG, GIF,
+// PNG and BMP, and a BMP whose pixels would start past its end; the whole files run.
+TEST(CliImage, DamagedPicturesAreRefusedNamingTheFile) {
+    std::ifstream in(kAirplane, std::ios::binary);
+    const std::string jpeg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ifstream pngIn(std::string(ATTNSCOPE_SOURCE_DIR) + "/docs/screenshots/1366x768/heatmap.png", std::ios::binary);
+    const std::string png((std::istreambuf_iterator<char>(pngIn)), std::istreambuf_iterator<char>());
+    const std::string gif = std::string("\x47\x49\x46\x38\x39\x61\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00\x21"
+                                        "\xf9\x04\x01\x00\x00\x00\x00\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x44\x01\x00\x3b",
+                                        43);
+    std::string bmpPastEnd = smallBmp();
+    bmpPastEnd[10] = static_cast<char>(200);  // pixel offset 200 of a 78-byte file
+    const std::string args = " --image-grid 2x2 --variant full --heads 1 --head-dim 4 --out ";
+    struct Case {
+        const char* name;
+        std::string bytes;
+        bool whole;
+    } cases[] = {{"whole.gif", gif, true},
+                 {"whole.bmp", smallBmp(), true},
+                 {"whole.png", png, true},
+                 {"cut.jpg", jpeg.substr(0, jpeg.size() / 2), false},
+                 {"cut.gif", gif.substr(0, 30), false},
+                 {"cut.png", png.substr(0, png.size() * 2 / 3), false},
+                 {"cut.bmp", smallBmp().substr(0, 66), false},
+                 {"offset.bmp", bmpPastEnd, false}};
+    for (const Case& c : cases) {
+        const std::string picture = tempPath(c.name), out = tempPath(std::string(c.name) + ".safetensors");
+        std::filesystem::remove(out);
+        writeBytes(picture, c.bytes);
+        auto r = runCli("run --image " + picture + args + out);
+        if (c.whole) {
+            EXPECT_EQ(r.status, 0) << c.name << ": " << r.stderrText;
+            continue;
+        }
+        EXPECT_NE(r.status, 0) << c.name;
+        EXPECT_NE(r.stderrText.find(picture), std::string::npos) << c.name << ": " << r.stderrText;
+        EXPECT_EQ(std::count(r.stderrText.begin(), r.stderrText.end(), '\n'), 1) << c.name << ": " << r.stderrText;
+        EXPECT_FALSE(std::filesystem::exists(out)) << c.name;
+    }
 }
 
 // The LibTorch command line opens the image decoder module only for a picture: without the

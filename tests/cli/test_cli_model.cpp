@@ -189,6 +189,16 @@ TEST_F(CliModel, RefusalsAreOneLineErrors) {
 
     r = cli("run --layer 1 --variant full --text x --out " + (m_dir / "x.safetensors").string());
     EXPECT_EQ(r.status, 2) << "--layer needs --model";
+
+    // number flags refuse NaN and infinities (NaN compares false with every bound)
+    for (const char* bad : {"nan", "inf", "-inf"}) {
+        r = cli("analyze --model " + (m_dir / "model").string() + " --text x --discard-ratio " + bad + " --out " + (m_dir / "a.json").string());
+        EXPECT_EQ(r.status, 2) << bad;
+        EXPECT_NE(r.err.find("not a finite number"), std::string::npos) << r.err;
+    }
+    r = cli("analyze --model " + (m_dir / "model").string() + " --text x --coverage longformer:window=1, --out " + (m_dir / "a.json").string());
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("empty entry"), std::string::npos) << r.err;
 }
 
 // --attention FILE: attention captured elsewhere, on its own tokens (no --text needed).

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <map>
 #include <random>
 
 using namespace attnscope::engine;
@@ -145,7 +147,75 @@ TEST(CliSweep, WritesTheTableAndSkipsSizesOverBudget) {
     EXPECT_NE(runCli("sweep --variants longformr --n 64 --out " + csv).stderrText.find("unknown variant 'longformr'"), std::string::npos);
     EXPECT_FALSE(std::ifstream(csv).good());
     EXPECT_NE(r.stderrText.find("over budget"), std::string::npos) << r.stderrText;
-    // bad specs are usage errors
+    // bad specs are usage errors, an empty entry after a trailing comma too
     EXPECT_EQ(runCli("sweep --variants =3 --n 64 --out " + csv).status, 2);
     EXPECT_EQ(runCli("sweep --variants full --n 0 --out " + csv).status, 2);
+    const auto trailing = runCli("sweep --variants full, --n 64 --out " + csv);
+    EXPECT_EQ(trailing.status, 2);
+    EXPECT_NE(trailing.stderrText.find("--variants has an empty entry"), std::string::npos) << trailing.stderrText;
+    EXPECT_EQ(runCli("sweep --variants full --n 64, --out " + csv).status, 2);
+    // inputs over the budget are skipped before they are made: three 8 GiB tensors are never built
+    const auto huge = runCli("sweep --variants full --n 16777216 --memory-budget 1000000 --out " + csv);
+    EXPECT_EQ(huge.status, 0) << huge.stderrText;
+    EXPECT_NE(slurp(csv).find("\"full\",16777216,over budget"), std::string::npos) << slurp(csv);
+    EXPECT_NE(slurp(csv).find("its q, k, v take"), std::string::npos) << slurp(csv);
+}
+
+// A result file whose summary contradicts its tensors (m = 12 over a k of 6 keys, tokens that are
+// not n) is refused by the reader with the rule broken: `tile` exits with one line, never aborts.
+TEST(CliTile, AResultFileThatContradictsItselfIsRefused) {
+    const std::string qkv = tempPath("contradict_qkv.safetensors"), result = tempPath("contradict.safetensors");
+    std::mt19937 gen(3);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> values(2 * 6 * 4);
+    for (auto& x : values) x = dist(gen);
+    const PlainTensor t = PlainTensor::fromF32({2, 6, 4}, values);
+    ASSERT_TRUE(writeSafetensors(qkv, {{"q", &t}, {"k", &t}, {"v", &t}}, {}).ok());
+    ASSERT_EQ(runCli("run --qkv " + qkv + " --variant topk --param k=2 --out " + result).status, 0);
+    const auto rewrite = [&](const std::string& key, const std::function<void(nlohmann::json&)>& change) {
+        auto file = SafetensorsFile::open(result);
+        EXPECT_TRUE(file.ok());
+        std::map<std::string, PlainTensor> tensors;
+        for (const auto& info : (*file)->header().tensors) tensors[info.name] = (*file)->read(info.name).value();
+        auto metadata = (*file)->header().metadata;
+        nlohmann::json j = nlohmann::json::parse(metadata.at(key));
+        change(j);
+        metadata[key] = j.dump();
+        std::vector<StWriteItem> items;
+        for (const auto& [name, tensor] : tensors) items.emplace_back(name, &tensor);
+        const std::string out = tempPath("contradict_bad.safetensors");
+        EXPECT_TRUE(writeSafetensors(out, items, metadata).ok());
+        return out;
+    };
+    const std::string wider = rewrite("attnscope.result", [](nlohmann::json& j) { j["m"] = 12; });
+    auto r = runCli("tile " + wider + " --head 0");
+    EXPECT_EQ(r.status, 1) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("tensor 'k' is [2, 6, 4], but the summary says [heads, m, head_dim] = [2, 12, 4]"),
+              std::string::npos)
+        << r.stderrText;
+    EXPECT_EQ(std::count(r.stderrText.begin(), r.stderrText.end(), '\n'), 1) << r.stderrText;
+    const std::string taller = rewrite("attnscope.result", [](nlohmann::json& j) { j["n"] = 9; });
+    r = runCli("tile " + taller + " --head 0");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.stderrText.find("tensor 'q' is [2, 6, 4]"), std::string::npos) << r.stderrText;
+}
+
+// A large tile is printed a band of rows at a time: the JSON is the same as the small one's.
+TEST(CliTile, TilesAreStreamedAsTheSameJson) {
+    const std::string qkv = writeQkv(), result = tempPath("stream.safetensors");
+    ASSERT_EQ(runCli("run --qkv " + qkv + " --variant longformer --param window=3 --out " + result).status, 0);
+    auto whole = runCli("tile " + result + " --head 1 --rows 0:30 --keys 0:30");
+    ASSERT_EQ(whole.status, 0) << whole.stderrText;
+    const auto j = nlohmann::json::parse(whole.stdoutText);
+    EXPECT_EQ(j["rows"], nlohmann::json::array({0, 30}));
+    ASSERT_EQ(j["weights"].size(), 30u);
+    ASSERT_EQ(j["reasons"].size(), 30u);
+    auto read = readResultFile(result);
+    ASSERT_TRUE(read.ok());
+    const AttentionResult& r = read.value()->results[0];
+    for (int i = 0; i < 30; ++i)
+        for (int k = 0; k < 30; ++k) {
+            EXPECT_FLOAT_EQ(j["weights"][i][k].get<float>(), r.weightAt(1, i, k));
+            EXPECT_EQ(j["reasons"][i][k].empty(), r.weights->tile(1, i, i + 1, k, k + 1, true).reasons[0] == 0);
+        }
 }

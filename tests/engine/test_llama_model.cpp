@@ -508,6 +508,11 @@ TEST(LlamaCheckpoint, ConfigsItDoesNotComputeAreRefusedByName) {
     s = LlamaSpec{};
     s.rope = "{\"rope_type\": \"longrope\", \"factor\": 4.0}";
     EXPECT_NE(refused(s.configJson()).find("rope_scaling type 'longrope' is not computed"), std::string::npos);
+    for (const char* type : {"linear", "dynamic", "llama3"}) {  // the reference requires their factor
+        s.rope = std::string("{\"rope_type\": \"") + type + "\"}";
+        EXPECT_NE(refused(s.configJson()).find(std::string("'factor' is needed by ") + type + " scaling"), std::string::npos)
+            << refused(s.configJson());
+    }
     s.rope = "{\"rope_type\": \"llama3\", \"factor\": 8.0}";
     EXPECT_NE(refused(s.configJson()).find("original_max_position_embeddings"), std::string::npos);
     s = LlamaSpec{};

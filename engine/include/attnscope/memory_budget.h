@@ -3,6 +3,7 @@
 // (Engine requests, result listings, `attnscope-cli route`).
 
 #include <cstdint>
+#include <string>
 
 namespace attnscope::engine {
 
@@ -14,5 +15,8 @@ std::uint64_t physicalMemoryBytes();
 
 /// `given` when positive, else kDefaultBudgetFraction of physical memory (of 8 GiB when unknown).
 std::uint64_t memoryBudgetOr(std::uint64_t given);
+
+/// "1.5 GiB", "300 MiB", "12 KiB", "512 bytes": a size for messages.
+std::string formatBytes(std::uint64_t bytes);
 
 }  // namespace attnscope::engine

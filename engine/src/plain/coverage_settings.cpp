@@ -70,6 +70,7 @@ Result<CoverageSetting> parseCoverageSetting(const std::string& text) {
     const VariantInfo* info = findVariantInfo(s.variantId);
     if (!info) return makeError(ErrorCode::InvalidArgument, "'" + spec + "': unknown variant '" + s.variantId + "'");
     if (colon == std::string::npos) return s;
+    if (spec.back() == ',') return makeError(ErrorCode::InvalidArgument, "'" + spec + "': an empty entry after the last comma");
     std::stringstream rest(spec.substr(colon + 1));
     std::string item;
     while (std::getline(rest, item, ',')) {

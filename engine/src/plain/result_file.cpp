@@ -19,6 +19,12 @@
 namespace attnscope::engine {
 namespace {
 
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
 nlohmann::json countersJson(const Counters& c) {
     nlohmann::json stages = nlohmann::json::array();
     for (const auto& s : c.stages) stages.push_back({{"stage", s.stage}, {"seconds", s.seconds}});
@@ -320,13 +326,32 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
     if (!out || !q || !k)
         return fileError(path, std::string("tensor '") + (!out ? "output" : !q ? "q" : "k") +
                                    "' is missing (files written before weights on demand keep no q and k)");
+    run->q = floatsOf(file, *q);
+    run->k = floatsOf(file, *k);
+    // The tensors must agree with the summary (and so with each other) before anything reads them:
+    // a file that says m = 12 over a k of 6 keys is refused here, not met as a key out of range.
+    if (run->q.shape != std::vector<std::int64_t>{r.heads, r.n, r.d})
+        return fileError(path, "tensor 'q' is " + shapeText(run->q.shape) + ", but the summary says [heads, n, head_dim] = " +
+                                   shapeText({r.heads, r.n, r.d}));
+    // (the keys the variant adds past the tokens, Star's relay, are not in k)
+    const std::int64_t tokenKeys = r.m - info->extraKeys;
+    if (run->k.shape != std::vector<std::int64_t>{r.heads, tokenKeys, r.d})
+        return fileError(path, "tensor 'k' is " + shapeText(run->k.shape) + ", but the summary says [heads, m, head_dim] = " +
+                                   shapeText({r.heads, tokenKeys, r.d}));
     SharedFloats output = floatsOf(file, *out);
     if (output.shape != std::vector<std::int64_t>{r.heads, r.n, r.d})
         return fileError(path, "tensor 'output' must be [heads, n, head_dim] as the summary says");
     auto outStorage = std::make_shared<std::vector<float>>(output.data.get(), output.data.get() + output.numel());
     r.output = SharedTensorF32{output.shape, outStorage};
-    run->q = floatsOf(file, *q);
-    run->k = floatsOf(file, *k);
+    if (!r.rowStatus.shape.empty()) {
+        if (r.rowStatus.dtype != DType::U8 || r.rowStatus.shape != std::vector<std::int64_t>{r.heads, r.n})
+            return fileError(path, "tensor 'row_status' must be U8 [heads, n] = " + shapeText({r.heads, r.n}));
+        for (std::uint8_t v : r.rowStatus.u8)
+            if (v > 2) return fileError(path, "tensor 'row_status' holds " + std::to_string(v) + " (0, 1 or 2 only)");
+    }
+    if (!run->input.tokens.empty() && static_cast<std::int64_t>(run->input.tokens.size()) != r.n)
+        return fileError(path, "attnscope.tokens lists " + std::to_string(run->input.tokens.size()) + " tokens, the summary n = " +
+                                   std::to_string(r.n));
     // Every weight is recomputed from q, k and the row statistics: a NaN or an infinity there
     // would come back as garbage weights (a damaged or hand-made file). A statistic may be -inf
     // (the maximum of a row with no admissible key), never NaN or +inf.

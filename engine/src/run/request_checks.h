@@ -4,6 +4,7 @@
 #include "core/run_context.h"
 #include "variants/variant.h"
 
+#include <attnscope/memory_budget.h>
 #include <attnscope/result.h>
 #include <attnscope/types.h>
 
@@ -30,7 +31,7 @@ Result<void> checkProjectionSpec(const ProjectionSpec& spec);
 Result<void> checkBudget(const std::string& what, std::uint64_t bytes, std::uint64_t budget, const ProblemShape& shape);
 
 /// "1.5 GiB" style text for messages.
-std::string formatBytes(std::uint64_t bytes);
+
 
 /// "40 s", "12 min", "3.5 h", "2.1 days" style text for messages.
 std::string formatDuration(double seconds);

@@ -24,6 +24,9 @@ Result<void> readRopeScaling(const FieldReader& f, const Json& root, std::int64_
         return Error{ErrorCode::Unsupported, f.source() + ": rope_scaling type '" + type +
                                                  "' is not computed (linear, dynamic, llama3 and yarn are)"};
     rope.scaling = type;
+    // (linear, dynamic and llama3 need their factor, as the reference's validation says; yarn
+    // derives it from the context lengths when absent)
+    if (type != "yarn" && !it->contains("factor")) return scaling.fail("factor", "is needed by " + type + " scaling");
     ATTNSCOPE_TRY_ASSIGN(rope.factor, scaling.number("factor", type == "yarn" ? 0.0 : 1.0, 1e-6, 1e6, type == "yarn"));
     ATTNSCOPE_TRY_ASSIGN(rope.lowFreqFactor, scaling.number("low_freq_factor", 1.0, 1e-6, 1e6));
     ATTNSCOPE_TRY_ASSIGN(rope.highFreqFactor, scaling.number("high_freq_factor", 4.0, 1e-6, 1e6));
