@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -61,3 +63,31 @@ TEST(BufferPool, ZerosAreZeroOnRecycledStorage) {
 }
 
 }  // namespace
+
+// A variant's workers ask for their own scratch slots at the same time (Reformer's per-worker
+// heads did, and the sanitizer build crashed inside the pool's map): every worker gets its own
+// block, each block keeps what its worker wrote, and the pool counts all of them.
+TEST(BufferPool, WorkersTakingTheirOwnSlotsAtOnceEachGetTheirOwnScratch) {
+    BufferPool pool;
+    constexpr int kWorkers = 8, kSlotsPerWorker = 200, kFloats = 16;
+    std::vector<std::vector<float*>> blocks(kWorkers);
+    std::vector<std::thread> threads;
+    for (int w = 0; w < kWorkers; ++w)
+        threads.emplace_back([&, w] {
+            for (int i = 0; i < kSlotsPerWorker; ++i) {
+                float* p = pool.scratch("w" + std::to_string(w) + "." + std::to_string(i), kFloats);
+                std::fill(p, p + kFloats, static_cast<float>(w * kSlotsPerWorker + i));
+                blocks[static_cast<std::size_t>(w)].push_back(p);
+                pool.give(std::vector<std::int64_t>(10000, w));
+                (void)pool.take<std::int64_t>(10000);
+            }
+        });
+    for (auto& t : threads) t.join();
+    for (int w = 0; w < kWorkers; ++w)
+        for (int i = 0; i < kSlotsPerWorker; ++i) {
+            const float* p = blocks[static_cast<std::size_t>(w)][static_cast<std::size_t>(i)];
+            EXPECT_EQ(p, pool.scratch("w" + std::to_string(w) + "." + std::to_string(i), kFloats));
+            EXPECT_EQ(p[kFloats - 1], static_cast<float>(w * kSlotsPerWorker + i));
+        }
+    EXPECT_GE(pool.heldBytes(), static_cast<std::uint64_t>(kWorkers * kSlotsPerWorker * kFloats) * sizeof(float));
+}

@@ -5,6 +5,7 @@
 namespace attnscope::engine {
 
 std::shared_ptr<std::vector<float>> BufferPool::resultBuffer(const std::string& slot, std::size_t count) {
+    const std::lock_guard<std::mutex> lock(m_mutex);
     auto& held = m_results[slot];
     if (!held || held.use_count() > 1) {
         // The previous result is still shown or saved somewhere: never write into it.
@@ -23,6 +24,7 @@ std::shared_ptr<std::vector<float>> BufferPool::resultBuffer(const std::string& 
 }
 
 float* BufferPool::scratch(const std::string& slot, std::size_t count) {
+    const std::lock_guard<std::mutex> lock(m_mutex);
     FloatScratch& s = m_scratch[slot];
     if (s.count < count) {
         s.data.reset();  // (released first: the old and the new block are never held together)
@@ -50,6 +52,7 @@ PlainTensor BufferPool::zeros(DType dtype, std::vector<std::int64_t> shape) {
 }
 
 std::uint64_t BufferPool::heldBytes() const {
+    const std::lock_guard<std::mutex> lock(m_mutex);
     std::uint64_t bytes = 0;
     for (const auto& [slot, s] : m_scratch) bytes += s.count * sizeof(float);
     for (const auto& [slot, s] : m_opaque)

@@ -2,6 +2,9 @@
 // BufferPool: float buffers and workspaces that live as long as the engine, so repeated runs
 // reuse memory that is already mapped. On this class of machine touching fresh memory (page
 // faults) costs more than the attention arithmetic on it.
+// Thread-safe bookkeeping: a variant's workers ask for their own scratch slots at the same time
+// (Reformer's per-worker heads), so every lookup or change of the pool's tables holds m_mutex.
+// The memory handed out is the caller's to use without the lock: map nodes never move.
 
 #include <attnscope/tensor.h>
 
@@ -9,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,7 +35,10 @@ public:
         virtual ~OpaqueScratch() = default;
         virtual std::uint64_t bytes() const = 0;
     };
-    std::unique_ptr<OpaqueScratch>& opaqueScratch(const std::string& slot) { return m_opaque[slot]; }
+    std::unique_ptr<OpaqueScratch>& opaqueScratch(const std::string& slot) {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        return m_opaque[slot];
+    }
 
     /// Bytes currently held by the pool (workspaces + result buffers it still owns).
     std::uint64_t heldBytes() const;
@@ -53,6 +60,40 @@ public:
             out.reserve(minCapacity);
             return out;
         }
+        std::vector<T> out;
+        {
+            const std::lock_guard<std::mutex> lock(m_mutex);
+            out = takePooled<T>(minCapacity);
+        }
+        if (!keepSize) out.clear();
+        if (out.capacity() < minCapacity) {
+            out.reserve(minCapacity);
+            adviseFreshVector(out.data(), minCapacity * sizeof(T));
+        }
+        return out;
+    }
+    /// A zero-filled tensor for a result (diagnostics, row status) on recycled storage (take):
+    /// a steady-state run writes its zeros into pages an earlier result already mapped.
+    PlainTensor zeros(DType dtype, std::vector<std::int64_t> shape);
+
+    template <class T>
+    void give(std::vector<T>&& v) {
+        if (v.capacity() * sizeof(T) < kMinRecycledBytes) return;  // small: the heap handles it
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        auto& list = recycled<T>();
+        list.push_back(std::move(v));  // size kept for take(..., keepSize = true)
+        if (list.size() > kMaxRecycledPerType) {  // drop the smallest
+            auto smallest = std::min_element(list.begin(), list.end(),
+                                             [](const auto& a, const auto& b) { return a.capacity() < b.capacity(); });
+            list.erase(smallest);
+        }
+    }
+
+private:
+    /// take's choice (the caller holds m_mutex): the pooled vector that fits best, removed from
+    /// the list, or an empty one.
+    template <class T>
+    std::vector<T> takePooled(std::size_t minCapacity) {
         auto& list = recycled<T>();
         const std::size_t none = list.size();
         std::size_t fit = none, largest = none;
@@ -70,30 +111,9 @@ public:
             out = std::move(list[best]);
             list.erase(list.begin() + static_cast<std::ptrdiff_t>(best));
         }
-        if (!keepSize) out.clear();
-        if (out.capacity() < minCapacity) {
-            out.reserve(minCapacity);
-            adviseFreshVector(out.data(), minCapacity * sizeof(T));
-        }
         return out;
     }
-    /// A zero-filled tensor for a result (diagnostics, row status) on recycled storage (take):
-    /// a steady-state run writes its zeros into pages an earlier result already mapped.
-    PlainTensor zeros(DType dtype, std::vector<std::int64_t> shape);
 
-    template <class T>
-    void give(std::vector<T>&& v) {
-        if (v.capacity() * sizeof(T) < kMinRecycledBytes) return;  // small: the heap handles it
-        auto& list = recycled<T>();
-        list.push_back(std::move(v));  // size kept for take(..., keepSize = true)
-        if (list.size() > kMaxRecycledPerType) {  // drop the smallest
-            auto smallest = std::min_element(list.begin(), list.end(),
-                                             [](const auto& a, const auto& b) { return a.capacity() < b.capacity(); });
-            list.erase(smallest);
-        }
-    }
-
-private:
     /// Huge pages for a vector's fresh storage (core/huge_pages.h), before it is first written.
     static void adviseFreshVector(void* data, std::size_t bytes);
 
@@ -114,6 +134,7 @@ private:
     std::vector<std::vector<std::int64_t>> m_recycledI64;
     std::vector<std::vector<std::int32_t>> m_recycledI32;
     std::vector<std::vector<std::uint8_t>> m_recycledU8;
+    mutable std::mutex m_mutex;
 };
 
 template <>
