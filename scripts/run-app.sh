@@ -2,7 +2,9 @@
 # Installs what is missing, builds, and opens the app on the bundled sample text.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bash "$root/scripts/build.sh"
+# The window's programs only (the launcher pulls in attnscope-gui and the tokenizer helper): the
+# tests, benchmarks and command line wait for scripts/run-tests.sh or scripts/build.sh.
+ATTNSCOPE_BUILD_TARGETS=${ATTNSCOPE_BUILD_TARGETS-attnscope} bash "$root/scripts/build.sh"
 build="${ATTNSCOPE_BUILD_DIR:-$root/build}"
 if [[ -z ${DISPLAY:-} && -z ${WAYLAND_DISPLAY:-} && -z ${QT_QPA_PLATFORM:-} ]]; then
   echo "run-app: no display found (DISPLAY and WAYLAND_DISPLAY are unset)." >&2

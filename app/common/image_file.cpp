@@ -117,19 +117,39 @@ engine::Result<QImage> readImageFile(const QString& path) {
     return image.convertToFormat(QImage::Format_RGB888);
 }
 
+namespace {
+
+// The fuzz build leaves this loop without coverage probes: it has no branch that depends on the
+// picture, and probes on every channel of up to 64 million pixels cost more than the decoding.
+#if defined(__clang__)
+#define ATTNSCOPE_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define ATTNSCOPE_NO_COVERAGE
+#endif
+
+// One interleaved RGB row into the three planes, as values in [0, 1].
+ATTNSCOPE_NO_COVERAGE void splitRow(const uchar* line, std::size_t width, float* red, float* green, float* blue) {
+    for (std::size_t x = 0; x < width; ++x) {
+        red[x] = static_cast<float>(line[3 * x]) / 255.0f;
+        green[x] = static_cast<float>(line[3 * x + 1]) / 255.0f;
+        blue[x] = static_cast<float>(line[3 * x + 2]) / 255.0f;
+    }
+}
+
+}  // namespace
+
 engine::RgbImage toRgbImage(const QImage& image) {
     const QImage rgb = image.format() == QImage::Format_RGB888 ? image : image.convertToFormat(QImage::Format_RGB888);
     engine::RgbImage out;
     out.height = rgb.height();
     out.width = rgb.width();
-    const std::size_t plane = static_cast<std::size_t>(out.height * out.width);
+    const auto width = static_cast<std::size_t>(out.width);
+    const std::size_t plane = static_cast<std::size_t>(out.height) * width;
     out.rgb.resize(3 * plane);
+    float* const red = out.rgb.data();
     for (int y = 0; y < rgb.height(); ++y) {
-        const uchar* line = rgb.constScanLine(y);
-        for (int x = 0; x < rgb.width(); ++x)
-            for (int c = 0; c < 3; ++c)
-                out.rgb[c * plane + static_cast<std::size_t>(y) * static_cast<std::size_t>(out.width) + static_cast<std::size_t>(x)] =
-                    static_cast<float>(line[3 * x + c]) / 255.0f;
+        const std::size_t row = static_cast<std::size_t>(y) * width;
+        splitRow(rgb.constScanLine(y), width, red + row, red + plane + row, red + 2 * plane + row);
     }
     return out;
 }
