@@ -16,7 +16,10 @@ namespace attnscope::views {
 namespace {
 
 QString number(double value, int decimals = 4) {
-    return std::isnan(value) ? QStringLiteral("—") : QString::number(value, 'f', decimals);
+    if (std::isnan(value)) return QStringLiteral("—");
+    // A KL of -1e-9 (rounding in a sum that is 0 in exact arithmetic) reads "0.0000", not "-0.0000".
+    const QString text = QString::number(value, 'f', decimals);
+    return text == QLatin1Char('-') + QString::number(0.0, 'f', decimals) ? text.mid(1) : text;
 }
 
 QTableWidgetItem* cell(const QString& text, const QString& toolTip = {}) {

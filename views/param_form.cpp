@@ -25,6 +25,9 @@ using engine::ParamValues;
 
 namespace {
 
+// A range bound as a person writes it: 1048576, not 1.04858e+06.
+QString rangeBound(double value) { return QString::number(value, 'g', 15); }
+
 template <class T>
 T valueOr(const ParamValue& value, T fallback) {
     if (const T* v = std::get_if<T>(&value)) return *v;
@@ -150,7 +153,7 @@ QWidget* ParamForm::createEditor(const ParamSpec& spec) {
     // Schema text comes from the engine, but tooltips guess rich text: escape it anyway.
     QString tip = QString::fromStdString(spec.help).toHtmlEscaped();
     if (hasRange(spec) && spec.type != ParamType::Bool && spec.type != ParamType::Choice)
-        tip += QStringLiteral("<br>range %1 – %2").arg(spec.minValue).arg(spec.maxValue);
+        tip += QStringLiteral("<br>range %1 – %2").arg(rangeBound(spec.minValue), rangeBound(spec.maxValue));
     editor->setToolTip(QStringLiteral("<p>%1</p>").arg(tip));
     return editor;
 }

@@ -159,6 +159,15 @@ void MainWindow::applyModelDefaults() {
     for (int row = 0; row < m_inputs->compareEditor()->rowCount(); ++row) applySourceSettings(m_inputs->compareEditor()->form(row));
 }
 
+void MainWindow::showVariantForm(views::ParamForm* form) {
+    // A variant that refuses a length its block does not divide (BigBird: docs/VARIANTS.md, the
+    // engine refuses by default) starts in the window with its explicit `pad` ticked, so that any
+    // text a person types runs; the form shows it and the result reports the padding.
+    if (const engine::ParamSpec* pad = form->variant().findParam("pad"); pad && pad->type == engine::ParamType::Bool)
+        form->setValues({{"pad", true}});
+    applySourceSettings(form);
+}
+
 void MainWindow::applySourceSettings(views::ParamForm* form) {
     const engine::VariantInfo& variant = form->variant();
     if (variant.id.empty()) return;

@@ -238,6 +238,7 @@ private:
     std::optional<std::vector<QString>> ownAttentionSummaries() const;
     /// `form` takes the source's causality (the model's, or the schema's for random projections)
     /// and the open model's settings for its variant; an earlier model's are undone.
+    void showVariantForm(views::ParamForm* form);
     void applySourceSettings(views::ParamForm* form);
     void uiCompareVariantChanged();
     void uiViewChanged();

@@ -73,9 +73,10 @@ QWidget* MainWindow::buildSettingsColumn(const AppSettings& settings) {
     m_inputs->setPreferredVariant(settings.variantId);
     if (!m_options.autosavePath.isEmpty()) m_autosave = new TextAutosave(m_inputs->text(), m_options.autosavePath, 1500, this);
     connect(m_inputs, &RunSettingsPanel::notice, this, [this](const QString& text) { setStatusMessage(text); });
-    // A variant shown with its schema's values takes the source's causality and the model's settings.
-    connect(m_inputs, &RunSettingsPanel::variantShown, this, [this] { applySourceSettings(m_inputs->paramForm()); });
-    connect(m_inputs->compareEditor(), &CompareVariantsEditor::rowVariantShown, this, &MainWindow::applySourceSettings);
+    // A variant shown with its schema's values takes the window's start values, the source's
+    // causality and the model's settings.
+    connect(m_inputs, &RunSettingsPanel::variantShown, this, [this] { showVariantForm(m_inputs->paramForm()); });
+    connect(m_inputs->compareEditor(), &CompareVariantsEditor::rowVariantShown, this, &MainWindow::showVariantForm);
     connect(m_inputs->compareEditor(), &CompareVariantsEditor::changed, this, &MainWindow::uiCompareVariantChanged);
     connect(m_inputs->runButton(), &QPushButton::clicked, this, &MainWindow::runNow);
     connect(m_inputs->cancelButton(), &QPushButton::clicked, this, &MainWindow::cancelRun);

@@ -437,6 +437,42 @@ private Q_SLOTS:
 
     // A value typed outside its range becomes the nearest allowed one, and the window says so
     // (QSpinBox alone refused the keys: 99999 in Heads became 9).
+    // Every variant, as the window starts it, runs on an ordinary sentence of 38 words: a length
+    // no block divides (BigBird starts with `pad` ticked; the engine's own default refuses).
+    void everyVariantsStartValuesRunOnOrdinaryText() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = true;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral(
+            "The students asked the teacher why the model looked back at the first word of every sentence, and she "
+            "answered that attention often rests there when nothing else in the text is worth a look today.");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        QComboBox* combo = window.inputs()->variantCombo();
+        QTRY_VERIFY_WITH_TIMEOUT(combo->count() > 0, kRunTimeoutMs);
+        int ran = 0;
+        for (int i = 0; i < combo->count(); ++i) {
+            const QString id = combo->itemData(i).toString();
+            if (id.isEmpty() || id == QStringLiteral("local2d")) continue;  // (local2d takes a picture's grid)
+            combo->setCurrentIndex(i);
+            QSignalSpy shown(&window, &MainWindow::resultShown);
+            QSignalSpy failed(&window, &MainWindow::runFailed);
+            QVERIFY2(window.runNow() != 0, qPrintable(id));
+            QTRY_VERIFY_WITH_TIMEOUT(shown.count() + failed.count() > 0, kRunTimeoutMs);
+            QVERIFY2(failed.isEmpty(), qPrintable(id + QStringLiteral(": ") + failed.value(0).value(1).toString()));
+            ++ran;
+        }
+        QVERIFY(ran >= 14);  // every variant of the registry but local2d and the model-only one
+        combo->setCurrentIndex(combo->findData(QStringLiteral("bigbird")));
+        QCOMPARE(std::get<bool>(window.inputs()->paramForm()->values().at("pad")), true);
+        // (the sentence's length is one BigBird's block does not divide: unticked, it is refused)
+        window.inputs()->paramForm()->setValues({{"pad", false}});
+        QSignalSpy refused(&window, &MainWindow::runFailed);
+        QVERIFY(window.runNow() != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(refused.count(), 1, kRunTimeoutMs);
+    }
+
     void valuesTypedOutsideTheirRangeAreClampedWithANotice() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
         MainWindow::Options options;

@@ -46,6 +46,17 @@ engine::VariantInfo schema() {
 class TestParamForm : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void rangesInTooltipsAreWrittenAsPeopleWriteThem() {
+        engine::VariantInfo info;
+        info.id = "ranged";
+        info.params.push_back(spec("tokens", engine::ParamType::Int, std::int64_t{8}, 1, 1 << 20));
+        ParamForm form;
+        form.setVariant(info);
+        auto* tokens = form.findChild<QSpinBox*>(QStringLiteral("tokens"));
+        QVERIFY(tokens);
+        QVERIFY2(tokens->toolTip().contains(QStringLiteral("range 1 – 1048576")), qPrintable(tokens->toolTip()));
+    }
+
     void buildsEditorsFromTheSchema() {
         ParamForm form;
         form.setVariant(schema());

@@ -259,8 +259,8 @@ Result<void> ModelCheckpoint::checkLayersAndUnused(const TensorIndex& all) {
         return invalid(folder + ": the weights hold " + std::to_string(maxLayer + 1) + " layers, config.json says " +
                        std::to_string(cfg.numLayers));
     if (unused > 0)
-        m_warnings.push_back(std::to_string(unused) + " tensors not needed for attention analysis were ignored "
-                                                            "(heads, pooler, buffers)");
+        m_warnings.push_back(std::to_string(unused) + (unused == 1 ? " tensor" : " tensors") +
+                             " not needed for attention analysis " + (unused == 1 ? "was" : "were") + " ignored (heads, pooler, buffers)");
     return {};
 }
 
