@@ -14,6 +14,7 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QScrollArea>
 #include <QLocale>
 #include <QLoggingCategory>
 #include <QToolTip>
@@ -106,7 +107,15 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     m_rowPanel->setWordWrap(true);
     m_rowPanel->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_rowPanel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    sideLayout->addWidget(m_rowPanel, 1);
+    // A row can allow hundreds of keys: the list scrolls inside the panel and never asks the
+    // window for more height (a laptop screen has none to give).
+    auto* rowScroll = new QScrollArea(side);
+    rowScroll->setWidget(m_rowPanel);
+    rowScroll->setWidgetResizable(true);
+    rowScroll->setFrameShape(QFrame::NoFrame);
+    rowScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    rowScroll->setMinimumHeight(0);
+    sideLayout->addWidget(rowScroll, 1);
     layout->addWidget(side);
     connect(m_weightsToggle, &QCheckBox::toggled, this, &MaskView::setShowWeights);
     rebuild();

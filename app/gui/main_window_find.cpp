@@ -21,7 +21,7 @@ void MainWindow::buildTokenFinder(QMenu* viewMenu) {
     views.shown = [this] { return lastResult().get(); };
     views.mark = [this](const QVector<int>& tokens) { m_views->markTokens(tokens); };
     views.goTo = [this](int token) { m_views->goToToken(token); };
-    views.focusAfterClose = [this] { return m_views->tabs()->currentWidget(); };
+    views.focusAfterClose = [this] { return m_views->currentPage(); };
     m_finder = new TokenFinder(m_views->findBar(), std::move(views), this);
     m_finder->addAction(viewMenu);
 }

@@ -120,7 +120,7 @@ void MainWindow::buildActions() {
         this,
         [this] { return m_views->currentForExport(); },
         [this] {
-            return FigureSubject::describe(m_views->tabs()->currentWidget(), lastResult(), m_views->state()->resultIndex(), m_views->state()->layer(),
+            return FigureSubject::describe(m_views->currentPage(), lastResult(), m_views->state()->resultIndex(), m_views->state()->layer(),
                                            m_views->state()->head(), variantNames());
         },
         m_options.showErrorDialogs);

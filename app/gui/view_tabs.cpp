@@ -16,6 +16,7 @@
 #include "views/moe/routing_view.h"
 #include "views/token_links.h"
 
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -41,6 +42,24 @@ ViewTabs::ViewTabs(const AppSettings& settings, QWidget* parent) : QWidget(paren
     layout->addWidget(m_tabs, 1);
 }
 
+// Each view in a scroll area of its own: on a short screen (a laptop's 768 px with the Messages
+// dock open) a view scrolls inside its tab instead of asking the window to grow past the screen.
+void ViewTabs::addPage(QWidget* view, const QString& title) {
+    auto* scroll = new QScrollArea(m_tabs);
+    scroll->setWidget(view);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumSize(0, 0);
+    m_tabs->addTab(scroll, title);
+}
+
+QWidget* ViewTabs::page(int index) const {
+    auto* scroll = qobject_cast<QScrollArea*>(m_tabs->widget(index));
+    return scroll ? scroll->widget() : m_tabs->widget(index);
+}
+
+QWidget* ViewTabs::currentPage() const { return page(m_tabs->currentIndex()); }
+
 ViewTab ViewTabs::current() const { return static_cast<ViewTab>(m_tabs->currentIndex()); }
 
 // Every view follows the state; long inputs are pooled, classified and compared on the views'
@@ -64,15 +83,15 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     m_routingView = new views::MoeRoutingView(m_tabs);
     m_imageView = new views::ImageOverlayView(m_tabs);
     m_imageView->setInspectionState(m_state);
-    m_tabs->addTab(m_heatmap, tr("Heatmap"));
-    m_tabs->addTab(m_maskView, tr("Mask"));
-    m_tabs->addTab(m_compareView, tr("Compare"));
-    m_tabs->addTab(m_diagnostics, tr("Diagnostics"));
-    m_tabs->addTab(m_tokenLinks, tr("Links"));
-    m_tabs->addTab(m_costView, tr("Cost"));
-    m_tabs->addTab(m_atlasView, tr("Atlas"));
-    m_tabs->addTab(m_routingView, tr("Experts"));
-    m_tabs->addTab(m_imageView, tr("Image"));
+    addPage(m_heatmap, tr("Heatmap"));
+    addPage(m_maskView, tr("Mask"));
+    addPage(m_compareView, tr("Compare"));
+    addPage(m_diagnostics, tr("Diagnostics"));
+    addPage(m_tokenLinks, tr("Links"));
+    addPage(m_costView, tr("Cost"));
+    addPage(m_atlasView, tr("Atlas"));
+    addPage(m_routingView, tr("Experts"));
+    addPage(m_imageView, tr("Image"));
     // Colour map, scale and pooling: persisted, and shared by the compare panes.
     showHeatmapOptions(settings.heatmapColormap, settings.heatmapScale, settings.heatmapPooling);
 }

@@ -57,6 +57,9 @@ public:
     views::InspectionState* state() const { return m_state; }
     QTabWidget* tabs() const { return m_tabs; }
     ViewTab current() const;
+    /// The view of tab `index` (each tab holds its view in a scroll area) and of the shown tab.
+    QWidget* page(int index) const;
+    QWidget* currentPage() const;
     views::HeadsGrid* headsGrid() const { return m_headsGrid; }
     views::HeadHeatmap* heatmap() const { return m_heatmap; }
     views::MaskView* maskView() const { return m_maskView; }
@@ -98,6 +101,7 @@ public:
     void applySession(const SessionState& session);
 
 private:
+    void addPage(QWidget* view, const QString& title);
     void buildTabs(const AppSettings& settings);
     void addTooltips();
     void tieViews();

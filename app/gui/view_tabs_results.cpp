@@ -118,7 +118,7 @@ QWidget* ViewTabs::currentForExport() {
     m_heatmap->finishPooling();
     if (const ResultTab* tab = m_resultTabs.tab(static_cast<int>(current())); tab && tab->finishBackgroundWork)
         tab->finishBackgroundWork();
-    return m_tabs->currentWidget();
+    return currentPage();
 }
 
 void ViewTabs::stepHead(int delta) {

@@ -281,6 +281,42 @@ private Q_SLOTS:
         QVERIFY(messages.last().endsWith(window.statusText()));
     }
 
+    // A laptop screen (1366 × 768): no content changes the window's size — not a BigBird row's long
+    // key list in the Mask tab's row panel, not the Messages dock, not the Guided Tour's dock.
+    void contentNeverChangesTheWindowsSize() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.params = {QStringLiteral("pad=true")};
+        AppSettings settings;
+        settings.variantId = QStringLiteral("bigbird");
+        MainWindow window(&runner, settings, options);
+        window.resize(1366, 741);  // (768 less a desktop panel)
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
+        const QSize size = window.size();
+        window.showView(MainWindow::View::Mask);
+        window.views()->maskView()->moveCursorTo(40, 0);
+        QVERIFY2(window.views()->maskView()->rowPanelText().count(QLatin1Char('\n')) >= 20,
+                 qPrintable(window.views()->maskView()->rowPanelText()));
+        QTest::qWait(50);
+        QCOMPARE(window.size(), size);
+        window.noticesPanel()->show();
+        QTest::qWait(50);
+        QCOMPARE(window.size(), size);
+        window.noticesPanel()->hide();
+        QSignalSpy tourRan(&window, &MainWindow::resultShown);
+        window.tourPanel()->showStep(0);
+        QTRY_VERIFY_WITH_TIMEOUT(tourRan.count() >= 1, kRunTimeoutMs);
+        QTest::qWait(50);
+        QCOMPARE(window.size(), size);
+        window.tourPanel()->nextButton()->click();  // the Mask step, its row panel filled
+        QTest::qWait(50);
+        QCOMPARE(window.size(), size);
+        QVERIFY2(window.minimumSizeHint().height() <= 741, qPrintable(QString::number(window.minimumSizeHint().height())));
+        QVERIFY2(window.minimumSizeHint().width() <= 1366, qPrintable(QString::number(window.minimumSizeHint().width())));
+    }
+
     void theFirstWindowTakesMostOfTheScreen() {
         // No saved geometry: 90 % of the screen's available area (capped), not Qt's small default.
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
