@@ -2,6 +2,7 @@
 
 #include <attnscope/variant_catalog.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace attnscope::app {
@@ -48,15 +49,27 @@ std::string checkVariantFlags(const VariantFlags& flags) {
     }
     std::stringstream list(flags.compare);
     std::string id;
-    const engine::VariantInfo* first = nullptr;
+    std::vector<const engine::VariantInfo*> compared;
     while (std::getline(list, id, ',')) {
         const engine::VariantInfo* info = variantNamed("--compare", id, error);
         if (id.empty()) return "--compare '" + flags.compare + "': an empty entry";
         if (!info) return error;
-        if (!first) first = info;
+        compared.push_back(info);
     }
     if (flags.compare.back() == ',') return "--compare '" + flags.compare + "': an empty entry after the last comma";
-    return first ? checkParams("--compare-param", *first, flags.compareParams) : std::string();
+    for (const std::string& text : flags.compareParams) {
+        const CompareParam param = splitCompareParam(text, compared.front()->id);
+        const auto it = std::find_if(compared.begin(), compared.end(), [&](const auto* info) { return info->id == param.id; });
+        if (it == compared.end()) return "--compare-param '" + text + "': '" + param.id + "' is not one of --compare " + flags.compare;
+        if (std::string bad = checkParams("--compare-param", **it, {param.assignment}); !bad.empty()) return bad;
+    }
+    return {};
+}
+
+CompareParam splitCompareParam(const std::string& text, const std::string& firstId) {
+    const auto colon = text.find(':'), eq = text.find('=');
+    if (colon == std::string::npos || (eq != std::string::npos && eq < colon)) return {firstId, text};
+    return {text.substr(0, colon), text.substr(colon + 1)};
 }
 
 }  // namespace attnscope::app

@@ -13,8 +13,16 @@ struct VariantFlags {
     std::string fallback;                    ///< the variant the window shows without --variant
     std::vector<std::string> params;         ///< --param NAME=VALUE
     std::string compare;                     ///< --compare A,B,C
-    std::vector<std::string> compareParams;  ///< --compare-param NAME=VALUE (for A)
+    std::vector<std::string> compareParams;  ///< --compare-param [ID:]NAME=VALUE (no ID: for A)
 };
+
+/// One --compare-param split into the compared variant it is for and its NAME=VALUE: "ID:NAME=VALUE"
+/// is for the --compare entry ID, a plain "NAME=VALUE" for the first entry (`firstId`).
+struct CompareParam {
+    std::string id;
+    std::string assignment;
+};
+CompareParam splitCompareParam(const std::string& text, const std::string& firstId);
 
 /// The first problem, as one line ("--variant 'frobnicate': unknown variant (available: …)"), or
 /// an empty string when every flag names a variant and parameters it has, in range.

@@ -91,8 +91,9 @@ struct Flags {
                                QStringLiteral("ID")};
     QCommandLineOption param{QStringLiteral("param"), QStringLiteral("A parameter of --variant, e.g. window=2 (repeatable)."),
                              QStringLiteral("NAME=VALUE")};
-    QCommandLineOption compareParam{QStringLiteral("compare-param"), QStringLiteral("A parameter of --compare (repeatable)."),
-                                    QStringLiteral("NAME=VALUE")};
+    QCommandLineOption compareParam{QStringLiteral("compare-param"), QStringLiteral("A parameter of a --compare variant: ID:NAME=VALUE for the entry ID, "
+                                                   "NAME=VALUE for the first (repeatable)."),
+                                    QStringLiteral("[ID:]NAME=VALUE")};
     QCommandLineOption head{QStringLiteral("head"), QStringLiteral("Show this head (default 0)."), QStringLiteral("H")};
     QCommandLineOption query{QStringLiteral("query"), QStringLiteral("Mask view: fill the row panel for this query (screenshots)."),
                              QStringLiteral("I")};

@@ -1,6 +1,7 @@
 #include "gui/main_window.h"
 
 #include "common/image_file.h"
+#include "common/variant_flags.h"
 
 #include "gui/compare_variants_editor.h"
 #include "gui/cost_tab_controller.h"
@@ -35,6 +36,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 
 // The app's resources live in a static library: reference their initialiser (outside any
 // namespace) so the linker keeps them.
@@ -134,12 +136,31 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
     m_cost->setVariants(variants);
     uiRunStateChanged(m_runner->isRunning());
     setStatusMessage(variants.empty() ? tr("The engine did not start; press Run to see why.") : tr("Ready."));
-    const QStringList errors = m_inputs->paramForm()->applyTexts(m_options.params) +
-                               m_inputs->compareEditor()->form(0)->applyTexts(m_options.compareParams);
+    const QStringList errors = m_inputs->paramForm()->applyTexts(m_options.params) + applyCompareParams(m_options.compareParams);
     m_options.params.clear();
     m_options.compareParams.clear();
     if (!errors.isEmpty()) setStatusMessage(errors.join(QStringLiteral("; ")));
     if (m_options.runOnStart) uiStartRun(false);
+}
+
+QStringList MainWindow::applyCompareParams(const QStringList& texts) {
+    // "--compare-param ID:NAME=VALUE" goes to the row of ID (the first such row), a plain
+    // NAME=VALUE to the first row.
+    CompareVariantsEditor* editor = m_inputs->compareEditor();
+    const std::string firstId = editor->combo(0)->currentData().toString().toStdString();
+    std::map<std::string, QStringList> byId;
+    for (const QString& text : texts) {
+        const CompareParam param = splitCompareParam(text.toStdString(), firstId);
+        byId[param.id] << QString::fromStdString(param.assignment);
+    }
+    QStringList errors;
+    for (int row = 0; row < editor->rowCount(); ++row) {
+        const auto it = byId.find(editor->combo(row)->currentData().toString().toStdString());
+        if (it == byId.end()) continue;
+        errors += editor->form(row)->applyTexts(it->second);
+        byId.erase(it);
+    }
+    return errors;
 }
 
 void MainWindow::fitToScreen() {

@@ -239,6 +239,7 @@ private:
     /// `form` takes the source's causality (the model's, or the schema's for random projections)
     /// and the open model's settings for its variant; an earlier model's are undone.
     void showVariantForm(views::ParamForm* form);
+    QStringList applyCompareParams(const QStringList& texts);
     void applySourceSettings(views::ParamForm* form);
     void uiCompareVariantChanged();
     void uiViewChanged();

@@ -317,6 +317,26 @@ private Q_SLOTS:
         QVERIFY2(window.minimumSizeHint().width() <= 1366, qPrintable(QString::number(window.minimumSizeHint().width())));
     }
 
+    // --compare-param ID:NAME=VALUE goes to that compared variant's row; a plain NAME=VALUE to the first.
+    void eachComparedVariantTakesItsOwnParameters() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.compareVariant = QStringLiteral("bigbird,longformer,performer");
+        options.compareParams = {QStringLiteral("longformer:window=2"), QStringLiteral("block=8"),
+                                 QStringLiteral("performer:nb_features=16")};
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        attnscope::app::CompareVariantsEditor* editor = window.inputs()->compareEditor();
+        QTRY_COMPARE_WITH_TIMEOUT(editor->rowCount(), 3, kRunTimeoutMs);
+        QCOMPARE(editor->combo(0)->currentData().toString(), QStringLiteral("bigbird"));
+        QCOMPARE(std::get<std::int64_t>(editor->form(0)->values().at("block")), std::int64_t{8});
+        QCOMPARE(editor->combo(1)->currentData().toString(), QStringLiteral("longformer"));
+        QCOMPARE(std::get<std::int64_t>(editor->form(1)->values().at("window")), std::int64_t{2});
+        QCOMPARE(std::get<std::int64_t>(editor->form(2)->values().at("nb_features")), std::int64_t{16});
+    }
+
     void theFirstWindowTakesMostOfTheScreen() {
         // No saved geometry: 90 % of the screen's available area (capped), not Qt's small default.
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
