@@ -141,7 +141,9 @@ void HeadHeatmap::rebuild() {
         return;
     }
     cancelPooling();
-    showHead(head, m_source.poolNow(keyOf(head, mode)), false);
+    // Another head of the same result (PgDn) keeps the zoom: one compares heads at the same place.
+    const bool sameResult = m_pooled && m_shownHead >= 0 && m_shownSerial == m_source.serial();
+    showHead(head, m_source.poolNow(keyOf(head, mode)), sameResult);
     qCDebug(lcHeatmap) << "showing head" << head << "of" << r->variantId.c_str() << m_pooled->rows() << "x"
                        << m_pooled->cols();
 }

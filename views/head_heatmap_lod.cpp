@@ -57,7 +57,7 @@ void HeadHeatmap::onPooled(const HeadMatrixSource::PoolJob& job, std::shared_ptr
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
-    const bool keepZoom = m_pooled && m_shownSerial == m_source.serial() && m_shownHead == job.key.head;
+    const bool keepZoom = m_pooled && m_shownSerial == m_source.serial() && m_shownHead >= 0;  // (any head of this result)
     showHead(job.key.head, std::move(matrix), keepZoom);
     qCDebug(lcHeatmap) << "pooled head" << job.key.head << "in the background";
     Q_EMIT backgroundPoolingFinished(job.key.head);

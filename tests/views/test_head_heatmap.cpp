@@ -85,6 +85,25 @@ private Q_SLOTS:
         QCOMPARE(heatmap.dataSize(), QSize());
     }
 
+    // Stepping heads (PgDn) keeps the zoom, so that heads are compared at the same place; a new
+    // result shows all of its head.
+    void steppingHeadsKeepsTheZoom() {
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.resize(600, 500);
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(3, 40));
+        heatmap.zoomBy(0.25);
+        const QCPRange x = heatmap.plot()->xAxis->range(), y = heatmap.plot()->yAxis->range();
+        QVERIFY(x.size() < 20);
+        state.setHead(1);
+        QCOMPARE(heatmap.shownHead(), 1);
+        QCOMPARE(heatmap.plot()->xAxis->range(), x);
+        QCOMPARE(heatmap.plot()->yAxis->range(), y);
+        heatmap.setResult(makeDenseResult(3, 40));
+        QVERIFY(heatmap.plot()->xAxis->range().size() > 39);
+    }
+
     // Missing data is never drawn as data: with no head to show, no axes and no colour bar, only
     // what to do; they come back with the first head.
     void withoutAHeadThereAreNoAxesAndNoColourBar() {
