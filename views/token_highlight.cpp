@@ -2,6 +2,10 @@
 
 #include "views/qcp.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
 namespace attnscope::views {
 
 QVector<int> findTokens(const std::vector<engine::Token>& tokens, const QString& needle) {
@@ -14,6 +18,58 @@ QVector<int> findTokens(const std::vector<engine::Token>& tokens, const QString&
         if (text.startsWith(QChar(0x0120)) || text.startsWith(QChar(0x2581))) text.remove(0, 1);
         if (text.contains(wanted, Qt::CaseInsensitive)) out << static_cast<int>(i);
     }
+    return out;
+}
+
+namespace {
+
+// For each UTF-16 position of `text` (and its end), the UTF-8 byte offset it starts at.
+std::vector<std::int64_t> utf8Offsets(const QString& text) {
+    std::vector<std::int64_t> at(static_cast<std::size_t>(text.size()) + 1, 0);
+    std::int64_t bytes = 0;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        at[static_cast<std::size_t>(i)] = bytes;
+        const char16_t unit = text[i].unicode();
+        if (QChar::isHighSurrogate(unit)) bytes += 4;  // (the pair's low half adds nothing)
+        else if (QChar::isLowSurrogate(unit)) bytes += 0;
+        else bytes += unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
+    }
+    at.back() = bytes;
+    return at;
+}
+
+// The byte ranges [begin, end) of the needle's occurrences in the source text, in order, apart.
+std::vector<std::pair<std::int64_t, std::int64_t>> occurrences(const std::string& source, const QString& needle) {
+    const QString text = QString::fromStdString(source);
+    const std::vector<std::int64_t> at = utf8Offsets(text);
+    std::vector<std::pair<std::int64_t, std::int64_t>> found;
+    for (qsizetype p = text.indexOf(needle, 0, Qt::CaseInsensitive); p >= 0;
+         p = text.indexOf(needle, p + needle.size(), Qt::CaseInsensitive))
+        found.emplace_back(at[static_cast<std::size_t>(p)], at[static_cast<std::size_t>(p + needle.size())]);
+    return found;
+}
+
+}  // namespace
+
+QVector<int> findTokens(const engine::TokenizedInput& input, const QString& needle) {
+    QVector<int> byText = findTokens(input.tokens, needle);
+    const QString wanted = needle.trimmed();
+    if (wanted.isEmpty() || input.text.empty()) return byText;
+    const auto spans = occurrences(input.text, wanted);
+    if (spans.empty()) return byText;
+    std::vector<bool> marked(input.tokens.size(), false);
+    for (int i : byText) marked[static_cast<std::size_t>(i)] = true;
+    for (std::size_t i = 0; i < input.tokens.size(); ++i) {
+        const engine::Token& token = input.tokens[i];
+        if (token.byteEnd <= token.byteBegin) continue;  // special tokens cover no text
+        // the first occurrence ending after the token's start; it overlaps when it starts before its end
+        const auto it = std::upper_bound(spans.begin(), spans.end(), token.byteBegin,
+                                         [](std::int64_t at, const auto& span) { return at < span.second; });
+        if (it != spans.end() && it->first < token.byteEnd) marked[i] = true;
+    }
+    QVector<int> out;
+    for (std::size_t i = 0; i < marked.size(); ++i)
+        if (marked[i]) out << static_cast<int>(i);
     return out;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Tokens found with Edit ▸ Find Token (Ctrl+F), marked in a matrix view: a translucent band over
 // each found token's row (as a query) and column (as a key). The search itself is
-// findTokens(): case-insensitive, on the tokens' text.
+// findTokens(): case-insensitive, on the tokens' text and, where tokens are pieces of words
+// (bytes, characters, BPE pieces), on the source text they came from.
 
 #include <attnscope/types.h>
 
@@ -18,6 +19,11 @@ namespace attnscope::views {
 /// Indices of the tokens whose text contains `needle` (case-insensitive; surrounding spaces of
 /// the needle and the token's own leading space marker are ignored); empty for an empty needle.
 QVector<int> findTokens(const std::vector<engine::Token>& tokens, const QString& needle);
+
+/// The tokens findTokens(input.tokens, needle) finds, and every token whose byte span covers part
+/// of an occurrence of `needle` in the source text (case-insensitive): "teacher" finds its seven
+/// byte tokens, or the two BPE pieces "te" + "acher". In input order, each once.
+QVector<int> findTokens(const engine::TokenizedInput& input, const QString& needle);
 
 class TokenHighlightBands {
 public:

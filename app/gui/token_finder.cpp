@@ -40,10 +40,10 @@ void TokenFinder::search() {
     m_index = -1;
     const QString needle = m_bar->isVisible() ? m_bar->text().trimmed() : QString();
     const engine::RunResult* result = m_views.shown();
-    m_found = result ? views::findTokens(result->input.tokens, needle) : QVector<int>{};
+    m_found = result ? views::findTokens(result->input, needle) : QVector<int>{};
     if (needle.isEmpty()) m_bar->setStatus(QString());
     else if (!result) m_bar->setStatus(tr("Run first (F5): there are no tokens yet."));
-    else if (m_found.isEmpty()) m_bar->setStatus(tr("No token contains “%1”.").arg(needle));
+    else if (m_found.isEmpty()) m_bar->setStatus(tr("No token contains “%1”, and the text does not.").arg(needle));
     else
         m_bar->setStatus(m_found.size() == 1 ? tr("1 token (Enter: go to it)")
                                              : tr("%1 tokens (Enter: go to the next)").arg(m_found.size()));

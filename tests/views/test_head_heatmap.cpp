@@ -209,6 +209,20 @@ private Q_SLOTS:
         QCOMPARE(heatmap.hoveredKey(), 0);
     }
 
+    // Tokens that are pieces of words (bytes here) are found through the text they came from:
+    // "teacher" marks its seven byte tokens, "É" (two bytes) its two, a special token none.
+    void findingATextMarksTheTokensItsBytesCameFrom() {
+        engine::TokenizedInput input;
+        input.text = "The teacher read. Éa";
+        input.tokens.push_back({"<s>", 0, 0, 0});
+        for (std::size_t b = 0; b < input.text.size(); ++b)
+            input.tokens.push_back({input.text.substr(b, 1), static_cast<std::int64_t>(b), static_cast<std::int64_t>(b) + 1, 0});
+        QCOMPARE(attnscope::views::findTokens(input, QStringLiteral("TEACHER")), (QVector<int>{5, 6, 7, 8, 9, 10, 11}));
+        QCOMPARE(attnscope::views::findTokens(input, QStringLiteral("éa")), (QVector<int>{19, 20, 21}));
+        QCOMPARE(attnscope::views::findTokens(input, QStringLiteral("read. É")), (QVector<int>{13, 14, 15, 16, 17, 18, 19, 20}));
+        QVERIFY(attnscope::views::findTokens(input, QStringLiteral("lion")).isEmpty());
+    }
+
     void foundTokensAreBandedOverTheirRowsAndColumns() {
         std::vector<engine::Token> tokens;
         for (const char* t : {"The", "cat", "sat", "CATS", " concat", "dog"}) tokens.push_back({t, 0, 0, 0});
