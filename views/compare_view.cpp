@@ -171,7 +171,13 @@ void CompareView::setInspectionState(InspectionState* state) {
     syncHead();
 }
 
+void CompareView::setProblem(const QString& problem) {
+    m_problem = problem;
+    updateInfo();
+}
+
 void CompareView::setResult(std::shared_ptr<const engine::RunResult> result, int paneCount) {
+    m_problem.clear();
     m_result = std::move(result);
     m_query = m_key = -1;
     const int available = m_result ? static_cast<int>(m_result->results.size()) : 0;
@@ -549,6 +555,10 @@ QString CompareView::describe(const QString& role, int index) const {
 QString CompareView::infoText() const { return m_info->text(); }
 
 void CompareView::updateInfo() {
+    if (!m_problem.isEmpty()) {
+        m_info->setText(m_problem);
+        return;
+    }
     if (!m_result) {
         m_info->setText(tr("No result yet."));
         return;

@@ -57,6 +57,9 @@ public:
     /// Shown with the error summary when the result has no `full` (e.g. "full was not run: over
     /// the memory budget"); empty restores the default text.
     void setExactNote(const QString& note);
+    /// Why the comparison asked for did not run (a compared variant's parameter that does not
+    /// parse), shown in the view's footer until the next result; empty clears it.
+    void setProblem(const QString& problem);
     /// Find Token's bands in every pane and the difference map.
     void setHighlightedTokens(const QVector<int>& tokens);
 
@@ -159,6 +162,7 @@ private:
     QHash<QString, QString> m_names;
     QString m_exactNote;
     QString m_refusal;  // why the result cannot be compared; empty when it can
+    QString m_problem;  // why the comparison asked for did not run (setProblem)
     int m_paneCount = 0;
     int m_exactIndex = -1;
     int m_diffMinuend = 1;

@@ -265,7 +265,10 @@ void MainWindow::buildRuns() {
         setStatusMessage(message);
         uiRunStateChanged(true);
     });
-    connect(m_runs, &RunController::refused, this, [this](const QString& message) { setStatusMessage(message); });
+    connect(m_runs, &RunController::refused, this, [this](const QString& message) {
+        setStatusMessage(message);
+        if (runPurpose() == RunController::Purpose::Compare) m_views->compareView()->setProblem(message + tr(" Fix it under its field and run again (F5)."));
+    });
     connect(m_runs, &RunController::progressChanged, m_status, &RunStatusBar::setProgress);
     connect(m_runs, &RunController::ended, this, [this] { uiRunStateChanged(false); });
     connect(m_runs, &RunController::resultReady, this, &MainWindow::uiShowResult);

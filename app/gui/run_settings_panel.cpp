@@ -314,10 +314,16 @@ engine::VariantRequest RunSettingsPanel::variantRequest() const {
 }
 
 QStringList RunSettingsPanel::markInvalidParams(bool compared) {
-    m_paramForm->clearFieldNotes();
-    // Every list that does not parse is marked under its field at once, not one per Run.
-    QStringList invalid = m_paramForm->invalidParams();
-    for (const QString& name : invalid) m_paramForm->setFieldNote(name, tr("Expected comma-separated numbers, e.g. 0, 7."));
+    // Every list that does not parse is marked under its field at once, not one per Run; the
+    // compared variants' fields too, whether or not this run compares (a later one will).
+    const auto mark = [this](views::ParamForm* form) {
+        form->clearFieldNotes();
+        const QStringList names = form->invalidParams();
+        for (const QString& name : names) form->setFieldNote(name, tr("Expected comma-separated numbers, e.g. 0, 7."));
+        return names;
+    };
+    QStringList invalid = mark(m_paramForm);
+    for (int row = 0; row < m_compareEditor->rowCount(); ++row) mark(m_compareEditor->form(row));
     if (compared) invalid += m_compareEditor->invalidParams();
     return invalid;
 }

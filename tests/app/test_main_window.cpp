@@ -337,6 +337,35 @@ private Q_SLOTS:
         QCOMPARE(std::get<std::int64_t>(editor->form(2)->values().at("nb_features")), std::int64_t{16});
     }
 
+    // A compared variant's parameter that does not parse is marked under its field (also when the
+    // run does not compare) and, when the Compare tab asked for the run, said in the tab's footer.
+    void aComparedVariantsBadParameterIsMarkedAndSaidInTheCompareTab() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = true;
+        options.runOnStart = false;
+        options.compareVariant = QStringLiteral("longformer");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        attnscope::app::CompareVariantsEditor* editor = window.inputs()->compareEditor();
+        QTRY_COMPARE_WITH_TIMEOUT(editor->rowCount(), 1, kRunTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(editor->combo(0)->currentData().toString(), QStringLiteral("longformer"), kRunTimeoutMs);
+        auto* global = editor->form(0)->findChild<QLineEdit*>(QStringLiteral("global"));
+        QVERIFY(global);
+        global->setText(QStringLiteral("abc, 3"));
+        window.showView(MainWindow::View::Mask);  // not comparing: the run goes on, the field is marked
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        QVERIFY(window.runNow() != 0);
+        QVERIFY(!editor->form(0)->fieldNote(QStringLiteral("global")).isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kRunTimeoutMs);
+        window.showView(MainWindow::View::Compare);
+        QCOMPARE(window.runNow(), quint64{0});
+        QVERIFY(!editor->form(0)->fieldNote(QStringLiteral("global")).isEmpty());
+        QVERIFY2(window.views()->compareView()->infoText().contains(QStringLiteral("global")),
+                 qPrintable(window.views()->compareView()->infoText()));
+        QVERIFY(window.findChildren<QMessageBox*>().isEmpty());
+    }
+
     void theFirstWindowTakesMostOfTheScreen() {
         // No saved geometry: 90 % of the screen's available area (capped), not Qt's small default.
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
