@@ -198,6 +198,7 @@ private:
     void buildHelpActions();
     void buildTokenFinder(QMenu* viewMenu);
     void uiApplyTourStep(int index);
+    void uiEndTour();
     void uiRestoreHabits(const AppSettings& settings);
     void buildUi(const AppSettings& settings);
     QWidget* buildSettingsColumn(const AppSettings& settings);
@@ -262,6 +263,7 @@ private:
     views::NoticesPanel* m_notices = nullptr;
     RunStatusBar* m_status = nullptr;  // message, progress, counters, out-of-date mark
     HelpMenu* m_helpMenu = nullptr;  // Help: what am I looking at, the tour, About
+    std::shared_ptr<SessionState> m_beforeTour;  // the person's settings while the tour shows its own
     TokenFinder* m_finder = nullptr;  // View ▸ Find Token
     TextAutosave* m_autosave = nullptr;
     CostTabController* m_cost = nullptr;  // the Cost tab's measurements

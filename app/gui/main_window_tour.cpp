@@ -6,6 +6,7 @@
 
 #include "gui/compare_variants_editor.h"
 #include "gui/help_menu.h"
+#include "gui/session.h"
 #include "gui/tour_panel.h"
 #include "views/help/guided_tour.h"
 
@@ -18,9 +19,19 @@ namespace attnscope::app {
 void MainWindow::buildHelpActions() {
     m_helpMenu = new HelpMenu(this, m_views->tabs(), m_inputs->paramForm());
     connect(m_helpMenu, &HelpMenu::tourStepShown, this, &MainWindow::uiApplyTourStep);
+    connect(tourPanel(), &TourPanel::ended, this, &MainWindow::uiEndTour);
+}
+
+// The tour works on its own settings: the person's text, variant, compared variants, source and
+// tab are kept when it starts and given back when it is finished or closed.
+void MainWindow::uiEndTour() {
+    if (!m_beforeTour) return;
+    const std::shared_ptr<SessionState> before = std::move(m_beforeTour);
+    if (const QString refused = applySession(*before); !refused.isEmpty()) setStatusMessage(refused);
 }
 
 void MainWindow::uiApplyTourStep(int index) {
+    if (!m_beforeTour) m_beforeTour = std::make_shared<SessionState>(captureSession());
     const views::TourStep& step = views::guidedTour()[static_cast<std::size_t>(index)];
     if (!step.variant.isEmpty()) {
         const int found = m_inputs->variantCombo()->findData(step.variant);

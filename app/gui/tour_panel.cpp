@@ -3,6 +3,7 @@
 #include "views/help/guided_tour.h"
 
 #include <QHBoxLayout>
+#include <QHideEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -42,6 +43,11 @@ TourPanel::TourPanel(QWidget* parent) : QDockWidget(tr("Guided Tour"), parent) {
         if (m_step + 1 >= stepCount()) hide();
         else showStep(m_step + 1);
     });
+}
+
+void TourPanel::hideEvent(QHideEvent* event) {
+    QDockWidget::hideEvent(event);
+    if (!event->spontaneous()) Q_EMIT ended();  // (spontaneous: the window was minimised)
 }
 
 int TourPanel::stepCount() const { return static_cast<int>(views::guidedTour().size()); }

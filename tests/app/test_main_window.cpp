@@ -257,6 +257,35 @@ private Q_SLOTS:
         QCOMPARE(window.currentView(), MainWindow::View::Mask);
     }
 
+    // The tour shows its own settings and gives the person's back when closed.
+    void theGuidedTourGivesThePersonsSettingsBack() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.initialText = QStringLiteral("my own words about whales and ships");
+        options.compareVariant = QStringLiteral("performer");
+        AppSettings settings;
+        settings.variantId = QStringLiteral("longformer");
+        MainWindow window(&runner, settings, options);
+        window.resize(1366, 741);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kRunTimeoutMs);
+        window.inputs()->paramForm()->setValues({{"window", std::int64_t{3}}});
+        window.tourPanel()->showStep(0);
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("full"));
+        window.tourPanel()->nextButton()->click();
+        window.tourPanel()->nextButton()->click();
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        window.tourPanel()->close();
+        QCOMPARE(window.inputs()->variantCombo()->currentData().toString(), QStringLiteral("longformer"));
+        QCOMPARE(std::get<std::int64_t>(window.inputs()->paramForm()->values().at("window")), std::int64_t{3});
+        QCOMPARE(window.inputs()->compareEditor()->combo(0)->currentData().toString(), QStringLiteral("performer"));
+        QCOMPARE(window.inputs()->compareEditor()->rowCount(), 1);
+        QCOMPARE(window.inputs()->text()->toPlainText(), options.initialText);
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kRunTimeoutMs);  // and runs them again
+        QCOMPARE(QString::fromStdString(window.lastResult()->results[0].variantId), QStringLiteral("longformer"));
+    }
+
     void longMessagesNeverWidenTheWindowAndAreKeptWhole() {
         // BigBird padding the sample: a warning several hundred characters long.
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
