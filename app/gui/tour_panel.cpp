@@ -3,7 +3,7 @@
 #include "views/help/guided_tour.h"
 
 #include <QHBoxLayout>
-#include <QHideEvent>
+#include <QCloseEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -40,14 +40,15 @@ TourPanel::TourPanel(QWidget* parent) : QDockWidget(tr("Guided Tour"), parent) {
     setMinimumWidth(300);
     connect(m_back, &QPushButton::clicked, this, [this] { showStep(m_step - 1); });
     connect(m_next, &QPushButton::clicked, this, [this] {
-        if (m_step + 1 >= stepCount()) hide();
+        if (m_step + 1 >= stepCount()) close();
         else showStep(m_step + 1);
     });
 }
 
-void TourPanel::hideEvent(QHideEvent* event) {
-    QDockWidget::hideEvent(event);
-    if (!event->spontaneous()) Q_EMIT ended();  // (spontaneous: the window was minimised)
+// Finish and the dock's close button close it (a window being destroyed only hides it).
+void TourPanel::closeEvent(QCloseEvent* event) {
+    QDockWidget::closeEvent(event);
+    if (event->isAccepted()) Q_EMIT ended();
 }
 
 int TourPanel::stepCount() const { return static_cast<int>(views::guidedTour().size()); }

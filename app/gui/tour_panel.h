@@ -25,12 +25,11 @@ public:
 Q_SIGNALS:
     /// The window sets up what the step talks about.
     void stepShown(int index);
-    /// The tour was finished or closed (not a minimised window): the window gives the person's
-    /// own settings back.
+    /// The tour was finished or closed: the window gives the person's own settings back.
     void ended();
 
 protected:
-    void hideEvent(QHideEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
 
 private:
     QLabel* m_title = nullptr;
