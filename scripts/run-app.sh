@@ -12,9 +12,11 @@ if [[ -z ${DISPLAY:-} && -z ${WAYLAND_DISPLAY:-} && -z ${QT_QPA_PLATFORM:-} ]]; 
   exit 1
 fi
 # The app opens on the bundled sample (or the text autosaved from the last session). Without
-# arguments it also opens the trained sample model (samples/copy-model), so the first run shows
-# learned attention; the Q/K/V source box switches back to random projections.
-if [[ $# -eq 0 && -f "$root/samples/copy-model/config.json" ]]; then
-  set -- --model "$root/samples/copy-model"
+# arguments it also opens the bundled Transformer-XL trained on Moby-Dick (samples/transfo-xl-moby),
+# so the first picture is a model's own attention over the whole sample: causal segments of 32
+# tokens, each seeing the memory of the 32 before it. The Q/K/V source box switches back to
+# random projections.
+if [[ $# -eq 0 && -f "$root/samples/transfo-xl-moby/config.json" ]]; then
+  set -- --model "$root/samples/transfo-xl-moby"
 fi
 exec "$build/app/gui/attnscope" "$@"
