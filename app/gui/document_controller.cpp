@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QUrl>
 
+#include <algorithm>
 #include <utility>
 
 namespace attnscope::app {
@@ -35,6 +36,19 @@ QString describeNonText(const QByteArray& bytes) {
     return QObject::tr("invalid UTF-8 at byte offset %1 (0x%2)")
         .arg(invalid)
         .arg(static_cast<unsigned char>(bytes.at(static_cast<qsizetype>(invalid))), 2, 16, QLatin1Char('0'));
+}
+
+// A binary file (a picture, an archive, a program): more than a tenth of its first 8 KB are NUL or
+// control bytes other than tab, line feed, form feed and carriage return. Text in another encoding
+// (Latin-1) has few: it is offered with replacement characters, a binary file only refused.
+bool looksBinary(const QByteArray& bytes) {
+    const qsizetype head = std::min<qsizetype>(bytes.size(), 8192);
+    qsizetype control = 0;
+    for (qsizetype i = 0; i < head; ++i) {
+        const auto c = static_cast<unsigned char>(bytes[i]);
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\f' && c != '\r') || c == 0x7F) ++control;
+    }
+    return control * 10 > head;
 }
 
 }  // namespace
@@ -81,7 +95,8 @@ QString DocumentController::openPath(const QString& path) {
     switch (Session::classify(*bytes)) {
     case FileKind::Binary:
         error = tr("%1 is neither text nor an AttnScope session: %2. Nothing was changed.").arg(name, describeNonText(*bytes));
-        offerReplacement(path, error);
+        if (looksBinary(*bytes)) reportOpenError(error);
+        else offerReplacement(path, error);
         return error;
     case FileKind::Session: {
         const auto session = Session::parse(*bytes, name, &error);

@@ -18,6 +18,7 @@
 #include "views/mask_view.h"
 #include "views/param_form.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QComboBox>
 #include <QDropEvent>
@@ -26,6 +27,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -53,9 +55,9 @@ constexpr int kRunTimeoutMs = 60000;
 struct Window {
     EngineRunner runner{std::make_unique<LocalEngineBackend>()};
     std::unique_ptr<MainWindow> window;
-    explicit Window(const QString& text = QStringLiteral("typed by the user, not saved anywhere")) {
+    explicit Window(const QString& text = QStringLiteral("typed by the user, not saved anywhere"), bool dialogs = false) {
         MainWindow::Options options;
-        options.showErrorDialogs = false;
+        options.showErrorDialogs = dialogs;
         options.runOnStart = false;
         options.initialText = text;
         window = std::make_unique<MainWindow>(&runner, AppSettings{}, options);
@@ -86,6 +88,33 @@ void drop(QWidget* target, QMimeData* mime) {
 class TestSession : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A file in another encoding (Latin-1) is offered with replacement characters; a binary file
+    // (a picture, a program) is only refused: its "text" would be noise.
+    void onlyTextInAnotherEncodingIsOfferedWithReplacementCharacters() {
+        QTemporaryDir dir;
+        const QString latin1 = dir.filePath(QStringLiteral("latin1.txt")), program = dir.filePath(QStringLiteral("program.bin"));
+        writeFile(latin1, QByteArray("caf\xe9 au lait, cr\xe8me br\xfbl\xe9e"));
+        QByteArray binary("\x7f" "ELF\x02\x01\x01", 7);  // a program's first bytes, then its tables
+        for (int i = 0; i < 200; ++i) binary += static_cast<char>(i % 7 == 0 ? 0 : i);
+        writeFile(program, binary);
+        Window w(QStringLiteral("typed"), true);
+        QVERIFY(w.ready());
+        const auto offered = [&] {
+            for (QMessageBox* box : w.window->findChildren<QMessageBox*>())
+                for (QAbstractButton* button : box->buttons())
+                    if (button->text() == QStringLiteral("Open with Replacement Characters")) return true;
+            return false;
+        };
+        QVERIFY(!w.window->openPath(program).isEmpty());
+        QVERIFY(!offered());
+        QVERIFY(!w.window->findChildren<QMessageBox*>().isEmpty());  // refused, saying why
+        qDeleteAll(w.window->findChildren<QMessageBox*>());
+        QVERIFY(!w.window->openPath(latin1).isEmpty());
+        QVERIFY(offered());
+        qDeleteAll(w.window->findChildren<QMessageBox*>());
+        QCOMPARE(w.window->inputs()->text()->toPlainText(), QStringLiteral("typed"));
+    }
+
     void sessionRoundTripsIntoAFreshWindow() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("study.attnscope.json"));
