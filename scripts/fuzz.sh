@@ -49,11 +49,19 @@ for target in "${wanted[@]}"; do
   fi
   echo "fuzz.sh: $target for $seconds s" >&2
   # (found first: new inputs go there, never into the committed seeds)
+  set +e  # (libFuzzer's own status is read below, not lost to the filter's)
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$build/fuzz/$target" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 -rss_limit_mb=2048 \
-    -timeout=10 -artifact_prefix="$build/$target-" "${dict[@]}" "$@" "$found" "$seeds" 2>&1 | grep -E "^stat::number_of_executed_units|ERROR|SUMMARY|Done" || true
-  if ls "$build/$target"-crash-* "$build/$target"-leak-* "$build/$target"-timeout-* "$build/$target"-oom-* >/dev/null 2>&1; then
-    echo "fuzz.sh: $target found a problem: $(ls "$build/$target"-* | head -3)" >&2
+    -timeout=10 -artifact_prefix="$build/$target-" "${dict[@]}" "$@" "$found" "$seeds" 2>&1 | grep -E "^stat::number_of_executed_units|ERROR|SUMMARY|Done"
+  status=${PIPESTATUS[0]}
+  set -e
+  # Any one kind of finding fails the run (a single `ls` of the four patterns failed unless all
+  # four kinds were there, so findings went unreported).
+  shopt -s nullglob
+  problems=("$build/$target"-crash-* "$build/$target"-leak-* "$build/$target"-timeout-* "$build/$target"-oom-*)
+  shopt -u nullglob
+  if ((${#problems[@]} > 0 || status != 0)); then
+    echo "fuzz.sh: $target found a problem (libFuzzer status $status): ${problems[*]:-no input kept}" >&2
     exit 1
   fi
 done
