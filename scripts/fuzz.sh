@@ -49,11 +49,12 @@ for target in "${wanted[@]}"; do
   fi
   echo "fuzz.sh: $target for $seconds s" >&2
   # (found first: new inputs go there, never into the committed seeds)
-  set +e  # (libFuzzer's own status is read below, not lost to the filter's)
+  set +e  # (libFuzzer's status is read below)
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$build/fuzz/$target" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 -rss_limit_mb=2048 \
-    -timeout=10 -artifact_prefix="$build/$target-" "${dict[@]}" "$@" "$found" "$seeds" 2>&1 | grep -E "^stat::number_of_executed_units|ERROR|SUMMARY|Done"
-  status=${PIPESTATUS[0]}
+    -timeout=10 -artifact_prefix="$build/$target-" "${dict[@]}" "$@" "$found" "$seeds" > "$build/$target.log" 2>&1
+  status=$?
+  grep -E "^stat::number_of_executed_units|ERROR|SUMMARY|Done" "$build/$target.log"
   set -e
   # Any one kind of finding fails the run (a single `ls` of the four patterns failed unless all
   # four kinds were there, so findings went unreported).
@@ -61,6 +62,7 @@ for target in "${wanted[@]}"; do
   problems=("$build/$target"-crash-* "$build/$target"-leak-* "$build/$target"-timeout-* "$build/$target"-oom-*)
   shopt -u nullglob
   if ((${#problems[@]} > 0 || status != 0)); then
+    tail -n 60 "$build/$target.log" >&2  # (the whole report stays in $build/$target.log)
     echo "fuzz.sh: $target found a problem (libFuzzer status $status): ${problems[*]:-no input kept}" >&2
     exit 1
   fi
