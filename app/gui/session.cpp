@@ -223,6 +223,10 @@ std::optional<SessionState> Session::parse(const QByteArray& bytes, const QStrin
     picture.integer("patch", &s.imagePatch, 1, 4096);
     picture.choice("fit", &s.imageFit, {QStringLiteral("crop"), QStringLiteral("pad")});
     picture.boolean("cls", &s.imageCls);
+    // (a model or picture section names its folder or picture: without one the writer leaves the
+    // section out, and the next save would drop the rest of it; found by fuzz_session)
+    if (problem.isEmpty() && !model.isEmpty() && s.modelFolder.isEmpty()) problem = tr("model.folder is empty");
+    if (problem.isEmpty() && !image.isEmpty() && s.imagePath.isEmpty()) problem = tr("image.path is empty");
     if (!problem.isEmpty()) return refuse(tr("the session file is damaged (%1)").arg(problem));
     return s;
 }

@@ -206,6 +206,8 @@ private Q_SLOTS:
                                     << QStringLiteral("projection.heads should be an integer in [1, 64]");
         QTest::newRow("unknown variant") << edited(QStringLiteral("variant"), QStringLiteral("id"), QStringLiteral("flash"))
                                          << QStringLiteral("uses the variant \"flash\", which this AttnScope does not have");
+        QTest::newRow("picture without a path")
+            << edited(QStringLiteral("image"), QStringLiteral("path"), QString()) << QStringLiteral("image.path is empty");
         QTest::newRow("bad parameter")
             << edited(QStringLiteral("variant"), QStringLiteral("params"), QJsonObject{{QStringLiteral("causal"), 7}})
             << QStringLiteral("variant.params.causal: expected true or false");
