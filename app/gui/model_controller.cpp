@@ -141,22 +141,22 @@ void ModelController::onOpened(const engine::ModelInfo& info) {
     Q_EMIT opened(info, keepVariant);
 }
 
-void ModelController::onOpenFailed(const QString& folder, const QString& message, int code) {
+void ModelController::onOpenFailed(const QString& folder, const QString& message, int /*code*/) {
     m_panel->openButton()->setEnabled(true);
     m_pendingLayer = -1;
     m_keepVariant = false;
-    const QString text =
-        tr("Cannot open the model %1 (%2): %3")
-            .arg(QDir(folder).dirName(),
-                 QString::fromLatin1(engine::errorCodeName(static_cast<engine::ErrorCode>(code))), message);
+    // (without the error code's name: "not found" only repeated the message in the engine's words)
+    const QString text = tr("Cannot open the model %1: %2").arg(QDir(folder).dirName(), message);
     // The previous model (if any) stays the source: the refusal changed nothing.
     if (m_dialogs) {
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the model"), text, QMessageBox::Ok, m_window);
         box->setTextFormat(Qt::PlainText);  // file and tensor names are untrusted (FORMATS.md §5)
-        box->setInformativeText(
-            tr("A model folder holds config.json, model.safetensors (or a sharded index) "
-               "and tokenizer files. Pickled .bin/.pt checkpoints are refused: convert them "
-               "to safetensors."));
+        // What a model folder holds, unless the message has just said it.
+        if (!message.contains(QStringLiteral("model folder holds"), Qt::CaseInsensitive))
+            box->setInformativeText(
+                tr("A model folder holds config.json, model.safetensors (or a sharded index) "
+                   "and tokenizer files. Pickled .bin/.pt checkpoints are refused: convert them "
+                   "to safetensors."));
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
     }

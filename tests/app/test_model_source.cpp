@@ -442,6 +442,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(refused.count(), 1, kTimeoutMs);
         QVERIFY2(window.statusText().contains(QStringLiteral("pytorch_model.bin")), qPrintable(window.statusText()));
         QVERIFY2(window.statusText().contains(QStringLiteral("pickle")), qPrintable(window.statusText()));
+        for (const char* code : {"(unsupported)", "(invalid input)", "(not found)"})  // (no error code names)
+            QVERIFY2(!window.statusText().contains(QLatin1String(code)), qPrintable(window.statusText()));
         QCOMPARE(window.modelSourcePanel()->modelText(), before);
         QVERIFY(window.modelSourcePanel()->usesModel());
         QCOMPARE(window.modelSourcePanel()->layer(), 1);
