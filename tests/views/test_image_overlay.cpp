@@ -148,6 +148,7 @@ private Q_SLOTS:
         QCOMPARE(chosen.count(), 1);
         QCOMPARE(chosen.at(0).at(0).toInt(), 5);
         QCOMPARE(view.query(), 5);
+        QVERIFY2(view.status().contains(QStringLiteral("query row 1, column 1")), qPrintable(view.status()));
         QCOMPARE(canvas->tokenAt(canvas->cellRect(0, 0, 2).center().toPoint()), 3);
         // All heads: one tile each, each head scaled to its own largest weight
         view.setAllHeads(true);

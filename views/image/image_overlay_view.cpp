@@ -403,9 +403,11 @@ void ImageOverlayView::rebuild() {
 void ImageOverlayView::updateStatus() {
     if (!m_result || m_facts.isEmpty()) return;
     const engine::ImageGrid& grid = *m_result->input.image;
-    const QString query = m_query >= 0 && m_query < static_cast<int>(m_result->input.tokens.size())
-                              ? QString::fromStdString(m_result->input.tokens[std::size_t(m_query)].text)
-                              : QString();
+    QString query;  // a grid cell by its row and column (its token text "(10, 8)" did not say which is which)
+    if (m_query >= 0 && m_query < static_cast<int>(m_result->input.tokens.size())) {
+        const engine::Token& token = m_result->input.tokens[std::size_t(m_query)];
+        query = token.row >= 0 ? tr("row %1, column %2").arg(token.row).arg(token.col) : QString::fromStdString(token.text);
+    }
     QStringList parts;
     const int head = m_state ? m_state->head() : 0;
     parts << (m_allHeads ? tr("all heads") : tr("head %1").arg(head)) << tr("query %1").arg(query);
