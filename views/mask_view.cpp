@@ -12,11 +12,12 @@
 
 #include <QCheckBox>
 #include <QHBoxLayout>
+#include <QFontMetricsF>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QScrollArea>
 #include <QLocale>
 #include <QLoggingCategory>
+#include <QScrollArea>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -361,14 +362,13 @@ void MaskView::updateAxes(std::int64_t n, std::int64_t m) {
     const auto tokens = static_cast<std::int64_t>(m_result->input.tokens.size());
     const bool tokenAxes = poolFactor() == 1 && n <= kMaxTokenTicks && m <= kMaxTokenTicks + 1 && tokens == n;
     QFont tickFont = font();
+    m_tokenAxes = tokenAxes;
+    m_labelledRectSize = m_plot->axisRect()->rect().size();
     if (tokenAxes) {
         tickFont.setPointSizeF(std::max(7.0, std::min(9.0, 9.0 - (n - 32) / 16.0)));
-        auto yTicker = QSharedPointer<QCPAxisTickerText>::create();
-        auto xTicker = QSharedPointer<QCPAxisTickerText>::create();
-        for (std::int64_t i = 0; i < n; ++i) yTicker->addTick(static_cast<double>(i), tokenText(i));
-        for (std::int64_t j = 0; j < m; ++j) xTicker->addTick(static_cast<double>(j), tokenText(j));
-        m_plot->xAxis->setTicker(xTicker);
-        m_plot->yAxis->setTicker(yTicker);
+        m_plot->xAxis->setTickLabelFont(tickFont);
+        m_plot->yAxis->setTickLabelFont(tickFont);
+        setTokenTicks(n, m);
         m_plot->xAxis->setTickLabelRotation(-90);
         m_plot->xAxis->setLabel(tr("key token"));
         m_plot->yAxis->setLabel(tr("query token"));
@@ -390,10 +390,34 @@ void MaskView::updateAxes(std::int64_t n, std::int64_t m) {
     m_plot->yAxis->setRange(-0.5, static_cast<double>(n) - 0.5);
 }
 
+void MaskView::setTokenTicks(std::int64_t n, std::int64_t m) {
+    // Every label whose line has room (47 characters' labels overlapped on a laptop screen);
+    // otherwise every step-th, at multiples of the step.
+    const double needed = QFontMetricsF(m_plot->xAxis->tickLabelFont()).height() * 1.1;
+    const auto stepFor = [&](double pixels, std::int64_t cells) {
+        const double perCell = pixels / static_cast<double>(std::max<std::int64_t>(1, cells));
+        return perCell > 0 ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(needed / perCell))) : 1;
+    };
+    const QRect rect = m_plot->axisRect()->rect();
+    const std::int64_t keyStep = stepFor(rect.width(), m), queryStep = stepFor(rect.height(), n);
+    auto yTicker = QSharedPointer<QCPAxisTickerText>::create();
+    auto xTicker = QSharedPointer<QCPAxisTickerText>::create();
+    for (std::int64_t i = 0; i < n; i += queryStep) yTicker->addTick(static_cast<double>(i), tokenText(i));
+    for (std::int64_t j = 0; j < m; j += keyStep) xTicker->addTick(static_cast<double>(j), tokenText(j));
+    m_plot->xAxis->setTicker(xTicker);
+    m_plot->yAxis->setTicker(yTicker);
+}
+
 void MaskView::fitAxisRect() {
     const engine::AttentionResult* r = shownResult();
     const bool shown = r && m_shownHead >= 0;
     m_plot->fitCells(shown ? r->n : 0, shown ? r->m : 0);
+    if (!shown || !m_tokenAxes) return;
+    const QSize rect = m_plot->axisRect()->rect().size();
+    if (rect == m_labelledRectSize) return;
+    m_labelledRectSize = rect;
+    setTokenTicks(r->n, r->m);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QSize MaskView::dataSize() const {

@@ -126,6 +126,9 @@ private:
     void showModelWindow(std::int64_t n);
     void updateLegend();
     void updateAxes(std::int64_t n, std::int64_t m);
+    /// Token labels on both axes, every step-th where the cells are too small for each (the
+    /// cells' size is known after layout: fitAxisRect calls it again when it changed).
+    void setTokenTicks(std::int64_t n, std::int64_t m);
     void fitAxisRect();
     void onPlotMouseMove(QMouseEvent* event);
     void clearHover();
@@ -154,6 +157,8 @@ private:
     quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head
     LatestJob m_buildJob;
     bool m_building = false;
+    bool m_tokenAxes = false;     // token labels (not indices) on the axes
+    QSize m_labelledRectSize;     // the axis rect the labels were thinned for
     int m_buildingHead = -1;  // what is being classified: head, result index, m_resultSerial
     int m_buildingIndex = -1;
     quint64 m_buildingSerial = 0;

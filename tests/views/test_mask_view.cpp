@@ -11,6 +11,7 @@
 #include <QCheckBox>
 #include <QCoreApplication>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QSignalSpy>
 #include <attnscope/explicit_weights.h>
 
@@ -80,6 +81,32 @@ double entropyOf(std::initializer_list<double> weights) {
 class TestMaskView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // 47 token labels in a small plot: every step-th is shown so that none overlap; a large plot
+    // shows them all.
+    void tokenLabelsThinOutToWhatFits() {
+        InspectionState state;
+        MaskView view;
+        view.setInspectionState(&state);
+        view.resize(520, 360);
+        view.setResult(attnscope::testing::makeDenseResult(1, 47));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        view.plot()->replot();
+        const auto labels = [&](QCPAxis* axis) { return axis->tickVector().size(); };
+        const int keys = static_cast<int>(labels(view.plot()->xAxis)), queries = static_cast<int>(labels(view.plot()->yAxis));
+        QVERIFY2(keys < 47 && keys >= 8, qPrintable(QString::number(keys)));
+        QVERIFY2(queries < 47 && queries >= 8, qPrintable(QString::number(queries)));
+        const double cell = view.plot()->axisRect()->width() / 47.0;
+        const double needed = QFontMetricsF(view.plot()->xAxis->tickLabelFont()).height();
+        QVERIFY2((47.0 / keys) * cell >= needed, qPrintable(QStringLiteral("%1 px per label, %2 needed").arg((47.0 / keys) * cell).arg(needed)));
+        view.resize(1800, 1400);
+        QCoreApplication::processEvents();
+        view.plot()->replot();
+        view.plot()->replot();
+        QCOMPARE(labels(view.plot()->xAxis), 47);
+    }
+
     void paletteFileNamesEveryReasonInOrder() {
         QFile file(QStringLiteral(ATTNSCOPE_REASONS_CSV));
         QVERIFY(file.open(QIODevice::ReadOnly));
