@@ -174,7 +174,8 @@ void ExportController::exportInteractive(const ViewFn& view, const SubjectFn& su
     }
     if (FigureExporter::formatForPath(target) == FigureFormat::Png) {
         bool ok = false;
-        const int dpi = QInputDialog::getInt(m_parent, tr("PNG Resolution"), tr("Dots per inch:"), m_dpi, kMinDpi, kMaxDpi, 50, &ok);
+        const int dpi = QInputDialog::getInt(m_parent, tr("PNG Resolution"),
+                                            tr("Dots per inch (150 for a slide, 300 for print):"), m_dpi, kMinDpi, kMaxDpi, 50, &ok);
         if (!ok) return;
         setDpi(dpi);
     }
