@@ -10,7 +10,6 @@
 
 #include <attnscope/variant_catalog.h>
 
-#include <QFontMetricsF>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -350,9 +349,7 @@ void HeadHeatmap::updateTickLabels() {
             // Every token whose label has room (a line of text per label); otherwise every
             // step-th, at multiples of the step so labels stay put while panning.
             const double pixels = axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
-            const double perCell = pixels / std::max(1.0, range.size());
-            const double needed = QFontMetricsF(tickFont).height() * 1.1;
-            const int step = perCell > 0 ? std::max(1, static_cast<int>(std::ceil(needed / perCell))) : 1;
+            const int step = tokenLabelStep(pixels, range.size(), tickFont);
             (axis == m_plot->xAxis ? m_keyLabelStep : m_queryLabelStep) = step;
             auto ticker = QSharedPointer<QCPAxisTickerText>::create();
             for (std::int64_t i = first; i <= last; ++i)

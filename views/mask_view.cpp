@@ -12,7 +12,6 @@
 
 #include <QCheckBox>
 #include <QHBoxLayout>
-#include <QFontMetricsF>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
@@ -393,13 +392,10 @@ void MaskView::updateAxes(std::int64_t n, std::int64_t m) {
 void MaskView::setTokenTicks(std::int64_t n, std::int64_t m) {
     // Every label whose line has room (47 characters' labels overlapped on a laptop screen);
     // otherwise every step-th, at multiples of the step.
-    const double needed = QFontMetricsF(m_plot->xAxis->tickLabelFont()).height() * 1.1;
-    const auto stepFor = [&](double pixels, std::int64_t cells) {
-        const double perCell = pixels / static_cast<double>(std::max<std::int64_t>(1, cells));
-        return perCell > 0 ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(needed / perCell))) : 1;
-    };
     const QRect rect = m_plot->axisRect()->rect();
-    const std::int64_t keyStep = stepFor(rect.width(), m), queryStep = stepFor(rect.height(), n);
+    const QFont& font = m_plot->xAxis->tickLabelFont();
+    const std::int64_t keyStep = tokenLabelStep(rect.width(), static_cast<double>(m), font);
+    const std::int64_t queryStep = tokenLabelStep(rect.height(), static_cast<double>(n), font);
     auto yTicker = QSharedPointer<QCPAxisTickerText>::create();
     auto xTicker = QSharedPointer<QCPAxisTickerText>::create();
     for (std::int64_t i = 0; i < n; i += queryStep) yTicker->addTick(static_cast<double>(i), tokenText(i));

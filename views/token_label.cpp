@@ -1,7 +1,11 @@
 #include "views/token_label.h"
 
+#include <QFontMetricsF>
 #include <QObject>
 #include <QStringDecoder>
+
+#include <algorithm>
+#include <cmath>
 
 namespace attnscope::views {
 
@@ -52,6 +56,12 @@ QString resultName(const engine::RunResult& run, std::size_t index, const QHash<
                                 : QObject::tr("own attention of layer %1 (%2)").arg(run.modelLayer).arg(family);
     }
     return QObject::tr("%1 on layer %2's Q/K").arg(name).arg(run.modelLayer);
+}
+
+int tokenLabelStep(double pixels, double cells, const QFont& font) {
+    const double perCell = pixels / std::max(1.0, cells);
+    const double needed = QFontMetricsF(font).height() * 1.1;
+    return perCell > 0 ? std::max(1, static_cast<int>(std::ceil(needed / perCell))) : 1;
 }
 
 QString tokenUnit(const engine::TokenizedInput& input) {

@@ -6,6 +6,8 @@
 #include <QHash>
 #include <QString>
 
+class QFont;
+
 #include <string>
 
 namespace attnscope::views {
@@ -14,6 +16,10 @@ namespace attnscope::views {
 /// not valid UTF-8 on their own (a lone byte of the bytes tokenizer) become "0xNN". Longer than
 /// maxChars is elided with "…". The result is plain text; escape it before rich-text use.
 QString tokenLabel(const std::string& bytes, int maxChars = 14);
+
+/// Every step-th token label on an axis of `pixels` showing `cells` tokens, so that labels in
+/// `font` (a line each, with a little air) never overlap: 1 when every label has room.
+int tokenLabelStep(double pixels, double cells, const QFont& font);
 
 /// The noun for n in titles: "words", "chars", "bytes", "tokens" (a model's tokenizer), or
 /// "positions" when Q/K/V came without tokens.

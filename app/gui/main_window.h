@@ -237,10 +237,14 @@ private:
     void applyModelDefaults();
     /// Per layer, the open model's own attention in words, while a model layer is the source.
     std::optional<std::vector<QString>> ownAttentionSummaries() const;
+    /// A variant's form as it is first shown: the window's start values (`pad` ticked), then
+    /// applySourceSettings.
+    void showVariantForm(views::ParamForm* form);
+    /// --compare-param texts into the compared rows' forms (ID:NAME=VALUE to ID's row); returns
+    /// ParamForm::applyTexts' errors.
+    QStringList applyCompareParams(const QStringList& texts);
     /// `form` takes the source's causality (the model's, or the schema's for random projections)
     /// and the open model's settings for its variant; an earlier model's are undone.
-    void showVariantForm(views::ParamForm* form);
-    QStringList applyCompareParams(const QStringList& texts);
     void applySourceSettings(views::ParamForm* form);
     void uiCompareVariantChanged();
     void uiViewChanged();

@@ -2,8 +2,8 @@
 
 #include "views/help/guided_tour.h"
 
-#include <QHBoxLayout>
 #include <QCloseEvent>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>

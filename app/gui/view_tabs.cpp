@@ -42,11 +42,28 @@ ViewTabs::ViewTabs(const AppSettings& settings, QWidget* parent) : QWidget(paren
     layout->addWidget(m_tabs, 1);
 }
 
+namespace {
+
+// A page's layout that hides its word-wrapped labels' height-for-width from the scroll area: with
+// it, the scroll area sized the view to its preferred height and scrolled views (Compare, Experts)
+// that fit the tab; without it, the view takes the tab's height and scrolls only below its minimum.
+class PageLayout final : public QVBoxLayout {
+public:
+    using QVBoxLayout::QVBoxLayout;
+    bool hasHeightForWidth() const override { return false; }
+};
+
+}  // namespace
+
 // Each view in a scroll area of its own: on a short screen (a laptop's 768 px with the Messages
 // dock open) a view scrolls inside its tab instead of asking the window to grow past the screen.
 void ViewTabs::addPage(QWidget* view, const QString& title) {
     auto* scroll = new QScrollArea(m_tabs);
-    scroll->setWidget(view);
+    auto* page = new QWidget(scroll);
+    auto* layout = new PageLayout(page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(view);
+    scroll->setWidget(page);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setMinimumSize(0, 0);
@@ -55,7 +72,7 @@ void ViewTabs::addPage(QWidget* view, const QString& title) {
 
 QWidget* ViewTabs::page(int index) const {
     auto* scroll = qobject_cast<QScrollArea*>(m_tabs->widget(index));
-    return scroll ? scroll->widget() : m_tabs->widget(index);
+    return scroll ? scroll->widget()->layout()->itemAt(0)->widget() : m_tabs->widget(index);
 }
 
 QWidget* ViewTabs::currentPage() const { return page(m_tabs->currentIndex()); }

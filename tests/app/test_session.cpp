@@ -93,7 +93,7 @@ private Q_SLOTS:
     void onlyTextInAnotherEncodingIsOfferedWithReplacementCharacters() {
         QTemporaryDir dir;
         const QString latin1 = dir.filePath(QStringLiteral("latin1.txt")), program = dir.filePath(QStringLiteral("program.bin"));
-        writeFile(latin1, QByteArray("caf\xe9 au lait, cr\xe8me br\xfbl\xe9e"));
+        writeFile(latin1, QByteArray("caf\xe9 au lait, cr\xe8me br\xfbl\xe9" "e"));
         QByteArray binary("\x7f" "ELF\x02\x01\x01", 7);  // a program's first bytes, then its tables
         for (int i = 0; i < 200; ++i) binary += static_cast<char>(i % 7 == 0 ? 0 : i);
         writeFile(program, binary);
