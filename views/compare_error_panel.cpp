@@ -9,6 +9,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnscope::views {
@@ -124,6 +125,23 @@ void CompareErrorPanel::setEntries(const QVector<Entry>& entries, const QString&
     m_rowPlot->yAxis->setRange(0, yMax > 0 ? yMax * 1.1 : 1.0);
     m_rowPlot->legend->setVisible(m_rowPlot->graphCount() > 0);
     replotWhenShown(m_rowPlot);
+}
+
+int CompareErrorPanel::setFigureMode(bool on) {
+    m_table->setHorizontalScrollBarPolicy(on ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
+    // Every column at its contents' width now (the header otherwise resizes them on a later
+    // event, after the figure was painted), the last one not stretched.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setStretchLastSection(!on);
+    int width = 2 * m_table->frameWidth();
+    for (int c = 0; c < m_table->columnCount(); ++c) {
+        // (public in QAbstractItemView, protected in QTableView)
+        const int contents = std::max(header->sectionSizeHint(c), static_cast<const QAbstractItemView*>(m_table)->sizeHintForColumn(c));
+        if (on) header->resizeSection(c, contents);
+        width += contents;
+    }
+    m_table->setMinimumWidth(on ? width : 0);
+    return width;
 }
 
 QVector<double> CompareErrorPanel::plottedRowL1(int index) const {

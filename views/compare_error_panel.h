@@ -35,6 +35,9 @@ public:
     void clear(const QString& note);
 
     QTableWidget* table() const { return m_table; }
+    /// As a figure: the table as wide as all its columns, no scroll bar (a figure cannot scroll).
+    /// Returns the panel's width then.
+    int setFigureMode(bool on);
     QCustomPlot* rowPlot() const { return m_rowPlot; }
     QString note() const;
     /// The per-row L1 values plotted for entry `index` (empty when it was not comparable).

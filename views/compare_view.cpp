@@ -9,15 +9,16 @@
 #include "views/diagnostics/categorical_palette.h"
 #include "views/head_heatmap.h"
 #include "views/inspection_state.h"
+#include "views/shared_color_bar.h"
 #include "views/token_label.h"
 
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QScrollArea>
 #include <QLabel>
 #include <QSignalBlocker>
-#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -43,18 +44,31 @@ QString CompareView::paneName(int index) {
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    // Everything scrolls when the tab is smaller than the panes and the panels below need to
-    // stay readable (a 1366 × 768 screen), rather than shrinking them to a few dozen pixels.
-    m_scroll = new QScrollArea(this);
-    m_scroll->setWidgetResizable(true);
-    m_scroll->setFrameShape(QFrame::NoFrame);
-    m_scroll->viewport()->installEventFilter(this);
-    auto* splitter = new QSplitter(Qt::Vertical, m_scroll);
-    splitter->setChildrenCollapsible(false);
-    m_scroll->setWidget(splitter);
+    // The panes get the whole tab (a 1366 × 768 screen leaves it about 950 × 420); the difference
+    // map and the error table are pages of their own beside them. A figure puts all three on one
+    // page (beginFigureLayout).
+    m_stack = new QStackedWidget(this);
+    m_pages = new QTabWidget(m_stack);
+    m_pages->setDocumentMode(true);
+    m_stack->addWidget(m_pages);
+    m_figurePage = new QWidget(m_stack);
+    auto* figureLayout = new QVBoxLayout(m_figurePage);
+    figureLayout->setContentsMargins(0, 0, 0, 0);
+    m_figureBottom = new QHBoxLayout;
+    m_stack->addWidget(m_figurePage);
+    layout->addWidget(m_stack, 1);
 
-    // The panes in a grid of as many columns as gives them the largest cells (layoutPanes).
-    m_panesWidget = new QWidget(splitter);
+    // The panes in a grid of as many columns as gives them the largest cells (layoutPanes), on
+    // one colour scale drawn once beside them.
+    m_panesPage = new QWidget(m_pages);
+    auto* panesRow = new QHBoxLayout(m_panesPage);
+    panesRow->setContentsMargins(0, 0, 0, 0);
+    panesRow->setSpacing(0);
+    m_panesWidget = new QWidget(m_panesPage);
+    m_panesWidget->installEventFilter(this);
+    // One pane's room at least; the grid takes fewer columns when narrower (layoutPanes), so the
+    // columns it has must not hold the tab (and the window) wide.
+    m_panesWidget->setMinimumSize(kMinPaneSize);
     m_paneGrid = new QGridLayout(m_panesWidget);
     m_paneGrid->setContentsMargins(0, 0, 0, 0);
     m_paneGrid->setSpacing(4);
@@ -66,47 +80,46 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
         pane->setTitlePrefix(QStringLiteral("%1: ").arg(paneName(i)));
         pane->setCompactTitle(true);  // the variant and what differs from its defaults; all of it on hover
         pane->setToolbarVisible(false);  // the main window shares the Heatmap tab's choices
+        pane->setColorBarShown(false);   // one bar for all (m_sharedBar)
         pane->setVisible(i < kMinPanes);
         pane->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
         pane->setMinimumSize(kMinPaneSize);
         m_paneStates[static_cast<std::size_t>(i)] = state;
         m_panes[static_cast<std::size_t>(i)] = pane;
         connect(pane, &HeadHeatmap::cellHovered, this, &CompareView::hoverCell);
+        connect(pane->plot(), &QCustomPlot::afterReplot, this, &CompareView::syncSharedBar);
     }
-    splitter->addWidget(m_panesWidget);
+    panesRow->addWidget(m_panesWidget, 1);
+    m_sharedBar = new SharedColorBar(m_panesPage);
+    panesRow->addWidget(m_sharedBar);
+    m_pages->addTab(m_panesPage, tr("Side by side"));
 
-    auto* bottom = new QWidget(splitter);
-    auto* bottomLayout = new QHBoxLayout(bottom);
-    bottomLayout->setContentsMargins(0, 0, 0, 0);
-    auto* diffBox = new QWidget(bottom);
-    auto* diffLayout = new QVBoxLayout(diffBox);
+    m_diffBox = new QWidget(m_pages);
+    auto* diffLayout = new QVBoxLayout(m_diffBox);
     diffLayout->setContentsMargins(0, 0, 0, 0);
     auto* diffControls = new QHBoxLayout;
     diffControls->setContentsMargins(6, 2, 6, 0);
-    m_minuendCombo = new QComboBox(diffBox);
-    m_referenceCombo = new QComboBox(diffBox);
+    m_minuendCombo = new QComboBox(m_diffBox);
+    m_referenceCombo = new QComboBox(m_diffBox);
     m_minuendCombo->setToolTip(tr("The pane whose weights the difference map shows"));
     m_referenceCombo->setToolTip(tr("What is subtracted: another pane, or exact softmax when the run holds it"));
     // The choosers are controls, not part of a figure (the map's own title says what it shows).
     for (const QString& text : {tr("Difference"), QStringLiteral("−")}) {
-        auto* label = new QLabel(text, diffBox);
+        auto* label = new QLabel(text, m_diffBox);
         label->setProperty("attnscopeExportSkip", true);  // FigurePainter::kSkipProperty
         diffControls->addWidget(label);
         if (text != QStringLiteral("−")) diffControls->addWidget(m_minuendCombo, 1);
     }
     diffControls->addWidget(m_referenceCombo, 1);
     diffLayout->addLayout(diffControls);
-    m_diffMap = new CompareDifferenceMap(diffBox);
+    m_diffMap = new CompareDifferenceMap(m_diffBox);
     diffLayout->addWidget(m_diffMap, 1);
-    bottomLayout->addWidget(diffBox, 1);
-    m_errorPanel = new CompareErrorPanel(bottom);
-    bottomLayout->addWidget(m_errorPanel, 1);
-    splitter->addWidget(bottom);
-    bottom->setMinimumHeight(kMinBottomHeight);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setSizes({600, 400});  // proportions: the panes get three fifths of the height
-    layout->addWidget(m_scroll, 1);
+    m_pages->addTab(m_diffBox, tr("Difference map"));
+    m_errorPanel = new CompareErrorPanel(m_pages);
+    m_pages->addTab(m_errorPanel, tr("Errors"));
+    m_pages->setTabToolTip(0, tr("The panes side by side on one colour scale"));
+    m_pages->setTabToolTip(1, tr("One pane minus another, or minus exact softmax"));
+    m_pages->setTabToolTip(2, tr("Each pane against exact softmax (or the model's own attention): row L1, KL, kept mass"));
     connect(m_diffMap, &CompareDifferenceMap::cellHovered, this, &CompareView::hoverCell);
     const auto onDiffChoice = [this] {
         setDifference(m_minuendCombo->currentData().toInt(), m_referenceCombo->currentData().toInt());
@@ -127,20 +140,65 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     rebuildPanes();
 }
 
+QSize CompareView::beginFigureLayout(QSize windowSize, bool slide) {
+    // A slide is what the tab shows; a figure is the panes with the difference map and the
+    // error table below them, the panes keeping the room they have on screen.
+    if (slide || m_stack->currentWidget() == m_figurePage) return windowSize;
+    m_figurePageShown = m_pages->currentIndex();
+    const int panesHeight = m_pages->currentWidget() == m_panesPage ? m_panesPage->height() : windowSize.height();
+    auto* figureLayout = static_cast<QVBoxLayout*>(m_figurePage->layout());
+    figureLayout->addWidget(m_panesPage, 3);
+    m_figureBottom->addWidget(m_diffBox, 1);
+    m_figureBottom->addWidget(m_errorPanel, 1);
+    figureLayout->addLayout(m_figureBottom, 2);
+    m_panesPage->show();
+    m_diffBox->show();
+    m_errorPanel->show();
+    m_stack->setCurrentWidget(m_figurePage);
+    refreshDerived();
+    // The difference map as wide as the whole error table beside it.
+    const int tableWidth = m_errorPanel->setFigureMode(true);
+    return {std::max(windowSize.width(), 2 * tableWidth + m_figureBottom->spacing()),
+            std::max(windowSize.height(), panesHeight + kFigureBottomHeight)};
+}
+
+void CompareView::endFigureLayout() {
+    if (m_stack->currentWidget() != m_figurePage) return;
+    m_errorPanel->setFigureMode(false);
+    m_figurePage->layout()->removeItem(m_figureBottom);
+    m_pages->insertTab(0, m_panesPage, tr("Side by side"));
+    m_pages->insertTab(1, m_diffBox, tr("Difference map"));
+    m_pages->insertTab(2, m_errorPanel, tr("Errors"));
+    m_pages->setCurrentIndex(m_figurePageShown);
+    m_stack->setCurrentWidget(m_pages);
+}
+
+void CompareView::showPage(Page page) { m_pages->setCurrentIndex(static_cast<int>(page)); }
+
+CompareView::Page CompareView::shownPage() const { return static_cast<Page>(m_pages->currentIndex()); }
+
+void CompareView::syncSharedBar() {
+    HeadHeatmap* first = m_panes[0];
+    m_sharedBar->follow(first->colorScale(), hasComparison() && first->shownHead() >= 0);
+    // The bar as tall as the first row's cells, level with them.
+    const QRect cells = first->plot()->axisRect()->rect();
+    const QPoint top = first->plot()->mapTo(m_panesPage, cells.topLeft());
+    const QPoint barTop = m_sharedBar->mapTo(m_panesPage, QPoint(0, 0));
+    m_sharedBar->alignWith(top.y() - barTop.y(), cells.height());
+}
+
 CompareView::~CompareView() = default;
 
 int CompareView::shownPaneCount() const { return std::max(kMinPanes, m_refusal.isEmpty() ? m_paneCount : 0); }
 
 void CompareView::layoutPanes() {
     const int count = shownPaneCount();
-    // The width there is, and the height the splitter gives the panes (at least a pane's).
-    const QSize room(m_scroll->viewport()->width(),
-                     std::max(m_panesWidget->height(), m_scroll->viewport()->height() * 3 / 5));
-    // Each pane loses about this much to its title, axes, token labels and colour bar.
-    constexpr int kChromeWidth = 130, kChromeHeight = 110;
+    const QSize room = m_panesWidget->size();
+    // Each pane loses about this much to its title, axes and tick labels.
+    constexpr int kChromeWidth = 70, kChromeHeight = 75;
     int best = 1;
     double bestSide = -1;
-    // Never more columns than fit at the panes' minimum width (the rest would scroll sideways).
+    // Never more columns than fit at the panes' minimum width.
     const int fitting = std::max(1, room.width() / (kMinPaneSize.width() + 4));
     for (int columns = 1; columns <= std::min(count, fitting); ++columns) {
         const int rows = (count + columns - 1) / columns;
@@ -160,7 +218,7 @@ void CompareView::layoutPanes() {
 }
 
 bool CompareView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_scroll->viewport() && event->type() == QEvent::Resize) layoutPanes();
+    if (watched == m_panesWidget && event->type() == QEvent::Resize) layoutPanes();
     return QWidget::eventFilter(watched, event);
 }
 
@@ -262,6 +320,7 @@ void CompareView::updateSharedRange() {
     float hi = 0.0f;
     for (int i = 0; i < m_paneCount; ++i) hi = std::max(hi, m_panes[static_cast<std::size_t>(i)]->matrixMax());
     for (HeadHeatmap* pane : m_panes) pane->setValueRange(0.0, hi > 0.0f ? hi : 0.0);
+    syncSharedBar();
 }
 
 QString CompareView::paneLabel(int pane) const {

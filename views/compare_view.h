@@ -8,6 +8,7 @@
 #include "views/latest_job.h"
 #include "views/compare_difference_map.h"
 #include "views/error_summary.h"
+#include "views/figure_layout.h"
 
 #include <attnscope/types.h>
 
@@ -25,8 +26,10 @@
 
 class QComboBox;
 class QGridLayout;
+class QHBoxLayout;
 class QLabel;
-class QScrollArea;
+class QStackedWidget;
+class QTabWidget;
 
 namespace attnscope::views {
 
@@ -34,8 +37,9 @@ class CompareDifferenceMap;
 class CompareErrorPanel;
 class HeadHeatmap;
 class InspectionState;
+class SharedColorBar;
 
-class CompareView : public QWidget {
+class CompareView : public QWidget, public FigureLayout {
     Q_OBJECT
 public:
     static constexpr int kMinPanes = 2;
@@ -67,10 +71,19 @@ public:
     /// Columns of the pane grid: the count that gives the panes the largest square cells in the
     /// room there is (all in one row when wide, two by two when not).
     int paneColumns() const { return m_paneColumns; }
-    /// No pane is drawn smaller than this; below it the panes scroll.
-    static constexpr QSize kMinPaneSize{260, 240};
-    /// The difference map and the error panel below the panes keep at least this height.
-    static constexpr int kMinBottomHeight = 320;
+    /// No pane is drawn smaller than this.
+    static constexpr QSize kMinPaneSize{150, 130};
+    /// A figure adds the difference map and the error table below the panes, this high.
+    static constexpr int kFigureBottomHeight = 340;
+    /// The view's pages: the panes, the difference map, the error table.
+    enum class Page { Panes, Difference, Errors };
+    void showPage(Page page);
+    Page shownPage() const;
+    /// The one colour bar of every pane.
+    SharedColorBar* sharedColorBar() const { return m_sharedBar; }
+
+    QSize beginFigureLayout(QSize windowSize, bool slide) override;
+    void endFigureLayout() override;
     HeadHeatmap* pane(int index) const { return m_panes[static_cast<std::size_t>(index)]; }
     static QString paneName(int index);  ///< "A", "B", "C", "D"
     /// True when the result holds at least two comparable variants.
@@ -126,6 +139,7 @@ protected:
 
 private:
     void syncHead();
+    void syncSharedBar();
     void rebuildPanes();
     void layoutPanes();
     int shownPaneCount() const;
@@ -146,7 +160,14 @@ private:
     int shownHead() const;
 
     std::array<HeadHeatmap*, kMaxPanes> m_panes{};
-    QScrollArea* m_scroll = nullptr;
+    QStackedWidget* m_stack = nullptr;  // the pages, or the figure page while exporting
+    QTabWidget* m_pages = nullptr;
+    QWidget* m_figurePage = nullptr;
+    QHBoxLayout* m_figureBottom = nullptr;  // the difference map and the errors, in a figure
+    int m_figurePageShown = 0;  // the page shown before the figure layout
+    QWidget* m_panesPage = nullptr;
+    QWidget* m_diffBox = nullptr;
+    SharedColorBar* m_sharedBar = nullptr;
     QWidget* m_panesWidget = nullptr;
     QGridLayout* m_paneGrid = nullptr;
     int m_paneColumns = 0;

@@ -21,6 +21,7 @@ namespace {
 constexpr double kMargin = 12.0;       // logical units around the title, content and caption
 constexpr double kTitlePixels = 17.0;  // pixel-sized fonts: the same on every device
 constexpr double kCaptionPixels = 12.0;
+constexpr double kSeamOverlap = 0.5;  // logical units a vector cell reaches under its later neighbours
 
 bool skipped(const QWidget* widget, const QWidget* root) {
     for (const QWidget* w = widget; w && w != root; w = w->parentWidget())
@@ -102,20 +103,36 @@ void paintCells(QCPPainter& painter, QCPColorMap* map) {
         return valueAxis->coordToPixel(data->valueRange().lower + (index - 0.5) * valueStep);
     };
     QCPColorGradient gradient = map->gradient();  // (once: color() fills its lookup table)
-    std::vector<QColor> colours;
+    std::vector<QColor> colours, next;
     painter.save();
     painter.setClipRect(keyAxis->axisRect()->rect(), Qt::IntersectClip);
     painter.setPen(Qt::NoPen);
-    painter.setRenderHint(QPainter::Antialiasing, false);  // (no seams between neighbours)
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    // Renderers antialias the edges of abutting rectangles into hairline seams (librsvg, PDF
+    // viewers): each run reaches kSeamOverlap into the painted neighbours drawn after it (the
+    // next run, the next row), which cover the overlap again; blank neighbours get no overlap.
+    const double keyDirection = keyEdge(1) >= keyEdge(0) ? 1.0 : -1.0;
+    const double valueDirection = valueEdge(1) >= valueEdge(0) ? 1.0 : -1.0;
+    const auto painted = [](const std::vector<QColor>& row, int from, int to) {
+        for (int i = from; i < to; ++i)
+            if (!row[static_cast<std::size_t>(i)].isValid()) return false;
+        return !row.empty();
+    };
+    if (values > 0) rowColours(map, gradient, 0, next);
     for (int v = 0; v < values; ++v) {
-        rowColours(map, gradient, v, colours);
+        colours.swap(next);
+        if (v + 1 < values) rowColours(map, gradient, v + 1, next);
+        else next.clear();
         const double y0 = valueEdge(v), y1 = valueEdge(v + 1);
         for (int k = 0; k < keys;) {
             int end = k + 1;
             while (end < keys && colours[static_cast<std::size_t>(end)] == colours[static_cast<std::size_t>(k)]) ++end;
-            if (colours[static_cast<std::size_t>(k)].isValid())
-                painter.fillRect(QRectF(QPointF(keyEdge(k), y0), QPointF(keyEdge(end), y1)).normalized(),
-                                 colours[static_cast<std::size_t>(k)]);
+            if (colours[static_cast<std::size_t>(k)].isValid()) {
+                double x0 = keyEdge(k), x1 = keyEdge(end), top = y0, bottom = y1;
+                if (end < keys && colours[static_cast<std::size_t>(end)].isValid()) x1 += keyDirection * kSeamOverlap;
+                if (painted(next, k, end)) bottom += valueDirection * kSeamOverlap;
+                painter.fillRect(QRectF(QPointF(x0, top), QPointF(x1, bottom)).normalized(), colours[static_cast<std::size_t>(k)]);
+            }
             k = end;
         }
     }
@@ -159,9 +176,93 @@ void paintPlotWithVectorCells(QCPPainter& painter, QCustomPlot* plot, const QSiz
 
 }  // namespace
 
+namespace {
+
+// A figure has one title: a view drawn as one plot loses that plot's own title while it is painted
+// (several plots keep theirs: they tell the panes apart). What the plot's title said beyond the
+// figure's (parameters, n) is in the caption and the sidecar.
+class SinglePlotTitleScope {
+public:
+    explicit SinglePlotTitleScope(QWidget* view) {
+        std::vector<QCustomPlot*> plots;
+        if (view)
+            for (auto* candidate : view->findChildren<QCustomPlot*>())
+                if (candidate->isVisibleTo(view) && !skipped(candidate, view) && !candidate->size().isEmpty()) plots.push_back(candidate);
+        if (plots.size() != 1) return;
+        QCustomPlot* plot = plots.front();
+        QCPLayoutGrid* layout = plot->plotLayout();
+        // A title on a row of its own above the rest leaves the layout (an empty text element
+        // still keeps a line's height); any other title is emptied.
+        if (auto* top = qobject_cast<QCPTextElement*>(layout->element(0, 0)); top && layout->columnCount() == 1 && layout->rowCount() > 1) {
+            m_takenTitle = top;
+            top->setVisible(false);  // (an element out of the layout is still drawn where it was)
+            layout->take(top);
+            layout->simplify();
+        }
+        for (int i = 0; i < layout->elementCount(); ++i)
+            if (auto* title = qobject_cast<QCPTextElement*>(layout->elementAt(i))) {
+                m_titles.emplace_back(title, title->text());
+                title->setText(QString());
+            }
+        if (m_titles.empty() && !m_takenTitle) return;
+        // Twice: the first layout lets a matrix plot fit its cells into the room the title
+        // left (afterLayout), the second lays out with that fit.
+        m_plot = plot;
+        relayout();
+    }
+    ~SinglePlotTitleScope() {
+        for (auto& [title, text] : m_titles) title->setText(text);
+        if (m_takenTitle) {
+            m_plot->plotLayout()->insertRow(0);
+            m_plot->plotLayout()->addElement(0, 0, m_takenTitle);
+            m_takenTitle->setVisible(true);
+        }
+        if (m_plot) relayout();
+    }
+    void relayout() {
+        m_plot->replot(QCustomPlot::rpImmediateRefresh);
+        m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    }
+    SinglePlotTitleScope(const SinglePlotTitleScope&) = delete;
+    SinglePlotTitleScope& operator=(const SinglePlotTitleScope&) = delete;
+
+private:
+    std::vector<std::pair<QCPTextElement*, QString>> m_titles;
+    QCustomPlot* m_plot = nullptr;
+    QCPTextElement* m_takenTitle = nullptr;
+};
+
+}  // namespace
+
+namespace {
+
+// What a plot derives from its layout (square cells, tick spacing) is settled on a replot after
+// the layout; an export resizes views just before painting, with no event loop between.
+void settle(QCustomPlot* plot) {
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+// The part of a plot its visible elements cover (axes with their labels, colour scales, titles,
+// legends), in plot coordinates: a matrix plot's square cells leave blank rows below them.
+QRect usedRect(QCustomPlot* plot) {
+    QRect used;
+    for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+        if (!element || !element->visible()) continue;
+        if (auto* text = qobject_cast<QCPTextElement*>(element); text && text->text().isEmpty()) continue;
+        if (qobject_cast<QCPAxisRect*>(element) || qobject_cast<QCPColorScale*>(element) ||
+            qobject_cast<QCPTextElement*>(element) || qobject_cast<QCPLegend*>(element))
+            used = used.united(element->outerRect());
+    }
+    return used.isEmpty() ? plot->rect() : used.intersected(plot->rect());
+}
+
+}  // namespace
+
 struct FigurePainter::Layout {
     QRect content;  // in view coordinates: the union of what is drawn
-    std::vector<std::pair<QCustomPlot*, QRect>> plots;
+    std::vector<std::pair<QCustomPlot*, QRect>> plots;  // the plots' widget rects
+    std::vector<QRect> plotUsed;  // what each plot draws on (its elements; blank rows left out)
     std::vector<std::pair<QLabel*, QRect>> labels;
     std::vector<std::pair<QWidget*, QRect>> rendered;  // kRenderProperty widgets
     std::vector<QString> titleLines, captionLines;
@@ -186,7 +287,11 @@ FigurePainter::Layout FigurePainter::layout() const {
         } else if (w == m_view) {
             continue;
         } else if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+            settle(plot);
             out.plots.emplace_back(plot, rect);
+            out.plotUsed.push_back(usedRect(plot).translated(rect.topLeft()));
+            out.content = out.content.united(out.plotUsed.back());
+            continue;
         } else if (auto* label = qobject_cast<QLabel*>(w); label && !label->text().isEmpty()) {
             // Labels inside a plot's area would be drawn twice; none exist today.
             out.labels.emplace_back(label, rect);
@@ -213,6 +318,7 @@ QSize FigurePainter::slideContentSize(const QString& title) {
 }
 
 QSize FigurePainter::logicalSize() const {
+    const SinglePlotTitleScope oneTitle(m_view);
     const Layout l = layout();
     if (l.content.isEmpty()) return {};
     if (m_slide) return {kSlideWidth, kSlideHeight};
@@ -242,6 +348,7 @@ double FigurePainter::minScaleForCells() const {
 }
 
 bool FigurePainter::paint(QPaintDevice* device, double scale) const {
+    const SinglePlotTitleScope oneTitle(m_view);
     const Layout l = layout();
     QCPPainter painter;
     if (!device || !painter.begin(device)) return false;
@@ -281,35 +388,7 @@ bool FigurePainter::paint(QPaintDevice* device, double scale) const {
     return painter.end();
 }
 
-namespace {
-
-// A slide has one title: a view drawn as one plot loses that plot's own title while it is painted
-// (several plots keep theirs: they tell the panes apart).
-class SinglePlotTitleScope {
-public:
-    explicit SinglePlotTitleScope(const std::vector<std::pair<QCustomPlot*, QRect>>& plots) {
-        if (plots.size() != 1) return;
-        QCustomPlot* plot = plots.front().first;
-        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
-            if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) {
-                m_titles.emplace_back(title, title->text());
-                title->setText(QString());
-            }
-    }
-    ~SinglePlotTitleScope() {
-        for (auto& [title, text] : m_titles) title->setText(text);
-    }
-    SinglePlotTitleScope(const SinglePlotTitleScope&) = delete;
-    SinglePlotTitleScope& operator=(const SinglePlotTitleScope&) = delete;
-
-private:
-    std::vector<std::pair<QCPTextElement*, QString>> m_titles;
-};
-
-}  // namespace
-
 void FigurePainter::paintSlide(QCPPainter& painter, const Layout& l) const {
-    const SinglePlotTitleScope oneTitle(l.plots);
     // The title across the top, then the content scaled uniformly into what is left, centred.
     const QFont font = figureFont(kSlideTitlePixels, true);
     const double step = QFontMetricsF(font).lineSpacing();
@@ -331,10 +410,11 @@ void FigurePainter::paintSlide(QCPPainter& painter, const Layout& l) const {
 }
 
 void FigurePainter::paintContent(QCPPainter& painter, const Layout& l, const QPointF& origin) const {
-    for (const auto& [plot, rect] : l.plots) {
+    for (std::size_t i = 0; i < l.plots.size(); ++i) {
+        const auto& [plot, rect] = l.plots[i];
         painter.save();
         painter.translate(origin + QPointF(rect.topLeft()));
-        painter.setClipRect(QRect(QPoint(0, 0), rect.size()));
+        painter.setClipRect(l.plotUsed[i].translated(-rect.topLeft()));
         // toPainter() lays the plot out again at its widget size and draws it with our painter.
         const std::vector<QCPColorMap*> maps = m_vectorCells ? vectorMaps(plot) : std::vector<QCPColorMap*>{};
         if (maps.empty())

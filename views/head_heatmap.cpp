@@ -49,6 +49,10 @@ QCPColorGradient gradientFrom(const Colormap& lut) {
 
 QCustomPlot* HeadHeatmap::plot() const { return m_plot; }
 
+void HeadHeatmap::setColorBarShown(bool shown) { m_plot->setColorBarShown(shown); }
+
+bool HeadHeatmap::colorBarShown() const { return m_plot->colorBarShown(); }
+
 HeadHeatmap::HeadHeatmap(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -315,8 +319,16 @@ void HeadHeatmap::updateTitle() {
     if (!params.isEmpty()) text += QLatin1Char('\n') + params.join(QStringLiteral(", "));
     m_fullTitle = text + QLatin1Char('\n') + colorBarLabel();
     if (m_compactTitle) {
-        const QString compact = m_titlePrefix + (changed.isEmpty() ? name : tr("%1 (%2)").arg(name, changed.join(QStringLiteral(", "))));
-        m_title->setText(QFontMetrics(m_title->font()).elidedText(compact, Qt::ElideRight, std::max(40, m_plot->width() - 12)));
+        // The display name while it fits, else the short variant id ("bigbird (pad=true)").
+        const QFontMetrics metrics(m_title->font());
+        const int room = std::max(40, m_plot->width() - 12);
+        const QString settings = changed.join(QStringLiteral(", "));
+        QString compact;
+        for (const QString& who : {name, QString::fromStdString(r->variantId)}) {
+            compact = m_titlePrefix + (settings.isEmpty() ? who : tr("%1 (%2)").arg(who, settings));
+            if (metrics.horizontalAdvance(compact) <= room) break;
+        }
+        m_title->setText(metrics.elidedText(compact, Qt::ElideRight, room));
         return;
     }
     m_title->setText(wrapTitle(text, m_title->font(), m_plot->width() - 12));
@@ -355,12 +367,17 @@ void HeadHeatmap::updateTickLabels() {
             for (std::int64_t i = first; i <= last; ++i)
                 if (i % step == 0) ticker->addTick(static_cast<double>(i), tokenText(i));
             axis->setTicker(ticker);
-            axis->setLabel(tokenLabel);
-        } else if (!qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker())) {
-            auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-            ticker->setTickStep(1.0);
-            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // integer indices only
-            axis->setTicker(ticker);
+            // Say that labels were left out, or a reader takes the shown ones for neighbours.
+            axis->setLabel(step > 1 ? tr("%1 (1 in %2 labelled)").arg(tokenLabel).arg(step) : tokenLabel);
+        } else {
+            auto ticker = qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker());
+            if (!ticker) {
+                ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+                ticker->setTickStep(1.0);
+                ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // integer indices only
+                axis->setTicker(ticker);
+            }
+            ticker->setTickCount(indexTickCount(axis, tickFont, r ? std::max(r->n, r->m) : 0));
         }
         if (!useTokens) axis->setLabel(indexLabel);
         axis->setTickLabelFont(tickFont);
@@ -370,6 +387,17 @@ void HeadHeatmap::updateTickLabels() {
     m_plot->xAxis->setTickLabelRotation(keyTokens ? -90 : 0);
     m_keyTokens = keyTokens;
     m_queryTokens = queryTokens;
+}
+
+int HeadHeatmap::indexTickCount(const QCPAxis* axis, const QFont& font, std::int64_t largestIndex) {
+    // As many ticks as their labels fit with a label's width between them (QCP may round the step
+    // down to 1, 2, 2.5 or 5 times a power of ten: up to 1.4 times the count asked for).
+    const QFontMetricsF metrics(font);
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    const double pixels = horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
+    const double label = horizontal ? metrics.horizontalAdvance(QString::number(std::max<std::int64_t>(largestIndex, 10)))
+                                    : metrics.height();
+    return std::clamp(static_cast<int>(pixels / (2.0 * label) / 1.4), 2, 8);
 }
 
 void HeadHeatmap::onRangeChanged() {
@@ -443,15 +471,22 @@ void HeadHeatmap::fitAxisRect() {
     const engine::AttentionResult* r = shownResult();
     const bool shown = r && m_shownHead >= 0;
     m_plot->fitCells(shown ? r->n : 0, shown ? r->m : 0);
-    if (!shown || (!m_keyTokens && !m_queryTokens)) return;
-    // The cells' size is known only now: thin the token labels again when it changed (every
-    // replot lays out; the labels are rebuilt only for a new size).
+    if (!shown) return;
+    // The cells' size is known only now: thin the token labels (or space the index ticks) again
+    // when it changed (every replot lays out; the labels are rebuilt only for a new size).
     const QSize rect = m_plot->axisRect()->rect().size();
     if (rect == m_labelledRectSize) return;
     m_labelledRectSize = rect;
     const int keyStep = m_keyLabelStep, queryStep = m_queryLabelStep;
+    const auto tickCount = [](QCPAxis* axis) {
+        const auto fixed = qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker());
+        return fixed ? fixed->tickCount() : 0;
+    };
+    const int keyTicks = tickCount(m_plot->xAxis), queryTicks = tickCount(m_plot->yAxis);
     updateTickLabels();
-    if (keyStep != m_keyLabelStep || queryStep != m_queryLabelStep) m_plot->replot(QCustomPlot::rpQueuedReplot);
+    if (keyStep != m_keyLabelStep || queryStep != m_queryLabelStep || keyTicks != tickCount(m_plot->xAxis) ||
+        queryTicks != tickCount(m_plot->yAxis))
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void HeadHeatmap::setCompactTitle(bool compact) {

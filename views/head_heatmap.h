@@ -23,6 +23,7 @@
 class QCustomPlot;
 class QCPColorMap;
 class QCPColorMapData;
+class QCPAxis;
 class QCPColorScale;
 class QCPItemRect;
 class QCPTextElement;
@@ -118,6 +119,11 @@ public:
     /// The colour/scale/pooling toolbar above the plot (the compare view's panes hide theirs).
     void setToolbarVisible(bool visible);
     QWidget* toolbar() const { return m_toolbar; }
+    /// The pane's own colour bar; panes that share one bar (the compare view) hide theirs.
+    void setColorBarShown(bool shown);
+    bool colorBarShown() const;
+    /// The colour scale the map is drawn with (also while its bar is hidden).
+    QCPColorScale* colorScale() const { return m_colorScale; }
 
     const std::shared_ptr<const engine::RunResult>& result() const { return m_source.result(); }
     QCustomPlot* plot() const;
@@ -192,6 +198,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    /// Ticks of an index axis whose labels never collide at its current length.
+    static int indexTickCount(const QCPAxis* axis, const QFont& font, std::int64_t largestIndex);
     void buildToolbar();
     void syncToolbar();
     void onToolbarChanged();

@@ -220,7 +220,7 @@ void HeadHeatmap::finishRegion() {
 void HeadHeatmap::showAxesAndColorBar(bool shown) {
     m_plot->xAxis->setVisible(shown);
     m_plot->yAxis->setVisible(shown);
-    m_colorScale->setVisible(shown);
+    m_colorScale->setVisible(shown && m_plot->colorBarShown());
 }
 
 }  // namespace attnscope::views

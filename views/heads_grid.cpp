@@ -173,7 +173,7 @@ std::pair<double, double> HeadsGrid::scaleRange(int layer, int head) const {
     return {0.0, m_scaleMode == ScaleMode::Shared ? m_sharedMax : m_heads[layer][head].max};
 }
 
-int HeadsGrid::headerHeight() const { return m_scaleCombo->sizeHint().height() + 2; }
+int HeadsGrid::headerHeight() const { return m_figure ? 0 : m_scaleCombo->sizeHint().height() + 2; }
 int HeadsGrid::labelHeight() const { return fontMetrics().height() + 2; }
 int HeadsGrid::rowLabelWidth() const { return fontMetrics().horizontalAdvance(QStringLiteral("L00")) + kSpacing; }
 
@@ -187,8 +187,8 @@ int HeadsGrid::groupGaps() const { return groupSize() > 1 ? headCount() / groupS
 
 int HeadsGrid::cellSide(int width) const {
     const int heads = std::max(headCount(), 1);
-    const int available = width - rowLabelWidth() - kSpacing * (heads + 1) - kGroupGap * groupGaps();
-    return std::clamp(available / heads, kMinCellSide, kMaxCellSide);
+    const int available = width - rowLabelWidth() - kSpacing * (heads + 1) - kGroupGap * groupGaps() - colorBarWidth();
+    return std::clamp(available / heads, kMinCellSide, m_figure ? kFigureCellSide : kMaxCellSide);
 }
 
 QRect HeadsGrid::thumbnailRect(int layer, int head) const {
@@ -213,6 +213,43 @@ QSize HeadsGrid::sizeHint() const {
 
 QSize HeadsGrid::minimumSizeHint() const {
     return {rowLabelWidth() + 4 * (kMinCellSide + kSpacing), heightForWidth(0)};
+}
+
+int HeadsGrid::colorBarWidth() const {
+    return m_figure ? 3 * kSpacing + 14 + fontMetrics().horizontalAdvance(QStringLiteral("0.0000")) : 0;
+}
+
+QSize HeadsGrid::beginFigureLayout(QSize windowSize, bool /*slide*/) {
+    m_figure = true;
+    const int heads = std::max(headCount(), 1);
+    const int width = rowLabelWidth() + kSpacing + heads * (kFigureCellSide + kSpacing) + kGroupGap * groupGaps() + colorBarWidth();
+    // As wide as the thumbnails at their figure size, or narrower when the window's grid was.
+    const int shown = std::min(width, std::max(windowSize.width(), rowLabelWidth() + heads * (kMaxCellSide + kSpacing) + colorBarWidth()));
+    return {shown, heightForWidth(shown)};
+}
+
+void HeadsGrid::endFigureLayout() {
+    m_figure = false;
+    update();
+}
+
+void HeadsGrid::paintColorBar(QPainter& painter, const QRect& beside) const {
+    // One bar for the shared scale (0 … its max); under per-head scales 0 … "head max", each
+    // head's max under its thumbnail.
+    const QRect bar(beside.right() + 2 * kSpacing, beside.top(), 14, beside.height());
+    const Colormap& lut = Colormap::viridis();
+    for (int y = 0; y < bar.height(); ++y)
+        painter.fillRect(QRect(bar.left(), bar.bottom() - y, bar.width(), 1),
+                         QColor(lut.map(bar.height() > 1 ? static_cast<double>(y) / (bar.height() - 1) : 0.0)));
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawRect(bar.adjusted(0, 0, -1, -1));
+    const bool shared = m_scaleMode == ScaleMode::Shared;
+    const QString top = shared ? QString::number(m_sharedMax, 'g', 3) : tr("max");
+    const int textLeft = bar.right() + kSpacing;
+    const int lineHeight = fontMetrics().height();
+    painter.drawText(QRect(textLeft, bar.top() - lineHeight / 2, 200, lineHeight), Qt::AlignLeft | Qt::AlignVCenter, top);
+    painter.drawText(QRect(textLeft, bar.bottom() - lineHeight / 2, 200, lineHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                     QStringLiteral("0"));
 }
 
 void HeadsGrid::resizeEvent(QResizeEvent* event) {
@@ -243,7 +280,7 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
             // Nearest-neighbour scaling keeps cells crisp, as in the large heatmap.
             painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
             painter.drawImage(cell, m_thumbnails[layer][head]);
-            const bool isSelected = head == selectedHead && layer == selectedLayer;
+            const bool isSelected = !m_figure && head == selectedHead && layer == selectedLayer;
             QPen frame(isSelected ? palette().color(QPalette::Highlight) : palette().color(QPalette::Mid),
                        isSelected ? 3 : 1);
             painter.setPen(frame);
@@ -254,8 +291,10 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
             painter.setFont(f);
             painter.setPen(palette().color(QPalette::Text));
             const int group = groupSize();
-            const QString wide = group > 1 ? QStringLiteral("head %1 · kv %2").arg(head).arg(head / group)
-                                           : QStringLiteral("head %1").arg(head);
+            QString wide = group > 1 ? QStringLiteral("head %1 · kv %2").arg(head).arg(head / group)
+                                     : QStringLiteral("head %1").arg(head);
+            if (m_figure && m_scaleMode == ScaleMode::PerHead)
+                wide += tr(" · max %1").arg(QString::number(m_heads[layer][head].max, 'g', 3));
             const QString label = fontMetrics().horizontalAdvance(wide) < cell.width() ? wide
                                   : fontMetrics().horizontalAdvance(QStringLiteral("head 00")) < cell.width()
                                       ? QStringLiteral("head %1").arg(head)
@@ -263,6 +302,7 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
             painter.drawText(QRect(cell.left(), cell.bottom() + 2, cell.width(), labelHeight()), Qt::AlignCenter, label);
             painter.setFont(font());
         }
+        if (m_figure) paintColorBar(painter, thumbnailRect(layer, headCount() - 1));
     }
 }
 

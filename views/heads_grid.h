@@ -3,6 +3,7 @@
 // layers × heads; click to select, double-click to open it in the heatmap. Each thumbnail is
 // coloured on its own head's range or on one range shared by every head, so heads can be compared.
 
+#include "views/figure_layout.h"
 #include "views/latest_job.h"
 #include <attnscope/types.h>
 
@@ -18,16 +19,19 @@
 #include <utility>
 
 class QComboBox;
+class QPainter;
 
 namespace attnscope::views {
 
 class InspectionState;
 
-class HeadsGrid : public QWidget {
+class HeadsGrid : public QWidget, public FigureLayout {
     Q_OBJECT
 public:
     static constexpr int kThumbnailSide = 128;  ///< pixels of a thumbnail image before scaling
     static constexpr int kMaxCellSide = 112;
+    /// Largest thumbnail in a figure (Export All Heads), which also gets a colour bar.
+    static constexpr int kFigureCellSide = 200;
     static constexpr int kGroupGap = 10;        ///< extra space between key/value groups    ///< largest drawn thumbnail, in device-independent px
     /// The main window's threshold for setBackgroundPooling(): 4 heads of 2048² (pooling 4 heads of
     /// 4096 tokens on the GUI thread delays its paint).
@@ -72,6 +76,12 @@ public:
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override;
 
+    /// A figure: the grid as wide as its thumbnails and a colour bar, no selection frame, no
+    /// scale chooser; under per-head scales each head's label gives its range's top.
+    QSize beginFigureLayout(QSize windowSize, bool slide) override;
+    void endFigureLayout() override;
+    bool inFigureLayout() const { return m_figure; }
+
 Q_SIGNALS:
     /// Intent: the user clicked the thumbnail of (layer, head).
     void headSelected(int layer, int head);
@@ -111,10 +121,13 @@ private:
     int headerHeight() const;
     int labelHeight() const;
     int rowLabelWidth() const;
+    int colorBarWidth() const;
+    void paintColorBar(QPainter& painter, const QRect& beside) const;
 
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
     QComboBox* m_scaleCombo = nullptr;
+    bool m_figure = false;
     ScaleMode m_scaleMode = ScaleMode::PerHead;
     QVector<QVector<Head>> m_heads;         // [layer][head]
     QVector<QVector<QImage>> m_thumbnails;  // [layer][head]

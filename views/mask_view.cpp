@@ -100,8 +100,8 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     m_legend->setTextFormat(Qt::RichText);  // our own reason names only; no user text
     m_legend->setWordWrap(true);
     sideLayout->addWidget(m_legend);
-    auto* rowTitle = new QLabel(tr("<b>Row panel</b>"), side);
-    sideLayout->addWidget(rowTitle);
+    m_rowTitle = new QLabel(tr("<b>Row panel</b>"), side);
+    sideLayout->addWidget(m_rowTitle);
     m_rowPanel = new QLabel(side);
     m_rowPanel->setTextFormat(Qt::RichText);  // token text is escaped where it is built
     m_rowPanel->setWordWrap(true);
@@ -109,13 +109,13 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     m_rowPanel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // A row can allow hundreds of keys: the list scrolls inside the panel and never asks the
     // window for more height (a laptop screen has none to give).
-    auto* rowScroll = new QScrollArea(side);
-    rowScroll->setWidget(m_rowPanel);
-    rowScroll->setWidgetResizable(true);
-    rowScroll->setFrameShape(QFrame::NoFrame);
-    rowScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    rowScroll->setMinimumHeight(0);
-    sideLayout->addWidget(rowScroll, 1);
+    m_rowScroll = new QScrollArea(side);
+    m_rowScroll->setWidget(m_rowPanel);
+    m_rowScroll->setWidgetResizable(true);
+    m_rowScroll->setFrameShape(QFrame::NoFrame);
+    m_rowScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_rowScroll->setMinimumHeight(0);
+    sideLayout->addWidget(m_rowScroll, 1);
     layout->addWidget(side);
     connect(m_weightsToggle, &QCheckBox::toggled, this, &MaskView::setShowWeights);
     rebuild();
@@ -460,6 +460,18 @@ QString MaskView::describe(const QString& role, std::int64_t index) const {
     const QString token = tokenText(index);
     return token.isEmpty() || token == QString::number(index) ? QStringLiteral("%1 %2").arg(role).arg(index)
                                                               : QStringLiteral("%1 %2 '%3'").arg(role).arg(index).arg(token);
+}
+
+QSize MaskView::beginFigureLayout(QSize windowSize, bool /*slide*/) {
+    // A row panel that only asks for a hover is window help, not part of the figure.
+    m_rowTitle->setVisible(m_panelQuery >= 0);
+    m_rowScroll->setVisible(m_panelQuery >= 0);
+    return windowSize;
+}
+
+void MaskView::endFigureLayout() {
+    m_rowTitle->setVisible(true);
+    m_rowScroll->setVisible(true);
 }
 
 void MaskView::showQuery(int query) {

@@ -3,6 +3,7 @@
 // optional weight shading inside the pattern, a legend of the reasons present, and a row panel
 // (allowed keys, exact zeros, entropy) for the hovered query.
 
+#include "views/figure_layout.h"
 #include "views/latest_job.h"
 #include "views/mask_matrix.h"
 #include "views/token_highlight.h"
@@ -28,13 +29,14 @@ class QCPItemRect;
 class QCPTextElement;
 class QLabel;
 class QMouseEvent;
+class QScrollArea;
 
 namespace attnscope::views {
 
 class InspectionState;
 class MatrixPlot;
 
-class MaskView : public QWidget {
+class MaskView : public QWidget, public FigureLayout {
     Q_OBJECT
 public:
     /// Axes show token text up to this many queries/keys, indices above it.
@@ -47,6 +49,10 @@ public:
 
     explicit MaskView(QWidget* parent = nullptr);
     ~MaskView() override;
+
+    /// A figure leaves out the row panel while no query is chosen (it holds only hover help).
+    QSize beginFigureLayout(QSize windowSize, bool slide) override;
+    void endFigureLayout() override;
 
     /// Shows state->resultIndex() and state->head() and follows their changes.
     void setInspectionState(InspectionState* state);
@@ -144,6 +150,8 @@ private:
     QCheckBox* m_weightsToggle = nullptr;
     QLabel* m_legend = nullptr;
     QLabel* m_rowPanel = nullptr;
+    QLabel* m_rowTitle = nullptr;
+    QScrollArea* m_rowScroll = nullptr;
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
     QHash<QString, QString> m_variantNames;

@@ -53,7 +53,8 @@ MatrixPlot::MatrixPlot(ColorBar bar, QWidget* parent) : QCustomPlot(parent) {
         m_body->expandTo(3, 3);
         m_body->setColumnStretchFactors({kSpacerStretch, 1.0, kSpacerStretch});
     }
-    m_body->setRowStretchFactors({kSpacerStretch, 1.0, kSpacerStretch});
+    // The matrix right under its title: the height the square cells leave goes below it.
+    m_body->setRowStretchFactors({kSpacerStretch, 1.0, kSpacerStretch * 1e3});
 
     styleAxis(xAxis, m_foreground, m_labelFont);
     styleAxis(yAxis, m_foreground, m_labelFont);
@@ -68,8 +69,8 @@ void MatrixPlot::styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFo
 
 void MatrixPlot::fitCells(std::int64_t rows, std::int64_t cols) {
     QCPAxisRect* rect = axisRect();
-    const int reservedWidth = m_colorScale ? m_colorScale->outerRect().width() : 0;
-    const int columnGaps = m_colorScale ? 3 : 2;
+    const int reservedWidth = colorBarShown() ? m_colorScale->outerRect().width() : 0;
+    const int columnGaps = colorBarShown() ? 3 : 2;
     QSize cap(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
     if (rows > 0 && cols > 0) {
         const QRect area = m_body->rect();
@@ -84,6 +85,20 @@ void MatrixPlot::fitCells(std::int64_t rows, std::int64_t cols) {
     const QSize old = rect->maximumSize();
     if (std::abs(old.width() - cap.width()) <= 2 && std::abs(old.height() - cap.height()) <= 2) return;
     rect->setMaximumSize(cap);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MatrixPlot::setColorBarShown(bool shown) {
+    if (!m_colorScale || shown == m_colorBarShown) return;
+    m_colorBarShown = shown;
+    if (shown) {
+        m_body->addElement(1, 2, m_colorScale);
+        m_body->setColumnStretchFactors({kSpacerStretch, 1.0, 1.0, kSpacerStretch});
+    } else {
+        m_body->take(m_colorScale);
+        m_body->setColumnStretchFactors({kSpacerStretch, 1.0, kSpacerStretch, kSpacerStretch});
+    }
+    m_colorScale->setVisible(shown);
     replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -2,7 +2,7 @@
 // The plot a matrix view draws on (the heatmap, its compare panes, the mask view): a bold title
 // above a body grid whose centre holds the matrix, optionally its colour bar to the right, and
 // empty outer rows and columns that take what the square cells leave over, so the cells stay
-// square and the matrix centred. Axes in the palette's text colour, no grid, query 0 on top.
+// square, the matrix centred across and right under its title. Axes in the palette's text colour, no grid, query 0 on top.
 
 #include "views/qcp.h"
 
@@ -30,6 +30,10 @@ public:
     /// after each layout pass (afterLayout); replots (queued) only when the cap changes, so it
     /// settles at once. rows or cols <= 0 removes the cap.
     void fitCells(std::int64_t rows, std::int64_t cols);
+    /// Takes the colour bar out of the plot (hidden, no room kept) or puts it back; small
+    /// multiples that share one colour bar hide their own (the compare view's panes).
+    void setColorBarShown(bool shown);
+    bool colorBarShown() const { return m_colorScale && m_colorBarShown; }
 
     /// Pens, tick labels and label in `fg`, `labelFont`, no grid.
     static void styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont);
@@ -39,6 +43,7 @@ private:
     QCPLayoutGrid* m_body = nullptr;
     QCPColorMap* m_colorMap = nullptr;
     QCPColorScale* m_colorScale = nullptr;
+    bool m_colorBarShown = true;
     QFont m_labelFont;
     QColor m_foreground;
 };

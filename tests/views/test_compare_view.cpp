@@ -290,29 +290,6 @@ private Q_SLOTS:
         QCOMPARE(view.errorPanel()->note(), QStringLiteral("full was not run: over the memory budget"));
     }
 
-    void fourPanesKeepAReadableSizeOnAnySize() {
-        auto run = std::const_pointer_cast<engine::RunResult>(makeThreePlusExact());
-        InspectionState state;
-        CompareView view;
-        view.setInspectionState(&state);
-        view.setResult(run, 3);
-        QCOMPARE(view.paneCount(), 3);
-        // A wide screen: one row; a 1366 × 768 window's tab (about 960 × 450): fewer columns,
-        // never a pane under the minimum size (the rest scrolls).
-        for (const QSize size : {QSize(2400, 900), QSize(960, 450), QSize(600, 400)}) {
-            view.resize(size);
-            view.show();
-            QTRY_VERIFY(view.isVisible());
-            QCoreApplication::processEvents();
-            for (int pane = 0; pane < view.paneCount(); ++pane) {
-                QVERIFY2(view.pane(pane)->width() >= CompareView::kMinPaneSize.width(), qPrintable(QString::number(size.width())));
-                QVERIFY(view.pane(pane)->height() >= CompareView::kMinPaneSize.height());
-            }
-            if (size.width() == 2400) QCOMPARE(view.paneColumns(), 3);
-            if (size.width() == 600) QCOMPARE(view.paneColumns(), 2);
-        }
-    }
-
     void paneTitlesNameOnlyWhatDiffersFromTheDefaults() {
         auto run = std::const_pointer_cast<engine::RunResult>(makePair());
         run->results[0].variantId = "longformer";

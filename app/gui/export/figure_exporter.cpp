@@ -1,5 +1,6 @@
 #include "gui/export/figure_exporter.h"
 
+#include "views/figure_layout.h"
 #include "views/figure_painter.h"
 #include "views/plot_palette.h"
 
@@ -106,6 +107,7 @@ QString FigureExporter::sidecarPathFor(const QString& figurePath) {
 
 QImage FigureExporter::renderPng(QWidget* view, const FigureRequest& request, FigureOutcome* outcome) {
     const views::LightFigureScope light(view);  // figures are black on white in either theme
+    const views::FigureLayoutScope figureLayout(view, request.slide);
     const SlideSizeScope slide(view, request);
     FigureOutcome local;
     FigureOutcome& out = outcome ? *outcome : local;
@@ -151,6 +153,7 @@ QImage FigureExporter::renderPng(QWidget* view, const FigureRequest& request, Fi
 
 QByteArray FigureExporter::renderSvg(QWidget* view, const FigureRequest& request, FigureOutcome* outcome) {
     const views::LightFigureScope light(view);  // figures are black on white in either theme
+    const views::FigureLayoutScope figureLayout(view, request.slide);
     const SlideSizeScope slide(view, request);
     FigureOutcome local;
     FigureOutcome& out = outcome ? *outcome : local;
@@ -181,6 +184,7 @@ QByteArray FigureExporter::renderSvg(QWidget* view, const FigureRequest& request
 
 FigureOutcome FigureExporter::exportFigure(QWidget* view, const QString& path, const FigureRequest& request) {
     const views::LightFigureScope light(view);  // figures are black on white in either theme
+    const views::FigureLayoutScope figureLayout(view, request.slide);
     FigureOutcome out;
     const QString shown = QDir::toNativeSeparators(path);
     QSaveFile file(path);

@@ -3,6 +3,7 @@
 #include "views/param_text.h"
 #include "views/compare_view.h"
 #include "views/head_heatmap.h"
+#include "views/heads_grid.h"
 #include "views/mask_view.h"
 #include "views/token_label.h"
 
@@ -56,6 +57,9 @@ FigureSubject FigureSubject::describe(QWidget* view, std::shared_ptr<const engin
     } else if (qobject_cast<views::MaskView*>(view)) {
         s.view = QStringLiteral("mask");
         s.colormap = QStringLiteral("pattern_reasons");
+    } else if (qobject_cast<views::HeadsGrid*>(view)) {
+        s.view = QStringLiteral("all heads");
+        s.head = -1;  // every head of the layer
     } else if (heatmap) {
         s.view = QStringLiteral("heatmap");
     } else {
