@@ -65,6 +65,9 @@ MatrixPlot::MatrixPlot(ColorBar bar, QWidget* parent) : QCustomPlot(parent) {
 void MatrixPlot::styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont) {
     styleDiagnosticAxis(axis, fg, labelFont);
     axis->grid()->setVisible(false);  // a grid over cells reads as cell borders
+    // Ticks point out of the matrix: inside they covered the first column and the last row.
+    axis->setTickLength(0, 4);
+    axis->setSubTickLength(0, 2);
 }
 
 void MatrixPlot::fitCells(std::int64_t rows, std::int64_t cols) {

@@ -209,6 +209,7 @@ void ParamForm::setVariant(const engine::VariantInfo& info) {
         m_editors.push_back(editor);
     }
     linkDefaults();
+    linkUsage();
     showImageDefaults();
     if (m_info.params.empty()) {
         auto* none = new QLabel(tr("This variant has no parameters."), this);
@@ -238,6 +239,36 @@ void ParamForm::linkDefaults() {
             target->setValue(value);
             m_following = false;
         });
+    }
+}
+
+void ParamForm::linkUsage() {
+    for (std::size_t i = 0; i < m_info.params.size(); ++i) {
+        const ParamSpec& spec = m_info.params[i];
+        const auto eq = spec.usedWhen.find('=');
+        if (eq == std::string::npos) continue;
+        const std::string name = spec.usedWhen.substr(0, eq);
+        const QString wanted = QString::fromStdString(spec.usedWhen.substr(eq + 1));
+        const auto source = std::find_if(m_info.params.begin(), m_info.params.end(), [&](const ParamSpec& p) { return p.name == name; });
+        if (source == m_info.params.end()) continue;
+        QWidget* from = m_editors[static_cast<std::size_t>(source - m_info.params.begin())];
+        QWidget* editor = m_editors[i];
+        QWidget* label = m_layout->labelForField(editor->parentWidget() == this ? editor : editor->parentWidget());
+        // Greyed out, and saying why, while the setting it belongs to is not chosen.
+        const QString why = tr("Used only when %1 = %2.").arg(QString::fromStdString(name), wanted);
+        const auto update = [editor, label, from, wanted, why] {
+            const auto* combo = qobject_cast<const QComboBox*>(from);
+            const auto* check = qobject_cast<const QCheckBox*>(from);
+            const QString value = combo ? combo->currentText() : check ? (check->isChecked() ? QStringLiteral("true") : QStringLiteral("false")) : QString();
+            const bool used = value == wanted;
+            editor->setEnabled(used);
+            if (label) label->setEnabled(used);
+            editor->setStatusTip(used ? QString() : why);
+        };
+        if (auto* combo = qobject_cast<QComboBox*>(from)) connect(combo, &QComboBox::currentTextChanged, this, update);
+        if (auto* check = qobject_cast<QCheckBox*>(from)) connect(check, &QCheckBox::toggled, this, update);
+        if (!editor->toolTip().contains(why)) editor->setToolTip(editor->toolTip() + QStringLiteral("<p>%1</p>").arg(why.toHtmlEscaped()));
+        update();
     }
 }
 

@@ -76,6 +76,8 @@ private:
     /// A parameter whose default follows another (ParamSpec::defaultFrom) takes that one's value
     /// as it changes, until the user sets it.
     void linkDefaults();
+    /// Parameters read only under another's value (ParamSpec::usedWhen) are disabled otherwise.
+    void linkUsage();
     /// Puts the image's values into the fields that still follow it (setImageGrid).
     void showImageDefaults();
     bool m_following = false;  // (a followed value is being copied: not the user's edit)

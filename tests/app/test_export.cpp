@@ -60,6 +60,30 @@ std::shared_ptr<const engine::RunResult> makeRun(int heads, int n) {
     return run;
 }
 
+// The fields of one CSV line (RFC 4180 quoting: "" is a quote inside a quoted field).
+QStringList csvFields(const QByteArray& line) {
+    QStringList fields;
+    QString field;
+    bool quoted = false;
+    const QString text = QString::fromUtf8(line);
+    for (int i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        if (quoted && c == QLatin1Char('"') && i + 1 < text.size() && text[i + 1] == QLatin1Char('"')) {
+            field += c;
+            ++i;
+        } else if (c == QLatin1Char('"')) {
+            quoted = !quoted;
+        } else if (c == QLatin1Char(',') && !quoted) {
+            fields << field;
+            field.clear();
+        } else {
+            field += c;
+        }
+    }
+    fields << field;
+    return fields;
+}
+
 QJsonObject readJson(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) return {};
@@ -286,15 +310,24 @@ private Q_SLOTS:
         const auto run = makeRun(2, kN);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("head.csv"));
-        QCOMPARE(DataExporter::exportHeadCsv(path, run->results[0], 1), QString());
+        auto tokens = run->input.tokens;
+        QCOMPARE(static_cast<int>(tokens.size()), kN);
+        tokens[2].text = "say \"hi\", she";  // a quote and a comma stay inside their field
+        QCOMPARE(DataExporter::exportHeadCsv(path, run->results[0], 1, tokens), QString());
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
-        QCOMPARE(lines.size(), kN);
+        QCOMPARE(lines.size(), kN + 1);
+        // The header: the corner, then each key as "index:token".
+        QVERIFY2(lines[0].startsWith(QByteArray("query \\ key,\"0:") + QByteArray::fromStdString(tokens[0].text)), lines[0].constData());
+        QVERIFY2(lines[0].contains(",\"2:say\u2423\"\"hi\"\",\u2423she\","), lines[0].constData());  // (spaces shown as ␣)
+        QCOMPARE(csvFields(lines[0]).value(3), QStringLiteral("2:say\u2423\"hi\",\u2423she"));
         for (int i = 0; i < kN; ++i) {
-            const QList<QByteArray> cells = lines[i].split(',');
-            QCOMPARE(cells.size(), kN);
-            for (int j = 0; j < kN; ++j) QCOMPARE(cells[j].toFloat(), fixtureWeight(1, i, j));
+            // "i:token", then the weights (the token fields of this fixture hold no comma but row 2's)
+            const QStringList cells = csvFields(lines[i + 1]);
+            QCOMPARE(cells.size(), kN + 1);
+            QVERIFY2(cells[0].startsWith(QString::number(i) + QLatin1Char(':')), qPrintable(cells[0]));
+            for (int j = 0; j < kN; ++j) QCOMPARE(cells[j + 1].toFloat(), fixtureWeight(1, i, j));
         }
     }
 

@@ -85,6 +85,31 @@ private Q_SLOTS:
         QCOMPARE(heatmap.dataSize(), QSize());
     }
 
+    void ticksStayOutsideTheCells() {
+        // Inward ticks covered the first column and the last row of cells.
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(makeDenseResult(1, 5));
+        heatmap.resize(420, 400);
+        heatmap.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
+        heatmap.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        heatmap.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        const QImage image = heatmap.plot()->toPixmap().toImage();
+        const QRect cells = heatmap.plot()->axisRect()->rect();
+        const double ratio = image.width() / static_cast<double>(heatmap.plot()->width());
+        const auto at = [&](double x, double y) { return image.pixelColor(static_cast<int>(x * ratio), static_cast<int>(y * ratio)); };
+        for (double tick : heatmap.plot()->yAxis->tickVector()) {
+            const double y = heatmap.plot()->yAxis->coordToPixel(tick);
+            if (y < cells.top() + 2 || y > cells.bottom() - 2) continue;
+            // Just inside the left edge: the cell's own colour, as a few pixels further in.
+            QCOMPARE(at(cells.left() + 2, y), at(cells.left() + 8, y));
+        }
+        QCOMPARE(heatmap.plot()->xAxis->tickLengthIn(), 0);
+        QCOMPARE(heatmap.plot()->yAxis->tickLengthIn(), 0);
+    }
+
     // Stepping heads (PgDn) keeps the zoom, so that heads are compared at the same place; a new
     // result shows all of its head.
     void steppingHeadsKeepsTheZoom() {

@@ -2,6 +2,8 @@
 
 #include "views/param_form.h"
 
+#include <attnscope/variant_catalog.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -139,6 +141,26 @@ private Q_SLOTS:
         segment->setValue(16);
         QCOMPARE(mem->value(), 10);
         QCOMPARE(std::get<std::int64_t>(form.values().at("memory")), std::int64_t{10});
+    }
+
+    void aParameterOfAnotherFormIsDisabledUntilThatFormIsChosen() {
+        // BigBird's extra_global is read only with form = etc (the registry's own schema).
+        const engine::VariantInfo* bigbird = engine::findVariantInfo("bigbird");
+        QVERIFY(bigbird);
+        ParamForm form;
+        form.setVariant(*bigbird);
+        auto* formChoice = form.findChild<QComboBox*>(QStringLiteral("form"));
+        auto* extra = form.findChild<QSpinBox*>(QStringLiteral("extra_global"));
+        QVERIFY(formChoice && extra);
+        QCOMPARE(formChoice->currentText(), QStringLiteral("itc"));
+        QVERIFY(!extra->isEnabled());
+        QVERIFY(extra->toolTip().contains(QStringLiteral("Used only when form = etc")));
+        formChoice->setCurrentText(QStringLiteral("etc"));
+        QVERIFY(extra->isEnabled());
+        formChoice->setCurrentText(QStringLiteral("itc"));
+        QVERIFY(!extra->isEnabled());
+        // Its value is still part of the request (the engine ignores it under itc).
+        QVERIFY(form.values().count("extra_global") == 1);
     }
 
     void smallFloatDefaultsSurviveTheSpinBox() {

@@ -1,6 +1,7 @@
 #include "gui/export/data_exporter.h"
 
 #include "views/head_matrix.h"
+#include "views/token_label.h"
 
 #include <attnscope/result_file.h>
 
@@ -16,6 +17,17 @@ namespace attnscope::app {
 namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("DataExporter", text); }
+
+// "index:token" as one quoted CSV field (visible stand-ins for spaces and control characters);
+// the index alone when there is no token.
+QByteArray csvLabel(std::int64_t index, const std::vector<engine::Token>& tokens, std::int64_t count) {
+    QByteArray field = QByteArray::number(index);
+    if (static_cast<std::int64_t>(tokens.size()) != count || index >= count) return field;
+    const QString text = views::tokenLabel(tokens[static_cast<std::size_t>(index)].text, 40);
+    field += ':' + text.toUtf8();
+    field.replace('"', "\"\"");
+    return '"' + field + '"';
+}
 
 }  // namespace
 
@@ -34,21 +46,27 @@ QString DataExporter::exportSafetensors(const QString& path, const engine::RunRe
     return {};
 }
 
-QString DataExporter::exportHeadCsv(const QString& path, const engine::AttentionResult& result, int head) {
+QString DataExporter::exportHeadCsv(const QString& path, const engine::AttentionResult& result, int head,
+                                   const std::vector<engine::Token>& tokens) {
     const QString shown = QDir::toNativeSeparators(path);
     if (head < 0 || head >= result.heads) return tr("Cannot write %1: the result has no head %2.").arg(shown).arg(head);
     if (!result.weights) return tr("Cannot write %1: this result has no weights.").arg(shown);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return tr("Cannot write %1: %2").arg(shown, file.errorString());
-    QByteArray line;
+    // Queries are the input's tokens; keys are too unless the keys hold more (memory).
+    const std::int64_t queryTokens = result.n, keyTokens = result.m == result.n ? result.m : -1;
+    QByteArray line = "query \\ key";
+    for (std::int64_t j = 0; j < result.m; ++j) line += ',' + csvLabel(j, tokens, keyTokens);
+    line += '\n';
+    if (file.write(line) != line.size()) {
+        file.cancelWriting();
+        return tr("Cannot write %1: %2").arg(shown, file.errorString());
+    }
     for (std::int64_t row0 = 0; row0 < result.n; row0 += kCsvChunkRows) {
         const views::HeadMatrix chunk = views::HeadMatrix::fromRegion(result, head, row0, 0, kCsvChunkRows, result.m);
         for (int i = 0; i < chunk.rows(); ++i) {
-            line.clear();
-            for (int j = 0; j < chunk.cols(); ++j) {
-                if (j > 0) line += ',';
-                line += QByteArray::number(chunk.at(i, j), 'g', 9);
-            }
+            line = csvLabel(row0 + i, tokens, queryTokens);
+            for (int j = 0; j < chunk.cols(); ++j) line += ',' + QByteArray::number(chunk.at(i, j), 'g', 9);
             line += '\n';
             if (file.write(line) != line.size()) {
                 file.cancelWriting();

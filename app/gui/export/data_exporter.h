@@ -19,10 +19,13 @@ public:
 
     /// run.results[variantIndex] with the request, seed and tokens (engine::writeResultFile).
     static QString exportSafetensors(const QString& path, const engine::RunResult& run, std::size_t variantIndex);
-    /// n lines of m comma-separated weights of `head` (query i on line i, key j in column j; 0
-    /// outside the pattern, as AttentionResult::weightAt), each with 9 significant digits so it
-    /// reads back as the same float. No header line.
-    static QString exportHeadCsv(const QString& path, const engine::AttentionResult& result, int head);
+    /// The weights of `head` as a labelled matrix: a header line `query \ key,"0:The","1:cat",…`,
+    /// then n lines `"i:token",w_i0,…,w_i(m-1)` (0 outside the pattern, as
+    /// AttentionResult::weightAt), each weight with 9 significant digits so it reads back as the
+    /// same float. Labels are "index:token" (quoted, quotes doubled; a key or query without a
+    /// token, such as Transformer-XL's memory, is its index alone) (docs/RESULT_FORMAT.md).
+    static QString exportHeadCsv(const QString& path, const engine::AttentionResult& result, int head,
+                                 const std::vector<engine::Token>& tokens = {});
 };
 
 }  // namespace attnscope::app

@@ -119,7 +119,8 @@ QString ExportController::exportDataTo(const QString& path) {
     if (suffix == QLatin1String("safetensors"))
         return DataExporter::exportSafetensors(path, *subject.run, static_cast<std::size_t>(index));
     if (suffix == QLatin1String("csv"))
-        return DataExporter::exportHeadCsv(path, subject.run->results[static_cast<std::size_t>(index)], std::max(subject.head, 0));
+        return DataExporter::exportHeadCsv(path, subject.run->results[static_cast<std::size_t>(index)], std::max(subject.head, 0),
+                                           subject.run->input.tokens);
     return tr("Cannot export to %1: use a .safetensors or .csv name.").arg(shown);
 }
 

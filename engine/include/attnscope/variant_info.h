@@ -58,6 +58,9 @@ struct ParamSpec {
     bool countsTokens = false;
     /// The value an image input gives it when not set (a notice says so).
     ImageDefault imageDefault = ImageDefault::None;
+    /// Not empty: "NAME=VALUE", the parameter is read only while that choice or bool parameter
+    /// has that value (BigBird's `extra_global` with `form=etc`); forms disable it otherwise.
+    std::string usedWhen{};
 };
 
 /// When a run writes a diagnostic.

@@ -32,6 +32,7 @@ VariantInfo info() {
                                         "itc: global tokens are the first and last block; etc: the first "
                                         "extra_global positions act as extra global tokens."));
     info.params.push_back(intParam("extra_global", 2, 0, 1 << 20, "ETC only: number of extra global tokens g."));
+    info.params.back().usedWhen = "form=etc";
     info.params.push_back(boolParam("pad", false,
                                       "When b does not divide n (ETC: n - extra_global): pad the end with masked "
                                       "tokens to the next multiple and report the real tokens (false: refuse)."));
