@@ -74,6 +74,7 @@ void CompareDifferenceMap::clear(const QString& message) {
     mapOf(m_plot)->data()->clear();
     titleOf(m_plot)->setText(message);
     markerOf(m_plot)->setVisible(false);
+    showEmptyPlot(m_plot, true);
     replotWhenShown(m_plot);
 }
 
@@ -140,6 +141,7 @@ void CompareDifferenceMap::showCells(Cells cells, int head, const QString& label
     if (!cells.error.isEmpty()) return clear(cells.error);
     m_shown = std::move(cells);
     m_message.clear();
+    showEmptyPlot(m_plot, false);
     const Cells& c = m_shown;
 
     QCPColorMap* map = mapOf(m_plot);

@@ -81,6 +81,10 @@ void CompareErrorPanel::clear(const QString& note) { setEntries({}, note); }
 
 void CompareErrorPanel::setEntries(const QVector<Entry>& entries, const QString& note) {
     m_note->setText(note);
+    // Without entries the note says why: no empty table, no empty axes.
+    m_table->setVisible(!entries.isEmpty());
+    showEmptyPlot(m_rowPlot, entries.isEmpty());
+    m_rowPlot->setVisible(!entries.isEmpty());
     m_table->setRowCount(static_cast<int>(entries.size()));
     m_rowPlot->clearGraphs();
     double yMax = 0;

@@ -229,6 +229,20 @@ void CompareView::setInspectionState(InspectionState* state) {
     syncHead();
 }
 
+void CompareView::setRunning(bool running) {
+    if (running == m_running) return;
+    m_running = running;
+    for (HeadHeatmap* pane : m_panes) pane->setEmptyMessage(running ? tr("Computing…") : QString());
+    if (running && !hasComparison()) {
+        m_diffMap->clear(tr("Computing the comparison…"));
+        m_errorPanel->clear(tr("Computing the comparison…"));
+    } else if (!running) {
+        updateDifference();
+        updateErrors();
+    }
+    updateInfo();
+}
+
 void CompareView::setProblem(const QString& problem) {
     m_problem = problem;
     updateInfo();
@@ -616,6 +630,10 @@ QString CompareView::infoText() const { return m_info->text(); }
 void CompareView::updateInfo() {
     if (!m_problem.isEmpty()) {
         m_info->setText(m_problem);
+        return;
+    }
+    if (m_running) {
+        m_info->setText(tr("Running the comparison: each pane fills in when the run ends (Esc cancels)."));
         return;
     }
     if (!m_result) {

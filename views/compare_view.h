@@ -64,6 +64,9 @@ public:
     /// Why the comparison asked for did not run (a compared variant's parameter that does not
     /// parse), shown in the view's footer until the next result; empty clears it.
     void setProblem(const QString& problem);
+    /// A comparison is being computed: panes without a result, the difference map and the footer
+    /// say so (rather than "press Run"); false when the run ended, however it ended.
+    void setRunning(bool running);
     /// Find Token's bands in every pane and the difference map.
     void setHighlightedTokens(const QVector<int>& tokens);
 
@@ -190,6 +193,7 @@ private:
     int m_diffReference = 0;
     bool m_diffChosen = false;
     bool m_background = false;
+    bool m_running = false;
     bool m_diffPending = false;
     LatestJob m_diffJob;  // the latest difference asked for; older ones are dropped
     QFuture<CompareDifferenceMap::Cells> m_diffFuture;

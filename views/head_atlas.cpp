@@ -363,10 +363,13 @@ void HeadAtlasView::rebuildGrid() {
         m_map->data()->clear();
         m_map->setVisible(false);
         m_marker->setVisible(false);
-        m_title->setText(m_atlas ? tr("Head atlas: the atlas has no heads") : tr("Head atlas"));
+        m_title->setText(m_atlas ? tr("Head atlas: the atlas has no heads")
+                                 : tr("Head atlas: open a model and press Analyze to measure every head"));
+        showEmptyPlot(m_plot, true);
         replotWhenShown(m_plot);
         return;
     }
+    showEmptyPlot(m_plot, false);
     const AtlasMetric shown = metric();
     auto* data = m_map->data();
     data->setSize(heads, layers);

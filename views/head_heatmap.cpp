@@ -49,6 +49,11 @@ QCPColorGradient gradientFrom(const Colormap& lut) {
 
 QCustomPlot* HeadHeatmap::plot() const { return m_plot; }
 
+void HeadHeatmap::setEmptyMessage(const QString& message) {
+    m_emptyMessage = message;
+    if (!result()) rebuild();
+}
+
 void HeadHeatmap::setColorBarShown(bool shown) { m_plot->setColorBarShown(shown); }
 
 bool HeadHeatmap::colorBarShown() const { return m_plot->colorBarShown(); }
@@ -132,7 +137,7 @@ void HeadHeatmap::rebuild() {
         // allocating it afresh for the next result faulted in every page, slowing the next show.
         m_colorMap->setVisible(false);
         showAxesAndColorBar(false);  // (empty axes under a 0–6 colour bar read as data)
-        m_title->setText(result() ? tr("No head to show") : tr("No result yet: press Run (F5)"));
+        m_title->setText(result() ? tr("No head to show") : m_emptyMessage.isEmpty() ? tr("No result yet: press Run (F5)") : m_emptyMessage);
         m_keyTokens = m_queryTokens = false;
         refreshHighlight();
         m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -119,6 +119,8 @@ public:
     /// The colour/scale/pooling toolbar above the plot (the compare view's panes hide theirs).
     void setToolbarVisible(bool visible);
     QWidget* toolbar() const { return m_toolbar; }
+    /// The title while there is no result; empty: "No result yet: press Run (F5)".
+    void setEmptyMessage(const QString& message);
     /// The pane's own colour bar; panes that share one bar (the compare view) hide theirs.
     void setColorBarShown(bool shown);
     bool colorBarShown() const;
@@ -245,6 +247,7 @@ private:
     TokenHighlightBands m_highlight;
     QVector<int> m_highlighted;
     QString m_titlePrefix;
+    QString m_emptyMessage;  // the title while there is no result (setEmptyMessage)
     QString m_fullTitle;
     bool m_compactTitle = false;
     double m_rangeLo = 0;

@@ -2,6 +2,7 @@
 
 #include "views/background_job.h"
 #include "views/cell_cursor.h"
+#include "views/diagnostics/plot_style.h"
 #include "views/inspection_state.h"
 #include "views/param_text.h"
 #include "views/qcp.h"
@@ -170,6 +171,7 @@ void MaskView::rebuild() {
         m_colorMap->data()->clear();
         m_colorMap->setVisible(false);
         m_title->setText(m_result ? tr("No head to show") : tr("No result yet: press Run (F5)"));
+        showEmptyPlot(m_plot, true);
         m_legendReasons.clear();
         m_legend->clear();
         showQuery(-1);
@@ -217,6 +219,7 @@ void MaskView::startBuild(int head) {
         m_rowPanel->clear();
     }
     m_title->setText(tr("Classifying the keys of head %1…").arg(head));
+    showEmptyPlot(m_plot, m_shownHead < 0);  // (the previous head's picture stays while it is this result's)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -233,6 +236,7 @@ void MaskView::showHead(int head, MaskMatrix matrix) {
     m_shownHead = head;
     m_shownSerial = m_resultSerial;
     m_matrix = std::move(matrix);
+    showEmptyPlot(m_plot, false);
     redrawCells();
     m_colorMap->setVisible(true);
     updateAxes(r->n, r->m);

@@ -264,13 +264,17 @@ void MainWindow::buildRuns() {
         m_status->runStarted();
         setStatusMessage(message);
         uiRunStateChanged(true);
+        m_views->compareView()->setRunning(runPurpose() == RunController::Purpose::Compare);
     });
     connect(m_runs, &RunController::refused, this, [this](const QString& message) {
         setStatusMessage(message);
         if (runPurpose() == RunController::Purpose::Compare) m_views->compareView()->setProblem(message + tr(" Fix it under its field and run again (F5)."));
     });
     connect(m_runs, &RunController::progressChanged, m_status, &RunStatusBar::setProgress);
-    connect(m_runs, &RunController::ended, this, [this] { uiRunStateChanged(false); });
+    connect(m_runs, &RunController::ended, this, [this] {
+        uiRunStateChanged(false);
+        m_views->compareView()->setRunning(false);
+    });
     connect(m_runs, &RunController::resultReady, this, &MainWindow::uiShowResult);
     connect(m_runs, &RunController::failed, this, &MainWindow::uiShowFailure);
     connect(m_runs, &RunController::curveEnded, this, &MainWindow::setStatusMessage);

@@ -395,7 +395,7 @@ private Q_SLOTS:
         QCOMPARE(exporter->exportDataTo(dir.filePath(QStringLiteral("main.csv"))), QString());
         QFile csv(dir.filePath(QStringLiteral("main.csv")));
         QVERIFY(csv.open(QIODevice::ReadOnly));
-        QCOMPARE(csv.readAll().count('\n'), window.lastResult()->n);
+        QCOMPARE(csv.readAll().count('\n'), window.lastResult()->n + 1);  // the header and a line per query
         const QString error = exporter->exportDataTo(dir.filePath(QStringLiteral("main.txt")));
         QVERIFY2(error.contains(QStringLiteral(".safetensors or .csv")), qPrintable(error));
         // On the Experts tab the data is the routing: one CSV row per token (Switch: one choice each).

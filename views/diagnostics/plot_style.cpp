@@ -64,6 +64,26 @@ void styleDiagnosticAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont
     axis->grid()->setPen(QPen(QColor(128, 128, 128, 60), 0, Qt::DotLine));
 }
 
+void showEmptyPlot(QCustomPlot* plot, bool empty) {
+    // Only what was shown is hidden, and only that comes back (the unused top and right axes stay
+    // hidden; a colour bar its view took out stays out).
+    constexpr const char* kHidden = "attnscopeHiddenWhileEmpty";
+    const auto toggle = [&](QCPLayerable* item) {
+        if (empty && item->visible()) {
+            item->setVisible(false);
+            item->setProperty(kHidden, true);
+        } else if (!empty && item->property(kHidden).toBool()) {
+            item->setVisible(true);
+            item->setProperty(kHidden, false);
+        }
+    };
+    for (QCPAxisRect* rect : plot->axisRects())
+        for (QCPAxis* axis : rect->axes()) toggle(axis);
+    for (QCPLayoutElement* element : plot->plotLayout()->elements(true))
+        if (auto* scale = qobject_cast<QCPColorScale*>(element)) toggle(scale);
+    if (plot->legend) toggle(plot->legend);
+}
+
 void styleDiagnosticPlot(QCustomPlot* plot) {
     const QPalette palette = plot->palette();
     const QColor fg = palette.color(QPalette::Text);

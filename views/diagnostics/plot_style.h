@@ -35,6 +35,11 @@ void styleDiagnosticPlot(QCustomPlot* plot);
 /// Queues a replot when the plot is visible. NOTE: replotting a plot that was never shown draws
 /// into an unsized paint buffer (QPainter warnings); hidden plots are replotted when shown.
 void replotWhenShown(QCustomPlot* plot);
+
+/// An empty or pending plot shows only its title (the message saying why): its axes, colour
+/// scales and legend are hidden, so no 0–5 axes or 0–6 colour bar pass for data. Shown again
+/// with `empty` false.
+void showEmptyPlot(QCustomPlot* plot, bool empty);
 /// Shows the plot's legend in a row under the axes, `perLine` entries a line, without a frame:
 /// inside the axes a legend hides the data it names.
 void placeLegendBelow(QCustomPlot* plot, int perLine);
