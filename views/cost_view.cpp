@@ -84,7 +84,8 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     tableSide->addWidget(m_summary);
     m_table = new QTableWidget(0, ColumnCount, runBox);
     m_table->setHorizontalHeaderLabels(
-        {tr("variant"), tr("stage"), tr("time"), tr("peak memory"), tr("FLOPs"), tr("entries computed")});
+        {tr("variant"), tr("stage"), tr("time"), tr("peak\nmemory"), tr("FLOPs"), tr("entries\ncomputed")});
+    // (two-line headers: one line each made the table wider than its side of a laptop screen)
     m_table->horizontalHeaderItem(PeakColumn)->setToolTip(tr("Peak bytes of engine-owned buffers during the variant's run"));
     m_table->horizontalHeaderItem(FlopsColumn)->setToolTip(tr("Multiply-adds count as 2 FLOPs"));
     m_table->horizontalHeaderItem(EntriesColumn)->setToolTip(tr("(query, key) scores evaluated"));

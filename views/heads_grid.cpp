@@ -188,7 +188,7 @@ int HeadsGrid::groupGaps() const { return groupSize() > 1 ? headCount() / groupS
 int HeadsGrid::cellSide(int width) const {
     const int heads = std::max(headCount(), 1);
     const int available = width - rowLabelWidth() - kSpacing * (heads + 1) - kGroupGap * groupGaps() - colorBarWidth();
-    return std::clamp(available / heads, kMinCellSide, m_figure ? kFigureCellSide : kMaxCellSide);
+    return std::clamp(available / heads, kMinCellSide, m_figure ? kFigureCellSide : m_maxCellSide);
 }
 
 QRect HeadsGrid::thumbnailRect(int layer, int head) const {
@@ -207,12 +207,20 @@ int HeadsGrid::heightForWidth(int width) const {
 
 QSize HeadsGrid::sizeHint() const {
     const int heads = std::max(headCount(), 4);
-    const int width = rowLabelWidth() + kSpacing + heads * (kMaxCellSide + kSpacing) + kGroupGap * groupGaps();
+    const int width = rowLabelWidth() + kSpacing + heads * (m_maxCellSide + kSpacing) + kGroupGap * groupGaps();
     return {width, heightForWidth(width)};
 }
 
 QSize HeadsGrid::minimumSizeHint() const {
     return {rowLabelWidth() + 4 * (kMinCellSide + kSpacing), heightForWidth(0)};
+}
+
+void HeadsGrid::setMaxCellSide(int side) {
+    side = std::clamp(side, kMinCellSide, kMaxCellSide);
+    if (side == m_maxCellSide) return;
+    m_maxCellSide = side;
+    updateGeometry();
+    update();
 }
 
 int HeadsGrid::colorBarWidth() const {

@@ -71,6 +71,11 @@ public:
     /// Where a thumbnail is drawn, in widget coordinates; empty when out of range.
     QRect thumbnailRect(int layer, int head) const;
 
+    /// The largest thumbnail side in the window (kMaxCellSide by default): a short window gives
+    /// the strip less height so the views under it keep theirs.
+    void setMaxCellSide(int side);
+    int maxCellSide() const { return m_maxCellSide; }
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
     bool hasHeightForWidth() const override { return true; }
@@ -128,6 +133,7 @@ private:
     std::shared_ptr<const engine::RunResult> m_result;
     QComboBox* m_scaleCombo = nullptr;
     bool m_figure = false;
+    int m_maxCellSide = kMaxCellSide;
     ScaleMode m_scaleMode = ScaleMode::PerHead;
     QVector<QVector<Head>> m_heads;         // [layer][head]
     QVector<QVector<QImage>> m_thumbnails;  // [layer][head]

@@ -16,6 +16,7 @@
 #include "views/moe/routing_view.h"
 #include "views/token_links.h"
 
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -157,6 +158,11 @@ void ViewTabs::tieViews() {
         m_state->setLayer(layer);
         m_state->setHead(head);
     });
+}
+
+void ViewTabs::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    m_headsGrid->setMaxCellSide(height() / 10);
 }
 
 }  // namespace attnscope::app

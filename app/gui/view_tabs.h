@@ -100,6 +100,11 @@ public:
     /// Shows a session's view settings; its query shows with the next run.
     void applySession(const SessionState& session);
 
+protected:
+    /// The heads strip gets a tenth of the height (thumbnails 48–112 px): on a laptop screen the
+    /// views under it need the rest.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void addPage(QWidget* view, const QString& title);
     void buildTabs(const AppSettings& settings);

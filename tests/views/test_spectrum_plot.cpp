@@ -3,6 +3,7 @@
 
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/inspection_state.h"
+#include "views/qcp.h"
 
 #include <QTest>
 
@@ -71,6 +72,31 @@ private Q_SLOTS:
             QVERIFY(view.rank90Label().contains(QStringLiteral("rank at 90 %: %1").arg(head == 0 ? 3 : 1)));
             QCOMPARE(view.kMarker(), 4.0);
         }
+    }
+
+    void markerLabelsStayInsideTheAxes() {
+        // k = 4 of 6 lies in the right half: its label goes on the line's left (it ran off the plot).
+        const auto run = makeSpectrumRun();
+        InspectionState state;
+        SpectrumPlot view;
+        view.setInspectionState(&state);
+        view.setResult(run);
+        view.resize(420, 360);  // a narrow diagnostics tab
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* plot = view.findChild<QCustomPlot*>();
+        QVERIFY(plot);
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QRect axes = plot->axisRect()->rect();
+        int labels = 0;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+            if (!text || !text->visible() || text->text().isEmpty()) continue;
+            ++labels;
+            QVERIFY2(text->right->pixelPosition().x() <= axes.right() + 1 && text->left->pixelPosition().x() >= axes.left() - 1,
+                     qPrintable(text->text()));
+        }
+        QCOMPARE(labels, 2);
     }
 
     void saysInWordsWhenTheSpectrumWasNotComputed() {

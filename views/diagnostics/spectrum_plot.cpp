@@ -200,6 +200,11 @@ void SpectrumPlot::rebuild() {
     m_kText->setText(tr("k = %1 (projected length)").arg(k));
     m_kLine->setVisible(showK);
     m_kText->setVisible(showK);
+    // A line in the right half carries its label on its left, so the label stays inside the axes.
+    for (QCPItemText* label : {m_rankText, m_kText}) {
+        const bool rightHalf = label->position->coords().x() > (count + 1) / 2.0;
+        label->setPositionAlignment((rightHalf ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    }
 
     m_title->setText(tr("linformer — head %1: spectrum of the exact softmax attention (n = %2)").arg(head).arg(count));
     m_plot->xAxis->setRange(0.5, count + 0.5);
