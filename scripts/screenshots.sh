@@ -34,6 +34,7 @@ small=docs/screenshots/1366x768
 mkdir -p "$small"
 size=(--window-size 1366x768)
 shot "$small/heatmap.png" "${size[@]}"
+shot "$small/welcome.png" "${size[@]}" --welcome --model samples/transfo-xl-moby  # what a first start shows
 shot "$small/mask.png" "${size[@]}" --variant longformer --view mask --query 12
 shot "$small/compare.png" "${size[@]}" --variant full --compare longformer,sparse_strided,performer --view compare
 shot "$small/diagnostics.png" "${size[@]}" --variant reformer --view diagnostics

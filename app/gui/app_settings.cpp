@@ -22,6 +22,7 @@ constexpr char kHeatmapPoolingKey[] = "heatmap/pooling";
 constexpr char kExportDpiKey[] = "export/dpi";
 constexpr char kExportFolderKey[] = "export/folder";
 constexpr char kThemeKey[] = "window/theme";
+constexpr char kWelcomeSeenKey[] = "window/welcomeSeen";
 constexpr char kRecentFilesKey[] = "files/recent";
 
 /// `fallback` unless the stored text is one of `allowed`.
@@ -55,6 +56,7 @@ AppSettings AppSettings::load(QSettings& s) {
     out.exportFolder = s.value(QLatin1String(kExportFolderKey), out.exportFolder).toString();
     out.theme = readChoice(s, kThemeKey, out.theme, {QStringLiteral("light"), QStringLiteral("dark")});
     out.recentFiles = s.value(QLatin1String(kRecentFilesKey)).toStringList();
+    out.welcomeSeen = s.value(QLatin1String(kWelcomeSeenKey), false).toBool();
     out.windowGeometry = s.value(QLatin1String(kGeometryKey)).toByteArray();
     // A state saved by another layout version would misplace docks: drop it.
     if (s.value(QLatin1String(kStateVersionKey)).toInt() == kWindowStateVersion)
@@ -74,6 +76,7 @@ void AppSettings::save(QSettings& s) const {
     s.setValue(QLatin1String(kExportDpiKey), exportDpi);
     s.setValue(QLatin1String(kExportFolderKey), exportFolder);
     s.setValue(QLatin1String(kThemeKey), theme);
+    s.setValue(QLatin1String(kWelcomeSeenKey), welcomeSeen);
     saveRecentFiles(s, recentFiles);
     s.setValue(QLatin1String(kGeometryKey), windowGeometry);
     s.setValue(QLatin1String(kStateKey), windowState);

@@ -30,6 +30,7 @@ struct AppSettings {
     QString exportFolder;                                 ///< last folder of an export; empty = home
     QString theme = QStringLiteral("light");              ///< "light" | "dark" (View → Theme)
     QStringList recentFiles;  ///< File → Recent, most recent first (RecentFiles keeps the cap)
+    bool welcomeSeen = false;  ///< the first-start card was closed (WelcomeCard)
 
     /// Missing or invalid values keep their defaults.
     static AppSettings load(QSettings& settings);
@@ -42,7 +43,8 @@ struct AppSettings {
                a.headDim == b.headDim && a.seed == b.seed && a.windowGeometry == b.windowGeometry &&
                a.windowState == b.windowState && a.heatmapColormap == b.heatmapColormap &&
                a.heatmapScale == b.heatmapScale && a.heatmapPooling == b.heatmapPooling && a.exportDpi == b.exportDpi &&
-               a.exportFolder == b.exportFolder && a.theme == b.theme && a.recentFiles == b.recentFiles;
+               a.exportFolder == b.exportFolder && a.theme == b.theme && a.recentFiles == b.recentFiles &&
+               a.welcomeSeen == b.welcomeSeen;
     }
 };
 

@@ -124,6 +124,8 @@ struct Flags {
                                  QStringLiteral("KIND")};
     QCommandLineOption model{QStringLiteral("model"),
                              QStringLiteral("Open this model folder; its layer (--layer) is the Q/K/V source."), QStringLiteral("DIR")};
+    QCommandLineOption welcome{QStringLiteral("welcome"),
+                               QStringLiteral("Show the first-start card (screenshots; the app shows it until it is closed once).")};
     QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("With --model: the layer whose Q/K/V runs take (default 0)."),
                              QStringLiteral("L")};
     // NOTE: not "--session": QGuiApplication takes -session/--session for X11 session management.
@@ -132,7 +134,7 @@ struct Flags {
                                QStringLiteral("PATH")};
 
     void addTo(QCommandLineParser& parser) const {
-        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, tour, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, imageShow, model, layer,
+        parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, tour, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, imageShow, model, layer, welcome,
                            screenshot, windowSize, textFile, image, session});
     }
 };
@@ -255,6 +257,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     }
     options.showErrorDialogs = !s.screenshot();
     options.persistRecentFiles = !s.screenshot();  // screenshots leave the user's settings alone
+    options.showWelcome = !s.screenshot() || parser.isSet(f.welcome);
     s.sessionPath = parser.value(f.session);
     if (!s.sessionPath.isEmpty()) options.runOnStart = false;  // the session runs its own state
     options.modelFolder = parser.value(f.model);

@@ -8,6 +8,8 @@
 #include "gui/engine_runner.h"
 #include "gui/export/export_controller.h"
 #include "gui/help_menu.h"
+#include "gui/tour_panel.h"
+#include "gui/welcome_card.h"
 #include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
@@ -56,6 +58,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     if (!options.initialImage.isNull()) useImage(options.initialImage, options.initialImageName, options.initialImagePath);
     showView(options.initialView);  // before the variants are known: starts no run
     buildActions();
+    buildWelcome(settings);
     uiRestoreHabits(settings);
     m_export->setDpi(settings.exportDpi);
     m_export->setLastFolder(settings.exportFolder);
@@ -110,7 +113,16 @@ AppSettings MainWindow::settings() const {
     s.recentFiles = recentFiles();
     s.windowGeometry = saveGeometry();
     s.windowState = saveState(AppSettings::kWindowStateVersion);
+    s.welcomeSeen = m_welcomeSeen;
     return s;
+}
+
+void MainWindow::buildWelcome(const AppSettings& settings) {
+    m_welcomeSeen = settings.welcomeSeen;
+    WelcomeCard* card = m_views->welcomeCard();
+    card->setVisible(m_options.showWelcome && !m_welcomeSeen);
+    connect(card, &WelcomeCard::dismissed, this, [this] { m_welcomeSeen = true; });
+    connect(card, &WelcomeCard::tourRequested, this, [this] { tourPanel()->showStep(0); });
 }
 
 QString MainWindow::statusText() const { return m_status->message(); }

@@ -87,6 +87,8 @@ public:
         int modelLayer = 0;
         /// The model opens on the chosen variant (--variant with --model), not its own attention.
         bool modelKeepsVariant = false;
+        /// The first-start card (WelcomeCard), unless AppSettings::welcomeSeen says it was closed.
+        bool showWelcome = false;
     };
 
     /// `runner` must outlive the window.
@@ -212,6 +214,8 @@ private:
     void uiSetSourceTitle(const QString& name);
     void uiUpdateTitle();
     void buildActions();
+    /// The first-start card: shown unless closed before; closing it is remembered.
+    void buildWelcome(const AppSettings& settings);
     /// Display names by variant id (the variant chooser's), for titles and figure subjects.
     QHash<QString, QString> variantNames() const;
     void buildModelSourceUi();
@@ -263,6 +267,7 @@ private:
     ExportController* m_export = nullptr;
     Options m_options;
     bool m_variantsKnown = false;
+    bool m_welcomeSeen = false;  // the first-start card was closed (saved in AppSettings)
 
     views::NoticesPanel* m_notices = nullptr;
     RunStatusBar* m_status = nullptr;  // message, progress, counters, out-of-date mark

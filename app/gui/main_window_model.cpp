@@ -3,6 +3,7 @@
 // controller (AtlasController) is tied to the status bar, Esc and the Compare tab.
 
 #include "gui/main_window.h"
+#include "gui/welcome_card.h"
 
 #include "gui/atlas_controller.h"
 #include "gui/engine_runner.h"
@@ -115,6 +116,7 @@ void MainWindow::uiShowSourceControls(bool model) {
     m_inputs->setOwnAttention(ownAttentionSummaries());
     applyModelDefaults();  // the source's causality and settings, on every form
     if (m_views->banner()) m_views->banner()->setRandomProjections(!model);
+    m_views->welcomeCard()->setShowing(info ? QDir(QString::fromStdString(info->folder)).dirName() : QString());
     uiUpdateTitle();
 }
 

@@ -3,7 +3,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFormLayout>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -29,15 +28,15 @@ ModelSourcePanel::ModelSourcePanel(QWidget* parent) : QGroupBox(tr("Q, K, V sour
     m_layer->setEnabled(false);
     m_layer->setToolTip(tr("The model layer whose Q, K, V every view shows"));
     layout->addRow(tr("Layer"), m_layer);
-    auto* modelRow = new QHBoxLayout;
     m_model = new QLabel(tr("No model open"), this);
     m_model->setTextFormat(Qt::PlainText);  // folder names are user data
     m_model->setWordWrap(true);
     m_open = new QPushButton(tr("Open Model…"), this);
     m_open->setToolTip(tr("A Hugging Face model folder: config.json, model.safetensors and tokenizer files"));
-    modelRow->addWidget(m_model, 1);
-    modelRow->addWidget(m_open);
-    layout->addRow(tr("Model"), modelRow);
+    // The description on a row of its own, the whole width: wrapped beside the button it was
+    // given one line's height and cut at the top and bottom.
+    layout->addRow(tr("Model"), m_open);
+    layout->addRow(m_model);
     m_note = new QLabel(this);
     m_note->setTextFormat(Qt::PlainText);
     m_note->setWordWrap(true);

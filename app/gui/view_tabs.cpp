@@ -1,6 +1,7 @@
 #include "gui/view_tabs.h"
 
 #include "gui/random_projection_banner.h"
+#include "gui/welcome_card.h"
 #include "gui/token_find_bar.h"
 
 #include "views/compare_view.h"
@@ -26,6 +27,8 @@ namespace attnscope::app {
 ViewTabs::ViewTabs(const AppSettings& settings, QWidget* parent) : QWidget(parent) {
     m_state = new views::InspectionState(this);
     auto* layout = new QVBoxLayout(this);
+    m_welcome = new WelcomeCard(this);
+    m_welcome->hide();
     m_banner = new RandomProjectionBanner(this);
     m_headsGrid = new views::HeadsGrid(this);
     m_headsGrid->setInspectionState(m_state);
@@ -37,6 +40,7 @@ ViewTabs::ViewTabs(const AppSettings& settings, QWidget* parent) : QWidget(paren
     tieViews();
     registerResultTabs();
     connect(m_tabs, &QTabWidget::currentChanged, this, &ViewTabs::tabChanged);
+    layout->addWidget(m_welcome);
     layout->addWidget(m_banner);
     layout->addWidget(m_headsGrid);
     layout->addWidget(m_findBar);

@@ -37,6 +37,7 @@ struct RunResult;
 namespace attnscope::app {
 
 class RandomProjectionBanner;
+class WelcomeCard;
 class TokenFindBar;
 struct SessionState;
 
@@ -73,6 +74,8 @@ public:
     /// The picture image runs are drawn on (the window's opened image).
     void setPicture(const QImage& picture);
     RandomProjectionBanner* banner() const { return m_banner; }
+    /// The first-start card above the banner (hidden unless the window shows it).
+    WelcomeCard* welcomeCard() const { return m_welcome; }
     TokenFindBar* findBar() const { return m_findBar; }
 
     // ---- the shown run (view_tabs_results.cpp)
@@ -128,6 +131,7 @@ private:
     views::MoeRoutingView* m_routingView = nullptr;
     views::ImageOverlayView* m_imageView = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
+    WelcomeCard* m_welcome = nullptr;
     TokenFindBar* m_findBar = nullptr;
     ResultTabs m_resultTabs;  // the tabs that show runs, and which of them has the shown one
     ViewTab m_shown = ViewTab::Heatmap;  // the tab shown before the current one changed

@@ -79,7 +79,8 @@ LshView::LshView(QWidget* parent) : QWidget(parent) {
     m_sortedPlot = makeStripPlot(splitter, tr("slot in sorted order (lines: chunk boundaries)"));
     m_chunks = new QPlainTextEdit(splitter);
     m_chunks->setReadOnly(true);
-    m_chunks->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Wrapped at the panel's width: the explanation is one long line (it ran off to the right).
+    m_chunks->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     splitter->addWidget(m_bucketPlot);
     splitter->addWidget(m_sortedPlot);
     splitter->addWidget(m_chunks);
