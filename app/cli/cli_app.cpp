@@ -119,6 +119,10 @@ void CliParse::addRunCommand() {
     m_run->add_option("--model-dim", run.modelDim, "Model dimension (0 = heads x head dim).")
         ->check(CLI::Range(0, 65536));
     m_run->add_option("--seed", run.seed, "Seed of every random draw.")->check(kSeed);
+    m_run->add_option("--qk-norm", run.qkNorm,
+                      "Rescale every query and key row to this norm before the variants run (e.g. d^(1/4), where "
+                      "Performer's estimate converges); 0 = as computed.")
+        ->check(CLI::Range(0.0, 1e6));
     m_run->add_flag("--causal", run.causal, "Causal attention (sets the variant's 'causal' parameter).");
     m_run->add_option("--memory-budget", run.memoryBudget,
                       "Bytes the run may allocate: inputs, results, scratch (default 40 % of memory).")

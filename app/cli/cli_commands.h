@@ -37,6 +37,7 @@ struct RunOptions {
     int headDim = 32;
     int modelDim = 0;
     std::uint64_t seed = 0;
+    double qkNorm = 0;  ///< > 0: query and key rows rescaled to this norm (ProjectionSpec::qkNorm)
     bool causal = false;
     std::uint64_t memoryBudget = 0;
     std::int64_t denseLimit = 4096;

@@ -73,6 +73,7 @@ RunRequest baseRunRequest(const RunOptions& options) {
     request.projection.headDim = options.headDim;
     request.projection.modelDim = options.modelDim;
     request.projection.seed = options.seed;
+    request.projection.qkNorm = options.qkNorm;
     request.memoryBudgetBytes = options.memoryBudget;
     request.denseLimit = options.denseLimit;
     return request;

@@ -157,7 +157,8 @@ bool RunController::showParameterProblem(const QString& message) {
     return true;
 }
 
-void RunController::startErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values) {
+void RunController::startErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values,
+                                    double qkNorm) {
     // NOTE: a new request supersedes (cancels) the runner's current one; let a run in flight finish.
     if (m_runner->isRunning() || values.isEmpty()) {
         m_approximation->setErrorCurveFailed(values.isEmpty() ? tr("no values") : tr("a run is in progress; try again when it ends"));
@@ -170,6 +171,7 @@ void RunController::startErrorCurve(const QString& variantId, const QString& par
     const engine::ParamValues base =
         m_inputs->variantCombo()->currentData().toString() == variantId ? m_inputs->paramForm()->values() : engine::ParamValues{};
     request.variants = errorCurveVariants(variantId.toStdString(), base, std::vector<double>(values.begin(), values.end()));
+    request.projection.qkNorm = qkNorm;  // (the exact reference in the same request sees the same Q, K)
     m_curveVariant = variantId;
     m_curveParam = paramName;
     m_curveValues = values;

@@ -50,7 +50,7 @@ public:
 public Q_SLOTS:
     /// The approximation view's intent: one request holding the variant once per value, then
     /// the exact reference. Refused (the view says why) while a run is in flight.
-    void startErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values);
+    void startErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values, double qkNorm);
 
 Q_SIGNALS:
     void started(const QString& message);

@@ -392,6 +392,40 @@ private Q_SLOTS:
         QVERIFY(errors.last() < 0.9 * errors.first());
         QVERIFY(window.lastResult()->results.size() == 2);  // the shown result is untouched
     }
+
+    void performersFlatCurveIsExplainedAndFallsAtTheNormOfItsPaper() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);  // seed 0: fixed draws
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
+        selectVariant(window, "performer");
+        window.showView(MainWindow::View::Diagnostics);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr && window.lastResult()->results.size() == 2, kRunTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), kRunTimeoutMs);
+        auto* approx = window.views()->diagnostics()->approximationView();
+        // Random projections (|k| about √d): most key features sit under feature_eps, and the view says why.
+        const auto& performer = window.lastResult()->results[0];
+        QCOMPARE(QString::fromStdString(performer.variantId), QStringLiteral("performer"));
+        QVERIFY(performer.diagnostics.at("key_eps_share").f32[0] > 0.5f);
+        QVERIFY2(approx->flatWeightsNote().contains(QStringLiteral("under feature_eps")), qPrintable(approx->flatWeightsNote()));
+        // With Q, K at norm d^¼ (the box) the error falls as the paper says: by far more than
+        // half from 8 to 512 features (about 1/√features).
+        QSignalSpy finished(&runner, &EngineRunner::runFinished);
+        approx->curveScaleBox()->setChecked(true);
+        approx->curveValuesEdit()->setText(QStringLiteral("8, 32, 128, 512"));
+        approx->requestErrorCurve();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kCurveTimeoutMs);
+        const auto curveRun = finished.at(0).at(1).value<std::shared_ptr<const engine::RunResult>>();
+        QVERIFY2(QString::fromStdString(curveRun->requestJson).contains(QStringLiteral("\"qk_norm\"")), curveRun->requestJson.c_str());
+        const QVector<double> errors = approx->curveErrors();
+        QCOMPARE(errors.size(), 4);
+        for (int i = 0; i + 1 < errors.size(); ++i) QVERIFY2(errors[i + 1] < errors[i], qPrintable(approx->curveStatus()));
+        QVERIFY2(errors.last() < 0.3 * errors.first(), qPrintable(approx->curveStatus()));
+        QVERIFY(approx->curveStatus().contains(QStringLiteral("Q, K at norm 2.38")));
+    }
 };
 
 ATTNSCOPE_REGISTER_QT_TEST(TestMainWindowDiagnostics)

@@ -203,3 +203,71 @@ TEST(PerformerAttention, KeysMadeOnceAgreeWhenTheLargestProjectionComesLate) {
     }
     EXPECT_LT(worst, 1e-5);
 }
+
+// key_eps_share against the features worked out in float64 from the stored projection W, the key
+// shift and the keys: exp(w·k' − |k'|²/2 − shift) < feature_eps, with k' = k d^(-1/4).
+TEST(PerformerAttention, KeyEpsShareCountsTheFeaturesUnderEps) {
+    auto engine = makeEngine();
+    const std::int64_t heads = 2, n = 40, d = 16, features = 64;
+    for (const float scale : {0.3f, 2.0f}) {  // small keys: no feature under eps; large: most
+        Qkv3 x{randomTensor(heads, n, d, 91, scale), randomTensor(heads, n, d, 92, scale), randomTensor(heads, n, d, 93, 1.0f)};
+        auto r = runOk(*engine, variantRequest(x, "performer", {{"nb_features", features}}));
+        ASSERT_TRUE(r);
+        const auto& res = r->results[0];
+        const auto& w = res.diagnostics.at("projection").f32;
+        const auto& shift = res.stats.at("key_shift").f32;
+        const auto& share = res.diagnostics.at("key_eps_share").f32;
+        ASSERT_EQ(share.size(), static_cast<std::size_t>(heads));
+        const double normalizer = std::pow(static_cast<double>(d), -0.25);
+        for (std::int64_t h = 0; h < heads; ++h) {
+            std::int64_t under = 0;
+            for (std::int64_t j = 0; j < n; ++j) {
+                const float* k = x.k.f32.data() + (h * n + j) * d;
+                double sq = 0;
+                for (std::int64_t c = 0; c < d; ++c) sq += double(k[c]) * k[c];
+                for (std::int64_t f = 0; f < features; ++f) {
+                    double dot = 0;
+                    for (std::int64_t c = 0; c < d; ++c) dot += double(w[static_cast<std::size_t>((h * features + f) * d + c)]) * k[c] * normalizer;
+                    under += std::exp(dot - sq * normalizer * normalizer / 2 - shift[static_cast<std::size_t>(h)]) < 1e-4;
+                }
+            }
+            EXPECT_NEAR(share[static_cast<std::size_t>(h)], double(under) / double(n * features), 1.5 / double(n * features))
+                << "scale " << scale << " head " << h;
+            if (scale < 1) EXPECT_EQ(share[static_cast<std::size_t>(h)], 0.0f);
+            else EXPECT_GT(share[static_cast<std::size_t>(h)], 0.5f);
+        }
+    }
+}
+
+// qk_norm rescales every query and key row before any variant: `full` is then the softmax of
+// the rescaled scores, and the request JSON records the norm.
+TEST(PerformerAttention, QkNormRescalesQueriesAndKeysBeforeTheVariants) {
+    auto engine = makeEngine();
+    const auto x = randomQkv(1, 12, 8, 95);
+    auto request = variantRequest(x, "full", {});
+    request.projection.qkNorm = 1.5;
+    auto r = runOk(*engine, request);
+    ASSERT_TRUE(r);
+    EXPECT_NE(r->requestJson.find("\"qk_norm\":1.5"), std::string::npos) << r->requestJson;
+    const auto unit = [&](const std::vector<float>& t, std::int64_t row) {
+        std::vector<double> out(8);
+        double sq = 0;
+        for (int c = 0; c < 8; ++c) sq += double(t[static_cast<std::size_t>(row * 8 + c)]) * t[static_cast<std::size_t>(row * 8 + c)];
+        for (int c = 0; c < 8; ++c) out[static_cast<std::size_t>(c)] = t[static_cast<std::size_t>(row * 8 + c)] * 1.5 / std::sqrt(sq);
+        return out;
+    };
+    for (int i = 0; i < 12; ++i) {
+        const auto q = unit(x.q.f32, i);
+        std::vector<double> scores(12);
+        double top = -1e300, total = 0;
+        for (int j = 0; j < 12; ++j) {
+            const auto k = unit(x.k.f32, j);
+            double dot = 0;
+            for (int c = 0; c < 8; ++c) dot += q[static_cast<std::size_t>(c)] * k[static_cast<std::size_t>(c)];
+            scores[static_cast<std::size_t>(j)] = dot / std::sqrt(8.0);
+            top = std::max(top, scores[static_cast<std::size_t>(j)]);
+        }
+        for (double& s : scores) total += (s = std::exp(s - top));
+        for (int j = 0; j < 12; ++j) EXPECT_NEAR(r->results[0].weightAt(0, i, j), scores[static_cast<std::size_t>(j)] / total, 1e-6);
+    }
+}

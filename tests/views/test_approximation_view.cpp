@@ -97,6 +97,8 @@ private Q_SLOTS:
         QCOMPARE(requested.at(0).at(0).toString(), QStringLiteral("performer"));
         QCOMPARE(requested.at(0).at(1).toString(), QStringLiteral("nb_features"));
         QCOMPARE(requested.at(0).at(2).value<QVector<double>>(), (QVector<double>{8, 64, 512}));
+        QCOMPARE(requested.at(0).at(3).toDouble(), 0.0);  // Q, K as they are unless asked
+        QVERIFY(view.curveScaleBox()->isVisibleTo(&view));  // (a Performer curve)
         QVERIFY(!view.curveButton()->isEnabled());  // one curve at a time
         view.setErrorCurve(QStringLiteral("performer"), QStringLiteral("nb_features"), {8, 64, 512}, {0.5, 0.2, 0.05});
         QCOMPARE(view.curveValues(), (QVector<double>{8, 64, 512}));

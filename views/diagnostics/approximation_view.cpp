@@ -9,6 +9,8 @@
 #include "views/qcp.h"
 
 #include <QGridLayout>
+#include <QCheckBox>
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -22,6 +24,34 @@
 namespace attnscope::views {
 
 namespace {
+
+// Performer's weights flatten toward 1/m when most key features are under feature_eps
+// (key_eps_share): say so, with the keys' scaled norm |k| d^(-1/4) that causes it.
+QString explainFlatWeights(const engine::RunResult& run, const engine::AttentionResult& r, int head) {
+    const auto share = r.diagnostics.find("key_eps_share");
+    if (share == r.diagnostics.end() || head >= static_cast<int>(share->second.f32.size())) return {};
+    const double part = share->second.f32[static_cast<std::size_t>(head)];
+    if (part < 0.5) return {};
+    double norms = 0;
+    std::int64_t keys = 0;
+    if (!run.k.empty() && run.k.shape.size() == 3 && head < run.k.shape[0]) {
+        const std::int64_t m = run.k.shape[1], d = run.k.shape[2];
+        const float* k = run.k.data.get() + head * m * d;
+        for (std::int64_t j = 0; j < m; ++j, ++keys) {
+            double sq = 0;
+            for (std::int64_t c = 0; c < d; ++c) sq += static_cast<double>(k[j * d + c]) * k[j * d + c];
+            norms += std::sqrt(sq) * std::pow(static_cast<double>(d), -0.25);
+        }
+    }
+    const QString scaled = keys > 0 ? QCoreApplication::translate("ApproximationView", ", |k|·d^−¼ ≈ %1").arg(norms / keys, 0, 'f', 2) : QString();
+    return QCoreApplication::translate(
+               "ApproximationView",
+               "Why so flat: %1 % of the key features are under feature_eps%2. The key stabiliser (the largest w·k′ over "
+               "all keys and features) grows with the number of features, so eps outweighs what the keys say and each "
+               "row tends to 1/m. Tick “Q, K at norm d^¼” below for the paper's regime, where the error falls as 1/√features.")
+        .arg(part * 100.0, 0, 'f', 0)
+        .arg(scaled);
+}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -183,7 +213,13 @@ ApproximationView::ApproximationView(QWidget* parent) : QWidget(parent) {
     m_curveEdit->setToolTip(tr("Comma-separated values of the size parameter; one run of the variant per value, "
                                "all against one exact softmax, same seed."));
     m_curveButton = new QPushButton(tr("Compute error curve"), curvePanel);
+    m_curveScale = new QCheckBox(tr("Q, K at norm d^¼"), curvePanel);
+    m_curveScale->setToolTip(tr("Rescale every query and key to norm d^¼ (so |x|·d^−¼ = 1) for the curve's runs: "
+                                "the regime of the FAVOR+ paper, where the error falls as 1/√features. With larger "
+                                "norms (random projections give about √d) the key stabiliser grows with the number "
+                                "of features and feature_eps outweighs the features."));
     controls->addWidget(m_curveEdit, 1);
+    controls->addWidget(m_curveScale);
     controls->addWidget(m_curveButton);
     curveLayout->addLayout(controls);
     m_curveStatus = new QLabel(curvePanel);
@@ -300,12 +336,14 @@ void ApproximationView::rebuild() {
     double mean = 0;
     for (double v : rowL1) mean += v;
     mean = n > 0 ? mean / n : 0.0;
+    m_flatNote = explainFlatWeights(*m_result, *approx, head);
     m_info->setText(tr("%1 against exact softmax on the same Q, K, V — head %2: mean row L1 error %3, largest "
                        "|error| %4 (an L1 of 2 means disjoint rows).")
                         .arg(m_approxId)
                         .arg(head)
                         .arg(mean, 0, 'f', 4)
-                        .arg(errorAbs, 0, 'g', 3));
+                        .arg(errorAbs, 0, 'g', 3) +
+                    (m_flatNote.isEmpty() ? QString() : QLatin1Char(' ') + m_flatNote));
     updateCurveControls();
 }
 
@@ -313,6 +351,8 @@ void ApproximationView::updateCurveControls() {
     const bool sweepable = !m_curveParam.isEmpty();
     m_curveButton->setEnabled(sweepable && !m_curveBusy);
     m_curveEdit->setEnabled(sweepable && !m_curveBusy);
+    m_curveScale->setVisible(m_curveParam == QLatin1String("nb_features"));  // (a Performer question)
+    m_curveScale->setEnabled(!m_curveBusy);
     if (!sweepable && !m_curveBusy) {
         m_curveStatus->setText(m_approxId.isEmpty() ? QString()
                                                     : tr("%1 has no size parameter to sweep.").arg(m_approxId));
@@ -338,12 +378,15 @@ void ApproximationView::requestErrorCurve() {
         return;
     }
     std::sort(values.begin(), values.end());
+    m_curveQkNorm = m_curveScale->isVisible() && m_curveScale->isChecked() && m_result && m_result->headDim > 0
+                        ? std::pow(static_cast<double>(m_result->headDim), 0.25)
+                        : 0.0;
     m_curveBusy = true;
     m_curveStatus->setText(tr("Computing %1 runs of %2 against exact softmax… (Esc cancels)")
                                .arg(values.size())
                                .arg(m_approxId));
     updateCurveControls();
-    Q_EMIT errorCurveRequested(m_approxId, m_curveParam, values);
+    Q_EMIT errorCurveRequested(m_approxId, m_curveParam, values, m_curveQkNorm);
 }
 
 void ApproximationView::setErrorCurve(const QString& variantId, const QString& paramName, const QVector<double>& values,
@@ -362,7 +405,10 @@ void ApproximationView::setErrorCurve(const QString& variantId, const QString& p
     QStringList points;
     for (int i = 0; i < values.size() && i < errors.size(); ++i)
         points << QStringLiteral("%1: %2").arg(values[i]).arg(errors[i], 0, 'f', 4);
-    m_curveStatus->setText(tr("Mean row L1 error of %1 by %2 — %3").arg(variantId, paramName, points.join(QStringLiteral(", "))));
+    m_curveStatus->setText(tr("Mean row L1 error of %1 by %2%3 — %4")
+                               .arg(variantId, paramName,
+                                    m_curveQkNorm > 0 ? tr(" (Q, K at norm %1)").arg(m_curveQkNorm, 0, 'f', 2) : QString(),
+                                    points.join(QStringLiteral(", "))));
     updateCurveControls();
 }
 

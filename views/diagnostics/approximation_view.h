@@ -16,6 +16,7 @@
 #include <string>
 
 class QCustomPlot;
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -66,6 +67,11 @@ public:
     QString curveStatus() const;
     QLineEdit* curveValuesEdit() const { return m_curveEdit; }
     QPushButton* curveButton() const { return m_curveButton; }
+    /// "Q, K at norm d^¼" for the curve (Performer): where FAVOR+'s estimate converges.
+    QCheckBox* curveScaleBox() const { return m_curveScale; }
+    /// Why the implied weights are flat when they are: the share of key features under
+    /// feature_eps and the keys' scaled norm (Performer); empty otherwise.
+    QString flatWeightsNote() const { return m_flatNote; }
     QCustomPlot* errorPlot() const { return m_errorPlot; }
     QCustomPlot* curvePlot() const { return m_curvePlot; }
 
@@ -81,7 +87,9 @@ public Q_SLOTS:
 Q_SIGNALS:
     /// Intent: compute the error of `variantId` (other parameters as in the current form) for each
     /// value of `paramName` against exact softmax on the same input.
-    void errorCurveRequested(const QString& variantId, const QString& paramName, const QVector<double>& values);
+    /// `qkNorm` > 0: every query and key row rescaled to that norm first (ProjectionSpec::qkNorm).
+    void errorCurveRequested(const QString& variantId, const QString& paramName, const QVector<double>& values,
+                             double qkNorm);
 
 private:
     void rebuild();
@@ -97,6 +105,9 @@ private:
     QCustomPlot* m_curvePlot = nullptr;
     QLineEdit* m_curveEdit = nullptr;
     QPushButton* m_curveButton = nullptr;
+    QCheckBox* m_curveScale = nullptr;
+    QString m_flatNote;
+    double m_curveQkNorm = 0;  // the norm the curve being computed rescales Q, K to
     QLabel* m_curveStatus = nullptr;
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;

@@ -76,7 +76,9 @@ ViewGuide viewGuide(const QString& key) {
                 tr("Each page explains its own axes. Approximations show their error against exact softmax on the same "
                    "Q, K, V, and an error curve over the parameter that trades accuracy for speed."),
                 tr("Press \"Compute error curve\" on an approximation to see how the error falls as the number of "
-                   "features or the projected length grows.")};
+                   "features or the projected length grows. A Performer curve stays flat on random projections (their "
+                   "keys are long, and feature_eps outweighs the features; the page says so): tick \"Q, K at norm d^¼\" "
+                   "to see the paper's 1/√features fall.")};
     if (key == QLatin1String("links"))
         return {tr("Links"),
                 tr("The tokens as two columns, queries on the left and keys on the right, joined by a line for every "

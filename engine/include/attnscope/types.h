@@ -72,6 +72,10 @@ struct ProjectionSpec {
     int headDim = 32;
     int modelDim = 0;  ///< 0 means heads * headDim
     std::uint64_t seed = 0;
+    /// > 0: every query and key row (of any source) is rescaled to this Euclidean norm before
+    /// the variants run, e.g. d^(1/4), where FAVOR+'s estimate converges as its paper shows
+    /// (|x| d^(-1/4) = 1); 0: Q and K as computed. Recorded in the request JSON as `qk_norm`.
+    double qkNorm = 0;
 };
 
 // ---- result ----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace attnscope::engine {
 
@@ -111,8 +112,30 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
     run.ownAttention = plan.ownAttention;
 }
 
+namespace {
+
+// Every row of x [heads, rows, d] at Euclidean norm `norm` (a zero row stays zero).
+SharedFloats rowsAtNorm(const SharedFloats& x, double norm) {
+    const std::int64_t d = x.shape.back(), rows = x.numel() / std::max<std::int64_t>(d, 1);
+    std::shared_ptr<float> out(new float[static_cast<std::size_t>(x.numel())], std::default_delete<float[]>());
+    const float* in = x.data.get();
+    for (std::int64_t r = 0; r < rows; ++r) {
+        double sq = 0;
+        for (std::int64_t c = 0; c < d; ++c) sq += static_cast<double>(in[r * d + c]) * in[r * d + c];
+        const double factor = sq > 0 ? norm / std::sqrt(sq) : 0.0;
+        for (std::int64_t c = 0; c < d; ++c) out.get()[r * d + c] = static_cast<float>(in[r * d + c] * factor);
+    }
+    return SharedFloats{x.shape, std::move(out)};
+}
+
+}  // namespace
+
 void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, Qkv qkv, BufferPool& pool, RunResult& run,
               bool attach) {
+    if (request.projection.qkNorm > 0) {
+        qkv.q = rowsAtNorm(qkv.q, request.projection.qkNorm);
+        qkv.k = rowsAtNorm(qkv.k, request.projection.qkNorm);
+    }
     qkv.keyPadding = request.keyPadding;
     run.n = plan.shape.n;
     run.heads = plan.shape.heads;
@@ -146,6 +169,7 @@ std::string requestJson(const RunRequest& request, const RunPlan& plan) {
                        {"head_dim", request.projection.headDim},
                        {"model_dim", request.projection.modelDim},
                        {"seed", request.projection.seed}};
+    if (request.projection.qkNorm > 0) j["projection"]["qk_norm"] = request.projection.qkNorm;
     j["n"] = plan.shape.n;
     j["dense_limit"] = request.denseLimit;
     j["key_padding"] = std::count(request.keyPadding.begin(), request.keyPadding.end(), std::uint8_t{1});

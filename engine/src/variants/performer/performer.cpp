@@ -37,6 +37,8 @@ VariantInfo info() {
         diagnostic("projection", DType::F32, "[H, nb_features, d]", DiagnosticWhen::Always, "The orthogonal random features W drawn from the seed."),
         diagnostic("error_l1", DType::F32, "[H, n]", DiagnosticWhen::WithinDenseLimit, "Per row, the L1 distance of the implied weights from exact softmax."),
         diagnostic("error_mean", DType::F32, "[H]", DiagnosticWhen::WithinDenseLimit, "The mean of error_l1 per head."),
+        diagnostic("key_eps_share", DType::F32, "[H]", DiagnosticWhen::WithinDenseLimit,
+                   "Share of key features whose exponential term is below feature_eps (then eps outweighs the keys and weights flatten toward 1/m; 0 for the relu kernel)."),
     };
     info.atlasCoverage = {ParamValues{{"nb_features", std::int64_t{64}}}};
     info.training = Training::Performer;

@@ -160,12 +160,30 @@ private:
     std::vector<float> m_keyShift;  // per head; 0 for the relu kernel
 };
 
+// [H]: the share of key features φ(k)_r = ratio (exp(w_r·k' − |k'|²/2 − shift) + eps) whose
+// exponential term is below eps (the entry is then under 2 ratio eps): where most are, eps
+// outweighs what the keys say and every row's weights flatten toward 1/m. Softmax kernel only.
+std::vector<float> keyEpsShare(const std::vector<float>& phiK, std::int64_t heads, std::int64_t m, std::int64_t r,
+                               float ratio, float eps) {
+    std::vector<float> share(static_cast<std::size_t>(heads), 0.0f);
+    const float below = 2.0f * ratio * eps;
+    for (std::int64_t h = 0; h < heads; ++h) {
+        std::int64_t count = 0;
+        for (std::int64_t e = 0; e < m * r; ++e) count += phiK[static_cast<std::size_t>(h * m * r + e)] < below;
+        share[static_cast<std::size_t>(h)] = m * r > 0 ? static_cast<float>(static_cast<double>(count) / static_cast<double>(m * r)) : 0.0f;
+    }
+    return share;
+}
+
 // [H, n]: sum_j |A_ij − softmax_ij| with A = phi(Q) phi(K)^T / den the implied weights (causal:
-// j <= i; a row with den 0 has zero weights), the approximation error of each query row.
-std::vector<float> impliedErrorL1(const Qkv& qkv, FeatureMap& phi, const std::vector<float>& den, bool causal) {
+// j <= i; a row with den 0 has zero weights), the approximation error of each query row; `phiK`
+// receives the key features.
+std::vector<float> impliedErrorL1(const Qkv& qkv, FeatureMap& phi, const std::vector<float>& den, bool causal,
+                                  std::vector<float>& phiK) {
     const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), r = phi.features();
     const std::vector<float> exact = exactSoftmaxWeights(qkv, causal);
-    const std::vector<float> phiQ = allFeatures(qkv, phi, false), phiK = allFeatures(qkv, phi, true);
+    const std::vector<float> phiQ = allFeatures(qkv, phi, false);
+    phiK = allFeatures(qkv, phi, true);
     std::vector<float> err(static_cast<std::size_t>(heads * n));
     std::vector<std::vector<float>> implied(static_cast<std::size_t>(kernelThreads()));  // [n, m] per worker
     SingleThreadedBlas singleBlas;  // (one product per head on each worker)
@@ -241,7 +259,11 @@ public:
             ctx.beginStage("error");
             // error_l1: [H, n] = sum_j |A_ij - softmax_ij|, the approximation error per query row,
             // from the implied weights A = phiQ phiK^T / den (built only here, within the dense limit)
-            const std::vector<float> err = impliedErrorL1(qkv, phi, result.stats.at("den").f32, spec.causal);
+            std::vector<float> phiK;
+            const std::vector<float> err = impliedErrorL1(qkv, phi, result.stats.at("den").f32, spec.causal, phiK);
+            const float eps = relu ? 0.0f : static_cast<float>(paramFloat(params, "feature_eps"));
+            result.diagnostics["key_eps_share"] = PlainTensor::fromF32(
+                {heads}, keyEpsShare(phiK, heads, qkv.m(), features, static_cast<float>(1.0 / std::sqrt(static_cast<double>(features))), eps));
             std::vector<float> mean(static_cast<std::size_t>(heads));
             for (std::int64_t h = 0; h < heads; ++h) {
                 double sum = 0;
