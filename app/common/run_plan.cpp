@@ -1,5 +1,7 @@
 #include "common/run_plan.h"
 
+#include <attnscope/diagnostics.h>
+
 #include <attnscope/variant_catalog.h>
 
 #include <algorithm>
@@ -31,10 +33,7 @@ bool addExactReference(std::vector<VariantRequest>& variants) {
     return true;
 }
 
-bool needsExactReference(const std::string& variantId) {
-    const engine::VariantInfo* info = engine::findVariantInfo(variantId);
-    return info && info->approximatesSoftmax;
-}
+bool needsExactReference(const std::string& variantId) { return engine::diagnosticsNeedExactReference(variantId); }
 
 std::string defaultComparedVariant() {
     for (const engine::VariantInfo& info : engine::variantCatalog())

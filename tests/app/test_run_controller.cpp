@@ -150,7 +150,7 @@ private Q_SLOTS:
                  qPrintable(note));
     }
 
-    void diagnosticsRunAddsExactOnlyForApproximations() {
+    void diagnosticsRunAddsExactForApproximationsAndSparseVariants() {
         choose(QStringLiteral("performer"), 13);
         QVERIFY(m_runs->shownLacks(Purpose::Diagnostics, resultWith({"performer"}).get()));
         QVERIFY(m_runs->shownLacks(Purpose::Diagnostics, resultWith({"linear", "full"}).get()));  // another variant's
@@ -160,11 +160,17 @@ private Q_SLOTS:
         QCOMPARE(requestedIds(0), (std::vector<std::string>{"performer", "full"}));
         QVERIFY(m_runs->runningFor(Purpose::Diagnostics));
 
-        choose(QStringLiteral("longformer"), 14);  // a pattern, not an approximation: nothing to add
-        QVERIFY(!m_runs->shownLacks(Purpose::Diagnostics, resultWith({"longformer"}).get()));
+        choose(QStringLiteral("longformer"), 14);  // its page shows the softmax mass its pattern keeps
+        QVERIFY(m_runs->shownLacks(Purpose::Diagnostics, resultWith({"longformer"}).get()));
         m_runs->start(Purpose::Diagnostics, false);
         QTRY_VERIFY(m_control->hasStarted(14));
-        QCOMPARE(requestedIds(1), (std::vector<std::string>{"longformer"}));
+        QCOMPARE(requestedIds(1), (std::vector<std::string>{"longformer", "full"}));
+
+        choose(QStringLiteral("reformer"), 31);  // buckets and chunks: nothing to add
+        QVERIFY(!m_runs->shownLacks(Purpose::Diagnostics, resultWith({"reformer"}).get()));
+        m_runs->start(Purpose::Diagnostics, false);
+        QTRY_VERIFY(m_control->hasStarted(31));
+        QCOMPARE(requestedIds(2), (std::vector<std::string>{"reformer"}));
     }
 
     void onlyTheLatestRunsAnswerComesOut() {

@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <variant>
 #include <cmath>
 #include <limits>
 
@@ -227,9 +228,27 @@ void ClusterView::updateStep() {
             QStringList listed;
             for (int i = 0; i < m_unrouted.size() && i < kMaxListedUnrouted; ++i) listed << QString::number(m_unrouted[i]);
             if (m_unrouted.size() > kMaxListedUnrouted) listed << QStringLiteral("…");
-            text += QLatin1Char(' ') + tr("%1 queries unrouted (no cluster took them; output 0, blank on the strip): %2")
+            text += QLatin1Char(' ') + tr("%1 queries unrouted (no cluster took them; output 0, blank on the strip): %2.")
                                            .arg(m_unrouted.size())
                                            .arg(listed.join(QStringLiteral(", ")));
+            // Why: each cluster picks its own w nearest queries, independently of the others.
+            if (const engine::AttentionResult* r = chosenResult()) {
+                const auto param = [&](const char* name) {
+                    const auto it = r->params.find(name);
+                    return it != r->params.end() && std::holds_alternative<std::int64_t>(it->second) ? std::get<std::int64_t>(it->second) : 0;
+                };
+                const std::int64_t window = param("window_size") > 0 ? param("window_size") : (m_n + m_clusters - 1) / std::max(1, m_clusters);
+                text += QLatin1Char(' ') +
+                        tr("Why: in balanced top-w routing each of the %1 clusters takes its own %2 nearest queries (%3 "
+                           "slots for %4 queries, per head), so a query near two centroids is taken twice and one near "
+                           "none is left out. A larger window_size (e.g. %5) routes more of them; mode = argmax routes every "
+                           "query to its nearest centroid (the paper's rule).")
+                            .arg(m_clusters)
+                            .arg(window)
+                            .arg(static_cast<long long>(m_clusters) * window)
+                            .arg(m_n)
+                            .arg(2 * window);
+            }
         }
     }
     m_summary->setText(text);

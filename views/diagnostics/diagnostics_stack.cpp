@@ -9,6 +9,7 @@
 #include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/rotary_profile_view.h"
+#include "views/diagnostics/sparsity_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/diagnostics/star_player.h"
 #include "views/diagnostics/star_reach_view.h"
@@ -66,19 +67,22 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     addWidget(m_starTabs);
     m_rotary = new RotaryProfileView(this);
     addWidget(m_rotary);
+    m_sparsity = new SparsityView(this);
+    addWidget(m_sparsity);
     // A new kind of diagnostic adds its page here (and to DiagnosticsPage); variants name theirs.
     m_pages = {{engine::DiagnosticsPage::Approximation, m_approximationTabs},
                {engine::DiagnosticsPage::Lsh, m_lsh},
                {engine::DiagnosticsPage::Clusters, m_clusters},
                {engine::DiagnosticsPage::Memory, m_memoryTabs},
-               {engine::DiagnosticsPage::Star, m_starTabs}};
+               {engine::DiagnosticsPage::Star, m_starTabs},
+               {engine::DiagnosticsPage::Sparsity, m_sparsity}};
     updatePage();
 }
 
 DiagnosticsStack::~DiagnosticsStack() = default;
 
 bool DiagnosticsStack::needsExactReference(const QString& variantId) {
-    return ApproximationView::approximatesSoftmax(variantId.toStdString());
+    return engine::diagnosticsNeedExactReference(variantId.toStdString());
 }
 
 QString DiagnosticsStack::variantsWithPages() {
@@ -90,6 +94,7 @@ QString DiagnosticsStack::variantsWithPages() {
                              : info.diagnosticsPage == engine::DiagnosticsPage::Lsh    ? tr("LSH buckets and chunks")
                              : info.diagnosticsPage == engine::DiagnosticsPage::Memory ? tr("segment memory, score terms, receptive field")
                              : info.diagnosticsPage == engine::DiagnosticsPage::Star   ? tr("ring and relay cycles")
+                             : info.diagnosticsPage == engine::DiagnosticsPage::Sparsity ? tr("keys kept and the softmax mass they hold")
                                                                                        : tr("k-means clusters");
         parts << QStringLiteral("%1 (%2)").arg(QString::fromStdString(info.id), what);
     }
@@ -108,6 +113,7 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     m_receptiveField->setInspectionState(state);
     m_star->setInspectionState(state);
     m_rotary->setInspectionState(state);
+    m_sparsity->setInspectionState(state);
     updatePage();
 }
 
@@ -121,6 +127,7 @@ void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result
     m_receptiveField->setResult(m_result);
     m_star->setResult(m_result);
     m_rotary->setResult(m_result);
+    m_sparsity->setResult(m_result);
     updatePage();
 }
 

@@ -25,6 +25,7 @@ class ClusterView;
 class MemoryView;
 class ReceptiveFieldView;
 class RotaryProfileView;
+class SparsityView;
 class InspectionState;
 class LshView;
 class SpectrumPlot;
@@ -58,6 +59,7 @@ public:
     StarPlayer* starPlayer() const { return m_star; }
     StarReachView* starReachView() const { return m_starReach; }
     RotaryProfileView* rotaryProfileView() const { return m_rotary; }
+    SparsityView* sparsityView() const { return m_sparsity; }
     /// The star page's tabs: "Cycles" (the player) and "Reach".
     QTabWidget* starTabs() const { return m_starTabs; }
     /// The memory page's tabs: "Memory" and "Receptive field".
@@ -81,6 +83,7 @@ private:
     StarPlayer* m_star = nullptr;
     StarReachView* m_starReach = nullptr;
     RotaryProfileView* m_rotary = nullptr;
+    SparsityView* m_sparsity = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;

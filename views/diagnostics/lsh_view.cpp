@@ -223,7 +223,26 @@ void LshView::rebuild() {
                         .arg(m_buckets)
                         .arg(m_chunkLen)
                         .arg(m_chunkCount)
-                        .arg(shape.isEmpty() ? tr("not stored") : shape.join(QStringLiteral(" × "))));
+                        .arg(shape.isEmpty() ? tr("not stored") : shape.join(QStringLiteral(" × "))) +
+                    fewChunksNote(n, chunksPerRound));
+}
+
+QString LshView::fewChunksNote(int n, int chunksPerRound) const {
+    // With the paper's chunk_len (64) a short text fills one or two chunks a round, and each chunk
+    // with its neighbour sees nearly every token: hashing then changes little. Say so, and what
+    // shows the mechanism on such a text.
+    if (chunksPerRound > 2) return {};
+    const int suggested = std::max(2, n / 10);
+    const int buckets = std::max(2, ((n + suggested - 1) / suggested + 1) / 2 * 2);
+    return tr(" — Only %1 chunk(s) a round: with chunk_len %2, %3 tokens fill %1 chunk(s) and n_buckets = 0 picks "
+              "%4 buckets, so each chunk and the one before it see nearly every token and LSH changes little. "
+              "Set chunk_len = %5 (about %6 buckets) to see hashing sort similar tokens together on a short text.")
+        .arg(chunksPerRound)
+        .arg(m_chunkLen)
+        .arg(n)
+        .arg(m_buckets)
+        .arg(suggested)
+        .arg(buckets);
 }
 
 double LshView::bucketCell(int round, int position) const { return cellOf(m_bucketPlot, round, position); }

@@ -56,6 +56,8 @@ public:
     QCustomPlot* sortedPlot() const { return m_sortedPlot; }
 
 private:
+    /// Why hashing shows little when a round holds two chunks or fewer, and what to set.
+    QString fewChunksNote(int n, int chunksPerRound) const;
     void rebuild();
     void showMessage(const QString& text);
 

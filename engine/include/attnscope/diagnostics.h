@@ -46,6 +46,11 @@ bool writesSpectrum(const VariantInfo& info);
 /// The result a Diagnostics page draws: results[index] when its variant's page is `page`, else
 /// the first result whose variant's page is; nullptr when none is.
 const AttentionResult* resultForPage(const RunResult& run, int index, DiagnosticsPage page);
+
+/// True when the variant's Diagnostics page compares it with exact softmax on the same Q, K, V
+/// (an approximation's error, a sparse variant's kept mass): the window and recipes run `full`
+/// beside it there.
+bool diagnosticsNeedExactReference(const std::string& variantId);
 /// The same for the spectrum page: a result whose variant writes a spectrum.
 const AttentionResult* resultWithSpectrum(const RunResult& run, int index);
 

@@ -91,6 +91,7 @@ enum class DiagnosticsPage {
     Clusters,       ///< k-means clusters and routing (Routing Transformer)
     Memory,         ///< segment memory and the four score terms (Transformer-XL)
     Star,           ///< the satellites' and relay's updates over the cycles (Star-Transformer)
+    Sparsity,       ///< the keys each row keeps and the softmax mass they hold (sparse patterns, top-k, entmax)
 };
 
 /// How the trainer makes the variant differentiable (engine/src/train/trainable_attention.cpp).

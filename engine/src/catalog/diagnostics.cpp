@@ -1,6 +1,7 @@
 #include <attnscope/diagnostics.h>
 
 #include <attnscope/result_roles.h>
+#include <attnscope/variant_catalog.h>
 
 #include <functional>
 
@@ -74,6 +75,11 @@ bool writesSpectrum(const VariantInfo& info) { return info.findDiagnostic(kSingu
 
 const AttentionResult* resultForPage(const RunResult& run, int index, DiagnosticsPage page) {
     return pick(run, index, [page](const VariantInfo& info) { return info.diagnosticsPage == page; });
+}
+
+bool diagnosticsNeedExactReference(const std::string& variantId) {
+    const VariantInfo* info = findVariantInfo(variantId);
+    return info && (info->approximatesSoftmax || info->diagnosticsPage == DiagnosticsPage::Sparsity);
 }
 
 const AttentionResult* resultWithSpectrum(const RunResult& run, int index) { return pick(run, index, writesSpectrum); }

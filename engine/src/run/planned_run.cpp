@@ -98,8 +98,9 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
         ctx.checkQkvValuesNow();  // (a no-op unless the variant left them unscanned)
         for (const auto& w : ctx.warnings()) run.warnings.push_back(variant.info().id + ": " + w);
         if (r.emptyRowCount > 0)
-            run.warnings.push_back(variant.info().id + ": " + std::to_string(r.emptyRowCount) +
-                                   " query rows have no admissible key; their weights and output are zero");
+            run.warnings.push_back(variant.info().id + ": " + std::to_string(r.emptyRowCount) + " of the " +
+                                   std::to_string(r.heads * r.n) + " (head, query) rows over all " + std::to_string(r.heads) +
+                                   " heads have no admissible key; their weights and output are zero");
         if (attach) {
             if (auto attached = attachWeights(r, run.q, run.k, run.keyPadding); !attached)
                 throw EngineError(ErrorCode::Internal, attached.error().message);

@@ -37,6 +37,7 @@ VariantInfo info() {
                                       "When b does not divide n (ETC: n - extra_global): pad the end with masked "
                                       "tokens to the next multiple and report the real tokens (false: refuse)."));
     info.reasons = {PatternReason::Global, PatternReason::Local, PatternReason::Random};
+    info.diagnosticsPage = DiagnosticsPage::Sparsity;
     info.diagnostics = {
         diagnostic("rand_attn", DType::I64, "[H, random rows, r]", DiagnosticWhen::Always, "The random key blocks drawn for each query block."),
         diagnostic("rand_hits", DType::U8, "[H, random rows, r]", DiagnosticWhen::Always, "1 where a drawn block repeats a window or global block."),

@@ -28,6 +28,7 @@ VariantInfo info() {
     info.params.push_back(alpha);
     info.params.push_back(boolParam("causal", false, "Mask keys j > i."));
     info.reasons = {PatternReason::Support};
+    info.diagnosticsPage = DiagnosticsPage::Sparsity;
     info.diagnostics = {
         diagnostic("alpha", DType::F32, "[H]", DiagnosticWhen::Always, "The alpha each head used."),
         diagnostic("zeros", DType::I64, "[H, n]", DiagnosticWhen::Always, "Keys with weight exactly 0 per row."),

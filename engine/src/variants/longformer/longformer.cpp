@@ -29,6 +29,7 @@ VariantInfo info() {
                                          "Global token indices (distinct, below n)."));
     info.params.push_back(boolParam("causal", false, "Only keys j <= i, global entries included."));
     info.reasons = {PatternReason::Local, PatternReason::Dilated, PatternReason::Global};
+    info.diagnosticsPage = DiagnosticsPage::Sparsity;
     info.atlasCoverage = {ParamValues{{"window", std::int64_t{16}}}, ParamValues{{"window", std::int64_t{64}}}};
     info.training = Training::Pattern;
     info.compareDefault = true;

@@ -28,6 +28,7 @@ VariantInfo info() {
                                          "Start of the summary cells inside each block, one value or one per head "
                                          "(0..l-c); empty = l-c, the last c cells."));
     info.reasons = {PatternReason::Local, PatternReason::Summary};
+    info.diagnosticsPage = DiagnosticsPage::Sparsity;
     info.atlasCoverage = {ParamValues{{"block", std::int64_t{16}}, {"summary", std::int64_t{4}}}};
     info.training = Training::Pattern;
     return info;

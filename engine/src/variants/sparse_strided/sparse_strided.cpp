@@ -29,6 +29,7 @@ VariantInfo info() {
                                         "union: every head sees local and strided keys; interleave: even heads "
                                         "local, odd heads strided."));
     info.reasons = {PatternReason::Local, PatternReason::Stride};
+    info.diagnosticsPage = DiagnosticsPage::Sparsity;
     info.atlasCoverage = {ParamValues{{"stride", std::int64_t{16}}}};
     info.training = Training::Pattern;
     return info;

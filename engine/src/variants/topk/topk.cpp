@@ -24,6 +24,7 @@ VariantInfo info() {
                                         "keep: every score >= the k-th largest is kept (the official code; may "
                                         "keep more than k); index: exactly k, lower key index first among ties."));
     info.reasons = {PatternReason::TopK};
+    info.diagnosticsPage = DiagnosticsPage::Sparsity;
     info.diagnostics = {
         diagnostic("threshold", DType::F32, "[H, n]", DiagnosticWhen::Always, "The k-th largest score of each row."),
         diagnostic("kept", DType::I64, "[H, n]", DiagnosticWhen::Always, "Keys kept per row (ties at the threshold included)."),
