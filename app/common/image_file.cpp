@@ -75,6 +75,34 @@ QString truncation(const QString& path, const QByteArray& format) {
     return {};
 }
 
+// The most pixels a file of `bytes` can describe in `format`, from the densest coding the format
+// has: GIF's LZW emits at most 4096 pixels per code of at least 3 bits (10,923 a byte); PNG's
+// deflate at most 1,032 bytes of 1-bit rows (8 pixels) per byte; baseline JPEG at least one bit
+// per 8 × 8 block (512 a byte; 1,024 leaves room for progressive files). 0: no bound (BMP's RLE
+// skips runs with a few bytes, other formats).
+qint64 mostPixels(const QByteArray& format, qint64 bytes) {
+    if (format == "gif") return bytes * 10923;
+    if (format == "png") return bytes * 8256;
+    if (format == "jpeg" || format == "jpg") return bytes * 1024;
+    return 0;
+}
+
+// A header that claims more pixels than the rest of the file can code: the picture data is
+// missing (a decoder fills the frame with background without a word). Empty when it can.
+QString missingPixels(const QString& path, const QByteArray& format, QSize claimed) {
+    const qint64 bytes = QFileInfo(path).size();
+    const qint64 most = mostPixels(format, bytes);
+    const qint64 pixels = claimed.isValid() ? static_cast<qint64>(claimed.width()) * claimed.height() : 0;
+    if (most == 0 || pixels <= most) return {};
+    return QStringLiteral("its header claims %1 × %2 pixels, but %3 bytes of %4 can code at most %5: the picture data is "
+                          "missing or cut short")
+        .arg(claimed.width())
+        .arg(claimed.height())
+        .arg(bytes)
+        .arg(QString::fromLatin1(format.toUpper()))
+        .arg(most);
+}
+
 }  // namespace
 
 engine::Result<QImage> readImageFile(const QString& path) {
@@ -95,6 +123,7 @@ engine::Result<QImage> readImageFile(const QString& path) {
                                    .arg(kMaxImageFilePixels / 1000000));
     const QByteArray format = reader.format().toLower();
     if (const QString cut = truncation(path, format); !cut.isEmpty()) return fileError(path, cut);
+    if (const QString missing = missingPixels(path, format, size); !missing.isEmpty()) return fileError(path, missing);
     QImage image;
     QStringList warnings;
     if (!readCollectingWarnings(reader, image, warnings) || image.isNull())

@@ -122,6 +122,25 @@ private Q_SLOTS:
         QVERIFY(refusal(truncated).startsWith(truncated));
         const QString huge = writeFile(dir.filePath(QStringLiteral("huge.png")), pngClaiming(100000, 100000));
         QVERIFY2(refusal(huge).contains(QStringLiteral("claims 100000 × 100000 pixels")), qPrintable(refusal(huge)));
+        // 26 bytes of GIF (fuzzing found it) whose screen is 2309 × 28968 pixels: LZW cannot code
+        // that many from 2 bytes of data; Qt painted a 67-million-pixel background without a word.
+        const QByteArray emptyGif = QByteArray::fromHex("474946383961000000000100002c05002871000900000202003b");
+        QCOMPARE(emptyGif.size(), 26);
+        const QString gif = writeFile(dir.filePath(QStringLiteral("empty.gif")), emptyGif);
+        QVERIFY2(refusal(gif).contains(QStringLiteral("claims 2309 × 28968 pixels, but 26 bytes of GIF can code at most 283998")),
+                 qPrintable(refusal(gif)));
+        // A PNG claiming more than deflate can code from its bytes (under the size cap).
+        const QString sparse = writeFile(dir.filePath(QStringLiteral("sparse.png")), pngClaiming(4000, 4000));
+        QVERIFY2(refusal(sparse).contains(QStringLiteral("the picture data is missing")), qPrintable(refusal(sparse)));
+        // Whole files that compress well still load: a one-colour GIF and PNG of 1000 × 1000.
+        QImage flat(1000, 1000, QImage::Format_RGB32);
+        flat.fill(QColor(30, 60, 90));
+        for (const char* kind : {"png", "gif"}) {
+            const QString path = dir.filePath(QStringLiteral("flat.%1").arg(QLatin1String(kind)));
+            if (!flat.save(path, kind)) continue;  // (Qt writes no GIF)
+            auto image = attnscope::app::readImageFile(path);
+            QVERIFY2(image.ok(), image.ok() ? "" : image.error().message.c_str());
+        }
         const QString text = writeFile(dir.filePath(QStringLiteral("notes.png")), QByteArray("these are notes, not a picture\n"));
         QVERIFY2(refusal(text).contains(QStringLiteral("not an image")), qPrintable(refusal(text)));
         QVERIFY(!attnscope::app::looksLikeImage(text));
