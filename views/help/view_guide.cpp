@@ -59,8 +59,8 @@ ViewGuide viewGuide(const QString& key) {
         return {tr("Compare"),
                 tr("Two to four variants side by side, on the same queries, keys and values, with the difference to exact "
                    "softmax and an error summary."),
-                tr("Hovering one pane marks the same cell in the others. The difference map is red where a variant gives "
-                   "more weight than exact softmax and blue where it gives less (white: the same). The table gives per "
+                tr("Hovering one pane marks the same cell in the others. The Difference map tab is red where a variant gives "
+                   "more weight than exact softmax and blue where it gives less (white: the same). The Errors tab gives per "
                    "row the L1 distance of the weights, the KL divergence where it is defined, and the share of exact "
                    "softmax's mass the pattern keeps."),
                 tr("Add variants under \"Compare with\" in the left panel. A sparse pattern that keeps 95 % of the mass "
