@@ -100,6 +100,14 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     connect(m_cost, &CostTabController::busyChanged, this, &MainWindow::uiUpdateCancel);
     buildAtlasTab();
     connect(m_views->banner(), &RandomProjectionBanner::useSampleModelRequested, this, &MainWindow::useSampleModel);
+    // A Diagnostics page's suggestion ("Try chunk_len = 7"): set it in the variant's form, run.
+    connect(m_views->diagnostics(), &views::DiagnosticsStack::settingSuggested, this, [this](const QString& id, const QString& setting) {
+        if (m_inputs->variantId() != id) return;
+        const QStringList errors = m_inputs->paramForm()->applyTexts({setting});
+        if (!errors.isEmpty()) return setStatusMessage(errors.join(QLatin1Char(' ')));
+        setStatusMessage(tr("%1: %2, as the Diagnostics page suggests.").arg(id, setting));
+        runNow();
+    });
     connect(m_views->tabs(), &QTabWidget::currentChanged, this, &MainWindow::uiViewChanged);
     return m_views;
 }

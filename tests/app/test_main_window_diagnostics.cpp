@@ -18,6 +18,9 @@
 #include "views/diagnostics/star_reach_view.h"
 #include "views/inspection_state.h"
 
+#include "views/diagnostics/lsh_view.h"
+#include "views/diagnostics/cluster_view.h"
+#include <QPushButton>
 #include <QComboBox>
 #include <QCheckBox>
 #include <QSpinBox>
@@ -391,6 +394,40 @@ private Q_SLOTS:
         // test, with N(0, 0.36) entries, shows a 4x fall).
         QVERIFY(errors.last() < 0.9 * errors.first());
         QVERIFY(window.lastResult()->results.size() == 2);  // the shown result is untouched
+    }
+
+    void reformerAndRoutingPagesOfferTheSettingThatShowsTheirMechanism() {
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        MainWindow window(&runner, AppSettings{}, options);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
+        window.showView(MainWindow::View::Diagnostics);
+        // Reformer on the 77-word sample: chunk_len 64 leaves two chunks a round and two buckets.
+        selectVariant(window, "reformer");
+        window.runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr && !runner.isRunning(), kRunTimeoutMs);
+        auto* lsh = window.views()->diagnostics()->lshView();
+        QTRY_COMPARE(lsh->bucketCount(), 2);
+        QVERIFY(lsh->suggestionButton()->isVisibleTo(lsh));
+        QVERIFY2(lsh->message().isEmpty(), qPrintable(lsh->message()));
+        QTest::mouseClick(lsh->suggestionButton(), Qt::LeftButton);
+        QCOMPARE(std::get<std::int64_t>(window.inputs()->paramForm()->values().at("chunk_len")), std::int64_t{7});
+        QTRY_VERIFY_WITH_TIMEOUT(lsh->bucketCount() > 8, kRunTimeoutMs);  // hashing now sorts into many buckets
+        QVERIFY(!lsh->suggestionButton()->isVisibleTo(lsh));
+
+        // Routing: queries no cluster took; a wider window routes more of them.
+        selectVariant(window, "routing");
+        window.runNow();
+        auto* clusters = window.views()->diagnostics()->clusterView();
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning() && clusters->hasClusters() && !clusters->unroutedQueries().isEmpty(), kRunTimeoutMs);
+        const int before = clusters->unroutedQueries().size();
+        QVERIFY2(clusters->summary().contains(QStringLiteral("Why:")), qPrintable(clusters->summary()));
+        QVERIFY(clusters->suggestionButton()->isVisibleTo(clusters));
+        QTest::mouseClick(clusters->suggestionButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning() && clusters->unroutedQueries().size() < before, kRunTimeoutMs);
     }
 
     void performersFlatCurveIsExplainedAndFallsAtTheNormOfItsPaper() {

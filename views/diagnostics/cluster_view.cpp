@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -95,7 +96,14 @@ ClusterView::ClusterView(QWidget* parent) : QWidget(parent) {
     m_summary->setTextFormat(Qt::PlainText);
     m_summary->setWordWrap(true);
     m_summary->setContentsMargins(8, 2, 8, 4);
-    layout->addWidget(m_summary);
+    auto* summaryRow = new QHBoxLayout;
+    summaryRow->addWidget(m_summary, 1);
+    m_suggest = new QPushButton(this);
+    m_suggest->setProperty("attnscopeExportSkip", true);  // a control, not part of a figure
+    m_suggest->hide();
+    connect(m_suggest, &QPushButton::clicked, this, [this] { Q_EMIT settingSuggested(QStringLiteral("routing"), m_suggestion); });
+    summaryRow->addWidget(m_suggest, 0, Qt::AlignTop);
+    layout->addLayout(summaryRow);
     connect(m_stepCombo, &QComboBox::currentIndexChanged, this, &ClusterView::updateStep);
     rebuild();
 }
@@ -121,6 +129,7 @@ const engine::AttentionResult* ClusterView::chosenResult() const {
 }
 
 void ClusterView::showMessage(const QString& text) {
+    m_suggest->hide();
     m_shownHead = -1;
     m_clusters = m_iterations = m_n = 0;
     m_unrouted.clear();
@@ -216,6 +225,7 @@ void ClusterView::updateStep() {
     replotWhenShown(m_barsPlot);
     replotWhenShown(m_stripPlot);
 
+    m_suggest->hide();
     QString text = tr("%1: largest cluster %2 queries / %3 keys, %4 empty clusters (queries).")
                        .arg(m_stepCombo->currentText())
                        .arg(*std::max_element(sizes[Queries].begin(), sizes[Queries].end()))
@@ -248,6 +258,10 @@ void ClusterView::updateStep() {
                             .arg(static_cast<long long>(m_clusters) * window)
                             .arg(m_n)
                             .arg(2 * window);
+                m_suggestion = QStringLiteral("window_size=%1").arg(2 * window);
+                m_suggest->setText(tr("Try window_size = %1").arg(2 * window));
+                m_suggest->setToolTip(tr("Runs routing again with window_size = %1 (the other parameters as they are)").arg(2 * window));
+                m_suggest->show();
             }
         }
     }

@@ -16,6 +16,7 @@
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QPushButton;
 
 namespace attnscope::views {
 
@@ -53,6 +54,12 @@ public:
     const QVector<int>& unroutedQueries() const { return m_unrouted; }
     QString summary() const;
     QString message() const;
+    /// The button under the unrouted queries' note: a window_size that routes more of them.
+    QPushButton* suggestionButton() const { return m_suggest; }
+
+Q_SIGNALS:
+    /// Intent: run routing again with "name=value" (the note's suggestion).
+    void settingSuggested(const QString& variantId, const QString& setting);
 
 private:
     void rebuild();
@@ -65,6 +72,8 @@ private:
     QCustomPlot* m_barsPlot = nullptr;
     QCustomPlot* m_stripPlot = nullptr;
     QLabel* m_summary = nullptr;
+    QPushButton* m_suggest = nullptr;
+    QString m_suggestion;  // "window_size=18"
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
     QVector<int> m_unrouted;

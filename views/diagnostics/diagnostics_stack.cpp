@@ -69,6 +69,8 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     addWidget(m_rotary);
     m_sparsity = new SparsityView(this);
     addWidget(m_sparsity);
+    connect(m_lsh, &LshView::settingSuggested, this, &DiagnosticsStack::settingSuggested);
+    connect(m_clusters, &ClusterView::settingSuggested, this, &DiagnosticsStack::settingSuggested);
     // A new kind of diagnostic adds its page here (and to DiagnosticsPage); variants name theirs.
     m_pages = {{engine::DiagnosticsPage::Approximation, m_approximationTabs},
                {engine::DiagnosticsPage::Lsh, m_lsh},

@@ -67,6 +67,10 @@ public:
     /// The approximation page's tabs: "Approximation" and (linformer only) "Spectrum".
     QTabWidget* approximationTabs() const { return m_approximationTabs; }
 
+Q_SIGNALS:
+    /// Intent: run `variantId` again with "name=value" (a page's suggestion, e.g. Reformer's chunk_len).
+    void settingSuggested(const QString& variantId, const QString& setting);
+
 private:
     void updatePage();
 

@@ -7,7 +7,9 @@
 #include "views/inspection_state.h"
 #include "views/qcp.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QPlainTextEdit>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -73,7 +75,14 @@ LshView::LshView(QWidget* parent) : QWidget(parent) {
     m_info->setTextFormat(Qt::PlainText);
     m_info->setWordWrap(true);
     m_info->setContentsMargins(8, 4, 8, 2);
-    layout->addWidget(m_info);
+    auto* infoRow = new QHBoxLayout;
+    infoRow->addWidget(m_info, 1);
+    m_suggest = new QPushButton(this);
+    m_suggest->setProperty("attnscopeExportSkip", true);  // a control, not part of a figure
+    m_suggest->hide();
+    connect(m_suggest, &QPushButton::clicked, this, [this] { Q_EMIT settingSuggested(QStringLiteral("reformer"), m_suggestion); });
+    infoRow->addWidget(m_suggest, 0, Qt::AlignTop);
+    layout->addLayout(infoRow);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     m_bucketPlot = makeStripPlot(splitter, tr("position"));
     m_sortedPlot = makeStripPlot(splitter, tr("slot in sorted order (lines: chunk boundaries)"));
@@ -103,6 +112,7 @@ void LshView::setResult(std::shared_ptr<const engine::RunResult> result) {
 }
 
 void LshView::showMessage(const QString& text) {
+    m_suggest->hide();
     m_shownHead = -1;
     m_rounds = m_buckets = m_slots = m_chunkLen = m_chunkCount = 0;
     m_sorted.clear();
@@ -227,12 +237,17 @@ void LshView::rebuild() {
                     fewChunksNote(n, chunksPerRound));
 }
 
-QString LshView::fewChunksNote(int n, int chunksPerRound) const {
+QString LshView::fewChunksNote(int n, int chunksPerRound) {
     // With the paper's chunk_len (64) a short text fills one or two chunks a round, and each chunk
     // with its neighbour sees nearly every token: hashing then changes little. Say so, and what
     // shows the mechanism on such a text.
+    m_suggest->hide();
     if (chunksPerRound > 2) return {};
     const int suggested = std::max(2, n / 10);
+    m_suggestion = QStringLiteral("chunk_len=%1").arg(suggested);
+    m_suggest->setText(tr("Try chunk_len = %1").arg(suggested));
+    m_suggest->setToolTip(tr("Runs reformer again with chunk_len = %1 (the other parameters as they are)").arg(suggested));
+    m_suggest->show();
     const int buckets = std::max(2, ((n + suggested - 1) / suggested + 1) / 2 * 2);
     return tr(" — Only %1 chunk(s) a round: with chunk_len %2, %3 tokens fill %1 chunk(s) and n_buckets = 0 picks "
               "%4 buckets, so each chunk and the one before it see nearly every token and LSH changes little. "

@@ -18,6 +18,7 @@
 class QCustomPlot;
 class QLabel;
 class QPlainTextEdit;
+class QPushButton;
 
 namespace attnscope::views {
 
@@ -55,13 +56,22 @@ public:
     QCustomPlot* bucketPlot() const { return m_bucketPlot; }
     QCustomPlot* sortedPlot() const { return m_sortedPlot; }
 
+    /// The button under a short text's note: the setting that shows hashing at work.
+    QPushButton* suggestionButton() const { return m_suggest; }
+
+Q_SIGNALS:
+    /// Intent: run reformer again with "name=value" (the note's suggestion).
+    void settingSuggested(const QString& variantId, const QString& setting);
+
 private:
     /// Why hashing shows little when a round holds two chunks or fewer, and what to set.
-    QString fewChunksNote(int n, int chunksPerRound) const;
+    QString fewChunksNote(int n, int chunksPerRound);
     void rebuild();
     void showMessage(const QString& text);
 
     QLabel* m_info = nullptr;
+    QPushButton* m_suggest = nullptr;  // "Try chunk_len = 7" when a round holds two chunks or fewer
+    QString m_suggestion;              // its "name=value"
     QCustomPlot* m_bucketPlot = nullptr;
     QCustomPlot* m_sortedPlot = nullptr;
     QPlainTextEdit* m_chunks = nullptr;
