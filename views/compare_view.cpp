@@ -55,6 +55,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     auto* figureLayout = new QVBoxLayout(m_figurePage);
     figureLayout->setContentsMargins(0, 0, 0, 0);
     m_figureBottom = new QHBoxLayout;
+    figureLayout->addLayout(m_figureBottom, 2);  // (the panes go above it while a figure is laid out)
     m_stack->addWidget(m_figurePage);
     layout->addWidget(m_stack, 1);
 
@@ -92,7 +93,6 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     panesRow->addWidget(m_panesWidget, 1);
     m_sharedBar = new SharedColorBar(m_panesPage);
     panesRow->addWidget(m_sharedBar);
-    m_pages->addTab(m_panesPage, tr("Side by side"));
 
     m_diffBox = new QWidget(m_pages);
     auto* diffLayout = new QVBoxLayout(m_diffBox);
@@ -114,12 +114,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     diffLayout->addLayout(diffControls);
     m_diffMap = new CompareDifferenceMap(m_diffBox);
     diffLayout->addWidget(m_diffMap, 1);
-    m_pages->addTab(m_diffBox, tr("Difference map"));
     m_errorPanel = new CompareErrorPanel(m_pages);
-    m_pages->addTab(m_errorPanel, tr("Errors"));
-    m_pages->setTabToolTip(0, tr("The panes side by side on one colour scale"));
-    m_pages->setTabToolTip(1, tr("One pane minus another, or minus exact softmax"));
-    m_pages->setTabToolTip(2, tr("Each pane against exact softmax (or the model's own attention): row L1, KL, kept mass"));
+    addPageTabs();
     connect(m_diffMap, &CompareDifferenceMap::cellHovered, this, &CompareView::hoverCell);
     const auto onDiffChoice = [this] {
         setDifference(m_minuendCombo->currentData().toInt(), m_referenceCombo->currentData().toInt());
@@ -147,15 +143,16 @@ QSize CompareView::beginFigureLayout(QSize windowSize, bool slide) {
     m_figurePageShown = m_pages->currentIndex();
     const int panesHeight = m_pages->currentWidget() == m_panesPage ? m_panesPage->height() : windowSize.height();
     auto* figureLayout = static_cast<QVBoxLayout*>(m_figurePage->layout());
-    figureLayout->addWidget(m_panesPage, 3);
+    figureLayout->insertWidget(0, m_panesPage, 3);
     m_figureBottom->addWidget(m_diffBox, 1);
     m_figureBottom->addWidget(m_errorPanel, 1);
-    figureLayout->addLayout(m_figureBottom, 2);
     m_panesPage->show();
     m_diffBox->show();
     m_errorPanel->show();
     m_stack->setCurrentWidget(m_figurePage);
-    refreshDerived();
+    // Both brought up to date, waiting for what is computed in the background.
+    differenceMap();
+    errorPanel();
     // The difference map as wide as the whole error table beside it.
     const int tableWidth = m_errorPanel->setFigureMode(true);
     return {std::max(windowSize.width(), 2 * tableWidth + m_figureBottom->spacing()),
@@ -165,12 +162,21 @@ QSize CompareView::beginFigureLayout(QSize windowSize, bool slide) {
 void CompareView::endFigureLayout() {
     if (m_stack->currentWidget() != m_figurePage) return;
     m_errorPanel->setFigureMode(false);
-    m_figurePage->layout()->removeItem(m_figureBottom);
+    m_figureBottom->removeWidget(m_diffBox);
+    m_figureBottom->removeWidget(m_errorPanel);
+    m_figurePage->layout()->removeWidget(m_panesPage);
+    addPageTabs();
+    m_pages->setCurrentIndex(m_figurePageShown);
+    m_stack->setCurrentWidget(m_pages);
+}
+
+void CompareView::addPageTabs() {
     m_pages->insertTab(0, m_panesPage, tr("Side by side"));
     m_pages->insertTab(1, m_diffBox, tr("Difference map"));
     m_pages->insertTab(2, m_errorPanel, tr("Errors"));
-    m_pages->setCurrentIndex(m_figurePageShown);
-    m_stack->setCurrentWidget(m_pages);
+    m_pages->setTabToolTip(0, tr("The panes side by side on one colour scale"));
+    m_pages->setTabToolTip(1, tr("One pane minus another, or minus exact softmax"));
+    m_pages->setTabToolTip(2, tr("Each pane against exact softmax (or the model's own attention): row L1, KL, kept mass"));
 }
 
 void CompareView::showPage(Page page) { m_pages->setCurrentIndex(static_cast<int>(page)); }
@@ -233,10 +239,7 @@ void CompareView::setRunning(bool running) {
     if (running == m_running) return;
     m_running = running;
     for (HeadHeatmap* pane : m_panes) pane->setEmptyMessage(running ? tr("Computing…") : QString());
-    if (running && !hasComparison()) {
-        m_diffMap->clear(tr("Computing the comparison…"));
-        m_errorPanel->clear(tr("Computing the comparison…"));
-    } else if (!running) {
+    if (!hasComparison()) {  // (a comparison shown meanwhile stays until the new one arrives)
         updateDifference();
         updateErrors();
     }
@@ -460,7 +463,9 @@ void CompareView::computeDifference() {
     const quint64 generation = m_diffJob.start();
     m_diffPending = false;
     if (!hasComparison()) {
-        m_diffMap->clear(m_refusal.isEmpty() ? tr("The difference map needs two variants.") : tr("Not comparable."));
+        m_diffMap->clear(m_running                ? tr("Computing the comparison…")
+                         : m_refusal.isEmpty() ? tr("The difference map needs two variants.")
+                                               : tr("Not comparable."));
         return;
     }
     const engine::AttentionResult* variant = paneResult(m_diffMinuend);
@@ -529,7 +534,8 @@ void CompareView::computeErrors() {
     const quint64 generation = m_errorJob.start();
     m_errorsPending = false;
     if (!hasComparison()) {
-        m_errorPanel->clear(m_refusal.isEmpty() ? tr("The error summary needs a comparison.") : m_refusal);
+        m_errorPanel->clear(m_running ? tr("Computing the comparison…")
+                                      : m_refusal.isEmpty() ? tr("The error summary needs a comparison.") : m_refusal);
         return;
     }
     if (m_exactIndex < 0) {

@@ -80,6 +80,8 @@ public:
     static constexpr int kFigureBottomHeight = 340;
     /// The view's pages: the panes, the difference map, the error table.
     enum class Page { Panes, Difference, Errors };
+    /// The tab widget holding the pages (tests: their count and tooltips).
+    QTabWidget* pages() const { return m_pages; }
     void showPage(Page page);
     Page shownPage() const;
     /// The one colour bar of every pane.
@@ -143,6 +145,8 @@ protected:
 private:
     void syncHead();
     void syncSharedBar();
+    /// The three pages as tabs, in order, with their tooltips (again after a figure).
+    void addPageTabs();
     void rebuildPanes();
     void layoutPanes();
     int shownPaneCount() const;

@@ -114,9 +114,10 @@ void paintCells(QCPPainter& painter, QCPColorMap* map) {
     const double keyDirection = keyEdge(1) >= keyEdge(0) ? 1.0 : -1.0;
     const double valueDirection = valueEdge(1) >= valueEdge(0) ? 1.0 : -1.0;
     const auto painted = [](const std::vector<QColor>& row, int from, int to) {
+        if (row.size() < static_cast<std::size_t>(to)) return false;  // (the last row has no next)
         for (int i = from; i < to; ++i)
             if (!row[static_cast<std::size_t>(i)].isValid()) return false;
-        return !row.empty();
+        return true;
     };
     if (values > 0) rowColours(map, gradient, 0, next);
     for (int v = 0; v < values; ++v) {

@@ -303,10 +303,15 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
                                      : QStringLiteral("head %1").arg(head);
             if (m_figure && m_scaleMode == ScaleMode::PerHead)
                 wide += tr(" · max %1").arg(QString::number(m_heads[layer][head].max, 'g', 3));
+            // Narrow cells: "head N", or "N" — in a per-head figure "N · max" keeps the number.
+            const QString shortLabel = m_figure && m_scaleMode == ScaleMode::PerHead
+                                           ? QStringLiteral("%1 · %2").arg(head).arg(QString::number(m_heads[layer][head].max, 'g', 2))
+                                           : QString::number(head);
             const QString label = fontMetrics().horizontalAdvance(wide) < cell.width() ? wide
-                                  : fontMetrics().horizontalAdvance(QStringLiteral("head 00")) < cell.width()
+                                  : !(m_figure && m_scaleMode == ScaleMode::PerHead) &&
+                                          fontMetrics().horizontalAdvance(QStringLiteral("head 00")) < cell.width()
                                       ? QStringLiteral("head %1").arg(head)
-                                      : QString::number(head);
+                                      : shortLabel;
             painter.drawText(QRect(cell.left(), cell.bottom() + 2, cell.width(), labelHeight()), Qt::AlignCenter, label);
             painter.setFont(font());
         }

@@ -77,13 +77,11 @@ QString truncation(const QString& path, const QByteArray& format) {
 
 // The most pixels a file of `bytes` can describe in `format`, from the densest coding the format
 // has: GIF's LZW emits at most 4096 pixels per code of at least 3 bits (10,923 a byte); PNG's
-// deflate at most 1,032 bytes of 1-bit rows (8 pixels) per byte; baseline JPEG at least one bit
-// per 8 × 8 block (512 a byte; 1,024 leaves room for progressive files). 0: no bound (BMP's RLE
-// skips runs with a few bytes, other formats).
+// deflate at most 1,032 bytes of 1-bit rows (8 pixels) per byte. 0: no bound (JPEG's arithmetic
+// coding spends less than a bit on a flat block; BMP's RLE skips runs with a few bytes).
 qint64 mostPixels(const QByteArray& format, qint64 bytes) {
     if (format == "gif") return bytes * 10923;
     if (format == "png") return bytes * 8256;
-    if (format == "jpeg" || format == "jpg") return bytes * 1024;
     return 0;
 }
 

@@ -30,9 +30,11 @@ private Q_SLOTS:
         s.exportFolder = QStringLiteral("/tmp/figures");
         s.theme = QStringLiteral("dark");
         s.recentFiles = QStringList{QStringLiteral("/data/a.attnscope.json"), QStringLiteral("/data/b.txt")};
+        s.welcomeSeen = true;  // (the default is false: a first start shows the card)
         s.save(store);
         store.sync();
         QCOMPARE(AppSettings::load(store), s);
+        QVERIFY(AppSettings::load(store).welcomeSeen);
     }
 
     void invalidValuesKeepDefaults() {

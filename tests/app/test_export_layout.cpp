@@ -18,6 +18,7 @@
 #include "views/mask_view.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -126,6 +127,25 @@ private Q_SLOTS:
         QVERIFY(!svg.contains("Pattern of"));     // not the plot's own as well
         QVERIFY(!svg.contains("Hover a cell"));   // nor the row panel's hover help
         QVERIFY(!svg.contains("Row panel"));
+    }
+
+    void aOneRowMapExportsAsVectorCells() {
+        // A single row: the painter looks at the row after the last one, which does not exist.
+        auto run = attnscope::testing::makeDenseResult(1, 1);
+        InspectionState state;
+        attnscope::views::HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(run);
+        heatmap.resize(300, 300);
+        heatmap.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
+        QTemporaryDir dir;
+        for (const FigureFormat format : {FigureFormat::Svg, FigureFormat::Pdf}) {
+            const QString path = dir.filePath(format == FigureFormat::Svg ? QStringLiteral("one.svg") : QStringLiteral("one.pdf"));
+            const auto out = FigureExporter::exportFigure(&heatmap, path, requestFor(&heatmap, run, format));
+            QVERIFY2(out.ok(), qPrintable(out.error));
+            QVERIFY(QFileInfo(path).size() > 0);
+        }
     }
 
     void svgCellsOverlapTheirNeighboursSoNoSeamShows() {

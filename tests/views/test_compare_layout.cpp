@@ -130,7 +130,10 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         settle(view);
         const int panesHeight = view.pane(0)->height();
-        {
+        const QString errorsTip = view.pages()->tabToolTip(2);
+        QVERIFY(!errorsTip.isEmpty());
+        view.showPage(CompareView::Page::Errors);  // the person's page comes back after each figure
+        for (int round = 0; round < 2; ++round) {  // twice: the second figure is laid out as the first
             const FigureLayoutScope figure(&view, /*slide=*/false);
             QCoreApplication::processEvents();
             QVERIFY(view.differenceMap()->isVisible());
@@ -142,11 +145,18 @@ private Q_SLOTS:
             for (int c = 0; c < table->columnCount(); ++c) columns += table->horizontalHeader()->sectionSize(c);
             QVERIFY2(table->viewport()->width() >= columns,
                      qPrintable(QStringLiteral("%1 < %2").arg(table->viewport()->width()).arg(columns)));
-            // Below the panes, which keep about their height on screen.
-            QVERIFY(view.differenceMap()->mapTo(&view, QPoint(0, 0)).y() >= view.pane(0)->mapTo(&view, QPoint(0, 0)).y() + panesHeight / 2);
+            // Below the panes, which keep about their height on screen; side by side with the table.
+            const QPoint map = view.differenceMap()->mapTo(&view, QPoint(0, 0));
+            const QPoint panel = view.errorPanel()->mapTo(&view, QPoint(0, 0));
+            QVERIFY(map.y() >= view.pane(0)->mapTo(&view, QPoint(0, 0)).y() + panesHeight / 2);
+            QVERIFY2(panel.x() >= map.x() + view.differenceMap()->width() - 2,
+                     qPrintable(QStringLiteral("figure %1: map at %2, table at %3").arg(round).arg(map.x()).arg(panel.x())));
+            QVERIFY(view.differenceMap()->width() >= view.width() / 3);
         }
         QCoreApplication::processEvents();
-        QCOMPARE(view.shownPage(), CompareView::Page::Panes);
+        QCOMPARE(view.shownPage(), CompareView::Page::Errors);
+        QCOMPARE(view.pages()->count(), 3);
+        QCOMPARE(view.pages()->tabToolTip(2), errorsTip);
         QCOMPARE(view.size(), QSize(600, 420));
         QVERIFY(!view.differenceMap()->isVisible());
         // A slide is what the tab shows.

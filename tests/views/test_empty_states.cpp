@@ -64,9 +64,10 @@ private Q_SLOTS:
         map.clear(QStringLiteral("The difference map needs two variants."));
         QCOMPARE(drawnScales(map.findChild<QCustomPlot*>()), 0);
         attnscope::views::CompareErrorPanel errors;
+        errors.show();
         errors.clear(QStringLiteral("No result yet."));
-        QVERIFY(errors.table()->isHidden());
-        for (auto* plot : errors.findChildren<QCustomPlot*>()) QVERIFY(plot->isHidden());
+        QVERIFY(!errors.table()->isVisibleTo(&errors));
+        for (auto* plot : errors.findChildren<QCustomPlot*>()) QVERIFY(!plot->isVisibleTo(&errors));
     }
 
     void aRunningComparisonSaysSoInsteadOfPressRun() {
@@ -76,7 +77,8 @@ private Q_SLOTS:
         view.setRunning(true);
         QVERIFY2(view.infoText().startsWith(QStringLiteral("Running the comparison")), qPrintable(view.infoText()));
         QCOMPARE(view.pane(1)->title(), QStringLiteral("Computing…"));
-        QVERIFY(!view.differenceMap()->hasData());
+        QVERIFY2(view.differenceMap()->message().startsWith(QStringLiteral("Computing")), qPrintable(view.differenceMap()->message()));
+        QVERIFY2(view.errorPanel()->note().startsWith(QStringLiteral("Computing")), qPrintable(view.errorPanel()->note()));
         // The result arrives, then the run ends: the panes show it, the footer explains hovering.
         auto run = std::make_shared<attnscope::engine::RunResult>(*attnscope::testing::makeDenseResult(1, 4));
         run->results.push_back(run->results[0]);

@@ -26,13 +26,23 @@ double meanOf(const QVector<double>& v) {
     return v.isEmpty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-// The mean over the head's rows of a per-row [H, n] diagnostic or stat, NaN when absent.
+// True when `t` is a [H, n] tensor of `dtype` holding row `head` (a file's diagnostics may have any
+// type and shape).
+bool holdsHeadRows(const engine::PlainTensor* t, engine::DType dtype, int head, std::int64_t n) {
+    if (!t || t->dtype != dtype || t->shape.size() != 2 || head < 0 || head >= t->shape[0] || t->shape[1] != n || n <= 0)
+        return false;
+    const std::size_t need = static_cast<std::size_t>((head + 1) * n);
+    return dtype == engine::DType::F32 ? t->f32.size() >= need : t->i64.size() >= need;
+}
+
+// The mean over the head's rows of a per-row [H, n] F32 or I64 diagnostic or stat, NaN when absent.
 double headMean(const engine::PlainTensor* t, int head, std::int64_t n) {
-    if (!t || t->shape.size() != 2 || head >= t->shape[0] || t->shape[1] != n || n == 0) return std::nan("");
+    const bool f32 = holdsHeadRows(t, engine::DType::F32, head, n);
+    if (!f32 && !holdsHeadRows(t, engine::DType::I64, head, n)) return std::nan("");
     double sum = 0;
     for (std::int64_t i = 0; i < n; ++i) {
         const std::size_t at = static_cast<std::size_t>(head * n + i);
-        sum += !t->f32.empty() ? static_cast<double>(t->f32[at]) : static_cast<double>(t->i64[at]);
+        sum += f32 ? static_cast<double>(t->f32[at]) : static_cast<double>(t->i64[at]);
     }
     return sum / static_cast<double>(n);
 }
@@ -163,7 +173,7 @@ QString SparsityView::explanation(const engine::AttentionResult& r, int head) co
         const engine::PlainTensor* kept = findDiagnostic(r, "kept");
         const long long k = resultParamInt(r, "k", 0);
         int ties = 0;
-        if (kept && kept->shape.size() == 2 && head < kept->shape[0])
+        if (holdsHeadRows(kept, engine::DType::I64, head, r.n))
             for (std::int64_t i = 0; i < r.n; ++i) ties += kept->i64[static_cast<std::size_t>(head * r.n + i)] > k;
         return tr("Top-k keeps each row's k = %1 largest scores and renormalises; every other key gets exactly 0. The "
                   "threshold (each row's k-th largest score) averages %2 on this head; %3 rows keep more than k "
@@ -174,7 +184,9 @@ QString SparsityView::explanation(const engine::AttentionResult& r, int head) co
     }
     if (id == QLatin1String("entmax")) {
         const engine::PlainTensor* alpha = findDiagnostic(r, "alpha");
-        const double a = alpha && head < static_cast<int>(alpha->f32.size()) ? alpha->f32[static_cast<std::size_t>(head)] : std::nan("");
+        const double a = alpha && alpha->dtype == engine::DType::F32 && head < static_cast<int>(alpha->f32.size())
+                             ? alpha->f32[static_cast<std::size_t>(head)]
+                             : std::nan("");
         return tr("α-entmax (α = %1) gives p_j ∝ max(0, (α − 1)(z_j − max) − τ)^(1/(α − 1)): keys whose score falls below the "
                   "row's threshold τ get exactly 0 (softmax, α = 1, never gives 0). On this head τ averages %2 and a row "
                   "has %3 exact zeros on average.")
