@@ -103,6 +103,22 @@ QString missingPixels(const QString& path, const QByteArray& format, QSize claim
 
 }  // namespace
 
+// The size a picture's header claims: the reader's, or for a GIF its logical screen (bytes 6–9),
+// which Qt paints whole although its reader may report only the first frame's size.
+QSize claimedSize(const QString& path, const QByteArray& format, QSize fromReader) {
+    if (format != "gif") return fromReader;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return fromReader;
+    const QByteArray head = file.read(10);
+    if (head.size() < 10) return fromReader;
+    const auto le16 = [&](int at) { return static_cast<int>(static_cast<uchar>(head[at]) | static_cast<uchar>(head[at + 1]) << 8); };
+    const QSize screen(le16(6), le16(8));
+    if (!fromReader.isValid()) return screen;
+    return static_cast<qint64>(screen.width()) * screen.height() > static_cast<qint64>(fromReader.width()) * fromReader.height()
+               ? screen
+               : fromReader;
+}
+
 engine::Result<QImage> readImageFile(const QString& path) {
     const QFileInfo info(path);
     if (!info.exists()) return fileError(path, QStringLiteral("no such file"));
@@ -113,13 +129,13 @@ engine::Result<QImage> readImageFile(const QString& path) {
     if (!reader.canRead())
         return fileError(path, QStringLiteral("not an image Qt can read (PNG, JPEG, BMP, GIF, %1)")
                                    .arg(QString::fromLatin1(QImageReader::supportedImageFormats().join(", "))));
-    const QSize size = reader.size();
+    const QByteArray format = reader.format().toLower();
+    const QSize size = claimedSize(path, format, reader.size());
     if (size.isValid() && static_cast<qint64>(size.width()) * size.height() > kMaxImageFilePixels)
         return fileError(path, QStringLiteral("its header claims %1 × %2 pixels, more than the %3 million taken")
                                    .arg(size.width())
                                    .arg(size.height())
                                    .arg(kMaxImageFilePixels / 1000000));
-    const QByteArray format = reader.format().toLower();
     if (const QString cut = truncation(path, format); !cut.isEmpty()) return fileError(path, cut);
     if (const QString missing = missingPixels(path, format, size); !missing.isEmpty()) return fileError(path, missing);
     QImage image;

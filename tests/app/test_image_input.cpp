@@ -129,6 +129,11 @@ private Q_SLOTS:
         const QString gif = writeFile(dir.filePath(QStringLiteral("empty.gif")), emptyGif);
         QVERIFY2(refusal(gif).contains(QStringLiteral("claims 2309 × 28968 pixels, but 26 bytes of GIF can code at most 283998")),
                  qPrintable(refusal(gif)));
+        // A GIF whose reader reports a small frame while its screen, which Qt paints whole, is
+        // 12301 × 5473: refused from the screen's size before anything is decoded.
+        const QString screen = writeFile(dir.filePath(QStringLiteral("screen.gif")),
+                                         QByteArray::fromHex("4749463839610d3061151db4002c2e00000000020200000000" "3b"));
+        QVERIFY2(refusal(screen).contains(QStringLiteral("claims 12301 × 5473 pixels")), qPrintable(refusal(screen)));
         // A PNG claiming more than deflate can code from its bytes (under the size cap).
         const QString sparse = writeFile(dir.filePath(QStringLiteral("sparse.png")), pngClaiming(4000, 4000));
         QVERIFY2(refusal(sparse).contains(QStringLiteral("the picture data is missing")), qPrintable(refusal(sparse)));
