@@ -64,11 +64,13 @@ QString truncation(const QString& path, const QByteArray& format) {
         const qint64 bits = static_cast<uchar>(head[28]) | static_cast<uchar>(head[29]) << 8;
         if (offset >= size) return QStringLiteral("the BMP's pixel data starts at byte %1, past its end (%2 bytes)").arg(offset).arg(size);
         const bool uncompressed = compression == 0 || compression == 3;
-        const qint64 rowBytes = (width * bits + 31) / 32 * 4;
-        if (uncompressed && width > 0 && offset + rowBytes * std::abs(height) > size)
+        const qint64 rowBytes = (width * bits + 31) / 32 * 4;  // (< 2^31 · 2^16: no overflow)
+        const qint64 rows = std::abs(height);
+        // Compared by division: rows × rowBytes reaches 2^78 for a header of extreme values.
+        if (uncompressed && width > 0 && rowBytes > 0 && rows > (size - offset) / rowBytes)
             return QStringLiteral("the BMP's %1 pixel rows need %2 bytes after byte %3, the file has %4 (it is cut short)")
-                .arg(std::abs(height))
-                .arg(rowBytes * std::abs(height))
+                .arg(rows)
+                .arg(static_cast<double>(rowBytes) * static_cast<double>(rows), 0, 'f', 0)
                 .arg(offset)
                 .arg(size);
     }

@@ -134,6 +134,12 @@ private Q_SLOTS:
         const QString screen = writeFile(dir.filePath(QStringLiteral("screen.gif")),
                                          QByteArray::fromHex("4749463839610d3061151db4002c2e00000000020200000000" "3b"));
         QVERIFY2(refusal(screen).contains(QStringLiteral("claims 12301 × 5473 pixels")), qPrintable(refusal(screen)));
+        // A BMP header of extreme width, depth and height (fuzzing found it): the rows' size
+        // overflowed a 64-bit product; compared by division it is refused as cut short.
+        const QString rows = writeFile(dir.filePath(QStringLiteral("rows.bmp")),
+                                       QByteArray::fromBase64("Qk1OAAAAADUAAAAAAAAAQXLLAQAAKQB1QXLLAQAYAAAAAAAAAAAA"));
+        QVERIFY2(refusal(rows).contains(QStringLiteral("pixel rows need")) || refusal(rows).contains(QStringLiteral("claims")),
+                 qPrintable(refusal(rows)));
         // A PNG claiming more than deflate can code from its bytes (under the size cap).
         const QString sparse = writeFile(dir.filePath(QStringLiteral("sparse.png")), pngClaiming(4000, 4000));
         QVERIFY2(refusal(sparse).contains(QStringLiteral("the picture data is missing")), qPrintable(refusal(sparse)));
