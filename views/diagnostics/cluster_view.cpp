@@ -97,6 +97,7 @@ ClusterView::ClusterView(QWidget* parent) : QWidget(parent) {
     m_summary->setWordWrap(true);
     m_summary->setContentsMargins(8, 2, 8, 4);
     auto* summaryRow = new QHBoxLayout;
+    summaryRow->setContentsMargins(0, 0, 8, 4);
     summaryRow->addWidget(m_summary, 1);
     m_suggest = new QPushButton(this);
     m_suggest->setProperty("attnscopeExportSkip", true);  // a control, not part of a figure

@@ -76,6 +76,7 @@ LshView::LshView(QWidget* parent) : QWidget(parent) {
     m_info->setWordWrap(true);
     m_info->setContentsMargins(8, 4, 8, 2);
     auto* infoRow = new QHBoxLayout;
+    infoRow->setContentsMargins(0, 4, 8, 0);
     infoRow->addWidget(m_info, 1);
     m_suggest = new QPushButton(this);
     m_suggest->setProperty("attnscopeExportSkip", true);  // a control, not part of a figure
