@@ -131,6 +131,7 @@ TEST(Cli, TextRunStoresTokensWithByteSpans) {
     EXPECT_EQ(tokens[3]["end"], 18);
     auto request = nlohmann::json::parse((*file)->header().metadata.at("attnscope.request"));
     EXPECT_EQ(request["projection"]["seed"], 5);
+    EXPECT_FALSE(request["projection"].contains("qk_norm"));  // only when asked
     auto weights = (*file)->read("weights");
     ASSERT_TRUE(weights.ok());
     for (int row = 0; row < 2 * 4; ++row) {
@@ -271,4 +272,26 @@ TEST(Cli, TransformerXlTakesItsParametersFromTheQkvFile) {
     EXPECT_NE(refused.stderrText.find("pos_keys"), std::string::npos) << refused.stderrText;
     EXPECT_EQ(lineCount(refused.stderrText), 1) << refused.stderrText;
     EXPECT_FALSE(std::ifstream(badOut).good());
+}
+
+// --qk-norm rescales every query and key row before the variant runs, and the request says so:
+// the written q rows have that norm.
+TEST(Cli, QkNormRescalesQueriesAndKeysAndIsRecorded) {
+    const std::string out = tempPath("qknorm.safetensors");
+    auto r = runCli("run --variant full --text 'the cat sat on the mat' --heads 2 --head-dim 8 --qk-norm 1.5 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    auto file = SafetensorsFile::open(out);
+    ASSERT_TRUE(file.ok());
+    auto request = nlohmann::json::parse((*file)->header().metadata.at("attnscope.request"));
+    EXPECT_DOUBLE_EQ(request["projection"]["qk_norm"].get<double>(), 1.5);
+    auto q = (*file)->read("q");
+    ASSERT_TRUE(q.ok()) << q.error().message;
+    const std::int64_t d = q->shape.back();
+    for (std::int64_t row = 0; row < q->numel() / d; ++row) {
+        double sq = 0;
+        for (std::int64_t c = 0; c < d; ++c) sq += double(q->f32[static_cast<std::size_t>(row * d + c)]) * q->f32[static_cast<std::size_t>(row * d + c)];
+        EXPECT_NEAR(std::sqrt(sq), 1.5, 1e-5) << "row " << row;
+    }
+    auto bad = runCli("run --variant full --text 'x' --qk-norm -1 --out " + tempPath("bad.safetensors"));
+    EXPECT_EQ(bad.status, 2);
 }
