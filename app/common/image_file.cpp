@@ -19,7 +19,8 @@ engine::Error fileError(const QString& path, const QString& message) {
 
 // Qt refuses to allocate more than this for one image (MiB); the pixel cap below is the real
 // limit, this one stops a decoder from growing past it.
-constexpr int kAllocationLimitMiB = static_cast<int>(kMaxImageFilePixels * 4 / (1024 * 1024)) + 1;
+// Qt's allocation limit for a cap of `pixels` (four bytes a pixel).
+int allocationLimitMiB(qint64 pixels) { return static_cast<int>(pixels * 4 / (1024 * 1024)) + 1; }
 
 // What a decoder says while it reads (libjpeg's "Corrupt JPEG data: premature end of data segment"
 // comes as a Qt warning, with a grey image): a warning is a refusal, never a picture made up.
@@ -121,23 +122,24 @@ QSize claimedSize(const QString& path, const QByteArray& format, QSize fromReade
                : fromReader;
 }
 
-engine::Result<QImage> readImageFile(const QString& path) {
+engine::Result<QImage> readImageFile(const QString& path, qint64 maxPixels) {
+    maxPixels = std::clamp<qint64>(maxPixels, 1, kMaxImageFilePixels);
     const QFileInfo info(path);
     if (!info.exists()) return fileError(path, QStringLiteral("no such file"));
     if (!info.isFile()) return fileError(path, QStringLiteral("not a file"));
     QImageReader reader(path);
     reader.setDecideFormatFromContent(true);
-    reader.setAllocationLimit(kAllocationLimitMiB);
+    reader.setAllocationLimit(allocationLimitMiB(maxPixels));
     if (!reader.canRead())
         return fileError(path, QStringLiteral("not an image Qt can read (PNG, JPEG, BMP, GIF, %1)")
                                    .arg(QString::fromLatin1(QImageReader::supportedImageFormats().join(", "))));
     const QByteArray format = reader.format().toLower();
     const QSize size = claimedSize(path, format, reader.size());
-    if (size.isValid() && static_cast<qint64>(size.width()) * size.height() > kMaxImageFilePixels)
+    if (size.isValid() && static_cast<qint64>(size.width()) * size.height() > maxPixels)
         return fileError(path, QStringLiteral("its header claims %1 × %2 pixels, more than the %3 million taken")
                                    .arg(size.width())
                                    .arg(size.height())
-                                   .arg(kMaxImageFilePixels / 1000000));
+                                   .arg(maxPixels / 1000000.0, 0, 'g', 3));
     if (const QString cut = truncation(path, format); !cut.isEmpty()) return fileError(path, cut);
     if (const QString missing = missingPixels(path, format, size); !missing.isEmpty()) return fileError(path, missing);
     QImage image;
@@ -146,11 +148,11 @@ engine::Result<QImage> readImageFile(const QString& path) {
         return fileError(path, QStringLiteral("could not be decoded (%1)").arg(reader.errorString()));
     if (!warnings.isEmpty())
         return fileError(path, QStringLiteral("is damaged: the %1 decoder says \"%2\"").arg(QString::fromLatin1(format), warnings.front()));
-    if (static_cast<qint64>(image.width()) * image.height() > kMaxImageFilePixels)
+    if (static_cast<qint64>(image.width()) * image.height() > maxPixels)
         return fileError(path, QStringLiteral("%1 × %2 pixels is more than the %3 million taken")
                                    .arg(image.width())
                                    .arg(image.height())
-                                   .arg(kMaxImageFilePixels / 1000000));
+                                   .arg(maxPixels / 1000000.0, 0, 'g', 3));
     if (image.hasAlphaChannel()) {  // transparent parts over white, as a viewer shows them
         QImage flat(image.size(), QImage::Format_RGB888);
         flat.fill(Qt::white);

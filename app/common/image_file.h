@@ -18,7 +18,9 @@ constexpr qint64 kMaxImageFilePixels = engine::kMaxImagePixels;
 /// The picture in `path` as 8-bit RGB (QImage::Format_RGB888), or an error naming the file and
 /// the cause: missing, not an image, a header claiming more than kMaxImageFilePixels, truncated
 /// or corrupt data.
-engine::Result<QImage> readImageFile(const QString& path);
+/// `maxPixels` lowers the cap (the fuzz target: the same checks, each input decoded in
+/// milliseconds); it never raises it above kMaxImageFilePixels.
+engine::Result<QImage> readImageFile(const QString& path, qint64 maxPixels = kMaxImageFilePixels);
 
 /// R, G, B in [0, 1], planar [3, H, W]: what the engine takes.
 engine::RgbImage toRgbImage(const QImage& image);
