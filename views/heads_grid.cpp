@@ -241,6 +241,20 @@ void HeadsGrid::endFigureLayout() {
     update();
 }
 
+QString HeadsGrid::headLabel(int layer, int head, int width) const {
+    // The widest that fits: "head 3 · kv 1" (grouped heads), then "head 3", then "3"; a per-head
+    // figure keeps each head's maximum ("head 3 · max 0.812", narrow: "3 · 0.81").
+    const bool withMax = m_figure && m_scaleMode == ScaleMode::PerHead;
+    const double top = m_heads[layer][head].max;
+    const int group = groupSize();
+    QString wide = group > 1 ? QStringLiteral("head %1 · kv %2").arg(head).arg(head / group) : QStringLiteral("head %1").arg(head);
+    if (withMax) wide += tr(" · max %1").arg(QString::number(top, 'g', 3));
+    const auto fits = [&](const QString& text) { return fontMetrics().horizontalAdvance(text) < width; };
+    if (fits(wide)) return wide;
+    if (withMax) return QStringLiteral("%1 · %2").arg(head).arg(QString::number(top, 'g', 2));
+    return fits(QStringLiteral("head 00")) ? QStringLiteral("head %1").arg(head) : QString::number(head);
+}
+
 void HeadsGrid::paintColorBar(QPainter& painter, const QRect& beside) const {
     // One bar for the shared scale (0 … its max); under per-head scales 0 … "head max", each
     // head's max under its thumbnail.
@@ -298,20 +312,7 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
             f.setBold(isSelected);
             painter.setFont(f);
             painter.setPen(palette().color(QPalette::Text));
-            const int group = groupSize();
-            QString wide = group > 1 ? QStringLiteral("head %1 · kv %2").arg(head).arg(head / group)
-                                     : QStringLiteral("head %1").arg(head);
-            if (m_figure && m_scaleMode == ScaleMode::PerHead)
-                wide += tr(" · max %1").arg(QString::number(m_heads[layer][head].max, 'g', 3));
-            // Narrow cells: "head N", or "N" — in a per-head figure "N · max" keeps the number.
-            const QString shortLabel = m_figure && m_scaleMode == ScaleMode::PerHead
-                                           ? QStringLiteral("%1 · %2").arg(head).arg(QString::number(m_heads[layer][head].max, 'g', 2))
-                                           : QString::number(head);
-            const QString label = fontMetrics().horizontalAdvance(wide) < cell.width() ? wide
-                                  : !(m_figure && m_scaleMode == ScaleMode::PerHead) &&
-                                          fontMetrics().horizontalAdvance(QStringLiteral("head 00")) < cell.width()
-                                      ? QStringLiteral("head %1").arg(head)
-                                      : shortLabel;
+            const QString label = headLabel(layer, head, cell.width());
             painter.drawText(QRect(cell.left(), cell.bottom() + 2, cell.width(), labelHeight()), Qt::AlignCenter, label);
             painter.setFont(font());
         }

@@ -127,6 +127,8 @@ private:
     int labelHeight() const;
     int rowLabelWidth() const;
     int colorBarWidth() const;
+    /// The label under a thumbnail `width` pixels wide.
+    QString headLabel(int layer, int head, int width) const;
     void paintColorBar(QPainter& painter, const QRect& beside) const;
 
     QPointer<InspectionState> m_state;

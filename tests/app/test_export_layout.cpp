@@ -57,6 +57,18 @@ FigureRequest requestFor(QWidget* view, std::shared_ptr<const engine::RunResult>
     return request;
 }
 
+// A heatmap of `run` on screen at `size`, as a figure is exported from.
+struct ShownHeatmap {
+    InspectionState state;
+    attnscope::views::HeadHeatmap heatmap;
+    ShownHeatmap(std::shared_ptr<const engine::RunResult> run, QSize size) {
+        heatmap.setInspectionState(&state);
+        heatmap.setResult(std::move(run));
+        heatmap.resize(size);
+        heatmap.show();
+    }
+};
+
 QByteArray readAll(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
@@ -132,12 +144,8 @@ private Q_SLOTS:
     void aOneRowMapExportsAsVectorCells() {
         // A single row: the painter looks at the row after the last one, which does not exist.
         auto run = attnscope::testing::makeDenseResult(1, 1);
-        InspectionState state;
-        attnscope::views::HeadHeatmap heatmap;
-        heatmap.setInspectionState(&state);
-        heatmap.setResult(run);
-        heatmap.resize(300, 300);
-        heatmap.show();
+        ShownHeatmap shown(run, QSize(300, 300));
+        auto& heatmap = shown.heatmap;
         QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
         QTemporaryDir dir;
         for (const FigureFormat format : {FigureFormat::Svg, FigureFormat::Pdf}) {
@@ -150,12 +158,8 @@ private Q_SLOTS:
 
     void svgCellsOverlapTheirNeighboursSoNoSeamShows() {
         auto run = attnscope::testing::makeDenseResult(1, 7);
-        InspectionState state;
-        attnscope::views::HeadHeatmap heatmap;
-        heatmap.setInspectionState(&state);
-        heatmap.setResult(run);
-        heatmap.resize(500, 460);
-        heatmap.show();
+        ShownHeatmap shown(run, QSize(500, 460));
+        auto& heatmap = shown.heatmap;
         QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("head.svg"));

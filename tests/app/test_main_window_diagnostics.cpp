@@ -52,6 +52,14 @@ void selectVariant(MainWindow& window, const char* id) {
     window.inputs()->variantCombo()->setCurrentIndex(index);
 }
 
+// A window that shows no dialogs and runs nothing until the test asks.
+MainWindow::Options quietOptions() {
+    MainWindow::Options options;
+    options.showErrorDialogs = false;
+    options.runOnStart = false;
+    return options;
+}
+
 }  // namespace
 
 class TestMainWindowDiagnostics : public QObject {
@@ -59,10 +67,7 @@ class TestMainWindowDiagnostics : public QObject {
 private Q_SLOTS:
     void performerRunsBesideFullAndTheApproximationViewHasData() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
-        MainWindow::Options options;
-        options.showErrorDialogs = false;
-        options.runOnStart = false;
-        MainWindow window(&runner, AppSettings{}, options);
+        MainWindow window(&runner, AppSettings{}, quietOptions());
         window.resize(1400, 900);
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
@@ -118,10 +123,7 @@ private Q_SLOTS:
 
     void transformerXlOpensTheMemoryViewOnItsSegments() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
-        MainWindow::Options options;
-        options.showErrorDialogs = false;
-        options.runOnStart = false;
-        MainWindow window(&runner, AppSettings{}, options);
+        MainWindow window(&runner, AppSettings{}, quietOptions());
         window.resize(1366, 768);
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
@@ -200,10 +202,7 @@ private Q_SLOTS:
 
     void expertsTabRoutesTheRunsTokens() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
-        MainWindow::Options options;
-        options.showErrorDialogs = false;
-        options.runOnStart = false;
-        MainWindow window(&runner, AppSettings{}, options);
+        MainWindow window(&runner, AppSettings{}, quietOptions());
         window.resize(1366, 768);
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
@@ -356,10 +355,7 @@ private Q_SLOTS:
 
     void errorCurveHasOnePointPerValueAndFallsWithMoreFeatures() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
-        MainWindow::Options options;
-        options.showErrorDialogs = false;
-        options.runOnStart = false;
-        MainWindow window(&runner, AppSettings{}, options);  // seed 0: fixed draws
+        MainWindow window(&runner, AppSettings{}, quietOptions());  // seed 0: fixed draws
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         selectVariant(window, "performer");
@@ -398,10 +394,7 @@ private Q_SLOTS:
 
     void reformerAndRoutingPagesOfferTheSettingThatShowsTheirMechanism() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
-        MainWindow::Options options;
-        options.showErrorDialogs = false;
-        options.runOnStart = false;
-        MainWindow window(&runner, AppSettings{}, options);
+        MainWindow window(&runner, AppSettings{}, quietOptions());
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         window.showView(MainWindow::View::Diagnostics);
@@ -432,10 +425,7 @@ private Q_SLOTS:
 
     void performersFlatCurveIsExplainedAndFallsAtTheNormOfItsPaper() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
-        MainWindow::Options options;
-        options.showErrorDialogs = false;
-        options.runOnStart = false;
-        MainWindow window(&runner, AppSettings{}, options);  // seed 0: fixed draws
+        MainWindow window(&runner, AppSettings{}, quietOptions());  // seed 0: fixed draws
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kRunTimeoutMs);
         selectVariant(window, "performer");

@@ -31,27 +31,7 @@ constexpr int kHeads = 2, kN = 5;
 // A band |i - j| <= 1 whose weights are the fixture's divided by `divisor`, aligned with a shared
 // pattern.
 engine::AttentionResult makeBand(const std::string& id, float divisor) {
-    engine::AttentionResult band;
-    band.variantId = id;
-    band.heads = kHeads;
-    band.n = band.m = kN;
-    engine::SparsePattern pattern;
-    pattern.rows = pattern.cols = kN;
-    pattern.rowPtr = {0};
-    for (int i = 0; i < kN; ++i) {
-        for (int j = std::max(0, i - 1); j <= std::min(kN - 1, i + 1); ++j) {
-            pattern.colIdx.push_back(j);
-            pattern.reason.push_back(static_cast<std::uint8_t>(engine::PatternReason::Local));
-        }
-        pattern.rowPtr.push_back(pattern.nnz());
-    }
-    std::vector<float> w;
-    for (int h = 0; h < kHeads; ++h)
-        for (int i = 0; i < kN; ++i)
-            for (auto e = pattern.rowPtr[i]; e < pattern.rowPtr[i + 1]; ++e)
-                w.push_back(fixtureWeight(h, i, pattern.colIdx[e]) / divisor);
-    band.weights = engine::makeListedWeights(kHeads, std::move(pattern), std::move(w));
-    return band;
+    return attnscope::testing::makeBandResult(id, kHeads, kN, [divisor](int h, int i, int j) { return fixtureWeight(h, i, j) / divisor; });
 }
 
 // results[0]: the dense fixture; results[1]: the band with the fixture's weights halved.

@@ -4,6 +4,8 @@
 #include <attnscope/explicit_weights.h>
 #include <attnscope/types.h>
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +44,32 @@ inline std::shared_ptr<const engine::RunResult> makeDenseResult(int heads, int n
     result.weights = engine::makeDenseWeights(heads, n, n, std::move(weights));
     run->results.push_back(std::move(result));
     return run;
+}
+
+/// A band |i − j| <= 1 over n tokens with `weight(head, query, key)` on its entries (listed
+/// weights: a sparse pattern the compare and diagnostics views read as any variant's).
+inline engine::AttentionResult makeBandResult(const std::string& id, int heads, int n,
+                                              const std::function<float(int, int, int)>& weight) {
+    engine::AttentionResult band;
+    band.variantId = id;
+    band.heads = heads;
+    band.n = band.m = n;
+    engine::SparsePattern pattern;
+    pattern.rows = pattern.cols = n;
+    pattern.rowPtr = {0};
+    for (int i = 0; i < n; ++i) {
+        for (int j = std::max(0, i - 1); j <= std::min(n - 1, i + 1); ++j) {
+            pattern.colIdx.push_back(j);
+            pattern.reason.push_back(static_cast<std::uint8_t>(engine::PatternReason::Local));
+        }
+        pattern.rowPtr.push_back(pattern.nnz());
+    }
+    std::vector<float> w;
+    for (int h = 0; h < heads; ++h)
+        for (int i = 0; i < n; ++i)
+            for (auto e = pattern.rowPtr[i]; e < pattern.rowPtr[i + 1]; ++e) w.push_back(weight(h, i, pattern.colIdx[e]));
+    band.weights = engine::makeListedWeights(heads, std::move(pattern), std::move(w));
+    return band;
 }
 
 // A CLS token and a 2 × 3 grid of patches over a 60 × 40 picture (patches of 20 pixels), 2 heads.

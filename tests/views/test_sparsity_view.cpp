@@ -6,8 +6,6 @@
 #include "views/diagnostics/sparsity_view.h"
 #include "views/inspection_state.h"
 
-#include <attnscope/explicit_weights.h>
-
 #include <QTest>
 
 using attnscope::testing::fixtureWeight;
@@ -19,33 +17,16 @@ namespace {
 
 constexpr int kHeads = 2, kN = 6;
 
-// A band |i − j| <= 1 of the given variant (weights: the fixture's), then the dense fixture as `full`.
+// A band |i − j| <= 1 of the given variant, then the dense fixture as `full`.
 std::shared_ptr<engine::RunResult> makeBandBesideFull(const std::string& id) {
     auto run = std::make_shared<engine::RunResult>(*attnscope::testing::makeDenseResult(kHeads, kN));
-    engine::AttentionResult band;
-    band.variantId = id;
-    band.heads = kHeads;
-    band.n = band.m = kN;
-    engine::SparsePattern pattern;
-    pattern.rows = pattern.cols = kN;
-    pattern.rowPtr = {0};
-    for (int i = 0; i < kN; ++i) {
-        for (int j = std::max(0, i - 1); j <= std::min(kN - 1, i + 1); ++j) {
-            pattern.colIdx.push_back(j);
-            pattern.reason.push_back(static_cast<std::uint8_t>(engine::PatternReason::Local));
-        }
-        pattern.rowPtr.push_back(pattern.nnz());
-    }
     // Each band row renormalised to sum to 1 (as a sparse softmax is): its weights differ from the
     // mass exact softmax puts on the same keys.
-    std::vector<float> w;
-    for (int h = 0; h < kHeads; ++h)
-        for (int i = 0; i < kN; ++i) {
-            float sum = 0;
-            for (auto e = pattern.rowPtr[i]; e < pattern.rowPtr[i + 1]; ++e) sum += fixtureWeight(h, i, pattern.colIdx[e]);
-            for (auto e = pattern.rowPtr[i]; e < pattern.rowPtr[i + 1]; ++e) w.push_back(fixtureWeight(h, i, pattern.colIdx[e]) / sum);
-        }
-    band.weights = engine::makeListedWeights(kHeads, std::move(pattern), std::move(w));
+    engine::AttentionResult band = attnscope::testing::makeBandResult(id, kHeads, kN, [](int h, int i, int j) {
+        float sum = 0;
+        for (int k = std::max(0, i - 1); k <= std::min(kN - 1, i + 1); ++k) sum += fixtureWeight(h, i, k);
+        return fixtureWeight(h, i, j) / sum;
+    });
     run->results.insert(run->results.begin(), std::move(band));
     return run;
 }

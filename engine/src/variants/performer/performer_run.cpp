@@ -78,6 +78,9 @@ public:
 
     std::int64_t features() const override { return m_features; }
     const std::vector<float>& keyShift() const { return m_keyShift; }
+    float ratio() const { return m_ratio; }  ///< features^(-1/2)
+    /// feature_eps as the softmax kernel adds it; 0 for the relu kernel, which adds none.
+    float softmaxEps() const { return m_relu ? 0.0f : m_eps; }
 
     void prepareHead(std::int64_t head, const float* keys, std::int64_t m) override {
         if (m_relu) return;
@@ -261,9 +264,8 @@ public:
             // from the implied weights A = phiQ phiK^T / den (built only here, within the dense limit)
             std::vector<float> phiK;
             const std::vector<float> err = impliedErrorL1(qkv, phi, result.stats.at("den").f32, spec.causal, phiK);
-            const float eps = relu ? 0.0f : static_cast<float>(paramFloat(params, "feature_eps"));
-            result.diagnostics["key_eps_share"] = PlainTensor::fromF32(
-                {heads}, keyEpsShare(phiK, heads, qkv.m(), features, static_cast<float>(1.0 / std::sqrt(static_cast<double>(features))), eps));
+            result.diagnostics["key_eps_share"] =
+                PlainTensor::fromF32({heads}, keyEpsShare(phiK, heads, qkv.m(), features, phi.ratio(), phi.softmaxEps()));
             std::vector<float> mean(static_cast<std::size_t>(heads));
             for (std::int64_t h = 0; h < heads; ++h) {
                 double sum = 0;
