@@ -11,6 +11,7 @@
 #include <attnscope/model_checkpoint.h>
 #include <attnscope/safetensors.h>
 
+#include "../support/decoder_reference.h"
 #include "../support/tiny_llama.h"
 #include "../support/tiny_model.h"
 #include "../support/tiny_switch_transformers.h"
@@ -36,36 +37,9 @@ using namespace attnscope::testing;
 
 namespace {
 
-using Vec = std::vector<double>;
-using Mat = std::vector<Vec>;
+using namespace attnscope::testing::reference;
 
 // ---- the reference, in double -------------------------------------------------------------
-
-Mat matmulT(const Mat& x, const PlainTensor& w, const PlainTensor* b) {
-    const std::int64_t out = w.shape[0], in = w.shape[1];
-    Mat y(x.size(), Vec(std::size_t(out), 0.0));
-    for (std::size_t r = 0; r < x.size(); ++r)
-        for (std::int64_t o = 0; o < out; ++o) {
-            double acc = b ? b->f32[o] : 0.0;
-            for (std::int64_t i = 0; i < in; ++i) acc += x[r][i] * double(w.f32[o * in + i]);
-            y[r][o] = acc;
-        }
-    return y;
-}
-
-Vec rmsRow(Vec row, const PlainTensor& w) {
-    double sq = 0;
-    for (double v : row) sq += v * v;
-    const double scale = 1.0 / std::sqrt(sq / double(row.size()) + 1e-5);
-    for (std::size_t c = 0; c < row.size(); ++c) row[c] *= scale * w.f32[c];
-    return row;
-}
-
-Mat rms(const Mat& x, const PlainTensor& w) {
-    Mat y;
-    for (const auto& row : x) y.push_back(rmsRow(row, w));
-    return y;
-}
 
 Mat clamp(Mat x, double bound) {
     for (auto& row : x)
@@ -98,19 +72,6 @@ Vec frequencies(const LlamaSpec& s, double factor, const std::string& type, doub
         }
     }
     return f;
-}
-
-// feature c pairs with c + d/2: (x_c, x_{c+d/2}) turned by the angle position · f_c
-// (yarn: cos and sin times its attention factor `scale`)
-Vec rotate(const Vec& x, std::size_t position, const Vec& f, double scale) {
-    const std::size_t half = f.size();
-    Vec y(x.size());
-    for (std::size_t c = 0; c < half; ++c) {
-        const double a = double(position) * f[c];
-        y[c] = scale * (x[c] * std::cos(a) - x[c + half] * std::sin(a));
-        y[c + half] = scale * (x[c + half] * std::cos(a) + x[c] * std::sin(a));
-    }
-    return y;
 }
 
 struct Reference {
@@ -506,8 +467,9 @@ TEST(LlamaCheckpoint, ConfigsItDoesNotComputeAreRefusedByName) {
     s.kvHeads = 3;
     EXPECT_NE(refused(s.configJson()).find("num_key_value_heads' must divide num_attention_heads (4)"), std::string::npos);
     s = LlamaSpec{};
-    s.rope = "{\"rope_type\": \"longrope\", \"factor\": 4.0}";
-    EXPECT_NE(refused(s.configJson()).find("rope_scaling type 'longrope' is not computed"), std::string::npos);
+    s.rope = "{\"rope_type\": \"mrope\", \"factor\": 4.0}";
+    EXPECT_NE(refused(s.configJson()).find("rope_scaling type 'mrope' is not computed (linear, dynamic, llama3, yarn and longrope are)"),
+              std::string::npos);
     for (const char* type : {"linear", "dynamic", "llama3"}) {  // the reference requires their factor
         s.rope = std::string("{\"rope_type\": \"") + type + "\"}";
         EXPECT_NE(refused(s.configJson()).find(std::string("'factor' is needed by ") + type + " scaling"), std::string::npos)

@@ -41,14 +41,29 @@ struct LlamaSpec {
     std::int64_t expertInner = 40, sharedInner = 0, sparseStep = 1;  // qwen2_moe's sizes, decoder_sparse_step
     double clip = 0;                     // olmoe's clip_qkv
     std::string halfType;                // "BF16" or "F16": weights stored so; "": F32
+    // Gemma (type gemma2, gemma3_text): query_pre_attn_scalar, attn_logit_softcapping (0: null),
+    // every `pattern`-th layer global, Gemma 3's rope_local_base_freq
+    double queryScalar = 12, softcap = 0, localBase = 100;
+    std::int64_t pattern = 2;
+    // Phi-3: partial_rotary_factor, original_max_position_embeddings
+    double partial = 1;
+    std::int64_t originalContext = 0;
+    std::int64_t positions = 64;         // max_position_embeddings
+    std::string extraConfig;             // appended to config.json's fields
+
+    bool gemma() const { return type == "gemma2" || type == "gemma3_text"; }
+    bool fused() const { return type == "phi3"; }
 
     bool qwenLayout() const { return type == "qwen2_moe" || type == "olmoe"; }
     bool qkvBias() const { return bias || type == "qwen2" || type == "qwen2_moe"; }
     bool outputBias() const { return bias && type != "qwen2" && type != "qwen2_moe"; }
-    bool perHeadNorm() const { return type == "qwen3"; }
+    bool perHeadNorm() const { return type == "qwen3" || type == "gemma3_text"; }
     bool wholeNorm() const { return type == "olmoe"; }
     bool sparse(std::int64_t layer) const { return experts > 0 && (layer + 1) % sparseStep == 0; }
-    bool slides(std::int64_t layer) const { return window > 0 && layer >= windowFrom; }
+    bool slides(std::int64_t layer) const {
+        if (gemma()) return window > 0 && (layer + 1) % pattern != 0;
+        return window > 0 && layer >= windowFrom;
+    }
     std::string routerName(const std::string& p) const { return p + (qwenLayout() ? "mlp.gate.weight" : "block_sparse_moe.gate.weight"); }
     // gate, up, down of expert e
     std::array<std::string, 3> expertNames(const std::string& p, std::int64_t e) const {
@@ -74,15 +89,28 @@ struct LlamaSpec {
                       ", \"max_window_layers\": " + std::to_string(windowFrom);
         else if (window > 0)
             sliding = ", \"sliding_window\": " + std::to_string(window);
+        else if (gemma())
+            sliding = ", \"sliding_window\": null";
+        std::string own = ", \"hidden_act\": \"silu\"";
+        if (gemma())
+            own = ", \"hidden_activation\": \"gelu_pytorch_tanh\", \"query_pre_attn_scalar\": " + std::to_string(queryScalar) +
+                  ", \"attn_logit_softcapping\": " + (softcap > 0 ? std::to_string(softcap) : std::string("null")) +
+                  ", \"final_logit_softcapping\": null" +
+                  (type == "gemma3_text" ? ", \"sliding_window_pattern\": " + std::to_string(pattern) +
+                                               ", \"rope_local_base_freq\": " + std::to_string(localBase)
+                                         : std::string());
+        if (fused())
+            own += ", \"partial_rotary_factor\": " + std::to_string(partial) +
+                   (originalContext > 0 ? ", \"original_max_position_embeddings\": " + std::to_string(originalContext) : std::string());
         return "{\"model_type\": \"" + type + "\", \"vocab_size\": " + std::to_string(vocab) + ", \"hidden_size\": " +
                std::to_string(hidden) + ", \"num_attention_heads\": " + std::to_string(heads) +
                ", \"num_key_value_heads\": " + std::to_string(kvHeads) + ", \"head_dim\": " + std::to_string(headDim) +
                ", \"intermediate_size\": " + std::to_string(type == "olmoe" ? expertInner : inner) +
                ", \"num_hidden_layers\": " + std::to_string(layers) +
-               ", \"max_position_embeddings\": 64, \"rms_norm_eps\": 1e-05, \"rope_theta\": " + std::to_string(theta) +
-               ", \"rope_scaling\": " + rope + ", \"attention_bias\": " + (bias ? "true" : "false") +
-               ", \"hidden_act\": \"silu\", \"bos_token_id\": 1, \"eos_token_id\": 2" + sliding + moe +
-               (clip > 0 ? ", \"clip_qkv\": " + std::to_string(clip) : std::string()) + extra + "}";
+               ", \"max_position_embeddings\": " + std::to_string(positions) + ", \"rms_norm_eps\": 1e-05, \"rope_theta\": " +
+               std::to_string(theta) + ", \"rope_scaling\": " + rope + ", \"attention_bias\": " + (bias ? "true" : "false") + own +
+               ", \"bos_token_id\": 1, \"eos_token_id\": 2" + sliding + moe +
+               (clip > 0 ? ", \"clip_qkv\": " + std::to_string(clip) : std::string()) + extraConfig + extra + "}";
     }
 };
 
@@ -146,18 +174,27 @@ inline TensorMap llamaTensors(const LlamaSpec& s) {
     add("embed_tokens.weight", {s.vocab, s.hidden}, 1.0);
     for (std::int64_t l = 0; l < s.layers; ++l) {
         const std::string p = "layers." + std::to_string(l) + ".";
-        add(p + "input_layernorm.weight", {s.hidden}, 0.1, 1.0);
-        add(p + "post_attention_layernorm.weight", {s.hidden}, 0.1, 1.0);
-        for (const auto& [name, rows, cols] : {std::tuple<const char*, std::int64_t, std::int64_t>{"self_attn.q_proj", q, s.hidden},
-                                               {"self_attn.k_proj", kv, s.hidden}, {"self_attn.v_proj", kv, s.hidden},
-                                               {"self_attn.o_proj", s.hidden, q}}) {
+        // Gemma's norms scale by (1 + w): weights near 0
+        const double normMean = s.gemma() ? 0.0 : 1.0;
+        add(p + "input_layernorm.weight", {s.hidden}, 0.1, normMean);
+        add(p + "post_attention_layernorm.weight", {s.hidden}, 0.1, normMean);
+        if (s.gemma()) {
+            add(p + "pre_feedforward_layernorm.weight", {s.hidden}, 0.1, normMean);
+            add(p + "post_feedforward_layernorm.weight", {s.hidden}, 0.1, normMean);
+        }
+        using Projection = std::tuple<const char*, std::int64_t, std::int64_t>;
+        const std::vector<Projection> projections =
+            s.fused() ? std::vector<Projection>{{"self_attn.qkv_proj", q + 2 * kv, s.hidden}, {"self_attn.o_proj", s.hidden, q}}
+                      : std::vector<Projection>{{"self_attn.q_proj", q, s.hidden}, {"self_attn.k_proj", kv, s.hidden},
+                                                {"self_attn.v_proj", kv, s.hidden}, {"self_attn.o_proj", s.hidden, q}};
+        for (const auto& [name, rows, cols] : projections) {
             add(p + name + ".weight", {rows, cols}, 1.0 / std::sqrt(double(cols)));
             const bool output = std::string(name) == "self_attn.o_proj";
             if (output ? s.outputBias() : s.qkvBias()) add(p + name + ".bias", {rows}, 0.1);
         }
         if (s.perHeadNorm() || s.wholeNorm()) {
-            add(p + "self_attn.q_norm.weight", {s.perHeadNorm() ? s.headDim : q}, 0.1, 1.0);
-            add(p + "self_attn.k_norm.weight", {s.perHeadNorm() ? s.headDim : kv}, 0.1, 1.0);
+            add(p + "self_attn.q_norm.weight", {s.perHeadNorm() ? s.headDim : q}, 0.1, normMean);
+            add(p + "self_attn.k_norm.weight", {s.perHeadNorm() ? s.headDim : kv}, 0.1, normMean);
         }
         if (s.sparse(l)) {
             add(s.routerName(p), {s.experts, s.hidden}, 1.0);
@@ -170,9 +207,14 @@ inline TensorMap llamaTensors(const LlamaSpec& s) {
             }
             continue;
         }
+        if (s.fused()) {
+            add(p + "mlp.gate_up_proj.weight", {2 * s.inner, s.hidden}, 1.0 / std::sqrt(double(s.hidden)));
+            add(p + "mlp.down_proj.weight", {s.hidden, s.inner}, 1.0 / std::sqrt(double(s.inner)));
+            continue;
+        }
         swiglu({p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight", p + "mlp.down_proj.weight"}, s.inner);
     }
-    add("norm.weight", {s.hidden}, 0.1, 1.0);
+    add("norm.weight", {s.hidden}, 0.1, s.gemma() ? 0.0 : 1.0);
     return t;
 }
 

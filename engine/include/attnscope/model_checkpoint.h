@@ -79,7 +79,7 @@ struct T5Settings {
 /// inverse frequencies (config.json `rope_theta`, `rope_scaling`).
 struct RopeSettings {
     double theta = 10000.0;       ///< [rope_theta]
-    std::string scaling;          ///< [rope_scaling.rope_type]: "" (default), "linear", "dynamic", "llama3", "yarn"
+    std::string scaling;          ///< [rope_scaling.rope_type]: "" (default), "linear", "dynamic", "llama3", "yarn", "longrope"
     double factor = 1.0;          ///< [rope_scaling.factor]
     double lowFreqFactor = 1.0;   ///< [rope_scaling.low_freq_factor] (llama3)
     double highFreqFactor = 4.0;  ///< [rope_scaling.high_freq_factor] (llama3)
@@ -90,6 +90,16 @@ struct RopeSettings {
     double mscale = 0;            ///< yarn: [rope_scaling.mscale] (DeepSeek style); 0: absent
     double mscaleAllDim = 0;      ///< yarn: [rope_scaling.mscale_all_dim]; 0: absent
     bool truncate = true;         ///< yarn: [rope_scaling.truncate] correction range rounded to whole dims
+    /// longrope (Phi-3): [rope_scaling.short_factor] and [long_factor], one divisor per frequency; the
+    /// long ones for texts longer than originalMaxPositions. `factor` is then max_position_embeddings /
+    /// original_max_position_embeddings (the attention factor's input).
+    std::vector<double> shortFactor, longFactor;
+    /// [partial_rotary_factor]: the first int(head_dim · it) features of a head are turned, the rest pass.
+    double partialRotary = 1.0;
+    /// The features of a head that turn: int(head_dim · partial_rotary_factor), as the reference.
+    std::int64_t rotaryDims(std::int64_t headDim) const {
+        return static_cast<std::int64_t>(static_cast<double>(headDim) * partialRotary);
+    }
 };
 
 /// How a decoder normalises queries and keys before rotary positions.
@@ -120,11 +130,30 @@ struct LlamaSettings {
     ExpertLayout expertLayout = ExpertLayout::Mixtral;
     std::int64_t expertInner = 0;    ///< an expert's intermediate size ([moe_intermediate_size], else intermediate_size)
     std::int64_t sharedExpertInner = 0;  ///< [shared_expert_intermediate_size] (Qwen2-MoE) 0: no shared expert
+    /// Phi-3: q, k, v in one self_attn.qkv_proj (rows q, then k, then v) and the MLP's gate and up
+    /// in one mlp.gate_up_proj (rows gate, then up).
+    bool fusedProjections = false;
     RopeSettings rope;
 
     bool slides(std::int64_t layer) const {
         return slidingWindow > 0 && (slidingLayers.empty() || slidingLayers[static_cast<std::size_t>(layer)] != 0);
     }
+};
+
+/// Gemma 2 and Gemma 3 (Hugging Face Gemma2Config / Gemma3TextConfig names), beside the decoder's
+/// LlamaSettings they share (biases, window and the layers it slides on, q/k norms, the global
+/// layers' rotary positions): RMS norms scale by (1 + weight), four per layer; embeddings times
+/// √hidden_size; a GeGLU MLP.
+struct GemmaSettings {
+    double queryPreAttnScalar = 256;  ///< [query_pre_attn_scalar] scores are q·k times its −½ power
+    double attnSoftcap = 0;           ///< [attn_logit_softcapping] scores become c·tanh(s/c); 0: none
+    /// [final_logit_softcapping] on the language-model head's logits (recorded: the analysis stops at
+    /// the last hidden state); 0: none.
+    double finalSoftcap = 0;
+    /// Gemma 3's sliding layers turn by [rope_local_base_freq] without scaling; false: every layer
+    /// turns as LlamaSettings::rope.
+    bool localRopeOwn = false;
+    RopeSettings localRope;
 };
 
 /// A Switch layer's router weight under `layerPrefix` ("encoder.layer.N.").
@@ -194,6 +223,7 @@ struct ModelConfig {
     TransfoXlSettings transfoXl;
     T5Settings t5;
     LlamaSettings llama;
+    GemmaSettings gemma;
     VitSettings vit;
 
     std::int64_t headDim() const { return headSize; }

@@ -71,8 +71,9 @@ struct FamilyEntry {
     /// Weights are read in float32 one layer at a time (a large decoder is never whole in float32):
     /// the memory budget counts its mapped files and its largest layer.
     bool layerByLayer = false;
-    /// Its rotary positions, for the distance profile of the Diagnostics tab; null: none.
-    const RopeSettings* (*rope)(const ModelConfig& c) = nullptr;
+    /// The rotary positions of layer `layer` (Gemma 3's local layers turn by another base), for the
+    /// distance profile of the Diagnostics tab; null: none.
+    const RopeSettings* (*rope)(const ModelConfig& c, std::int64_t layer) = nullptr;
     /// Parameters a variant takes from the model unless the request gives them (ModelInfo::variantDefaults).
     std::map<std::string, ParamValues> (*variantDefaults)(const ModelConfig& c) = nullptr;
     /// Copies of the score matrix its attention makes at once (the pass's memory estimate), and the

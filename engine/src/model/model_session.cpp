@@ -353,7 +353,7 @@ std::optional<RotaryDistanceProfile> ModelSession::rotaryProfile(int layer, std:
         return std::nullopt;
     }
     const ModelConfig& c = m_model->config();
-    return rotaryDistanceProfile(q, m_last->capture.k[l], *rope(c), c.maxPositions);
+    return rotaryDistanceProfile(q, m_last->capture.k[l], *rope(c, layer), c.maxPositions);
 }
 
 }  // namespace attnscope::engine

@@ -46,16 +46,31 @@ at::Tensor yarnFrequencies(const RopeSettings& r, std::int64_t dim, std::int64_t
     return kept / r.factor * ramp + kept * (1 - ramp);
 }
 
+// LongRoPE (Phi-3, HF _compute_longrope_parameters): each frequency divided by its own factor, the
+// short list for texts within the trained context, the long one past it.
+at::Tensor longropeFrequencies(const RopeSettings& r, std::int64_t dim, std::int64_t tokens) {
+    const std::vector<double>& factors = tokens > r.originalMaxPositions ? r.longFactor : r.shortFactor;
+    const at::Tensor divisors = at::tensor(at::ArrayRef<double>(factors), at::kDouble).to(at::kFloat);
+    return defaultFrequencies(r.theta, dim) / divisors;
+}
+
 }  // namespace
 
 double ropeAttentionFactor(const RopeSettings& r) {
+    if (r.scaling == "longrope") {
+        if (r.attentionFactor > 0) return r.attentionFactor;
+        if (r.factor <= 1) return 1.0;
+        return std::sqrt(1 + std::log(r.factor) / std::log(static_cast<double>(r.originalMaxPositions)));
+    }
     if (r.scaling != "yarn") return 1.0;
     if (r.attentionFactor > 0) return r.attentionFactor;
     if (r.mscale > 0 && r.mscaleAllDim > 0) return yarnMscale(r.factor, r.mscale) / yarnMscale(r.factor, r.mscaleAllDim);
     return yarnMscale(r.factor, 1.0);
 }
 
-at::Tensor ropeInverseFrequencies(const RopeSettings& r, std::int64_t dim, std::int64_t tokens, std::int64_t maxPositions) {
+at::Tensor ropeInverseFrequencies(const RopeSettings& r, std::int64_t headDim, std::int64_t tokens, std::int64_t maxPositions) {
+    const std::int64_t dim = r.rotaryDims(headDim);
+    if (r.scaling == "longrope") return longropeFrequencies(r, dim, tokens);
     if (r.scaling == "linear") return defaultFrequencies(r.theta, dim) / r.factor;
     if (r.scaling == "llama3") return llama3Frequencies(r, defaultFrequencies(r.theta, dim));
     if (r.scaling == "yarn") return yarnFrequencies(r, dim, maxPositions);
@@ -70,6 +85,11 @@ at::Tensor ropeInverseFrequencies(const RopeSettings& r, std::int64_t dim, std::
 }
 
 at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies, double attentionFactor) {
+    const std::int64_t rotary = 2 * inverseFrequencies.numel();
+    if (rotary < x.size(2))  // partial rotary: the features past the rotated ones pass unchanged
+        return at::cat({applyRotary(x.narrow(2, 0, rotary), inverseFrequencies, attentionFactor),
+                        x.narrow(2, rotary, x.size(2) - rotary)},
+                       -1);
     const std::int64_t n = x.size(1), half = x.size(2) / 2;
     const at::Tensor angles = at::outer(at::arange(n, at::kLong).to(at::kFloat), inverseFrequencies);  // [n, d/2]
     const at::Tensor both = at::cat({angles, angles}, -1);                                              // [n, d]

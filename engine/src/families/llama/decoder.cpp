@@ -9,9 +9,14 @@ using namespace config_fields;
 namespace {
 
 Result<void> readYarn(const FieldReader& scaling, std::int64_t maxPositions, RopeSettings& rope);
+Result<void> readLongrope(const FieldReader& f, const FieldReader& scaling, const Json& node, std::int64_t maxPositions,
+                          std::int64_t headDim, RopeSettings& rope);
+
+}  // namespace
 
 // rope_scaling (null or an object): its type under "rope_type" (or the older "type").
-Result<void> readRopeScaling(const FieldReader& f, const Json& root, std::int64_t maxPositions, RopeSettings& rope) {
+Result<void> readRopeScaling(const FieldReader& f, const Json& root, std::int64_t maxPositions, std::int64_t headDim,
+                             RopeSettings& rope) {
     const auto it = root.find("rope_scaling");
     if (it == root.end() || it->is_null()) return {};
     if (!it->is_object()) return f.fail("rope_scaling", "must be null or an object");
@@ -20,10 +25,12 @@ Result<void> readRopeScaling(const FieldReader& f, const Json& root, std::int64_
     ATTNSCOPE_TRY_ASSIGN(type, scaling.text("rope_type", ""));
     if (type.empty()) ATTNSCOPE_TRY_ASSIGN(type, scaling.text("type", "default"));
     if (type == "default") return {};
-    if (type != "linear" && type != "dynamic" && type != "llama3" && type != "yarn")
+    if (type == "su") type = "longrope";  // Phi-3's first name for it
+    if (type != "linear" && type != "dynamic" && type != "llama3" && type != "yarn" && type != "longrope")
         return Error{ErrorCode::Unsupported, f.source() + ": rope_scaling type '" + type +
-                                                 "' is not computed (linear, dynamic, llama3 and yarn are)"};
+                                                 "' is not computed (linear, dynamic, llama3, yarn and longrope are)"};
     rope.scaling = type;
+    if (type == "longrope") return readLongrope(f, scaling, *it, maxPositions, headDim, rope);
     // (linear, dynamic and llama3 need their factor, as the reference's validation says; yarn
     // derives it from the context lengths when absent)
     if (type != "yarn" && !it->contains("factor")) return scaling.fail("factor", "is needed by " + type + " scaling");
@@ -37,6 +44,8 @@ Result<void> readRopeScaling(const FieldReader& f, const Json& root, std::int64_
     if (type == "yarn") return readYarn(scaling, maxPositions, rope);
     return {};
 }
+
+namespace {
 
 // YaRN's own fields (HF _compute_yarn_parameters): a factor given wins; without one it is
 // max_position_embeddings / original_max_position_embeddings.
@@ -59,7 +68,39 @@ Result<void> readYarn(const FieldReader& scaling, std::int64_t maxPositions, Rop
     return {};
 }
 
+// LongRoPE's fields (HF _compute_longrope_parameters): the trained context from the top-level
+// original_max_position_embeddings (Phi-3 keeps it there), else rope_scaling's, else
+// max_position_embeddings; the factor is max_position_embeddings over it.
+Result<void> readFactorList(const FieldReader& scaling, const Json& node, const char* key, std::size_t count,
+                            std::vector<double>& out) {
+    const auto it = node.find(key);
+    if (it == node.end() || !it->is_array() || it->size() != count)
+        return scaling.fail(key, "must list " + std::to_string(count) + " numbers (one per rotary frequency)");
+    out.clear();
+    for (const auto& v : *it) {
+        if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+            return scaling.fail(key, "entries must be positive numbers, got " + v.dump());
+        out.push_back(v.get<double>());
+    }
+    return {};
+}
+
+Result<void> readLongrope(const FieldReader& f, const FieldReader& scaling, const Json& node, std::int64_t maxPositions,
+                          std::int64_t headDim, RopeSettings& rope) {
+    const std::size_t frequencies = static_cast<std::size_t>(rope.rotaryDims(headDim) / 2);
+    if (auto shortList = readFactorList(scaling, node, "short_factor", frequencies, rope.shortFactor); !shortList) return shortList;
+    if (auto longList = readFactorList(scaling, node, "long_factor", frequencies, rope.longFactor); !longList) return longList;
+    std::int64_t fromScaling = 0;
+    ATTNSCOPE_TRY_ASSIGN(fromScaling, scaling.integer("original_max_position_embeddings", maxPositions, 1, kMaxPositions, true));
+    ATTNSCOPE_TRY_ASSIGN(rope.originalMaxPositions, f.integer("original_max_position_embeddings", fromScaling, 1, kMaxPositions, true));
+    rope.factor = static_cast<double>(maxPositions) / static_cast<double>(rope.originalMaxPositions);
+    ATTNSCOPE_TRY_ASSIGN(rope.attentionFactor, scaling.number("attention_factor", 0.0, 0.0, 1e3, true));
+    return {};
+}
+
 // A per-layer list of flags from `layer_types` (Qwen2/3: "sliding_attention" or "full_attention").
+}  // namespace
+
 Result<void> readLayerTypes(const FieldReader& f, const Json& root, std::int64_t layers, std::vector<std::uint8_t>& sliding) {
     const auto it = root.find("layer_types");
     if (it == root.end() || it->is_null()) return {};
@@ -74,8 +115,6 @@ Result<void> readLayerTypes(const FieldReader& f, const Json& root, std::int64_t
     }
     return {};
 }
-
-}  // namespace
 
 // Qwen2 and Qwen3: the window only when use_sliding_window, on layers from max_window_layers on.
 Result<void> readQwenWindow(const FieldReader& f, const Json& root, ModelConfig& c) {
@@ -131,15 +170,17 @@ Result<void> readDecoderConfig(const FieldReader& f, const Json& root, ModelConf
     if (c.headSize % 2 != 0) return f.fail("head_dim", "must be even (rotary positions turn pairs of features)");
     ATTNSCOPE_TRY_ASSIGN(c.maxPositions, f.integer("max_position_embeddings", d.maxPositions, 1, kMaxPositions));
     ATTNSCOPE_TRY_ASSIGN(c.layerNormEps, f.number("rms_norm_eps", d.eps, 1e-30, 1.0));
-    ATTNSCOPE_TRY_ASSIGN(l.rope.theta, f.number("rope_theta", 10000.0, 1.0, 1e12));
+    ATTNSCOPE_TRY_ASSIGN(l.rope.theta, f.number("rope_theta", d.theta, 1.0, 1e12));
     ATTNSCOPE_TRY_ASSIGN(l.mlpBias, f.flag("mlp_bias", false));
-    ATTNSCOPE_TRY_ASSIGN(c.bosTokenId, f.integer("bos_token_id", 1, -1, kMaxVocab, true));
+    ATTNSCOPE_TRY_ASSIGN(c.bosTokenId, f.integer("bos_token_id", d.bos, -1, kMaxVocab, true));
     if (auto attention = d.readAttention ? d.readAttention(f, root, c) : readAttentionBias(f, c); !attention) return attention.error();
     if (d.readExperts)
         if (auto experts = d.readExperts(f, root, c); !experts) return experts.error();
-    ATTNSCOPE_TRY_ASSIGN(c.activation, parseActivation(f, "hidden_act", "silu"));
-    if (c.activation != Activation::Silu) return f.fail("hidden_act", "must be silu for a SwiGLU MLP");
-    if (auto rope = readRopeScaling(f, root, c.maxPositions, l.rope); !rope) return rope.error();
+    ATTNSCOPE_TRY_ASSIGN(c.activation, parseActivation(f, d.activationKey, d.activation));
+    if (!d.gelu && c.activation != Activation::Silu) return f.fail(d.activationKey, "must be silu for a SwiGLU MLP");
+    if (d.gelu && c.activation != Activation::GeluTanh && c.activation != Activation::GeluErf)
+        return f.fail(d.activationKey, "must be a GeLU (gelu_pytorch_tanh, gelu) for a GeGLU MLP");
+    if (auto rope = readRopeScaling(f, root, c.maxPositions, c.headSize, l.rope); !rope) return rope.error();
     c.typeVocabSize = 0;
     c.causal = true;
     return {};
@@ -179,9 +220,13 @@ std::vector<ExpectedTensor> decoderTensors(const ModelConfig& c) {
     for (std::int64_t layer = 0; layer < c.numLayers; ++layer) {
         const std::string p = decoderLayerPrefix(layer);
         add(p + "input_layernorm.weight", {h});
-        linear(p + "self_attn.q_proj", q, h, l.qkvBias);
-        linear(p + "self_attn.k_proj", kv, h, l.qkvBias);
-        linear(p + "self_attn.v_proj", kv, h, l.qkvBias);
+        if (l.fusedProjections) {
+            linear(p + "self_attn.qkv_proj", q + 2 * kv, h, l.qkvBias);
+        } else {
+            linear(p + "self_attn.q_proj", q, h, l.qkvBias);
+            linear(p + "self_attn.k_proj", kv, h, l.qkvBias);
+            linear(p + "self_attn.v_proj", kv, h, l.qkvBias);
+        }
         linear(p + "self_attn.o_proj", h, q, l.outputBias);
         if (l.qkNorm != QkNorm::None) {
             const bool perHead = l.qkNorm == QkNorm::PerHead;
@@ -200,8 +245,12 @@ std::vector<ExpectedTensor> decoderTensors(const ModelConfig& c) {
             }
             continue;
         }
-        linear(p + "mlp.gate_proj", inner, h, l.mlpBias);
-        linear(p + "mlp.up_proj", inner, h, l.mlpBias);
+        if (l.fusedProjections) {
+            linear(p + "mlp.gate_up_proj", 2 * inner, h, l.mlpBias);
+        } else {
+            linear(p + "mlp.gate_proj", inner, h, l.mlpBias);
+            linear(p + "mlp.up_proj", inner, h, l.mlpBias);
+        }
         linear(p + "mlp.down_proj", h, inner, l.mlpBias);
     }
     add("norm.weight", {h});
@@ -218,7 +267,7 @@ LayerAttention decoderAttention(const ModelConfig& c, std::int64_t layer) {
     return softmaxLayer(terms);
 }
 
-const RopeSettings* decoderRope(const ModelConfig& c) { return &c.llama.rope; }
+const RopeSettings* decoderRope(const ModelConfig& c, std::int64_t) { return &c.llama.rope; }
 
 std::vector<std::string> decoderNotices(const ModelConfig& c) {
     if (c.llama.slidingWindow <= 0) return {};

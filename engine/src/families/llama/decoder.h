@@ -17,7 +17,12 @@ namespace attnscope::engine {
 struct DecoderTraits {
     // defaults of fields config.json leaves out
     std::int64_t vocab = 32000, hidden = 4096, intermediate = 11008, layers = 32, heads = 32, maxPositions = 2048;
-    double eps = 1e-6;
+    double eps = 1e-6, theta = 10000.0;
+    std::int64_t bos = 1;
+    /// The MLP's activation field, its default, and whether a GeLU (Gemma's GeGLU) rather than SiLU.
+    const char* activationKey = "hidden_act";
+    const char* activation = "silu";
+    bool gelu = false;
     std::int64_t headDim = 0;  ///< head_dim's default; 0: hidden_size / num_attention_heads
     bool readsHeadDim = true;  ///< false: head_dim is never read (OLMoE: its q norm spans hidden_size)
     /// Biases, q/k norms, clip, window: the attention's fields (null: attention_bias only).
@@ -37,6 +42,14 @@ Result<void> readDecoderConfig(const config_fields::FieldReader& f, const nlohma
 Result<void> readAttentionBias(const config_fields::FieldReader& f, ModelConfig& c);
 /// sliding_window on every layer (Mistral, Mixtral); null or absent: none.
 Result<void> readSlidingWindow(const config_fields::FieldReader& f, ModelConfig& c);
+/// rope_scaling (null or an object) into `rope`: linear, dynamic, llama3, yarn, longrope (its factor
+/// lists checked against the rotary dims of `headDim`); another type refused naming it.
+Result<void> readRopeScaling(const config_fields::FieldReader& f, const nlohmann::json& root, std::int64_t maxPositions,
+                             std::int64_t headDim, RopeSettings& rope);
+/// `layer_types` (one "sliding_attention" or "full_attention" per layer) into per-layer flags;
+/// absent or null: `sliding` unchanged.
+Result<void> readLayerTypes(const config_fields::FieldReader& f, const nlohmann::json& root, std::int64_t layers,
+                            std::vector<std::uint8_t>& sliding);
 /// Qwen2 and Qwen3: the window only when use_sliding_window, on layers from max_window_layers on,
 /// or as `layer_types` lists them.
 Result<void> readQwenWindow(const config_fields::FieldReader& f, const nlohmann::json& root, ModelConfig& c);
@@ -56,7 +69,7 @@ std::vector<ExpectedTensor> decoderTensors(const ModelConfig& config);
 /// Causal softmax over rotary positions, within the sliding window on the layers that slide.
 LayerAttention decoderAttention(const ModelConfig& config, std::int64_t layer);
 /// The rotary settings (for the distance profile).
-const RopeSettings* decoderRope(const ModelConfig& config);
+const RopeSettings* decoderRope(const ModelConfig& config, std::int64_t layer);
 /// The sliding window's notice (what a variant run on a layer does not have).
 std::vector<std::string> decoderNotices(const ModelConfig& config);
 

@@ -1,4 +1,4 @@
-// The decoder of a Llama-family checkpoint (Hugging Face LlamaModel, MistralModel, Qwen2Model,
+// The decoder of a Llama-family checkpoint (Hugging Face LlamaModel, MistralModel, Qwen2Model, Phi3Model,
 // Qwen3Model, MixtralModel, Qwen2MoeModel, OlmoeModel): per layer an RMS norm, grouped-query causal
 // attention over rotary positions (Qwen3: q and k RMS-normed per head first; OLMoE: over the whole
 // projection, then clamped; Mistral and Qwen2: within a sliding window on the layers that slide),
@@ -14,6 +14,7 @@
 #include "core_torch/to_plain.h"
 
 #include <cmath>
+#include <tuple>
 
 namespace attnscope::engine::families::llama {
 namespace {
@@ -27,6 +28,35 @@ at::Tensor swiglu(const at::Tensor& x, const at::Tensor& gate, const at::Tensor&
 }
 
 at::Tensor expertFeedForward(TransformerModel& model, const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
+
+at::Tensor layerLinear(TransformerModel& model, const at::Tensor& in, const std::string& name, bool bias) {
+    return bias ? at::linear(in, model.weight(name + ".weight"), model.weight(name + ".bias")) : at::linear(in, model.weight(name + ".weight"));
+}
+
+// q, k, v [n, heads · head_dim] from the normed input: three projections, or Phi-3's one qkv_proj
+// whose rows are q's, then k's, then v's.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> projectQkv(TransformerModel& model, const at::Tensor& a, const std::string& p) {
+    const ModelConfig& c = model.config();
+    const bool bias = c.llama.qkvBias;
+    if (!c.llama.fusedProjections)
+        return {layerLinear(model, a, p + "self_attn.q_proj", bias), layerLinear(model, a, p + "self_attn.k_proj", bias),
+                layerLinear(model, a, p + "self_attn.v_proj", bias)};
+    const std::int64_t q = c.numHeads * c.headSize, kv = c.kvHeads * c.headSize;
+    const at::Tensor qkv = layerLinear(model, a, p + "self_attn.qkv_proj", bias);
+    return {qkv.narrow(1, 0, q), qkv.narrow(1, q, kv), qkv.narrow(1, q + kv, kv)};
+}
+
+// down(silu(gate m) · up m); Phi-3's gate_up_proj holds gate's rows, then up's.
+at::Tensor denseFeedForward(TransformerModel& model, const at::Tensor& m, const std::string& p) {
+    const ModelConfig& c = model.config();
+    const bool bias = c.llama.mlpBias;
+    if (!c.llama.fusedProjections)
+        return layerLinear(model, at::silu(layerLinear(model, m, p + "mlp.gate_proj", bias)) * layerLinear(model, m, p + "mlp.up_proj", bias),
+                           p + "mlp.down_proj", bias);
+    const at::Tensor gateUp = layerLinear(model, m, p + "mlp.gate_up_proj", bias);
+    const std::int64_t inner = c.intermediateSize;
+    return layerLinear(model, at::silu(gateUp.narrow(1, 0, inner)) * gateUp.narrow(1, inner, inner), p + "mlp.down_proj", bias);
+}
 
 ModelCapture decoderForward(TransformerModel& model, const at::Tensor& ids, bool keepAttention, const ProgressFn& progress) {
     const ModelConfig& c = model.config();
@@ -46,14 +76,9 @@ ModelCapture decoderForward(TransformerModel& model, const at::Tensor& ids, bool
     for (std::int64_t l = 0; l < c.numLayers; ++l) {
         checkModelProgress(progress, l, c.numLayers);
         const std::string p = decoderLayerPrefix(l);
-        auto linear = [&](const at::Tensor& in, const std::string& base, bool bias) {
-            return bias ? at::linear(in, weight(p + base + ".weight"), weight(p + base + ".bias"))
-                        : at::linear(in, weight(p + base + ".weight"));
-        };
         auto split = [&](const at::Tensor& t, std::int64_t count) { return t.reshape({n, count, dh}).transpose(0, 1).contiguous(); };
         const at::Tensor a = rmsNorm(x, weight(p + "input_layernorm.weight"), eps);
-        at::Tensor qFlat = linear(a, "self_attn.q_proj", s.qkvBias), kFlat = linear(a, "self_attn.k_proj", s.qkvBias);
-        at::Tensor vFlat = linear(a, "self_attn.v_proj", s.qkvBias);
+        auto [qFlat, kFlat, vFlat] = projectQkv(model, a, p);
         if (s.qkNorm == QkNorm::Whole) {  // OLMoE: over all heads at once, then the clip
             qFlat = rmsNorm(qFlat, weight(p + "self_attn.q_norm.weight"), eps);
             kFlat = rmsNorm(kFlat, weight(p + "self_attn.k_norm.weight"), eps);
@@ -80,13 +105,11 @@ ModelCapture decoderForward(TransformerModel& model, const at::Tensor& ids, bool
         capture.k.push_back(k.contiguous());
         capture.v.push_back(v.contiguous());
         if (keepAttention) capture.attention.push_back(probs);
-        x = x + linear(context, "self_attn.o_proj", s.outputBias);
+        x = x + layerLinear(model, context, p + "self_attn.o_proj", s.outputBias);
         const at::Tensor m = rmsNorm(x, weight(p + "post_attention_layernorm.weight"), eps);
         // (router logits by layer: a dense layer between expert layers gets an empty entry)
         if (c.moe.active() && !c.switchLayer(l)) capture.routerLogits.emplace_back();
-        x = x + (c.switchLayer(l) ? expertFeedForward(model, m, p, capture)
-                                  : linear(at::silu(linear(m, "mlp.gate_proj", s.mlpBias)) * linear(m, "mlp.up_proj", s.mlpBias),
-                                           "mlp.down_proj", s.mlpBias));
+        x = x + (c.switchLayer(l) ? expertFeedForward(model, m, p, capture) : denseFeedForward(model, m, p));
         capture.hidden.push_back(l + 1 == c.numLayers ? rmsNorm(x, weight("norm.weight"), eps) : x);
         model.releaseWeights(p);  // one layer in float32 at a time: a 7B model never is whole
     }
