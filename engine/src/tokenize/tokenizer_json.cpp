@@ -34,7 +34,7 @@ struct FieldError {
 [[noreturn]] void unsupported(const std::string& where, const std::string& what) {
     fail(where, what + " not supported (AttnScope reads the BERT WordPiece shape, byte-level BPE: GPT-2/RoBERTa's, "
                        "or a Split regex then ByteLevel as Llama 3 and Qwen have, and SentencePiece-style BPE with "
-                       "byte fallback as Llama 2 and Mistral have)",
+                       "byte fallback as Llama 2, Mistral and Gemma have)",
          ErrorCode::Unsupported);
 }
 
@@ -370,8 +370,8 @@ bool isMetaspaceShape(const Json& root, const Json& model) {
            hasComponent(root, "decoder", "decoders", {"Metaspace", "ByteFallback"});
 }
 
-/// Sequence [Prepend "▁", Replace " " → "▁"] (tokenizers ≥ 0.14's Llama 2 files). Returns
-/// whether the normalizer replaces spaces.
+/// Sequence [Prepend "▁", Replace " " → "▁"] (tokenizers ≥ 0.14's Llama 2 files) or the Replace
+/// alone (Gemma's). Returns whether the normalizer replaces spaces.
 bool readMetaspaceNormalizer(const Json& root, MetaspaceBpeOptions& options) {
     bool prepends = false, replaces = false;
     const std::vector<const Json*> list = componentList(root, "normalizer", "normalizers");
@@ -397,10 +397,18 @@ bool readMetaspaceNormalizer(const Json& root, MetaspaceBpeOptions& options) {
             unsupported(at, "normalizer type " + quoteForMessage(type) + " with SentencePiece-style BPE is");
         }
     }
-    if (prepends != replaces) unsupported("$.normalizer", "a Prepend without a Replace of spaces (or the reverse) is");
+    // (a Replace alone is Gemma's shape: spaces become "▁", nothing goes before the text)
+    if (prepends && !replaces) unsupported("$.normalizer", "a Prepend without a Replace of spaces is");
     if (replaces && options.replacement.empty()) fail("$.normalizer", "the replacement must not be empty");
     options.prepend = prepends ? MetaspacePrepend::Always : MetaspacePrepend::Never;
     return replaces;
+}
+
+/// A Split at {"String": " "} (Gemma's pre-tokenizer after its normalizer replaced every space).
+bool isSplitAtSpace(const Json& split) {
+    const Json* pattern = member(split, "pattern");
+    const Json* plain = pattern != nullptr && pattern->is_object() ? member(*pattern, "String") : nullptr;
+    return plain != nullptr && plain->is_string() && plain->get<std::string>() == " ";
 }
 
 /// Metaspace {replacement, prepend_scheme | add_prefix_space, split} (older Llama 2 files, Mistral v0.3).
@@ -413,6 +421,7 @@ void readMetaspacePreTokenizer(const Json& root, bool normalizerReplaces, Metasp
         return;
     }
     const std::string where = "$.pre_tokenizer";
+    if (type == "Split" && normalizerReplaces && isSplitAtSpace(*pre)) return;  // Gemma's: no space is left to split at
     if (type != "Metaspace" || normalizerReplaces)
         unsupported(where, "pre-tokenizer type " + quoteForMessage(type) + " with SentencePiece-style BPE is");
     options.replacement = stringField(*pre, "replacement", "\u2581", where);

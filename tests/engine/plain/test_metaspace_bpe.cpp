@@ -184,5 +184,21 @@ TEST(MetaspaceBpe, ACharacterWithNoTokenAndNoUnknownIsAClearError) {
     EXPECT_NE(e.error().message.find("unk_token"), std::string::npos) << e.error().message;
 }
 
+// Gemma's shape: the normalizer only replaces spaces (nothing prepended), and its Split at " "
+// finds no space left to split at. "ab c" → "ab▁c": ab, ▁c; " ab" → "▁ab".
+TEST(MetaspaceBpe, GemmaReplacesSpacesWithoutPrepending) {
+    Shape gemma;
+    gemma.normalizer = R"({"type": "Replace", "pattern": {"String": " "}, "content": "▁"})";
+    gemma.preTokenizer = R"({"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": false})";
+    gemma.decoder = R"({"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "▁"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]})";
+    auto tok = load(gemma);
+    ASSERT_TRUE(tok);
+    EXPECT_EQ(ids(*tok, "ab c"), (Ids{1, 8, 14}));
+    EXPECT_EQ(ids(*tok, " ab"), (Ids{1, 9}));
+    EXPECT_EQ(tok->decode(ids(*tok, "ab c")), "ab c");
+    gemma.preTokenizer = R"({"type": "Split", "pattern": {"String": "a"}, "behavior": "MergedWithPrevious", "invert": false})";
+    expectRefused(gemma, ErrorCode::Unsupported, "pre-tokenizer type 'Split' with SentencePiece-style BPE");
+}
+
 }  // namespace
 }  // namespace attnscope::engine
