@@ -6,7 +6,9 @@ Hugging Face naming. The weights are not a trained model; they only have its siz
 Values come from one block of N(0, 0.02) BF16 numbers repeated, so a 1B model is written in
 seconds with the standard library alone. Norm weights are 1.
 
-Usage: bench/make_llama_folder.py OUT_DIR --shape smollm-135m|qwen2.5-0.5b|llama-3.2-1b [--dtype BF16|F32]
+Gemma's norms scale by (1 + weight): their weights are 0, so every norm scales by 1 as well.
+
+Usage: bench/make_llama_folder.py OUT_DIR --shape smollm-135m|qwen2.5-0.5b|llama-3.2-1b|gemma-2-2b [--dtype BF16|F32]
 """
 
 import argparse
@@ -28,6 +30,15 @@ SHAPES = {
                          max_position_embeddings=131072, rope_theta=500000.0, rms_norm_eps=1e-5,
                          rope_scaling={"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
                                        "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
+    "gemma-2-2b": dict(model_type="gemma2", vocab_size=256000, hidden_size=2304, intermediate_size=9216,
+                       num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
+                       max_position_embeddings=8192, rope_theta=10000.0, rms_norm_eps=1e-6,
+                       query_pre_attn_scalar=256, sliding_window=4096, attn_logit_softcapping=50.0,
+                       final_logit_softcapping=30.0, hidden_activation="gelu_pytorch_tanh"),
+}
+
+OWN_FIELDS = {  # fields a family's config class names otherwise
+    "gemma2": dict(bos_token_id=2),
 }
 
 
@@ -45,6 +56,9 @@ def tensors(c):
             if bias and name != "o_proj":
                 yield p + "self_attn." + name + ".bias", [rows], False
         yield p + "post_attention_layernorm.weight", [h], True
+        if c["model_type"] == "gemma2":
+            yield p + "pre_feedforward_layernorm.weight", [h], True
+            yield p + "post_feedforward_layernorm.weight", [h], True
         yield p + "mlp.gate_proj.weight", [inner, h], False
         yield p + "mlp.up_proj.weight", [inner, h], False
         yield p + "mlp.down_proj.weight", [h, inner], False
@@ -57,16 +71,21 @@ def main():
     parser.add_argument("--shape", choices=sorted(SHAPES), required=True)
     parser.add_argument("--dtype", choices=["BF16", "F32"], default="BF16")
     args = parser.parse_args()
-    config = dict(SHAPES[args.shape], hidden_act="silu", tie_word_embeddings=True, bos_token_id=1, torch_dtype="bfloat16")
+    shape = SHAPES[args.shape]
+    config = dict(dict(hidden_act="silu", bos_token_id=1), **shape, tie_word_embeddings=True, torch_dtype="bfloat16")
+    config.update(OWN_FIELDS.get(shape["model_type"], {}))
+    if shape["model_type"] == "gemma2":
+        del config["hidden_act"]
     width = 2 if args.dtype == "BF16" else 4
     rng = random.Random(7)
     values = [rng.gauss(0.0, 0.02) for _ in range(1 << 16)]
+    unit = 0.0 if config["model_type"] == "gemma2" else 1.0  # a norm weight that scales by 1
     if width == 2:  # BF16: the high half of the float32
         block = b"".join(struct.pack("<f", v)[2:] for v in values)
-        one = struct.pack("<f", 1.0)[2:]
+        one = struct.pack("<f", unit)[2:]
     else:
         block = b"".join(struct.pack("<f", v) for v in values)
-        one = struct.pack("<f", 1.0)
+        one = struct.pack("<f", unit)
     header, offset, items = {}, 0, list(tensors(config))
     for name, shape, _ in items:
         count = 1

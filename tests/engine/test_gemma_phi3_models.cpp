@@ -103,10 +103,12 @@ std::pair<Vec, double> layerRope(const Case& c, std::int64_t layer, std::size_t 
 struct Reference {
     std::vector<Mat> hidden;
     std::vector<std::vector<Mat>> attention, q;  // [layer][head]
+    std::vector<Vec> saturation;                  // [layer][head]: share of scores with |s| ≥ 0.9 · cap
 };
 
-// Softmax of the causal row i (within the window on a sliding layer) of scale · q·k, soft-capped.
-Vec attentionRow(const LlamaSpec& s, std::int64_t layer, const Mat& q, const Mat& k, std::size_t i) {
+// Softmax of the causal row i (within the window on a sliding layer) of scale · q·k, soft-capped;
+// counts the scores seen and those within 10 % of the cap.
+Vec attentionRow(const LlamaSpec& s, std::int64_t layer, const Mat& q, const Mat& k, std::size_t i, double& seen, double& saturated) {
     const double scale = s.gemma() ? 1 / std::sqrt(s.queryScalar) : 1 / std::sqrt(double(s.headDim));
     Vec p(q.size(), 0.0);
     double top = -1e300, sum = 0;
@@ -116,6 +118,8 @@ Vec attentionRow(const LlamaSpec& s, std::int64_t layer, const Mat& q, const Mat
         for (std::size_t c = 0; c < q[i].size(); ++c) score += q[i][c] * k[j][c];
         score *= scale;
         if (s.softcap > 0) score = s.softcap * std::tanh(score / s.softcap);
+        seen += 1;
+        if (s.softcap > 0 && std::abs(score) >= 0.9 * s.softcap) saturated += 1;
         p[j] = score;
         top = std::max(top, score);
     }
@@ -179,6 +183,7 @@ Reference recompute(const TensorMap& w, const Case& cs, const std::vector<std::i
         Mat context(n, Vec(std::size_t(s.heads) * dh, 0.0));
         ref.attention.emplace_back();
         ref.q.emplace_back();
+        ref.saturation.emplace_back();
         for (std::size_t h = 0; h < std::size_t(s.heads); ++h) {
             const std::size_t kvHead = h / group;
             Mat qh(n), kh(n);
@@ -193,13 +198,15 @@ Reference recompute(const TensorMap& w, const Case& cs, const std::vector<std::i
                 kh[t] = rotate(kRow, t, f, ropeScale);
             }
             Mat weights;
+            double seen = 0, saturated = 0;
             for (std::size_t i = 0; i < n; ++i) {
-                weights.push_back(attentionRow(s, l, qh, kh, i));
+                weights.push_back(attentionRow(s, l, qh, kh, i, seen, saturated));
                 for (std::size_t j = 0; j < n; ++j)
                     for (std::size_t c = 0; c < dh; ++c) context[i][h * dh + c] += weights[i][j] * v[j][kvHead * dh + c];
             }
             ref.attention.back().push_back(weights);
             ref.q.back().push_back(qh);
+            ref.saturation.back().push_back(saturated / seen);
         }
         Mat o = matmulT(context, w.at(p + "self_attn.o_proj.weight"), s.outputBias() ? &w.at(p + "self_attn.o_proj.bias") : nullptr);
         if (g) o = rms(o, w.at(p + "post_attention_layernorm.weight"), true);
@@ -251,6 +258,17 @@ TEST_P(TodayDecoder, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
         EXPECT_NEAR(std::get<double>(own.params.at("softcap")), c.spec.softcap, 1e-12);
         if (c.spec.gemma()) EXPECT_NEAR(std::get<double>(own.params.at("scale")), 1 / std::sqrt(c.spec.queryScalar), 1e-12);
         const std::int64_t n = std::int64_t(ids.size());
+        // the cap at work: per head, the share of scores within 10 % of it (none without a cap)
+        const auto saturation = own.diagnostics.find("softcap_saturation");
+        ASSERT_EQ(saturation != own.diagnostics.end(), c.spec.softcap > 0);
+        if (c.spec.softcap > 0) {
+            double any = 0;
+            for (int h = 0; h < c.spec.heads; ++h) {
+                EXPECT_NEAR(saturation->second.f32[std::size_t(h)], ref.saturation[std::size_t(layer)][std::size_t(h)], 1e-6) << h;
+                any += ref.saturation[std::size_t(layer)][std::size_t(h)];
+            }
+            EXPECT_GT(any, 0) << "the test's cap should saturate some scores";
+        }
         for (int h = 0; h < c.spec.heads; ++h) {
             const WeightTile tile = own.weights->tile(h, 0, n, 0, n);
             for (std::int64_t i = 0; i < n; ++i)

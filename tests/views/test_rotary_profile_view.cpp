@@ -5,6 +5,7 @@
 #include "views/diagnostics/rotary_profile_view.h"
 #include "views/inspection_state.h"
 
+#include <QTabWidget>
 #include <QTest>
 
 using attnscope::views::DiagnosticsStack;
@@ -78,7 +79,9 @@ private Q_SLOTS:
         QVERIFY(stack.showsPlaceholder());
         stack.setResult(makeRotaryRun());
         QVERIFY(!stack.showsPlaceholder());
-        QCOMPARE(stack.currentWidget(), static_cast<QWidget*>(stack.rotaryProfileView()));
+        QCOMPARE(stack.currentWidget(), static_cast<QWidget*>(stack.modelTabs()));
+        QCOMPARE(stack.modelTabs()->currentWidget(), static_cast<QWidget*>(stack.rotaryProfileView()));
+        QVERIFY(!stack.modelTabs()->isTabVisible(1));  // no soft-cap on this layer
     }
 };
 

@@ -9,6 +9,7 @@
 #include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/rotary_profile_view.h"
+#include "views/diagnostics/softcap_view.h"
 #include "views/diagnostics/sparsity_view.h"
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/diagnostics/star_player.h"
@@ -26,6 +27,8 @@ constexpr int kApproximationTab = 0;
 constexpr int kSpectrumTab = 1;
 constexpr int kMemoryTab = 0;
 constexpr int kReceptiveFieldTab = 1;
+constexpr int kRotaryTab = 0;
+constexpr int kSoftcapTab = 1;
 
 }  // namespace
 
@@ -65,8 +68,14 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     connect(m_star, &StarPlayer::passChanged, m_starReach, &StarReachView::setPass);
     connect(m_star, &StarPlayer::cycleChanged, m_starReach, &StarReachView::setCycle);
     addWidget(m_starTabs);
-    m_rotary = new RotaryProfileView(this);
-    addWidget(m_rotary);
+    m_modelTabs = new QTabWidget(this);
+    m_rotary = new RotaryProfileView(m_modelTabs);
+    m_softcap = new SoftcapView(m_modelTabs);
+    m_modelTabs->insertTab(kRotaryTab, m_rotary, tr("Rotary positions"));
+    m_modelTabs->insertTab(kSoftcapTab, m_softcap, tr("Soft-cap"));
+    m_modelTabs->setTabToolTip(kRotaryTab, tr("The layer's mean score by distance, with its rotary positions and with them undone"));
+    m_modelTabs->setTabToolTip(kSoftcapTab, tr("How many of the layer's scores its soft-cap flattens, per head"));
+    addWidget(m_modelTabs);
     m_sparsity = new SparsityView(this);
     addWidget(m_sparsity);
     connect(m_lsh, &LshView::settingSuggested, this, &DiagnosticsStack::settingSuggested);
@@ -115,6 +124,7 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     m_receptiveField->setInspectionState(state);
     m_star->setInspectionState(state);
     m_rotary->setInspectionState(state);
+    m_softcap->setInspectionState(state);
     m_sparsity->setInspectionState(state);
     updatePage();
 }
@@ -129,6 +139,7 @@ void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result
     m_receptiveField->setResult(m_result);
     m_star->setResult(m_result);
     m_rotary->setResult(m_result);
+    m_softcap->setResult(m_result);
     m_sparsity->setResult(m_result);
     updatePage();
 }
@@ -141,8 +152,12 @@ void DiagnosticsStack::updatePage() {
         m_shownVariant = QString::fromStdString(m_result->results[static_cast<std::size_t>(index)].variantId);
     const engine::VariantInfo* info = engine::findVariantInfo(m_shownVariant.toStdString());
     const auto page = info ? m_pages.find(info->diagnosticsPage) : m_pages.end();
-    if (page == m_pages.end() && m_result && m_result->rotaryProfile && !m_shownVariant.isEmpty()) {
-        setCurrentWidget(m_rotary);
+    const bool rotary = m_result && m_result->rotaryProfile, capped = m_result && SoftcapView::shows(*m_result);
+    if (page == m_pages.end() && (rotary || capped) && !m_shownVariant.isEmpty()) {
+        m_modelTabs->setTabVisible(kRotaryTab, rotary);
+        m_modelTabs->setTabVisible(kSoftcapTab, capped);
+        if (!m_modelTabs->isTabVisible(m_modelTabs->currentIndex())) m_modelTabs->setCurrentIndex(rotary ? kRotaryTab : kSoftcapTab);
+        setCurrentWidget(m_modelTabs);
         return;
     }
     if (page == m_pages.end()) {

@@ -25,6 +25,7 @@ class ClusterView;
 class MemoryView;
 class ReceptiveFieldView;
 class RotaryProfileView;
+class SoftcapView;
 class SparsityView;
 class InspectionState;
 class LshView;
@@ -59,7 +60,11 @@ public:
     StarPlayer* starPlayer() const { return m_star; }
     StarReachView* starReachView() const { return m_starReach; }
     RotaryProfileView* rotaryProfileView() const { return m_rotary; }
+    SoftcapView* softcapView() const { return m_softcap; }
     SparsityView* sparsityView() const { return m_sparsity; }
+    /// A model layer's page (a run without a variant page of its own): "Rotary positions" when the
+    /// run has the profile, "Soft-cap" when the layer caps its scores.
+    QTabWidget* modelTabs() const { return m_modelTabs; }
     /// The star page's tabs: "Cycles" (the player) and "Reach".
     QTabWidget* starTabs() const { return m_starTabs; }
     /// The memory page's tabs: "Memory" and "Receptive field".
@@ -86,7 +91,9 @@ private:
     QTabWidget* m_starTabs = nullptr;
     StarPlayer* m_star = nullptr;
     StarReachView* m_starReach = nullptr;
+    QTabWidget* m_modelTabs = nullptr;
     RotaryProfileView* m_rotary = nullptr;
+    SoftcapView* m_softcap = nullptr;
     SparsityView* m_sparsity = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;

@@ -35,6 +35,9 @@ VariantInfo info() {
     info.inputs = {diagnostic(kRelativeBias, DType::F32, "[H, n + m - 1]", DiagnosticWhen::OnRequest,
                               "The relative position bias added to score (i, j), at column j - i + n - 1 (T5's buckets).")};
     info.diagnostics = info.inputs;  // kept with the result: its tiles need it
+    info.diagnostics.push_back(diagnostic(kSoftcapSaturation, DType::F32, "[H]", DiagnosticWhen::Always,
+                                          "When softcap c > 0: per head, the share of the scores a query sees with "
+                                          "|c·tanh(s/c)| ≥ 0.9 c, the ones the cap flattens (Gemma 2's soft-capping at work)."));
     info.modelOnly = true;
     return info;
 }

@@ -13,6 +13,8 @@ namespace attnscope::engine {
 
 /// The name of the relative-bias input and diagnostic.
 inline constexpr const char* kRelativeBias = "relative_bias";
+/// Per head, the share of scored entries within 10 % of a soft-cap (written when softcap > 0).
+inline constexpr const char* kSoftcapSaturation = "softcap_saturation";
 
 /// `bias`: F32 [heads, n + m − 1], copied into the rule (or null: none). Throws EngineError
 /// (InvalidInput) naming the rule a parameter or the bias breaks.

@@ -12,6 +12,7 @@
 #include "variants/shared/pattern_variant.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -46,6 +47,14 @@ struct HeadRows {
     std::uint8_t* status;
 };
 
+// What a head's rows scored: the entries a query sees, and of them those whose soft-capped score
+// lies within 10 % of the cap (|s| ≥ 0.9 c: the cap has flattened them).
+struct HeadCounts {
+    std::int64_t entries = 0, saturated = 0, empty = 0;
+};
+
+constexpr float kSaturatedShare = 0.9f;
+
 class ModelSoftmaxAttention final : public Variant {
 public:
     double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
@@ -61,15 +70,15 @@ public:
     AttentionResult run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const override;
 
 private:
-    static std::int64_t runBlock(const SoftmaxScoreRule& rule, std::int64_t head, const HeadRows& in, std::int64_t d,
-                                 std::int64_t i0, std::int64_t i1, const std::vector<std::uint8_t>& keyPadding, bool padQueries,
-                                 std::vector<float>& scores, std::int64_t& entries);
+    static void runBlock(const SoftmaxScoreRule& rule, std::int64_t head, const HeadRows& in, std::int64_t d, std::int64_t i0,
+                         std::int64_t i1, const std::vector<std::uint8_t>& keyPadding, bool padQueries, std::vector<float>& scores,
+                         HeadCounts& counts);
 };
 
-// Rows [i0, i1) of one head; returns the number of empty rows.
-std::int64_t ModelSoftmaxAttention::runBlock(const SoftmaxScoreRule& rule, std::int64_t head, const HeadRows& in, std::int64_t d,
-                                             std::int64_t i0, std::int64_t i1, const std::vector<std::uint8_t>& keyPadding,
-                                             bool padQueries, std::vector<float>& scores, std::int64_t& entries) {
+// Rows [i0, i1) of one head, counted into `counts`.
+void ModelSoftmaxAttention::runBlock(const SoftmaxScoreRule& rule, std::int64_t head, const HeadRows& in, std::int64_t d,
+                                     std::int64_t i0, std::int64_t i1, const std::vector<std::uint8_t>& keyPadding, bool padQueries,
+                                     std::vector<float>& scores, HeadCounts& counts) {
     const std::int64_t rows = i1 - i0, lo = rule.begin(i0), hi = std::max(rule.end(i1 - 1), lo), width = hi - lo;
     std::int64_t empty = 0;
     if (width > 0) {
@@ -78,9 +87,12 @@ std::int64_t ModelSoftmaxAttention::runBlock(const SoftmaxScoreRule& rule, std::
             const std::int64_t i = i0 + a, first = rule.begin(i), last = rule.end(i);
             float* row = scores.data() + a * width;
             rule.scoreRow(head, i, lo, hi, row);
-            for (std::int64_t j = lo; j < hi; ++j)
+            const float saturated = kSaturatedShare * rule.softcap;
+            for (std::int64_t j = lo; j < hi; ++j) {
                 if (j < first || j >= last || (!keyPadding.empty() && keyPadding[static_cast<std::size_t>(j)])) row[j - lo] = kMinusInf;
-            entries += std::max<std::int64_t>(last - first, 0);
+                else if (rule.softcap > 0 && std::abs(row[j - lo]) >= saturated) ++counts.saturated;
+            }
+            counts.entries += std::max<std::int64_t>(last - first, 0);
         }
         empty = softmaxRowsInPlace(scores.data(), rows, width, width, 1.0f, in.status + i0, in.rowShift + i0, in.rowSum + i0);
     } else {
@@ -102,7 +114,16 @@ std::int64_t ModelSoftmaxAttention::runBlock(const SoftmaxScoreRule& rule, std::
         gemmRowMajor(false, rows, d, width, scores.data(), width, in.v + lo * d, d, in.out + i0 * d, d);
     else
         std::memset(in.out + i0 * d, 0, static_cast<std::size_t>(rows * d) * sizeof(float));
-    return empty;
+    counts.empty += empty;
+}
+
+// Per head, the share of its scored entries the cap saturates (F32 [H]).
+PlainTensor saturationShares(const std::vector<HeadCounts>& counts) {
+    PlainTensor share = PlainTensor::zeros(DType::F32, {static_cast<std::int64_t>(counts.size())});
+    for (std::size_t h = 0; h < counts.size(); ++h)
+        share.f32[h] = counts[h].entries > 0 ? static_cast<float>(static_cast<double>(counts[h].saturated) / static_cast<double>(counts[h].entries))
+                                             : 0.0f;
+    return share;
 }
 
 AttentionResult ModelSoftmaxAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
@@ -120,23 +141,22 @@ AttentionResult ModelSoftmaxAttention::run(const Qkv& qkv, const ParamValues& pa
     const std::int64_t block = blockRows(keysPerRow(params, m)), band = widestBand(rule, n, block);
     std::vector<std::vector<float>> scratch(static_cast<std::size_t>(headWorkers(heads)));
     for (auto& s : scratch) s.resize(static_cast<std::size_t>(block * std::max<std::int64_t>(band, 1)));
-    std::vector<std::int64_t> emptyPerHead(static_cast<std::size_t>(heads), 0), entriesPerHead(static_cast<std::size_t>(heads), 0);
+    std::vector<HeadCounts> perHead(static_cast<std::size_t>(heads));
     const bool padQueries = !qkv.keyPadding.empty() && n == m;
     forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {
         const HeadRows in{qkv.q.data.get() + h * n * d, qkv.k.data.get() + h * m * d, qkv.v.data.get() + h * m * d,
                           outBuffer->data() + h * n * d, rowShift.f32.data() + h * n, rowSum.f32.data() + h * n,
                           status.u8.data() + h * n};
         for (std::int64_t i0 = 0; i0 < n; i0 += block)
-            emptyPerHead[static_cast<std::size_t>(h)] +=
-                runBlock(rule, h, in, d, i0, std::min(n, i0 + block), qkv.keyPadding, padQueries,
-                         scratch[static_cast<std::size_t>(worker)], entriesPerHead[static_cast<std::size_t>(h)]);
+            runBlock(rule, h, in, d, i0, std::min(n, i0 + block), qkv.keyPadding, padQueries, scratch[static_cast<std::size_t>(worker)],
+                     perHead[static_cast<std::size_t>(h)]);
     });
     ctx.endStage();
 
     std::int64_t entries = 0, empty = 0;
-    for (std::int64_t h = 0; h < heads; ++h) {
-        entries += entriesPerHead[static_cast<std::size_t>(h)];
-        empty += emptyPerHead[static_cast<std::size_t>(h)];
+    for (const HeadCounts& c : perHead) {
+        entries += c.entries;
+        empty += c.empty;
     }
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
     result.stats["row_max"] = std::move(rowShift);
@@ -144,6 +164,7 @@ AttentionResult ModelSoftmaxAttention::run(const Qkv& qkv, const ParamValues& pa
     result.emptyRowCount = empty;
     keepRowStatus(std::move(status), result, ctx);
     if (bias) result.diagnostics[kRelativeBias] = *bias;
+    if (rule.softcap > 0) result.diagnostics[kSoftcapSaturation] = saturationShares(perHead);
 
     auto& c = ctx.counters();
     c.entriesComputed = entries;
