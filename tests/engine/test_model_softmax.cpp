@@ -1,5 +1,5 @@
 // `model_softmax`, the computation behind a model layer's own attention: every score term (scale,
-// soft-cap, causal mask, sliding window, relative bias) against an independent double-precision
+// soft-cap, causal mask, sliding window, relative bias, sinks) against an independent double-precision
 // softmax written here from the definitions, its tiles against its own output, and the result
 // file's round trip.
 
@@ -19,6 +19,7 @@ struct Terms {
     std::int64_t window = 0;
     double scale = 0, softcap = 0;
     std::vector<float> bias;  // [H, n + m - 1] or empty
+    std::vector<float> sinks;  // [H] or empty
 };
 
 // w[h][i][j] and out[h][i][c], from the definitions.
@@ -47,7 +48,9 @@ Expected expected(const Qkv3& x, const Terms& t) {
                 s[j] = score;
                 top = std::max(top, score);
             }
-            double sum = 0;
+            // a sink: one more logit in the softmax, with no value
+            if (!t.sinks.empty()) top = std::max(top, double(t.sinks[static_cast<std::size_t>(h)]));
+            double sum = t.sinks.empty() ? 0.0 : std::exp(double(t.sinks[static_cast<std::size_t>(h)]) - top);
             for (double v : s) sum += std::isinf(v) ? 0.0 : std::exp(v - top);
             for (std::int64_t j = 0; j < m; ++j) {
                 const double w = std::isinf(s[j]) ? 0.0 : std::exp(s[j] - top) / sum;
@@ -63,6 +66,7 @@ RunRequest request(const Qkv3& x, const Terms& t) {
                                   {{"causal", t.causal}, {"window", t.window}, {"scale", t.scale}, {"softcap", t.softcap}});
     if (!t.bias.empty())
         r.variantInputs["relative_bias"] = PlainTensor::fromF32({x.q.shape[0], x.q.shape[1] + x.k.shape[1] - 1}, t.bias);
+    if (!t.sinks.empty()) r.variantInputs["sinks"] = PlainTensor::fromF32({x.q.shape[0]}, t.sinks);
     return r;
 }
 
@@ -174,6 +178,47 @@ TEST(ModelSoftmax, RelativeBiasScaleAndSoftcap) {
     expectMatches(*run, x, capped);
 }
 
+// GPT-OSS's sinks. By hand: two keys scoring 0 and a sink logit 0 share the row in thirds; a sink
+// of ln 2 takes half (2 / (2 + 1 + 1)). Random rows: every weight and output against the
+// definition, and each row's weights summing to 1 minus the written sink share.
+TEST(ModelSoftmax, SinksTakeTheirShareOfEveryRow) {
+    auto engine = makeEngine();
+    Qkv3 flat = randomQkv(2, 2, 4, 30);
+    std::fill(flat.q.f32.begin(), flat.q.f32.end(), 0.0f);  // every score 0
+    Terms byHand;
+    byHand.sinks = {0.0f, std::log(2.0f)};
+    auto run = runOk(*engine, request(flat, byHand));
+    ASSERT_TRUE(run);
+    const AttentionResult& r = run->results[0];
+    EXPECT_NEAR(r.weights->tile(0, 1, 2, 0, 2).at(1, 0), 1.0 / 3, 1e-6);
+    EXPECT_NEAR(r.weights->tile(1, 1, 2, 0, 2).at(1, 1), 0.25, 1e-6);
+    const PlainTensor& share = r.diagnostics.at("sink_share");
+    ASSERT_EQ(share.shape, (std::vector<std::int64_t>{2, 2}));
+    EXPECT_NEAR(share.f32[1], 1.0 / 3, 1e-6);
+    EXPECT_NEAR(share.f32[3], 0.5, 1e-6);
+
+    const Qkv3 x = randomQkv(3, 140, 8, 31);
+    for (std::int64_t window : {std::int64_t{0}, std::int64_t{6}}) {
+        Terms t;
+        t.causal = true;
+        t.window = window;
+        t.sinks = {-1.0f, 0.5f, 3.0f};
+        run = runOk(*engine, request(x, t));
+        ASSERT_TRUE(run);
+        expectMatches(*run, x, t);
+        const AttentionResult& own = run->results[0];
+        const PlainTensor& rows = own.diagnostics.at("sink_share");
+        for (int h = 0; h < 3; ++h) {
+            const WeightTile tile = own.weights->tile(h, 0, 140, 0, 140);
+            for (std::int64_t i = 0; i < 140; ++i) {
+                double total = 0;
+                for (std::int64_t j = 0; j < 140; ++j) total += tile.at(i, j);
+                ASSERT_NEAR(total, 1.0 - rows.f32[static_cast<std::size_t>(h * 140 + i)], 1e-5) << h << " " << i;
+            }
+        }
+    }
+}
+
 TEST(ModelSoftmax, MoreKeysThanQueriesAlignsToTheLastKeys) {
     auto engine = makeEngine();
     Qkv3 x = randomQkv(2, 30, 8, 16);
@@ -206,6 +251,7 @@ TEST(ModelSoftmax, AResultFileGivesBackTheSameTiles) {
     t.window = 9;
     t.scale = 0.5;
     t.bias = randomBias(2, 99, 21);
+    t.sinks = {0.25f, -2.0f};
     const auto run = runOk(*engine, request(x, t));
     ASSERT_TRUE(run);
     const std::string path = (std::filesystem::temp_directory_path() / "attnscope_model_softmax.safetensors").string();

@@ -33,19 +33,23 @@ std::int64_t SoftmaxRowWeights::entries(int) const {
     return total;
 }
 
-void SoftmaxRowWeights::normOf(const float* s, std::int64_t begin, std::int64_t end, float& shift, double& sum) const {
+void SoftmaxRowWeights::normOf(int head, const float* s, std::int64_t begin, std::int64_t end, float& shift, double& sum) const {
     const auto padded = [&](std::int64_t j) { return !m_keyPadding.empty() && m_keyPadding[static_cast<std::size_t>(j)]; };
     shift = -std::numeric_limits<float>::infinity();
     for (std::int64_t j = begin; j < end; ++j)
         if (!padded(j)) shift = std::max(shift, s[j - begin]);
     sum = 0;
     if (!std::isfinite(shift)) return;
+    // With a sink the row is shifted by max(its keys' max, the sink) from the start, so the
+    // cells take the same exponentials as the sum.
+    if (m_rule.hasSinks()) shift = std::max(shift, m_rule.sink(head));
     // The same float exponentials the cells take (fillTile), summed in double.
     std::vector<float> e(static_cast<std::size_t>(std::max<std::int64_t>(end - begin, 0)));
     for (std::int64_t j = begin; j < end; ++j)
         e[static_cast<std::size_t>(j - begin)] = padded(j) ? -1000.0f : std::min(s[j - begin] - shift, 0.0f);
     expNonPositiveInPlace(e.data(), static_cast<std::int64_t>(e.size()));
     for (float v : e) sum += v;
+    if (m_rule.hasSinks()) sum += std::exp(static_cast<double>(m_rule.sink(head)) - static_cast<double>(shift));
 }
 
 const KeyPanels& SoftmaxRowWeights::panelsOf(int head) const {
@@ -104,7 +108,7 @@ void SoftmaxRowWeights::fillTile(WeightTile& out) const {
             for (std::int64_t i = i0; i < i1; ++i) {
                 if (!std::isnan(shift[i - i0])) continue;
                 const std::int64_t b = m_rule.begin(i), e = std::max(m_rule.end(i), b);
-                normOf(scores.data() + (i - i0) * width + (b - from), b, e, shift[i - i0], sum[i - i0]);
+                normOf(out.head, scores.data() + (i - i0) * width + (b - from), b, e, shift[i - i0], sum[i - i0]);
             }
             std::lock_guard<std::mutex> lock(m_mutex);
             RowNorms& norms = m_norms[static_cast<std::size_t>(out.head)];

@@ -5,7 +5,8 @@
 // soft-capping, a sliding window, a relative position bias. The run, the weights and the tests read
 // this one rule, so a tile recomputed later scores every cell as the run did:
 //   s = scale · q·k;  s = softcap · tanh(s / softcap) when softcap > 0;  s += bias(j − i);
-//   keys j in [begin(i), end(i)), padded keys excluded.
+//   keys j in [begin(i), end(i)), padded keys excluded; a head's sink logit (GPT-OSS) joins each
+//   row's normalisation as one more key without a value, so the row's weights sum to less than 1.
 
 #include <attnscope/attention_weights.h>
 
@@ -26,6 +27,8 @@ struct SoftmaxScoreRule {
     /// [heads, n + m − 1] or empty: added to score (i, j) at column j − i + n − 1 (T5's bucketed
     /// relative bias, laid out by distance so that it costs O(n + m) per head).
     SharedFloats relativeBias;
+    /// [heads] or empty: each head's learned sink logit, in every row's softmax beside the keys.
+    SharedFloats sinks;
 
     /// The first key row i sees.
     std::int64_t begin(std::int64_t i) const {
@@ -48,6 +51,24 @@ struct SoftmaxScoreRule {
     float score(float dot) const {
         const float s = dot * scale;
         return softcap > 0 ? softcap * std::tanh(s / softcap) : s;
+    }
+    bool hasSinks() const { return !sinks.empty(); }
+    float sink(std::int64_t head) const { return sinks.data.get()[head]; }
+    /// Folds the head's sink into a row's softmax over its keys (shift: their max, −inf for none;
+    /// sum: Σ exp(s − shift)): the shift becomes max(shift, sink), the sum counts exp(sink − shift).
+    /// Returns the factor the keys' normalised weights are multiplied by (their new total).
+    double foldSink(std::int64_t head, float& shift, double& sum) const {
+        const float z = sink(head);
+        if (!(sum > 0) || !std::isfinite(shift)) {  // no key: the sink takes the whole row
+            shift = z;
+            sum = 1.0;
+            return 0.0;
+        }
+        const float top = std::max(shift, z);
+        const double keys = sum * std::exp(static_cast<double>(shift) - static_cast<double>(top));
+        sum = keys + std::exp(static_cast<double>(z) - static_cast<double>(top));
+        shift = top;
+        return keys / sum;
     }
     /// True when a cell's score is more than scale · q·k (the rows then go through scoreRow).
     bool hasTerms() const { return softcap > 0 || !relativeBias.empty(); }

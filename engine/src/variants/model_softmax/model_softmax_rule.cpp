@@ -11,8 +11,28 @@
 
 namespace attnscope::engine {
 
+namespace {
+
+// A finite F32 tensor of exactly `shape`, copied (the rule outlives the request's inputs).
+SharedFloats checkedCopy(const PlainTensor& t, const char* name, const std::vector<std::int64_t>& shape, const char* shapeWords) {
+    if (t.dtype != DType::F32 || t.shape != shape) {
+        std::string expected;
+        for (auto s : shape) expected += (expected.empty() ? "" : ", ") + std::to_string(s);
+        throw EngineError(ErrorCode::InvalidInput, std::string("model_softmax: tensor '") + name + "' must be F32 " + shapeWords + " = [" +
+                                                       expected + "], got " + dtypeName(t.dtype) + " with " +
+                                                       std::to_string(t.shape.size()) + " dimensions");
+    }
+    for (float v : t.f32)
+        if (!std::isfinite(v)) throw EngineError(ErrorCode::InvalidInput, std::string("model_softmax: tensor '") + name + "' holds NaN or infinite values");
+    auto copy = std::shared_ptr<float[]>(new float[t.f32.size()]);
+    std::memcpy(copy.get(), t.f32.data(), t.f32.size() * sizeof(float));
+    return SharedFloats{shape, std::shared_ptr<const float>(copy, copy.get())};
+}
+
+}  // namespace
+
 SoftmaxScoreRule modelSoftmaxRule(const ParamValues& params, std::int64_t heads, std::int64_t n, std::int64_t m,
-                                  std::int64_t d, const PlainTensor* bias) {
+                                  std::int64_t d, const PlainTensor* bias, const PlainTensor* sinks) {
     SoftmaxScoreRule rule;
     const double scale = paramFloat(params, "scale"), softcap = paramFloat(params, "softcap");
     if (!std::isfinite(scale) || scale < 0 || !std::isfinite(softcap) || softcap < 0)
@@ -23,17 +43,8 @@ SoftmaxScoreRule modelSoftmaxRule(const ParamValues& params, std::int64_t heads,
     rule.window = paramInt(params, "window");
     rule.n = n;
     rule.m = m;
-    if (!bias) return rule;
-    const std::vector<std::int64_t> shape{heads, n + m - 1};
-    if (bias->dtype != DType::F32 || bias->shape != shape)
-        throw EngineError(ErrorCode::InvalidInput, std::string("model_softmax: tensor '") + kRelativeBias + "' must be F32 [H, n + m - 1] = [" +
-                                                       std::to_string(heads) + ", " + std::to_string(n + m - 1) + "], got " +
-                                                       dtypeName(bias->dtype) + " with " + std::to_string(bias->shape.size()) + " dimensions");
-    for (float v : bias->f32)
-        if (!std::isfinite(v)) throw EngineError(ErrorCode::InvalidInput, std::string("model_softmax: tensor '") + kRelativeBias + "' holds NaN or infinite values");
-    auto copy = std::shared_ptr<float[]>(new float[bias->f32.size()]);
-    std::memcpy(copy.get(), bias->f32.data(), bias->f32.size() * sizeof(float));
-    rule.relativeBias = SharedFloats{shape, std::shared_ptr<const float>(copy, copy.get())};
+    if (bias) rule.relativeBias = checkedCopy(*bias, kRelativeBias, {heads, n + m - 1}, "[H, n + m - 1]");
+    if (sinks) rule.sinks = checkedCopy(*sinks, kSinks, {heads}, "[H]");
     return rule;
 }
 

@@ -15,11 +15,14 @@ namespace attnscope::engine {
 inline constexpr const char* kRelativeBias = "relative_bias";
 /// Per head, the share of scored entries within 10 % of a soft-cap (written when softcap > 0).
 inline constexpr const char* kSoftcapSaturation = "softcap_saturation";
+/// The sink logits input and diagnostic ([H], GPT-OSS), and each row's share of the sink ([H, n]).
+inline constexpr const char* kSinks = "sinks";
+inline constexpr const char* kSinkShare = "sink_share";
 
-/// `bias`: F32 [heads, n + m − 1], copied into the rule (or null: none). Throws EngineError
-/// (InvalidInput) naming the rule a parameter or the bias breaks.
+/// `bias`: F32 [heads, n + m − 1], `sinks`: F32 [heads], each copied into the rule (or null:
+/// none). Throws EngineError (InvalidInput) naming the rule a parameter or a tensor breaks.
 SoftmaxScoreRule modelSoftmaxRule(const ParamValues& params, std::int64_t heads, std::int64_t n, std::int64_t m,
-                                  std::int64_t d, const PlainTensor* bias);
+                                  std::int64_t d, const PlainTensor* bias, const PlainTensor* sinks = nullptr);
 
 /// The reason its cells carry: Local within a window, Causal, else Dense.
 ReasonBits modelSoftmaxReason(const SoftmaxScoreRule& rule);

@@ -45,7 +45,24 @@ struct HeadRows {
     const float *q, *k, *v;
     float *out, *rowShift, *rowSum;
     std::uint8_t* status;
+    float* sinkShare;  ///< [n] the sink's share of each row (null without sinks)
 };
+
+// Folds the head's sink into rows [i0, i0 + rows): their statistics take it in, their weights (in
+// `scores`, normalised over the keys) shrink to their share beside it.
+void foldSinks(const SoftmaxScoreRule& rule, std::int64_t head, const HeadRows& in, std::int64_t i0, std::int64_t rows,
+               float* scores, std::int64_t width) {
+    for (std::int64_t a = 0; a < rows; ++a) {
+        const std::int64_t i = i0 + a;
+        float shift = in.rowShift[i];
+        double sum = in.rowSum[i];
+        const double keys = rule.foldSink(head, shift, sum);
+        for (std::int64_t t = 0; t < width; ++t) scores[a * width + t] = static_cast<float>(scores[a * width + t] * keys);
+        in.rowShift[i] = shift;
+        in.rowSum[i] = static_cast<float>(sum);
+        in.sinkShare[i] = static_cast<float>(1.0 - keys);
+    }
+}
 
 // What a head's rows scored: the entries a query sees, and of them those whose soft-capped score
 // lies within 10 % of the cap (|s| ≥ 0.9 c: the cap has flattened them).
@@ -101,6 +118,7 @@ void ModelSoftmaxAttention::runBlock(const SoftmaxScoreRule& rule, std::int64_t 
         std::fill(in.rowSum + i0, in.rowSum + i1, 0.0f);
         empty = rows;
     }
+    if (rule.hasSinks()) foldSinks(rule, head, in, i0, rows, scores.data(), width);
     if (padQueries)
         for (std::int64_t a = 0; a < rows; ++a) {
             if (!keyPadding[static_cast<std::size_t>(i0 + a)]) continue;
@@ -108,6 +126,7 @@ void ModelSoftmaxAttention::runBlock(const SoftmaxScoreRule& rule, std::int64_t 
             in.status[i0 + a] = 2;
             in.rowShift[i0 + a] = kMinusInf;
             in.rowSum[i0 + a] = 0.0f;
+            if (in.sinkShare) in.sinkShare[i0 + a] = 0.0f;
             if (width > 0) std::memset(scores.data() + a * width, 0, static_cast<std::size_t>(width) * sizeof(float));
         }
     if (width > 0)
@@ -128,16 +147,19 @@ PlainTensor saturationShares(const std::vector<HeadCounts>& counts) {
 
 AttentionResult ModelSoftmaxAttention::run(const Qkv& qkv, const ParamValues& params, RunContext& ctx) const {
     const std::int64_t heads = qkv.heads(), n = qkv.n(), m = qkv.m(), d = qkv.d();
-    const PlainTensor* bias = nullptr;
-    if (ctx.inputs)
+    const PlainTensor *bias = nullptr, *sinks = nullptr;
+    if (ctx.inputs) {
         if (const auto it = ctx.inputs->find(kRelativeBias); it != ctx.inputs->end()) bias = &it->second;
-    const SoftmaxScoreRule rule = modelSoftmaxRule(params, heads, n, m, d, bias);
+        if (const auto it = ctx.inputs->find(kSinks); it != ctx.inputs->end()) sinks = &it->second;
+    }
+    const SoftmaxScoreRule rule = modelSoftmaxRule(params, heads, n, m, d, bias, sinks);
     AttentionResult result = startResult(info().id, params, qkv);
 
     ctx.beginStage("attention");
     auto outBuffer = ctx.pool().resultBuffer("model_softmax.output", static_cast<std::size_t>(heads * n * d));
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     PlainTensor rowShift = ctx.pool().zeros(DType::F32, {heads, n}), rowSum = ctx.pool().zeros(DType::F32, {heads, n});
+    PlainTensor sinkShare = rule.hasSinks() ? PlainTensor::zeros(DType::F32, {heads, n}) : PlainTensor{};
     const std::int64_t block = blockRows(keysPerRow(params, m)), band = widestBand(rule, n, block);
     std::vector<std::vector<float>> scratch(static_cast<std::size_t>(headWorkers(heads)));
     for (auto& s : scratch) s.resize(static_cast<std::size_t>(block * std::max<std::int64_t>(band, 1)));
@@ -146,7 +168,7 @@ AttentionResult ModelSoftmaxAttention::run(const Qkv& qkv, const ParamValues& pa
     forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {
         const HeadRows in{qkv.q.data.get() + h * n * d, qkv.k.data.get() + h * m * d, qkv.v.data.get() + h * m * d,
                           outBuffer->data() + h * n * d, rowShift.f32.data() + h * n, rowSum.f32.data() + h * n,
-                          status.u8.data() + h * n};
+                          status.u8.data() + h * n, rule.hasSinks() ? sinkShare.f32.data() + h * n : nullptr};
         for (std::int64_t i0 = 0; i0 < n; i0 += block)
             runBlock(rule, h, in, d, i0, std::min(n, i0 + block), qkv.keyPadding, padQueries, scratch[static_cast<std::size_t>(worker)],
                      perHead[static_cast<std::size_t>(h)]);
@@ -165,6 +187,10 @@ AttentionResult ModelSoftmaxAttention::run(const Qkv& qkv, const ParamValues& pa
     keepRowStatus(std::move(status), result, ctx);
     if (bias) result.diagnostics[kRelativeBias] = *bias;
     if (rule.softcap > 0) result.diagnostics[kSoftcapSaturation] = saturationShares(perHead);
+    if (sinks) {
+        result.diagnostics[kSinks] = *sinks;  // kept with the result: its tiles need them
+        result.diagnostics[kSinkShare] = std::move(sinkShare);
+    }
 
     auto& c = ctx.counters();
     c.entriesComputed = entries;
