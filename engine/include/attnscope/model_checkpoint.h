@@ -113,6 +113,7 @@ enum class QkNorm {
 enum class ExpertLayout {
     Mixtral,  ///< block_sparse_moe.gate, block_sparse_moe.experts.e.{w1,w2,w3}
     Qwen,     ///< mlp.gate, mlp.experts.e.{gate,up,down}_proj (Qwen2-MoE, OLMoE)
+    GptOss,   ///< mlp.router (with a bias), every expert in mlp.experts.{gate_up,down}_proj[_bias]
 };
 
 /// The decoder of Llama-family checkpoints (Hugging Face LlamaConfig / MistralConfig / Qwen2Config /
@@ -154,6 +155,17 @@ struct GemmaSettings {
     /// turns as LlamaSettings::rope.
     bool localRopeOwn = false;
     RopeSettings localRope;
+};
+
+/// GPT-OSS (Hugging Face GptOssConfig names) beside the decoder's LlamaSettings (biases, window
+/// and its layers, YaRN): a learned sink logit per head in every row's softmax, and its experts
+/// fused per layer (mlp.experts.gate_up_proj [E, hidden, 2 · inner] with gate and up interleaved,
+/// down_proj [E, inner, hidden], biases), behind a router with a bias; in BF16, or in MXFP4 as the
+/// released checkpoints (`*_blocks` / `*_scales`).
+struct GptOssSettings {
+    double swigluLimit = 7.0;  ///< [swiglu_limit] gate clamped above, up clamped to ±limit
+    double swigluAlpha = 1.702;  ///< the gate's sigmoid slope (a constant of the reference)
+    bool mxfp4 = false;        ///< experts stored as MXFP4 blocks and scales (the file decides)
 };
 
 /// A Switch layer's router weight under `layerPrefix` ("encoder.layer.N.").
@@ -224,6 +236,7 @@ struct ModelConfig {
     T5Settings t5;
     LlamaSettings llama;
     GemmaSettings gemma;
+    GptOssSettings gptOss;
     VitSettings vit;
 
     std::int64_t headDim() const { return headSize; }
@@ -239,10 +252,17 @@ struct ModelConfig {
 /// Parses config.json text. `source` names the file in errors.
 Result<ModelConfig> parseModelConfig(const std::string& jsonText, const std::string& source);
 
+/// How a family's forward reads a weight: whole in float32; one slice along the first dimension
+/// at a time (an expert of a fused expert tensor, [experts, …]); or as bytes — MXFP4 blocks
+/// [experts, rows, groups, 16] and their scales [experts, rows, groups], dequantized an expert at
+/// a time.
+enum class WeightRead { Whole, Sliced, PackedBlocks, PackedScales };
+
 /// One weight the architecture needs: its name without the base-model prefix and its shape.
 struct ExpectedTensor {
     std::string name;
     std::vector<std::int64_t> shape;
+    WeightRead read = WeightRead::Whole;
 };
 /// Every tensor a forward pass with all attentions needs, derived from the config.
 std::vector<ExpectedTensor> expectedTensors(const ModelConfig& config);
@@ -274,6 +294,12 @@ public:
     Result<bool> readF32Into(const std::string& name, float* out, std::size_t count) const;
     /// The shape of `name` as the file holds it (checked against config.json at open()).
     std::vector<std::int64_t> shapeOf(const std::string& name) const;
+    /// Slice `index` along the first dimension of the floating-point tensor `name` (rank >= 2)
+    /// converted to F32 into `out` of exactly its element count; whether all values are finite.
+    Result<bool> readSliceF32Into(const std::string& name, std::int64_t index, float* out, std::size_t count) const;
+    /// Slice `index` of MXFP4 weights (`base` + "_blocks" [E, rows, groups, 16] U8 and "_scales"
+    /// [E, rows, groups] U8) dequantized into `out` [rows, groups · 32] (checkpoint/mxfp4.h).
+    Result<void> readMxfp4SliceInto(const std::string& base, std::int64_t index, float* out, std::size_t count) const;
 
 private:
     ModelCheckpoint() = default;

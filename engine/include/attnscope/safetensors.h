@@ -66,6 +66,9 @@ public:
     /// `count` elements (a buffer reused from an earlier tensor of the same size). Returns
     /// whether every value is finite.
     Result<bool> readF32Into(const std::string& name, float* out, std::size_t count) const;
+    /// As readF32Into for slice `index` along the first dimension of a tensor of rank >= 2 (an
+    /// expert of a fused [experts, …] tensor); index −1 reads the whole tensor.
+    Result<bool> readSliceF32Into(const std::string& name, std::int64_t index, float* out, std::size_t count) const;
     const std::string& path() const { return m_path; }
 
 private:

@@ -4,10 +4,12 @@
 
 #include <attnscope/model_checkpoint.h>
 
+#include "checkpoint/mxfp4.h"
 #include "families/family.h"
 #include "plain/strict_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 
@@ -221,10 +223,14 @@ Result<void> ModelCheckpoint::resolveExpected(const TensorIndex& all) {
                            shapeText(e.shape) + " from config.json" +
                            (shape.size() == 2 && reversed == e.shape ? " (looks transposed)" : ""));
         }
-        if (!isFloatDType(info->dtype))
+        const bool packed = e.read == WeightRead::PackedBlocks || e.read == WeightRead::PackedScales;
+        if (packed && info->dtype != StDType::U8)
+            return invalid(file->path() + ": tensor '" + full + "' has dtype " + stDTypeName(info->dtype) +
+                           ", expected U8 (MXFP4 blocks and scales)");
+        if (!packed && !isFloatDType(info->dtype))
             return invalid(file->path() + ": tensor '" + full + "' has dtype " + stDTypeName(info->dtype) +
                            ", expected a floating-point type");
-        upcast = upcast || info->dtype != StDType::F32;
+        upcast = upcast || (!packed && info->dtype != StDType::F32);
         m_resolved[e.name] = Located{file, info};
     }
     if (upcast) m_warnings.push_back("weights stored as F16/BF16/F64 are converted to F32 for analysis");
@@ -276,7 +282,10 @@ std::string ModelCheckpoint::expertsProblem(const std::string& name, const std::
     const auto expertAt = name.find(expertStem);
     if (!router && expertAt == std::string::npos) return {};
     if (!cfg.moe.active()) return "belongs to a Switch layer, but config.json has no num_experts";
-    if (expertAt != std::string::npos) {
+    // (GPT-OSS fuses every expert into one tensor: "mlp.experts.gate_up_proj", no index to check)
+    const std::size_t indexAt = expertAt == std::string::npos ? name.size() : expertAt + expertStem.size();
+    const bool fused = indexAt < name.size() && !std::isdigit(static_cast<unsigned char>(name[indexAt]));
+    if (expertAt != std::string::npos && !fused) {
         const std::string rest = name.substr(expertAt + expertStem.size());
         std::int64_t index = -1;
         try {
@@ -318,6 +327,27 @@ Result<bool> ModelCheckpoint::readF32Into(const std::string& name, float* out, s
     const auto it = m_resolved.find(name);
     if (it == m_resolved.end()) return Error{ErrorCode::NotFound, m_folder + ": no tensor '" + name + "'"};
     return it->second.file->readF32Into(it->second.info->name, out, count);
+}
+
+Result<bool> ModelCheckpoint::readSliceF32Into(const std::string& name, std::int64_t index, float* out, std::size_t count) const {
+    const auto it = m_resolved.find(name);
+    if (it == m_resolved.end()) return Error{ErrorCode::NotFound, m_folder + ": no tensor '" + name + "'"};
+    return it->second.file->readSliceF32Into(it->second.info->name, index, out, count);
+}
+
+Result<void> ModelCheckpoint::readMxfp4SliceInto(const std::string& base, std::int64_t index, float* out, std::size_t count) const {
+    const auto blocks = m_resolved.find(base + "_blocks"), scales = m_resolved.find(base + "_scales");
+    if (blocks == m_resolved.end() || scales == m_resolved.end())
+        return Error{ErrorCode::NotFound, m_folder + ": no MXFP4 tensors '" + base + "_blocks' and '_scales'"};
+    // (shapes were checked at open: blocks [E, rows, groups, 16], scales [E, rows, groups], U8)
+    const std::vector<std::uint64_t>& shape = blocks->second.info->shape;
+    const std::uint64_t rows = shape[1], groups = shape[2];
+    if (index < 0 || static_cast<std::uint64_t>(index) >= shape[0] || rows * groups * 32 != count)
+        return Error{ErrorCode::InvalidArgument, m_folder + ": MXFP4 slice " + std::to_string(index) + " of '" + base + "' does not fit"};
+    const std::uint8_t* b = blocks->second.file->bytes(*blocks->second.info) + static_cast<std::uint64_t>(index) * rows * groups * 16;
+    const std::uint8_t* s = scales->second.file->bytes(*scales->second.info) + static_cast<std::uint64_t>(index) * rows * groups;
+    dequantizeMxfp4(b, s, static_cast<std::int64_t>(rows), static_cast<std::int64_t>(groups), out);
+    return {};
 }
 
 std::vector<std::int64_t> ModelCheckpoint::shapeOf(const std::string& name) const {

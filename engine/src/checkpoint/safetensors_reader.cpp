@@ -627,14 +627,21 @@ Result<PlainTensor> SafetensorsFile::readRowsF32(const std::string& name, const 
 namespace attnscope::engine {
 
 Result<bool> SafetensorsFile::readF32Into(const std::string& name, float* out, std::size_t count) const {
+    return readSliceF32Into(name, -1, out, count);
+}
+
+Result<bool> SafetensorsFile::readSliceF32Into(const std::string& name, std::int64_t index, float* out, std::size_t count) const {
     const StTensorInfo* info = find(name);
     if (info == nullptr) return makeError(ErrorCode::NotFound, m_path + ": no tensor named " + quoteName(name));
+    if (index >= 0 && (info->shape.size() < 2 || static_cast<std::uint64_t>(index) >= info->shape[0]))
+        return makeError(ErrorCode::InvalidArgument, m_path + ": tensor " + quoteName(name) + " has no slice " + std::to_string(index));
     std::size_t numel = 1;
-    for (const std::uint64_t dim : info->shape) numel *= static_cast<std::size_t>(dim);
+    for (std::size_t d = index < 0 ? 0 : 1; d < info->shape.size(); ++d) numel *= static_cast<std::size_t>(info->shape[d]);
     if (numel != count)
         return makeError(ErrorCode::InvalidArgument, m_path + ": tensor " + quoteName(name) + " has " + std::to_string(numel) +
-                                                         " elements, not " + std::to_string(count));
-    const std::uint8_t* src = bytes(*info);
+                                                         " elements" + (index >= 0 ? " a slice" : "") + ", not " + std::to_string(count));
+    const std::size_t skip = index < 0 ? 0 : static_cast<std::size_t>(index) * numel * static_cast<std::size_t>(stDTypeBits(info->dtype) / 8);
+    const std::uint8_t* src = bytes(*info) + skip;
     switch (info->dtype) {
     case StDType::F32:
         if (count > 0) std::memcpy(out, src, count * sizeof(float));

@@ -12,6 +12,7 @@ LayerAttention softmaxLayer(const SoftmaxLayerTerms& terms) {
     if (terms.window > 0) a.summary += ", sliding window of " + std::to_string(terms.window) + " keys";
     if (terms.softcap > 0) a.summary += ", scores soft-capped at " + formatParamValue(terms.softcap);
     if (!terms.bias.empty()) a.summary += ", " + terms.bias;
+    if (terms.sinks) a.summary += ", a learned sink per head beside the keys";
     if (!terms.positions.empty()) a.summary += ", " + terms.positions;
     return a;
 }

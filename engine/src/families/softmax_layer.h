@@ -19,6 +19,9 @@ struct SoftmaxLayerTerms {
     std::string bias;
     /// How its queries and keys came to be, in words ("rotary positions, 2 key/value heads").
     std::string positions;
+    /// A learned sink logit per head joins each row's softmax (GPT-OSS): its forward puts the
+    /// tensor in the layer's variant inputs (`sinks`).
+    bool sinks = false;
 };
 
 LayerAttention softmaxLayer(const SoftmaxLayerTerms& terms);

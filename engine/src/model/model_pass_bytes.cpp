@@ -8,9 +8,18 @@
 namespace attnscope::engine {
 namespace {
 
+// The floats a forward holds of the tensor at once: all, or one slice along the first dimension
+// (an expert; MXFP4 blocks dequantize to two floats a byte, their scales to none).
 std::uint64_t elements(const ExpectedTensor& tensor) {
     std::uint64_t numel = 1;
     for (auto s : tensor.shape) numel *= static_cast<std::uint64_t>(s);
+    const std::uint64_t slices = tensor.shape.empty() ? 1 : static_cast<std::uint64_t>(std::max<std::int64_t>(tensor.shape[0], 1));
+    switch (tensor.read) {
+    case WeightRead::Whole: return numel;
+    case WeightRead::Sliced: return numel / slices;
+    case WeightRead::PackedBlocks: return 2 * numel / slices;
+    case WeightRead::PackedScales: return 0;
+    }
     return numel;
 }
 

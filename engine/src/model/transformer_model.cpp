@@ -37,6 +37,32 @@ const at::Tensor& TransformerModel::weight(const std::string& name) {
     return m_weights.emplace(name, std::move(t)).first->second;
 }
 
+at::Tensor& TransformerModel::sliceBuffer(int slot, const std::vector<std::int64_t>& shape) {
+    at::Tensor& buffer = m_slices[slot];
+    std::int64_t numel = 1;
+    for (auto d : shape) numel *= d;
+    if (!buffer.defined() || buffer.numel() != numel) buffer = at::empty(shape, at::kFloat);
+    buffer = buffer.view(shape);
+    return buffer;
+}
+
+const at::Tensor& TransformerModel::expertSlice(const std::string& name, std::int64_t index, int slot) {
+    const std::vector<std::int64_t> full = m_checkpoint->shapeOf(name);
+    at::Tensor& buffer = sliceBuffer(slot, std::vector<std::int64_t>(full.begin() + 1, full.end()));
+    auto finite = m_checkpoint->readSliceF32Into(name, index, buffer.data_ptr<float>(), static_cast<std::size_t>(buffer.numel()));
+    if (!finite) throw EngineError(finite.error().code, finite.error().message);
+    if (!finite.value()) noteWeight("weight '" + m_checkpoint->prefix() + name + "' contains NaN or Inf values");
+    return buffer;
+}
+
+const at::Tensor& TransformerModel::mxfp4Slice(const std::string& base, std::int64_t index, int slot) {
+    const std::vector<std::int64_t> blocks = m_checkpoint->shapeOf(base + "_blocks");  // [E, rows, groups, 16]
+    at::Tensor& buffer = sliceBuffer(slot, {blocks[1], blocks[2] * 32});
+    auto read = m_checkpoint->readMxfp4SliceInto(base, index, buffer.data_ptr<float>(), static_cast<std::size_t>(buffer.numel()));
+    if (!read) throw EngineError(read.error().code, read.error().message);
+    return buffer;
+}
+
 at::Tensor TransformerModel::embeddingRows(const std::string& name, const at::Tensor& ids) {
     const at::Tensor contiguous = ids.contiguous();
     const std::vector<std::int64_t> rows(contiguous.data_ptr<std::int64_t>(), contiguous.data_ptr<std::int64_t>() + contiguous.numel());

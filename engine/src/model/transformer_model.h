@@ -81,6 +81,13 @@ public:
     /// The rows `ids` of the embedding table `name` as F32 [n, hidden], read from the mapping:
     /// a 128k-token vocabulary is never converted whole.
     at::Tensor embeddingRows(const std::string& name, const at::Tensor& ids);
+    /// Expert `index` of a fused expert tensor `name` ([experts, …]) in F32 [dims after the first],
+    /// in a buffer kept for `slot` and reused by the next call with that slot (experts one at a time:
+    /// the pages stay touched). Valid until that call.
+    const at::Tensor& expertSlice(const std::string& name, std::int64_t index, int slot);
+    /// Expert `index` of MXFP4 weights `base` + "_blocks" / "_scales" dequantized to F32 [rows, in],
+    /// in the slot's buffer as expertSlice.
+    const at::Tensor& mxfp4Slice(const std::string& base, std::int64_t index, int slot);
     /// Drops the F32 copies of the weights whose names start with `prefix` (a finished layer of a
     /// large decoder: the model is never held in F32 at once; the next pass reads them again).
     void releaseWeights(const std::string& prefix);
@@ -104,6 +111,8 @@ private:
     std::unique_ptr<ModelCheckpoint> m_checkpoint;
     std::unordered_map<std::string, at::Tensor> m_weights;  ///< read on first use, kept until released
     std::unordered_multimap<std::int64_t, at::Tensor> m_spare;  ///< released buffers by element count, reused
+    std::map<int, at::Tensor> m_slices;  ///< expertSlice's and mxfp4Slice's buffers by slot
+    at::Tensor& sliceBuffer(int slot, const std::vector<std::int64_t>& shape);
     std::vector<std::string> m_weightNotices;
     AttentionHook m_attentionHook;
 };

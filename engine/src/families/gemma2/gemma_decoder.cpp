@@ -11,13 +11,6 @@ using namespace config_fields;
 
 namespace {
 
-// HF's default layer_types: layer l slides unless (l + 1) is a multiple of the pattern.
-std::vector<std::uint8_t> patternLayers(std::int64_t layers, std::int64_t pattern) {
-    std::vector<std::uint8_t> sliding(static_cast<std::size_t>(layers));
-    for (std::int64_t l = 0; l < layers; ++l) sliding[static_cast<std::size_t>(l)] = (l + 1) % pattern != 0 ? 1 : 0;
-    return sliding;
-}
-
 // The attention's own fields, read after the decoder's common ones (the readAttention hook):
 // biases, scale, soft-caps, window and its layers, q/k norms, the local rotary base.
 Result<void> readGemmaAttention(const FieldReader& f, const Json& root, ModelConfig& c, const GemmaTraits& t) {
@@ -32,7 +25,7 @@ Result<void> readGemmaAttention(const FieldReader& f, const Json& root, ModelCon
     ATTNSCOPE_TRY_ASSIGN(c.llama.slidingWindow, f.integer("sliding_window", 4096, 0, kMaxPositions, true));
     std::int64_t pattern = t.slidingPattern;
     if (t.slidingPattern != 2) ATTNSCOPE_TRY_ASSIGN(pattern, f.integer("sliding_window_pattern", t.slidingPattern, 1, kMaxLayers, true));
-    c.llama.slidingLayers = patternLayers(c.numLayers, pattern);
+    c.llama.slidingLayers = alternatingSlidingLayers(c.numLayers, pattern);
     if (auto types = readLayerTypes(f, root, c.numLayers, c.llama.slidingLayers); !types) return types;
     if (t.qkNorm) c.llama.qkNorm = QkNorm::PerHead;
     g.localRopeOwn = t.localRope;

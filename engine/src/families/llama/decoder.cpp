@@ -116,6 +116,12 @@ Result<void> readLayerTypes(const FieldReader& f, const Json& root, std::int64_t
     return {};
 }
 
+std::vector<std::uint8_t> alternatingSlidingLayers(std::int64_t layers, std::int64_t pattern) {
+    std::vector<std::uint8_t> sliding(static_cast<std::size_t>(layers));
+    for (std::int64_t l = 0; l < layers; ++l) sliding[static_cast<std::size_t>(l)] = (l + 1) % pattern != 0 ? 1 : 0;
+    return sliding;
+}
+
 // Qwen2 and Qwen3: the window only when use_sliding_window, on layers from max_window_layers on.
 Result<void> readQwenWindow(const FieldReader& f, const Json& root, ModelConfig& c) {
     LlamaSettings& l = c.llama;
@@ -189,6 +195,7 @@ Result<void> readDecoderConfig(const FieldReader& f, const Json& root, ModelConf
 std::string decoderLayerPrefix(std::int64_t layer) { return "layers." + std::to_string(layer) + "."; }
 
 std::string decoderRouterWeight(const ModelConfig& c, const std::string& layerPrefix) {
+    if (c.llama.expertLayout == ExpertLayout::GptOss) return layerPrefix + "mlp.router.weight";
     return layerPrefix + (c.llama.expertLayout == ExpertLayout::Mixtral ? "block_sparse_moe.gate.weight" : "mlp.gate.weight");
 }
 

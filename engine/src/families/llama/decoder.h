@@ -50,6 +50,9 @@ Result<void> readRopeScaling(const config_fields::FieldReader& f, const nlohmann
 /// absent or null: `sliding` unchanged.
 Result<void> readLayerTypes(const config_fields::FieldReader& f, const nlohmann::json& root, std::int64_t layers,
                             std::vector<std::uint8_t>& sliding);
+/// HF's default layer_types for alternating models: layer l slides unless l + 1 is a multiple of
+/// `pattern` (Gemma 2 and GPT-OSS: 2, every other layer from layer 0 on; Gemma 3: 6).
+std::vector<std::uint8_t> alternatingSlidingLayers(std::int64_t layers, std::int64_t pattern);
 /// Qwen2 and Qwen3: the window only when use_sliding_window, on layers from max_window_layers on,
 /// or as `layer_types` lists them.
 Result<void> readQwenWindow(const config_fields::FieldReader& f, const nlohmann::json& root, ModelConfig& c);
