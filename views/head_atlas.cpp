@@ -46,6 +46,9 @@ std::vector<AtlasMetric> AtlasMetric::listFor(const engine::HeadAtlas& atlas) {
         list.push_back(AtlasMetric{kind, -1});
     const std::int64_t kvHeads = atlas.model.kvHeads;
     if (kvHeads > 0 && kvHeads < atlas.heads) list.push_back(AtlasMetric{K::GroupSimilarity, -1});
+    // (rows of a model without sinks sum to 1: their share is rounding)
+    if (std::any_of(atlas.metrics.begin(), atlas.metrics.end(), [](const engine::HeadMetrics& m) { return m.sinkShare > 1e-4; }))
+        list.push_back(AtlasMetric{K::SinkShare, -1});
     for (int s = 0; s < static_cast<int>(atlas.settings.size()); ++s) {
         list.push_back(AtlasMetric{K::KeptMass, s});
         list.push_back(AtlasMetric{K::OutputError, s});
@@ -73,6 +76,8 @@ double AtlasMetric::valueOf(const engine::HeadMetrics& head) const {
             return head.specialShare;
         case Kind::FirstShare:
             return head.firstShare;
+        case Kind::SinkShare:
+            return head.sinkShare;
         case Kind::StreamingKept:
             return head.streamingKept;
         case Kind::WindowOnlyKept:
@@ -105,6 +110,8 @@ QString AtlasMetric::name(const engine::HeadAtlas& atlas) const {
             return QObject::tr("special-token share");
         case Kind::FirstShare:
             return QObject::tr("first-token share");
+        case Kind::SinkShare:
+            return QObject::tr("learned-sink share");
         case Kind::StreamingKept:
             return QObject::tr("kept by %1 sinks + window %2").arg(atlas.streamingSinks).arg(atlas.streamingWindow);
         case Kind::WindowOnlyKept:
@@ -138,6 +145,9 @@ QString AtlasMetric::definition() const {
             return QObject::tr("Mean mass on template special tokens ([CLS], [SEP], <s>, </s>).");
         case Kind::FirstShare:
             return QObject::tr("Mean mass on token 0 (the “attention sink”).");
+        case Kind::SinkShare:
+            return QObject::tr("Mean over queries of the weight on the head's learned sink, 1 − Σⱼ Pᵢⱼ (GPT-OSS): "
+                               "mass the head parks on no token at all.");
         case Kind::StreamingKept:
             return QObject::tr("StreamingLLM's cache: mean mass on the first 4 keys plus the keys within the window "
                                "(a quarter of the text) of the query. Compare with the window alone: the difference is "
@@ -169,6 +179,7 @@ bool AtlasMetric::isFraction() const {
         case Kind::NextShare:
         case Kind::SpecialShare:
         case Kind::FirstShare:
+        case Kind::SinkShare:
         case Kind::StreamingKept:
         case Kind::WindowOnlyKept:
         case Kind::GroupSimilarity:
@@ -394,11 +405,46 @@ void HeadAtlasView::rebuildGrid() {
     m_scale->axis()->setLabel(shown.name(*m_atlas));
     m_plot->xAxis->setRange(-0.5, heads - 0.5);
     m_plot->yAxis->setRange(-0.5, layers - 0.5);
+    labelLayerKinds();
     const QString model = QString::fromStdString(m_atlas->model.arch);
     m_title->setText(tr("Head atlas%1\n%2")
                          .arg(model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model), shown.name(*m_atlas)));
     setSelectedHead(m_selectedLayer, m_selectedHead);
 }
+
+// A model mixing local (sliding-window) and global layers (Gemma, GPT-OSS) names each layer's kind
+// beside its number, so the two kinds can be compared row against row; others keep plain numbers.
+void HeadAtlasView::labelLayerKinds() {
+    const std::vector<std::int64_t>& windows = m_atlas->model.layerWindows;
+    const bool local = std::any_of(windows.begin(), windows.end(), [](std::int64_t w) { return w > 0; });
+    const bool global = std::any_of(windows.begin(), windows.end(), [](std::int64_t w) { return w <= 0; });
+    if (!local || !global || static_cast<int>(windows.size()) != layerCount()) {
+        if (qSharedPointerDynamicCast<QCPAxisTickerText>(m_plot->yAxis->ticker())) {
+            auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+            ticker->setTickStep(1.0);
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+            m_plot->yAxis->setTicker(ticker);
+        }
+        m_plot->yAxis->setLabel(tr("layer"));
+        return;
+    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    std::int64_t window = 0;
+    for (int l = 0; l < layerCount(); ++l) {
+        const std::int64_t w = windows[static_cast<std::size_t>(l)];
+        ticker->addTick(l, QStringLiteral("%1 %2").arg(l).arg(w > 0 ? QStringLiteral("L") : QStringLiteral("G")));
+        window = std::max(window, w);
+    }
+    m_plot->yAxis->setTicker(ticker);
+    m_plot->yAxis->setLabel(tr("layer (L local: the last %1 keys; G global)").arg(window));
+}
+
+QStringList HeadAtlasView::layerTickLabels() const {
+    const auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(m_plot->yAxis->ticker());
+    return ticker ? QStringList(ticker->ticks().values()) : QStringList();
+}
+
+QString HeadAtlasView::layerAxisLabel() const { return m_plot->yAxis->label(); }
 
 double HeadAtlasView::cellValue(int layer, int head) const {
     if (!m_map->visible() || layer < 0 || head < 0 || layer >= layerCount() || head >= headCount()) return kNaN;

@@ -38,6 +38,7 @@ struct AtlasMetric {
         NextShare,
         SpecialShare,
         FirstShare,
+        SinkShare,
         StreamingKept,
         WindowOnlyKept,
         GroupSimilarity,
@@ -91,6 +92,10 @@ public:
     QCustomPlot* gridPlot() const { return m_plot; }
 
     int layerCount() const;
+    /// The layer axis's tick labels ("0 L", "1 G" for a model mixing local and global layers;
+    /// empty when the axis shows plain numbers) and its label.
+    QStringList layerTickLabels() const;
+    QString layerAxisLabel() const;
     int headCount() const;
     /// The plotted value of (layer, head); NaN when out of range or not applicable.
     double cellValue(int layer, int head) const;
@@ -117,6 +122,7 @@ Q_SIGNALS:
 
 private:
     void showTrainingRecord();
+    void labelLayerKinds();
     void rebuildGrid();
     void onMouseMove(QMouseEvent* event);
     void onMousePress(QMouseEvent* event);

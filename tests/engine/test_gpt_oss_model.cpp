@@ -406,6 +406,26 @@ TEST(GptOssConfig, DefaultsAndRefusals) {
 
 class GptOssFile : public LlamaFolder<::testing::Test> {};
 
+// The head atlas's learned-sink share: the mean over queries of each head's sink weight, per layer.
+TEST_F(GptOssFile, AtlasSinkShareIsEachHeadsMeanWeightOnItsSink) {
+    const Folder folder = makeWeights(Experts::F32);
+    writeFolder(m_dir, folder);
+    auto info = m_engine->openModel(m_dir.string());
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    EXPECT_EQ(info->layerWindows, (std::vector<std::int64_t>{kWindow, 0, kWindow}));
+    AtlasRequest request;
+    request.ids = {1, 7, 33, 2, 19, 19, 48, 5, 11};
+    auto atlas = m_engine->analyzeModel(request);
+    ASSERT_TRUE(atlas.ok()) << atlas.error().message;
+    const Reference ref = recompute(folder.weights, request.ids);
+    for (std::size_t l = 0; l < std::size_t(kLayers); ++l)
+        for (std::size_t h = 0; h < std::size_t(kHeads); ++h) {
+            double mean = 0;
+            for (double share : ref.sinkShare[l][h]) mean += share / double(request.ids.size());
+            EXPECT_NEAR(atlas.value()->metrics[l * kHeads + h].sinkShare, mean, 1e-5) << l << "/" << h;
+        }
+}
+
 TEST_F(GptOssFile, MxfpScalesOfAnotherTypeAreRefusedByName) {
     Folder folder = makeWeights(Experts::MXFP4);
     writeFolder(m_dir, folder);

@@ -114,6 +114,28 @@ private Q_SLOTS:
         QCOMPARE(withGroups[10].kind, AtlasMetric::Kind::GroupSimilarity);
     }
 
+    // GPT-OSS: rows summing to less than 1 offer the learned sink's share; its alternating local
+    // and global layers are named on the layer axis, row against row.
+    void sinkShareAndLayerKinds() {
+        auto atlas = std::make_shared<HeadAtlas>(*makeAtlas());
+        QVERIFY(!HeadAtlasView().layerTickLabels().size());
+        for (auto& m : atlas->metrics) m.sinkShare = 0.1 + 0.01 * (m.layer * kHeads + m.head);
+        atlas->model.layerWindows = {128, 0, 128};
+        const auto metrics = AtlasMetric::listFor(*atlas);
+        QCOMPARE(metrics[10].kind, AtlasMetric::Kind::SinkShare);
+        QCOMPARE(metrics[10].name(*atlas), QStringLiteral("learned-sink share"));
+        HeadAtlasView view;
+        view.setAtlas(atlas);
+        view.metricCombo()->setCurrentIndex(10);
+        QVERIFY(sameValue(view.cellValue(2, 3), 0.1 + 0.01 * 11));
+        QCOMPARE(view.layerTickLabels(), (QStringList{QStringLiteral("0 L"), QStringLiteral("1 G"), QStringLiteral("2 L")}));
+        QVERIFY2(view.layerAxisLabel().contains(QStringLiteral("last 128 keys")), qPrintable(view.layerAxisLabel()));
+        // every layer alike: plain numbers, and no sink metric without sinks
+        view.setAtlas(makeAtlas());
+        QVERIFY(view.layerTickLabels().isEmpty());
+        QCOMPARE(view.layerAxisLabel(), QStringLiteral("layer"));
+    }
+
     void cellsEqualTheAtlasForEveryMetric() {
         const auto atlas = makeAtlas();
         HeadAtlasView view;

@@ -35,6 +35,9 @@ struct HeadMetrics {
     double selfShare = 0, previousShare = 0, nextShare = 0;  ///< mean p_ii, p_i,i-1, p_i,i+1
     double specialShare = 0;  ///< mean mass on template specials ([CLS], [SEP], <s>, ...)
     double firstShare = 0;    ///< mean mass on token 0
+    /// Mean over queries of 1 − Σ_j p_ij: the weight on the head's learned sink (GPT-OSS); 0 for
+    /// heads whose rows sum to 1.
+    double sinkShare = 0;
     /// StreamingLLM (Xiao et al. 2023): mean mass on the first HeadAtlas::streamingSinks keys
     /// plus the keys within HeadAtlas::streamingWindow of the query; and the window alone.
     double streamingKept = 0, windowOnlyKept = 0;

@@ -83,6 +83,7 @@ void fillPositional(const at::Tensor& probs, const std::vector<bool>& special, s
     at::Tensor previous = n > 1 ? probs.diagonal(-1, 1, 2).mean(-1) : at::zeros({heads});
     at::Tensor next = n > 1 ? probs.diagonal(1, 1, 2).mean(-1) : at::zeros({heads});
     at::Tensor first = probs.select(2, 0).mean(-1);
+    at::Tensor sink = (1 - probs.to(at::kDouble).sum(-1)).clamp_min(0).mean(-1);  // (rounding leaves ~1e-7)
     std::vector<std::int64_t> specialIdx;
     for (std::size_t i = 0; i < special.size(); ++i)
         if (special[i]) specialIdx.push_back(static_cast<std::int64_t>(i));
@@ -104,6 +105,7 @@ void fillPositional(const at::Tensor& probs, const std::vector<bool>& special, s
         m.previousShare = previous[h].item<double>();
         m.nextShare = next[h].item<double>();
         m.firstShare = first[h].item<double>();
+        m.sinkShare = sink[h].item<double>();
         m.specialShare = specialShare[h].item<double>();
         m.rank90 = (cumulative[h] < kSpectrumTarget - 1e-12).sum().item<std::int64_t>() + 1;
         m.rank90 = std::min(m.rank90, n);

@@ -83,6 +83,7 @@ std::string headAtlasJson(const HeadAtlas& atlas) {
                          {"next_share", m.nextShare},
                          {"special_share", m.specialShare},
                          {"first_share", m.firstShare},
+                         {"sink_share", m.sinkShare},
                          {"streaming_kept", m.streamingKept},
                          {"window_only_kept", m.windowOnlyKept},
                          {"group_similarity", numberOrNull(m.groupSimilarity)},
