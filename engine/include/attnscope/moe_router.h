@@ -31,6 +31,21 @@ struct RouterOptions {
     /// capacity, as the paper and mesh-TF) | expert0 (as expert 0, as Hugging Face's Switch, which
     /// takes argmax of the router mask after the capacity).
     std::string droppedAs = "paper";
+    /// How a token's expert scores come from its logits: softmax over the experts (every router
+    /// before DeepSeek-V3) | sigmoid (DeepSeek-V3: each expert's own σ(logit)). Routing::probs
+    /// holds the scores.
+    std::string scoring = "softmax";
+    /// [E] added to the scores for choosing only, never to the gates (DeepSeek-V3's
+    /// e_score_correction_bias); empty: none.
+    std::vector<float> choiceBias;
+    /// Group-limited choice (DeepSeek): the experts in `expertGroups` equal groups in index order,
+    /// a group scored by its best choice score (max, V2) or its two best summed (top2, V3); only
+    /// the `keptGroups` best groups' experts compete, the others' scores count as 0 (as the
+    /// references mask them). 1 group: every expert competes.
+    std::int64_t expertGroups = 1, keptGroups = 1;
+    std::string groupScore = "max";
+    /// routed_scaling_factor: every gate times it, after any renormalising.
+    double gateScale = 1.0;
 };
 
 /// Choices per token: `k` when given (> 0), else 1 for switch and 2 for topk.
@@ -39,7 +54,7 @@ std::int64_t choicesPerToken(const std::string& policy, std::int64_t k);
 /// Everything routed, row-major; [n, k] arrays list each token's choices best first.
 struct Routing {
     std::int64_t n = 0, experts = 0, k = 1, groups = 1;
-    std::vector<float> logits, probs;         ///< [n, E]; probs = softmax(logits)
+    std::vector<float> logits, probs;         ///< [n, E]; probs = softmax(logits) (sigmoid scoring: σ(logits))
     std::vector<std::int64_t> expert;         ///< [n, k]
     std::vector<float> gate;                  ///< [n, k]
     std::vector<std::int64_t> position;       ///< [n, k] 1-based slot in the expert's buffer (per group)

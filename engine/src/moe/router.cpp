@@ -1,6 +1,7 @@
-// MoE routing as attnscope/moe_router.h describes it. One group at a time: softmax, top-k by
-// probability (ties: the lower expert), slots claimed in the priority's order, capacity applied,
-// then the losses from the probabilities and the choices before dropping.
+// MoE routing as attnscope/moe_router.h describes it. One group at a time: softmax (or DeepSeek-V3's
+// sigmoid), top-k by score (plus a choice bias, within the kept expert groups; ties: the lower
+// expert), slots claimed in the priority's order, capacity applied, then the losses from the
+// scores and the choices before dropping.
 
 #include <attnscope/moe_router.h>
 
@@ -34,6 +35,17 @@ std::string optionProblem(const RouterOptions& o, std::int64_t n, std::int64_t e
     if (o.groupSize > 0 && n % o.groupSize != 0)
         return "group_size " + std::to_string(o.groupSize) + " does not divide the " + std::to_string(n) +
                " tokens into whole groups";
+    if (o.scoring != "softmax" && o.scoring != "sigmoid") return "scoring must be softmax or sigmoid, got '" + o.scoring + "'";
+    if (!o.choiceBias.empty() && static_cast<std::int64_t>(o.choiceBias.size()) != experts)
+        return "the choice bias has " + std::to_string(o.choiceBias.size()) + " entries for " + std::to_string(experts) + " experts";
+    if (o.expertGroups < 1 || experts % o.expertGroups != 0)
+        return "n_group " + std::to_string(o.expertGroups) + " does not divide the " + std::to_string(experts) + " experts";
+    if (o.keptGroups < 1 || o.keptGroups > o.expertGroups)
+        return "topk_group must be in [1, n_group = " + std::to_string(o.expertGroups) + "], got " + std::to_string(o.keptGroups);
+    if (o.expertGroups > 1 && k > o.keptGroups * (experts / o.expertGroups))
+        return "k = " + std::to_string(k) + " exceeds the experts of the " + std::to_string(o.keptGroups) + " groups kept";
+    if (o.groupScore != "max" && o.groupScore != "top2") return "group_score must be max or top2, got '" + o.groupScore + "'";
+    if (!(o.gateScale > 0) || !std::isfinite(o.gateScale)) return "routed_scaling_factor must be > 0";
     return {};
 }
 
@@ -54,21 +66,59 @@ std::vector<std::pair<std::int64_t, std::int64_t>> claimOrder(const Routing& r, 
     return order;
 }
 
-void chooseExperts(Routing& r, bool normalize) {
+// The scores experts compete on for one token: its scores plus the choice bias, the experts of
+// groups outside the kept ones at 0 (DeepSeek's masked_fill). Groups are ranked by their best
+// score (max) or their two best summed (top2), ties to the lower group.
+void choiceScores(const float* p, const RouterOptions& o, std::int64_t E, std::vector<double>& out) {
+    out.assign(static_cast<std::size_t>(E), 0.0);
+    for (std::int64_t e = 0; e < E; ++e) out[static_cast<std::size_t>(e)] = p[e] + (o.choiceBias.empty() ? 0.0 : o.choiceBias[static_cast<std::size_t>(e)]);
+    if (o.expertGroups <= 1) return;
+    const std::int64_t size = E / o.expertGroups;
+    std::vector<double> groupScore(static_cast<std::size_t>(o.expertGroups));
+    for (std::int64_t g = 0; g < o.expertGroups; ++g) {
+        std::vector<double> members(out.begin() + g * size, out.begin() + (g + 1) * size);
+        std::sort(members.rbegin(), members.rend());
+        groupScore[static_cast<std::size_t>(g)] = members[0] + (o.groupScore == "top2" && size > 1 ? members[1] : 0.0);
+    }
+    std::vector<std::int64_t> groups(static_cast<std::size_t>(o.expertGroups));
+    std::iota(groups.begin(), groups.end(), 0);
+    std::stable_sort(groups.begin(), groups.end(), [&](std::int64_t a, std::int64_t b) {
+        return groupScore[static_cast<std::size_t>(a)] > groupScore[static_cast<std::size_t>(b)];
+    });
+    std::vector<bool> kept(static_cast<std::size_t>(o.expertGroups), false);
+    for (std::int64_t g = 0; g < o.keptGroups; ++g) kept[static_cast<std::size_t>(groups[static_cast<std::size_t>(g)])] = true;
+    for (std::int64_t e = 0; e < E; ++e)
+        if (!kept[static_cast<std::size_t>(e / size)]) out[static_cast<std::size_t>(e)] = 0.0;
+}
+
+// Each token's k best experts by choice score (ties: the lower expert); gates their scores,
+// renormalised over the k when asked (+1e-20, as DeepSeek), times the scale.
+void chooseExperts(Routing& r, const RouterOptions& o) {
     const std::int64_t E = r.experts;
     std::vector<std::int64_t> order(static_cast<std::size_t>(E));
+    std::vector<double> choice;
     for (std::int64_t t = 0; t < r.n; ++t) {
         const float* p = r.probs.data() + t * E;
+        choiceScores(p, o, E, choice);
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return p[a] > p[b]; });
+        std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+            return choice[static_cast<std::size_t>(a)] > choice[static_cast<std::size_t>(b)];
+        });
         double chosen = 0;
         for (std::int64_t c = 0; c < r.k; ++c) chosen += p[order[static_cast<std::size_t>(c)]];
+        const double epsilon = o.scoring == "sigmoid" ? 1e-20 : 0.0;
         for (std::int64_t c = 0; c < r.k; ++c) {
             const std::int64_t e = order[static_cast<std::size_t>(c)];
+            const double gate = o.normalize ? p[e] / (chosen + epsilon) : p[e];
             r.expert[static_cast<std::size_t>(t * r.k + c)] = e;
-            r.gate[static_cast<std::size_t>(t * r.k + c)] = normalize ? static_cast<float>(p[e] / chosen) : p[e];
+            r.gate[static_cast<std::size_t>(t * r.k + c)] = static_cast<float>(gate * o.gateScale);
         }
     }
+}
+
+// DeepSeek-V3's scores: each expert's σ(logit), independent of the others.
+void sigmoidRows(Routing& r) {
+    for (std::size_t i = 0; i < r.logits.size(); ++i) r.probs[i] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(r.logits[i]))));
 }
 
 void softmaxRows(Routing& r) {
@@ -147,8 +197,9 @@ Result<Routing> routeTokens(const PlainTensor& logits, const RouterOptions& o) {
     r.kept.assign(r.expert.size(), 0);
     r.expertCounts.assign(static_cast<std::size_t>(r.experts), 0);
     r.keptCounts.assign(static_cast<std::size_t>(r.experts), 0);
-    softmaxRows(r);
-    chooseExperts(r, o.normalize);
+    softmaxRows(r);  // (the z-loss reads the logits' log-sum-exp whatever the scoring)
+    if (o.scoring == "sigmoid") sigmoidRows(r);
+    chooseExperts(r, o);
     for (std::int64_t g = 0; g < r.groups; ++g) routeGroup(r, g * groupSize, (g + 1) * groupSize, o.priority == "gate", o.droppedAs == "expert0");
     return r;
 }

@@ -198,3 +198,62 @@ TEST(MoeRouter, BadInputNamesTheProblem) {
     EXPECT_NE(message(RouterOptions{}, nan).find("token 1, expert 1"), std::string::npos);
     EXPECT_NE(message(RouterOptions{}, PlainTensor::zeros(DType::F32, {2, 0})).find("no experts"), std::string::npos);
 }
+
+// DeepSeek-V3's router, by hand: logits (0, 2, 1, −1) give σ = (0.5, 0.8808, 0.7311, 0.2689);
+// the choice bias (0, 0, 0.3, 0.3) makes them (0.5, 0.8808, 1.0311, 0.5689). Two groups {0, 1},
+// {2, 3} scored by their two best: 1.3808 against 1.6, so only group 1 competes: experts 2 and 3,
+// gates their σ without the bias, renormalised (σ(1) + σ(−1) = 1) and times 2.5. Without the bias
+// group 0 wins: experts 1 and 0, gates 0.8808 / 1.3808 and 0.5 / 1.3808, times 2.5.
+TEST(MoeRouter, DeepSeekV3SigmoidScoresBiasAndGroupsByHand) {
+    PlainTensor logits = PlainTensor::fromF32({1, 4}, {0.0f, 2.0f, 1.0f, -1.0f});
+    RouterOptions o;
+    o.policy = kTopkPolicy;
+    o.k = 2;
+    o.capacityFactor = 0;
+    o.normalize = true;
+    o.scoring = "sigmoid";
+    o.choiceBias = {0.0f, 0.0f, 0.3f, 0.3f};
+    o.expertGroups = 2;
+    o.keptGroups = 1;
+    o.groupScore = "top2";
+    o.gateScale = 2.5;
+    Routing r = routed(logits, o);
+    EXPECT_NEAR(r.probs[1], 1 / (1 + std::exp(-2.0)), 1e-6);
+    EXPECT_EQ(r.expert, (std::vector<std::int64_t>{2, 3}));
+    EXPECT_NEAR(r.gate[0], 2.5 / (1 + std::exp(-1.0)), 1e-5);
+    EXPECT_NEAR(r.gate[1], 2.5 / (1 + std::exp(1.0)), 1e-5);
+    o.choiceBias.clear();
+    r = routed(logits, o);
+    EXPECT_EQ(r.expert, (std::vector<std::int64_t>{1, 0}));
+    const double s1 = 1 / (1 + std::exp(-2.0)), s0 = 0.5;
+    EXPECT_NEAR(r.gate[0], 2.5 * s1 / (s1 + s0), 1e-5);
+    EXPECT_NEAR(r.gate[1], 2.5 * s0 / (s1 + s0), 1e-5);
+}
+
+// DeepSeek-V2's group-limited greedy: softmax (0.0871, 0.6439, 0.2369, 0.0321); groups scored by
+// their best, 0.6439 against 0.2369: experts 1 and 0, gates the probabilities times the scale.
+TEST(MoeRouter, DeepSeekV2GroupLimitedGreedyByHand) {
+    PlainTensor logits = PlainTensor::fromF32({1, 4}, {0.0f, 2.0f, 1.0f, -1.0f});
+    RouterOptions o;
+    o.policy = kTopkPolicy;
+    o.k = 2;
+    o.capacityFactor = 0;
+    o.expertGroups = 2;
+    o.keptGroups = 1;
+    o.gateScale = 1.5;
+    const Routing r = routed(logits, o);
+    const double sum = 1 + std::exp(2.0) + std::exp(1.0) + std::exp(-1.0);
+    EXPECT_EQ(r.expert, (std::vector<std::int64_t>{1, 0}));
+    EXPECT_NEAR(r.gate[0], 1.5 * std::exp(2.0) / sum, 1e-6);
+    EXPECT_NEAR(r.gate[1], 1.5 / sum, 1e-6);
+    // a kept group too small for k, and groups that do not divide the experts, are refused
+    o.k = 3;
+    auto refused = routeTokens(logits, o);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("exceeds the experts of the 1 groups kept"), std::string::npos) << refused.error().message;
+    o.k = 2;
+    o.expertGroups = 3;
+    refused = routeTokens(logits, o);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("n_group 3 does not divide the 4 experts"), std::string::npos);
+}
