@@ -60,6 +60,12 @@ struct SwitchSettings {
     /// capacity (dropless); 1 for the Switch models.
     std::int64_t topK = 1;
     bool normalizeTopK = false;
+    /// DeepSeek's routers (RouterOptions has the meaning): scores by softmax or sigmoid, group-
+    /// limited choice, routed_scaling_factor.
+    std::string scoring = "softmax";
+    std::int64_t expertGroups = 1, keptGroups = 1;
+    std::string groupScore = "max";
+    double gateScale = 1.0;
     bool active() const { return experts > 0; }
 };
 
@@ -168,6 +174,27 @@ struct GptOssSettings {
     bool mxfp4 = false;        ///< experts stored as MXFP4 blocks and scales (the file decides)
 };
 
+/// DeepSeek-V2 and V3's multi-head latent attention (Hugging Face DeepseekV2Config / DeepseekV3Config
+/// names): queries through a low-rank q_a_proj → norm → q_b_proj (or one q_proj), keys and values
+/// from a compressed latent (kv_a_proj_with_mqa → kv_a_layernorm → kv_b_proj) plus one rotary key
+/// part shared by every head; each head's q·k = its non-rotary part's product + the rotary part's.
+/// ModelConfig::headSize is qk_nope_head_dim + qk_rope_head_dim (the width of the Q and K kept).
+struct DeepseekSettings {
+    std::int64_t qLoraRank = 0;   ///< [q_lora_rank]; 0 (null): one q_proj
+    std::int64_t kvLoraRank = 512;  ///< [kv_lora_rank] the latent's width
+    std::int64_t qkNopeDim = 128, qkRopeDim = 64, vHeadDim = 128;  ///< [qk_nope_head_dim], [qk_rope_head_dim], [v_head_dim]
+    /// Rotary pairs: (2i, 2i + 1) as DeepSeek's checkpoints (V2 always; V3 [rope_interleave]),
+    /// else (i, i + r/2).
+    bool ropeInterleave = true;
+    /// The softmax's scale: (nope + rope)^−½ times yarn's mscale(factor, mscale_all_dim)² when
+    /// rope_scaling sets mscale_all_dim.
+    double scoreScale = 0;
+    std::int64_t firstDenseLayers = 0;  ///< [first_k_dense_replace]
+    std::int64_t moeLayerFreq = 1;      ///< [moe_layer_freq]
+    std::int64_t sharedExperts = 0;     ///< [n_shared_experts]: one MLP of moe_intermediate_size × this
+    bool choiceBias = false;            ///< V3: mlp.gate.e_score_correction_bias
+};
+
 /// A Switch layer's router weight under `layerPrefix` ("encoder.layer.N.").
 inline std::string switchRouterWeight(const std::string& layerPrefix) { return layerPrefix + "mlp.router.classifier.weight"; }
 /// The prefix of expert `e`'s FFN under `layerPrefix` (then "intermediate.dense…", "output.dense…").
@@ -237,6 +264,7 @@ struct ModelConfig {
     LlamaSettings llama;
     GemmaSettings gemma;
     GptOssSettings gptOss;
+    DeepseekSettings deepseek;
     VitSettings vit;
 
     std::int64_t headDim() const { return headSize; }

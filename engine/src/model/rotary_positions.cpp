@@ -98,4 +98,13 @@ at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies
     return x * cos + rotated * sin;
 }
 
+at::Tensor applyPairRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies, double attentionFactor) {
+    const std::int64_t heads = x.size(0), n = x.size(1), half = x.size(2) / 2;
+    const at::Tensor angles = at::outer(at::arange(n, at::kLong).to(at::kFloat), inverseFrequencies);  // [n, r/2]
+    const at::Tensor cos = angles.cos() * attentionFactor, sin = angles.sin() * attentionFactor;
+    const at::Tensor pairs = x.reshape({heads, n, half, 2});
+    const at::Tensor even = pairs.select(3, 0), odd = pairs.select(3, 1);
+    return at::stack({even * cos - odd * sin, odd * cos + even * sin}, 3).reshape({heads, n, 2 * half});
+}
+
 }  // namespace attnscope::engine

@@ -22,4 +22,8 @@ double ropeAttentionFactor(const RopeSettings& rope);
 /// i + r/2 of the first r = 2 · frequencies features; the others pass unchanged (partial rotary).
 at::Tensor applyRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies, double attentionFactor = 1.0);
 
+/// x [heads, n, r] turned by position with features 2i and 2i + 1 a pair (DeepSeek's checkpoints,
+/// RoFormer's own layout), frequency i for pair i, cos and sin times `attentionFactor`.
+at::Tensor applyPairRotary(const at::Tensor& x, const at::Tensor& inverseFrequencies, double attentionFactor = 1.0);
+
 }  // namespace attnscope::engine

@@ -137,6 +137,11 @@ RouterOptions switchRouterOptions(const SwitchSettings& moe) {
     options.normalize = moe.normalizeTopK;
     options.capacityFactor = moe.capacityFactor;
     options.expertCapacity = moe.expertCapacity;
+    options.scoring = moe.scoring;
+    options.expertGroups = moe.expertGroups;
+    options.keptGroups = moe.keptGroups;
+    options.groupScore = moe.groupScore;
+    options.gateScale = moe.gateScale;
     return options;
 }
 

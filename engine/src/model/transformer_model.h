@@ -30,6 +30,9 @@ struct ModelCapture {
     /// entering its FFN, indexed by layer (an undefined tensor for a dense layer); empty for a
     /// model without experts.
     std::vector<at::Tensor> routerLogits;
+    /// Beside routerLogits, each layer's choice bias [experts] (DeepSeek-V3's
+    /// e_score_correction_bias, RouterOptions::choiceBias); empty where the router has none.
+    std::vector<std::vector<float>> routerChoiceBias;
 };
 
 /// The routing an expert layer applies at inference, from the model's own settings: top-1 (or
