@@ -340,7 +340,17 @@ TEST_P(DeepseekModel, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
                     ASSERT_NEAR(tile.at(i, j), ref.attention[std::size_t(layer)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 2e-5)
                         << "layer " << layer << " head " << h << " " << i << "," << j;
         }
-        EXPECT_EQ(r.modelRouting.has_value(), sparse(layer));
+        ASSERT_EQ(r.modelRouting.has_value(), sparse(layer));
+        if (r.modelRouting) {  // the Experts tab routes with the model's own rules
+            EXPECT_EQ(r.modelRouting->scoring, spec.v3 ? "sigmoid" : "softmax");
+            EXPECT_EQ(r.modelRouting->expertGroups, 2);
+            EXPECT_EQ(r.modelRouting->keptGroups, 1);
+            EXPECT_EQ(r.modelRouting->groupScore, spec.v3 ? "top2" : "max");
+            EXPECT_DOUBLE_EQ(r.modelRouting->gateScale, spec.v3 ? 2.5 : 1.5);
+            ASSERT_EQ(r.modelRouting->layerChoiceBias.size(), std::size_t(kLayers));
+            EXPECT_EQ(r.modelRouting->layerChoiceBias[std::size_t(layer)],
+                      spec.v3 ? weights.at("layers." + std::to_string(layer) + ".mlp.gate.e_score_correction_bias").f32 : std::vector<float>{});
+        }
     }
 }
 

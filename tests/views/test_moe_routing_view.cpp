@@ -176,6 +176,32 @@ private Q_SLOTS:
         QVERIFY(!view.pages()->isTabEnabled(1));
     }
 
+    // DeepSeek-V3's router (tests/engine/plain/test_moe_router.cpp worked it by hand): the view
+    // routes the model's logits with the model's own sigmoid scores, correction bias, groups and
+    // scale, which have no controls: token 0 goes to experts 2 and 3, gates σ(±1) · 2.5.
+    void routesWithTheModelsOwnDeepSeekRules() {
+        MoeRoutingView view;
+        const auto input = words("one");
+        engine::ModelRouting model;
+        model.logits = engine::PlainTensor::fromF32({1, 4}, {0.f, 2.f, 1.f, -1.f});
+        model.layerLogits = {model.logits};
+        model.k = 2;
+        model.normalize = true;
+        model.scoring = "sigmoid";
+        model.layerChoiceBias = {{0.f, 0.f, 0.3f, 0.3f}};
+        model.expertGroups = 2;
+        model.keptGroups = 1;
+        model.groupScore = "top2";
+        model.gateScale = 2.5;
+        view.setModelRouting(input, model, 0);
+        QVERIFY2(view.routing().has_value(), qPrintable(view.message()));
+        QCOMPARE(view.routing()->expert, (std::vector<std::int64_t>{2, 3}));
+        QVERIFY(std::abs(view.routing()->gate[0] - 2.5 / (1 + std::exp(-1.0))) < 1e-5);
+        const QString source = view.findChild<QLabel*>(QStringLiteral("moeSource"))->text();
+        for (const char* part : {"σ(logit)", "correction bias", "best 1 of 2 expert groups", "Gates × 2.5"})
+            QVERIFY2(source.contains(QString::fromUtf8(part)), qPrintable(source));
+    }
+
     // All layers: every expert layer of the model (a dense one between them left out) routed with
     // the same options, the grid's cells and the report's specialisation and load.
     void allLayersShowEveryExpertLayer() {

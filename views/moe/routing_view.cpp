@@ -217,8 +217,18 @@ QWidget* MoeRoutingView::buildPlots() {
 
 }
 
-engine::RouterOptions MoeRoutingView::options() const {
+engine::RouterOptions MoeRoutingView::options(int layer) const {
     engine::RouterOptions o;
+    if (showsModelRouter()) {  // (DeepSeek's rules have no controls: the model's own)
+        const engine::ModelRouting& m = m_modelRouter;
+        const auto l = static_cast<std::size_t>(layer >= 0 ? layer : m_modelLayer);
+        o.scoring = m.scoring;
+        o.choiceBias = l < m.layerChoiceBias.size() ? m.layerChoiceBias[l] : std::vector<float>{};
+        o.expertGroups = m.expertGroups;
+        o.keptGroups = m.keptGroups;
+        o.groupScore = m.groupScore;
+        o.gateScale = m.gateScale;
+    }
     o.policy = m_policy->currentData().toString().toStdString();
     o.k = o.policy == engine::kTopkPolicy ? m_k->value() : 1;
     o.normalize = m_normalize->isChecked();
@@ -284,6 +294,9 @@ void MoeRoutingView::setModelRouting(const engine::TokenizedInput& input, const 
     m_modelLayer = layer;
     m_modelLogits = routing.logits;
     m_modelLayerLogits = routing.layerLogits;
+    m_modelRouter = routing;
+    m_modelRouter.logits = {};
+    m_modelRouter.layerLogits.clear();
     m_pages->setTabEnabled(1, true);
     m_modelExpertCapacity = routing.expertCapacity;
     m_modelCapacity = true;
@@ -306,10 +319,15 @@ void MoeRoutingView::setModelRouting(const engine::TokenizedInput& input, const 
                                                           : tr("no capacity (dropless)");
     const QString choices = routing.k > 1 ? tr("top-%1%2, ").arg(routing.k).arg(routing.normalize ? tr(" renormalised") : QString())
                                           : tr("top-1, ");
-    m_source->setText(tr("Router: the model's layer %1 (%2 experts, %3%4): its tokens entering the layer's FFN.")
+    QString rules;
+    if (routing.scoring == "sigmoid") rules += tr(" Scores σ(logit) each%1.").arg(routing.layerChoiceBias.empty() ? QString() : tr(", chosen with the correction bias added"));
+    if (routing.expertGroups > 1)
+        rules += tr(" Only the best %1 of %2 expert groups compete.").arg(routing.keptGroups).arg(routing.expertGroups);
+    if (routing.gateScale != 1.0) rules += tr(" Gates × %1.").arg(routing.gateScale, 0, 'g', 4);
+    m_source->setText(tr("Router: the model's layer %1 (%2 experts, %3%4): its tokens entering the layer's FFN.%5")
                           .arg(layer)
                           .arg(experts)
-                          .arg(choices, capacity));
+                          .arg(choices, capacity, rules));
     rebuildLogits();
 }
 
@@ -366,7 +384,7 @@ void MoeRoutingView::drawModelLayers() {
     std::vector<std::pair<int, engine::Routing>> layers;
     for (std::size_t l = 0; l < m_modelLayerLogits.size(); ++l) {
         if (m_modelLayerLogits[l].shape.size() != 2) continue;
-        auto routed = engine::routeTokens(m_modelLayerLogits[l], options());
+        auto routed = engine::routeTokens(m_modelLayerLogits[l], options(static_cast<int>(l)));
         if (routed) layers.emplace_back(static_cast<int>(l), std::move(routed.value()));
     }
     m_layersReport->setHtml(expertReportHtml(layers, m_modelLayer, m_input));

@@ -58,7 +58,9 @@ public:
     QComboBox* priorityCombo() const { return m_priority; }
     QComboBox* droppedAsCombo() const { return m_droppedAs; }
 
-    engine::RouterOptions options() const;
+    /// The router the controls set; with the model's router, its own scoring, choice bias (of
+    /// model layer `layer`, −1: the run's layer), groups and scale beside them.
+    engine::RouterOptions options(int layer = -1) const;
     /// The routing shown; nullopt without tokens or when the options are refused (message()).
     const std::optional<engine::Routing>& routing() const { return m_routing; }
     /// The router logits routed ([n, E]), for tests that route them again independently.
@@ -116,6 +118,7 @@ private:
     engine::PlainTensor m_modelLogits;
     std::vector<engine::PlainTensor> m_modelLayerLogits;  ///< per model layer, empty for dense ones
     std::int64_t m_modelExpertCapacity = 0;  ///< used until the user moves the capacity slider
+    engine::ModelRouting m_modelRouter;  ///< the model's own scoring, biases, groups and scale (no logits)
     bool m_modelCapacity = false;
 };
 

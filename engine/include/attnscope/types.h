@@ -144,6 +144,13 @@ struct ModelRouting {
     std::int64_t expertCapacity = 0;
     std::int64_t k = 1;          ///< choices per token (top-k when > 1)
     bool normalize = false;      ///< top-k gates renormalised (Mixtral)
+    /// DeepSeek's routers (RouterOptions has the meaning): softmax or sigmoid scores, each layer's
+    /// choice bias (empty where none), group-limited choice, routed_scaling_factor.
+    std::string scoring = "softmax";
+    std::vector<std::vector<float>> layerChoiceBias;
+    std::int64_t expertGroups = 1, keptGroups = 1;
+    std::string groupScore = "max";
+    double gateScale = 1.0;
 };
 
 /// A rotary-position model layer's mean attention score by relative distance (RoPE's decay), per

@@ -335,6 +335,13 @@ Qkv ModelSession::layerQkv(const ModelInput& given, int layer, const ProgressFn&
         model.expertCapacity = m_info.expertCapacity;
         model.k = m_info.routerK;
         model.normalize = m_info.routerNormalize;
+        const SwitchSettings& moe = m_model->config().moe;
+        model.scoring = moe.scoring;
+        model.layerChoiceBias = pass.capture.routerChoiceBias;
+        model.expertGroups = moe.expertGroups;
+        model.keptGroups = moe.keptGroups;
+        model.groupScore = moe.groupScore;
+        model.gateScale = moe.gateScale;
         *routing = std::move(model);
     }
     return qkv;
