@@ -375,6 +375,7 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
             run.modelWindow = windows[static_cast<std::size_t>(run.modelLayer)];
         std::vector<std::string> profileNotices;
         run.rotaryProfile = model->rotaryProfile(run.modelLayer, profileNotices);
+        run.latentProfile = model->latentProfile(run.modelLayer, profileNotices);
         for (auto& note : profileNotices) run.warnings.push_back(std::move(note));
         shape.heads = plan.modelQkv.heads();
         shape.n = plan.modelQkv.n();

@@ -340,6 +340,29 @@ TEST_P(DeepseekModel, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
                     ASSERT_NEAR(tile.at(i, j), ref.attention[std::size_t(layer)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 2e-5)
                         << "layer " << layer << " head " << h << " " << i << "," << j;
         }
+        // the latent page: 13 tokens × 4 heads' 6 non-rotary features, made from a 12-wide latent,
+        // have at most 12 non-zero singular values; each head's score split into its two products
+        ASSERT_TRUE(r.latentProfile.has_value());
+        const LatentAttentionProfile& latent = *r.latentProfile;
+        EXPECT_EQ(latent.latentRank, kLatent);
+        ASSERT_EQ(latent.keySingularValues.size(), std::size_t(n));
+        EXPECT_GT(latent.keySingularValues[11], 1e-3 * latent.keySingularValues[0]);
+        EXPECT_LT(latent.keySingularValues[12], 1e-4 * latent.keySingularValues[0]);
+        for (std::size_t h = 0; h < std::size_t(kHeads); ++h) {
+            double nope = 0, rope = 0;
+            const Mat& qh = ref.q[std::size_t(layer)][h];
+            const Mat& kh = ref.k[std::size_t(layer)][h];
+            for (std::size_t i = 0; i < std::size_t(n); ++i)
+                for (std::size_t j = 0; j <= i; ++j) {
+                    double a = 0, b = 0;
+                    for (std::size_t c = 0; c < std::size_t(kQk); ++c) (c < std::size_t(kNope) ? a : b) += qh[i][c] * kh[j][c];
+                    nope += std::abs(a);
+                    rope += std::abs(b);
+                }
+            const double pairs = double(n) * double(n + 1) / 2;
+            EXPECT_NEAR(latent.nopeTerm[h], nope / pairs, 1e-4 * std::max(1.0, nope / pairs));
+            EXPECT_NEAR(latent.ropeTerm[h], rope / pairs, 1e-4 * std::max(1.0, rope / pairs));
+        }
         ASSERT_EQ(r.modelRouting.has_value(), sparse(layer));
         if (r.modelRouting) {  // the Experts tab routes with the model's own rules
             EXPECT_EQ(r.modelRouting->scoring, spec.v3 ? "sigmoid" : "softmax");

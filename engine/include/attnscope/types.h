@@ -171,6 +171,20 @@ struct RotaryDistanceProfile {
     }
 };
 
+/// A multi-head latent attention layer (DeepSeek) made visible: how low the rank of all heads'
+/// non-rotary keys is (they come from one latent), and how much of each head's score its rotary
+/// and non-rotary parts carry.
+struct LatentAttentionProfile {
+    std::int64_t heads = 0, n = 0;
+    std::int64_t nope = 0, rope = 0;  ///< each head's non-rotary and rotary key features
+    std::int64_t latentRank = 0;      ///< kv_lora_rank: the latent every head's non-rotary key comes from
+    /// Singular values, largest first, of the n × (heads · nope) matrix of every head's
+    /// non-rotary keys: at most latentRank of them are non-zero.
+    std::vector<float> keySingularValues;
+    /// Per head, the mean over causal pairs j ≤ i of |q_nope·k_nope| and |q_rope·k_rope|.
+    std::vector<float> nopeTerm, ropeTerm;
+};
+
 struct RunResult {
     TokenizedInput input;     ///< empty tokens when Q/K/V were given explicitly
     ProjectionSpec projection;
@@ -186,6 +200,8 @@ struct RunResult {
     std::optional<ModelRouting> modelRouting;
     /// Set when that layer has rotary positions (Llama family) and the text has at most 4,096 tokens.
     std::optional<RotaryDistanceProfile> rotaryProfile;
+    /// Set when that layer attends through a latent (DeepSeek's MLA) and the text has at most 4,096 tokens.
+    std::optional<LatentAttentionProfile> latentProfile;
     /// A vision model on a picture: every layer's own attention F32 [heads, n, n] (a few hundred
     /// patches), for the per-layer strip, rollout, flow and DINO's view (attnscope/vit_views.h).
     std::vector<PlainTensor> modelLayerAttention;

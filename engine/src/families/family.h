@@ -35,6 +35,12 @@ struct LayerAttention {
     std::string summary;  ///< in words: "causal, sliding window of 4096 keys, rotary positions"
 };
 
+/// Multi-head latent attention's widths (DeepSeek): each head's Q and K are [non-rotary | rotary],
+/// every head's non-rotary key made from one latent of `latentRank` features.
+struct LatentAttentionShape {
+    std::int64_t nope = 0, rope = 0, latentRank = 0;
+};
+
 struct FamilyEntry {
     /// The config.json model_type it reads ("mistral"); what ModelInfo::arch says.
     std::string id;
@@ -74,6 +80,8 @@ struct FamilyEntry {
     /// The rotary positions of layer `layer` (Gemma 3's local layers turn by another base), for the
     /// distance profile of the Diagnostics tab; null: none.
     const RopeSettings* (*rope)(const ModelConfig& c, std::int64_t layer) = nullptr;
+    /// Its latent attention's widths, for the Diagnostics tab's latent page; null: none.
+    LatentAttentionShape (*latentShape)(const ModelConfig& c) = nullptr;
     /// Parameters a variant takes from the model unless the request gives them (ModelInfo::variantDefaults).
     std::map<std::string, ParamValues> (*variantDefaults)(const ModelConfig& c) = nullptr;
     /// Copies of the score matrix its attention makes at once (the pass's memory estimate), and the

@@ -3,6 +3,7 @@
 
 #include "families/family.h"
 
+#include "model/latent_profile.h"
 #include "model/rotary_profile.h"
 
 #include "model/captured_attention.h"
@@ -361,6 +362,22 @@ std::optional<RotaryDistanceProfile> ModelSession::rotaryProfile(int layer, std:
     }
     const ModelConfig& c = m_model->config();
     return rotaryDistanceProfile(q, m_last->capture.k[l], *rope(c, layer), c.maxPositions);
+}
+
+std::optional<LatentAttentionProfile> ModelSession::latentProfile(int layer, std::vector<std::string>& notices) const {
+    if (!m_model || !m_last) return std::nullopt;
+    const auto shape = familyOf(m_model->config()).latentShape;
+    if (!shape) return std::nullopt;
+    const auto l = static_cast<std::size_t>(layer);
+    if (layer < 0 || l >= m_last->capture.q.size() || l >= m_last->capture.k.size()) return std::nullopt;
+    const at::Tensor& q = m_last->capture.q[l];
+    if (q.size(1) > kLatentProfileMaxTokens) {
+        notices.push_back("the latent-key profile (Diagnostics) is computed for texts of up to " + std::to_string(kLatentProfileMaxTokens) +
+                          " tokens; this one has " + std::to_string(q.size(1)));
+        return std::nullopt;
+    }
+    const LatentAttentionShape s = shape(m_model->config());
+    return latentAttentionProfile(q, m_last->capture.k[l], s.nope, s.rope, s.latentRank);
 }
 
 }  // namespace attnscope::engine

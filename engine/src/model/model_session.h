@@ -73,6 +73,9 @@ public:
     /// rotary positions (model/rotary_profile.h); nullopt for a model without them or when the
     /// pass has no q and k, and, with a notice, for a text over kRotaryProfileMaxTokens.
     std::optional<RotaryDistanceProfile> rotaryProfile(int layer, std::vector<std::string>& notices) const;
+    /// The latent-attention profile of `layer` of the last pass (DeepSeek's MLA); none for other
+    /// families or texts over kLatentProfileMaxTokens (a notice says so).
+    std::optional<LatentAttentionProfile> latentProfile(int layer, std::vector<std::string>& notices) const;
 
     /// Every layer's attention [heads, n, n] of the last pass (empty when it kept none).
     std::vector<PlainTensor> lastPassAttention() const;

@@ -155,6 +155,9 @@ LayerAttention mlaAttention(const ModelConfig& c, std::int64_t) {
 
 FamilyEntry mlaEntry() {
     FamilyEntry e;
+    e.latentShape = [](const ModelConfig& c) {
+        return LatentAttentionShape{c.deepseek.qkNopeDim, c.deepseek.qkRopeDim, c.deepseek.kvLoraRank};
+    };
     e.tensors = &mlaTensors;
     e.prefixes = {"model.", ""};
     e.layerStem = "layers.";
