@@ -9,6 +9,7 @@
 #include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/rotary_profile_view.h"
+#include "views/diagnostics/latent_view.h"
 #include "views/diagnostics/softcap_view.h"
 #include "views/diagnostics/sparsity_view.h"
 #include "views/diagnostics/spectrum_plot.h"
@@ -29,6 +30,7 @@ constexpr int kMemoryTab = 0;
 constexpr int kReceptiveFieldTab = 1;
 constexpr int kRotaryTab = 0;
 constexpr int kSoftcapTab = 1;
+constexpr int kLatentTab = 2;
 
 }  // namespace
 
@@ -75,6 +77,10 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     m_modelTabs->insertTab(kSoftcapTab, m_softcap, tr("Soft-cap"));
     m_modelTabs->setTabToolTip(kRotaryTab, tr("The layer's mean score by distance, with its rotary positions and with them undone"));
     m_modelTabs->setTabToolTip(kSoftcapTab, tr("How many of the layer's scores its soft-cap flattens, per head"));
+    m_latent = new LatentView(m_modelTabs);
+    m_modelTabs->insertTab(kLatentTab, m_latent, tr("Latent keys"));
+    m_modelTabs->setTabToolTip(kLatentTab, tr("Multi-head latent attention: the keys' rank against the latent's, and each "
+                                              "head's rotary and non-rotary score parts"));
     addWidget(m_modelTabs);
     m_sparsity = new SparsityView(this);
     addWidget(m_sparsity);
@@ -125,6 +131,7 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     m_star->setInspectionState(state);
     m_rotary->setInspectionState(state);
     m_softcap->setInspectionState(state);
+    m_latent->setInspectionState(state);
     m_sparsity->setInspectionState(state);
     updatePage();
 }
@@ -140,6 +147,7 @@ void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result
     m_star->setResult(m_result);
     m_rotary->setResult(m_result);
     m_softcap->setResult(m_result);
+    m_latent->setResult(m_result);
     m_sparsity->setResult(m_result);
     updatePage();
 }
@@ -153,10 +161,13 @@ void DiagnosticsStack::updatePage() {
     const engine::VariantInfo* info = engine::findVariantInfo(m_shownVariant.toStdString());
     const auto page = info ? m_pages.find(info->diagnosticsPage) : m_pages.end();
     const bool rotary = m_result && m_result->rotaryProfile, capped = m_result && SoftcapView::shows(*m_result);
-    if (page == m_pages.end() && (rotary || capped) && !m_shownVariant.isEmpty()) {
+    const bool latent = m_result && m_result->latentProfile;
+    if (page == m_pages.end() && (rotary || capped || latent) && !m_shownVariant.isEmpty()) {
         m_modelTabs->setTabVisible(kRotaryTab, rotary);
         m_modelTabs->setTabVisible(kSoftcapTab, capped);
-        if (!m_modelTabs->isTabVisible(m_modelTabs->currentIndex())) m_modelTabs->setCurrentIndex(rotary ? kRotaryTab : kSoftcapTab);
+        m_modelTabs->setTabVisible(kLatentTab, latent);
+        if (!m_modelTabs->isTabVisible(m_modelTabs->currentIndex()))
+            m_modelTabs->setCurrentIndex(rotary ? kRotaryTab : capped ? kSoftcapTab : kLatentTab);
         setCurrentWidget(m_modelTabs);
         return;
     }

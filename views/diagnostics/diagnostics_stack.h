@@ -25,6 +25,7 @@ class ClusterView;
 class MemoryView;
 class ReceptiveFieldView;
 class RotaryProfileView;
+class LatentView;
 class SoftcapView;
 class SparsityView;
 class InspectionState;
@@ -61,9 +62,10 @@ public:
     StarReachView* starReachView() const { return m_starReach; }
     RotaryProfileView* rotaryProfileView() const { return m_rotary; }
     SoftcapView* softcapView() const { return m_softcap; }
+    LatentView* latentView() const { return m_latent; }
     SparsityView* sparsityView() const { return m_sparsity; }
     /// A model layer's page (a run without a variant page of its own): "Rotary positions" when the
-    /// run has the profile, "Soft-cap" when the layer caps its scores.
+    /// run has the profile, "Soft-cap" when the layer caps its scores, "Latent keys" for MLA.
     QTabWidget* modelTabs() const { return m_modelTabs; }
     /// The star page's tabs: "Cycles" (the player) and "Reach".
     QTabWidget* starTabs() const { return m_starTabs; }
@@ -94,6 +96,7 @@ private:
     QTabWidget* m_modelTabs = nullptr;
     RotaryProfileView* m_rotary = nullptr;
     SoftcapView* m_softcap = nullptr;
+    LatentView* m_latent = nullptr;
     SparsityView* m_sparsity = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;
