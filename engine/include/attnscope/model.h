@@ -57,6 +57,9 @@ struct ModelInfo {
     std::int64_t maxTokens = 0;   ///< usable positions; longer inputs are truncated with a notice
     bool causal = false;
     std::uint64_t weightBytes = 0;
+    /// Of those, the bytes a layer-by-layer pass holds mapped at once (its largest layer and the
+    /// tensors outside the layers but the embedding); weightBytes for the other families.
+    std::uint64_t residentWeightBytes = 0;
     std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", "bytes", "sentencepiece", "image", or "" when the folder has none
     /// A vision model (arch "vit": ViT, DeiT, DINO) reads imageSize × imageSize pictures cut into
     /// patchSize patches, after prefixTokens extra tokens ([CLS], DeiT's distillation token); 0 for text models.

@@ -313,6 +313,12 @@ public:
     const std::vector<std::string>& warnings() const { return m_warnings; }
     /// Total bytes of the mapped weight files.
     std::uint64_t mappedBytes() const;
+    /// Bytes of the files a layer-by-layer pass holds mapped at once: every tensor it reads outside
+    /// the layers but the embedding (read by rows), and its largest layer's (`layerStem` + N.…).
+    std::uint64_t residentBytes(const std::string& layerStem) const;
+    /// Drops the mapped pages of the tensors whose names (without prefix) start with `prefix`
+    /// (SafetensorsFile::dropPages): a finished layer.
+    void dropMappedPages(const std::string& prefix) const;
 
     /// Reads `name` (without prefix) converted to F32. Shapes were checked at open().
     Result<PlainTensor> readF32(const std::string& name) const;

@@ -70,6 +70,10 @@ public:
     /// expert of a fused [experts, …] tensor); index −1 reads the whole tensor.
     Result<bool> readSliceF32Into(const std::string& name, std::int64_t index, float* out, std::size_t count) const;
     const std::string& path() const { return m_path; }
+    /// Lets the kernel drop the tensor's mapped pages from this process (madvise DONTNEED): a
+    /// finished layer of a large decoder stops counting in its resident memory; reading it again
+    /// faults the pages back in from the file.
+    void dropPages(const StTensorInfo& info) const;
 
 private:
     SafetensorsFile() = default;

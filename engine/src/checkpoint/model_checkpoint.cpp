@@ -54,6 +54,29 @@ std::uint64_t ModelCheckpoint::mappedBytes() const {
     return total;
 }
 
+std::uint64_t ModelCheckpoint::residentBytes(const std::string& layerStem) const {
+    const std::vector<ExpectedTensor> expected = expectedTensors(m_config);
+    std::map<std::string, std::uint64_t> layers;
+    std::uint64_t outside = 0;
+    for (const auto& [name, where] : m_resolved) {
+        const std::uint64_t bytes = where.info->end - where.info->begin;
+        if (!expected.empty() && name == expected.front().name) continue;  // the embedding: its text's rows only
+        if (name.compare(0, layerStem.size(), layerStem) != 0) {
+            outside += bytes;
+            continue;
+        }
+        layers[name.substr(0, name.find('.', layerStem.size()))] += bytes;
+    }
+    std::uint64_t largest = 0;
+    for (const auto& [layer, bytes] : layers) largest = std::max(largest, bytes);
+    return outside + largest;
+}
+
+void ModelCheckpoint::dropMappedPages(const std::string& prefix) const {
+    for (auto it = m_resolved.lower_bound(prefix); it != m_resolved.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+        it->second.file->dropPages(*it->second.info);
+}
+
 Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string& folder) {
     std::error_code ec;
     if (!fs::is_directory(folder, ec))

@@ -491,6 +491,14 @@ const StTensorInfo* SafetensorsFile::find(const std::string& name) const {
     return nullptr;
 }
 
+void SafetensorsFile::dropPages(const StTensorInfo& info) const {
+    // whole pages only: the first and last may hold a neighbour's bytes, which then fault back in
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<std::uintptr_t>(bytes(info));
+    const std::uintptr_t first = begin / page * page, last = (begin + (info.end - info.begin) + page - 1) / page * page;
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 const std::uint8_t* SafetensorsFile::bytes(const StTensorInfo& info) const {
     return m_map + m_dataStart + info.begin;
 }

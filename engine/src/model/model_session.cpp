@@ -34,16 +34,18 @@ at::Tensor denseWeights(AttentionResult& r, const Qkv& qkv) {
 }
 
 // Before anything is read: the weights a pass holds in F32 plus, for a decoder that upcasts layer
-// by layer, its mapped files (their pages stay resident while the pass reads them).
+// by layer, the mapped file pages it holds at once (a finished layer's pages are dropped: its
+// largest layer's and those outside the layers but the embedding's).
 Result<void> checkModelFitsBudget(const ModelCheckpoint& checkpoint, std::uint64_t budget) {
     const ModelConfig& c = checkpoint.config();
-    const bool layerByLayer = familyOf(c).layerByLayer;
+    const FamilyEntry& family = familyOf(c);
+    const bool layerByLayer = family.layerByLayer;
     const std::uint64_t held = modelPassBytes(c, 1, false).weights;
-    const std::uint64_t mapped = layerByLayer ? checkpoint.mappedBytes() : 0;
+    const std::uint64_t mapped = layerByLayer ? checkpoint.residentBytes(family.layerStem) : 0;
     if (held + mapped <= budget) return {};
     const std::string need = layerByLayer
-                                 ? formatBytes(mapped) + " of weight files read through a mapping plus " + formatBytes(held) +
-                                       " for its largest layer in float32"
+                                 ? formatBytes(mapped) + " of weight files mapped at once (its largest layer) plus " + formatBytes(held) +
+                                       " for that layer in float32"
                                  : formatBytes(held) + " for its weights in float32";
     return Error{ErrorCode::OutOfBudget, checkpoint.folder() + ": the model needs " + need + ", over the memory budget of " +
                                              formatBytes(budget) + ": open a smaller model or raise the memory budget"};
@@ -117,6 +119,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.maxTokens = c.usablePositions();
     info.causal = c.causal;
     info.weightBytes = checkpoint.value()->mappedBytes();
+    info.residentWeightBytes = family.layerByLayer ? checkpoint.value()->residentBytes(family.layerStem) : info.weightBytes;
     info.experts = c.moe.experts;
     info.capacityFactor = c.moe.active() ? c.moe.capacityFactor : 0.0;
     info.expertCapacity = c.moe.expertCapacity;

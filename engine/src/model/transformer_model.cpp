@@ -90,6 +90,8 @@ void TransformerModel::releaseWeights(const std::string& prefix) {
         m_spare.emplace(it->second.numel(), it->second.reshape({-1}));
         it = m_weights.erase(it);
     }
+    // the file's pages of the layer too (its experts may have been read a slice at a time)
+    m_checkpoint->dropMappedPages(prefix);
 }
 
 at::Tensor TransformerModel::activation(const at::Tensor& x) const {
