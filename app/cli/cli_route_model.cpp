@@ -1,7 +1,7 @@
 // attnscope-cli route --model: the text run through a mixture-of-experts model folder (the
 // project's `train --arch switch`, or a Switch Transformers checkpoint), and the tokens entering
-// layer L's FFN routed by that layer's router — by default with the capacity the model routes
-// with, so the routing is the model's own.
+// layer L's FFN routed by that layer's router — by default with the capacity, choices and rules
+// (DeepSeek's scores, bias, groups, scale) the model routes with, so the routing is the model's own.
 
 #include "cli/cli_commands.h"
 #include "cli/cli_progress.h"
@@ -40,8 +40,8 @@ int routeModelCommand(const RouteOptions& o) {
     for (const auto& w : info->warnings) std::cerr << "attnscope-cli: warning: " << w << "\n";
     if (info->experts == 0) {
         printError(o.model + ": a dense " + info->familyName +
-                   " model has no router; route --model needs expert layers (a Switch Transformers, Mixtral, Qwen2-MoE "
-                   "or OLMoE checkpoint, or attnscope-cli train --arch switch)");
+                   " model has no router; route --model needs expert layers (a Switch Transformers, Mixtral, Qwen2-MoE, "
+                   "OLMoE, GPT-OSS or DeepSeek checkpoint, or attnscope-cli train --arch switch)");
         return kExitFailure;
     }
     if (o.layer < 0 || o.layer >= info->layers) {
@@ -69,13 +69,19 @@ int routeModelCommand(const RouteOptions& o) {
         router.capacityFactor = info->capacityFactor;
         router.expertCapacity = info->expertCapacity;
     }
-    if (!o.policyGiven && info->routerK > 1) {  // Mixtral: top-k, renormalised
+    const auto layer = static_cast<std::size_t>(o.layer);
+    if (!o.policyGiven && info->routerK > 1) {  // Mixtral: top-k, renormalised; DeepSeek: its own rules
         router.policy = kTopkPolicy;
         router.k = info->routerK;
         router.normalize = info->routerNormalize;
+        router.scoring = info->routerScoring;
+        router.expertGroups = info->routerGroups;
+        router.keptGroups = info->routerKeptGroups;
+        router.groupScore = info->routerGroupScore;
+        router.gateScale = info->routerScale;
+        if (layer < (*pass)->routerChoiceBias.size()) router.choiceBias = (*pass)->routerChoiceBias[layer];
     }
     // (the pass keeps router logits by layer: an expert layer's are there)
-    const auto layer = static_cast<std::size_t>(o.layer);
     if (layer >= (*pass)->routerLogits.size() || (*pass)->routerLogits[layer].shape.size() != 2) {
         printError("internal: the model's pass kept no router logits for its expert layer " + std::to_string(o.layer));
         return kExitFailure;

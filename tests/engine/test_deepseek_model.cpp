@@ -385,6 +385,11 @@ TEST_P(DeepseekModel, AgreesWithADoublePrecisionForward) {
     ASSERT_TRUE(info.ok()) << info.error().message;
     EXPECT_EQ(info->headDim, kQk);
     EXPECT_EQ(info->expertLayers, (std::vector<std::int64_t>{1, 2}));
+    // what `route --model` routes with: the model's own rules and, per layer, its choice bias
+    EXPECT_EQ(info->routerScoring, spec.v3 ? "sigmoid" : "softmax");
+    EXPECT_EQ(info->routerGroups, 2);
+    EXPECT_EQ(info->routerKeptGroups, 1);
+    EXPECT_DOUBLE_EQ(info->routerScale, spec.v3 ? 2.5 : 1.5);
     ModelInput input;
     input.ids = {1, 7, 33, 2, 19, 19, 48, 5, 11, 0, 3, 44, 9};
     auto pass = m_engine->forwardModel(input);
@@ -402,6 +407,8 @@ TEST_P(DeepseekModel, AgreesWithADoublePrecisionForward) {
                     ASSERT_NEAR(f.qkv[l].k.f32[(h * n + i) * kQk + c], ref.k[l][h][i][c], 1e-4) << "k " << l << "/" << h << " " << c;
                 }
             }
+    ASSERT_EQ(f.routerChoiceBias.size(), std::size_t(kLayers));
+    EXPECT_EQ(f.routerChoiceBias[2], spec.v3 ? weights.at("layers.2.mlp.gate.e_score_correction_bias").f32 : std::vector<float>{});
     for (std::size_t s = 0; s < 2; ++s) {  // the sparse layers 1 and 2: logits and choices
         const PlainTensor& logits = f.routerLogits[s + 1];
         for (std::size_t t = 0; t < n; ++t) {

@@ -94,8 +94,11 @@ void LatentView::drawSpectrum(const engine::LatentAttentionProfile& p) {
     auto* latent = qobject_cast<QCPItemStraightLine*>(m_spectrum->item(0));
     latent->point1->setCoords(static_cast<double>(p.latentRank), 0);
     latent->point2->setCoords(static_cast<double>(p.latentRank), 1);
-    latent->setVisible(p.latentRank < static_cast<std::int64_t>(m_values.size()) * 2);
-    m_spectrum->xAxis->setRange(0, std::max<double>(static_cast<double>(m_values.size()), static_cast<double>(p.latentRank)) + 1);
+    // a latent far wider than the text's rank bound stays off the axis (the text says so)
+    const bool bounding = p.latentRank <= static_cast<std::int64_t>(m_values.size()) * 2;
+    latent->setVisible(bounding);
+    m_spectrum->xAxis->setRange(0, (bounding ? std::max<double>(static_cast<double>(m_values.size()), static_cast<double>(p.latentRank))
+                                             : static_cast<double>(m_values.size())) + 1);
     m_spectrum->yAxis->setRange(std::max(top * 1e-8, *std::min_element(m_values.begin(), m_values.end()) * 0.5), top * 2);
 }
 
@@ -130,17 +133,20 @@ void LatentView::rebuild() {
     replotWhenShown(m_split);
     const int head = std::clamp(m_state ? m_state->head() : 0, 0, static_cast<int>(m_rotary.size()) - 1);
     const double mean = m_rotary.isEmpty() ? 0.0 : std::accumulate(m_rotary.begin(), m_rotary.end(), 0.0) / m_rotary.size();
+    const QString bound = p.n < p.latentRank
+                              ? tr("On these %1 tokens they have rank %2 (a text shorter than %3 tokens bounds the rank "
+                                   "itself: longer texts meet the latent's bound).")
+                              : tr("On these %1 tokens they have rank %2 (dashed: %3).");
     m_info->setText(tr("Keys and values come from one latent of %1 features per token (kv_lora_rank): the %2 heads' "
                        "non-rotary keys, %2 × %3 = %4 features, are all made from it, so at most %1 of their singular "
-                       "values are non-zero (left; dashed: %1). On these %5 tokens they have rank %6. Besides, every "
-                       "head shares one rotary key of %7 features: its product carries %8 % of head %9's score size "
-                       "(right; %10 % on average), the non-rotary product the rest.")
+                       "values are non-zero (left). %5 Besides, every head shares one rotary key of %6 features: its "
+                       "product carries %7 % of head %8's score size (right; %9 % on average), the non-rotary product "
+                       "the rest.")
                         .arg(p.latentRank)
                         .arg(p.heads)
                         .arg(p.nope)
                         .arg(p.heads * p.nope)
-                        .arg(p.n)
-                        .arg(m_rank)
+                        .arg(bound.arg(p.n).arg(m_rank).arg(p.latentRank))
                         .arg(p.rope)
                         .arg(m_rotary.isEmpty() ? 0.0 : m_rotary[head], 0, 'f', 1)
                         .arg(head)

@@ -77,6 +77,12 @@ struct ModelInfo {
     std::int64_t expertCapacity = 0;
     std::int64_t routerK = 1;      ///< choices per token (Mixtral: num_experts_per_tok)
     bool routerNormalize = false;  ///< gates renormalised over the k choices (Mixtral)
+    /// DeepSeek's routers (RouterOptions has the meaning): scores, expert groups, gate scale; each
+    /// layer's choice bias comes with the pass (ModelForward::routerChoiceBias).
+    std::string routerScoring = "softmax";
+    std::int64_t routerGroups = 1, routerKeptGroups = 1;
+    std::string routerGroupScore = "max";
+    double routerScale = 1.0;
     /// The layers whose FFN is routed (all of a roberta_switch model; every
     /// encoder_sparse_step-th of a switch_transformers one).
     std::vector<std::int64_t> expertLayers;
@@ -105,6 +111,8 @@ struct ModelForward {
     /// entering the layer's FFN (attnscope-cli route --model routes them), indexed by layer; empty
     /// for a dense model, and an empty tensor for a dense layer between expert layers.
     std::vector<PlainTensor> routerLogits;
+    /// Beside routerLogits, each layer's choice bias (DeepSeek-V3's e_score_correction_bias); empty where none.
+    std::vector<std::vector<float>> routerChoiceBias;
     std::vector<std::string> notices;     ///< truncation, NaN weights, tokenizer notices
 };
 

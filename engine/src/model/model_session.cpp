@@ -125,6 +125,11 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.expertCapacity = c.moe.expertCapacity;
     info.routerK = c.moe.topK;
     info.routerNormalize = c.moe.normalizeTopK;
+    info.routerScoring = c.moe.scoring;
+    info.routerGroups = c.moe.expertGroups;
+    info.routerKeptGroups = c.moe.keptGroups;
+    info.routerGroupScore = c.moe.groupScore;
+    info.routerScale = c.moe.gateScale;
     for (std::int64_t l = 0; l < c.numLayers; ++l)
         if (c.switchLayer(l)) info.expertLayers.push_back(l);
     info.warnings = checkpoint.value()->warnings();
@@ -309,6 +314,7 @@ std::shared_ptr<const ModelForward> ModelSession::forward(const ModelInput& inpu
     }
     for (const auto& h : pass.capture.hidden) out->hidden.push_back(toPlain(h));
     for (const auto& logits : pass.capture.routerLogits) out->routerLogits.push_back(logits.defined() ? toPlain(logits) : PlainTensor{});
+    out->routerChoiceBias = pass.capture.routerChoiceBias;
     return out;
 }
 
@@ -339,13 +345,12 @@ Qkv ModelSession::layerQkv(const ModelInput& given, int layer, const ProgressFn&
         model.expertCapacity = m_info.expertCapacity;
         model.k = m_info.routerK;
         model.normalize = m_info.routerNormalize;
-        const SwitchSettings& moe = m_model->config().moe;
-        model.scoring = moe.scoring;
+        model.scoring = m_info.routerScoring;
         model.layerChoiceBias = pass.capture.routerChoiceBias;
-        model.expertGroups = moe.expertGroups;
-        model.keptGroups = moe.keptGroups;
-        model.groupScore = moe.groupScore;
-        model.gateScale = moe.gateScale;
+        model.expertGroups = m_info.routerGroups;
+        model.keptGroups = m_info.routerKeptGroups;
+        model.groupScore = m_info.routerGroupScore;
+        model.gateScale = m_info.routerScale;
         *routing = std::move(model);
     }
     return qkv;
