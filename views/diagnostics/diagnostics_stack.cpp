@@ -10,6 +10,7 @@
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/rotary_profile_view.h"
 #include "views/diagnostics/latent_view.h"
+#include "views/diagnostics/sink_view.h"
 #include "views/diagnostics/softcap_view.h"
 #include "views/diagnostics/sparsity_view.h"
 #include "views/diagnostics/spectrum_plot.h"
@@ -31,6 +32,7 @@ constexpr int kReceptiveFieldTab = 1;
 constexpr int kRotaryTab = 0;
 constexpr int kSoftcapTab = 1;
 constexpr int kLatentTab = 2;
+constexpr int kSinkTab = 3;
 
 }  // namespace
 
@@ -81,6 +83,9 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     m_modelTabs->insertTab(kLatentTab, m_latent, tr("Latent keys"));
     m_modelTabs->setTabToolTip(kLatentTab, tr("Multi-head latent attention: the keys' rank against the latent's, and each "
                                               "head's rotary and non-rotary score parts"));
+    m_sink = new SinkView(m_modelTabs);
+    m_modelTabs->insertTab(kSinkTab, m_sink, tr("Sinks"));
+    m_modelTabs->setTabToolTip(kSinkTab, tr("Learned sinks: the weight each head's rows give to no token"));
     addWidget(m_modelTabs);
     m_sparsity = new SparsityView(this);
     addWidget(m_sparsity);
@@ -132,6 +137,7 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     m_rotary->setInspectionState(state);
     m_softcap->setInspectionState(state);
     m_latent->setInspectionState(state);
+    m_sink->setInspectionState(state);
     m_sparsity->setInspectionState(state);
     updatePage();
 }
@@ -148,6 +154,7 @@ void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result
     m_rotary->setResult(m_result);
     m_softcap->setResult(m_result);
     m_latent->setResult(m_result);
+    m_sink->setResult(m_result);
     m_sparsity->setResult(m_result);
     updatePage();
 }
@@ -161,13 +168,14 @@ void DiagnosticsStack::updatePage() {
     const engine::VariantInfo* info = engine::findVariantInfo(m_shownVariant.toStdString());
     const auto page = info ? m_pages.find(info->diagnosticsPage) : m_pages.end();
     const bool rotary = m_result && m_result->rotaryProfile, capped = m_result && SoftcapView::shows(*m_result);
-    const bool latent = m_result && m_result->latentProfile;
-    if (page == m_pages.end() && (rotary || capped || latent) && !m_shownVariant.isEmpty()) {
+    const bool latent = m_result && m_result->latentProfile, sinks = m_result && SinkView::shows(*m_result);
+    if (page == m_pages.end() && (rotary || capped || latent || sinks) && !m_shownVariant.isEmpty()) {
         m_modelTabs->setTabVisible(kRotaryTab, rotary);
         m_modelTabs->setTabVisible(kSoftcapTab, capped);
         m_modelTabs->setTabVisible(kLatentTab, latent);
+        m_modelTabs->setTabVisible(kSinkTab, sinks);
         if (!m_modelTabs->isTabVisible(m_modelTabs->currentIndex()))
-            m_modelTabs->setCurrentIndex(rotary ? kRotaryTab : capped ? kSoftcapTab : kLatentTab);
+            m_modelTabs->setCurrentIndex(rotary ? kRotaryTab : capped ? kSoftcapTab : latent ? kLatentTab : kSinkTab);
         setCurrentWidget(m_modelTabs);
         return;
     }

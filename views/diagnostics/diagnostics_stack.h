@@ -26,6 +26,7 @@ class MemoryView;
 class ReceptiveFieldView;
 class RotaryProfileView;
 class LatentView;
+class SinkView;
 class SoftcapView;
 class SparsityView;
 class InspectionState;
@@ -63,9 +64,11 @@ public:
     RotaryProfileView* rotaryProfileView() const { return m_rotary; }
     SoftcapView* softcapView() const { return m_softcap; }
     LatentView* latentView() const { return m_latent; }
+    SinkView* sinkView() const { return m_sink; }
     SparsityView* sparsityView() const { return m_sparsity; }
     /// A model layer's page (a run without a variant page of its own): "Rotary positions" when the
-    /// run has the profile, "Soft-cap" when the layer caps its scores, "Latent keys" for MLA.
+    /// run has the profile, "Soft-cap" when the layer caps its scores, "Latent keys" for MLA,
+    /// "Sinks" when its heads have learned sinks.
     QTabWidget* modelTabs() const { return m_modelTabs; }
     /// The star page's tabs: "Cycles" (the player) and "Reach".
     QTabWidget* starTabs() const { return m_starTabs; }
@@ -97,6 +100,7 @@ private:
     RotaryProfileView* m_rotary = nullptr;
     SoftcapView* m_softcap = nullptr;
     LatentView* m_latent = nullptr;
+    SinkView* m_sink = nullptr;
     SparsityView* m_sparsity = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
     QPointer<InspectionState> m_state;

@@ -39,7 +39,7 @@ VariantInfo info() {
                               "Each head's learned sink logit (GPT-OSS): one more entry in every row's softmax, with no value, "
                               "so a row's weights sum to 1 minus the sink's share.")};
     info.diagnostics = info.inputs;  // kept with the result: its tiles need it
-    info.diagnostics.push_back(diagnostic(kSoftcapSaturation, DType::F32, "[H]", DiagnosticWhen::Always,
+    info.diagnostics.push_back(diagnostic(kSoftcapSaturation, DType::F32, "[H]", DiagnosticWhen::OnRequest,
                                           "When softcap c > 0: per head, the share of the scores a query sees with "
                                           "|c·tanh(s/c)| ≥ 0.9 c, the ones the cap flattens (Gemma 2's soft-capping at work)."));
     info.diagnostics.push_back(diagnostic(kSinkShare, DType::F32, "[H, n]", DiagnosticWhen::OnRequest,
