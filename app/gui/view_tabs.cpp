@@ -134,7 +134,8 @@ void ViewTabs::addTooltips() {
     tip(ViewTab::Compare, tr("The variant and the “Compare with” variant on the same Q, K, V, same head"));
     tip(ViewTab::Diagnostics, tr("The variant's inner workings: approximation error against exact softmax, "
                                  "Linformer's spectrum, Reformer's LSH buckets, Routing's clusters, "
-                                 "Transformer-XL's memory and receptive field"));
+                                 "Transformer-XL's memory and receptive field; a model layer's rotary positions, "
+                                 "soft-cap, sinks or latent keys"));
     tip(ViewTab::Links, tr("Query tokens linked to key tokens, lines weighted by attention; hover a token to isolate it"));
     tip(ViewTab::Cost, tr("Time, memory and FLOPs of the run per stage; scaling of time and memory with n"));
     tip(ViewTab::Atlas, tr("Every head of the opened model coloured by one metric, and what each efficient "

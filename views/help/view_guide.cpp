@@ -72,7 +72,10 @@ ViewGuide viewGuide(const QString& key) {
                    "Linformer's spectrum), Transformer-XL's memory, score terms and receptive field, and the "
                    "Star-Transformer's ring and relay, cycle by cycle. On a layer of a model with rotary positions "
                    "(Llama, Mistral, Qwen), a variant without a page of its own shows the head's mean score by relative "
-                   "distance, with the rotation and with it removed: RoPE's decay."),
+                   "distance, with the rotation and with it removed: RoPE's decay. Today's models add their own pages: "
+                   "Soft-cap (Gemma 2: the share of scores the cap flattens, per head), Sinks (GPT-OSS: the weight each "
+                   "head gives its learned sink, no token) and Latent keys (DeepSeek: the keys' rank against the "
+                   "latent they come from, and each head's rotary share of its score)."),
                 tr("Each page explains its own axes. Approximations show their error against exact softmax on the same "
                    "Q, K, V, and an error curve over the parameter that trades accuracy for speed."),
                 tr("Press \"Compute error curve\" on an approximation to see how the error falls as the number of "
