@@ -25,11 +25,7 @@ const QColor kLatentColor(214, 39, 40);
 LatentView::LatentView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_info = new QLabel(this);
-    m_info->setTextFormat(Qt::PlainText);
-    m_info->setWordWrap(true);
-    m_info->setContentsMargins(8, 4, 8, 2);
-    layout->addWidget(m_info);
+    m_info = addExplanationLabel(this, layout);
     auto* plots = new QHBoxLayout;
     m_spectrum = new QCustomPlot(this);
     styleDiagnosticPlot(m_spectrum);
@@ -51,16 +47,8 @@ LatentView::LatentView(QWidget* parent) : QWidget(parent) {
     plots->addWidget(m_spectrum, 3);
     m_split = new QCustomPlot(this);
     styleDiagnosticPlot(m_split);
-    m_split->xAxis->setLabel(tr("head"));
     m_split->yAxis->setLabel(tr("rotary share of |score| (%)"));
-    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // whole heads only
-    m_split->xAxis->setTicker(ticker);
-    auto* bars = new QCPBars(m_split->xAxis, m_split->yAxis);
-    bars->setWidth(0.7);
-    bars->setPen(Qt::NoPen);
-    bars->setBrush(QColor(255, 127, 14));
+    addHeadBars(m_split, QColor(255, 127, 14));
     plots->addWidget(m_split, 2);
     layout->addLayout(plots, 1);
     rebuild();

@@ -4,7 +4,9 @@
 #include "views/diagnostics/categorical_palette.h"
 #include "views/qcp.h"
 
+#include <QBoxLayout>
 #include <QEvent>
+#include <QLabel>
 
 #include <algorithm>
 
@@ -62,6 +64,28 @@ void styleDiagnosticAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFont
     axis->setLabelColor(fg);
     axis->setLabelFont(labelFont);
     axis->grid()->setPen(QPen(QColor(128, 128, 128, 60), 0, Qt::DotLine));
+}
+
+QLabel* addExplanationLabel(QWidget* page, QBoxLayout* layout) {
+    auto* label = new QLabel(page);
+    label->setTextFormat(Qt::PlainText);
+    label->setWordWrap(true);
+    label->setContentsMargins(8, 4, 8, 2);
+    layout->addWidget(label);
+    return label;
+}
+
+QCPBars* addHeadBars(QCustomPlot* plot, const QColor& color) {
+    plot->xAxis->setLabel(QObject::tr("head"));
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // whole heads only
+    plot->xAxis->setTicker(ticker);
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setWidth(0.7);
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(color);
+    return bars;
 }
 
 void showEmptyPlot(QCustomPlot* plot, bool empty) {

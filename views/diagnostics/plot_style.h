@@ -8,12 +8,15 @@
 #include <QColor>
 #include <QFont>
 
+class QBoxLayout;
 class QCPAxis;
+class QCPBars;
 class QCPColorGradient;
 class QCPColorMap;
 class QCPColorScale;
 class QCPTextElement;
 class QCustomPlot;
+class QLabel;
 
 namespace attnscope::views {
 
@@ -35,6 +38,12 @@ void styleDiagnosticPlot(QCustomPlot* plot);
 /// Queues a replot when the plot is visible. NOTE: replotting a plot that was never shown draws
 /// into an unsized paint buffer (QPainter warnings); hidden plots are replotted when shown.
 void replotWhenShown(QCustomPlot* plot);
+
+/// The explanation above a page's plots, added to `layout`: plain text (it may quote user input),
+/// word-wrapped, with the pages' margins.
+QLabel* addExplanationLabel(QWidget* page, QBoxLayout* layout);
+/// Bars over whole heads: the x axis labelled "head" with a tick per head, bars 0.7 wide in `color`.
+QCPBars* addHeadBars(QCustomPlot* plot, const QColor& color);
 
 /// An empty or pending plot shows only its title (the message saying why): its axes, colour
 /// scales and legend are hidden, so no 0–5 axes or 0–6 colour bar pass for data. Shown again

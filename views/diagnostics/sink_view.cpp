@@ -34,24 +34,12 @@ const engine::AttentionResult* sinkResult(const engine::RunResult& run) {
 SinkView::SinkView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_info = new QLabel(this);
-    m_info->setTextFormat(Qt::PlainText);
-    m_info->setWordWrap(true);
-    m_info->setContentsMargins(8, 4, 8, 2);
-    layout->addWidget(m_info);
+    m_info = addExplanationLabel(this, layout);
     auto* plots = new QHBoxLayout;
     m_perHead = new QCustomPlot(this);
     styleDiagnosticPlot(m_perHead);
-    m_perHead->xAxis->setLabel(tr("head"));
     m_perHead->yAxis->setLabel(tr("mean weight on the sink (%)"));
-    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // whole heads only
-    m_perHead->xAxis->setTicker(ticker);
-    auto* bars = new QCPBars(m_perHead->xAxis, m_perHead->yAxis);
-    bars->setWidth(0.7);
-    bars->setPen(Qt::NoPen);
-    bars->setBrush(kSinkColor);
+    addHeadBars(m_perHead, kSinkColor);
     plots->addWidget(m_perHead, 1);
     m_perRow = new QCustomPlot(this);
     styleDiagnosticPlot(m_perRow);

@@ -36,23 +36,11 @@ double paramNumber(const engine::AttentionResult& r, const char* name) {
 SoftcapView::SoftcapView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_info = new QLabel(this);
-    m_info->setTextFormat(Qt::PlainText);
-    m_info->setWordWrap(true);
-    m_info->setContentsMargins(8, 4, 8, 2);
-    layout->addWidget(m_info);
+    m_info = addExplanationLabel(this, layout);
     m_plot = new QCustomPlot(this);
     styleDiagnosticPlot(m_plot);
-    m_plot->xAxis->setLabel(tr("head"));
-    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);  // whole heads only
-    m_plot->xAxis->setTicker(ticker);
     m_plot->yAxis->setLabel(tr("scores within 10 % of the cap (%)"));
-    auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-    bars->setWidth(0.7);
-    bars->setPen(Qt::NoPen);
-    bars->setBrush(QColor(31, 119, 180));
+    addHeadBars(m_plot, QColor(31, 119, 180));
     layout->addWidget(m_plot, 1);
     rebuild();
 }

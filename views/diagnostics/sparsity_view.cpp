@@ -57,11 +57,7 @@ const engine::PlainTensor* statOf(const engine::AttentionResult& r, const char* 
 SparsityView::SparsityView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_info = new QLabel(this);
-    m_info->setTextFormat(Qt::PlainText);
-    m_info->setWordWrap(true);
-    m_info->setContentsMargins(8, 4, 8, 2);
-    layout->addWidget(m_info);
+    m_info = addExplanationLabel(this, layout);
     m_plot = new QCustomPlot(this);
     styleDiagnosticPlot(m_plot);
     m_plot->xAxis->setLabel(tr("query"));

@@ -11,10 +11,9 @@
 
 #include "families/family_forward.h"
 
-#include "core_torch/to_plain.h"
+#include "families/decoder_blocks.h"
 #include "families/llama/decoder.h"
 #include "model/rotary_positions.h"
-#include "plain/engine_error.h"
 
 #include <cmath>
 #include <limits>
@@ -23,14 +22,6 @@ namespace attnscope::engine::families::deepseek_v2 {
 namespace {
 
 constexpr double kLatentNormEps = 1e-6;  // q_a_layernorm's and kv_a_layernorm's (their class default)
-
-at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-    return x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
-}
-
-at::Tensor layerLinear(TransformerModel& model, const at::Tensor& in, const std::string& name, bool bias) {
-    return bias ? at::linear(in, model.weight(name + ".weight"), model.weight(name + ".bias")) : at::linear(in, model.weight(name + ".weight"));
-}
 
 at::Tensor swiglu(TransformerModel& model, const at::Tensor& x, const std::string& p) {
     return at::linear(at::silu(at::linear(x, model.weight(p + "gate_proj.weight"))) * at::linear(x, model.weight(p + "up_proj.weight")),
@@ -82,23 +73,9 @@ at::Tensor experts(TransformerModel& model, const at::Tensor& x, const std::stri
         options.choiceBias.assign(bias.data_ptr<float>(), bias.data_ptr<float>() + bias.numel());
     }
     capture.routerChoiceBias.push_back(options.choiceBias);
-    auto routing = routeTokens(toPlain(logits), options);
-    if (!routing) throw EngineError(routing.error().code, p + "mlp.gate: " + routing.error().message);
-    const Routing& r = routing.value();
-    at::Tensor out = at::zeros_like(x);
-    for (std::int64_t e = 0; e < r.experts; ++e) {
-        std::vector<std::int64_t> rows;
-        std::vector<float> gates;
-        for (std::size_t i = 0; i < r.expert.size(); ++i)
-            if (r.expert[i] == e && r.kept[i]) {
-                rows.push_back(static_cast<std::int64_t>(i) / r.k);
-                gates.push_back(r.gate[i]);
-            }
-        if (rows.empty()) continue;
-        const at::Tensor index = at::tensor(at::ArrayRef<std::int64_t>(rows), at::kLong);
-        const at::Tensor y = swiglu(model, x.index_select(0, index), p + "mlp.experts." + std::to_string(e) + ".");
-        out.index_add_(0, index, y * at::tensor(at::ArrayRef<float>(gates), at::kFloat).unsqueeze(1));
-    }
+    const Routing r = routeOrThrow(logits, options, p + "mlp.gate");
+    at::Tensor out = mixRoutedExperts(
+        x, r, [&](const at::Tensor& rows, std::int64_t e) { return swiglu(model, rows, p + "mlp.experts." + std::to_string(e) + "."); });
     if (c.deepseek.sharedExperts > 0) out = out + swiglu(model, x, p + "mlp.shared_experts.");
     return out;
 }

@@ -8,6 +8,7 @@
 
 #include "families/family_forward.h"
 
+#include "families/decoder_blocks.h"
 #include "families/gemma2/gemma_decoder.h"
 #include "families/llama/decoder.h"
 #include "model/rotary_positions.h"
@@ -20,10 +21,6 @@ namespace {
 
 at::Tensor gemmaNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
     return x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * (1.0 + weight);
-}
-
-at::Tensor layerLinear(TransformerModel& model, const at::Tensor& in, const std::string& name, bool bias) {
-    return bias ? at::linear(in, model.weight(name + ".weight"), model.weight(name + ".bias")) : at::linear(in, model.weight(name + ".weight"));
 }
 
 // Keys a query may not see: the future, and on a sliding layer those W or more positions back.

@@ -14,8 +14,7 @@ namespace {
 // The attention's own fields, read after the decoder's common ones (the readAttention hook):
 // biases, scale, soft-caps, window and its layers, q/k norms, the local rotary base.
 Result<void> readGemmaAttention(const FieldReader& f, const Json& root, ModelConfig& c, const GemmaTraits& t) {
-    GemmaSettings& g = c.gemma;
-    if (auto bias = readAttentionBias(f, c); !bias) return bias;
+    GemmaSettings& g = c.gemma;  // (attention_bias: read by the decoder's reader)
     ATTNSCOPE_TRY_ASSIGN(g.queryPreAttnScalar, f.number("query_pre_attn_scalar", 256.0, 1e-6, 1e9));
     // null switches a cap off; absent keeps the config class's default
     ATTNSCOPE_TRY_ASSIGN(g.attnSoftcap, f.number("attn_logit_softcapping", root.contains("attn_logit_softcapping") ? 0.0 : t.attnSoftcap,

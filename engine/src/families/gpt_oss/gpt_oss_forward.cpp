@@ -9,7 +9,7 @@
 #include "families/family_forward.h"
 
 #include "core_torch/to_plain.h"
-#include "plain/engine_error.h"
+#include "families/decoder_blocks.h"
 #include "families/llama/decoder.h"
 #include "model/rotary_positions.h"
 
@@ -21,13 +21,7 @@ namespace {
 
 constexpr int kGateUpSlot = 0, kDownSlot = 1;
 
-at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-    return x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
-}
-
-at::Tensor biasedLinear(TransformerModel& model, const at::Tensor& in, const std::string& name) {
-    return at::linear(in, model.weight(name + ".weight"), model.weight(name + ".bias"));
-}
+at::Tensor biasedLinear(TransformerModel& model, const at::Tensor& in, const std::string& name) { return layerLinear(model, in, name, true); }
 
 // One layer's attention on the normed input `a` [n, hidden]: the context [n, heads · head_dim];
 // captures the rotated Q, the K and V each query head reads, the weights when asked, and the sinks.
@@ -78,24 +72,8 @@ at::Tensor experts(TransformerModel& model, const at::Tensor& x, const std::stri
     const at::Tensor logits = biasedLinear(model, x, p + "mlp.router").contiguous();
     capture.routerLogits.push_back(logits);
     // top k of the logits soft-maxed = the softmax over all renormalised over the k chosen
-    auto routing = routeTokens(toPlain(logits), switchRouterOptions(c.moe));
-    if (!routing) throw EngineError(routing.error().code, p + "mlp.router: " + routing.error().message);
-    const Routing& r = routing.value();
-    at::Tensor out = at::zeros_like(x);
-    for (std::int64_t e = 0; e < r.experts; ++e) {
-        std::vector<std::int64_t> rows;
-        std::vector<float> gates;
-        for (std::size_t i = 0; i < r.expert.size(); ++i)
-            if (r.expert[i] == e && r.kept[i]) {
-                rows.push_back(static_cast<std::int64_t>(i) / r.k);
-                gates.push_back(r.gate[i]);
-            }
-        if (rows.empty()) continue;
-        const at::Tensor index = at::tensor(at::ArrayRef<std::int64_t>(rows), at::kLong);
-        const at::Tensor y = expert(model, x.index_select(0, index), p, e);
-        out.index_add_(0, index, y * at::tensor(at::ArrayRef<float>(gates), at::kFloat).unsqueeze(1));
-    }
-    return out;
+    const Routing r = routeOrThrow(logits, switchRouterOptions(c.moe), p + "mlp.router");
+    return mixRoutedExperts(x, r, [&](const at::Tensor& rows, std::int64_t e) { return expert(model, rows, p, e); });
 }
 
 ModelCapture gptOssForward(TransformerModel& model, const at::Tensor& ids, bool keepAttention, const ProgressFn& progress) {

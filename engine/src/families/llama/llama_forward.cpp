@@ -8,6 +8,7 @@
 
 #include "families/family_forward.h"
 
+#include "families/decoder_blocks.h"
 #include "families/llama/decoder.h"
 #include "model/rotary_positions.h"
 #include "core/run_context.h"
@@ -19,19 +20,11 @@
 namespace attnscope::engine::families::llama {
 namespace {
 
-at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-    return x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
-}
-
 at::Tensor swiglu(const at::Tensor& x, const at::Tensor& gate, const at::Tensor& up, const at::Tensor& down) {
     return at::linear(at::silu(at::linear(x, gate)) * at::linear(x, up), down);
 }
 
 at::Tensor expertFeedForward(TransformerModel& model, const at::Tensor& x, const std::string& prefix, ModelCapture& capture);
-
-at::Tensor layerLinear(TransformerModel& model, const at::Tensor& in, const std::string& name, bool bias) {
-    return bias ? at::linear(in, model.weight(name + ".weight"), model.weight(name + ".bias")) : at::linear(in, model.weight(name + ".weight"));
-}
 
 // q, k, v [n, heads · head_dim] from the normed input: three projections, or Phi-3's one qkv_proj
 // whose rows are q's, then k's, then v's.
@@ -123,24 +116,11 @@ at::Tensor expertFeedForward(TransformerModel& model, const at::Tensor& x, const
     const std::string router = decoderRouterWeight(c, p);
     const at::Tensor logits = at::linear(x, weight(router)).contiguous();
     capture.routerLogits.push_back(logits);
-    auto routing = routeTokens(toPlain(logits), switchRouterOptions(c.moe));
-    if (!routing) throw EngineError(routing.error().code, router + ": " + routing.error().message);
-    const Routing& r = routing.value();
-    at::Tensor out = at::zeros_like(x);
-    for (std::int64_t e = 0; e < r.experts; ++e) {
-        std::vector<std::int64_t> rows;
-        std::vector<float> gates;
-        for (std::size_t i = 0; i < r.expert.size(); ++i)
-            if (r.expert[i] == e && r.kept[i]) {
-                rows.push_back(static_cast<std::int64_t>(i) / r.k);
-                gates.push_back(r.gate[i]);
-            }
-        if (rows.empty()) continue;
+    const Routing r = routeOrThrow(logits, switchRouterOptions(c.moe), router);
+    at::Tensor out = mixRoutedExperts(x, r, [&](const at::Tensor& rows, std::int64_t e) {
         const DecoderExpertNames w = decoderExpertNames(c, p, e);
-        const at::Tensor index = at::tensor(at::ArrayRef<std::int64_t>(rows), at::kLong);
-        const at::Tensor y = swiglu(x.index_select(0, index), weight(w.gate), weight(w.up), weight(w.down));
-        out.index_add_(0, index, y * at::tensor(at::ArrayRef<float>(gates), at::kFloat).unsqueeze(1));
-    }
+        return swiglu(rows, weight(w.gate), weight(w.up), weight(w.down));
+    });
     if (c.llama.sharedExpertInner > 0) {  // Qwen2-MoE: every token, gated by sigmoid(x · w)
         const std::string shared = p + "mlp.shared_expert.";
         const at::Tensor y = swiglu(x, weight(shared + "gate_proj.weight"), weight(shared + "up_proj.weight"),
