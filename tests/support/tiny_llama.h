@@ -54,10 +54,10 @@ struct LlamaSpec {
     bool gemma() const { return type == "gemma2" || type == "gemma3_text"; }
     bool fused() const { return type == "phi3"; }
 
-    bool qwenLayout() const { return type == "qwen2_moe" || type == "olmoe"; }
+    bool qwenLayout() const { return type == "qwen2_moe" || type == "qwen3_moe" || type == "olmoe"; }
     bool qkvBias() const { return bias || type == "qwen2" || type == "qwen2_moe"; }
     bool outputBias() const { return bias && type != "qwen2" && type != "qwen2_moe"; }
-    bool perHeadNorm() const { return type == "qwen3" || type == "gemma3_text"; }
+    bool perHeadNorm() const { return type == "qwen3" || type == "qwen3_moe" || type == "gemma3_text"; }
     bool wholeNorm() const { return type == "olmoe"; }
     bool sparse(std::int64_t layer) const { return experts > 0 && (layer + 1) % sparseStep == 0; }
     bool slides(std::int64_t layer) const {

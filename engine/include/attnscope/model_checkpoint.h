@@ -19,7 +19,7 @@ namespace attnscope::engine {
 
 /// What a file is, judged by its bytes rather than its name.
 enum class FileKind {
-    Missing, Empty, Safetensors, GitLfsPointer, Html, TorchScriptZip, TorchPickleZip, Zip,
+    Missing, Empty, Safetensors, Gguf, GitLfsPointer, Html, TorchScriptZip, TorchPickleZip, Zip,
     Pickle, Json, Other,
 };
 const char* fileKindName(FileKind kind);
@@ -295,17 +295,30 @@ struct ExpectedTensor {
 /// Every tensor a forward pass with all attentions needs, derived from the config.
 std::vector<ExpectedTensor> expectedTensors(const ModelConfig& config);
 
-/// A validated model folder: config + tokenizer files present + weights mapped and checked.
+class GgufFile;
+struct GgufTensor;
+
+/// How many tensors a file stores in each type ("Q4_K" → 96), for what the window and the atlas say.
+using StorageTypes = std::map<std::string, std::int64_t>;
+
+/// A validated model: a folder (config + tokenizer files present + weights mapped and checked) or
+/// one GGUF file (its metadata read as the config, its tensors found under GGUF's names).
 class ModelCheckpoint {
 public:
     /// Opens `folder`: config.json, then model.safetensors or model.safetensors.index.json with
     /// its shards. Pickles, TorchScript, LFS pointers and HTML pages are refused with advice.
+    /// A GGUF file (by its first bytes) opens as the model it holds.
     static Result<std::unique_ptr<ModelCheckpoint>> open(const std::string& folder);
     ~ModelCheckpoint();
     ModelCheckpoint(const ModelCheckpoint&) = delete;
     ModelCheckpoint& operator=(const ModelCheckpoint&) = delete;
 
+    /// The folder, or the GGUF file's path.
     const std::string& folder() const { return m_folder; }
+    /// The GGUF file the model was read from; nullptr for a folder.
+    const GgufFile* gguf() const { return m_gguf.get(); }
+    /// The storage type of every tensor the forward reads, counted: "F32", "BF16", "Q4_K", ….
+    StorageTypes storageTypes() const;
     const ModelConfig& config() const { return m_config; }
     /// The base-model prefix found in the file ("bert.", "roberta.", "transformer." or "").
     const std::string& prefix() const { return m_prefix; }
@@ -337,6 +350,25 @@ public:
 
 private:
     ModelCheckpoint() = default;
+    /// A forward's tensor in a GGUF file (checkpoint/gguf_model.h's GgufPlace, found).
+    struct GgufLocated {
+        const GgufTensor* tensor = nullptr;
+        std::int64_t slice = -1;
+        std::int64_t permuteHeads = 0;
+        float addend = 0;
+        std::vector<std::int64_t> shape;  ///< as the forward reads it (Hugging Face's order)
+        std::uint64_t offset = 0, bytes = 0;  ///< the slice's bytes within the tensor's
+    };
+    // the GGUF side (checkpoint/gguf_checkpoint.cpp)
+    static Result<std::unique_ptr<ModelCheckpoint>> openGguf(const std::string& path);
+    Result<void> resolveGguf();
+    Result<void> checkGgufLayers();
+    const GgufLocated* findGguf(const std::string& name) const;
+    Result<bool> readGgufInto(const GgufLocated& t, const std::string& name, float* out, std::size_t count) const;
+    Result<PlainTensor> readGgufRows(const GgufLocated& t, const std::string& name, const std::vector<std::int64_t>& rows) const;
+    std::uint64_t ggufResidentBytes(const std::string& layerStem) const;
+    std::unique_ptr<GgufFile> m_gguf;
+    std::map<std::string, GgufLocated> m_ggufResolved;
     struct Located {
         const SafetensorsFile* file = nullptr;
         const StTensorInfo* info = nullptr;

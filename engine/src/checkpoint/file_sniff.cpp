@@ -56,6 +56,7 @@ const char* fileKindName(FileKind kind) {
     case FileKind::Missing: return "missing";
     case FileKind::Empty: return "empty file";
     case FileKind::Safetensors: return "safetensors";
+    case FileKind::Gguf: return "GGUF";
     case FileKind::GitLfsPointer: return "Git LFS pointer";
     case FileKind::Html: return "HTML page";
     case FileKind::TorchScriptZip: return "TorchScript archive";
@@ -83,7 +84,9 @@ SniffedFile sniffFile(const std::string& path) {
     const std::string head = readRange(in, 0, static_cast<std::size_t>(std::min<std::uint64_t>(out.size, kHeadBytes)));
     const std::string_view text = skipSpaceAndBom(head);
 
-    if (head.rfind("version https://git-lfs", 0) == 0) {
+    if (head.rfind("GGUF", 0) == 0) {
+        out.kind = FileKind::Gguf;
+    } else if (head.rfind("version https://git-lfs", 0) == 0) {
         out.kind = FileKind::GitLfsPointer;
     } else if (head.rfind("PK\x03\x04", 0) == 0) {
         const std::uint64_t tailStart = out.size > kTailBytes ? out.size - kTailBytes : 0;
@@ -127,6 +130,7 @@ std::string weightsFileProblem(const std::string& path, const SniffedFile& sniff
                       "Convert it to safetensors (model.safetensors) and open that";
     case FileKind::Zip: return path + ": a zip archive that is not a checkpoint we can read; expected safetensors";
     case FileKind::Json: return path + ": JSON text where safetensors weights were expected";
+    case FileKind::Gguf: return path + ": a GGUF file inside a model folder; open the file itself as the model";
     case FileKind::Other: return path + ": not a safetensors file (unrecognised data)";
     }
     return path + ": unreadable";

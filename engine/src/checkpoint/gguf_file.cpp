@@ -1,5 +1,8 @@
 #include "checkpoint/gguf_file.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <set>
@@ -76,6 +79,16 @@ private:
 
 using Scalar = std::variant<std::uint64_t, std::int64_t, double, bool, std::string>;
 
+// A float32 value as the shortest decimal that reads back as it (1e-5, not 9.99999974738e-06): the
+// number the converter was given, which config.json states for the same model.
+double shortestDecimal(float v) {
+    if (!std::isfinite(v)) return static_cast<double>(v);
+    char text[32];
+    const auto written = std::to_chars(text, text + sizeof text - 1, v);
+    *written.ptr = '\0';
+    return std::strtod(text, nullptr);
+}
+
 // One value of GGUF type `type` (not an array).
 bool readScalar(Cursor& c, std::uint32_t type, Scalar& out, const std::string& key) {
     auto integer = [&](auto sample, bool isSigned) {
@@ -97,7 +110,7 @@ bool readScalar(Cursor& c, std::uint32_t type, Scalar& out, const std::string& k
     case 6: {
         float v = 0;
         if (!c.read(v, "a float32 value")) return false;
-        out = static_cast<double>(v);
+        out = shortestDecimal(v);
         return true;
     }
     case 12: {
@@ -313,6 +326,14 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {
     if (!header) return header.error();
     file->m_header = std::move(header.value());
     return file;
+}
+
+void GgufFile::dropPages(const GgufTensor& tensor, std::uint64_t offset, std::uint64_t bytes) const {
+    // whole pages only: the first and last may hold a neighbour's bytes, which then fault back in
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<std::uintptr_t>(this->bytes(tensor) + offset);
+    const std::uintptr_t first = begin / page * page, last = (begin + bytes + page - 1) / page * page;
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 GgufFile::~GgufFile() {

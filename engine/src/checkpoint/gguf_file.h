@@ -71,6 +71,8 @@ public:
     /// The tensor's bytes inside the mapping (may be unaligned for the host: memcpy, never cast).
     const std::uint8_t* bytes(const GgufTensor& tensor) const { return m_map + m_header.dataStart + tensor.offset; }
     const std::string& path() const { return m_path; }
+    /// Gives back the mapped pages of `bytes` bytes of the tensor from `offset` (a finished layer's).
+    void dropPages(const GgufTensor& tensor, std::uint64_t offset, std::uint64_t bytes) const;
 
 private:
     GgufFile() = default;

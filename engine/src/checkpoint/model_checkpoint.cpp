@@ -4,6 +4,7 @@
 
 #include <attnscope/model_checkpoint.h>
 
+#include "checkpoint/gguf_file.h"
 #include "checkpoint/mxfp4.h"
 #include "families/family.h"
 #include "plain/strict_json.h"
@@ -48,6 +49,10 @@ ModelCheckpoint::~ModelCheckpoint() = default;
 
 std::uint64_t ModelCheckpoint::mappedBytes() const {
     std::uint64_t total = 0;
+    if (m_gguf) {
+        for (const auto& t : m_gguf->header().tensors) total += t.bytes;
+        return total;
+    }
     for (const auto& f : m_files) {
         for (const auto& t : f->header().tensors) total += t.end - t.begin;
     }
@@ -55,6 +60,7 @@ std::uint64_t ModelCheckpoint::mappedBytes() const {
 }
 
 std::uint64_t ModelCheckpoint::residentBytes(const std::string& layerStem) const {
+    if (m_gguf) return ggufResidentBytes(layerStem);
     const std::vector<ExpectedTensor> expected = expectedTensors(m_config);
     std::map<std::string, std::uint64_t> layers;
     std::uint64_t outside = 0;
@@ -73,12 +79,22 @@ std::uint64_t ModelCheckpoint::residentBytes(const std::string& layerStem) const
 }
 
 void ModelCheckpoint::dropMappedPages(const std::string& prefix) const {
+    for (auto it = m_ggufResolved.lower_bound(prefix); it != m_ggufResolved.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+        m_gguf->dropPages(*it->second.tensor, it->second.offset, it->second.bytes);
     for (auto it = m_resolved.lower_bound(prefix); it != m_resolved.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
         it->second.file->dropPages(*it->second.info);
 }
 
+StorageTypes ModelCheckpoint::storageTypes() const {
+    StorageTypes types;
+    for (const auto& [name, t] : m_ggufResolved) ++types[ggmlTypeName(t.tensor->type)];
+    for (const auto& [name, where] : m_resolved) ++types[stDTypeName(where.info->dtype)];
+    return types;
+}
+
 Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string& folder) {
     std::error_code ec;
+    if (fs::is_regular_file(folder, ec) && sniffFile(folder).kind == FileKind::Gguf) return openGguf(folder);
     if (!fs::is_directory(folder, ec))
         return Error{ErrorCode::NotFound, folder + ": not a folder (a model folder holds config.json, "
                                                    "model.safetensors and tokenizer files)"};
@@ -333,6 +349,12 @@ std::string ModelCheckpoint::expertsProblem(const std::string& name, const std::
 }
 
 Result<PlainTensor> ModelCheckpoint::readF32(const std::string& name) const {
+    if (const GgufLocated* g = findGguf(name)) {
+        PlainTensor out = PlainTensor::zeros(DType::F32, g->shape);
+        auto read = readGgufInto(*g, name, out.f32.data(), out.f32.size());
+        if (!read) return read.error();
+        return out;
+    }
     const auto it = m_resolved.find(name);
     if (it == m_resolved.end()) return Error{ErrorCode::NotFound, m_folder + ": no tensor '" + name + "'"};
     auto t = it->second.file->read(it->second.info->name);
@@ -341,12 +363,14 @@ Result<PlainTensor> ModelCheckpoint::readF32(const std::string& name) const {
 }
 
 Result<PlainTensor> ModelCheckpoint::readRowsF32(const std::string& name, const std::vector<std::int64_t>& rows) const {
+    if (const GgufLocated* g = findGguf(name)) return readGgufRows(*g, name, rows);
     const auto it = m_resolved.find(name);
     if (it == m_resolved.end()) return Error{ErrorCode::NotFound, m_folder + ": no tensor '" + name + "'"};
     return it->second.file->readRowsF32(it->second.info->name, rows);
 }
 
 Result<bool> ModelCheckpoint::readF32Into(const std::string& name, float* out, std::size_t count) const {
+    if (const GgufLocated* g = findGguf(name)) return readGgufInto(*g, name, out, count);
     const auto it = m_resolved.find(name);
     if (it == m_resolved.end()) return Error{ErrorCode::NotFound, m_folder + ": no tensor '" + name + "'"};
     return it->second.file->readF32Into(it->second.info->name, out, count);
@@ -374,6 +398,7 @@ Result<void> ModelCheckpoint::readMxfp4SliceInto(const std::string& base, std::i
 }
 
 std::vector<std::int64_t> ModelCheckpoint::shapeOf(const std::string& name) const {
+    if (const GgufLocated* g = findGguf(name)) return g->shape;
     const auto it = m_resolved.find(name);
     if (it == m_resolved.end()) return {};
     return std::vector<std::int64_t>(it->second.info->shape.begin(), it->second.info->shape.end());

@@ -41,6 +41,20 @@ struct LatentAttentionShape {
     std::int64_t nope = 0, rope = 0, latentRank = 0;
 };
 
+/// How a family reads GGUF files (llama.cpp's format, checkpoint/gguf_model.h): the architecture
+/// name llama.cpp gives it, and what llama.cpp's converter did to the Hugging Face tensors and
+/// config on the way.
+struct GgufReading {
+    std::string architecture;  ///< general.architecture ("qwen2moe"); empty: no GGUF files
+    enum class Experts { Either, Without, With };
+    Experts experts = Experts::Either;  ///< files with or without <arch>.expert_count (a `llama` file with experts is Mixtral)
+    bool permutedQk = false;            ///< q/k rows reordered for llama.cpp's rotary kernel (pairs, not halves)
+    float normAddend = 0;               ///< Gemma: norms stored as 1 + w, read back with −1
+    /// Sets the config.json fields llama.cpp fixes for the architecture instead of storing them
+    /// (`has`: whether the file holds a tensor, by GGUF name). May be null.
+    void (*completeConfig)(nlohmann::json& config, const std::function<bool(const std::string&)>& has) = nullptr;
+};
+
 struct FamilyEntry {
     /// The config.json model_type it reads ("mistral"); what ModelInfo::arch says.
     std::string id;
@@ -95,6 +109,8 @@ struct FamilyEntry {
     std::vector<std::string> (*openNotices)(const ModelConfig& c) = nullptr;
     /// Reads pictures (a vision model): its preprocessor_config.json, not a tokenizer.
     bool vision = false;
+    /// The GGUF files it reads, if any.
+    GgufReading gguf;
     /// Not opened as a model folder (the Star-Transformer's cycles have their own pass): the
     /// refusal that says where it opens instead. Empty: opens.
     std::string opensElsewhere;
@@ -108,6 +124,10 @@ const FamilyEntry* findFamily(const std::string& modelType);
 const FamilyEntry& familyOf(const ModelConfig& config);
 /// "bert, roberta, …": every model_type the registry reads, for refusals.
 std::string supportedModelTypes();
+/// The family reading GGUF files of `architecture` (with or without experts); nullptr when none does.
+const FamilyEntry* findGgufFamily(const std::string& architecture, bool withExperts);
+/// "llama, qwen2, …": every GGUF architecture the registry reads, for refusals.
+std::string supportedGgufArchitectures();
 
 // Each family's declaration, made by its folder: families::<id>::entry().
 #define ATTNSCOPE_DECLARE_FAMILY_ENTRY(id) \

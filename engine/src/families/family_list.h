@@ -6,4 +6,4 @@
 
 #define ATTNSCOPE_FAMILIES(X)                                                                            \
     X(bert) X(roberta) X(gpt2) X(transfo_xl) X(switch_transformers) X(llama) X(mistral) X(qwen2) X(qwen3) \
-        X(mixtral) X(qwen2_moe) X(olmoe) X(gemma2) X(gemma3_text) X(phi3) X(gpt_oss) X(deepseek_v2) X(deepseek_v3) X(vit) X(star_transformer)
+        X(mixtral) X(qwen2_moe) X(qwen3_moe) X(olmoe) X(gemma2) X(gemma3_text) X(phi3) X(gpt_oss) X(deepseek_v2) X(deepseek_v3) X(vit) X(star_transformer)

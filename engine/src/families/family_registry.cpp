@@ -37,4 +37,23 @@ std::string supportedModelTypes() {
     return out;
 }
 
+const FamilyEntry* findGgufFamily(const std::string& architecture, bool withExperts) {
+    using Experts = GgufReading::Experts;
+    for (const FamilyEntry& e : familyEntries()) {
+        if (e.gguf.architecture.empty() || e.gguf.architecture != architecture) continue;
+        if (e.gguf.experts == Experts::Either || (e.gguf.experts == Experts::With) == withExperts) return &e;
+    }
+    return nullptr;
+}
+
+std::string supportedGgufArchitectures() {
+    std::vector<std::string> names;
+    for (const FamilyEntry& e : familyEntries())
+        if (!e.gguf.architecture.empty() && std::find(names.begin(), names.end(), e.gguf.architecture) == names.end())
+            names.push_back(e.gguf.architecture);
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
 }  // namespace attnscope::engine

@@ -1,5 +1,6 @@
 #include "model/captured_attention.h"
 
+#include <attnscope/model_checkpoint.h>
 #include <attnscope/safetensors.h>
 
 #include "run/request_checks.h"
@@ -114,7 +115,7 @@ Result<bool> readCausal(const SafetensorsFile& file, const at::Tensor* attention
 
 bool isCapturedAttentionPath(const std::string& path) {
     std::error_code ec;
-    return std::filesystem::is_regular_file(path, ec);
+    return std::filesystem::is_regular_file(path, ec) && sniffFile(path).kind != FileKind::Gguf;  // a GGUF file is a model
 }
 
 Result<CapturedAttention> readCapturedAttention(const std::string& path, std::uint64_t budget) {

@@ -31,7 +31,7 @@ struct CapturedAttention {
 /// error names the file and the tensor or metadata field at fault.
 Result<CapturedAttention> readCapturedAttention(const std::string& path, std::uint64_t budget);
 
-/// Whether `path` is a file (not a model folder): model folders open as checkpoints.
+/// Whether `path` is a file of captured attention (not a model folder or a GGUF file, which open as checkpoints).
 bool isCapturedAttentionPath(const std::string& path);
 
 }  // namespace attnscope::engine

@@ -19,6 +19,7 @@ FamilyEntry entry() {
     e.name = "Gemma 2";
     e.reference = "transformers' Gemma2Model (modeling_gemma2.py)";
     e.readConfig = &readConfig;
+    e.gguf.architecture = "gemma2";
     return e;
 }
 

@@ -3,6 +3,7 @@
 #include "families/llama/decoder.h"
 #include "families/softmax_layer.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnscope::engine {
@@ -81,6 +82,19 @@ const RopeSettings* gemmaRope(const ModelConfig& c, std::int64_t layer) {
     return c.gemma.localRopeOwn && c.llama.slides(layer) ? &c.gemma.localRope : &c.llama.rope;
 }
 
+// What llama.cpp fixes for Gemma: GeGLU with tanh GeLU, and queries scaled by head_dim^−½ — by
+// (hidden / heads)^−½ for the 27B models (46 layers in Gemma 2, 62 in Gemma 3), their
+// query_pre_attn_scalar.
+static void completeGgufConfig(nlohmann::json& config, const std::function<bool(const std::string&)>&) {
+    config["hidden_activation"] = "gelu_pytorch_tanh";
+    const std::int64_t layers = config.value("num_hidden_layers", std::int64_t{0});
+    const std::int64_t heads = std::max<std::int64_t>(1, config.value("num_attention_heads", std::int64_t{1}));
+    const std::int64_t hidden = config.value("hidden_size", std::int64_t{0});
+    const bool large = layers == 46 || layers == 62;
+    config["query_pre_attn_scalar"] = large ? hidden / heads : config.value("head_dim", hidden / heads);
+    if (!config.contains("attn_logit_softcapping")) config["attn_logit_softcapping"] = nullptr;
+}
+
 FamilyEntry gemmaEntry() {
     FamilyEntry e = decoderEntry();
     e.tensors = &gemmaTensors;
@@ -91,6 +105,8 @@ FamilyEntry gemmaEntry() {
     e.ownAttention = &gemmaAttention;
     e.rope = &gemmaRope;
     e.tokenizer = TokenizerFiles::JsonOrSentencePiece;
+    e.gguf.normAddend = -1.0f;  // llama.cpp's converter stores Gemma's norms as 1 + w
+    e.gguf.completeConfig = &completeGgufConfig;
     return e;
 }
 

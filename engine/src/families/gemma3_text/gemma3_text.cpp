@@ -41,6 +41,7 @@ FamilyEntry entry() {
     e.name = "Gemma 3";
     e.reference = "transformers' Gemma3TextModel (modeling_gemma3.py)";
     e.readConfig = &readConfig;
+    e.gguf.architecture = "gemma3";  // (llama.cpp makes every sixth layer global, Gemma 3's default)
     return e;
 }
 

@@ -209,6 +209,25 @@ DecoderExpertNames decoderExpertNames(const ModelConfig& c, const std::string& l
     return {p + "gate_proj.weight", p + "up_proj.weight", p + "down_proj.weight"};
 }
 
+// Which layers are sparse: every decoder_sparse_step-th, minus those mlp_only_layers lists.
+Result<void> readDecoderSparseLayers(const config_fields::FieldReader& f, const nlohmann::json& root, ModelConfig& c) {
+    std::int64_t step = 1;
+    ATTNSCOPE_TRY_ASSIGN(step, f.integer("decoder_sparse_step", 1, 1, config_fields::kMaxLayers));
+    c.sparseLayers.assign(static_cast<std::size_t>(c.numLayers), 0);
+    for (std::int64_t layer = 0; layer < c.numLayers; ++layer)
+        c.sparseLayers[static_cast<std::size_t>(layer)] = (layer + 1) % step == 0 ? 1 : 0;
+    const auto it = root.find("mlp_only_layers");
+    if (it == root.end() || it->is_null()) return {};
+    if (!it->is_array()) return f.fail("mlp_only_layers", "must be a list of layer indices");
+    for (const auto& entry : *it) {
+        if (!entry.is_number_integer() || entry.get<std::int64_t>() < 0 || entry.get<std::int64_t>() >= c.numLayers)
+            return f.fail("mlp_only_layers", "entries must be layer indices in [0, " + std::to_string(c.numLayers - 1) +
+                                                 "], got " + entry.dump());
+        c.sparseLayers[static_cast<std::size_t>(entry.get<std::int64_t>())] = 0;
+    }
+    return {};
+}
+
 std::vector<ExpectedTensor> decoderTensors(const ModelConfig& c) {
     const LlamaSettings& l = c.llama;
     const std::int64_t h = c.hiddenSize, q = c.numHeads * c.headSize, kv = c.kvHeads * c.headSize, inner = c.intermediateSize;
@@ -285,6 +304,12 @@ std::vector<std::string> decoderNotices(const ModelConfig& c) {
             (sliding == c.numLayers ? std::string("every layer") : std::to_string(sliding) + " of " + std::to_string(c.numLayers) + " layers") +
             ": the model's own attention keeps only those; a variant run on a layer sees every earlier key unless its "
             "parameters narrow it"};
+}
+
+void completeLlamaGgufConfig(nlohmann::json& config, const std::function<bool(const std::string&)>& has) {
+    // llama.cpp uses a `llama` file's biases when their tensors are there
+    if (has("blk.0.attn_q.bias")) config["attention_bias"] = true;
+    if (has("blk.0.ffn_up.bias")) config["mlp_bias"] = true;
 }
 
 FamilyEntry decoderEntry() {

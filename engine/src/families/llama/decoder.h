@@ -68,6 +68,9 @@ struct ExpertFields {
 };
 Result<void> readExpertFields(const config_fields::FieldReader& f, ModelConfig& c, const ExpertFields& fields);
 
+/// Qwen-MoE's sparse layers: every decoder_sparse_step-th, minus those mlp_only_layers lists.
+Result<void> readDecoderSparseLayers(const config_fields::FieldReader& f, const nlohmann::json& root, ModelConfig& c);
+
 std::vector<ExpectedTensor> decoderTensors(const ModelConfig& config);
 /// Causal softmax over rotary positions, within the sliding window on the layers that slide.
 LayerAttention decoderAttention(const ModelConfig& config, std::int64_t layer);
@@ -87,6 +90,9 @@ struct DecoderExpertNames {
 };
 /// Expert e of the layer: Mixtral's block_sparse_moe.experts.e.{w1,w3,w2}, else mlp.experts.e.{gate,up,down}_proj.
 DecoderExpertNames decoderExpertNames(const ModelConfig& config, const std::string& layerPrefix, std::int64_t expert);
+
+/// What a `llama` GGUF file (Llama, Mistral, Mixtral) states by its tensors: biases when present.
+void completeLlamaGgufConfig(nlohmann::json& config, const std::function<bool(const std::string&)>& has);
 
 /// An entry with the decoder's tensors, prefixes, attention and budget filled in.
 FamilyEntry decoderEntry();

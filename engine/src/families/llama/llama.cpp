@@ -19,6 +19,10 @@ FamilyEntry entry() {
     e.reference = "transformers' LlamaModel (modeling_llama.py)";
     e.readConfig = &readConfig;
     e.tokenizer = TokenizerFiles::JsonOrSentencePiece;
+    e.gguf.architecture = "llama";  // Llama and Mistral; with experts, Mixtral
+    e.gguf.experts = GgufReading::Experts::Without;
+    e.gguf.permutedQk = true;
+    e.gguf.completeConfig = &completeLlamaGgufConfig;
     return e;
 }
 

@@ -38,6 +38,14 @@ FamilyEntry entry() {
     e.reference = "transformers' MixtralModel (modeling_mixtral.py)";
     e.readConfig = &readConfig;
     e.tokenizer = TokenizerFiles::JsonOrSentencePiece;
+    e.gguf.architecture = "llama";
+    e.gguf.experts = GgufReading::Experts::With;
+    e.gguf.permutedQk = true;
+    e.gguf.completeConfig = [](nlohmann::json& config, const std::function<bool(const std::string&)>& has) {
+        completeLlamaGgufConfig(config, has);
+        if (config.contains("num_experts")) config["num_local_experts"] = config["num_experts"];  // Mixtral's name
+        config.erase("num_experts");
+    };
     return e;
 }
 

@@ -30,6 +30,7 @@ FamilyEntry entry() {
     e.reference = "transformers' Qwen2Model (modeling_qwen2.py)";
     e.readConfig = &readConfig;
     e.tokenizer = TokenizerFiles::JsonOnly;
+    e.gguf.architecture = "qwen2";
     return e;
 }
 

@@ -21,30 +21,11 @@ Result<void> readAttention(const FieldReader& f, const nlohmann::json&, ModelCon
     return {};
 }
 
-// Which layers are sparse: every decoder_sparse_step-th, minus those mlp_only_layers lists.
-Result<void> readSparseLayers(const FieldReader& f, const nlohmann::json& root, ModelConfig& c) {
-    std::int64_t step = 1;
-    ATTNSCOPE_TRY_ASSIGN(step, f.integer("decoder_sparse_step", 1, 1, kMaxLayers));
-    c.sparseLayers.assign(static_cast<std::size_t>(c.numLayers), 0);
-    for (std::int64_t layer = 0; layer < c.numLayers; ++layer)
-        c.sparseLayers[static_cast<std::size_t>(layer)] = (layer + 1) % step == 0 ? 1 : 0;
-    const auto it = root.find("mlp_only_layers");
-    if (it == root.end() || it->is_null()) return {};
-    if (!it->is_array()) return f.fail("mlp_only_layers", "must be a list of layer indices");
-    for (const auto& entry : *it) {
-        if (!entry.is_number_integer() || entry.get<std::int64_t>() < 0 || entry.get<std::int64_t>() >= c.numLayers)
-            return f.fail("mlp_only_layers", "entries must be layer indices in [0, " + std::to_string(c.numLayers - 1) +
-                                                 "], got " + entry.dump());
-        c.sparseLayers[static_cast<std::size_t>(entry.get<std::int64_t>())] = 0;
-    }
-    return {};
-}
-
 Result<void> readExperts(const FieldReader& f, const nlohmann::json& root, ModelConfig& c) {
     if (auto common = readExpertFields(f, c, ExpertFields{}); !common) return common;
     ATTNSCOPE_TRY_ASSIGN(c.llama.expertInner, f.integer("moe_intermediate_size", 1408, 1, kMaxIntermediate));
     ATTNSCOPE_TRY_ASSIGN(c.llama.sharedExpertInner, f.integer("shared_expert_intermediate_size", 5632, 0, kMaxIntermediate));
-    return readSparseLayers(f, root, c);
+    return readDecoderSparseLayers(f, root, c);
 }
 
 Result<void> readConfig(const FieldReader& f, const nlohmann::json& root, ModelConfig& c) {
@@ -69,6 +50,9 @@ FamilyEntry entry() {
     e.reference = "transformers' Qwen2MoeModel (modeling_qwen2_moe.py)";
     e.readConfig = &readConfig;
     e.tokenizer = TokenizerFiles::JsonOnly;
+    e.gguf.architecture = "qwen2moe";
+    // llama.cpp weighs the chosen experts by their softmax share, as Qwen1.5/2-MoE's configs say
+    e.gguf.completeConfig = [](nlohmann::json& config, const std::function<bool(const std::string&)>&) { config["norm_topk_prob"] = false; };
     return e;
 }
 

@@ -32,6 +32,7 @@ FamilyEntry entry() {
     e.reference = "transformers' Qwen3Model (modeling_qwen3.py)";
     e.readConfig = &readConfig;
     e.tokenizer = TokenizerFiles::JsonOnly;
+    e.gguf.architecture = "qwen3";
     return e;
 }
 
