@@ -17,6 +17,9 @@ struct MergeRule {
     std::string left;
     std::string right;
     std::string where;
+    /// Its priority when several merges share one (SentencePiece's equal scores: leftmost first);
+    /// -1: its place in the list.
+    std::int32_t rank = -1;
 };
 
 /// Everything a byte-level BPE tokenizer is built from, whatever the files.

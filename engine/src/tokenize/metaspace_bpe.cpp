@@ -254,7 +254,8 @@ Result<std::shared_ptr<const ModelTokenizer>> buildMetaspaceBpeTokenizer(Metaspa
         if (merged < 0)
             return invalid(m.where + ": merge result " + quoteForMessage(m.left + m.right) + " is not in " + vocabSource);
         merger.addMerge(static_cast<std::int32_t>(left), static_cast<std::int32_t>(right),
-                        static_cast<std::int32_t>(merged), rank++);
+                        static_cast<std::int32_t>(merged), m.rank >= 0 ? m.rank : rank);
+        ++rank;
     }
 
     auto resolved = resolveTemplate(std::move(data.options.singleTemplate), data.vocab, vocabSource);

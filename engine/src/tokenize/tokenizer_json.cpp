@@ -4,6 +4,8 @@
 // over "▁"-joined text with byte fallback: a Prepend + Replace normalizer or a Metaspace
 // pre-tokenizer). Anything else is refused by name rather than approximated (FORMATS.md §1.7.3).
 
+#include "tokenize/tokenizer_json.h"
+
 #include "plain/strict_json.h"
 #include "tokenize/byte_level_bpe.h"
 #include "tokenize/metaspace_bpe.h"
@@ -522,7 +524,10 @@ Result<std::shared_ptr<const ModelTokenizer>> makeTokenizerFromJson(const std::s
     if (auto error = sniffTokenizerFile(text, source)) return *error;
     auto parsed = parseStrictJson(text, source);
     if (!parsed) return parsed.error();
-    const Json& root = parsed.value();
+    return makeTokenizerFromJsonValue(parsed.value(), source);
+}
+
+Result<std::shared_ptr<const ModelTokenizer>> makeTokenizerFromJsonValue(const nlohmann::json& root, const std::string& source) {
     try {
         if (!root.is_object()) fail("$", "must be a JSON object");
         const Json* model = member(root, "model");
