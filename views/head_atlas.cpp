@@ -406,7 +406,13 @@ void HeadAtlasView::rebuildGrid() {
     m_plot->xAxis->setRange(-0.5, heads - 0.5);
     m_plot->yAxis->setRange(-0.5, layers - 0.5);
     labelLayerKinds();
-    const QString model = QString::fromStdString(m_atlas->model.arch);
+    QString model = QString::fromStdString(m_atlas->model.arch);
+    if (m_atlas->model.weightFormat == "GGUF") {  // quantized weights: the figures are the quantized model's
+        QStringList types;
+        for (const auto& [type, count] : m_atlas->model.weightTypes)
+            if (type != "F32") types << QString::fromStdString(type);
+        model += types.isEmpty() ? QStringLiteral(", GGUF") : QStringLiteral(", GGUF %1").arg(types.join(QLatin1Char('/')));
+    }
     m_title->setText(tr("Head atlas%1\n%2")
                          .arg(model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model), shown.name(*m_atlas)));
     setSelectedHead(m_selectedLayer, m_selectedHead);

@@ -43,10 +43,19 @@ ModelController::ModelController(EngineRunner* runner, QWidget* window, bool dia
 void ModelController::addAction(QMenu* fileMenu) {
     QAction* open = fileMenu->addAction(tr("Open &Model…"), this, &ModelController::openInteractive);
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
-    open->setToolTip(tr("Open a model folder (config.json, model.safetensors, tokenizer files)"));
+    open->setToolTip(tr("Open a model folder (config.json, model.safetensors, tokenizer files); a .gguf file opens with "
+                        "File ▸ Open GGUF Model… or by dropping it on the window"));
+    QAction* gguf = fileMenu->addAction(tr("Open &GGUF Model…"), this, &ModelController::openGgufInteractive);
+    gguf->setToolTip(tr("Open a model held as one GGUF file (llama.cpp, Ollama, LM Studio), quantized or not: its weights "
+                        "are dequantized a layer at a time, its tokenizer read from the file"));
     QAction* captured = fileMenu->addAction(tr("Open Captured &Attention…"), this, &ModelController::openCapturedInteractive);
     captured->setToolTip(tr("Open attention captured from any model: a .safetensors file with attentions and/or q, k, v "
                             "and its tokens (docs/CAPTURED_ATTENTION.md)"));
+}
+
+void ModelController::openGgufInteractive() {
+    const QString file = QFileDialog::getOpenFileName(m_window, tr("Open GGUF Model"), m_source->folder(), tr("GGUF models (*.gguf)"));
+    if (!file.isEmpty()) openFolder(file);
 }
 
 void ModelController::openCapturedInteractive() {
@@ -84,6 +93,10 @@ std::optional<QString> ModelController::openPath(const QString& path) {
     const QFileInfo info(path);
     const QString name = info.fileName();
     if (info.isDir()) {
+        openFolder(info.absoluteFilePath());
+        return QString();
+    }
+    if (name.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive)) {  // one file holds the whole model
         openFolder(info.absoluteFilePath());
         return QString();
     }

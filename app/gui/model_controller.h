@@ -43,6 +43,7 @@ public:
     void openInteractive();
     /// File ▸ Open Captured Attention…: a .safetensors file of attention captured elsewhere.
     void openCapturedInteractive();
+    void openGgufInteractive();
     /// The bundled trained model (written to the data folder first), its own attention chosen.
     void openSample();
     /// A folder, config.json or .safetensors opens its model folder ("" once started); nullopt

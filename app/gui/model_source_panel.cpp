@@ -53,6 +53,26 @@ ModelSourcePanel::ModelSourcePanel(QWidget* parent) : QGroupBox(tr("Q, K, V sour
     connect(m_open, &QPushButton::clicked, this, &ModelSourcePanel::openRequested);
 }
 
+namespace {
+
+// "GGUF (Q4_K, Q6_K)" for a quantized file: how the weights the figures come from are stored.
+QString storageSummary(const engine::ModelInfo& info) {
+    if (info.weightFormat != "GGUF") return QString();
+    QStringList types;
+    for (const auto& [type, count] : info.weightTypes)
+        if (type != "F32") types << QString::fromStdString(type);
+    return types.isEmpty() ? QStringLiteral(", GGUF") : QStringLiteral(", GGUF (%1)").arg(types.join(QStringLiteral(", ")));
+}
+
+// "Q4_K × 96, Q6_K × 17, F32 × 33": every type and its tensors, for the tooltip.
+QString storageDetail(const engine::ModelInfo& info) {
+    QStringList parts;
+    for (const auto& [type, count] : info.weightTypes) parts << QStringLiteral("%1 × %2").arg(QString::fromStdString(type)).arg(count);
+    return parts.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
 void ModelSourcePanel::setModel(const engine::ModelInfo& info) {
     const QSignalBlocker blockKind(m_kind);
     const QSignalBlocker blockLayer(m_layer);
@@ -60,18 +80,19 @@ void ModelSourcePanel::setModel(const engine::ModelInfo& info) {
     if (auto* items = qobject_cast<QStandardItemModel*>(m_kind->model())) items->item(1)->setEnabled(m_layers > 0);
     m_layer->setRange(0, std::max(0, m_layers - 1));
     const QString name = QDir(QString::fromStdString(info.folder)).dirName();
-    m_model->setText(tr("%1 — %2, %3 layers × %4 heads of %5, %6 tokenizer")
+    m_model->setText(tr("%1 — %2, %3 layers × %4 heads of %5, %6 tokenizer%7")
                          .arg(name, QString::fromStdString(info.arch))
                          .arg(info.layers)
                          .arg(info.heads)
                          .arg(info.headDim)
-                         .arg(info.tokenizer.empty() ? tr("no") : QString::fromStdString(info.tokenizer)));
+                         .arg(info.tokenizer.empty() ? tr("no") : QString::fromStdString(info.tokenizer), storageSummary(info)));
     // Untrusted folder names: escaped inside markup, so the tooltip never renders them as HTML.
     m_model->setToolTip(QStringLiteral("<p style='white-space:pre'>%1</p>")
-                            .arg(tr("%1\nhead dim %2, up to %3 tokens%4, tokenizer %5")
+                            .arg(tr("%1\nhead dim %2, up to %3 tokens%4, tokenizer %5\nweights: %6 — %7")
                                      .arg(QString::fromStdString(info.folder), QString::number(info.headDim),
                                           QString::number(info.maxTokens), info.causal ? tr(", causal") : QString(),
-                                          info.tokenizer.empty() ? tr("none") : QString::fromStdString(info.tokenizer))
+                                          info.tokenizer.empty() ? tr("none") : QString::fromStdString(info.tokenizer),
+                                          QString::fromStdString(info.weightFormat), storageDetail(info))
                                      .toHtmlEscaped()));
     QStringList warnings;
     for (const auto& w : info.warnings) warnings << QString::fromStdString(w);

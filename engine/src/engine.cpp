@@ -296,6 +296,8 @@ Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan
         if (auto session = ensureModel(request.model->folder); !session) return session.error();
         run.modelFamily = model->info().arch;
         run.modelFamilyName = model->info().familyName;
+        run.modelWeightFormat = model->info().weightFormat;
+        run.modelWeightTypes = model->info().weightTypes;
         if (request.model->ownAttention)
             if (auto own = planOwnAttention(*request.model, plan, run); !own) return own;
     }

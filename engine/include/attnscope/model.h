@@ -61,6 +61,11 @@ struct ModelInfo {
     /// tensors outside the layers but the embedding); weightBytes for the other families.
     std::uint64_t residentWeightBytes = 0;
     std::string tokenizer;        ///< "wordpiece", "byte-level-bpe", "bytes", "sentencepiece", "image", or "" when the folder has none
+    /// How the weights are stored: the file's format ("safetensors", "GGUF") and how many of the
+    /// tensors the forward reads are in each type ("Q4_K" → 96, "F32" → 33): quantized weights
+    /// are dequantized to F32 as they are read, so every figure is what the quantized model computes.
+    std::string weightFormat;
+    std::map<std::string, std::int64_t> weightTypes;
     /// A vision model (arch "vit": ViT, DeiT, DINO) reads imageSize × imageSize pictures cut into
     /// patchSize patches, after prefixTokens extra tokens ([CLS], DeiT's distillation token); 0 for text models.
     std::int64_t imageSize = 0, patchSize = 0, prefixTokens = 0;

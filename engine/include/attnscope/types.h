@@ -220,6 +220,10 @@ struct RunResult {
     int ownAttention = -1;
     /// With a model: its family (ModelInfo::arch, "mistral") and the family's name ("Mistral").
     std::string modelFamily, modelFamilyName;
+    /// With a model: how its weights are stored (ModelInfo::weightFormat, weightTypes): a GGUF
+    /// file's quantized types say which model the figures are of.
+    std::string modelWeightFormat;
+    std::map<std::string, std::int64_t> modelWeightTypes;
     /// With the own attention: what it is in words ("causal softmax, sliding window of 4096 keys,
     /// rotary positions"), for captions and sidecars.
     std::string ownAttentionSummary;

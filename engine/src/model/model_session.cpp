@@ -1,6 +1,7 @@
 #include "core_torch/tensor_views.h"
 #include "model/model_session.h"
 
+#include "checkpoint/gguf_file.h"
 #include "families/family.h"
 
 #include "model/latent_profile.h"
@@ -10,6 +11,7 @@
 #include "model/model_pass_bytes.h"
 
 #include "run/request_checks.h"
+#include "tokenize/gguf_tokenizer.h"
 #include "core_torch/to_plain.h"
 #include "weights/kept_state.h"
 
@@ -119,6 +121,8 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.maxTokens = c.usablePositions();
     info.causal = c.causal;
     info.weightBytes = checkpoint.value()->mappedBytes();
+    info.weightFormat = checkpoint.value()->gguf() ? "GGUF" : "safetensors";
+    info.weightTypes = checkpoint.value()->storageTypes();
     info.residentWeightBytes = family.layerByLayer ? checkpoint.value()->residentBytes(family.layerStem) : info.weightBytes;
     info.experts = c.moe.experts;
     info.capacityFactor = c.moe.active() ? c.moe.capacityFactor : 0.0;
@@ -141,7 +145,8 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
         auto pre = loadVitPreprocessor(folder, c.vit.imageSize, info.warnings);
         if (!pre) return pre.error();
         session->m_preprocessor = pre.value();
-    } else if (auto tokenizer = loadModelTokenizer(folder, family.tokenizer, c.modelType, c.bosTokenId, c.eosTokenId)) {
+    } else if (auto tokenizer = checkpoint.value()->gguf() ? makeGgufTokenizer(checkpoint.value()->gguf()->header(), folder)
+                                                           : loadModelTokenizer(folder, family.tokenizer, c.modelType, c.bosTokenId, c.eosTokenId)) {
         // A folder without tokenizer files still serves explicit ids; text then gets a clear error.
         session->m_tokenizer = tokenizer.value();
         const ModelTokenizerKind kind = tokenizer.value()->kind();

@@ -53,6 +53,8 @@ std::string headAtlasJson(const HeadAtlas& atlas) {
     j["model"] = {{"folder", atlas.model.folder}, {"arch", atlas.model.arch},    {"layers", atlas.model.layers},
                   {"heads", atlas.model.heads},   {"head_dim", atlas.model.headDim}, {"causal", atlas.model.causal},
                   {"kv_heads", atlas.model.kvHeads > 0 ? atlas.model.kvHeads : atlas.model.heads}};
+    if (!atlas.model.weightFormat.empty())  // how the weights behind every figure are stored (quantized or not)
+        j["model"]["weights"] = {{"format", atlas.model.weightFormat}, {"types", atlas.model.weightTypes}};
     j["n"] = atlas.n;
     j["streaming"] = {{"sinks", atlas.streamingSinks}, {"window", atlas.streamingWindow}};
     nlohmann::json tokens = nlohmann::json::array();

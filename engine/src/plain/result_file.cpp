@@ -85,6 +85,7 @@ std::string resultSummaryJson(const RunResult& run, std::size_t variantIndex) {
     if (!run.modelFolder.empty()) {
         j["model"] = {{"folder", run.modelFolder}, {"layer", run.modelLayer}};
         if (!run.modelFamily.empty()) j["model"]["family"] = run.modelFamily;
+        if (run.modelWeightFormat == "GGUF") j["model"]["weights"] = {{"format", run.modelWeightFormat}, {"types", run.modelWeightTypes}};
         // the written result is the layer's own attention, or a variant run on the layer's Q/K
         const bool own = static_cast<int>(variantIndex) == run.ownAttention;
         j["model"]["own_attention"] = own;
