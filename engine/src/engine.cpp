@@ -177,6 +177,14 @@ Result<std::shared_ptr<const ModelForward>> Engine::forwardModel(const ModelInpu
     });
 }
 
+Result<GenerateResult> Engine::generate(const GenerateRequest& request, const GeneratedTokenFn& onToken, const ProgressFn& progress) {
+    if (!m_impl->model) return makeError(ErrorCode::InvalidArgument, "no model is open (open a model first)");
+    return guarded("out of memory generating: try a shorter prompt or fewer tokens", [&]() -> Result<GenerateResult> {
+        c10::InferenceMode inferenceGuard;
+        return m_impl->model->generate(request, onToken, progress);
+    });
+}
+
 Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest& request, const ProgressFn& progress) {
     auto& impl = *m_impl;
     if (!impl.model) return makeError(ErrorCode::InvalidArgument, "no model is open (open a model folder first)");

@@ -2,6 +2,7 @@
 // The engine: the one object that owns LibTorch state. Use from one thread at a time (the engine
 // thread); every call is synchronous, cancellable through its ProgressFn, and never throws.
 
+#include <attnscope/generation.h>
 #include <attnscope/head_atlas.h>
 #include <attnscope/log.h>
 #include <attnscope/memory_budget.h>
@@ -59,6 +60,13 @@ public:
     /// Runs the current model (opened with openModel) on `input`, keeping every layer's Q, K, V.
     /// Texts longer than the model's positions are truncated with a notice.
     Result<std::shared_ptr<const ModelForward>> forwardModel(const ModelInput& input, const ProgressFn& progress = {});
+
+    /// Generates text with the current model after `request.prompt` (attnscope/generation.h),
+    /// `onToken` called after each token. Errors: InvalidArgument (no model open, a family whose
+    /// decoder does not generate, settings out of range, a prompt with no room left in the model's
+    /// positions), NotFound (no tokenizer or LM head), OutOfBudget, Cancelled (through `progress`).
+    Result<GenerateResult> generate(const GenerateRequest& request, const GeneratedTokenFn& onToken = {},
+                                    const ProgressFn& progress = {});
 
     /// Every layer's attention of the current model, a Transformer-XL one, on `text` as bands over
     /// the keys each query sees (what the receptive field reads: attnscope/receptive_field.h).

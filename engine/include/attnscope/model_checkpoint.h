@@ -242,6 +242,8 @@ struct ModelConfig {
     /// Put before (bos) and after (eos) the text by a SentencePiece tokenizer ([bos_token_id]
     /// of a decoder, T5's [eos_token_id]); -1: none.
     std::int64_t bosTokenId = -1, eosTokenId = -1;
+    /// A decoder's end-of-text tokens ([eos_token_id], one id or a list): generation stops at any.
+    std::vector<std::int64_t> stopTokenIds;
     double layerNormEps = 1e-12;
     Activation activation = Activation::GeluErf;
     bool causal = false;
@@ -301,6 +303,18 @@ struct GgufTensor;
 /// How many tensors a file stores in each type ("Q4_K" → 96), for what the window and the atlas say.
 using StorageTypes = std::map<std::string, std::int64_t>;
 
+/// A 2-D weight as the file stores it, rows in place in the mapping: ggml's type numbering (F32 0,
+/// F16 1, BF16 30 for safetensors; any GGUF type), `rowBytes` per row of `cols` values. Generation
+/// multiplies by it row by row without converting the whole matrix (kernels/stored_matvec.h).
+struct StoredMatrix {
+    std::uint32_t type = 0;
+    const std::uint8_t* bytes = nullptr;
+    std::int64_t rows = 0, cols = 0;
+    std::uint64_t rowBytes = 0;
+    /// llama.cpp's q/k row order to undo on the product (GgufPlace::permuteHeads); 0: none.
+    std::int64_t permuteHeads = 0;
+};
+
 /// A validated model: a folder (config + tokenizer files present + weights mapped and checked) or
 /// one GGUF file (its metadata read as the config, its tensors found under GGUF's names).
 class ModelCheckpoint {
@@ -339,6 +353,12 @@ public:
     Result<PlainTensor> readRowsF32(const std::string& name, const std::vector<std::int64_t>& rows) const;
     /// `name` converted to F32 into `out` of exactly its element count; whether all values are finite.
     Result<bool> readF32Into(const std::string& name, float* out, std::size_t count) const;
+    /// The 2-D tensor `name` (or, for a 3-D one, its slice `index` along the first dimension) as
+    /// stored; InvalidArgument for a type or rank it cannot be (F64, 1-D, MXFP4 blocks).
+    Result<StoredMatrix> storedMatrix(const std::string& name, std::int64_t index = -1) const;
+    /// Whether the files hold `name` (without prefix), expected or not (an LM head the analysis
+    /// does not read): storedMatrix reads such a tensor too.
+    bool holds(const std::string& name) const;
     /// The shape of `name` as the file holds it (checked against config.json at open()).
     std::vector<std::int64_t> shapeOf(const std::string& name) const;
     /// Slice `index` along the first dimension of the floating-point tensor `name` (rank >= 2)
@@ -388,6 +408,7 @@ private:
     std::vector<std::string> m_warnings;
     std::vector<std::unique_ptr<SafetensorsFile>> m_files;
     std::map<std::string, Located> m_resolved;  ///< expected name (no prefix) -> where it lives
+    TensorIndex m_all;  ///< every tensor of the weight files, for storedMatrix's unexpected names
 };
 
 }  // namespace attnscope::engine

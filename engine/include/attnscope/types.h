@@ -248,6 +248,9 @@ struct ModelLayerSource {
     /// forward computed — window, bias, memory, causality (ModelInfo::layerAttention says how).
     /// The request's variants may then be empty.
     bool ownAttention = false;
+    /// The model's vocabulary ids to run instead of tokenizing the text (a generated sequence:
+    /// its ids are the ones the model wrote, which tokenizing the decoded text need not give back).
+    std::vector<std::int64_t> ids;
 };
 
 struct RunRequest {

@@ -162,6 +162,13 @@ Result<void> readDecoder(const Metadata& m, const GgufFile& file, Json& config) 
         const GgufValue* v = m.find(key);
         if (v && std::holds_alternative<std::uint64_t>(v->value)) config[field] = std::get<std::uint64_t>(v->value);
     }
+    // generation stops at the end-of-text token and at an end-of-turn token llama.cpp names apart
+    if (const GgufValue* eot = m.find("tokenizer.ggml.eot_token_id"); eot && std::holds_alternative<std::uint64_t>(eot->value)) {
+        Json stops = Json::array();
+        if (config.contains("eos_token_id")) stops.push_back(config["eos_token_id"]);
+        if (stops.empty() || stops.front() != std::get<std::uint64_t>(eot->value)) stops.push_back(std::get<std::uint64_t>(eot->value));
+        config["eos_token_id"] = stops;
+    }
     if (auto scaling = readRopeScaling(m, config); !scaling) return scaling;
     return readRopeFrequencyFactors(file, config);
 }

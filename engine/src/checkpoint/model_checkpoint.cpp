@@ -107,6 +107,7 @@ Result<std::unique_ptr<ModelCheckpoint>> ModelCheckpoint::open(const std::string
     if (!all) return all.error();
     if (auto resolved = ckpt->resolveExpected(all.value()); !resolved) return resolved.error();
     if (auto layers = ckpt->checkLayersAndUnused(all.value()); !layers) return layers.error();
+    ckpt->m_all = std::move(all.value());
     return ckpt;
 }
 

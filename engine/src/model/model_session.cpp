@@ -239,6 +239,8 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
     if (m_last && !byIds && m_last->text == input.text && m_last->addSpecialTokens == input.addSpecialTokens &&
         (m_last->keepAttention || !input.keepAttention))
         return *m_last;
+    if (m_last && byIds && m_last->byIds && m_last->ids == input.ids && (m_last->keepAttention || !input.keepAttention))
+        return *m_last;  // (every layer of a generated sequence, one pass)
 
     auto pass = std::make_unique<Pass>();
     pass->text = input.text;
@@ -247,6 +249,7 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
     pass->tokens.text = input.text;
     pass->tokens.kind = TokenizerKind::Model;
     if (byIds) {
+        pass->byIds = true;
         pass->ids = input.ids;
         for (std::size_t i = 0; i < input.ids.size(); ++i) {
             Token t;

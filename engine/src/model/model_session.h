@@ -2,6 +2,7 @@
 // The engine's open checkpoint: the model, its tokenizer, and the last forward pass, kept so that
 // running several variants (or several layers) on the same text costs one forward pass.
 
+#include <attnscope/generation.h>
 #include <attnscope/model.h>
 #include <attnscope/model_tokenizer.h>
 
@@ -36,6 +37,8 @@ public:
     /// Tokenizes (or takes `input.ids`), truncates to the model's positions with a notice, and
     /// runs the model. Throws EngineError / CancelledError.
     std::shared_ptr<const ModelForward> forward(const ModelInput& input, const ProgressFn& progress);
+    /// Generates after the prompt (model/model_generation.cpp). Throws EngineError as forward().
+    GenerateResult generate(const GenerateRequest& request, const GeneratedTokenFn& onToken, const ProgressFn& progress);
 
     /// The Q, K, V of `layer` for `text`, from the cached pass when the text is the same.
     /// `tokens` and `notices` describe that pass. Throws EngineError / CancelledError.
@@ -44,6 +47,7 @@ public:
         std::string text;
         bool addSpecialTokens = true;
         bool keepAttention = false;
+        bool byIds = false;  ///< ran on given ids (a generated sequence), not on the text
         std::vector<std::int64_t> ids;
         TokenizedInput tokens;
         std::vector<bool> special;  ///< per token: a template special ([CLS], </s>, ...)

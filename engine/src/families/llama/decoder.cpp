@@ -179,6 +179,7 @@ Result<void> readDecoderConfig(const FieldReader& f, const Json& root, ModelConf
     ATTNSCOPE_TRY_ASSIGN(l.rope.theta, f.number("rope_theta", d.theta, 1.0, 1e12));
     ATTNSCOPE_TRY_ASSIGN(l.mlpBias, f.flag("mlp_bias", false));
     ATTNSCOPE_TRY_ASSIGN(c.bosTokenId, f.integer("bos_token_id", d.bos, -1, kMaxVocab, true));
+    if (auto stops = readStopTokens(f, root, c); !stops) return stops.error();
     if (auto attention = d.readAttention ? d.readAttention(f, root, c) : readAttentionBias(f, c); !attention) return attention.error();
     if (d.readExperts)
         if (auto experts = d.readExperts(f, root, c); !experts) return experts.error();
@@ -207,6 +208,19 @@ DecoderExpertNames decoderExpertNames(const ModelConfig& c, const std::string& l
     }
     const std::string p = layerPrefix + "mlp.experts." + e + ".";
     return {p + "gate_proj.weight", p + "up_proj.weight", p + "down_proj.weight"};
+}
+
+// eos_token_id: one id, a list of them (Llama 3.1's three), or null.
+Result<void> readStopTokens(const config_fields::FieldReader& f, const nlohmann::json& root, ModelConfig& c) {
+    const auto it = root.find("eos_token_id");
+    if (it == root.end() || it->is_null()) return {};
+    const nlohmann::json list = it->is_array() ? *it : nlohmann::json::array({*it});
+    for (const auto& id : list) {
+        if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= config_fields::kMaxVocab)
+            return f.fail("eos_token_id", "must be a token id or a list of them, got " + it->dump());
+        c.stopTokenIds.push_back(id.get<std::int64_t>());
+    }
+    return {};
 }
 
 // Which layers are sparse: every decoder_sparse_step-th, minus those mlp_only_layers lists.

@@ -68,6 +68,9 @@ struct ExpertFields {
 };
 Result<void> readExpertFields(const config_fields::FieldReader& f, ModelConfig& c, const ExpertFields& fields);
 
+/// eos_token_id (an id or a list) into ModelConfig::stopTokenIds.
+Result<void> readStopTokens(const config_fields::FieldReader& f, const nlohmann::json& root, ModelConfig& c);
+
 /// Qwen-MoE's sparse layers: every decoder_sparse_step-th, minus those mlp_only_layers lists.
 Result<void> readDecoderSparseLayers(const config_fields::FieldReader& f, const nlohmann::json& root, ModelConfig& c);
 

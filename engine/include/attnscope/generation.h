@@ -1,0 +1,47 @@
+#pragma once
+// Text generation with the open model (Engine::generate): the prompt through the model once, then
+// one token at a time with a key/value cache over the weights as stored (a quantized GGUF file is
+// multiplied in place, never converted whole), greedy or seeded sampling, stopping at the end-of-
+// text token. What the model looked at while it wrote each token is the attention of the whole
+// sequence, which a run on the prompt and generated ids then shows (ModelLayerSource::ids).
+
+#include <attnscope/progress.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attnscope::engine {
+
+struct GenerateRequest {
+    std::string prompt;                 ///< tokenized with the model's own tokenizer (specials added)
+    std::vector<std::int64_t> promptIds;  ///< the prompt as vocabulary ids instead (the text is then not read)
+    std::int64_t maxNewTokens = 32;
+    double temperature = 0;             ///< 0: greedy (the most likely token); > 0: sampled from softmax(logits / T)
+    std::int64_t topK = 0;              ///< sample among the K most likely only; 0: all
+    std::uint64_t seed = 0;             ///< the sampling's draws (the same seed, the same text)
+    bool stopAtEos = true;              ///< end at the model's end-of-text token (not written after it)
+};
+
+/// One token as it is generated.
+struct GeneratedToken {
+    std::int64_t id = 0;
+    std::string text;      ///< its text as decoded in context (may be empty for part of a character)
+    std::int64_t index = 0;  ///< 0 for the first generated token
+};
+
+/// Called after each generated token; return false to stop (what Esc and Ctrl-C do).
+using GeneratedTokenFn = std::function<bool(const GeneratedToken& token)>;
+
+struct GenerateResult {
+    std::vector<std::int64_t> promptIds, generatedIds;
+    std::string prompt;         ///< as given
+    std::string generatedText;  ///< the generated ids decoded (the end-of-text token left out)
+    bool stoppedAtEos = false;
+    bool stoppedByCaller = false;
+    double promptSeconds = 0, generateSeconds = 0;  ///< the prompt's pass; the tokens after it
+    std::vector<std::string> notices;
+};
+
+}  // namespace attnscope::engine

@@ -1,0 +1,239 @@
+// Generation: the decoder step (plain C++ over the stored weights, with a key/value cache) against
+// the full-sequence forward — every greedy token is the forward's most likely next token at its
+// position — for dense, grouped-query, biased, q/k-normed and routed decoders; a GGUF file and the
+// folder of the floats it stands for write the same tokens; seeded sampling repeats; the end-of-
+// text token and the caller stop it; families without a step are refused by name.
+
+#include <attnscope/engine.h>
+
+#include "../support/tiny_gguf.h"
+#include "families/llama/decoder_step.h"
+#include "model/rotary_positions.h"
+#include "model/transformer_model.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace fs = std::filesystem;
+using namespace attnscope::engine;
+using namespace attnscope::testing;
+
+namespace {
+
+class Generation : public LlamaWeights {
+protected:
+    // A folder of the spec's weights without an LM head: the tied embedding is the head.
+    fs::path folder(const LlamaSpec& spec, const std::string& name = "folder") {
+        const fs::path dir = m_dir / name;
+        writeLlamaFolderWith(dir, spec, llamaTensors(spec));
+        return dir;
+    }
+    GenerateResult generate(const fs::path& model, GenerateRequest request) {
+        auto opened = m_engine->openModel(model.string());
+        EXPECT_TRUE(opened.ok()) << (opened.ok() ? "" : opened.error().message);
+        auto result = m_engine->generate(request);
+        EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+        return result.ok() ? result.value() : GenerateResult{};
+    }
+    // Every generated token is the argmax of the forward's logits (tied head · final hidden) one
+    // position before it, wherever the forward's top two are not within rounding of each other.
+    void expectForwardAgrees(const LlamaSpec& spec, const GenerateResult& g) {
+        ASSERT_FALSE(g.generatedIds.empty());
+        std::vector<std::int64_t> all = g.promptIds;
+        all.insert(all.end(), g.generatedIds.begin(), g.generatedIds.end());
+        ModelInput input;
+        input.ids = all;
+        input.keepAttention = false;
+        auto pass = m_engine->forwardModel(input);
+        ASSERT_TRUE(pass.ok()) << pass.error().message;
+        const PlainTensor& hidden = pass.value()->hidden.back();
+        const TensorMap weights = llamaTensors(spec);
+        const std::vector<float>& embedding = weights.at("embed_tokens.weight").f32;
+        int checked = 0;
+        for (std::size_t t = 0; t < g.generatedIds.size(); ++t) {
+            const std::size_t row = g.promptIds.size() - 1 + t;
+            std::vector<double> logits(static_cast<std::size_t>(spec.vocab));
+            for (std::int64_t v = 0; v < spec.vocab; ++v)
+                for (std::int64_t j = 0; j < spec.hidden; ++j)
+                    logits[static_cast<std::size_t>(v)] += static_cast<double>(embedding[static_cast<std::size_t>(v * spec.hidden + j)]) *
+                                                           hidden.f32[row * static_cast<std::size_t>(spec.hidden) + static_cast<std::size_t>(j)];
+            std::vector<double> sorted = logits;
+            std::sort(sorted.rbegin(), sorted.rend());
+            if (sorted[0] - sorted[1] < 1e-3) continue;  // a near-tie: rounding may pick either
+            EXPECT_EQ(g.generatedIds[t], std::max_element(logits.begin(), logits.end()) - logits.begin()) << "token " << t;
+            ++checked;
+        }
+        EXPECT_GE(checked, static_cast<int>(g.generatedIds.size()) - 1);
+    }
+};
+
+GenerateRequest greedy(std::int64_t tokens) {
+    GenerateRequest r;
+    r.promptIds = {1, 9, 4, 30, 7};
+    r.maxNewTokens = tokens;
+    r.stopAtEos = false;
+    return r;
+}
+
+}  // namespace
+
+TEST_F(Generation, GreedyTokensAreTheForwardsMostLikelyForEveryDecoderKind) {
+    struct Case {
+        const char* type;
+        std::int64_t experts, shared;
+        bool bias;
+        std::int64_t window;
+    };
+    for (const Case& c : {Case{"llama", 0, 0, false, 0}, Case{"llama", 0, 0, true, 0}, Case{"qwen2", 0, 0, false, 0},
+                          Case{"qwen3", 0, 0, false, 0}, Case{"mistral", 0, 0, false, 4}, Case{"mixtral", 4, 0, false, 0},
+                          Case{"qwen2_moe", 4, 16, false, 0}, Case{"olmoe", 4, 0, false, 0}}) {
+        SCOPED_TRACE(c.type);
+        LlamaSpec spec;
+        spec.type = c.type;
+        spec.experts = c.experts;
+        spec.sharedInner = c.shared;
+        spec.bias = c.bias;
+        spec.window = c.window;
+        if (spec.type == "olmoe") spec.headDim = spec.hidden / spec.heads;  // (OLMoE has no head_dim)
+        const GenerateResult g = generate(folder(spec, c.type), greedy(12));
+        EXPECT_EQ(g.generatedIds.size(), 12u);
+        expectForwardAgrees(spec, g);
+    }
+}
+
+// The step alone, from an empty cache, token after token: its logits equal the full forward's
+// (tied head · final hidden, in float64 here) at every position, within float32 rounding.
+TEST_F(Generation, EveryStepsLogitsEqualTheForwardsAtItsPosition) {
+    struct Case {
+        const char* type;
+        std::int64_t experts, shared, window;
+        double theta;
+    };
+    for (const Case& c : {Case{"llama", 0, 0, 0, 10000}, Case{"qwen2", 0, 0, 0, 100}, Case{"qwen3", 0, 0, 0, 10000},
+                          Case{"mistral", 0, 0, 3, 10000}, Case{"qwen2_moe", 4, 16, 0, 10000}, Case{"olmoe", 4, 0, 0, 10000}}) {
+        SCOPED_TRACE(c.type);
+        LlamaSpec spec;
+        spec.type = c.type;
+        spec.experts = c.experts;
+        spec.sharedInner = c.shared;
+        spec.window = c.window;
+        spec.theta = c.theta;
+        if (spec.type == "olmoe") spec.headDim = spec.hidden / spec.heads;
+        const fs::path dir = folder(spec, c.type);
+        const std::vector<std::int64_t> ids = {1, 9, 4, 30, 7, 12, 3, 44, 21, 5};
+        ASSERT_TRUE(m_engine->openModel(dir.string()).ok());
+        ModelInput input;
+        input.ids = ids;
+        auto pass = m_engine->forwardModel(input);
+        ASSERT_TRUE(pass.ok()) << pass.error().message;
+        auto checkpoint = ModelCheckpoint::open(dir.string());
+        ASSERT_TRUE(checkpoint.ok());
+        const ModelConfig& config = checkpoint.value()->config();
+        auto stepper = DecoderStepper::create(*checkpoint.value(), switchRouterOptions(config.moe));
+        ASSERT_TRUE(stepper.ok()) << stepper.error().message;
+        DecoderCache cache = stepper.value().emptyCache(static_cast<std::int64_t>(ids.size()));
+        const at::Tensor inv = ropeInverseFrequencies(config.llama.rope, config.headSize, 10, config.maxPositions).contiguous();
+        DecoderRotary rotary{std::vector<float>(inv.data_ptr<float>(), inv.data_ptr<float>() + inv.numel()),
+                             static_cast<float>(ropeAttentionFactor(config.llama.rope))};
+        const TensorMap weights = llamaTensors(spec);
+        const std::vector<float>& embedding = weights.at("embed_tokens.weight").f32;
+        const PlainTensor& hidden = pass.value()->hidden.back();
+        for (std::size_t t = 0; t < ids.size(); ++t) {
+            auto logits = stepper.value().step(ids[t], cache, rotary);
+            ASSERT_TRUE(logits.ok()) << logits.error().message;
+            double worst = 0, largest = 0;
+            for (std::int64_t v = 0; v < spec.vocab; ++v) {
+                double expected = 0;
+                for (std::int64_t j = 0; j < spec.hidden; ++j)
+                    expected += static_cast<double>(embedding[static_cast<std::size_t>(v * spec.hidden + j)]) *
+                                hidden.f32[t * static_cast<std::size_t>(spec.hidden) + static_cast<std::size_t>(j)];
+                worst = std::max(worst, std::abs(expected - logits.value()[static_cast<std::size_t>(v)]));
+                largest = std::max(largest, std::abs(expected));
+            }
+            EXPECT_LT(worst, 1e-4 * std::max(1.0, largest)) << "position " << t;
+        }
+    }
+}
+
+// The file's blocks and the folder of the floats they stand for: the same tokens, with llama.cpp's
+// q/k row order undone on the step's products as on the forward's weights.
+TEST_F(Generation, AGgufFileWritesWhatItsFolderTwinWrites) {
+    LlamaSpec spec;
+    spec.hidden = spec.inner = 256;
+    spec.headDim = 64;
+    GgufModelOptions o;
+    o.typeOf = [](const std::string& name) { return name.find("mlp.") != std::string::npos ? GgmlType::Q4_K : GgmlType::Q8_0; };
+    fs::create_directories(m_dir);
+    const TensorMap represented = writeGgufModel(m_dir / "m.gguf", spec, llamaTensors(spec), o);
+    writeLlamaFolderWith(m_dir / "twin", spec, represented);
+    const GenerateResult fromFile = generate(m_dir / "m.gguf", greedy(10));
+    const GenerateResult fromFolder = generate(m_dir / "twin", greedy(10));
+    EXPECT_EQ(fromFile.generatedIds, fromFolder.generatedIds);
+    EXPECT_EQ(fromFile.generatedIds.size(), 10u);
+}
+
+TEST_F(Generation, SeededSamplingRepeatsAndTopOneIsGreedy) {
+    LlamaSpec spec;
+    const fs::path dir = folder(spec);
+    GenerateRequest sampled = greedy(12);
+    sampled.temperature = 100;  // (near uniform: the tiny model's logits are peaked)
+    sampled.seed = 42;
+    const auto first = generate(dir, sampled), second = generate(dir, sampled);
+    EXPECT_EQ(first.generatedIds, second.generatedIds);
+    sampled.seed = 43;
+    EXPECT_NE(generate(dir, sampled).generatedIds, first.generatedIds);
+    sampled.topK = 1;
+    EXPECT_EQ(generate(dir, sampled).generatedIds, generate(dir, greedy(12)).generatedIds);
+}
+
+TEST_F(Generation, TheEndOfTextTokenAndTheCallerStopIt) {
+    LlamaSpec spec;
+    fs::create_directories(m_dir);
+    writeGgufModel(m_dir / "m.gguf", spec, llamaTensors(spec));
+    const GenerateResult free = generate(m_dir / "m.gguf", greedy(6));
+    ASSERT_EQ(free.generatedIds.size(), 6u);
+    // the third greedy token made the end-of-text token: generation ends before its first use
+    GgufModelOptions o;
+    o.extraMetadata["tokenizer.ggml.eos_token_id"] = static_cast<std::uint32_t>(free.generatedIds[2]);
+    writeGgufModel(m_dir / "eos.gguf", spec, llamaTensors(spec), o);
+    GenerateRequest untilEos = greedy(6);
+    untilEos.stopAtEos = true;
+    const GenerateResult stopped = generate(m_dir / "eos.gguf", untilEos);
+    EXPECT_TRUE(stopped.stoppedAtEos);
+    const auto firstUse = std::find(free.generatedIds.begin(), free.generatedIds.end(), free.generatedIds[2]);
+    EXPECT_EQ(stopped.generatedIds, std::vector<std::int64_t>(free.generatedIds.begin(), firstUse));
+    // the caller stops after two tokens
+    ASSERT_TRUE(m_engine->openModel((m_dir / "m.gguf").string()).ok());
+    int seen = 0;
+    auto byCaller = m_engine->generate(greedy(6), [&](const GeneratedToken& t) {
+        EXPECT_EQ(t.index, seen);
+        return ++seen < 2;
+    });
+    ASSERT_TRUE(byCaller.ok());
+    EXPECT_TRUE(byCaller.value().stoppedByCaller);
+    EXPECT_EQ(byCaller.value().generatedIds.size(), 2u);
+}
+
+TEST_F(Generation, RefusalsNameTheProblem) {
+    LlamaSpec gemma;
+    gemma.type = "gemma2";
+    ASSERT_TRUE(m_engine->openModel(folder(gemma, "gemma").string()).ok());
+    auto refused = m_engine->generate(greedy(4));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("Gemma 2 models do not generate"), std::string::npos) << refused.error().message;
+
+    LlamaSpec spec;
+    ASSERT_TRUE(m_engine->openModel(folder(spec).string()).ok());
+    GenerateRequest tooLong = greedy(spec.positions);
+    auto full = m_engine->generate(tooLong);
+    ASSERT_FALSE(full.ok());
+    EXPECT_NE(full.error().message.find("pass the model's 64 positions"), std::string::npos) << full.error().message;
+    GenerateRequest none = greedy(0);
+    EXPECT_FALSE(m_engine->generate(none).ok());
+    GenerateRequest badId = greedy(2);
+    badId.promptIds = {1, 500};
+    auto outside = m_engine->generate(badId);
+    ASSERT_FALSE(outside.ok());
+    EXPECT_NE(outside.error().message.find("prompt id 500 is outside the vocabulary"), std::string::npos);
+}
