@@ -72,6 +72,7 @@ CliParse::CliParse() {
     addTrainCommand();
     addRouteCommand();
     addStarCommand();
+    addGenerateCommand();
 }
 
 void CliParse::addVariantsCommand() {
@@ -302,6 +303,30 @@ void CliParse::addStarCommand() {
     m_star->add_flag("--quiet", star.quiet, "No progress on stderr.");
 }
 
+void CliParse::addGenerateCommand() {
+    m_generate = app.add_subcommand("generate", "Generate text with a model and write its attention of the whole sequence.");
+    m_generate->add_option("--model", generate.model, "Model folder or GGUF file.")->required();
+    m_generatePrompt = m_generate->add_option("--prompt", generate.prompt, "The text to continue.");
+    m_generate->add_option("--prompt-file", generate.promptFile, "Read the prompt from a file.")->excludes(m_generatePrompt);
+    m_generate->add_option("--max-new-tokens", generate.maxNewTokens, "Tokens to generate at most (default 32).")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{8192}));
+    m_generate->add_option("--temperature", generate.temperature, "0: greedy (default); > 0: sampled from softmax(logits / T).")
+        ->check(finiteRange(0.0, 100.0));
+    m_generate->add_option("--top-k", generate.topK, "Sample among the K most likely tokens only (0: all).")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 24));
+    m_generate->add_option("--seed", generate.seed, "Seed of the sampling's draws.")->check(kSeed);
+    m_generate->add_option("--layer", generate.layer, "The layer --out holds (default 0; every layer is also written as "
+                                                      "OUT.layerN.safetensors).")
+        ->check(CLI::Range(0, 4096));
+    m_generate->add_option("--threads", generate.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    m_generate->add_option("--memory-budget", generate.memoryBudget, "Bytes the passes may allocate (default 40 % of memory).")
+        ->check(kBytes);
+    m_generate->add_option("--out", generate.out, "RESULT.safetensors: the layer's own attention of prompt and generated tokens.")
+        ->required();
+    m_generate->add_option("--summary", generate.summary, "JSON: prompt_ids, generated_ids, text, timings and the files written.");
+    m_generate->add_flag("--quiet", generate.quiet, "No progress on stderr (the generated text still goes to stdout).");
+}
+
 bool CliParse::parse(int argc, char** argv) {
     try {
         app.parse(argc, argv);
@@ -327,6 +352,7 @@ bool CliParse::parse(int argc, char** argv) {
     else if (m_run->parsed()) command = Command::Run;
     else if (m_route->parsed()) command = Command::Route;
     else if (m_star->parsed()) command = Command::Star;
+    else if (m_generate->parsed()) command = Command::Generate;
     const bool captured = (command == Command::Analyze && m_analyze->get_option("--attention")->count() > 0) ||
                           (command == Command::Run && !run.attention.empty());
     if (command == Command::Analyze && analyze.model.empty()) {
@@ -362,6 +388,14 @@ bool CliParse::parse(int argc, char** argv) {
         exit = kExitUsage;
         return false;
     }
+    if (command == Command::Generate) {
+        generate.promptGiven = m_generatePrompt->count() > 0;
+        if (generate.promptFile.empty() && !generate.promptGiven) {
+            printError("generate needs a prompt: --prompt TEXT or --prompt-file PATH");
+            exit = kExitUsage;
+            return false;
+        }
+    }
     if (command == Command::Star) {
         star.textGiven = m_starText->count() > 0;
         if (star.textFile.empty() && !star.textGiven) {
@@ -386,6 +420,8 @@ bool CliParse::parse(int argc, char** argv) {
     return command != Command::None;
 }
 
-bool needsTorch(Command command) { return command == Command::Run || command == Command::Analyze || command == Command::Train; }
+bool needsTorch(Command command) {
+    return command == Command::Run || command == Command::Analyze || command == Command::Train || command == Command::Generate;
+}
 
 }  // namespace attnscope::cli

@@ -11,7 +11,7 @@
 
 namespace attnscope::cli {
 
-enum class Command { None, Variants, Run, Analyze, Tile, Sweep, Train, Route, Star };
+enum class Command { None, Variants, Run, Analyze, Tile, Sweep, Train, Route, Star, Generate };
 
 struct CliParse {
     CLI::App app{"AttnScope command line: run attention variants, write results as safetensors."};
@@ -23,6 +23,7 @@ struct CliParse {
     TrainCliOptions train;
     RouteOptions route;
     StarOptions star;
+    GenerateOptions generate;
     /// After parse(): the command given, or an exit status (help, version, usage error) in `exit`.
     Command command = Command::None;
     int exit = 0;
@@ -45,10 +46,12 @@ private:
     void addTrainCommand();
     void addRouteCommand();
     void addStarCommand();
+    void addGenerateCommand();
 
     CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_sweep = nullptr,
-             *m_train = nullptr, *m_route = nullptr, *m_star = nullptr;
-    CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr, *m_starText = nullptr;
+             *m_train = nullptr, *m_route = nullptr, *m_star = nullptr, *m_generate = nullptr;
+    CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr, *m_starText = nullptr,
+                *m_generatePrompt = nullptr;
 };
 
 /// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, sweep, route).

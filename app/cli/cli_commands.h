@@ -83,6 +83,21 @@ struct TrainCliOptions {
     bool quiet = false;
 };
 
+struct GenerateOptions {
+    std::string model;                  ///< a model folder or a GGUF file
+    std::string prompt, promptFile;
+    std::int64_t maxNewTokens = 32;
+    double temperature = 0;             ///< 0: greedy
+    std::int64_t topK = 0;
+    std::uint64_t seed = 0;
+    int layer = 0;                      ///< the layer --out holds (every layer is written beside it)
+    int threads = 0;
+    std::uint64_t memoryBudget = 0;
+    std::string out, summary;
+    bool quiet = false;
+    bool promptGiven = false;
+};
+
 struct RouteOptions {
     std::string input;     ///< safetensors: hidden [n, d] + router [E, d], or router_logits [n, E]
     std::string text, textFile;
@@ -160,6 +175,8 @@ engine::RouterOptions routerOptionsOf(const RouteOptions& options);
 /// name the CSV's rows. Returns the exit status.
 int routeAndWrite(const RouteOptions& options, const engine::PlainTensor& logits, const engine::RouterOptions& router,
                   const engine::TokenizedInput* tokens);
+/// attnscope-cli generate (cli_generate.cpp): text from a model, with its attention of the whole sequence.
+int generateCommand(const GenerateOptions& options);
 /// attnscope-cli star (cli_star.cpp): the Star-Transformer's cycles, written as safetensors.
 int starCommand(const StarOptions& options);
 

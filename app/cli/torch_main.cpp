@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     case Command::Route: return cli.route.model.empty() ? routeCommand(cli.route) : routeModelCommand(cli.route);
     case Command::Train: return trainCommand(cli.train);
     case Command::Star: return starCommand(cli.star);
+    case Command::Generate: return generateCommand(cli.generate);
     case Command::None: break;
     }
     return kExitUsage;

@@ -364,6 +364,7 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         ModelInput input;
         input.text = request.input.text;
         input.image = request.input.image;
+        input.ids = request.model->ids;
         plan.modelQkv = model->layerQkv(input, request.model->layer, progress, run.input, notices, &plan.modelInputs, &run.modelRouting);
         if (input.image) {
             // Every layer's attention for the Image tab's model views: small for a ViT at 224 pixels

@@ -254,9 +254,12 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
         for (std::size_t i = 0; i < input.ids.size(); ++i) {
             Token t;
             t.id = input.ids[i];
-            t.text = m_tokenizer ? m_tokenizer->tokenString(t.id) : std::to_string(t.id);
+            // the token's own text where it decodes to some ("␣world", not "Ġworld"), else its spelling
+            const std::string decoded = m_tokenizer ? m_tokenizer->decode({t.id}) : std::string();
+            t.text = !decoded.empty() ? decoded : m_tokenizer ? m_tokenizer->tokenString(t.id) : std::to_string(t.id);
             pass->tokens.tokens.push_back(std::move(t));
         }
+        if (m_tokenizer && pass->tokens.text.empty()) pass->tokens.text = m_tokenizer->decode(input.ids);
         pass->special.assign(input.ids.size(), false);
     } else {
         if (!m_tokenizer)

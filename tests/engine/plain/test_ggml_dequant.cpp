@@ -4,11 +4,13 @@
 
 #include "checkpoint/ggml_dequant.h"
 #include "checkpoint/gguf_file.h"
+#include "checkpoint/stored_matvec.h"
 
 #include <attnscope/kernel_path.h>
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -210,4 +212,51 @@ TEST(GgmlDequant, FastAndPortablePathsAgreeBitForBit) {
         EXPECT_EQ(0, std::memcmp(fast.data(), portable.data(), fast.size() * sizeof(float))) << ggmlTypeName(static_cast<std::uint32_t>(t));
     }
     setKernelPath(before);
+}
+
+// Generation's products: the blocks dotted straight from storage (the fast path fuses Q8_0, Q4_K
+// and Q6_K with the vector) equal the portable dequantize-then-dot within float rounding, and
+// llama.cpp's q/k row order is undone on the product.
+TEST(GgmlDequant, StoredProductsAgreeOnBothPathsAndUndoTheRowOrder) {
+    std::mt19937 rng(11);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const KernelPath before = kernelPath();
+    for (GgmlType t : {GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q5_K, GgmlType::BF16, GgmlType::F32}) {
+        std::int64_t elements = 0, bytes = 0;
+        ASSERT_TRUE(ggmlBlockLayout(static_cast<std::uint32_t>(t), elements, bytes));
+        const std::int64_t rows = 8, cols = 512;
+        std::vector<std::uint8_t> data(static_cast<std::size_t>(rows * cols / elements * bytes));
+        for (auto& v : data) v = static_cast<std::uint8_t>(rng());
+        for (std::size_t k = 1; k < data.size(); k += 2) data[k] &= 0xBB;  // finite halves, bfloat16s, floats of sane size
+        std::vector<float> x(static_cast<std::size_t>(2 * cols));
+        for (float& v : x) v = normal(rng);
+        const StoredMatrix m{static_cast<std::uint32_t>(t), data.data(), rows, cols, static_cast<std::uint64_t>(cols / elements * bytes), 0};
+        std::vector<float> fast(static_cast<std::size_t>(2 * rows)), portable(fast.size());
+        setKernelPath(KernelPath::Fastest);
+        storedMatMul(m, x.data(), 2, fast.data());
+        setKernelPath(KernelPath::Portable);
+        storedMatMul(m, x.data(), 2, portable.data());
+        // an independent float64 product of the dequantized rows
+        std::vector<float> w(static_cast<std::size_t>(rows * cols));
+        ASSERT_TRUE(dequantizeGgml(static_cast<std::uint32_t>(t), data.data(), rows * cols, w.data()));
+        for (std::int64_t c = 0; c < 2; ++c)
+            for (std::int64_t r = 0; r < rows; ++r) {
+                double expected = 0, scale = 0;
+                for (std::int64_t j = 0; j < cols; ++j) {
+                    expected += static_cast<double>(w[static_cast<std::size_t>(r * cols + j)]) * x[static_cast<std::size_t>(c * cols + j)];
+                    scale += std::abs(static_cast<double>(w[static_cast<std::size_t>(r * cols + j)]) * x[static_cast<std::size_t>(c * cols + j)]);
+                }
+                const std::size_t at = static_cast<std::size_t>(c * rows + r);
+                EXPECT_NEAR(fast[at], expected, 1e-5 * scale + 1e-30) << ggmlTypeName(static_cast<std::uint32_t>(t)) << " row " << r;
+                EXPECT_NEAR(portable[at], expected, 1e-5 * scale + 1e-30) << ggmlTypeName(static_cast<std::uint32_t>(t)) << " row " << r;
+            }
+    }
+    // two heads of 4 rows stored as llama.cpp orders them: (h, i, half) → Hugging Face's (h, half, i)
+    std::vector<float> identity(8 * 8, 0.0f);
+    for (int r = 0; r < 8; ++r) identity[static_cast<std::size_t>(r * 8 + r)] = 1.0f;
+    StoredMatrix permuted{static_cast<std::uint32_t>(GgmlType::F32), reinterpret_cast<const std::uint8_t*>(identity.data()), 8, 8, 32, 2};
+    std::vector<float> x = {0, 1, 2, 3, 4, 5, 6, 7}, y(8);
+    setKernelPath(before);
+    storedMatMul(permuted, x.data(), 1, y.data());
+    EXPECT_EQ(y, (std::vector<float>{0, 2, 1, 3, 4, 6, 5, 7}));
 }
