@@ -29,9 +29,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_llama_folder import SHAPES  # noqa: E402
 
-TYPES = {"F32": 0, "F16": 1, "Q8_0": 8, "Q4_K": 12, "Q6_K": 14, "BF16": 30}
-BLOCKS = {"Q8_0": (32, 34), "Q4_K": (256, 144), "Q6_K": (256, 210)}
-SCALES = {"Q8_0": [(0, 0.0003)], "Q4_K": [(0, 0.0002), (2, 0.002)], "Q6_K": [(208, 0.00003)]}
+TYPES = {"F32": 0, "F16": 1, "Q5_0": 6, "Q8_0": 8, "Q4_K": 12, "Q6_K": 14, "BF16": 30}
+BLOCKS = {"Q5_0": (32, 22), "Q8_0": (32, 34), "Q4_K": (256, 144), "Q6_K": (256, 210)}
+SCALES = {"Q5_0": [(0, 0.002)], "Q8_0": [(0, 0.0003)], "Q4_K": [(0, 0.0002), (2, 0.002)], "Q6_K": [(208, 0.00003)]}
+FALLBACK = {"Q4_K": "Q5_0", "Q6_K": "Q8_0"}  # llama.cpp's types for rows that are no whole number of 256
 
 
 def half(value):
@@ -212,6 +213,8 @@ def main():
     for key, value in metadata.items():
         w.kv(key, value)
     offset, placed = 0, []
+    items = [(name, dims, FALLBACK.get(kind, kind) if kind in BLOCKS and dims[0] % BLOCKS[kind][0] else kind)
+             for name, dims, kind in items]
     for name, dims, kind in items:
         count = 1
         for d in dims:

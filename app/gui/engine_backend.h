@@ -3,6 +3,7 @@
 // (LocalEngineBackend); tests use a fake that blocks on a latch, so supersede and cancel are
 // tested without LibTorch (CONVENTIONS.md §2).
 
+#include <attnscope/generation.h>
 #include <attnscope/head_atlas.h>
 #include <attnscope/model.h>
 #include <attnscope/progress.h>
@@ -50,6 +51,14 @@ public:
         (void)text;
         (void)progress;
         return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot run models");
+    }
+    /// Text from the current model after a prompt (Engine::generate).
+    virtual engine::Result<engine::GenerateResult> generate(const engine::GenerateRequest& request, const engine::GeneratedTokenFn& onToken,
+                                                            const engine::ProgressFn& progress) {
+        (void)request;
+        (void)onToken;
+        (void)progress;
+        return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot generate");
     }
     /// The Star-Transformer's cycles (Engine::runStar).
     virtual engine::Result<std::shared_ptr<const engine::StarPass>> runStar(const engine::StarRequest& request,

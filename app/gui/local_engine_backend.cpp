@@ -63,6 +63,14 @@ engine::Result<engine::ModelInfo> LocalEngineBackend::openModel(const std::strin
     return eng.value()->openModel(folder);
 }
 
+engine::Result<engine::GenerateResult> LocalEngineBackend::generate(const engine::GenerateRequest& request,
+                                                                   const engine::GeneratedTokenFn& onToken,
+                                                                   const engine::ProgressFn& progress) {
+    auto eng = etEngine();
+    if (!eng) return eng.error();
+    return eng.value()->generate(request, onToken, progress);
+}
+
 engine::Result<std::shared_ptr<const engine::HeadAtlas>> LocalEngineBackend::analyzeModel(
     const engine::AtlasRequest& request, const engine::ProgressFn& progress) {
     auto eng = etEngine();

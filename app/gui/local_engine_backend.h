@@ -23,6 +23,8 @@ public:
                                                                            const engine::ProgressFn& progress) override;
     engine::Result<std::shared_ptr<const engine::ModelAttentionBands>> modelAttentionBands(
         const std::string& text, const engine::ProgressFn& progress) override;
+    engine::Result<engine::GenerateResult> generate(const engine::GenerateRequest& request, const engine::GeneratedTokenFn& onToken,
+                                                    const engine::ProgressFn& progress) override;
     engine::Result<std::shared_ptr<const engine::StarPass>> runStar(const engine::StarRequest& request,
                                                                    const engine::ProgressFn& progress) override;
 

@@ -1,4 +1,5 @@
 #include "gui/main_window.h"
+#include "gui/generate_controller.h"
 
 #include "common/image_file.h"
 #include "common/variant_flags.h"
@@ -251,6 +252,7 @@ quint64 MainWindow::uiStartRun(bool userInitiated) { return m_runs->start(runPur
 void MainWindow::cancelRun() {
     if (m_runner->isRunning()) m_runner->cancel();
     if (m_modelSource->isAnalyzing()) m_modelSource->cancelAnalysis();
+    if (m_generate) m_generate->cancel();
     m_cost->cancel();
 }
 
@@ -263,7 +265,8 @@ void MainWindow::uiRunStateChanged(bool running) {
 }
 
 bool MainWindow::uiMeasuringOrAnalysing() const {
-    return (m_cost && m_cost->isRunning()) || (m_modelSource && m_modelSource->isAnalyzing());
+    return (m_cost && m_cost->isRunning()) || (m_modelSource && m_modelSource->isAnalyzing()) ||
+           (m_generate && m_generate->isGenerating());
 }
 
 // Esc also cancels the Cost tab's measurements and the model analysis while they run.

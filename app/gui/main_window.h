@@ -41,6 +41,7 @@ class EvalSpeedJob;
 class ExportController;
 class HelpMenu;
 class ModelController;
+class GenerateController;
 class ModelSource;
 class ModelSourcePanel;
 class RunSettingsPanel;
@@ -151,6 +152,7 @@ public:
     // ---- trained checkpoints and the Atlas tab (main_window_model.cpp)
     ModelSource* modelSource() const { return m_modelSource; }
     ModelSourcePanel* modelSourcePanel() const { return m_sourcePanel; }
+    GenerateController* generator() const { return m_generate; }
     /// Opens a model folder on the engine thread; a refusal is reported and changes nothing.
     void openModelFolder(const QString& folder);
 
@@ -219,6 +221,7 @@ private:
     /// Display names by variant id (the variant chooser's), for titles and figure subjects.
     QHash<QString, QString> variantNames() const;
     void buildModelSourceUi();
+    void buildGenerateUi();
     void buildAtlasTab();
     /// A model is open (ModelController): its settings for the variant, the title, a run.
     void uiModelOpened(const engine::ModelInfo& info, bool keepVariant);
@@ -279,6 +282,7 @@ private:
     StarController* m_star = nullptr;     // the star player's cycles and their export
     QString m_sessionNotice;  // what the last session applied could not restore (DocumentController::Host)
     QString m_titleSource, m_titleText;  // the title's source name and the text it came with
+    GenerateController* m_generate = nullptr;  // Generate (Ctrl+G): the model continues the text
     ModelController* m_models = nullptr;  // File ▸ Open Model, the Q/K/V source box
     ModelSource* m_modelSource = nullptr;     // (m_models's)
     ModelSourcePanel* m_sourcePanel = nullptr;  // (m_models's)

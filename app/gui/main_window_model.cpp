@@ -7,11 +7,13 @@
 
 #include "gui/atlas_controller.h"
 #include "gui/engine_runner.h"
+#include "gui/generate_controller.h"
 #include "gui/model_controller.h"
 #include "gui/model_source.h"
 #include "gui/model_source_panel.h"
 #include "gui/random_projection_banner.h"
 #include "gui/run_settings_panel.h"
+#include "gui/view_tabs.h"
 
 #include "views/head_atlas.h"
 
@@ -39,6 +41,27 @@ void MainWindow::buildModelSourceUi() {
     // keeps Esc live while an analysis is still running.
     connect(m_runner, &EngineRunner::runFinished, this, &MainWindow::uiUpdateCancel, Qt::QueuedConnection);
     connect(m_runner, &EngineRunner::jobFailed, this, &MainWindow::uiUpdateCancel, Qt::QueuedConnection);
+    buildGenerateUi();
+}
+
+// Generate (Ctrl+G) under the model source: the run on the written sequence marks its tokens and
+// selects the newest (what the model looked at when it wrote it).
+void MainWindow::buildGenerateUi() {
+    m_generate = new GenerateController(m_runner, m_inputs, m_models, this);
+    m_inputs->addSourceWidget(m_generate->box());
+    connect(m_generate, &GenerateController::report, this, [this](const QString& text) { setStatusMessage(text); });
+    connect(m_generate, &GenerateController::busyChanged, this, &MainWindow::uiUpdateCancel);
+    connect(m_generate, &GenerateController::runRequested, this, [this] {
+        m_sourcePanel->setKind(ModelSourcePanel::Kind::ModelLayer);
+        runNow();
+    });
+    connect(m_models, &ModelController::opened, m_generate, [this](const engine::ModelInfo& info) { m_generate->modelChanged(&info); });
+    connect(this, &MainWindow::resultShown, m_generate, [this] {
+        const QVector<int> written = m_generate->takeWrittenTokens();
+        if (written.isEmpty()) return;
+        m_views->markTokens(written);
+        m_views->goToToken(written.back());
+    });
 }
 
 void MainWindow::buildAtlasTab() {

@@ -2,6 +2,7 @@
 // holds the behaviour).
 
 #include "gui/main_window.h"
+#include "gui/generate_controller.h"
 
 #include "gui/compare_variants_editor.h"
 #include "gui/cost_tab_controller.h"
@@ -160,6 +161,7 @@ void MainWindow::buildActions() {
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     m_runAction = runMenu->addAction(tr("&Run"), this, &MainWindow::runNow);
     m_runAction->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::Key_R)});
+    runMenu->addAction(m_generate->action());
     m_cancelAction = runMenu->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
     m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
     m_inputs->runButton()->setToolTip(tr("Run (F5, Ctrl+R)"));

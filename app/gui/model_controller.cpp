@@ -116,7 +116,7 @@ bool ModelController::usesModel() const { return m_panel->usesModel(); }
 
 void ModelController::applyTo(engine::RunRequest& request) const {
     if (!m_panel->usesModel()) return;
-    request.model = engine::ModelLayerSource{m_source->folder().toStdString(), m_panel->layer(), false};
+    request.model = engine::ModelLayerSource{m_source->folder().toStdString(), m_panel->layer(), false, m_generatedIds};
 }
 
 std::optional<std::pair<QString, int>> ModelController::sessionSource() const {
@@ -139,6 +139,7 @@ const engine::ParamValues* ModelController::defaultsFor(const std::string& varia
 
 void ModelController::onOpened(const engine::ModelInfo& info) {
     m_panel->openButton()->setEnabled(true);
+    m_generatedIds.clear();  // (another model's ids)
     m_panel->setModel(info);
     m_earlierDefaults = std::move(m_variantDefaults);
     m_variantDefaults = info.variantDefaults;

@@ -54,6 +54,11 @@ public:
     bool usesModel() const;
     /// Sets RunRequest::model when the source is a model layer.
     void applyTo(engine::RunRequest& request) const;
+    /// The model runs on these ids (a generated sequence: prompt and written tokens) instead of
+    /// tokenizing the text, until cleared (the text edited, another model opened).
+    void setGeneratedIds(std::vector<std::int64_t> ids) { m_generatedIds = std::move(ids); }
+    void clearGeneratedIds() { m_generatedIds.clear(); }
+    const std::vector<std::int64_t>& generatedIds() const { return m_generatedIds; }
     /// The folder and layer a session records: the layer in use, or the folder still opening
     /// with the layer it will take; nullopt with random projections.
     std::optional<std::pair<QString, int>> sessionSource() const;
@@ -84,6 +89,7 @@ private:
     bool m_keepVariant = false;  // the folder opening last keeps the chosen variant
     std::map<std::string, engine::ParamValues> m_variantDefaults;  // of the open model
     std::map<std::string, engine::ParamValues> m_earlierDefaults;  // of the model open before it
+    std::vector<std::int64_t> m_generatedIds;  // the sequence a generation wrote, run instead of the text
 };
 
 }  // namespace attnscope::app

@@ -18,30 +18,11 @@ using namespace attnscope::testing;
 
 namespace {
 
-// The 256 byte symbols (id = byte), then "ab" 256, "Ġa" 257 and "<|end|>" 258 (control).
-std::map<std::string, GgufMeta> byteTokenizer() {
-    std::vector<std::string> tokens;
-    for (int b = 0; b < 256; ++b) {
-        const char32_t c = byteLevelChar(static_cast<unsigned char>(b));
-        tokens.push_back(c < 0x80 ? std::string(1, static_cast<char>(c))
-                                  : std::string{static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))});
-    }
-    tokens.insert(tokens.end(), {"ab", "\u0120a", "<|end|>"});
-    std::vector<std::int32_t> types(tokens.size(), 1);
-    types.back() = 3;
-    return {{"tokenizer.ggml.model", std::string("gpt2")},
-            {"tokenizer.ggml.pre", std::string("gpt-2")},
-            {"tokenizer.ggml.tokens", tokens},
-            {"tokenizer.ggml.token_type", types},
-            {"tokenizer.ggml.merges", std::vector<std::string>{"a b", "\u0120 a"}},
-            {"tokenizer.ggml.eos_token_id", 258u}};
-}
-
 std::string writeModel() {
     LlamaSpec spec;
     spec.vocab = 259;
     GgufModelOptions o;
-    o.extraMetadata = byteTokenizer();
+    o.extraMetadata = byteLevelTokenizerMetadata();
     const std::string path = tempPath("generate.gguf");
     writeGgufModel(path, spec, llamaTensors(spec), o);
     return path;

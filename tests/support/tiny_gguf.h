@@ -10,6 +10,8 @@
 #include "checkpoint/gguf_file.h"
 #include "tiny_llama.h"
 
+#include <attnscope/model_tokenizer.h>
+
 #include <functional>
 #include <variant>
 
@@ -287,6 +289,26 @@ inline TensorMap writeGgufModel(const llama_fs::path& path, const LlamaSpec& s, 
     }
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
     return represented;
+}
+
+/// A byte-level tokenizer as GGUF metadata: the 256 byte symbols (id = byte), then "ab" 256,
+/// "Ġa" 257 and the control token "<|end|>" 258 (end of text); merges "a b", "Ġ a".
+inline std::map<std::string, GgufMeta> byteLevelTokenizerMetadata() {
+    std::vector<std::string> tokens;
+    for (int b = 0; b < 256; ++b) {
+        const char32_t c = engine::byteLevelChar(static_cast<unsigned char>(b));
+        tokens.push_back(c < 0x80 ? std::string(1, static_cast<char>(c))
+                                  : std::string{static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))});
+    }
+    tokens.insert(tokens.end(), {"ab", "\u0120a", "<|end|>"});
+    std::vector<std::int32_t> types(tokens.size(), 1);
+    types.back() = 3;
+    return {{"tokenizer.ggml.model", std::string("gpt2")},
+            {"tokenizer.ggml.pre", std::string("gpt-2")},
+            {"tokenizer.ggml.tokens", tokens},
+            {"tokenizer.ggml.token_type", types},
+            {"tokenizer.ggml.merges", std::vector<std::string>{"a b", "\u0120 a"}},
+            {"tokenizer.ggml.eos_token_id", 258u}};
 }
 
 /// A folder of `tensors` (F32) with `spec`'s config.json: the Hugging Face twin of a GGUF file.

@@ -65,6 +65,8 @@ struct ModelInfo {
     /// tensors the forward reads are in each type ("Q4_K" → 96, "F32" → 33): quantized weights
     /// are dequantized to F32 as they are read, so every figure is what the quantized model computes.
     std::string weightFormat;
+    /// Engine::generate writes text with it (the Llama decoder's families).
+    bool generates = false;
     std::map<std::string, std::int64_t> weightTypes;
     /// A vision model (arch "vit": ViT, DeiT, DINO) reads imageSize × imageSize pictures cut into
     /// patchSize patches, after prefixTokens extra tokens ([CLS], DeiT's distillation token); 0 for text models.

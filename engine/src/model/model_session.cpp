@@ -3,6 +3,7 @@
 
 #include "checkpoint/gguf_file.h"
 #include "families/family.h"
+#include "families/family_forward.h"
 
 #include "model/latent_profile.h"
 #include "model/rotary_profile.h"
@@ -123,6 +124,7 @@ Result<std::unique_ptr<ModelSession>> ModelSession::open(const std::string& fold
     info.weightBytes = checkpoint.value()->mappedBytes();
     info.weightFormat = checkpoint.value()->gguf() ? "GGUF" : "safetensors";
     info.weightTypes = checkpoint.value()->storageTypes();
+    info.generates = familyForward(c) == families::llama::forward();
     info.residentWeightBytes = family.layerByLayer ? checkpoint.value()->residentBytes(family.layerStem) : info.weightBytes;
     info.experts = c.moe.experts;
     info.capacityFactor = c.moe.active() ? c.moe.capacityFactor : 0.0;

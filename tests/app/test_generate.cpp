@@ -1,0 +1,93 @@
+// Generate in the window, end to end on a GGUF file with its own tokenizer and the real engine:
+// Ctrl+G continues the input text, the written tokens appear in the box, and the window then shows
+// the model's own attention of the prompt and the written tokens, those marked, the newest selected.
+
+#include "support/qt_test_support.h"
+#include "support/tiny_gguf.h"
+
+#include "gui/app_settings.h"
+#include "gui/engine_runner.h"
+#include "gui/generate_controller.h"
+#include "gui/local_engine_backend.h"
+#include "gui/main_window.h"
+#include "gui/model_controller.h"
+#include "gui/model_source_panel.h"
+#include "gui/run_settings_panel.h"
+
+#include <QAction>
+#include <QGroupBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+
+using namespace attnscope;
+using attnscope::app::AppSettings;
+using attnscope::app::EngineRunner;
+using attnscope::app::LocalEngineBackend;
+using attnscope::app::MainWindow;
+
+namespace {
+constexpr int kTimeoutMs = 60000;
+}
+
+class TestGenerate : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void ctrlGWritesAndShowsTheAttentionOfTheWholeSequence() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        attnscope::testing::LlamaSpec spec;
+        spec.vocab = 259;
+        attnscope::testing::GgufModelOptions o;
+        o.extraMetadata = attnscope::testing::byteLevelTokenizerMetadata();
+        const QString model = temp.filePath(QStringLiteral("tiny.gguf"));
+        attnscope::testing::writeGgufModel(model.toStdString(), spec, attnscope::testing::llamaTensors(spec), o);
+
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.runOnStart = false;
+        options.initialText = QStringLiteral("ab a");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.inputs()->variantCombo()->count() > 0, kTimeoutMs);
+        app::GenerateController* generator = window.generator();
+        QVERIFY(!generator->action()->isEnabled());  // no model yet
+        window.openModelFolder(model);
+        QTRY_VERIFY_WITH_TIMEOUT(window.modelSourcePanel()->hasModel(), kTimeoutMs);
+        QVERIFY(window.modelSourcePanel()->modelText().contains(QStringLiteral("GGUF")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && window.lastResult()->n == 2, kTimeoutMs);  // "ab", " a"
+        QVERIFY(generator->action()->isEnabled());
+        QCOMPARE(generator->action()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_G));
+
+        QSignalSpy shown(&window, &MainWindow::resultShown);
+        generator->action()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!generator->isGenerating() && window.lastResult() && window.lastResult()->n > 2, kTimeoutMs);
+        const auto result = window.lastResult();
+        const auto written = generator->box()->findChild<QPlainTextEdit*>();
+        QVERIFY(written);
+        QVERIFY(!written->toPlainText().isEmpty() || result->n == 2 + 32);
+        // the run is the written sequence's own attention: the prompt's ids first, then the written ones
+        QCOMPARE(result->input.tokens.at(0).id, std::int64_t{256});
+        QCOMPARE(result->input.tokens.at(1).id, std::int64_t{257});
+        QCOMPARE(static_cast<std::int64_t>(window.findChild<app::ModelController*>()->generatedIds().size()), result->n);
+        QCOMPARE(result->ownAttention, 0);
+        // (causal: the newest token's row sums to one over the whole sequence)
+        double sum = 0;
+        for (std::int64_t j = 0; j < result->n; ++j) sum += result->results[0].weightAt(0, result->n - 1, j);
+        QVERIFY(std::abs(sum - 1.0) < 1e-5);
+
+        // editing the text: the next run reads the text again
+        window.inputs()->text()->setPlainText(QStringLiteral("ab"));
+        QVERIFY(window.findChild<app::ModelController*>()->generatedIds().empty());
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestGenerate)
+
+#include "test_generate.moc"
