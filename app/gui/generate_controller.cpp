@@ -62,9 +62,8 @@ void GenerateController::buildBox() {
     form->addRow(tr("Temperature"), sampling);
     form->addRow(tr("Seed"), m_seed);
     layout->addLayout(form);
-    m_button = new QPushButton(tr("Generate"), m_box);
+    m_button = new QPushButton(tr("Generate"));  // (beside Run: RunSettingsPanel::addBesideRun)
     m_button->setToolTip(tr("Continue the input text with the open model (Ctrl+G; Esc stops)"));
-    layout->addWidget(m_button);
     m_written = new QPlainTextEdit(m_box);
     m_written->setReadOnly(true);
     m_written->setPlaceholderText(tr("The tokens the model writes appear here."));
@@ -87,7 +86,7 @@ void GenerateController::modelChanged(const engine::ModelInfo* info) {
 void GenerateController::updateEnabled() {
     m_button->setEnabled(m_modelGenerates && !isGenerating());
     m_action->setEnabled(m_modelGenerates && !isGenerating());
-    m_button->setText(isGenerating() ? tr("Generating… (Esc stops)") : tr("Generate"));
+    m_button->setText(isGenerating() ? tr("Generating…") : tr("Generate"));
 }
 
 void GenerateController::start() {

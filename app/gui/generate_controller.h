@@ -39,6 +39,7 @@ public:
     /// The box under the model source: settings, Generate, and the text being written.
     QGroupBox* box() const { return m_box; }
     QAction* action() const { return m_action; }
+    QPushButton* button() const { return m_button; }
     bool isGenerating() const { return m_cancel != nullptr; }
     /// Stops a generation (Esc): the tokens written so far are kept and shown.
     void cancel();

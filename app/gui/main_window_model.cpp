@@ -49,6 +49,7 @@ void MainWindow::buildModelSourceUi() {
 void MainWindow::buildGenerateUi() {
     m_generate = new GenerateController(m_runner, m_inputs, m_models, this);
     m_inputs->addSourceWidget(m_generate->box());
+    m_inputs->addBesideRun(m_generate->button());
     connect(m_generate, &GenerateController::report, this, [this](const QString& text) { setStatusMessage(text); });
     connect(m_generate, &GenerateController::busyChanged, this, &MainWindow::uiUpdateCancel);
     connect(m_generate, &GenerateController::runRequested, this, [this] {

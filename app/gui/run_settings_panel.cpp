@@ -36,6 +36,7 @@ RunSettingsPanel::RunSettingsPanel(const Initial& initial, QWidget* parent) : QW
     m_contentLayout->addWidget(buildProjectionBox(initial));
 
     auto* buttons = new QHBoxLayout;
+    m_buttons = buttons;
     m_runButton = new QPushButton(tr("Run"), this);
     m_runButton->setDefault(true);
     m_cancelButton = new QPushButton(tr("Cancel"), this);
@@ -175,6 +176,11 @@ QWidget* RunSettingsPanel::buildProjectionBox(const Initial& initial) {
     layout->addRow(tr("Head dim"), m_headDimSpin);
     layout->addRow(tr("Seed"), m_seedSpin);
     return box;
+}
+
+void RunSettingsPanel::addBesideRun(QWidget* button) {
+    button->setParent(this);
+    m_buttons->insertWidget(1, button, 1);
 }
 
 void RunSettingsPanel::addSourceWidget(QWidget* widget) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -102,6 +103,8 @@ public:
 
     /// Puts `widget` below the projections (the model source panel).
     void addSourceWidget(QWidget* widget);
+    /// A button in the row of Run and Cancel (Generate), between them.
+    void addBesideRun(QWidget* button);
     /// With a model the model's own tokenizer (named `tokenizerName`) and projections replace
     /// the column's, which keep their values for random projections.
     /// `imageGrid`: a vision model's own patch grid (it prepares pictures itself).
@@ -131,6 +134,7 @@ private:
 
     QWidget* m_content = nullptr;
     QVBoxLayout* m_contentLayout = nullptr;
+    QHBoxLayout* m_buttons = nullptr;  // Run, (Generate,) Cancel
     QPlainTextEdit* m_text = nullptr;
     QWidget* m_textFields = nullptr;  // the text box and its tokenizer row
     ImageInputPanel* m_imageInput = nullptr;
