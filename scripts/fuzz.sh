@@ -13,7 +13,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ATTNSCOPE_FUZZ_BUILD_DIR:-${ATTNSCOPE_ASAN_BUILD_DIR:-$root/build-asan}}
 targets=(fuzz_safetensors_header fuzz_model_config fuzz_strict_json fuzz_tokenizer_json fuzz_wordpiece_vocab
   fuzz_byte_level_bpe fuzz_moe_router fuzz_result_file fuzz_qkv_file fuzz_model_folder fuzz_session fuzz_recipe fuzz_image_file
-  fuzz_gguf_header)
+  fuzz_gguf_header fuzz_gguf_model)
 
 # The dictionaries (fuzz/dict/) each target's mutations draw tokens from.
 dictionaries_of() {

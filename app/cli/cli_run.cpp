@@ -54,7 +54,7 @@ int runCommand(const RunOptions& options) {
             return exitFor(spec.error());
         }
         request.input.image = std::move(spec.value());
-        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer, ownAttention};
+        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer, ownAttention, {}};
     } else {
         auto kind = parseTokenizerKind(options.tokenizer);
         if (!kind) {
@@ -72,8 +72,8 @@ int runCommand(const RunOptions& options) {
         } else {
             request.input.text = options.text;
         }
-        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer, ownAttention};
-        if (!options.attention.empty()) request.model = ModelLayerSource{options.attention, options.layer, ownAttention};
+        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer, ownAttention, {}};
+        if (!options.attention.empty()) request.model = ModelLayerSource{options.attention, options.layer, ownAttention, {}};
     }
     return runAndWrite(options, request, [&](const RunRequest& r, const ProgressFn& progress) { return (*engine)->run(r, progress); });
 }

@@ -300,7 +300,7 @@ TEST_P(LlamaModel, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
     for (int layer = 0; layer < 2; ++layer) {
         RunRequest request;
         request.input.text = "the cat sat on the mat, a dog ran .";
-        request.model = ModelLayerSource{m_dir.string(), layer, true};
+        request.model = ModelLayerSource{m_dir.string(), layer, true, {}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const RunResult& r = *run.value();

@@ -121,7 +121,7 @@ TEST_P(ModelForwardTest, OwnAttentionOfEveryLayerIsTheReferences) {
     for (int layer = 0; layer < 2; ++layer) {
         RunRequest request;
         request.input.text = "the big dog ran to the park";
-        request.model = ModelLayerSource{m_dir.string(), layer, true};
+        request.model = ModelLayerSource{m_dir.string(), layer, true, {}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const RunResult& r = *run.value();

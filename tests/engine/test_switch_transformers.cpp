@@ -242,7 +242,7 @@ TEST_F(SwitchTransformersTest, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
     for (int layer = 0; layer < 3; ++layer) {
         RunRequest request;
         request.input.text = "the cat sat on a mat and the dog ran up the hill";
-        request.model = ModelLayerSource{(m_dir / "switch").string(), layer, true};
+        request.model = ModelLayerSource{(m_dir / "switch").string(), layer, true, {}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const RunResult& r = *run.value();

@@ -64,7 +64,7 @@ protected:
         // its parameters and seed: the weights the model's pass attended with.
         RunRequest request;
         request.input.text = "abcdefghi";  // 11 tokens with <s> and </s>: as long as the training's
-        request.model = ModelLayerSource{report.folder, 0, true};
+        request.model = ModelLayerSource{report.folder, 0, true, {}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const AttentionResult& own = run.value()->results[0];

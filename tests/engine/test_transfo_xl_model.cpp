@@ -290,7 +290,7 @@ TEST_P(TransfoXlModel, OwnAttentionOfEveryLayerIsTheReferences) {
     for (int layer : {0, 1}) {
         RunRequest request;
         request.input.text = kText;
-        request.model = ModelLayerSource{m_dir.string(), layer, true};
+        request.model = ModelLayerSource{m_dir.string(), layer, true, {}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         ASSERT_EQ(run.value()->ownAttention, 0);

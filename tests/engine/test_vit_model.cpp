@@ -212,7 +212,7 @@ protected:
         // The model's own attention of every layer, as the window and `run --model` ask for it
         for (std::int64_t l = 0; l < s.layers; ++l) {
             RunRequest request;
-            request.model = ModelLayerSource{m_dir.string(), int(l), true};
+            request.model = ModelLayerSource{m_dir.string(), int(l), true, {}};
             request.input.image = pictureSpec(picture);
             auto run = m_engine->run(request);
             ASSERT_TRUE(run.ok()) << run.error().message;
