@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -39,8 +40,9 @@ Result<std::shared_ptr<const RunResult>> layerRun(Engine& engine, const Generate
     return engine.run(request, commandProgress(showProgress));
 }
 
-nlohmann::json summaryJson(const GenerateResult& g, const std::vector<std::string>& files) {
+nlohmann::json summaryJson(const GenerateResult& g, const std::vector<std::string>& files, double openSeconds) {
     return nlohmann::json{{"prompt", g.prompt},
+                          {"open_seconds", openSeconds},
                           {"prompt_ids", g.promptIds},
                           {"generated_ids", g.generatedIds},
                           {"text", g.generatedText},
@@ -77,7 +79,9 @@ int generateCommand(const GenerateOptions& options) {
     request.seed = options.seed;
     auto engine = createEngine(options.threads, options.memoryBudget);
     if (!engine) return kExitFailure;
+    const auto opening = std::chrono::steady_clock::now();
     auto info = (*engine)->openModel(options.model);
+    const double openSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - opening).count();
     if (!info) {
         printError(info.error().message);
         return exitFor(info.error());
@@ -130,7 +134,7 @@ int generateCommand(const GenerateOptions& options) {
         files.push_back(path);
     }
     if (!options.summary.empty()) {
-        if (auto written = writeFileAtomically(options.summary, summaryJson(g, files).dump(2) + "\n"); !written) {
+        if (auto written = writeFileAtomically(options.summary, summaryJson(g, files, openSeconds).dump(2) + "\n"); !written) {
             printError(written.error().message);
             return kExitFailure;
         }

@@ -2,6 +2,7 @@
 
 #include "gui/engine_runner.h"
 #include "gui/model_controller.h"
+#include "gui/model_source_panel.h"
 #include "gui/run_settings_panel.h"
 
 #include <attnscope/model.h>
@@ -17,7 +18,23 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include <cmath>
+
 namespace attnscope::app {
+
+namespace {
+
+// "‘ fox’ looked most at ‘ brown’ 41 %, ‘ quick’ 22 %, ‘The’ 9 %": what the model attended to when it
+// wrote the token (the watched layer's row, mean over heads).
+QString lookedAtText(const engine::GeneratedToken& token) {
+    if (token.strongest.empty()) return {};
+    QStringList parts;
+    for (const auto& s : token.strongest)
+        parts << QStringLiteral("‘%1’ %2 %").arg(QString::fromStdString(s.text)).arg(std::lround(100.0 * s.weight));
+    return GenerateController::tr("‘%1’ looked most at %2").arg(QString::fromStdString(token.text), parts.join(QStringLiteral(", ")));
+}
+
+}  // namespace
 
 GenerateController::GenerateController(EngineRunner* runner, RunSettingsPanel* inputs, ModelController* models, QObject* parent)
     : QObject(parent), m_runner(runner), m_inputs(inputs), m_models(models) {
@@ -69,6 +86,12 @@ void GenerateController::buildBox() {
     m_written->setPlaceholderText(tr("The tokens the model writes appear here."));
     m_written->setMaximumHeight(90);
     layout->addWidget(m_written);
+    m_looked = new QLabel(m_box);
+    m_looked->setWordWrap(true);
+    m_looked->setToolTip(tr("The newest token's attention in the shown layer, mean over its heads: what the model looked at when "
+                            "it wrote it (the row of the token before it)"));
+    m_looked->hide();
+    layout->addWidget(m_looked);
     m_note = new QLabel(m_box);
     m_note->setWordWrap(true);
     layout->addWidget(m_note);
@@ -101,7 +124,9 @@ void GenerateController::start() {
     request.temperature = m_temperature->value();
     request.topK = m_topK->value();
     request.seed = static_cast<std::uint64_t>(m_seed->value());
+    request.watchLayer = m_models->panel()->layer();  // the layer the window shows
     m_written->clear();
+    m_looked->clear();
     const quint64 job = ++m_job;
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     m_cancel = cancel;
@@ -117,7 +142,9 @@ void GenerateController::start() {
             [self, job, cancel, written](const engine::GeneratedToken& token) {
                 *written = true;
                 const QString text = QString::fromStdString(token.text);
-                QMetaObject::invokeMethod(self, [self, job, text] { if (self) self->uiAppend(job, text); }, Qt::QueuedConnection);
+                const QString looked = lookedAtText(token);
+                QMetaObject::invokeMethod(self, [self, job, text, looked] { if (self) self->uiAppend(job, text, looked); },
+                                          Qt::QueuedConnection);
                 return !cancel->load();
             },
             [cancel, written](const engine::Progress&) { return *written || !cancel->load(); });
@@ -138,11 +165,13 @@ void GenerateController::cancel() {
     if (m_cancel) m_cancel->store(true);
 }
 
-void GenerateController::uiAppend(quint64 job, const QString& text) {
+void GenerateController::uiAppend(quint64 job, const QString& text, const QString& looked) {
     if (job != m_job) return;
     m_written->moveCursor(QTextCursor::End);
     m_written->insertPlainText(text);
     m_written->ensureCursorVisible();
+    m_looked->setText(looked);
+    m_looked->setVisible(!looked.isEmpty());
 }
 
 void GenerateController::uiFinished(quint64 job, const engine::GenerateResult& result) {

@@ -60,7 +60,7 @@ Q_SIGNALS:
 
 private:
     void buildBox();
-    void uiAppend(quint64 job, const QString& text);
+    void uiAppend(quint64 job, const QString& text, const QString& looked);
     void uiFinished(quint64 job, const engine::GenerateResult& result);
     void uiFailed(quint64 job, const QString& message, bool cancelled);
     void updateEnabled();
@@ -76,6 +76,7 @@ private:
     QPushButton* m_button = nullptr;
     QPlainTextEdit* m_written = nullptr;
     QLabel* m_note = nullptr;
+    QLabel* m_looked = nullptr;  // what the newest token looked at
     QAction* m_action = nullptr;
     bool m_modelGenerates = false;
     quint64 m_job = 0;

@@ -16,6 +16,7 @@
 
 #include <QAction>
 #include <QGroupBox>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -72,6 +73,11 @@ private Q_SLOTS:
         const auto written = generator->box()->findChild<QPlainTextEdit*>();
         QVERIFY(written);
         QVERIFY(!written->toPlainText().isEmpty() || result->n == 2 + 32);
+        // what the newest token looked at, in the shown layer
+        bool looked = false;
+        for (const QLabel* label : generator->box()->findChildren<QLabel*>())
+            looked = looked || label->text().contains(QStringLiteral("looked most at"));
+        QVERIFY(looked);
         // the run is the written sequence's own attention: the prompt's ids first, then the written ones
         QCOMPARE(result->input.tokens.at(0).id, std::int64_t{256});
         QCOMPARE(result->input.tokens.at(1).id, std::int64_t{257});

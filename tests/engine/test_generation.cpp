@@ -173,6 +173,48 @@ TEST_F(Generation, AGgufFileWritesWhatItsFolderTwinWrites) {
     EXPECT_EQ(fromFile.generatedIds.size(), 10u);
 }
 
+// What the model looked at when it wrote each token: the watched layer's row of the position before
+// the token — the prompt's last row for the first — equals the full forward's row there, per head.
+TEST_F(Generation, EachTokensWatchedRowIsTheForwardsRowItWasWrittenFrom) {
+    LlamaSpec spec;
+    spec.type = "mistral";
+    spec.window = 4;  // (layer 1 slides: rows past the window are masked as the forward masks them)
+    const fs::path dir = folder(spec);
+    ASSERT_TRUE(m_engine->openModel(dir.string()).ok());
+    GenerateRequest request = greedy(6);
+    request.watchLayer = 1;
+    std::vector<GeneratedToken> tokens;
+    auto g = m_engine->generate(request, [&](const GeneratedToken& t) {
+        tokens.push_back(t);
+        return true;
+    });
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    std::vector<std::int64_t> all = g.value().promptIds;
+    all.insert(all.end(), g.value().generatedIds.begin(), g.value().generatedIds.end());
+    ModelInput input;
+    input.ids = all;
+    auto pass = m_engine->forwardModel(input);
+    ASSERT_TRUE(pass.ok());
+    const PlainTensor& attention = pass.value()->attention.at(1);  // [heads, N, N]
+    const std::int64_t N = static_cast<std::int64_t>(all.size()), n = static_cast<std::int64_t>(g.value().promptIds.size());
+    ASSERT_EQ(tokens.size(), 6u);
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        const std::int64_t row = n - 1 + static_cast<std::int64_t>(t), length = row + 1;
+        ASSERT_EQ(tokens[t].attention.size(), static_cast<std::size_t>(spec.heads * length)) << t;
+        for (std::int64_t h = 0; h < spec.heads; ++h)
+            for (std::int64_t j = 0; j < length; ++j)
+                EXPECT_NEAR(tokens[t].attention[static_cast<std::size_t>(h * length + j)],
+                            attention.f32[static_cast<std::size_t>((h * N + row) * N + j)], 1e-5)
+                    << "token " << t << " head " << h << " key " << j;
+        ASSERT_FALSE(tokens[t].strongest.empty());
+        EXPECT_LE(tokens[t].strongest.front().position, row);
+        EXPECT_GT(row - tokens[t].strongest.front().position, -1);
+        EXPECT_GE(tokens[t].strongest.front().weight, tokens[t].strongest.back().weight);
+    }
+    request.watchLayer = 2;
+    EXPECT_FALSE(m_engine->generate(request).ok());  // (the model has 2 layers)
+}
+
 TEST_F(Generation, SeededSamplingRepeatsAndTopOneIsGreedy) {
     LlamaSpec spec;
     const fs::path dir = folder(spec);

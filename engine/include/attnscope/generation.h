@@ -22,6 +22,15 @@ struct GenerateRequest {
     std::int64_t topK = 0;              ///< sample among the K most likely only; 0: all
     std::uint64_t seed = 0;             ///< the sampling's draws (the same seed, the same text)
     bool stopAtEos = true;              ///< end at the model's end-of-text token (not written after it)
+    /// The layer whose attention is reported with each written token (GeneratedToken::attention); -1: none.
+    std::int64_t watchLayer = -1;
+};
+
+/// A position the model looked at: its index in the sequence, its text, its weight (mean over heads).
+struct LookedAt {
+    std::int64_t position = 0;
+    std::string text;
+    float weight = 0;
 };
 
 /// One token as it is generated.
@@ -29,6 +38,11 @@ struct GeneratedToken {
     std::int64_t id = 0;
     std::string text;      ///< its text as decoded in context (may be empty for part of a character)
     std::int64_t index = 0;  ///< 0 for the first generated token
+    /// With GenerateRequest::watchLayer: that layer's attention row, per head, of the position the
+    /// token was written from (the one before it) over every position so far [heads, position + 1]:
+    /// what the model looked at when it wrote this token.
+    std::vector<float> attention;
+    std::vector<LookedAt> strongest;  ///< of that row, the three largest means over heads
 };
 
 /// Called after each generated token; return false to stop (what Esc and Ctrl-C do).

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <limits>
 #include <random>
 
 namespace attnscope::engine {
@@ -77,6 +78,36 @@ void fillCache(const ModelCapture& capture, const ModelConfig& c, DecoderCache& 
     cache.length = n;
 }
 
+// The prompt's last row of `layer` from the forward's queries and keys (post rotary, keys repeated
+// per query head): softmax(q · k / √d) over the keys it sees (its window on a sliding layer).
+std::vector<float> lastPromptRow(const ModelCapture& capture, const ModelConfig& c, std::int64_t layer, std::int64_t n) {
+    const at::Tensor q = capture.q[static_cast<std::size_t>(layer)].select(1, n - 1);  // [heads, d]
+    const at::Tensor k = capture.k[static_cast<std::size_t>(layer)];                   // [heads, n, d]
+    at::Tensor scores = at::bmm(k, q.unsqueeze(2)).squeeze(2).mul_(1.0 / std::sqrt(static_cast<double>(c.headSize)));
+    if (c.llama.slides(layer) && n > c.llama.slidingWindow)
+        scores.narrow(1, 0, n - c.llama.slidingWindow).fill_(-std::numeric_limits<float>::infinity());
+    const at::Tensor row = at::softmax(scores, -1).contiguous();
+    return std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+}
+
+// The three positions of `row` [heads, length] with the largest mean over heads, with their text.
+std::vector<LookedAt> strongestOf(const std::vector<float>& row, std::int64_t heads, const std::vector<std::int64_t>& ids,
+                                  const ModelTokenizer* tokenizer) {
+    const std::int64_t length = static_cast<std::int64_t>(row.size()) / heads;
+    std::vector<LookedAt> all;
+    for (std::int64_t j = 0; j < length; ++j) {
+        float sum = 0;
+        for (std::int64_t h = 0; h < heads; ++h) sum += row[static_cast<std::size_t>(h * length + j)];
+        all.push_back(LookedAt{j, tokenizer ? tokenizer->decode({ids[static_cast<std::size_t>(j)]}) : std::to_string(ids[static_cast<std::size_t>(j)]),
+                               sum / static_cast<float>(heads)});
+    }
+    const std::size_t keep = std::min<std::size_t>(3, all.size());
+    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(),
+                      [](const LookedAt& a, const LookedAt& b) { return a.weight > b.weight || (a.weight == b.weight && a.position < b.position); });
+    all.resize(keep);
+    return all;
+}
+
 }  // namespace
 
 GenerateResult ModelSession::generate(const GenerateRequest& request, const GeneratedTokenFn& onToken, const ProgressFn& progress) {
@@ -104,6 +135,9 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
     }
     const std::int64_t n = static_cast<std::int64_t>(result.promptIds.size());
     if (n == 0) throw EngineError(ErrorCode::InvalidInput, "the prompt has no tokens: type some text");
+    if (request.watchLayer >= c.numLayers)
+        throw EngineError(ErrorCode::InvalidArgument, "layer " + std::to_string(request.watchLayer) + " is outside the model's " +
+                                                          std::to_string(c.numLayers) + " layers");
     if (n + request.maxNewTokens > m_info.maxTokens)
         throw EngineError(ErrorCode::InvalidArgument, "the prompt's " + std::to_string(n) + " tokens and " + std::to_string(request.maxNewTokens) +
                                                           " new ones pass the model's " + std::to_string(m_info.maxTokens) + " positions");
@@ -117,6 +151,8 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
     const ModelCapture capture = m_model->forward(result.promptIds, false, progress, notices);
     DecoderCache cache = stepper.value().emptyCache(n + request.maxNewTokens);
     fillCache(capture, c, cache, n);
+    cache.watchLayer = request.watchLayer;
+    std::vector<float> watched = request.watchLayer >= 0 ? lastPromptRow(capture, c, request.watchLayer, n) : std::vector<float>{};
     const at::Tensor last = capture.hidden.back()[n - 1].contiguous();
     std::vector<float> logits = stepper.value().logits(last.data_ptr<float>());
     result.promptSeconds = secondsSince(started);
@@ -125,6 +161,7 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
     const auto stepping = std::chrono::steady_clock::now();
     std::mt19937_64 rng(request.seed);
     std::string decodedSoFar;
+    std::vector<std::int64_t> sequence = result.promptIds;
     for (std::int64_t i = 0; i < request.maxNewTokens; ++i) {
         if (progress && !progress(Progress{"generate", i, request.maxNewTokens}))
             throw CancelledError();
@@ -138,6 +175,11 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
         // the new text: what decoding the longer sequence added (a character's bytes may span tokens)
         GeneratedToken token{id, decoded.compare(0, decodedSoFar.size(), decodedSoFar) == 0 ? decoded.substr(decodedSoFar.size()) : decoded, i};
         decodedSoFar = decoded;
+        if (!watched.empty()) {
+            token.strongest = strongestOf(watched, c.numHeads, sequence, m_tokenizer.get());
+            token.attention = std::move(watched);
+        }
+        sequence.push_back(id);
         if (onToken && !onToken(token)) {
             result.stoppedByCaller = true;
             break;
@@ -146,6 +188,7 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
         auto next = stepper.value().step(id, cache, rotaryAt(c, cache.length + 1));
         if (!next) throw EngineError(next.error().code, next.error().message);
         logits = std::move(next.value());
+        watched = std::move(cache.watched);  // (the row the next token is written from)
     }
     result.generateSeconds = secondsSince(stepping);
     result.generatedText = m_tokenizer ? m_tokenizer->decode(result.generatedIds) : std::string();

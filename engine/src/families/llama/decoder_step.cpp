@@ -210,6 +210,8 @@ void DecoderStepper::attention(const Layer& layer, std::int64_t l, std::vector<f
     const std::int64_t first = layer.slides ? std::max<std::int64_t>(0, position - ls.slidingWindow + 1) : 0;
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
     std::vector<float> context(static_cast<std::size_t>(heads * dh), 0.0f), scores(static_cast<std::size_t>(position + 1));
+    const bool watch = l == cache.watchLayer;
+    if (watch) cache.watched.assign(static_cast<std::size_t>(heads * (position + 1)), 0.0f);
     for (std::int64_t h = 0; h < heads; ++h) {
         const std::int64_t kv = h / groups;
         const float* qh = q.data() + h * dh;
@@ -223,6 +225,7 @@ void DecoderStepper::attention(const Layer& layer, std::int64_t l, std::vector<f
         float* out = context.data() + h * dh;
         for (std::int64_t j = first; j <= position; ++j) {
             const float w = static_cast<float>(scores[static_cast<std::size_t>(j)] / total);
+            if (watch) cache.watched[static_cast<std::size_t>(h * (position + 1) + j)] = w;
             const float* vj = values.data() + (kv * cache.capacity + j) * dh;
             for (std::int64_t f = 0; f < dh; ++f) out[f] += w * vj[f];
         }

@@ -24,6 +24,9 @@ struct DecoderRotary {
 struct DecoderCache {
     std::vector<std::vector<float>> keys, values;
     std::int64_t length = 0, capacity = 0;
+    /// The layer whose weights a step keeps in `watched` [heads, length after the step]; -1: none.
+    std::int64_t watchLayer = -1;
+    std::vector<float> watched;
 };
 
 class DecoderStepper {
