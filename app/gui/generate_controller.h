@@ -2,8 +2,8 @@
 // Generate (Ctrl+G) beside Run: the open model continues the input text — greedy or seeded
 // sampling, at most N new tokens, Esc stops it — its tokens appearing as they are written; then
 // the window runs on the prompt and the written tokens together, every view shows the model's
-// attention of the whole sequence, the written tokens marked, and the newest one is selected:
-// what the model looked at when it wrote it.
+// attention of the whole sequence, the written tokens marked, and the row the newest was written
+// from (the token before it) selected: what the model looked at when it wrote it.
 
 #include <attnscope/generation.h>
 

@@ -44,8 +44,8 @@ void MainWindow::buildModelSourceUi() {
     buildGenerateUi();
 }
 
-// Generate (Ctrl+G) under the model source: the run on the written sequence marks its tokens and
-// selects the newest (what the model looked at when it wrote it).
+// Generate (Ctrl+G) beside Run: the run on the written sequence marks its tokens and selects the
+// row the newest was written from (what the model looked at when it wrote it).
 void MainWindow::buildGenerateUi() {
     m_generate = new GenerateController(m_runner, m_inputs, m_models, this);
     m_inputs->addSourceWidget(m_generate->box());
@@ -61,7 +61,8 @@ void MainWindow::buildGenerateUi() {
         const QVector<int> written = m_generate->takeWrittenTokens();
         if (written.isEmpty()) return;
         m_views->markTokens(written);
-        m_views->goToToken(written.back());
+        // the row the newest token was written from (the position before it): what the model looked at
+        m_views->goToToken(written.back() - 1);
     });
 }
 

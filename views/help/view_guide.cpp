@@ -46,8 +46,8 @@ ViewGuide viewGuide(const QString& key) {
                 tr("Hover a cell for its query, key and weight, or click and move with the arrow keys. Try the log scale "
                    "to see small weights, Page Up / Page Down to step through the heads, and Ctrl+F to find a token. "
                    "With a model open (a folder or a GGUF file), Generate (Ctrl+G) lets it continue your text: the "
-                   "written tokens are marked and the newest is selected — its row is what the model looked at when it "
-                   "wrote it.")};
+                   "written tokens are marked and the row the newest was written from (the token before it) is selected: "
+                   "what the model looked at when it wrote it.")};
     if (key == QLatin1String("mask"))
         return {tr("Mask"),
                 tr("The variant's connectivity: which keys each query may attend, coloured by the reason the pattern "

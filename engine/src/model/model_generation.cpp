@@ -148,7 +148,7 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
     const auto started = std::chrono::steady_clock::now();
     checkPassBudget(n, false);
     std::vector<std::string> notices;
-    const ModelCapture capture = m_model->forward(result.promptIds, false, progress, notices);
+    ModelCapture capture = m_model->forward(result.promptIds, false, progress, notices);
     DecoderCache cache = stepper.value().emptyCache(n + request.maxNewTokens);
     fillCache(capture, c, cache, n);
     cache.watchLayer = request.watchLayer;
@@ -156,6 +156,8 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
     const at::Tensor last = capture.hidden.back()[n - 1].contiguous();
     std::vector<float> logits = stepper.value().logits(last.data_ptr<float>());
     result.promptSeconds = secondsSince(started);
+    capture = ModelCapture{};  // (its keys and values are in the cache now: every layer's Q, K, V freed)
+    m_model->freeSpareBuffers();
 
     // then a token at a time
     const auto stepping = std::chrono::steady_clock::now();
@@ -191,6 +193,9 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
         watched = std::move(cache.watched);  // (the row the next token is written from)
     }
     result.generateSeconds = secondsSince(stepping);
+    // every token read every weight, so the whole file is in memory now: give its pages back, and a
+    // pass on the written sequence holds one layer's at a time again
+    m_model->checkpoint().dropMappedPages("");
     result.generatedText = m_tokenizer ? m_tokenizer->decode(result.generatedIds) : std::string();
     for (auto& note : notices) result.notices.push_back(std::move(note));
     return result;

@@ -94,6 +94,12 @@ public:
     /// Drops the F32 copies of the weights whose names start with `prefix` (a finished layer of a
     /// large decoder: the model is never held in F32 at once; the next pass reads them again).
     void releaseWeights(const std::string& prefix);
+    /// Gives back the float32 buffers kept for the next pass to reuse (generation's steps read the
+    /// stored weights instead, and need the memory for the file's pages).
+    void freeSpareBuffers() {
+        m_spare.clear();
+        m_slices.clear();
+    }
     /// Multi-head softmax attention (or the trained variant, through the hook): q, k, v are
     /// [n, hidden]; scores q·k / sqrt(head dim), future keys masked when `causal`. Captures the
     /// per-head Q, K, V (and the weights when `keepAttention`); returns the context [n, hidden].
