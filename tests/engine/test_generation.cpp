@@ -215,6 +215,66 @@ TEST_F(Generation, EachTokensWatchedRowIsTheForwardsRowItWasWrittenFrom) {
     EXPECT_FALSE(m_engine->generate(request).ok());  // (the model has 2 layers)
 }
 
+// The run shown while writing: every token's soFar is the watched layer's own attention of the
+// sequence up to the position it was written from — equal to the full forward's attention there,
+// weights and pattern (causal, the window) — its last row the token's `attention`, its tokens the
+// prompt's and the written ones.
+TEST_F(Generation, EachTokensRunSoFarIsTheForwardsAttentionOfTheSequenceBeforeIt) {
+    LlamaSpec spec;
+    spec.type = "mistral";
+    spec.window = 4;
+    const fs::path dir = folder(spec);
+    ASSERT_TRUE(m_engine->openModel(dir.string()).ok());
+    GenerateRequest request = greedy(5);
+    request.watchLayer = 1;
+    request.liveResults = true;
+    std::vector<GeneratedToken> tokens;
+    auto g = m_engine->generate(request, [&](const GeneratedToken& t) {
+        tokens.push_back(t);
+        return true;
+    });
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    std::vector<std::int64_t> all = g.value().promptIds;
+    all.insert(all.end(), g.value().generatedIds.begin(), g.value().generatedIds.end());
+    ModelInput input;
+    input.ids = all;
+    auto pass = m_engine->forwardModel(input);
+    ASSERT_TRUE(pass.ok());
+    const PlainTensor& attention = pass.value()->attention.at(1);  // [heads, N, N]
+    const std::int64_t N = static_cast<std::int64_t>(all.size()), p = static_cast<std::int64_t>(g.value().promptIds.size());
+    ASSERT_EQ(tokens.size(), 5u);
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        ASSERT_TRUE(tokens[t].soFar) << t;
+        const RunResult& run = *tokens[t].soFar;
+        const std::int64_t n = p + static_cast<std::int64_t>(t);
+        ASSERT_EQ(run.n, n);
+        ASSERT_EQ(run.results.size(), 1u);
+        EXPECT_EQ(run.ownAttention, 0);
+        EXPECT_EQ(run.modelLayer, 1);
+        EXPECT_EQ(run.results[0].variantId, "model_softmax");
+        ASSERT_EQ(run.input.tokens.size(), static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(run.input.tokens[static_cast<std::size_t>(i)].id, all[static_cast<std::size_t>(i)]);
+        const AttentionWeights& w = *run.results[0].weights;
+        ASSERT_EQ(w.queries(), n);
+        ASSERT_EQ(w.keys(), n);
+        for (int h = 0; h < spec.heads; ++h) {
+            const WeightTile tile = w.tile(h, 0, n, 0, n, true);
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j) {
+                    const float expected = attention.f32[static_cast<std::size_t>((h * N + i) * N + j)];
+                    EXPECT_NEAR(tile.at(i, j), expected, 1e-5) << "token " << t << " head " << h << " (" << i << ", " << j << ")";
+                    const bool listed = j <= i && i - j < spec.window;  // (layer 1 slides)
+                    EXPECT_EQ(tile.reasons[static_cast<std::size_t>(i * n + j)] != 0, listed) << i << ", " << j;
+                }
+            for (std::int64_t j = 0; j < n; ++j)  // the last row is what the token was written from
+                EXPECT_EQ(tile.at(n - 1, j), tokens[t].attention[static_cast<std::size_t>(h * n + j)]);
+        }
+    }
+    // an earlier snapshot is not changed by the rows after it
+    EXPECT_EQ(tokens[1].soFar->n, p + 1);
+    EXPECT_EQ(tokens[1].soFar->results[0].weights->queries(), p + 1);
+}
+
 TEST_F(Generation, SeededSamplingRepeatsAndTopOneIsGreedy) {
     LlamaSpec spec;
     const fs::path dir = folder(spec);

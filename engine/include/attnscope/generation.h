@@ -6,9 +6,11 @@
 // sequence, which a run on the prompt and generated ids then shows (ModelLayerSource::ids).
 
 #include <attnscope/progress.h>
+#include <attnscope/types.h>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,9 @@ struct GenerateRequest {
     bool stopAtEos = true;              ///< end at the model's end-of-text token (not written after it)
     /// The layer whose attention is reported with each written token (GeneratedToken::attention); -1: none.
     std::int64_t watchLayer = -1;
+    /// With watchLayer: each token also carries GeneratedToken::soFar, the layer's attention of the
+    /// sequence so far as a run the views show (the window's heatmap following the generation).
+    bool liveResults = false;
 };
 
 /// A position the model looked at: its index in the sequence, its text, its weight (mean over heads).
@@ -43,6 +48,11 @@ struct GeneratedToken {
     /// what the model looked at when it wrote this token.
     std::vector<float> attention;
     std::vector<LookedAt> strongest;  ///< of that row, the three largest means over heads
+    /// With GenerateRequest::liveResults: the watched layer's own attention (results[0],
+    /// ownAttention = 0) of the sequence up to the position this token was written from — the
+    /// prompt's rows as the layer computes them, each later row as it was computed while writing —
+    /// so its last row is `attention`. Immutable, shared with the later tokens' runs.
+    std::shared_ptr<const RunResult> soFar;
 };
 
 /// Called after each generated token; return false to stop (what Esc and Ctrl-C do).

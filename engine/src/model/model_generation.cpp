@@ -8,6 +8,7 @@
 #include "families/family.h"
 #include "families/family_forward.h"
 #include "families/llama/decoder_step.h"
+#include "model/generation_so_far.h"
 #include "model/rotary_positions.h"
 #include "plain/engine_error.h"
 
@@ -78,16 +79,20 @@ void fillCache(const ModelCapture& capture, const ModelConfig& c, DecoderCache& 
     cache.length = n;
 }
 
-// The prompt's last row of `layer` from the forward's queries and keys (post rotary, keys repeated
-// per query head): softmax(q · k / √d) over the keys it sees (its window on a sliding layer).
-std::vector<float> lastPromptRow(const ModelCapture& capture, const ModelConfig& c, std::int64_t layer, std::int64_t n) {
-    const at::Tensor q = capture.q[static_cast<std::size_t>(layer)].select(1, n - 1);  // [heads, d]
-    const at::Tensor k = capture.k[static_cast<std::size_t>(layer)];                   // [heads, n, d]
-    at::Tensor scores = at::bmm(k, q.unsqueeze(2)).squeeze(2).mul_(1.0 / std::sqrt(static_cast<double>(c.headSize)));
-    if (c.llama.slides(layer) && n > c.llama.slidingWindow)
-        scores.narrow(1, 0, n - c.llama.slidingWindow).fill_(-std::numeric_limits<float>::infinity());
-    const at::Tensor row = at::softmax(scores, -1).contiguous();
-    return std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+// The prompt's queries and keys of `layer` as its attention used them ([heads, n, d], after the
+// rotation, keys repeated per query head) and its tokens: the start of the run shown while writing.
+std::unique_ptr<GenerationSoFar> startSoFar(const ModelInfo& info, const ModelCapture& capture, std::int64_t layer,
+                                            const std::vector<std::int64_t>& ids, const ModelTokenizer* tokenizer) {
+    const auto shared = [](const at::Tensor& t) {
+        const at::Tensor c = t.contiguous();
+        auto data = std::shared_ptr<float[]>(new float[static_cast<std::size_t>(c.numel())]);
+        std::copy(c.data_ptr<float>(), c.data_ptr<float>() + c.numel(), data.get());
+        return SharedFloats{c.sizes().vec(), std::shared_ptr<const float>(data, data.get())};
+    };
+    std::vector<Token> tokens;
+    for (std::int64_t id : ids) tokens.push_back(tokenOfId(tokenizer, id));
+    return std::make_unique<GenerationSoFar>(info, static_cast<int>(layer), shared(capture.q[static_cast<std::size_t>(layer)]),
+                                             shared(capture.k[static_cast<std::size_t>(layer)]), std::move(tokens));
 }
 
 // The three positions of `row` [heads, length] with the largest mean over heads, with their text.
@@ -152,7 +157,9 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
     DecoderCache cache = stepper.value().emptyCache(n + request.maxNewTokens);
     fillCache(capture, c, cache, n);
     cache.watchLayer = request.watchLayer;
-    std::vector<float> watched = request.watchLayer >= 0 ? lastPromptRow(capture, c, request.watchLayer, n) : std::vector<float>{};
+    std::unique_ptr<GenerationSoFar> soFar;
+    if (request.watchLayer >= 0) soFar = startSoFar(m_info, capture, request.watchLayer, result.promptIds, m_tokenizer.get());
+    std::vector<float> watched = soFar ? soFar->promptLastRow() : std::vector<float>{};
     const at::Tensor last = capture.hidden.back()[n - 1].contiguous();
     std::vector<float> logits = stepper.value().logits(last.data_ptr<float>());
     result.promptSeconds = secondsSince(started);
@@ -177,8 +184,10 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
         // the new text: what decoding the longer sequence added (a character's bytes may span tokens)
         GeneratedToken token{id, decoded.compare(0, decodedSoFar.size(), decodedSoFar) == 0 ? decoded.substr(decodedSoFar.size()) : decoded, i};
         decodedSoFar = decoded;
-        if (!watched.empty()) {
+        if (soFar) {
             token.strongest = strongestOf(watched, c.numHeads, sequence, m_tokenizer.get());
+            if (i > 0) soFar->addRow(watched, tokenOfId(m_tokenizer.get(), sequence.back()));  // (the position before this token)
+            if (request.liveResults) token.soFar = soFar->snapshot();
             token.attention = std::move(watched);
         }
         sequence.push_back(id);

@@ -234,6 +234,15 @@ void ModelSession::checkPassBudget(std::int64_t tokens, bool keepAttention) cons
                           formatBytes(m_budget) + ": shorten the text or raise the memory budget");
 }
 
+Token tokenOfId(const ModelTokenizer* tokenizer, std::int64_t id) {
+    Token t;
+    t.id = id;
+    // the token's own text where it decodes to some ("␣world", not "Ġworld"), else its spelling
+    const std::string decoded = tokenizer ? tokenizer->decode({id}) : std::string();
+    t.text = !decoded.empty() ? decoded : tokenizer ? tokenizer->tokenString(id) : std::to_string(id);
+    return t;
+}
+
 const ModelSession::Pass& ModelSession::run(const ModelInput& input, const ProgressFn& progress) {
     if (m_captured) return *m_last;
     if (input.image || m_preprocessor) return runImage(input, progress);
@@ -253,14 +262,7 @@ const ModelSession::Pass& ModelSession::run(const ModelInput& input, const Progr
     if (byIds) {
         pass->byIds = true;
         pass->ids = input.ids;
-        for (std::size_t i = 0; i < input.ids.size(); ++i) {
-            Token t;
-            t.id = input.ids[i];
-            // the token's own text where it decodes to some ("␣world", not "Ġworld"), else its spelling
-            const std::string decoded = m_tokenizer ? m_tokenizer->decode({t.id}) : std::string();
-            t.text = !decoded.empty() ? decoded : m_tokenizer ? m_tokenizer->tokenString(t.id) : std::to_string(t.id);
-            pass->tokens.tokens.push_back(std::move(t));
-        }
+        for (std::int64_t id : input.ids) pass->tokens.tokens.push_back(tokenOfId(m_tokenizer.get(), id));
         if (m_tokenizer && pass->tokens.text.empty()) pass->tokens.text = m_tokenizer->decode(input.ids);
         pass->special.assign(input.ids.size(), false);
     } else {

@@ -106,4 +106,7 @@ private:
     std::uint64_t m_budget = 0;
 };
 
+/// A vocabulary id as a token of a run on ids: its decoded text, else its spelling, else the number.
+Token tokenOfId(const ModelTokenizer* tokenizer, std::int64_t id);
+
 }  // namespace attnscope::engine
