@@ -17,12 +17,18 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTimer>
 
 #include <cmath>
+#include <utility>
 
 namespace attnscope::app {
 
 namespace {
+
+// Between two runs shown while writing: a redraw of the heatmap and the heads strip takes tens of
+// milliseconds beside the writing thread on a two-core machine.
+constexpr int kLiveRunInterval = 200;
 
 // "‘ fox’ looked most at ‘ brown’ 41 %, ‘ quick’ 22 %, ‘The’ 9 %": what the model attended to when it
 // wrote the token (the watched layer's row, mean over heads).
@@ -39,6 +45,10 @@ QString lookedAtText(const engine::GeneratedToken& token) {
 GenerateController::GenerateController(EngineRunner* runner, RunSettingsPanel* inputs, ModelController* models, QObject* parent)
     : QObject(parent), m_runner(runner), m_inputs(inputs), m_models(models) {
     buildBox();
+    m_liveTimer = new QTimer(this);
+    m_liveTimer->setSingleShot(true);
+    m_liveTimer->setInterval(kLiveRunInterval);
+    connect(m_liveTimer, &QTimer::timeout, this, &GenerateController::emitLiveRun);
     m_action = new QAction(tr("&Generate"), this);
     m_action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
     m_action->setToolTip(tr("Continue the input text with the open model (Ctrl+G; Esc stops)"));
@@ -125,8 +135,11 @@ void GenerateController::start() {
     request.topK = m_topK->value();
     request.seed = static_cast<std::uint64_t>(m_seed->value());
     request.watchLayer = m_models->panel()->layer();  // the layer the window shows
+    request.liveResults = true;
     m_written->clear();
     m_looked->clear();
+    m_pendingLive.reset();
+    m_promptLength = 0;
     const quint64 job = ++m_job;
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     m_cancel = cancel;
@@ -143,8 +156,9 @@ void GenerateController::start() {
                 *written = true;
                 const QString text = QString::fromStdString(token.text);
                 const QString looked = lookedAtText(token);
-                QMetaObject::invokeMethod(self, [self, job, text, looked] { if (self) self->uiAppend(job, text, looked); },
-                                          Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    self, [self, job, text, looked, soFar = token.soFar] { if (self) self->uiAppend(job, text, looked, soFar); },
+                    Qt::QueuedConnection);
                 return !cancel->load();
             },
             [cancel, written](const engine::Progress&) { return *written || !cancel->load(); });
@@ -165,8 +179,14 @@ void GenerateController::cancel() {
     if (m_cancel) m_cancel->store(true);
 }
 
-void GenerateController::uiAppend(quint64 job, const QString& text, const QString& looked) {
+void GenerateController::uiAppend(quint64 job, const QString& text, const QString& looked,
+                                  std::shared_ptr<const engine::RunResult> soFar) {
     if (job != m_job) return;
+    if (soFar) {
+        if (m_promptLength == 0) m_promptLength = soFar->n;  // (the first token was written from the prompt's last row)
+        m_pendingLive = std::move(soFar);
+        if (!m_liveTimer->isActive()) emitLiveRun();  // (the first at once, then one per interval)
+    }
     m_written->moveCursor(QTextCursor::End);
     m_written->insertPlainText(text);
     m_written->ensureCursorVisible();
@@ -174,8 +194,18 @@ void GenerateController::uiAppend(quint64 job, const QString& text, const QStrin
     m_looked->setVisible(!looked.isEmpty());
 }
 
+void GenerateController::emitLiveRun() {
+    if (!m_pendingLive || !isGenerating()) return;
+    m_liveTimer->start();
+    QVector<int> written;
+    for (std::int64_t i = m_promptLength; i < m_pendingLive->n; ++i) written.push_back(static_cast<int>(i));
+    Q_EMIT liveRun(std::exchange(m_pendingLive, nullptr), written);
+}
+
 void GenerateController::uiFinished(quint64 job, const engine::GenerateResult& result) {
     if (job != m_job) return;
+    m_liveTimer->stop();
+    m_pendingLive.reset();  // (the run on the whole sequence follows)
     m_cancel.reset();
     updateEnabled();
     Q_EMIT busyChanged();
@@ -197,6 +227,8 @@ void GenerateController::uiFinished(quint64 job, const engine::GenerateResult& r
 
 void GenerateController::uiFailed(quint64 job, const QString& message, bool cancelled) {
     if (job != m_job) return;
+    m_liveTimer->stop();
+    m_pendingLive.reset();
     m_cancel.reset();
     updateEnabled();
     Q_EMIT busyChanged();

@@ -3,7 +3,8 @@
 // sampling, at most N new tokens, Esc stops it — its tokens appearing as they are written; then
 // the window runs on the prompt and the written tokens together, every view shows the model's
 // attention of the whole sequence, the written tokens marked, and the row the newest was written
-// from (the token before it) selected: what the model looked at when it wrote it.
+// from (the token before it) selected: what the model looked at when it wrote it. While it writes,
+// the shown layer's attention of the sequence so far follows the newest token (liveRun).
 
 #include <attnscope/generation.h>
 
@@ -20,6 +21,7 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
+class QTimer;
 
 namespace attnscope::engine {
 struct ModelInfo;
@@ -57,10 +59,14 @@ Q_SIGNALS:
     /// The written sequence is ready to run on (the window starts the run).
     void runRequested();
     void busyChanged();
+    /// While writing, at most a few times a second: the shown layer's own attention of the sequence
+    /// up to the position the newest token was written from, and the written tokens' positions in it.
+    void liveRun(std::shared_ptr<const attnscope::engine::RunResult> run, const QVector<int>& written);
 
 private:
     void buildBox();
-    void uiAppend(quint64 job, const QString& text, const QString& looked);
+    void uiAppend(quint64 job, const QString& text, const QString& looked, std::shared_ptr<const engine::RunResult> soFar);
+    void emitLiveRun();
     void uiFinished(quint64 job, const engine::GenerateResult& result);
     void uiFailed(quint64 job, const QString& message, bool cancelled);
     void updateEnabled();
@@ -82,6 +88,9 @@ private:
     quint64 m_job = 0;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     QVector<int> m_writtenTokens;  // to mark once the run on the sequence is shown
+    std::shared_ptr<const engine::RunResult> m_pendingLive;  // the newest token's run, not shown yet
+    std::int64_t m_promptLength = 0;  // of the generation under way: its first token's run's length
+    QTimer* m_liveTimer = nullptr;    // paces liveRun so that drawing never holds the writing back
 };
 
 }  // namespace attnscope::app

@@ -56,6 +56,13 @@ void MainWindow::buildGenerateUi() {
         m_sourcePanel->setKind(ModelSourcePanel::Kind::ModelLayer);
         runNow();
     });
+    // while it writes, the heatmap (or the links) follows the newest token's row
+    connect(m_generate, &GenerateController::liveRun, this,
+            [this](const std::shared_ptr<const engine::RunResult>& run, const QVector<int>& written) {
+                if (!m_views->showGrowingRun(run)) return;
+                m_views->markTokens(written);
+                m_views->goToToken(static_cast<int>(run->n) - 1);
+            });
     connect(m_models, &ModelController::opened, m_generate, [this](const engine::ModelInfo& info) { m_generate->modelChanged(&info); });
     connect(this, &MainWindow::resultShown, m_generate, [this] {
         const QVector<int> written = m_generate->takeWrittenTokens();

@@ -84,6 +84,10 @@ public:
     /// the Compare tab's panes, `exactNote` says why they lack the exact reference. The selected
     /// head stays when the run has it.
     void showResult(std::shared_ptr<const engine::RunResult> result, int comparePanes, const QString& exactNote);
+    /// A run that grows while the model writes (GenerateController::liveRun): the heatmap or the
+    /// links, whichever is shown, and the heads strip draw it; the other tabs keep the last finished
+    /// run until the next showResult. False when neither view is shown.
+    bool showGrowingRun(const std::shared_ptr<const engine::RunResult>& run);
     const std::shared_ptr<const engine::RunResult>& result() const { return m_resultTabs.result(); }
     /// True while `tab`'s view has not taken the shown run.
     bool resultPending(ViewTab tab) const { return m_resultTabs.pending(static_cast<int>(tab)); }

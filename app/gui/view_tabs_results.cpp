@@ -108,6 +108,18 @@ void ViewTabs::showResult(std::shared_ptr<const engine::RunResult> result, int c
     if (previous) views::backgroundThreadPool()->start([previous = std::move(previous)]() mutable { previous.reset(); });
 }
 
+bool ViewTabs::showGrowingRun(const std::shared_ptr<const engine::RunResult>& run) {
+    // (set straight on the views: the tabs' bookkeeping keeps the finished run for the other tabs)
+    if (current() == ViewTab::Heatmap)
+        m_heatmap->setResult(run);
+    else if (current() == ViewTab::Links)
+        m_tokenLinks->setResult(run);
+    else
+        return false;
+    m_headsGrid->setResult(run);
+    return true;
+}
+
 void ViewTabs::flushResult() {
     m_resultTabs.flush();
     m_headsGrid->finishPooling();

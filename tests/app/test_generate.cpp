@@ -13,6 +13,9 @@
 #include "gui/model_controller.h"
 #include "gui/model_source_panel.h"
 #include "gui/run_settings_panel.h"
+#include "gui/view_tabs.h"
+
+#include "views/head_heatmap.h"
 
 #include <QAction>
 #include <QGroupBox>
@@ -66,6 +69,17 @@ private Q_SLOTS:
         QVERIFY(generator->action()->isEnabled());
         QCOMPARE(generator->action()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_G));
 
+        // while it writes: the heatmap draws the shown layer's attention of the sequence so far,
+        // the newest row selected, the written tokens marked
+        std::vector<std::int64_t> liveLengths;
+        bool heatmapFollowed = true;
+        connect(generator, &app::GenerateController::liveRun, this,
+                [&](const std::shared_ptr<const engine::RunResult>& run, const QVector<int>& marked) {
+                    liveLengths.push_back(run->n);
+                    heatmapFollowed = heatmapFollowed && window.views()->heatmap()->result() == run &&
+                                      window.views()->heatmap()->hoveredQuery() == run->n - 1 && run->ownAttention == 0 &&
+                                      marked.size() == run->n - 2;
+                });
         QSignalSpy shown(&window, &MainWindow::resultShown);
         generator->action()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(!generator->isGenerating() && window.lastResult() && window.lastResult()->n > 2, kTimeoutMs);
@@ -83,6 +97,10 @@ private Q_SLOTS:
         QCOMPARE(result->input.tokens.at(1).id, std::int64_t{257});
         QCOMPARE(static_cast<std::int64_t>(window.findChild<app::ModelController*>()->generatedIds().size()), result->n);
         QCOMPARE(result->ownAttention, 0);
+        QVERIFY(!liveLengths.empty());
+        QCOMPARE(liveLengths.front(), std::int64_t{2});  // the first token was written from the prompt's last row
+        QVERIFY(liveLengths.back() < result->n);
+        QVERIFY(heatmapFollowed);
         // (causal: the newest token's row sums to one over the whole sequence)
         double sum = 0;
         for (std::int64_t j = 0; j < result->n; ++j) sum += result->results[0].weightAt(0, result->n - 1, j);

@@ -45,9 +45,10 @@ ViewGuide viewGuide(const QString& key) {
                    "tokens."),
                 tr("Hover a cell for its query, key and weight, or click and move with the arrow keys. Try the log scale "
                    "to see small weights, Page Up / Page Down to step through the heads, and Ctrl+F to find a token. "
-                   "With a model open (a folder or a GGUF file), Generate (Ctrl+G) lets it continue your text: the "
-                   "written tokens are marked and the row the newest was written from (the token before it) is selected: "
-                   "what the model looked at when it wrote it.")};
+                   "With a model open (a folder or a GGUF file), Generate (Ctrl+G) lets it continue your text: while it "
+                   "writes, the heatmap grows a row per token, the row the newest was written from (the token before it) "
+                   "selected — what the model looked at when it wrote it — and the written tokens marked; when it stops "
+                   "(Esc keeps what was written), the whole sequence is run.")};
     if (key == QLatin1String("mask"))
         return {tr("Mask"),
                 tr("The variant's connectivity: which keys each query may attend, coloured by the reason the pattern "
