@@ -79,20 +79,30 @@ void TokenHighlightBands::show(QCustomPlot* plot, const QVector<int>& tokens, lo
     const QColor edge(255, 140, 0);  // orange: apart from viridis, the reason palette and the cursor's red
     QColor fill = edge;
     fill.setAlpha(55);
-    const auto band = [&](double x0, double y0, double x1, double y1) {
+    // a long run is outlined, not washed: its cells stay readable (a generated passage)
+    const auto band = [&](double x0, double y0, double x1, double y1, bool washed) {
         auto* rect = new QCPItemRect(plot);
-        rect->setPen(QPen(edge, 1.0));
-        rect->setBrush(fill);
+        rect->setPen(QPen(edge, washed ? 1.0 : 2.0));
+        rect->setBrush(washed ? QBrush(fill) : QBrush(Qt::NoBrush));
         rect->setSelectable(false);
         rect->topLeft->setCoords(x0, y0);
         rect->bottomRight->setCoords(x1, y1);
         m_items.push_back(rect);
     };
+    // neighbouring tokens share one band (a generated passage is one block, however long)
+    QVector<int> sorted = tokens;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     int shown = 0;
-    for (int t : tokens) {
+    for (qsizetype i = 0; i < sorted.size();) {
+        qsizetype j = i + 1;
+        while (j < sorted.size() && sorted[j] == sorted[j - 1] + 1) ++j;
         if (shown++ >= kMaxBands) break;
-        if (t < n) band(-0.5, t - 0.5, static_cast<double>(m) - 0.5, t + 0.5);  // its row, as a query
-        if (t < m) band(t - 0.5, -0.5, t + 0.5, static_cast<double>(n) - 0.5);  // its column, as a key
+        const double first = sorted[i] - 0.5, last = sorted[j - 1] + 0.5;
+        const bool washed = j - i <= kMaxWashedRun;
+        if (sorted[i] < n) band(-0.5, first, static_cast<double>(m) - 0.5, std::min<double>(last, static_cast<double>(n) - 0.5), washed);  // rows, as queries
+        if (sorted[i] < m) band(first, -0.5, std::min<double>(last, static_cast<double>(m) - 0.5), static_cast<double>(n) - 0.5, washed);  // columns, as keys
+        i = j;
     }
     plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -27,8 +27,11 @@ QVector<int> findTokens(const engine::TokenizedInput& input, const QString& need
 
 class TokenHighlightBands {
 public:
-    /// At most this many tokens are banded (beyond it the bands would cover the matrix).
+    /// At most this many runs of neighbouring tokens are banded (beyond it the bands would cover
+    /// the matrix).
     static constexpr int kMaxBands = 64;
+    /// Runs up to this long are washed in orange; longer ones outlined only.
+    static constexpr int kMaxWashedRun = 3;
 
     /// Replaces the bands of `plot` by those of `tokens` in an n × m matrix (query rows, key
     /// columns); queues a replot.

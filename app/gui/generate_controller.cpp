@@ -138,6 +138,7 @@ void GenerateController::start() {
     request.liveResults = true;
     m_written->clear();
     m_looked->clear();
+    m_inputs->scrollTo(m_box);  // (below the model's settings: the text it writes in view)
     m_pendingLive.reset();
     m_promptLength = 0;
     const quint64 job = ++m_job;
@@ -191,7 +192,12 @@ void GenerateController::uiAppend(quint64 job, const QString& text, const QStrin
     m_written->insertPlainText(text);
     m_written->ensureCursorVisible();
     m_looked->setText(looked);
-    m_looked->setVisible(!looked.isEmpty());
+    if (!looked.isEmpty() && m_looked->isHidden()) {
+        m_looked->show();
+        // (the first token's line: the box grew under the fold; scrolled once it is laid out)
+        QTimer::singleShot(0, m_looked, [this] { m_inputs->scrollTo(m_looked); });
+    }
+    if (looked.isEmpty()) m_looked->hide();
 }
 
 void GenerateController::emitLiveRun() {

@@ -270,7 +270,11 @@ bool MainWindow::uiMeasuringOrAnalysing() const {
 }
 
 // Esc also cancels the Cost tab's measurements and the model analysis while they run.
-void MainWindow::uiUpdateCancel() { m_cancelAction->setEnabled(m_runner->isRunning() || uiMeasuringOrAnalysing()); }
+void MainWindow::uiUpdateCancel() {
+    m_cancelAction->setEnabled(m_runner->isRunning() || uiMeasuringOrAnalysing());
+    // Generate sits between Run and Cancel: Cancel stops it too (and keeps what was written)
+    m_inputs->cancelButton()->setEnabled(m_runner->isRunning() || (m_generate && m_generate->isGenerating()));
+}
 
 // What the window shows of its runs (RunController makes and follows them).
 void MainWindow::buildRuns() {

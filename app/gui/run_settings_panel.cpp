@@ -183,6 +183,10 @@ void RunSettingsPanel::addBesideRun(QWidget* button) {
     m_buttons->insertWidget(1, button, 1);
 }
 
+void RunSettingsPanel::scrollTo(QWidget* widget) {
+    if (auto* scroll = findChild<QScrollArea*>()) scroll->ensureWidgetVisible(widget, 0, 0);
+}
+
 void RunSettingsPanel::addSourceWidget(QWidget* widget) {
     widget->setParent(m_content);
     m_contentLayout->addWidget(widget);

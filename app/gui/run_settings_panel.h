@@ -103,6 +103,8 @@ public:
 
     /// Puts `widget` below the projections (the model source panel).
     void addSourceWidget(QWidget* widget);
+    /// Scrolls the settings so that `widget` (one of them) is in view.
+    void scrollTo(QWidget* widget);
     /// A button in the row of Run and Cancel (Generate), between them.
     void addBesideRun(QWidget* button);
     /// With a model the model's own tokenizer (named `tokenizerName`) and projections replace

@@ -76,6 +76,7 @@ private Q_SLOTS:
         connect(generator, &app::GenerateController::liveRun, this,
                 [&](const std::shared_ptr<const engine::RunResult>& run, const QVector<int>& marked) {
                     liveLengths.push_back(run->n);
+                    heatmapFollowed = heatmapFollowed && window.inputs()->cancelButton()->isEnabled();  // (Cancel stops it)
                     heatmapFollowed = heatmapFollowed && window.views()->heatmap()->result() == run &&
                                       window.views()->heatmap()->hoveredQuery() == run->n - 1 && run->ownAttention == 0 &&
                                       marked.size() == run->n - 2;

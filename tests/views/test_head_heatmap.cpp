@@ -259,6 +259,8 @@ private Q_SLOTS:
         heatmap.setResult(makeDenseResult(1, 6));
         heatmap.setHighlightedTokens({1, 3});
         QCOMPARE(heatmap.highlightBands(), 4);  // a row and a column each
+        heatmap.setHighlightedTokens({2, 3, 4, 5, 0});
+        QCOMPARE(heatmap.highlightBands(), 4);  // neighbours share one: {0}, {2 … 5}
         heatmap.setHighlightedTokens({});
         QCOMPARE(heatmap.highlightBands(), 0);
     }
