@@ -14,6 +14,12 @@ namespace attnscope::engine {
 
 inline bool haveAvx2Fma() {
     static const bool cpuHas = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return cpuHas && kernelPath() != KernelPath::Portable;
+}
+
+/// AVX-512 Foundation (16 floats a register, 32 registers), unless the kernel path says less.
+inline bool haveAvx512() {
+    static const bool cpuHas = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return cpuHas && kernelPath() == KernelPath::Fastest;
 }
 
