@@ -189,7 +189,8 @@ TEST(WeightTiles, OverviewPoolsTheDenseWeights) {
 
 TEST(WeightTiles, AResultFileReadBackGivesTheSameTiles) {
     auto engine = makeEngine();
-    const std::string path = testing::TempDir() + "weight_tiles.safetensors";
+    // (one file per process: the fastest and the portable-kernel runs of this test run at once)
+    const std::string path = testing::TempDir() + "weight_tiles_" + std::to_string(::getpid()) + ".safetensors";
     for (const TileCase& c : tileCases()) {
         SCOPED_TRACE(label(c));
         const Qkv3 x = randomQkv(3, c.n, 8, 63);
@@ -265,7 +266,7 @@ TEST(WeightTiles, AResultFileWithANaNOrAnInfinityInWhatWeightsComeFromIsRefused)
     const Qkv3 x = randomQkv(2, 16, 8, 67);
     const auto r = runOk(*engine, variantRequest(x, "full", {}));
     ASSERT_TRUE(r);
-    const std::string path = testing::TempDir() + "nonfinite.safetensors";
+    const std::string path = testing::TempDir() + "nonfinite_" + std::to_string(::getpid()) + ".safetensors";
     for (const std::string& what : {std::string("q"), std::string("k")}) {
         RunResult broken = *r;
         SharedFloats& t = what == "q" ? broken.q : broken.k;
@@ -290,7 +291,7 @@ TEST(WeightTiles, AResultFileMissingAParameterOrWithAnUnknownVariantIsRefused) {
     const Qkv3 x = randomQkv(2, 16, 8, 68);
     const auto r = runOk(*engine, variantRequest(x, "reformer", {}));
     ASSERT_TRUE(r);
-    const std::string path = testing::TempDir() + "missing_param.safetensors";
+    const std::string path = testing::TempDir() + "missing_param_" + std::to_string(::getpid()) + ".safetensors";
     RunResult broken = *r;
     broken.results[0].params.erase("n_hashes");
     std::string refusal = readBackRefusal(broken, path);
@@ -313,7 +314,7 @@ TEST(WeightTiles, AResultFileWhoseStatisticsDisagreeIsRefused) {
     ASSERT_TRUE(r);
     RunResult broken = *r;
     broken.results[0].stats["row_sum"] = PlainTensor::fromF32({2, 15}, std::vector<float>(30, 1.0f));
-    const std::string path = testing::TempDir() + "broken_stats.safetensors";
+    const std::string path = testing::TempDir() + "broken_stats_" + std::to_string(::getpid()) + ".safetensors";
     ASSERT_TRUE(writeResultFile(path, broken, 0).ok());
     auto back = readResultFile(path);
     ASSERT_FALSE(back.ok());
