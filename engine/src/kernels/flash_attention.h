@@ -27,6 +27,11 @@ struct FlashHead {
     bool causal = false;
     const std::uint8_t* keyPadding = nullptr;  ///< [m], 1 = padded key; null = none
     bool padQueries = false;                   ///< query i is padded when keyPadding[i] (n == m)
+    /// Called after each block of queries with the rows done so far; false stops the head there
+    /// (its later rows left as they were: the caller cancels the run). Null: never stopped. A
+    /// plain function, not std::function: flash_attention_bodies.h says why.
+    bool (*keepGoing)(void* context, std::int64_t rowsDone) = nullptr;
+    void* context = nullptr;
 };
 
 /// A worker's reusable buffers (the packed keys and values, a block of scores and of output).

@@ -1,6 +1,6 @@
 // `entmax`: the Adaptively Sparse Transformer's alpha-entmax.
 // Its catalog entry (schema and facts) and how its weights come back from what a run kept; the
-// run itself is entmax_kernel.cpp.
+// run itself is entmax_run.cpp (torch-free).
 
 #include "catalog/param_specs.h"
 #include "catalog/variant_entry.h"

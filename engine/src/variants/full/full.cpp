@@ -1,6 +1,6 @@
 // `full`: exact softmax attention, the reference every other variant is compared with.
 // Its catalog entry (schema and facts) and how its weights come back from what a run kept; the
-// run itself is full_kernel.cpp.
+// run itself is full_run.cpp (torch-free).
 
 #include "catalog/param_specs.h"
 #include "catalog/variant_entry.h"

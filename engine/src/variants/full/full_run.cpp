@@ -10,6 +10,7 @@
 #include "variants/variant.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -22,6 +23,35 @@ std::int64_t visiblePairs(std::int64_t n, std::int64_t m, bool causal) {
     std::int64_t pairs = 0;
     for (std::int64_t i = 0; i < n; ++i) pairs += std::clamp<std::int64_t>(i + m - n + 1, 0, m);
     return pairs;
+}
+
+// Progress and cancel inside a head (one head of 32k queries takes seconds): the first worker
+// reports the rows done across workers and learns of a cancel; the others stop at their next block.
+struct RowProgress {
+    RunContext& ctx;
+    std::int64_t total = 0;
+    std::atomic<std::int64_t> done{0};
+    std::atomic<bool> cancelled{false};
+};
+
+struct WorkerProgress {
+    RowProgress* shared;
+    int worker;
+    std::int64_t reported = 0;  ///< rows of the current head already added to `done`
+};
+
+bool keepGoing(void* context, std::int64_t rowsDone) {
+    auto& w = *static_cast<WorkerProgress*>(context);
+    const std::int64_t done = w.shared->done.fetch_add(rowsDone - w.reported) + rowsDone - w.reported;
+    w.reported = rowsDone;
+    if (w.worker == 0 && !w.shared->cancelled.load()) {
+        try {
+            w.shared->ctx.checkpoint("attention", done, w.shared->total);
+        } catch (const CancelledError&) {
+            w.shared->cancelled = true;
+        }
+    }
+    return !w.shared->cancelled.load();
 }
 
 class FullAttention final : public Variant {
@@ -47,7 +77,13 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     std::vector<FlashScratch> scratch(static_cast<std::size_t>(headWorkers(heads)));
     std::vector<std::int64_t> emptyPerHead(static_cast<std::size_t>(heads), 0);
     const bool padQueries = !qkv.keyPadding.empty() && n == m;
+    RowProgress progress{ctx, heads * n};
+    std::vector<WorkerProgress> workers;
+    for (std::size_t w = 0; w < scratch.size(); ++w) workers.push_back(WorkerProgress{&progress, static_cast<int>(w)});
     forEachHead(heads, "attention", ctx, [&](std::int64_t h, int worker) {
+        if (progress.cancelled) return;
+        WorkerProgress& mine = workers[static_cast<std::size_t>(worker)];
+        mine.reported = 0;
         FlashHead head;
         head.q = qkv.q.data.get() + h * n * d;
         head.k = qkv.k.data.get() + h * m * d;
@@ -63,8 +99,11 @@ AttentionResult FullAttention::run(const Qkv& qkv, const ParamValues& params, Ru
         head.causal = causal;
         head.keyPadding = qkv.keyPadding.empty() ? nullptr : qkv.keyPadding.data();
         head.padQueries = padQueries;
+        head.keepGoing = &keepGoing;
+        head.context = &mine;
         emptyPerHead[static_cast<std::size_t>(h)] = flashAttentionHead(head, scratch[static_cast<std::size_t>(worker)]);
     });
+    if (progress.cancelled) throw CancelledError();
     ctx.endStage();
 
     std::int64_t empty = 0;

@@ -1,6 +1,6 @@
 // `topk`: Explicit Sparse Transformer's top-k.
 // Its catalog entry (schema and facts) and how its weights come back from what a run kept; the
-// run itself is topk_kernel.cpp.
+// run itself is topk_run.cpp (torch-free).
 
 #include "catalog/param_specs.h"
 #include "catalog/variant_entry.h"

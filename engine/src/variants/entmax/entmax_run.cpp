@@ -2,7 +2,7 @@
 // with one alpha or one per head. alpha = 1 softmax, 2 sparsemax and 1.5 use exact (sort-based)
 // algorithms, other values bisection on the threshold tau. Rows in float64, in blocks of queries.
 
-#include "variants/dense_row_kernel.h"
+#include "variants/shared/dense_rows.h"
 #include "variants/shared/pattern_variant.h"
 
 #include <algorithm>

@@ -1,10 +1,12 @@
-#include "core_torch/tensor_views.h"
-#include "variants/dense_row_kernel.h"
+#include "variants/shared/dense_rows.h"
+
+#include "kernels/blas_gemm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace attnscope::engine {
 
@@ -18,8 +20,7 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
 
     ctx.beginStage("attention");
     auto outBuffer = ctx.pool().resultBuffer(input.slot + ".output", static_cast<std::size_t>(heads * n * d));
-    at::Tensor out = tensorOver(*outBuffer, {heads, n, d});
-    at::Tensor scores = workspace(ctx.pool(), input.slot + ".scores", {block, m});
+    std::vector<float> scores(static_cast<std::size_t>(block * m));
     PlainTensor status = ctx.pool().zeros(DType::U8, {heads, n});
     std::int64_t emptyRows = 0;
     const std::int64_t blocks = (n + block - 1) / block;
@@ -27,12 +28,12 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
     for (std::int64_t h = 0; h < heads; ++h) {
         for (std::int64_t bi = 0; bi < blocks; ++bi) {
             const std::int64_t i0 = bi * block, rows = std::min(block, n - i0);
-            // s: [rows, m] = Q_block K^T, then masked keys -inf
-            at::Tensor s = scores.narrow(0, 0, rows);
-            at::mm_out(s, tensorOf(qkv.q)[h].narrow(0, i0, rows), tensorOf(qkv.k)[h].t());
+            // scores: [rows, m] = Q_block K^T, then masked keys -inf
+            const float* qh = qkv.q.data.get() + (h * n + i0) * d;
+            gemmRowMajor(true, rows, m, d, qh, d, qkv.k.data.get() + h * m * d, d, scores.data(), m);
             for (std::int64_t r = 0; r < rows; ++r) {
                 const std::int64_t i = i0 + r;
-                float* row = s.data_ptr<float>() + r * m;
+                float* row = scores.data() + r * m;
                 std::uint8_t& st = status.u8[static_cast<std::size_t>(h * n + i)];
                 bool any = false;
                 for (std::int64_t j = 0; j < m; ++j) {
@@ -52,8 +53,7 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
                     rowFn(static_cast<int>(h), i, row, scale);
                 }
             }
-            at::Tensor outRows = out[h].narrow(0, i0, rows);
-            at::mm_out(outRows, s, tensorOf(qkv.v)[h]);
+            gemmRowMajor(false, rows, d, m, scores.data(), m, qkv.v.data.get() + h * m * d, d, outBuffer->data() + (h * n + i0) * d, d);
             ctx.counters().flops += 4.0 * static_cast<double>(rows) * m * d;
             ctx.counters().entriesComputed += rows * m;
             ctx.checkpoint("attention", h * blocks + bi + 1, heads * blocks);
@@ -64,7 +64,7 @@ void runDenseRows(const Qkv& qkv, const DenseRowInput& input, const DenseRowFn& 
     result.output = SharedTensorF32{{heads, n, d}, outBuffer};
     result.emptyRowCount = emptyRows;
     keepRowStatus(std::move(status), result, ctx);
-    ctx.noteBytes(outBuffer->size() * 4 + static_cast<std::uint64_t>(scores.numel()) * 4);
+    ctx.noteBytes(outBuffer->size() * 4 + static_cast<std::uint64_t>(scores.size()) * 4);
     result.counters = ctx.counters();
 }
 

@@ -3,7 +3,7 @@
 // of queries; the kept entries are the pattern.
 
 #include "kernels/softmax_kernel.h"
-#include "variants/dense_row_kernel.h"
+#include "variants/shared/dense_rows.h"
 #include "variants/shared/pattern_variant.h"
 
 #include <algorithm>

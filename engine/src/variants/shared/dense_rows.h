@@ -1,7 +1,8 @@
 #pragma once
 // The shared driver of `topk` and `entmax`: they need whole score rows, computed here in blocks
-// of query rows (as `full` does, never the whole n x m at once). A per-row function turns the
-// scores into weights and records the row statistics its weights are recomputed from.
+// of query rows (never the whole n x m at once), the two products through the BLAS, without
+// LibTorch. A per-row function turns the scores into weights and records the row statistics its
+// weights are recomputed from.
 
 #include "variants/variant.h"
 
