@@ -51,7 +51,7 @@ TEST(CliTorchFree, TheLauncherAloneRunsTorchFreeVariantsAndHandsTheOthersOn) {
     const std::string out = tempPath("tf_alone_out.safetensors");
     for (const char* variant : {"longformer --param window=4", "sparse_strided --param stride=8", "sparse_fixed --param block=8",
                                 "bigbird --param block=8", "local2d", "linformer --param k=16", "linear", "performer", "reformer --param chunk_len=8", "routing --param window_size=16", "full", "topk --param k=8",
-                                "entmax"}) {
+                                "entmax", "transformer_xl --param segment=16 --param memory=16"}) {
         std::remove(out.c_str());
         auto r = runProgram(launcher.string(), std::string("run --variant ") + variant + " --qkv " + input + " --out " + out + " --quiet");
         EXPECT_EQ(r.status, 0) << variant << ": " << r.stderrText;

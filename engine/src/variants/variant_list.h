@@ -13,5 +13,5 @@
 // The variants whose runs need no LibTorch (<id>_run.cpp): the launcher runs them on explicit
 // q, k, v itself (attnscope/torch_free_run.h), the engine like the others.
 #define ATTNSCOPE_TORCH_FREE_VARIANTS(X) \
-    X(full) X(sparse_strided) X(sparse_fixed) X(longformer) X(bigbird) X(local2d) X(topk) X(entmax) X(linformer) X(linear) X(performer) \
-        X(reformer) X(routing) X(model_softmax)
+    X(full) X(transformer_xl) X(sparse_strided) X(sparse_fixed) X(longformer) X(bigbird) X(local2d) X(topk) X(entmax) X(linformer) X(linear) \
+        X(performer) X(reformer) X(routing) X(model_softmax)

@@ -1,6 +1,6 @@
 // `transformer_xl`: Transformer-XL's segment memory and relative positions (Dai et al. 2019).
 // Its catalog entry (schema and facts); its weights are transformer_xl_weights.cpp, the run
-// transformer_xl_kernel.cpp, the rule they share transformer_xl_geometry.cpp.
+// transformer_xl_run.cpp (torch-free), the rule they share transformer_xl_geometry.cpp.
 
 #include "catalog/param_specs.h"
 #include "catalog/variant_entry.h"
