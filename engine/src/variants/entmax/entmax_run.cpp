@@ -39,10 +39,15 @@ EntmaxRowStats entmaxRow(const std::vector<double>& z, double alpha, std::vector
         const double f = alpha == 2.0 ? 1.0 : 0.5;
         std::vector<double> x(count);
         for (std::size_t j = 0; j < count; ++j) x[j] = (z[j] - zMax) * f;
-        std::vector<double> sorted = x;
+        // Only values above −1 can be in the support (the largest is 0 and tau >= −1: the support's
+        // terms (x − tau)^(1/(α−1)) sum to one), and the scan below stops at the first value outside
+        // it, so sorting those alone gives the same tau (a 16k-key row keeps a few hundred).
+        std::vector<double> sorted;
+        for (double v : x)
+            if (v > -1.0) sorted.push_back(v);
         std::sort(sorted.begin(), sorted.end(), std::greater<double>());
         double sum = 0, sumSq = 0, tau = 0;
-        for (std::size_t kk = 1; kk <= count; ++kk) {
+        for (std::size_t kk = 1; kk <= sorted.size(); ++kk) {
             const double v = sorted[kk - 1];
             sum += v;
             sumSq += v * v;
@@ -111,10 +116,14 @@ AttentionResult EntmaxAttention::run(const Qkv& qkv, const ParamValues& params, 
     PlainTensor shift = ctx.pool().zeros(DType::F32, {heads, n});
     PlainTensor tau = ctx.pool().zeros(DType::F32, {heads, n});
     PlainTensor norm = ctx.pool().zeros(DType::F32, {heads, n});
-    std::vector<double> z, p;
-    std::vector<std::int64_t> index;
+    struct RowScratch {
+        std::vector<double> z, p;
+        std::vector<std::int64_t> index;
+    };
+    std::vector<RowScratch> scratch(static_cast<std::size_t>(denseRowWorkers(heads)));
 
-    const auto rowFn = [&](int h, std::int64_t i, float* row, float scale) {
+    const auto rowFn = [&](int h, std::int64_t i, float* row, float scale, int worker) {
+        auto& [z, p, index] = scratch[static_cast<std::size_t>(worker)];
         z.clear();
         index.clear();
         float maxScore = -std::numeric_limits<float>::infinity();  // raw: zMax = maxScore·scale exactly in double

@@ -14,8 +14,12 @@ namespace attnscope::engine {
 
 /// Called for each (head, query) that has at least one admissible key. `row`: [m] raw scores
 /// q·k (unscaled; multiply by `scale` for s/sqrt(d)), masked keys -inf. It must overwrite row
-/// with the weights (0 outside the kept set).
-using DenseRowFn = std::function<void(int head, std::int64_t query, float* row, float scale)>;
+/// with the weights (0 outside the kept set). Heads run on several threads at once: `worker`
+/// (in [0, denseRowWorkers(heads))) indexes the caller's per-thread scratch.
+using DenseRowFn = std::function<void(int head, std::int64_t query, float* row, float scale, int worker)>;
+
+/// The workers runDenseRows uses for `heads` heads.
+int denseRowWorkers(std::int64_t heads);
 
 struct DenseRowInput {
     bool causal = false;

@@ -13,6 +13,28 @@
 namespace attnscope::engine {
 namespace {
 
+// The k-th largest finite value of row[0, m), or −inf when there are at most k: a min-heap of the
+// k largest so far, which most values pass with one comparison (nth_element over a 16k-key row
+// was most of the run).
+float kthLargest(const float* row, std::int64_t m, std::int64_t k, std::vector<float>& heap) {
+    heap.clear();
+    std::int64_t j = 0;
+    for (; j < m && static_cast<std::int64_t>(heap.size()) < k; ++j)
+        if (std::isfinite(row[j])) heap.push_back(row[j]);
+    std::make_heap(heap.begin(), heap.end(), std::greater<float>());
+    bool more = false;
+    for (; j < m; ++j) {
+        const float x = row[j];
+        if (!std::isfinite(x)) continue;
+        more = true;
+        if (x <= heap.front()) continue;
+        std::pop_heap(heap.begin(), heap.end(), std::greater<float>());
+        heap.back() = x;
+        std::push_heap(heap.begin(), heap.end(), std::greater<float>());
+    }
+    return more ? heap.front() : -std::numeric_limits<float>::infinity();
+}
+
 class TopKAttention final : public Variant {
 public:
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
@@ -40,17 +62,10 @@ AttentionResult TopKAttention::run(const Qkv& qkv, const ParamValues& params, Ru
     // The kept keys of each row, in key order: the selection depends on float ties and rounding
     // of the scores, so it is stored (about k per row) rather than redone from a threshold.
     std::vector<std::vector<std::int32_t>> keptKeys(static_cast<std::size_t>(heads * n));
-    std::vector<float> admissible;
+    std::vector<std::vector<float>> largest(static_cast<std::size_t>(denseRowWorkers(heads)));
 
-    const auto rowFn = [&](int h, std::int64_t i, float* row, float scale) {
-        admissible.clear();
-        for (std::int64_t j = 0; j < m; ++j)
-            if (std::isfinite(row[j])) admissible.push_back(row[j]);
-        float t = -std::numeric_limits<float>::infinity();
-        if (static_cast<std::int64_t>(admissible.size()) > k) {
-            std::nth_element(admissible.begin(), admissible.begin() + (k - 1), admissible.end(), std::greater<float>());
-            t = admissible[static_cast<std::size_t>(k - 1)];
-        }
+    const auto rowFn = [&](int h, std::int64_t i, float* row, float scale, int worker) {
+        const float t = kthLargest(row, m, k, largest[static_cast<std::size_t>(worker)]);
         std::int64_t above = 0;
         if (byIndex)
             for (std::int64_t j = 0; j < m; ++j) above += row[j] > t;
