@@ -1,5 +1,5 @@
 #pragma once
-// Runs of explicit q, k, v whose variants need no LibTorch, in the calling process: the launcher
+// Runs of explicit q, k, v (every variant's run is plain C++) in the calling process: the launcher
 // (`attnscope-cli run --qkv`) answers them without loading LibTorch (some 290 shared libraries,
 // about half a second), through the same steps and variant code as Engine::run.
 
@@ -25,8 +25,7 @@ struct TorchFreeRunOptions {
     bool weightsOnDemand = false;
 };
 
-/// Whether `variantId`'s run is torch-free (sparse_strided, sparse_fixed, longformer, bigbird,
-/// local2d, linformer, linear, performer, reformer, routing).
+/// Whether `variantId`'s run is torch-free: every registered variant's is (an unknown id is not).
 bool isTorchFreeVariant(const std::string& variantId);
 
 /// Whether runTorchFree can run the request: explicit q, k, v (sharedQkv or qkv), no model, and

@@ -6,7 +6,6 @@
 #include "kernels/blas_gemm.h"
 #include "run/planned_run.h"
 #include "variants/variant.h"
-#include "variants/variant_list.h"
 
 #include <attnscope/memory_budget.h>
 #include <attnscope/variant_catalog.h>
@@ -18,19 +17,6 @@ namespace attnscope::engine {
 
 namespace {
 
-const std::vector<std::unique_ptr<Variant>>& torchFreeVariants() {
-    static const std::vector<std::unique_ptr<Variant>> all = [] {
-        std::vector<std::unique_ptr<Variant>> out;
-#define ATTNSCOPE_RUN(id)                   \
-    out.push_back(variants::id::kernel());  \
-    out.back()->bindInfo(*findVariantInfo(#id));
-        ATTNSCOPE_TORCH_FREE_VARIANTS(ATTNSCOPE_RUN)
-#undef ATTNSCOPE_RUN
-        return out;
-    }();
-    return all;
-}
-
 // Joins a thread when the scope ends, however it ends.
 struct JoinAtExit {
     std::thread& thread;
@@ -39,11 +25,8 @@ struct JoinAtExit {
     }
 };
 
-const Variant* findTorchFree(const std::string& id) {
-    for (const auto& v : torchFreeVariants())
-        if (v->info().id == id) return v.get();
-    return nullptr;
-}
+// (every variant's run is plain C++: the engine's registry serves the launcher too)
+const Variant* findTorchFree(const std::string& id) { return findVariant(id); }
 
 }  // namespace
 
@@ -65,7 +48,7 @@ Result<std::shared_ptr<const RunResult>> runTorchFree(const RunRequest& request,
         setKernelThreads(threads);
         setBlasThreads(threads);
         std::string available;
-        for (const auto& v : torchFreeVariants()) available += (available.empty() ? "" : ", ") + v->info().id;
+        for (const auto& v : allVariants()) available += (available.empty() ? "" : ", ") + v->info().id;
         // The BLAS loads on the second core while the run sets up, instead of before its first product.
         const bool needsBlas = std::any_of(request.variants.begin(), request.variants.end(), [](const VariantRequest& v) {
             return findTorchFree(v.id)->multipliesWithBlas();

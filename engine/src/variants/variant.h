@@ -65,6 +65,9 @@ void keepRowStatus(PlainTensor&& status, AttentionResult& result, RunContext& ct
 
 /// Every variant of the catalog, in its order, each bound to its entry.
 std::vector<std::unique_ptr<Variant>> makeAllVariants();
+/// The process's one set of them (made on first use), and one by id (null when unknown).
+const std::vector<std::unique_ptr<Variant>>& allVariants();
+const Variant* findVariant(const std::string& id);
 
 // Each variant's run, made by its folder (variant_list.h): variants::<id>::kernel().
 #define ATTNSCOPE_DECLARE_KERNEL(id)   \

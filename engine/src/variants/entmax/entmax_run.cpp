@@ -92,6 +92,7 @@ EntmaxRowStats entmaxRow(const std::vector<double>& z, double alpha, std::vector
 
 class EntmaxAttention final : public Variant {
 public:
+    bool multipliesWithBlas() const override { return true; }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues&) const override {
         // output and three row statistics; a block of scores and one row in double
         return static_cast<std::uint64_t>(s.heads * s.n * (s.d * 4 + 21) + 256 * s.m * 4 + s.m * 24);

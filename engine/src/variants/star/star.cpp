@@ -1,6 +1,6 @@
 // `star`: the Star-Transformer's ring and relay.
 // Its catalog entry (schema and facts) and how its weights come back from what a run kept; the
-// run itself is star_kernel.cpp.
+// run itself is star_run.cpp.
 
 #include "catalog/param_specs.h"
 #include "catalog/variant_entry.h"

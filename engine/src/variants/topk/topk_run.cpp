@@ -37,6 +37,7 @@ float kthLargest(const float* row, std::int64_t m, std::int64_t k, std::vector<f
 
 class TopKAttention final : public Variant {
 public:
+    bool multipliesWithBlas() const override { return true; }
     std::uint64_t runBytes(const ProblemShape& s, const ParamValues& params) const override {
         const double k = static_cast<double>(std::min(paramInt(params, "k"), s.m));
         // output, lse, threshold, kept count and the kept keys (about k per row); a block of scores

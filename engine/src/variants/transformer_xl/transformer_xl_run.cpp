@@ -45,6 +45,7 @@ struct HeadInputs {
 
 class TransformerXlAttention final : public Variant {
 public:
+    bool multipliesWithBlas() const override { return true; }
     double scoredKeysPerQuery(const ProblemShape& s, const ParamValues& params) const override {
         const Settings x = settingsOf(params);
         // each query scores its segment's keys and the memory, twice (content and position terms)

@@ -1,3 +1,6 @@
+// The one registry: every variant's run made from the one list (variants/variant_list.h) and bound
+// to its catalog entry. Every run is plain C++, so the engine and the launcher share it.
+
 #include "variants/variant.h"
 
 #include "variants/variant_list.h"
@@ -5,6 +8,17 @@
 #include <attnscope/variant_catalog.h>
 
 namespace attnscope::engine {
+
+const std::vector<std::unique_ptr<Variant>>& allVariants() {
+    static const std::vector<std::unique_ptr<Variant>> all = makeAllVariants();
+    return all;
+}
+
+const Variant* findVariant(const std::string& id) {
+    for (const auto& v : allVariants())
+        if (v->info().id == id) return v.get();
+    return nullptr;
+}
 
 std::vector<std::unique_ptr<Variant>> makeAllVariants() {
     std::vector<std::unique_ptr<Variant>> all;
