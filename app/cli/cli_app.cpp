@@ -68,6 +68,7 @@ CliParse::CliParse() {
     addRunCommand();
     addAnalyzeCommand();
     addTileCommand();
+    addNeuronCommand();
     addSweepCommand();
     addTrainCommand();
     addRouteCommand();
@@ -181,6 +182,16 @@ void CliParse::addTileCommand() {
     m_tile->add_option("--keys", tile.keys, "Keys C:D (D exclusive), or C; default all.");
     m_tile->add_option("--format", tile.format, "json (weights and reasons) | csv (weights)")
         ->check(CLI::IsMember({"json", "csv"}));
+}
+
+void CliParse::addNeuronCommand() {
+    m_neuron = app.add_subcommand("neuron", "Print the neuron view of one query as JSON: q, each k, q*k per dimension, "
+                                            "the score's terms and the weight, from a result file.");
+    m_neuron->add_option("file", neuron.file, "RESULT.safetensors written by 'run'.")->required();
+    m_neuron->add_option("--result", neuron.result, "Which of the file's results (from 0; default 0).")->check(CLI::Range(0, 1 << 20));
+    m_neuron->add_option("--head", neuron.head, "Head (from 0).")->check(CLI::Range(0, 1 << 20));
+    m_neuron->add_option("--query", neuron.query, "Query token (from 0).")->required()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+    m_neuron->add_option("--keys", neuron.keys, "Keys C:D (D exclusive), or C; default all (at most 65,536).");
 }
 
 void CliParse::addSweepCommand() {
@@ -346,6 +357,7 @@ bool CliParse::parse(int argc, char** argv) {
     }
     if (m_variants->parsed()) command = Command::Variants;
     else if (m_tile->parsed()) command = Command::Tile;
+    else if (m_neuron->parsed()) command = Command::Neuron;
     else if (m_sweep->parsed()) command = Command::Sweep;
     else if (m_train->parsed()) command = Command::Train;
     else if (m_analyze->parsed()) command = Command::Analyze;

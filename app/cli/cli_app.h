@@ -11,7 +11,7 @@
 
 namespace attnscope::cli {
 
-enum class Command { None, Variants, Run, Analyze, Tile, Sweep, Train, Route, Star, Generate };
+enum class Command { None, Variants, Run, Analyze, Tile, Neuron, Sweep, Train, Route, Star, Generate };
 
 struct CliParse {
     CLI::App app{"AttnScope command line: run attention variants, write results as safetensors."};
@@ -19,6 +19,7 @@ struct CliParse {
     RunOptions run;
     AnalyzeOptions analyze;
     TileOptions tile;
+    NeuronOptions neuron;
     SweepOptions sweep;
     TrainCliOptions train;
     RouteOptions route;
@@ -42,19 +43,20 @@ private:
     void addRunCommand();
     void addAnalyzeCommand();
     void addTileCommand();
+    void addNeuronCommand();
     void addSweepCommand();
     void addTrainCommand();
     void addRouteCommand();
     void addStarCommand();
     void addGenerateCommand();
 
-    CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_sweep = nullptr,
+    CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_neuron = nullptr, *m_sweep = nullptr,
              *m_train = nullptr, *m_route = nullptr, *m_star = nullptr, *m_generate = nullptr;
     CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr, *m_starText = nullptr,
                 *m_generatePrompt = nullptr;
 };
 
-/// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, sweep, route).
+/// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, neuron, sweep, route).
 bool needsTorch(Command command);
 
 }  // namespace attnscope::cli

@@ -157,11 +157,25 @@ struct TileOptions {
     std::string format = "json";  ///< json | csv
 };
 
+struct NeuronOptions {
+    std::string file;
+    int result = 0;  ///< which of the file's results
+    int head = 0;
+    std::int64_t query = 0;
+    std::string keys;  ///< "C:D" (D exclusive) or "C"; empty = all
+};
+
+/// "A:B" (B exclusive), or "A" for one index; empty = the whole range [0, size). False when the
+/// text is neither (the range itself is checked by the caller).
+bool parseIndexRange(const std::string& text, std::int64_t size, std::int64_t& a, std::int64_t& b);
+
 int runCommand(const RunOptions& options);
 int variantsCommand(const VariantsOptions& options);
 int analyzeCommand(const AnalyzeOptions& options);
 int trainCommand(const TrainCliOptions& options);
 int tileCommand(const TileOptions& options);
+/// attnscope-cli neuron (cli_neuron.cpp): the neuron view's terms of one query as JSON.
+int neuronCommand(const NeuronOptions& options);
 int sweepCommand(const SweepOptions& options);
 /// attnscope-cli route (cli_route.cpp): MoE routing of hidden states, written as safetensors.
 int routeCommand(const RouteOptions& options);

@@ -15,10 +15,8 @@ namespace attnscope::cli {
 
 using namespace attnscope::engine;
 
-namespace {
-
 // "A:B" (B exclusive), or "A" for one index; empty = the whole range [0, size).
-bool parseRange(const std::string& text, std::int64_t size, std::int64_t& a, std::int64_t& b) {
+bool parseIndexRange(const std::string& text, std::int64_t size, std::int64_t& a, std::int64_t& b) {
     if (text.empty()) {
         a = 0;
         b = size;
@@ -40,6 +38,8 @@ bool parseRange(const std::string& text, std::int64_t size, std::int64_t& a, std
         return false;
     }
 }
+
+namespace {
 
 // The rectangle is computed and printed a band of rows at a time: memory stays about 8 MiB
 // whatever was asked for (a 6000 × 10000 tile printed 1.9 GB of JSON from memory before).
@@ -112,11 +112,11 @@ int tileCommand(const TileOptions& options) {
     }
     const AttentionResult& r = (*run)->results[0];
     std::int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
-    if (!parseRange(options.rows, r.n, r0, r1)) {
+    if (!parseIndexRange(options.rows, r.n, r0, r1)) {
         printError("--rows '" + options.rows + "' must look like A:B (queries A to B-1) or A");
         return kExitUsage;
     }
-    if (!parseRange(options.keys, r.m, c0, c1)) {
+    if (!parseIndexRange(options.keys, r.m, c0, c1)) {
         printError("--keys '" + options.keys + "' must look like C:D (keys C to D-1) or C");
         return kExitUsage;
     }

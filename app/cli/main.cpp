@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     switch (cli.command) {
     case Command::Variants: return variantsCommand(cli.variants);
     case Command::Tile: return tileCommand(cli.tile);
+    case Command::Neuron: return neuronCommand(cli.neuron);
     case Command::Sweep: return sweepCommand(cli.sweep);
     case Command::Run:
         if (runsTorchFree(cli.run)) {
