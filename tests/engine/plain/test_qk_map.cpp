@@ -1,0 +1,101 @@
+// AttentionViz's query–key map (attnscope/qk_map.h): PCA of a hand-made point set, the key
+// translation and scaling leave every softmax row unchanged, and a run's map places its n queries
+// and m keys.
+
+#include <attnscope/qk_map.h>
+#include <attnscope/torch_free_run.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace attnscope::engine;
+
+// Four points (±3, 0, 0) and (0, ±1, 0): the first axis is x with 18 of the 20 units of variance,
+// the second y; the coordinates are the points' own x and y.
+TEST(QkMap, PcaOfAKnownPointSet) {
+    const std::vector<double> points{3, 0, 0, -3, 0, 0, 0, 1, 0, 0, -1, 0};
+    std::vector<double> explained;
+    const std::vector<double> xy = principalCoordinates(points, 4, 3, 2, &explained);
+    const std::vector<double> expected{3, 0, -3, 0, 0, 1, 0, -1};
+    for (std::size_t i = 0; i < xy.size(); ++i) EXPECT_NEAR(xy[i], expected[i], 1e-12) << i;
+    EXPECT_NEAR(explained[0], 0.9, 1e-12);
+    EXPECT_NEAR(explained[1], 0.1, 1e-12);
+}
+
+// Points along the direction (1, 2, 2)/3 plus a little noise: one axis explains nearly all.
+TEST(QkMap, PcaFindsTheLine) {
+    std::mt19937 rng(1);
+    std::normal_distribution<double> noise(0.0, 0.01);
+    std::vector<double> points;
+    for (int t = -10; t <= 10; ++t)
+        for (double c : {1.0, 2.0, 2.0}) points.push_back(t * c / 3.0 + noise(rng));
+    std::vector<double> explained;
+    const std::vector<double> xy = principalCoordinates(points, 21, 3, 2, &explained);
+    EXPECT_GT(explained[0], 0.999);
+    for (int t = -10; t <= 10; ++t) EXPECT_NEAR(xy[static_cast<std::size_t>((t + 10) * 2)], t, 0.05) << t;
+}
+
+// q·(k + c) adds q·c to every key of a row, and (s q)·(k / s) = q·k: each row's softmax stays.
+TEST(QkMap, TheKeyTranslationAndScalingLeaveEverySoftmaxRow) {
+    const std::int64_t n = 9, m = 13, d = 6;
+    std::mt19937 rng(2);
+    std::normal_distribution<double> draw;
+    std::vector<double> q(static_cast<std::size_t>(n * d)), k(static_cast<std::size_t>(m * d));
+    for (double& x : q) x = draw(rng) + 0.7;
+    for (double& x : k) x = 3 * draw(rng) - 2.0;
+    const auto rows = [&](const std::vector<double>& a, const std::vector<double>& b) {
+        std::vector<double> w(static_cast<std::size_t>(n * m));
+        for (std::int64_t i = 0; i < n; ++i) {
+            double high = -INFINITY, sum = 0;
+            for (std::int64_t j = 0; j < m; ++j) {
+                double s = 0;
+                for (std::int64_t c = 0; c < d; ++c) s += a[static_cast<std::size_t>(i * d + c)] * b[static_cast<std::size_t>(j * d + c)];
+                w[static_cast<std::size_t>(i * m + j)] = s;
+                high = std::max(high, s);
+            }
+            for (std::int64_t j = 0; j < m; ++j) sum += w[static_cast<std::size_t>(i * m + j)] = std::exp(w[static_cast<std::size_t>(i * m + j)] - high);
+            for (std::int64_t j = 0; j < m; ++j) w[static_cast<std::size_t>(i * m + j)] /= sum;
+        }
+        return w;
+    };
+    const std::vector<double> before = rows(q, k);
+    std::vector<double> q2 = q, k2 = k;
+    const double s = translateAndScale(q2, k2, n, m, d, QkMapOptions{});
+    EXPECT_NE(s, 1.0);
+    for (std::int64_t c = 0; c < d; ++c) {  // the means now coincide (up to the scaling)
+        double mq = 0, mk = 0;
+        for (std::int64_t i = 0; i < n; ++i) mq += q2[static_cast<std::size_t>(i * d + c)] / s / n;
+        for (std::int64_t j = 0; j < m; ++j) mk += k2[static_cast<std::size_t>(j * d + c)] * s / m;
+        EXPECT_NEAR(mq, mk, 1e-12);
+    }
+    const std::vector<double> after = rows(q2, k2);
+    for (std::size_t c = 0; c < before.size(); ++c) EXPECT_NEAR(after[c], before[c], 1e-12);
+}
+
+TEST(QkMap, ARunsMapPlacesItsQueriesAndKeys) {
+    const std::int64_t heads = 2, n = 20, d = 8;
+    std::mt19937 rng(3);
+    std::normal_distribution<float> draw;
+    std::vector<float> x(static_cast<std::size_t>(heads * n * d));
+    const auto make = [&] {
+        for (float& v : x) v = draw(rng);
+        return PlainTensor::fromF32({heads, n, d}, x);
+    };
+    RunRequest request;
+    request.qkv = QkvTensors{make(), make(), make()};
+    request.variants.push_back(VariantRequest{"full", {}});
+    auto run = runTorchFree(request, TorchFreeRunOptions{});
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    auto map = queryKeyMap(**run, 0, 1);
+    ASSERT_TRUE(map.ok()) << map.error().message;
+    ASSERT_EQ(map->points.size(), static_cast<std::size_t>(2 * n));
+    EXPECT_FALSE(map->points.front().isKey);
+    EXPECT_TRUE(map->points.back().isKey);
+    EXPECT_EQ(map->points.back().index, n - 1);
+    EXPECT_GT(map->explained[0], map->explained[1]);
+    EXPECT_LE(map->explained[0] + map->explained[1], 1.0 + 1e-12);
+    EXPECT_NE(queryKeyMap(**run, 0, 2).error().message.find("head 2"), std::string::npos);
+    EXPECT_NE(queryKeyMap(**run, 1, 0).error().message.find("result 1"), std::string::npos);
+}
