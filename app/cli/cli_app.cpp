@@ -69,6 +69,7 @@ CliParse::CliParse() {
     addAnalyzeCommand();
     addTileCommand();
     addNeuronCommand();
+    addQkMapCommand();
     addSweepCommand();
     addTrainCommand();
     addRouteCommand();
@@ -192,6 +193,18 @@ void CliParse::addNeuronCommand() {
     m_neuron->add_option("--head", neuron.head, "Head (from 0).")->check(CLI::Range(0, 1 << 20));
     m_neuron->add_option("--query", neuron.query, "Query token (from 0).")->required()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
     m_neuron->add_option("--keys", neuron.keys, "Keys C:D (D exclusive), or C; default all (at most 65,536).");
+}
+
+void CliParse::addQkMapCommand() {
+    m_qkmap = app.add_subcommand("qkmap", "Write one head's query-key map (AttentionViz) as CSV: every query and key "
+                                          "placed in one plane, from a result file.");
+    m_qkmap->add_option("file", qkmap.file, "RESULT.safetensors written by 'run'.")->required();
+    m_qkmap->add_option("--result", qkmap.result, "Which of the file's results (from 0; default 0).")->check(CLI::Range(0, 1 << 20));
+    m_qkmap->add_option("--head", qkmap.head, "Head (from 0).")->check(CLI::Range(0, 1 << 20));
+    m_qkmap->add_option("--method", qkmap.method, "pca (t-SNE and UMAP are not available yet)");
+    m_qkmap->add_flag("--no-translate", qkmap.noTranslate, "Keep the keys where they are (default: their mean moved to the queries').");
+    m_qkmap->add_flag("--no-scale", qkmap.noScale, "Keep the norms (default: queries and keys rescaled to equal mean norms).");
+    m_qkmap->add_option("--out", qkmap.out, "MAP.csv to write: kind,index,token,x,y.")->required();
 }
 
 void CliParse::addSweepCommand() {
@@ -358,6 +371,7 @@ bool CliParse::parse(int argc, char** argv) {
     if (m_variants->parsed()) command = Command::Variants;
     else if (m_tile->parsed()) command = Command::Tile;
     else if (m_neuron->parsed()) command = Command::Neuron;
+    else if (m_qkmap->parsed()) command = Command::QkMap;
     else if (m_sweep->parsed()) command = Command::Sweep;
     else if (m_train->parsed()) command = Command::Train;
     else if (m_analyze->parsed()) command = Command::Analyze;

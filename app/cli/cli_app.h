@@ -11,7 +11,7 @@
 
 namespace attnscope::cli {
 
-enum class Command { None, Variants, Run, Analyze, Tile, Neuron, Sweep, Train, Route, Star, Generate };
+enum class Command { None, Variants, Run, Analyze, Tile, Neuron, QkMap, Sweep, Train, Route, Star, Generate };
 
 struct CliParse {
     CLI::App app{"AttnScope command line: run attention variants, write results as safetensors."};
@@ -20,6 +20,7 @@ struct CliParse {
     AnalyzeOptions analyze;
     TileOptions tile;
     NeuronOptions neuron;
+    QkMapCliOptions qkmap;
     SweepOptions sweep;
     TrainCliOptions train;
     RouteOptions route;
@@ -44,19 +45,20 @@ private:
     void addAnalyzeCommand();
     void addTileCommand();
     void addNeuronCommand();
+    void addQkMapCommand();
     void addSweepCommand();
     void addTrainCommand();
     void addRouteCommand();
     void addStarCommand();
     void addGenerateCommand();
 
-    CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_neuron = nullptr, *m_sweep = nullptr,
+    CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_neuron = nullptr, *m_qkmap = nullptr, *m_sweep = nullptr,
              *m_train = nullptr, *m_route = nullptr, *m_star = nullptr, *m_generate = nullptr;
     CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr, *m_starText = nullptr,
                 *m_generatePrompt = nullptr;
 };
 
-/// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, neuron, sweep, route).
+/// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, neuron, qkmap, sweep, route).
 bool needsTorch(Command command);
 
 }  // namespace attnscope::cli

@@ -165,6 +165,15 @@ struct NeuronOptions {
     std::string keys;  ///< "C:D" (D exclusive) or "C"; empty = all
 };
 
+struct QkMapCliOptions {
+    std::string file;
+    int result = 0;
+    int head = 0;
+    std::string method = "pca";
+    bool noTranslate = false, noScale = false;
+    std::string out;
+};
+
 /// "A:B" (B exclusive), or "A" for one index; empty = the whole range [0, size). False when the
 /// text is neither (the range itself is checked by the caller).
 bool parseIndexRange(const std::string& text, std::int64_t size, std::int64_t& a, std::int64_t& b);
@@ -176,6 +185,8 @@ int trainCommand(const TrainCliOptions& options);
 int tileCommand(const TileOptions& options);
 /// attnscope-cli neuron (cli_neuron.cpp): the neuron view's terms of one query as JSON.
 int neuronCommand(const NeuronOptions& options);
+/// attnscope-cli qkmap (cli_qkmap.cpp): the query–key map of one head as CSV.
+int qkmapCommand(const QkMapCliOptions& options);
 int sweepCommand(const SweepOptions& options);
 /// attnscope-cli route (cli_route.cpp): MoE routing of hidden states, written as safetensors.
 int routeCommand(const RouteOptions& options);

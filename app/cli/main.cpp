@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     case Command::Variants: return variantsCommand(cli.variants);
     case Command::Tile: return tileCommand(cli.tile);
     case Command::Neuron: return neuronCommand(cli.neuron);
+    case Command::QkMap: return qkmapCommand(cli.qkmap);
     case Command::Sweep: return sweepCommand(cli.sweep);
     case Command::Run:
         if (runsTorchFree(cli.run)) {

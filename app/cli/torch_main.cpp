@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     case Command::Analyze: return analyzeCommand(cli.analyze);
     case Command::Tile: return tileCommand(cli.tile);
     case Command::Neuron: return neuronCommand(cli.neuron);
+    case Command::QkMap: return qkmapCommand(cli.qkmap);
     case Command::Sweep: return sweepCommand(cli.sweep);
     case Command::Route: return cli.route.model.empty() ? routeCommand(cli.route) : routeModelCommand(cli.route);
     case Command::Train: return trainCommand(cli.train);

@@ -1,4 +1,4 @@
-// `attnscope-cli neuron`: the neuron view's JSON from a result file — each key's products sum to
+// `attnscope-cli neuron` and `qkmap`: the neuron view's JSON from a result file — each key's products sum to
 // its dot, its weight is `tile`'s for the same cell, and the weights are the softmax of the
 // scores over the allowed keys; bad requests are refused naming the problem.
 
@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <random>
+#include <fstream>
 #include <sstream>
 
 using namespace attnscope::engine;
@@ -82,4 +83,33 @@ TEST(CliNeuron, RefusalsNameTheProblem) {
     EXPECT_NE(which.stderrText.find("--result 3"), std::string::npos) << which.stderrText;
     const auto missing = runCli("neuron " + tempPath("no_such_result.safetensors") + " --query 0");
     EXPECT_NE(missing.status, 0);
+}
+
+// `qkmap`: a CSV row per query and key, the tokens' text beside them; unknown methods refused.
+TEST(CliQkMap, WritesEveryQueryAndKeyOfTheHead) {
+    const std::string text = tempPath("qkmap_text.txt"), result = tempPath("qkmap_result.safetensors"),
+                      map = tempPath("qkmap.csv");
+    std::ofstream(text) << "the cat sat on the \"mat\" today";
+    auto r = runCli("run --variant longformer --param window=2 --text-file " + text + " --out " + result + " --quiet");
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    r = runCli("qkmap " + result + " --head 1 --out " + map);
+    ASSERT_EQ(r.status, 0) << r.stderrText;
+    EXPECT_NE(r.stdoutText.find("18 points"), std::string::npos) << r.stdoutText;
+    std::ifstream in(map);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "kind,index,token,x,y");
+    int queries = 0, keys = 0;
+    bool quoted = false;
+    while (std::getline(in, line)) {
+        queries += line.rfind("query,", 0) == 0 ? 1 : 0;
+        keys += line.rfind("key,", 0) == 0 ? 1 : 0;
+        quoted = quoted || line.find(",\"\"\"\",") != std::string::npos;
+    }
+    EXPECT_EQ(queries, 9);  // the words tokenizer: the, cat, sat, on, the, ", mat, ", today
+    EXPECT_EQ(keys, 9);
+    EXPECT_TRUE(quoted);  // (the token " written as a quoted field with its quote doubled: """")
+    const auto tsne = runCli("qkmap " + result + " --method tsne --out " + map);
+    EXPECT_NE(tsne.status, 0);
+    EXPECT_NE(tsne.stderrText.find("only pca"), std::string::npos) << tsne.stderrText;
 }
