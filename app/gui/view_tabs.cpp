@@ -14,6 +14,7 @@
 #include "views/image/image_overlay_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
+#include "views/neuron_view.h"
 #include "views/moe/routing_view.h"
 #include "views/token_links.h"
 
@@ -105,6 +106,8 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     m_routingView = new views::MoeRoutingView(m_tabs);
     m_imageView = new views::ImageOverlayView(m_tabs);
     m_imageView->setInspectionState(m_state);
+    m_neuronView = new views::NeuronView(m_tabs);
+    m_neuronView->setInspectionState(m_state);
     addPage(m_heatmap, tr("Heatmap"));
     addPage(m_maskView, tr("Mask"));
     addPage(m_compareView, tr("Compare"));
@@ -114,6 +117,7 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     addPage(m_atlasView, tr("Atlas"));
     addPage(m_routingView, tr("Experts"));
     addPage(m_imageView, tr("Image"));
+    addPage(m_neuronView, tr("Neuron"));
     // Colour map, scale and pooling: persisted, and shared by the compare panes.
     showHeatmapOptions(settings.heatmapColormap, settings.heatmapScale, settings.heatmapPooling);
 }

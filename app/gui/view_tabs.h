@@ -24,6 +24,7 @@ class HeadAtlasView;
 class HeadHeatmap;
 class HeadsGrid;
 class ImageOverlayView;
+class NeuronView;
 class InspectionState;
 class MaskView;
 class MoeRoutingView;
@@ -42,7 +43,7 @@ class TokenFindBar;
 struct SessionState;
 
 /// The tabs, in order (MainWindow::View).
-enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7, Image = 8 };
+enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7, Image = 8, Neuron = 9 };
 /// "heatmap", "mask", … "experts": the tabs' names in sessions, the tour and --view, in ViewTab order.
 const QStringList& viewTabNames();
 QString viewTabName(ViewTab tab);
@@ -71,6 +72,7 @@ public:
     views::HeadAtlasView* atlasView() const { return m_atlasView; }
     views::MoeRoutingView* routingView() const { return m_routingView; }
     views::ImageOverlayView* imageView() const { return m_imageView; }
+    views::NeuronView* neuronView() const { return m_neuronView; }
     /// The picture image runs are drawn on (the window's opened image).
     void setPicture(const QImage& picture);
     RandomProjectionBanner* banner() const { return m_banner; }
@@ -134,6 +136,7 @@ private:
     views::HeadAtlasView* m_atlasView = nullptr;
     views::MoeRoutingView* m_routingView = nullptr;
     views::ImageOverlayView* m_imageView = nullptr;
+    views::NeuronView* m_neuronView = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
     WelcomeCard* m_welcome = nullptr;
     TokenFindBar* m_findBar = nullptr;

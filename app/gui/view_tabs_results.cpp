@@ -15,6 +15,7 @@
 #include "views/image/image_overlay_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
+#include "views/neuron_view.h"
 #include "views/moe/routing_view.h"
 #include "views/token_links.h"
 
@@ -30,7 +31,8 @@ namespace attnscope::app {
 const QStringList& viewTabNames() {
     static const QStringList names{QStringLiteral("heatmap"),     QStringLiteral("mask"),  QStringLiteral("compare"),
                                    QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost"),
-                                   QStringLiteral("atlas"),       QStringLiteral("experts"), QStringLiteral("image")};
+                                   QStringLiteral("atlas"),       QStringLiteral("experts"), QStringLiteral("image"),
+                                   QStringLiteral("neuron")};
     return names;
 }
 
@@ -80,6 +82,8 @@ void ViewTabs::registerResultTabs() {
                            {}, {}});
     add(ViewTab::Image, {m_imageView, [this](const ResultTab::Run& run) { m_imageView->setResult(run); },
                          [this] { m_imageView->setResult(nullptr); }, {}});
+    add(ViewTab::Neuron, {m_neuronView, [this](const ResultTab::Run& run) { m_neuronView->setResult(run); },
+                          [this] { m_neuronView->setResult(nullptr); }, {}});
     // (the Atlas tab shows the model's analysis, not runs)
 }
 
@@ -157,6 +161,9 @@ void ViewTabs::goToToken(int token) {
             break;
         case ViewTab::Heatmap:
             m_heatmap->moveCursorTo(token, m_heatmap->hoveredKey() >= 0 ? m_heatmap->hoveredKey() : token);
+            break;
+        case ViewTab::Neuron:
+            m_neuronView->setQuery(token);
             break;
         default:
             break;

@@ -29,7 +29,7 @@ QString kindOf(const engine::VariantInfo& v) {
 QStringList viewGuideKeys() {
     return {QStringLiteral("heatmap"), QStringLiteral("mask"),  QStringLiteral("compare"), QStringLiteral("diagnostics"),
             QStringLiteral("links"),   QStringLiteral("cost"),  QStringLiteral("atlas"),   QStringLiteral("experts"),
-            QStringLiteral("image")};
+            QStringLiteral("image"),   QStringLiteral("neuron")};
 }
 
 ViewGuide viewGuide(const QString& key) {
@@ -131,6 +131,17 @@ ViewGuide viewGuide(const QString& key) {
                    "Fig. 3: the row so far and the column above."),
                 tr("Click a cell to make it the query (every tab follows). Tick All heads to see every head at once; with a "
                    "ViT, choose Rollout and try the max fusion, or DINO with share 0.6, on a photo of one object.")};
+    if (key == QLatin1String("neuron"))
+        return {tr("Neuron"),
+                tr("Why the selected head's query attends where it does (BertViz's neuron view). Each row is one of the "
+                   "keys it weighs most, each cell one dimension c of the product q_c · k_c: a row's cells add up to the dot "
+                   "product q · k, which times the scale (plus the variant's own terms, such as a model's relative bias) is "
+                   "the score the softmax turns into the weight drawn on the right — the heatmap's weight."),
+                tr("Red cells add to the score, blue ones take from it: a few strong columns mean a few dimensions decide "
+                   "the pattern. Hover a cell for q_c and k_c. Change the query with the box, or hover a token in the "
+                   "Heatmap or Links tab; Page Up / Page Down step through the heads."),
+                tr("On a trained model, pick a token that attends to the previous one and look for the dimensions every "
+                   "strong row shares (attnscope-cli neuron gives the same numbers as JSON).")};
     return {};
 }
 

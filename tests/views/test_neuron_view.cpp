@@ -1,0 +1,83 @@
+// The Neuron tab on a real run: the strongest keys drawn strongest first, each row's cells the
+// products q_c · k_c (summing to the dot), the bars the result's weights (the heatmap's), the query
+// following the hovered one and the head the selected one; an empty state before any run.
+
+#include "support/qt_test_support.h"
+
+#include "views/inspection_state.h"
+#include "views/neuron_view.h"
+
+#include <attnscope/torch_free_run.h>
+
+#include <QTest>
+
+#include <random>
+
+using namespace attnscope;
+using attnscope::views::InspectionState;
+using attnscope::views::NeuronView;
+
+namespace {
+
+std::shared_ptr<const engine::RunResult> fullRun(std::int64_t heads, std::int64_t n, std::int64_t d) {
+    std::mt19937 rng(4);
+    std::normal_distribution<float> draw;
+    std::vector<float> x(static_cast<std::size_t>(heads * n * d));
+    const auto make = [&] {
+        for (float& v : x) v = draw(rng);
+        return engine::PlainTensor::fromF32({heads, n, d}, x);
+    };
+    engine::RunRequest request;
+    request.qkv = engine::QkvTensors{make(), make(), make()};
+    request.variants.push_back(engine::VariantRequest{"full", {{"causal", true}}});
+    auto run = engine::runTorchFree(request, engine::TorchFreeRunOptions{});
+    return run.ok() ? run.value() : nullptr;
+}
+
+}  // namespace
+
+class TestNeuronView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void drawsTheStrongestKeysProductsAndWeights() {
+        InspectionState state;
+        NeuronView view;
+        view.setInspectionState(&state);
+        QVERIFY(view.shownKeys().empty());
+        QVERIFY(view.explanation().contains(QStringLiteral("Run a variant")));
+        const auto run = fullRun(2, 40, 8);
+        QVERIFY(run);
+        view.setResult(run);
+        view.setQuery(30);
+        QCOMPARE(static_cast<int>(view.shownKeys().size()), NeuronView::kShownKeys);
+        float previous = 2;
+        for (const engine::NeuronKey& key : view.shownKeys()) {
+            QVERIFY(key.weight <= previous);  // strongest first
+            previous = key.weight;
+            QVERIFY(key.index <= 30);  // causal: the strongest are all allowed here
+            QCOMPARE(key.weight, run->results[0].weightAt(0, 30, key.index));
+            double sum = 0;
+            for (float p : key.product) sum += p;
+            QVERIFY(std::abs(sum - key.dot) < 1e-5);
+        }
+        QVERIFY(view.cellText(0, 3).contains(QStringLiteral("dimension 3")));
+        QVERIFY(view.cellText(NeuronView::kShownKeys, 0).isEmpty());
+        // a query with fewer admissible keys than rows: they come first, then zero weights
+        view.setQuery(2);
+        QCOMPARE(view.shownKeys().front().index <= 2, true);
+        QCOMPARE(view.shownKeys()[3].weight, 0.0f);
+
+        // the head and the hovered query follow the state
+        state.setHead(1);
+        QCOMPARE(view.terms()->head, 1);
+        state.setHovered(17, 4);
+        QCOMPARE(view.query(), 17);
+        QCOMPARE(view.terms()->query, std::int64_t{17});
+        view.setResult(nullptr);
+        QVERIFY(view.shownKeys().empty());
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestNeuronView)
+
+#include "test_neuron_view.moc"

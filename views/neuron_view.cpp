@@ -1,0 +1,233 @@
+#include "views/neuron_view.h"
+
+#include "views/colormap.h"
+#include "views/diagnostics/plot_style.h"
+#include "views/inspection_state.h"
+#include "views/qcp.h"
+#include "views/token_label.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::views {
+
+namespace {
+
+constexpr std::int64_t kKeysPerCall = 65536;  // (neuronTerms' most at once)
+
+// The keys `query` weighs most, strongest first (the allowed before the rest on a tie).
+bool stronger(const engine::NeuronKey& a, const engine::NeuronKey& b) {
+    if (a.weight != b.weight) return a.weight > b.weight;
+    if (a.allowed != b.allowed) return a.allowed;
+    return a.index < b.index;
+}
+
+}  // namespace
+
+NeuronView::NeuronView(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* controls = new QHBoxLayout;
+    controls->setContentsMargins(9, 6, 9, 0);
+    controls->addWidget(new QLabel(tr("Query"), this));
+    m_query = new QSpinBox(this);
+    m_query->setRange(0, 0);
+    m_query->setToolTip(tr("The query token whose row is explained (hovering the heatmap or Links picks it too)"));
+    controls->addWidget(m_query);
+    controls->addStretch(1);
+    layout->addLayout(controls);
+    m_info = addExplanationLabel(this, layout);
+    m_plot = new QCustomPlot(this);
+    styleDiagnosticPlot(m_plot);
+    m_plot->setMinimumHeight(320);
+    QFont titleFont = m_plot->font();
+    titleFont.setBold(true);
+    m_title = new QCPTextElement(m_plot, QString(), titleFont);
+    m_title->setTextColor(m_plot->palette().color(QPalette::Text));
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);
+    m_plot->xAxis->setLabel(tr("dimension c of q and k"));
+    QSharedPointer<QCPAxisTickerFixed> wholeDimensions(new QCPAxisTickerFixed);  // (no "dimension 2.5")
+    wholeDimensions->setTickStep(1);
+    wholeDimensions->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_plot->xAxis->setTicker(wholeDimensions);
+    m_plot->yAxis->setRangeReversed(true);  // (the strongest key on top)
+    // the weights beside the rows, on their own axes sharing the rows
+    m_barRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(1, 1, m_barRect);
+    m_plot->plotLayout()->setColumnStretchFactor(0, 4);
+    m_plot->plotLayout()->setColumnStretchFactor(1, 1);
+    for (QCPAxis* axis : m_barRect->axes()) styleDiagnosticAxis(axis, m_plot->palette().color(QPalette::Text), m_plot->font());
+    m_barRect->axis(QCPAxis::atLeft)->setRangeReversed(true);
+    m_barRect->axis(QCPAxis::atLeft)->setTickLabels(false);
+    m_barRect->axis(QCPAxis::atBottom)->setLabel(tr("weight (%)"));
+    m_bars = new QCPBars(m_barRect->axis(QCPAxis::atLeft), m_barRect->axis(QCPAxis::atBottom));
+    m_bars->setWidth(0.7);
+    m_bars->setPen(Qt::NoPen);
+    m_bars->setBrush(QColor(31, 119, 180));
+    m_scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(1, 2, m_scale);
+    m_scale->setType(QCPAxis::atRight);
+    m_scale->setBarWidth(12);
+    m_scale->axis()->setLabel(tr("q_c · k_c"));
+    m_map->setColorScale(m_scale);
+    m_scale->setGradient(gradientFromLut(divergingColormap()));
+    m_map->setGradient(m_scale->gradient());
+    layout->addWidget(m_plot, 1);
+    connect(m_query, &QSpinBox::valueChanged, this, [this] { rebuild(); });
+    connect(m_plot, &QCustomPlot::mouseMove, this, &NeuronView::hover);
+    rebuild();
+}
+
+NeuronView::~NeuronView() = default;
+
+void NeuronView::setInspectionState(InspectionState* state) {
+    followInspectionState(this, m_state, state, [this] { rebuild(); });
+    if (m_state)
+        connect(m_state, &InspectionState::hoveredChanged, this, [this](int query, int) {
+            if (query >= 0 && query != m_query->value() && query <= m_query->maximum()) setQuery(query);
+        });
+}
+
+void NeuronView::setResult(std::shared_ptr<const engine::RunResult> result) {
+    m_result = std::move(result);
+    const engine::AttentionResult* r = m_result && !m_result->results.empty() ? &m_result->results.front() : nullptr;
+    const QSignalBlocker quiet(m_query);
+    m_query->setRange(0, r ? static_cast<int>(std::max<std::int64_t>(r->n - 1, 0)) : 0);
+    rebuild();
+}
+
+void NeuronView::setQuery(int query) { m_query->setValue(std::clamp(query, 0, m_query->maximum())); }
+
+int NeuronView::query() const { return m_query->value(); }
+
+QString NeuronView::explanation() const { return m_info->text(); }
+
+QString NeuronView::keyLabel(std::int64_t key) const {
+    if (m_result && key < static_cast<std::int64_t>(m_result->input.tokens.size()))
+        return QStringLiteral("‘%1’ %2").arg(tokenLabel(m_result->input.tokens[static_cast<std::size_t>(key)].text)).arg(key);
+    return tr("key %1").arg(key);
+}
+
+// The shown result's terms for the query: every key scored (a chunk at a time), the strongest kept.
+void NeuronView::rebuild() {
+    m_terms.reset();
+    m_shown.clear();
+    const std::size_t index = m_state ? static_cast<std::size_t>(std::max(0, m_state->resultIndex())) : 0;
+    if (m_result && index < m_result->results.size()) {
+        const engine::AttentionResult& r = m_result->results[index];
+        const int head = std::clamp(m_state ? m_state->head() : 0, 0, static_cast<int>(std::max<std::int64_t>(r.heads - 1, 0)));
+        for (std::int64_t k0 = 0; k0 < r.m; k0 += kKeysPerCall) {
+            auto part = engine::neuronTerms(*m_result, index, head, m_query->value(), k0, std::min(r.m, k0 + kKeysPerCall));
+            if (!part) {
+                m_info->setText(tr("No neuron view for this result: %1").arg(QString::fromStdString(part.error().message)));
+                break;
+            }
+            std::vector<engine::NeuronKey> keys = std::move(part->keys);
+            if (!m_terms) m_terms = std::move(*part);
+            m_shown.insert(m_shown.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
+            const std::size_t keep = std::min<std::size_t>(kShownKeys, m_shown.size());
+            std::partial_sort(m_shown.begin(), m_shown.begin() + static_cast<std::ptrdiff_t>(keep), m_shown.end(), stronger);
+            m_shown.resize(keep);
+        }
+        if (!m_shown.empty() && !m_terms) m_shown.clear();
+    } else {
+        m_info->setText(tr("Run a variant (F5): this tab explains, dimension by dimension, why the selected head's query "
+                           "attends where it does."));
+    }
+    showTerms();
+}
+
+void NeuronView::showTerms() {
+    const bool shown = m_terms && !m_shown.empty();
+    showEmptyPlot(m_plot, !shown);
+    m_barRect->setVisible(shown);
+    if (!shown) {
+        m_title->setText(m_result ? tr("No terms to show") : tr("No run yet"));
+        replotWhenShown(m_plot);
+        return;
+    }
+    const engine::NeuronTerms& t = *m_terms;
+    const int rows = static_cast<int>(m_shown.size()), d = static_cast<int>(t.queryVector.size());
+    m_map->data()->setSize(d, rows);
+    m_map->data()->setRange(QCPRange(0, d - 1), QCPRange(0, rows - 1));
+    double largest = 0;
+    QSharedPointer<QCPAxisTickerText> rowTicks(new QCPAxisTickerText);
+    QVector<double> rowIndex, weights;
+    for (int r = 0; r < rows; ++r) {
+        const engine::NeuronKey& key = m_shown[static_cast<std::size_t>(r)];
+        for (int c = 0; c < d; ++c) {
+            m_map->data()->setCell(c, r, key.product[static_cast<std::size_t>(c)]);
+            largest = std::max(largest, std::abs(static_cast<double>(key.product[static_cast<std::size_t>(c)])));
+        }
+        rowTicks->addTick(r, keyLabel(key.index));
+        rowIndex << r;
+        weights << 100.0 * key.weight;
+    }
+    if (!(largest > 0)) largest = 1;
+    m_scale->setDataRange(QCPRange(-largest, largest));  // (centred: red adds to the dot, blue takes from it)
+    m_plot->yAxis->setTicker(rowTicks);
+    m_plot->xAxis->setRange(-0.5, d - 0.5);
+    m_plot->yAxis->setRange(-0.5, rows - 0.5);
+    m_bars->setData(rowIndex, weights, true);
+    m_barRect->axis(QCPAxis::atLeft)->setRange(-0.5, rows - 0.5);
+    m_barRect->axis(QCPAxis::atBottom)->setRange(0, std::max(5.0, 1.1 * *std::max_element(weights.begin(), weights.end())));
+    const engine::NeuronKey& top = m_shown.front();
+    m_title->setText(tr("Neuron view — %1, head %2, query %3: q ⊙ k per dimension for its %4 strongest keys")
+                         .arg(QString::fromStdString(t.variantId))
+                         .arg(t.head)
+                         .arg(keyLabel(t.query))
+                         .arg(rows));
+    QString terms;
+    for (const auto& [name, value] : top.terms) terms += tr(", %1 %2").arg(QString::fromStdString(name)).arg(value, 0, 'f', 3);
+    m_info->setText(tr("Each row is a key, each cell one dimension's product q_c · k_c (red adds to the dot product, blue "
+                       "takes from it). A row's cells sum to q · k_j; times the scale %1%2 it is the score the softmax turns "
+                       "into the weight on the right, the heatmap's. The strongest, %3: dot %4, score %5%6, weight %7 %. "
+                       "Hover a cell for q_c and k_c.")
+                        .arg(t.scale, 0, 'g', 4)
+                        .arg(top.terms.empty() ? QString() : tr(" plus the variant's own terms"))
+                        .arg(keyLabel(top.index))
+                        .arg(top.dot, 0, 'f', 3)
+                        .arg(top.score, 0, 'f', 3)
+                        .arg(terms)
+                        .arg(100.0 * top.weight, 0, 'f', 1));
+    replotWhenShown(m_plot);
+}
+
+QString NeuronView::cellText(int row, int dimension) const {
+    if (!m_terms || row < 0 || row >= static_cast<int>(m_shown.size()) || dimension < 0 ||
+        dimension >= static_cast<int>(m_terms->queryVector.size()))
+        return {};
+    const engine::NeuronKey& key = m_shown[static_cast<std::size_t>(row)];
+    const auto c = static_cast<std::size_t>(dimension);
+    return tr("%1, dimension %2: q_c = %3, k_c = %4, q_c · k_c = %5 (of the row's dot %6)")
+        .arg(keyLabel(key.index))
+        .arg(dimension)
+        .arg(m_terms->queryVector[c], 0, 'f', 4)
+        .arg(key.key[c], 0, 'f', 4)
+        .arg(key.product[c], 0, 'f', 4)
+        .arg(key.dot, 0, 'f', 4);
+}
+
+void NeuronView::hover(QMouseEvent* event) {
+    if (!m_terms || !m_plot->axisRect()->rect().contains(event->pos())) {
+        QToolTip::hideText();
+        return;
+    }
+    const int dimension = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(event->pos().x())));
+    const int row = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(event->pos().y())));
+    const QString text = cellText(row, dimension);
+    if (text.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+}
+
+}  // namespace attnscope::views
