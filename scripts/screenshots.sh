@@ -40,6 +40,7 @@ shot "$small/compare.png" "${size[@]}" --variant full --compare longformer,spars
 shot "$small/diagnostics.png" "${size[@]}" --variant reformer --view diagnostics
 shot "$small/links.png" "${size[@]}" --view links
 shot "$small/neuron.png" "${size[@]}" --model samples/copy-model --view neuron --text-file samples/short.txt
+shot "$small/qkmap.png" "${size[@]}" --model samples/copy-model --view qkmap --text-file samples/short.txt
 shot "$small/cost.png" "${size[@]}" --variant full --compare longformer,linear --view cost --scaling 256,512,1024,2048
 shot "$small/atlas.png" "${size[@]}" --view atlas --model samples/copy-model
 shot "$small/experts.png" "${size[@]}" --view experts

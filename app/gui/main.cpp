@@ -83,7 +83,7 @@ struct Flags {
     QCommandLineOption variant{QStringLiteral("variant"), QStringLiteral("Select this variant id (see attnscope-cli variants)."),
                                QStringLiteral("ID")};
     QCommandLineOption view{QStringLiteral("view"),
-                            QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links, cost, atlas, experts, image or neuron."),
+                            QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links, cost, atlas, experts, image, neuron or qkmap."),
                             QStringLiteral("VIEW")};
     QCommandLineOption compare{QStringLiteral("compare"),
                                QStringLiteral("The \"Compare with\" variant ids, comma-separated (up to 3; the compare view "

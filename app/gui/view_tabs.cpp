@@ -15,6 +15,7 @@
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 #include "views/neuron_view.h"
+#include "views/qk_map_view.h"
 #include "views/moe/routing_view.h"
 #include "views/token_links.h"
 
@@ -108,6 +109,8 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     m_imageView->setInspectionState(m_state);
     m_neuronView = new views::NeuronView(m_tabs);
     m_neuronView->setInspectionState(m_state);
+    m_qkMapView = new views::QkMapView(m_tabs);
+    m_qkMapView->setInspectionState(m_state);
     addPage(m_heatmap, tr("Heatmap"));
     addPage(m_maskView, tr("Mask"));
     addPage(m_compareView, tr("Compare"));
@@ -118,6 +121,7 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     addPage(m_routingView, tr("Experts"));
     addPage(m_imageView, tr("Image"));
     addPage(m_neuronView, tr("Neuron"));
+    addPage(m_qkMapView, tr("Q–K map"));
     // Colour map, scale and pooling: persisted, and shared by the compare panes.
     showHeatmapOptions(settings.heatmapColormap, settings.heatmapScale, settings.heatmapPooling);
 }

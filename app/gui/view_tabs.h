@@ -25,6 +25,7 @@ class HeadHeatmap;
 class HeadsGrid;
 class ImageOverlayView;
 class NeuronView;
+class QkMapView;
 class InspectionState;
 class MaskView;
 class MoeRoutingView;
@@ -43,7 +44,7 @@ class TokenFindBar;
 struct SessionState;
 
 /// The tabs, in order (MainWindow::View).
-enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7, Image = 8, Neuron = 9 };
+enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7, Image = 8, Neuron = 9, QkMap = 10 };
 /// "heatmap", "mask", … "experts": the tabs' names in sessions, the tour and --view, in ViewTab order.
 const QStringList& viewTabNames();
 QString viewTabName(ViewTab tab);
@@ -73,6 +74,7 @@ public:
     views::MoeRoutingView* routingView() const { return m_routingView; }
     views::ImageOverlayView* imageView() const { return m_imageView; }
     views::NeuronView* neuronView() const { return m_neuronView; }
+    views::QkMapView* qkMapView() const { return m_qkMapView; }
     /// The picture image runs are drawn on (the window's opened image).
     void setPicture(const QImage& picture);
     RandomProjectionBanner* banner() const { return m_banner; }
@@ -137,6 +139,7 @@ private:
     views::MoeRoutingView* m_routingView = nullptr;
     views::ImageOverlayView* m_imageView = nullptr;
     views::NeuronView* m_neuronView = nullptr;
+    views::QkMapView* m_qkMapView = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
     WelcomeCard* m_welcome = nullptr;
     TokenFindBar* m_findBar = nullptr;

@@ -16,6 +16,7 @@
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
 #include "views/neuron_view.h"
+#include "views/qk_map_view.h"
 #include "views/moe/routing_view.h"
 #include "views/token_links.h"
 
@@ -32,7 +33,7 @@ const QStringList& viewTabNames() {
     static const QStringList names{QStringLiteral("heatmap"),     QStringLiteral("mask"),  QStringLiteral("compare"),
                                    QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost"),
                                    QStringLiteral("atlas"),       QStringLiteral("experts"), QStringLiteral("image"),
-                                   QStringLiteral("neuron")};
+                                   QStringLiteral("neuron"),      QStringLiteral("qkmap")};
     return names;
 }
 
@@ -84,6 +85,8 @@ void ViewTabs::registerResultTabs() {
                          [this] { m_imageView->setResult(nullptr); }, {}});
     add(ViewTab::Neuron, {m_neuronView, [this](const ResultTab::Run& run) { m_neuronView->setResult(run); },
                           [this] { m_neuronView->setResult(nullptr); }, {}});
+    add(ViewTab::QkMap, {m_qkMapView, [this](const ResultTab::Run& run) { m_qkMapView->setResult(run); },
+                         [this] { m_qkMapView->setResult(nullptr); }, {}});
     // (the Atlas tab shows the model's analysis, not runs)
 }
 

@@ -29,7 +29,7 @@ QString kindOf(const engine::VariantInfo& v) {
 QStringList viewGuideKeys() {
     return {QStringLiteral("heatmap"), QStringLiteral("mask"),  QStringLiteral("compare"), QStringLiteral("diagnostics"),
             QStringLiteral("links"),   QStringLiteral("cost"),  QStringLiteral("atlas"),   QStringLiteral("experts"),
-            QStringLiteral("image"),   QStringLiteral("neuron")};
+            QStringLiteral("image"),   QStringLiteral("neuron"), QStringLiteral("qkmap")};
 }
 
 ViewGuide viewGuide(const QString& key) {
@@ -142,6 +142,17 @@ ViewGuide viewGuide(const QString& key) {
                    "Heatmap or Links tab; Page Up / Page Down step through the heads."),
                 tr("On a trained model, pick a token that attends to the previous one and look for the dimensions every "
                    "strong row shares (attnscope-cli neuron gives the same numbers as JSON).")};
+    if (key == QLatin1String("qkmap"))
+        return {tr("Q–K map"),
+                tr("Every query (●) and key (▲) of the selected head in one plane (AttentionViz's query–key map): the "
+                   "two directions along which the vectors spread most (PCA). First the keys are moved so that their mean is "
+                   "the queries' mean, and both are rescaled to equal mean lengths; neither changes any weight, but queries "
+                   "and keys then share the picture instead of two far-apart clouds."),
+                tr("A query's score with a key grows with how far the key lies along the query's direction, so the keys a "
+                   "query weighs most tend to sit on its side. The red lines join the selected query to the keys it weighs "
+                   "most (the heatmap's weights). Colour by position to see whether the head sorts tokens by where they are."),
+                tr("Click a query to see its strongest keys; every tab selects the same token. Untick both boxes to see the "
+                   "raw vectors (attnscope-cli qkmap writes the points as CSV).")};
     return {};
 }
 

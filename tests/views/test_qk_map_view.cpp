@@ -1,0 +1,81 @@
+// The Q–K map tab on a real run: every query and key placed, a selected query's lines going to the
+// keys it weighs most (the result's weights), a click selecting the token for every view, the
+// options reaching the map (without them nothing is moved or scaled).
+
+#include "support/qt_test_support.h"
+
+#include "views/inspection_state.h"
+#include "views/qk_map_view.h"
+
+#include <attnscope/torch_free_run.h>
+
+#include <QTest>
+
+#include <random>
+
+using namespace attnscope;
+using attnscope::views::InspectionState;
+using attnscope::views::QkMapView;
+
+class TestQkMapView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void placesQueriesAndKeysAndLinksTheStrongest() {
+        const std::int64_t heads = 2, n = 16, d = 8;
+        std::mt19937 rng(5);
+        std::normal_distribution<float> draw;
+        std::vector<float> x(static_cast<std::size_t>(heads * n * d));
+        const auto make = [&] {
+            for (float& v : x) v = draw(rng);
+            return engine::PlainTensor::fromF32({heads, n, d}, x);
+        };
+        engine::RunRequest request;
+        request.qkv = engine::QkvTensors{make(), make(), make()};
+        request.variants.push_back(engine::VariantRequest{"full", {}});
+        auto run = engine::runTorchFree(request, engine::TorchFreeRunOptions{});
+        QVERIFY(run.ok());
+
+        InspectionState state;
+        QkMapView view;
+        view.resize(900, 600);
+        view.setInspectionState(&state);
+        QVERIFY(!view.map());
+        view.setResult(run.value());
+        QVERIFY(view.map());
+        QCOMPARE(static_cast<int>(view.map()->points.size()), 2 * static_cast<int>(n));
+        QVERIFY(view.explanation().contains(QStringLiteral("principal axes")));
+
+        // selecting query 5: lines to its five strongest keys, strongest first, and every view told
+        view.selectPoint(5);
+        QCOMPARE(view.selectedQuery(), 5);
+        QCOMPARE(state.hoveredQuery(), 5);
+        QCOMPARE(static_cast<int>(view.linkedKeys().size()), QkMapView::kLinkedKeys);
+        const engine::AttentionResult& r = (*run)->results[0];
+        for (std::size_t t = 1; t < view.linkedKeys().size(); ++t)
+            QVERIFY(r.weightAt(0, 5, view.linkedKeys()[t - 1]) >= r.weightAt(0, 5, view.linkedKeys()[t]));
+        float strongest = 0;
+        for (std::int64_t j = 0; j < n; ++j) strongest = std::max(strongest, r.weightAt(0, 5, j));
+        QCOMPARE(r.weightAt(0, 5, view.linkedKeys().front()), strongest);
+        // a key point keeps the query and selects the key
+        view.selectPoint(static_cast<int>(n) + 3);
+        QCOMPARE(state.hoveredKey(), 3);
+        QCOMPARE(view.selectedQuery(), 5);
+        // the hovered query elsewhere moves the lines
+        state.setHovered(9, -1);
+        QCOMPARE(view.selectedQuery(), 9);
+
+        engine::QkMapOptions none;
+        none.translateKeys = false;
+        none.scale = false;
+        view.setOptions(none);
+        QCOMPARE(view.map()->scale, 1.0);
+        view.setColouring(QkMapView::Colouring::Position);
+        QVERIFY(view.map());
+        view.setResult(nullptr);
+        QVERIFY(!view.map());
+    }
+};
+
+ATTNSCOPE_REGISTER_QT_TEST(TestQkMapView)
+
+#include "test_qk_map_view.moc"

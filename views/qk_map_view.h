@@ -1,0 +1,72 @@
+#pragma once
+// The Q–K map tab (AttentionViz's query–key map): every query (●) and key (▲) of the selected head
+// in one plane — PCA after the keys are moved to the queries' mean and both rescaled to equal mean
+// norms, neither of which changes any softmax row (attnscope/qk_map.h) — coloured by kind or by
+// position, with lines from the selected query to the keys it weighs most. Clicking a point selects
+// its token in every view; the query follows the one hovered elsewhere.
+
+#include <attnscope/qk_map.h>
+#include <attnscope/types.h>
+
+#include <QPointer>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QCPGraph;
+class QLabel;
+class QMouseEvent;
+
+namespace attnscope::views {
+
+class InspectionState;
+
+class QkMapView : public QWidget {
+    Q_OBJECT
+public:
+    /// Lines drawn from the selected query: to the keys it weighs most.
+    static constexpr int kLinkedKeys = 5;
+    enum class Colouring { Kind, Position };
+
+    explicit QkMapView(QWidget* parent = nullptr);
+    ~QkMapView() override;
+
+    void setInspectionState(InspectionState* state);
+    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setColouring(Colouring colouring);
+    void setOptions(const engine::QkMapOptions& options);
+
+    const std::optional<engine::QkMap>& map() const { return m_map; }
+    /// The query whose links are drawn (-1: none), and the keys they go to, strongest first.
+    int selectedQuery() const { return m_query; }
+    const std::vector<std::int64_t>& linkedKeys() const { return m_linked; }
+    QString explanation() const;
+    /// What a click at plot coordinates (x, y) selects: the nearest point (as the map lists it), or -1.
+    int nearestPoint(double x, double y) const;
+    /// Selects point `index` of the map as a click does.
+    void selectPoint(int index);
+
+private:
+    void rebuild();
+    void draw();
+    void clicked(QMouseEvent* event);
+
+    QPointer<InspectionState> m_state;
+    std::shared_ptr<const engine::RunResult> m_result;
+    std::optional<engine::QkMap> m_map;
+    engine::QkMapOptions m_options;
+    Colouring m_colouring = Colouring::Kind;
+    int m_query = -1;
+    std::vector<std::int64_t> m_linked;
+    QComboBox* m_colour = nullptr;
+    QCheckBox* m_translate = nullptr;
+    QCheckBox* m_scale = nullptr;
+    QLabel* m_info = nullptr;
+    QCustomPlot* m_plot = nullptr;
+};
+
+}  // namespace attnscope::views
