@@ -1,5 +1,6 @@
 #include "views/qk_map_view.h"
 
+#include "views/background_job.h"
 #include "views/colormap.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/inspection_state.h"
@@ -10,6 +11,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -39,6 +41,13 @@ QkMapView::QkMapView(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 0);
     auto* controls = new QHBoxLayout;
     controls->setContentsMargins(9, 6, 9, 0);
+    controls->addWidget(new QLabel(tr("Placed by"), this));
+    m_method = new QComboBox(this);
+    m_method->addItem(tr("PCA"));
+    m_method->addItem(tr("t-SNE"));
+    m_method->setToolTip(tr("PCA: the two directions of most spread, exact and instant. t-SNE: neighbours kept together "
+                            "(perplexity 30, seed 0), computed in the background"));
+    controls->addWidget(m_method);
     controls->addWidget(new QLabel(tr("Colour by"), this));
     m_colour = new QComboBox(this);
     m_colour->addItem(tr("kind (queries, keys)"));
@@ -58,8 +67,8 @@ QkMapView::QkMapView(QWidget* parent) : QWidget(parent) {
     m_plot = new QCustomPlot(this);
     styleDiagnosticPlot(m_plot);
     m_plot->setMinimumHeight(320);
-    m_plot->xAxis->setLabel(tr("first principal axis"));
-    m_plot->yAxis->setLabel(tr("second principal axis"));
+    m_plot->xAxis->setLabel(tr("first axis"));
+    m_plot->yAxis->setLabel(tr("second axis"));
     layout->addWidget(m_plot, 1);
     connect(m_colour, &QComboBox::currentIndexChanged, this,
             [this](int index) { setColouring(index == 1 ? Colouring::Position : Colouring::Kind); });
@@ -67,10 +76,17 @@ QkMapView::QkMapView(QWidget* parent) : QWidget(parent) {
         engine::QkMapOptions o;
         o.translateKeys = m_translate->isChecked();
         o.scale = m_scale->isChecked();
+        o.method = m_method->currentIndex() == 1 ? engine::QkMapOptions::Method::Tsne : engine::QkMapOptions::Method::Pca;
         setOptions(o);
     };
     connect(m_translate, &QCheckBox::toggled, this, optionsChanged);
     connect(m_scale, &QCheckBox::toggled, this, optionsChanged);
+    connect(m_method, &QComboBox::currentIndexChanged, this, optionsChanged);
+    m_progressTimer = new QTimer(this);
+    m_progressTimer->setInterval(200);
+    connect(m_progressTimer, &QTimer::timeout, this, [this] {
+        if (m_computing) m_info->setText(tr("Placing the queries and keys by t-SNE: %1 %…").arg(std::max(0, m_computing->load())));
+    });
     connect(m_plot, &QCustomPlot::mousePress, this, &QkMapView::clicked);
     rebuild();
 }
@@ -102,9 +118,10 @@ void QkMapView::setColouring(Colouring colouring) {
 void QkMapView::setOptions(const engine::QkMapOptions& options) {
     m_options = options;
     {
-        const QSignalBlocker quietTranslate(m_translate), quietScale(m_scale);
+        const QSignalBlocker quietTranslate(m_translate), quietScale(m_scale), quietMethod(m_method);
         m_translate->setChecked(options.translateKeys);
         m_scale->setChecked(options.scale);
+        m_method->setCurrentIndex(options.method == engine::QkMapOptions::Method::Tsne ? 1 : 0);
     }
     rebuild();
 }
@@ -113,7 +130,15 @@ QString QkMapView::explanation() const { return m_info->text(); }
 
 void QkMapView::rebuild() {
     m_map.reset();
+    if (m_computing) m_computing->store(-1);  // (an earlier t-SNE stops at its next check)
+    m_computing.reset();
+    m_progressTimer->stop();
+    m_job.drop();
     const std::size_t index = m_state ? static_cast<std::size_t>(std::max(0, m_state->resultIndex())) : 0;
+    if (m_result && index < m_result->results.size() && m_options.method == engine::QkMapOptions::Method::Tsne) {
+        startTsne(index, m_state ? m_state->head() : 0);
+        return;
+    }
     if (m_result && index < m_result->results.size()) {
         const int head = m_state ? m_state->head() : 0;
         auto map = engine::queryKeyMap(*m_result, index, head, m_options);
@@ -126,6 +151,38 @@ void QkMapView::rebuild() {
     draw();
 }
 
+void QkMapView::startTsne(std::size_t index, int head) {
+    auto progress = std::make_shared<std::atomic<int>>(0);
+    m_computing = progress;
+    const std::uint64_t ticket = m_job.start();
+    m_info->setText(tr("Placing the queries and keys by t-SNE…"));
+    m_progressTimer->start();
+    draw();
+    auto error = std::make_shared<QString>();
+    runInBackground<std::optional<engine::QkMap>>(
+        this,
+        [run = m_result, index, head, options = m_options, progress, error]() -> std::optional<engine::QkMap> {
+            auto map = engine::queryKeyMap(*run, index, head, options, [progress](const engine::Progress& p) {
+                if (progress->load() < 0) return false;
+                progress->store(static_cast<int>(100 * p.done / std::max<std::int64_t>(p.total, 1)));
+                return true;
+            });
+            if (!map) {
+                *error = QString::fromStdString(map.error().message);
+                return std::nullopt;
+            }
+            return std::move(*map);
+        },
+        [this, ticket, error](std::optional<engine::QkMap> map) {
+            if (!m_job.isLatest(ticket)) return;
+            m_computing.reset();
+            m_progressTimer->stop();
+            m_map = std::move(map);
+            if (!m_map) m_info->setText(tr("No t-SNE map: %1").arg(*error));
+            draw();
+        });
+}
+
 void QkMapView::draw() {
     m_plot->clearGraphs();
     m_plot->clearItems();
@@ -136,6 +193,9 @@ void QkMapView::draw() {
         return;
     }
     const engine::QkMap& map = *m_map;
+    const bool tsne = m_options.method == engine::QkMapOptions::Method::Tsne;
+    m_plot->xAxis->setLabel(tsne ? tr("t-SNE axis 1") : tr("first principal axis"));
+    m_plot->yAxis->setLabel(tsne ? tr("t-SNE axis 2") : tr("second principal axis"));
     std::int64_t n = 0, m = 0;
     for (const engine::QkMapPoint& p : map.points) (p.isKey ? m : n) += 1;
     // one graph per kind, or per kind and band of positions
@@ -200,13 +260,17 @@ void QkMapView::draw() {
     const QString query = m_query >= 0 && m_result && m_query < static_cast<int>(m_result->input.tokens.size())
                               ? QStringLiteral("‘%1’ %2").arg(tokenLabel(m_result->input.tokens[static_cast<std::size_t>(m_query)].text)).arg(m_query)
                               : QString::number(m_query);
-    m_info->setText(tr("Each query (●) and key (▲) of head %1, placed by their two principal axes (%2 % and %3 % of the "
-                       "spread)%4. A query's score with a key grows with how far the key lies along the query's direction, "
-                       "so the keys a query weighs most tend to sit on its side of the map. %5 Click a point to select "
+    const QString placed = m_options.method == engine::QkMapOptions::Method::Tsne
+                               ? tr("placed by t-SNE (neighbours in the head's space stay neighbours; distances between "
+                                    "groups mean little)")
+                               : tr("placed by their two principal axes (%1 % and %2 % of the spread)")
+                                     .arg(100.0 * map.explained[0], 0, 'f', 1)
+                                     .arg(100.0 * map.explained[1], 0, 'f', 1);
+    m_info->setText(tr("Each query (●) and key (▲) of head %1, %2%3. A query's score with a key grows with how far the key lies along the query's direction, "
+                       "so the keys a query weighs most tend to sit on its side of the map. %4 Click a point to select "
                        "its token in every view.")
                         .arg(m_state ? m_state->head() : 0)
-                        .arg(100.0 * map.explained[0], 0, 'f', 1)
-                        .arg(100.0 * map.explained[1], 0, 'f', 1)
+                        .arg(placed)
                         .arg(m_options.translateKeys || m_options.scale
                                  ? tr(", the keys moved to the queries' mean and both scaled to equal mean norms (no weight changes)")
                                  : QString())

@@ -1,9 +1,12 @@
 #pragma once
 // The Q–K map tab (AttentionViz's query–key map): every query (●) and key (▲) of the selected head
 // in one plane — PCA after the keys are moved to the queries' mean and both rescaled to equal mean
-// norms, neither of which changes any softmax row (attnscope/qk_map.h) — coloured by kind or by
+// norms, neither of which changes any softmax row (attnscope/qk_map.h), or t-SNE computed in the
+// background — coloured by kind or by
 // position, with lines from the selected query to the keys it weighs most. Clicking a point selects
 // its token in every view; the query follows the one hovered elsewhere.
+
+#include "views/latest_job.h"
 
 #include <attnscope/qk_map.h>
 #include <attnscope/types.h>
@@ -11,6 +14,7 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -20,6 +24,7 @@ class QCustomPlot;
 class QCPGraph;
 class QLabel;
 class QMouseEvent;
+class QTimer;
 
 namespace attnscope::views {
 
@@ -38,7 +43,10 @@ public:
     void setInspectionState(InspectionState* state);
     void setResult(std::shared_ptr<const engine::RunResult> result);
     void setColouring(Colouring colouring);
+    /// Translation, scaling and the method; t-SNE runs on the views' worker thread, its progress
+    /// in the explanation, a newer request or result cancelling it.
     void setOptions(const engine::QkMapOptions& options);
+    bool isComputing() const { return m_computing != nullptr; }
 
     const std::optional<engine::QkMap>& map() const { return m_map; }
     /// The query whose links are drawn (-1: none), and the keys they go to, strongest first.
@@ -52,6 +60,7 @@ public:
 
 private:
     void rebuild();
+    void startTsne(std::size_t index, int head);
     void draw();
     void clicked(QMouseEvent* event);
 
@@ -62,6 +71,10 @@ private:
     Colouring m_colouring = Colouring::Kind;
     int m_query = -1;
     std::vector<std::int64_t> m_linked;
+    LatestJob m_job;
+    std::shared_ptr<std::atomic<int>> m_computing;  ///< t-SNE's progress in percent; set to −1 to cancel
+    QTimer* m_progressTimer = nullptr;
+    QComboBox* m_method = nullptr;
     QComboBox* m_colour = nullptr;
     QCheckBox* m_translate = nullptr;
     QCheckBox* m_scale = nullptr;

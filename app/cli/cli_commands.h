@@ -169,7 +169,9 @@ struct QkMapCliOptions {
     std::string file;
     int result = 0;
     int head = 0;
-    std::string method = "pca";
+    std::string method = "pca";  ///< pca | tsne
+    double perplexity = 30;       ///< t-SNE
+    std::uint64_t seed = 0;       ///< t-SNE's starting layout
     bool noTranslate = false, noScale = false;
     std::string out;
 };

@@ -29,8 +29,8 @@ std::string tokenText(const RunResult& run, std::int64_t index) {
 }  // namespace
 
 int qkmapCommand(const QkMapCliOptions& options) {
-    if (options.method != "pca") {
-        printError("--method " + options.method + ": only pca is computed so far (t-SNE and UMAP are not available yet)");
+    if (options.method != "pca" && options.method != "tsne") {
+        printError("--method " + options.method + ": pca or tsne (UMAP is not available yet)");
         return kExitUsage;
     }
     auto run = readResultFile(options.file);
@@ -41,6 +41,9 @@ int qkmapCommand(const QkMapCliOptions& options) {
     QkMapOptions mapOptions;
     mapOptions.translateKeys = !options.noTranslate;
     mapOptions.scale = !options.noScale;
+    if (options.method == "tsne") mapOptions.method = QkMapOptions::Method::Tsne;
+    mapOptions.perplexity = options.perplexity;
+    mapOptions.seed = options.seed;
     auto map = queryKeyMap(**run, static_cast<std::size_t>(options.result), options.head, mapOptions);
     if (!map) {
         printError(map.error().message);
@@ -57,9 +60,14 @@ int qkmapCommand(const QkMapCliOptions& options) {
         printError(written.error().message);
         return kExitFailure;
     }
-    std::printf("%s: %zu points (queries and keys of head %d); the axes hold %.1f %% and %.1f %% of their variance, scale %.4g\n",
-                options.out.c_str(), map->points.size(), options.head, 100.0 * map->explained[0], 100.0 * map->explained[1],
-                map->scale);
+    if (mapOptions.method == QkMapOptions::Method::Tsne)
+        std::printf("%s: %zu points (queries and keys of head %d) placed by t-SNE (perplexity %g, seed %llu), scale %.4g\n",
+                    options.out.c_str(), map->points.size(), options.head, options.perplexity,
+                    static_cast<unsigned long long>(options.seed), map->scale);
+    else
+        std::printf("%s: %zu points (queries and keys of head %d); the axes hold %.1f %% and %.1f %% of their variance, scale %.4g\n",
+                    options.out.c_str(), map->points.size(), options.head, 100.0 * map->explained[0], 100.0 * map->explained[1],
+                    map->scale);
     return 0;
 }
 

@@ -109,7 +109,10 @@ TEST(CliQkMap, WritesEveryQueryAndKeyOfTheHead) {
     EXPECT_EQ(queries, 9);  // the words tokenizer: the, cat, sat, on, the, ", mat, ", today
     EXPECT_EQ(keys, 9);
     EXPECT_TRUE(quoted);  // (the token " written as a quoted field with its quote doubled: """")
-    const auto tsne = runCli("qkmap " + result + " --method tsne --out " + map);
-    EXPECT_NE(tsne.status, 0);
-    EXPECT_NE(tsne.stderrText.find("only pca"), std::string::npos) << tsne.stderrText;
+    const auto tsne = runCli("qkmap " + result + " --method tsne --seed 3 --perplexity 5 --out " + map);
+    EXPECT_EQ(tsne.status, 0) << tsne.stderrText;
+    EXPECT_NE(tsne.stdoutText.find("t-SNE (perplexity 5, seed 3)"), std::string::npos) << tsne.stdoutText;
+    const auto umap = runCli("qkmap " + result + " --method umap --out " + map);
+    EXPECT_NE(umap.status, 0);
+    EXPECT_NE(umap.stderrText.find("UMAP is not available"), std::string::npos) << umap.stderrText;
 }

@@ -71,6 +71,14 @@ private Q_SLOTS:
         QCOMPARE(view.map()->scale, 1.0);
         view.setColouring(QkMapView::Colouring::Position);
         QVERIFY(view.map());
+        // t-SNE in the background: the map arrives, every point placed
+        engine::QkMapOptions tsne;
+        tsne.method = engine::QkMapOptions::Method::Tsne;
+        view.setOptions(tsne);
+        QVERIFY(view.isComputing());
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isComputing() && view.map(), 20000);
+        QCOMPARE(static_cast<int>(view.map()->points.size()), 2 * static_cast<int>(n));
+        QVERIFY(view.explanation().contains(QStringLiteral("t-SNE")));
         view.setResult(nullptr);
         QVERIFY(!view.map());
     }

@@ -99,3 +99,53 @@ TEST(QkMap, ARunsMapPlacesItsQueriesAndKeys) {
     EXPECT_NE(queryKeyMap(**run, 0, 2).error().message.find("head 2"), std::string::npos);
     EXPECT_NE(queryKeyMap(**run, 1, 0).error().message.find("result 1"), std::string::npos);
 }
+
+// Exact t-SNE keeps two far-apart clusters apart (each point's nearest neighbour in the plane is
+// from its own cluster), and the same seed gives the same layout.
+TEST(QkMap, TsneKeepsClustersApartAndRepeatsWithItsSeed) {
+    std::mt19937 rng(4);
+    std::normal_distribution<double> draw;
+    const std::int64_t perCluster = 30, dims = 10;
+    std::vector<double> points;
+    for (int cluster = 0; cluster < 2; ++cluster)
+        for (std::int64_t i = 0; i < perCluster; ++i)
+            for (std::int64_t c = 0; c < dims; ++c) points.push_back(draw(rng) + (cluster == 0 ? 0.0 : 20.0));
+    QkMapOptions options;
+    options.method = QkMapOptions::Method::Tsne;
+    options.iterations = 500;
+    options.seed = 7;
+    const std::vector<double> y = tsneCoordinates(points, 2 * perCluster, dims, options);
+    ASSERT_EQ(y.size(), static_cast<std::size_t>(4 * perCluster));
+    for (std::int64_t i = 0; i < 2 * perCluster; ++i) {
+        std::int64_t nearest = -1;
+        double best = INFINITY;
+        for (std::int64_t j = 0; j < 2 * perCluster; ++j) {
+            if (j == i) continue;
+            const double dx = y[static_cast<std::size_t>(2 * i)] - y[static_cast<std::size_t>(2 * j)];
+            const double dy = y[static_cast<std::size_t>(2 * i + 1)] - y[static_cast<std::size_t>(2 * j + 1)];
+            if (dx * dx + dy * dy < best) best = dx * dx + dy * dy, nearest = j;
+        }
+        EXPECT_EQ(nearest / perCluster, i / perCluster) << "point " << i;
+    }
+    EXPECT_EQ(tsneCoordinates(points, 2 * perCluster, dims, options), y);
+    options.seed = 8;
+    EXPECT_NE(tsneCoordinates(points, 2 * perCluster, dims, options), y);
+    // a cancel leaves nothing
+    EXPECT_TRUE(tsneCoordinates(points, 2 * perCluster, dims, options, [](const Progress&) { return false; }).empty());
+}
+
+TEST(QkMap, TsneRefusesMoreThanItsPoints) {
+    const std::int64_t n = kMaxTsnePoints / 2 + 1;
+    RunRequest request;
+    std::vector<float> x(static_cast<std::size_t>(n * 2), 0.5f);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) * 0.1f;
+    request.qkv = QkvTensors{PlainTensor::fromF32({1, n, 2}, x), PlainTensor::fromF32({1, n, 2}, x), PlainTensor::fromF32({1, n, 2}, x)};
+    request.variants.push_back(VariantRequest{"longformer", {{"window", std::int64_t{2}}}});
+    auto run = runTorchFree(request, TorchFreeRunOptions{});
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    QkMapOptions options;
+    options.method = QkMapOptions::Method::Tsne;
+    auto map = queryKeyMap(**run, 0, 0, options);
+    ASSERT_FALSE(map.ok());
+    EXPECT_NE(map.error().message.find("at most 4096 points"), std::string::npos) << map.error().message;
+}

@@ -1,11 +1,14 @@
 // AttentionViz's query–key map (attnscope/qk_map.h): the translation and scaling in float64, then
-// PCA through the covariance's eigenvectors (cyclic Jacobi: d is at most a few hundred).
+// PCA through the covariance's eigenvectors (cyclic Jacobi: d is at most a few hundred), or exact
+// t-SNE (van der Maaten & Hinton 2008).
 
 #include <attnscope/qk_map.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <random>
 
 namespace attnscope::engine {
 namespace {
@@ -103,6 +106,106 @@ std::vector<double> principalCoordinates(const std::vector<double>& points, std:
     return out;
 }
 
+namespace {
+
+// Each point's conditional affinities p_{j|i} ∝ exp(−β_i d_ij) with β_i bisected until their
+// entropy is log(perplexity); symmetrised into P = (P_{j|i} + P_{i|j}) / 2N.
+std::vector<double> tsneAffinities(const std::vector<double>& points, std::int64_t n, std::int64_t cols, double perplexity) {
+    std::vector<double> dist(static_cast<std::size_t>(n * n), 0.0);
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = i + 1; j < n; ++j) {
+            double sq = 0;
+            for (std::int64_t c = 0; c < cols; ++c) {
+                const double diff = points[static_cast<std::size_t>(i * cols + c)] - points[static_cast<std::size_t>(j * cols + c)];
+                sq += diff * diff;
+            }
+            dist[static_cast<std::size_t>(i * n + j)] = dist[static_cast<std::size_t>(j * n + i)] = sq;
+        }
+    const double target = std::log(perplexity);
+    std::vector<double> p(static_cast<std::size_t>(n * n), 0.0);
+    for (std::int64_t i = 0; i < n; ++i) {
+        double beta = 1, lo = 0, hi = std::numeric_limits<double>::infinity();
+        double* row = p.data() + i * n;
+        const double* d = dist.data() + i * n;
+        for (int step = 0; step < 100; ++step) {
+            // (distances shifted by the row's smallest: the same row, no underflow)
+            double nearest = std::numeric_limits<double>::infinity();
+            for (std::int64_t j = 0; j < n; ++j)
+                if (j != i) nearest = std::min(nearest, d[j]);
+            double sum = 0, weighted = 0;
+            for (std::int64_t j = 0; j < n; ++j) {
+                row[j] = j == i ? 0.0 : std::exp(-beta * (d[j] - nearest));
+                sum += row[j];
+                weighted += row[j] * (d[j] - nearest);
+            }
+            const double entropy = std::log(sum) + beta * weighted / sum;
+            for (std::int64_t j = 0; j < n; ++j) row[j] /= sum;
+            if (std::abs(entropy - target) < 1e-5) break;
+            if (entropy > target) {
+                lo = beta;
+                beta = std::isinf(hi) ? beta * 2 : (beta + hi) / 2;
+            } else {
+                hi = beta;
+                beta = (beta + lo) / 2;
+            }
+        }
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = i + 1; j < n; ++j) {
+            const double v = std::max((p[static_cast<std::size_t>(i * n + j)] + p[static_cast<std::size_t>(j * n + i)]) / (2.0 * n), 1e-12);
+            p[static_cast<std::size_t>(i * n + j)] = p[static_cast<std::size_t>(j * n + i)] = v;
+        }
+    return p;
+}
+
+}  // namespace
+
+std::vector<double> tsneCoordinates(const std::vector<double>& points, std::int64_t n, std::int64_t cols,
+                                    const QkMapOptions& options, const ProgressFn& progress) {
+    const double perplexity = std::clamp(options.perplexity, 1.0, std::max(1.0, static_cast<double>(n - 1) / 3.0));
+    const std::vector<double> p = tsneAffinities(points, n, cols, perplexity);
+    std::mt19937_64 rng(options.seed);
+    std::normal_distribution<double> start(0.0, 1e-2);
+    std::vector<double> y(static_cast<std::size_t>(n * 2)), update(y.size(), 0.0), gains(y.size(), 1.0), grad(y.size());
+    for (double& v : y) v = start(rng);
+    std::vector<double> num(static_cast<std::size_t>(n * n));
+    constexpr int kExaggerated = 250;
+    constexpr double kRate = 200;
+    for (int step = 0; step < options.iterations; ++step) {
+        if (progress && step % 50 == 0 && !progress(Progress{"t-SNE", step, options.iterations})) return {};
+        const double exaggeration = step < kExaggerated ? 12.0 : 1.0, momentum = step < kExaggerated ? 0.5 : 0.8;
+        double total = 0;
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = i + 1; j < n; ++j) {
+                const double dx = y[static_cast<std::size_t>(2 * i)] - y[static_cast<std::size_t>(2 * j)];
+                const double dy = y[static_cast<std::size_t>(2 * i + 1)] - y[static_cast<std::size_t>(2 * j + 1)];
+                const double t = 1.0 / (1.0 + dx * dx + dy * dy);
+                num[static_cast<std::size_t>(i * n + j)] = num[static_cast<std::size_t>(j * n + i)] = t;
+                total += 2 * t;
+            }
+        std::fill(grad.begin(), grad.end(), 0.0);
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < n; ++j) {
+                if (i == j) continue;
+                const double t = num[static_cast<std::size_t>(i * n + j)];
+                const double f = 4.0 * (exaggeration * p[static_cast<std::size_t>(i * n + j)] - t / total) * t;
+                grad[static_cast<std::size_t>(2 * i)] += f * (y[static_cast<std::size_t>(2 * i)] - y[static_cast<std::size_t>(2 * j)]);
+                grad[static_cast<std::size_t>(2 * i + 1)] += f * (y[static_cast<std::size_t>(2 * i + 1)] - y[static_cast<std::size_t>(2 * j + 1)]);
+            }
+        for (std::size_t c = 0; c < y.size(); ++c) {
+            gains[c] = (grad[c] > 0) != (update[c] > 0) ? gains[c] + 0.2 : std::max(0.01, gains[c] * 0.8);
+            update[c] = momentum * update[c] - kRate * gains[c] * grad[c];
+            y[c] += update[c];
+        }
+        for (int axis = 0; axis < 2; ++axis) {  // centred
+            double mean = 0;
+            for (std::int64_t i = 0; i < n; ++i) mean += y[static_cast<std::size_t>(2 * i + axis)] / static_cast<double>(n);
+            for (std::int64_t i = 0; i < n; ++i) y[static_cast<std::size_t>(2 * i + axis)] -= mean;
+        }
+    }
+    return y;
+}
+
 double translateAndScale(std::vector<double>& q, std::vector<double>& k, std::int64_t n, std::int64_t m, std::int64_t d,
                          const QkMapOptions& options) {
     if (options.translateKeys && n > 0 && m > 0) {
@@ -124,7 +227,7 @@ double translateAndScale(std::vector<double>& q, std::vector<double>& k, std::in
     return s;
 }
 
-Result<QkMap> queryKeyMap(const RunResult& run, std::size_t index, int head, const QkMapOptions& options) {
+Result<QkMap> queryKeyMap(const RunResult& run, std::size_t index, int head, const QkMapOptions& options, const ProgressFn& progress) {
     if (index >= run.results.size())
         return makeError(ErrorCode::InvalidArgument, "qkmap: result " + std::to_string(index) + " is outside the file's " +
                                                          std::to_string(run.results.size()) + " results");
@@ -139,10 +242,19 @@ Result<QkMap> queryKeyMap(const RunResult& run, std::size_t index, int head, con
     map.scale = translateAndScale(q, k, n, m, d, options);
     std::vector<double> points = q;
     points.insert(points.end(), k.begin(), k.end());
-    std::vector<double> explained;
-    const std::vector<double> xy = principalCoordinates(points, n + m, d, 2, &explained);
-    map.explained[0] = explained[0];
-    map.explained[1] = explained[1];
+    std::vector<double> xy;
+    if (options.method == QkMapOptions::Method::Tsne) {
+        if (n + m > kMaxTsnePoints)
+            return makeError(ErrorCode::InvalidArgument, "qkmap: t-SNE places at most " + std::to_string(kMaxTsnePoints) + " points (queries and keys), the head has " +
+                                                             std::to_string(n + m) + ": use PCA or a shorter input");
+        xy = tsneCoordinates(points, n + m, d, options, progress);
+        if (xy.empty()) return makeError(ErrorCode::Cancelled, "qkmap: t-SNE cancelled");
+    } else {
+        std::vector<double> explained;
+        xy = principalCoordinates(points, n + m, d, 2, &explained);
+        map.explained[0] = explained[0];
+        map.explained[1] = explained[1];
+    }
     for (std::int64_t p = 0; p < n + m; ++p)
         map.points.push_back(QkMapPoint{p >= n, p < n ? p : p - n, static_cast<float>(xy[static_cast<std::size_t>(p * 2)]),
                                         static_cast<float>(xy[static_cast<std::size_t>(p * 2 + 1)])});
