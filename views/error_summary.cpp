@@ -43,6 +43,35 @@ std::string ErrorSummary::klDescription() const {
            " rows where it is defined (elsewhere the variant gives 0 where full has mass)";
 }
 
+namespace {
+
+// Row r's L1 error, rows [i0, i1) of one head over keys [0, m): the tiles of both results.
+void addRowL1(const engine::WeightTile& v, const engine::WeightTile& f, std::int64_t i0, std::int64_t i1, std::int64_t m,
+              double* rowL1) {
+    for (std::int64_t i = i0; i < i1; ++i) {
+        const float* a = v.weights.data() + (i - i0) * m;
+        const float* b = f.weights.data() + (i - i0) * m;
+        double l1 = 0;
+        for (std::int64_t j = 0; j < m; ++j) l1 += std::abs(static_cast<double>(a[j]) - static_cast<double>(b[j]));
+        rowL1[i - i0] = l1;
+    }
+}
+
+}  // namespace
+
+double meanRowL1Error(const engine::AttentionResult& variant, const engine::AttentionResult& exact) {
+    if (!engine::comparableShapes(variant, exact) || !variant.weights || !exact.weights || variant.n <= 0) return kNaN;
+    const std::int64_t m = engine::tokenKeys(variant);
+    double total = 0, rows[kRowsPerTile];
+    for (int h = 0; h < variant.heads; ++h)
+        for (std::int64_t i0 = 0; i0 < variant.n; i0 += kRowsPerTile) {
+            const std::int64_t i1 = std::min(variant.n, i0 + kRowsPerTile);
+            addRowL1(variant.weights->tile(h, i0, i1, 0, m), exact.weights->tile(h, i0, i1, 0, m), i0, i1, m, rows);
+            for (std::int64_t i = i0; i < i1; ++i) total += rows[i - i0];
+        }
+    return total / static_cast<double>(variant.heads * variant.n);
+}
+
 ErrorSummary summarizeAgainstExact(const engine::AttentionResult& variant, const engine::AttentionResult& exact,
                                    int head) {
     ErrorSummary s;
@@ -73,15 +102,17 @@ ErrorSummary summarizeAgainstExact(const engine::AttentionResult& variant, const
         const std::int64_t i1 = std::min(s.rows, i0 + kRowsPerTile);
         const engine::WeightTile tv = variant.weights->tile(head, i0, i1, 0, m, /*withReasons=*/true);
         const engine::WeightTile tf = exact.weights->tile(head, i0, i1, 0, m);
+        double rowsL1[kRowsPerTile];
+        addRowL1(tv, tf, i0, i1, m, rowsL1);
         for (std::int64_t i = i0; i < i1; ++i) {
             const float* v = tv.weights.data() + (i - i0) * m;
             const float* f = tf.weights.data() + (i - i0) * m;
             const std::uint8_t* allowed = tv.multiplicity.data() + (i - i0) * m;
-            double l1 = 0, kl = 0, fullMass = 0, kept = 0;
+            const double l1 = rowsL1[i - i0];
+            double kl = 0, fullMass = 0, kept = 0;
             bool klDefined = true;
             for (std::int64_t j = 0; j < m; ++j) {
                 const double vj = v[j], fj = f[j];
-                l1 += std::abs(vj - fj);
                 fullMass += fj;
                 if (allowed[j]) kept += fj;
                 if (fj > 0) {

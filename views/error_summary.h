@@ -51,6 +51,11 @@ struct ErrorSummary {
 ErrorSummary summarizeAgainstExact(const engine::AttentionResult& variant, const engine::AttentionResult& exact,
                                    int head);
 
+/// The mean over every head and query of the row L1 error Σ_j |variant − exact| over the input's
+/// token keys (the one definition: the summary's meanL1 is this for one head, the Diagnostics
+/// tab's error curve this over all). NaN when the shapes differ or either has no weights.
+double meanRowL1Error(const engine::AttentionResult& variant, const engine::AttentionResult& exact);
+
 /// The dense weights of one (head, query) row into `out` (resized to m): keys listed twice count
 /// twice, keys outside the pattern are 0, as AttentionResult::weightAt (one row tile).
 void denseWeightRow(const engine::AttentionResult& result, int head, std::int64_t query, std::vector<double>& out);

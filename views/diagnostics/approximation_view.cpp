@@ -1,5 +1,7 @@
 #include "views/diagnostics/approximation_view.h"
 
+#include "views/error_summary.h"
+
 #include <attnscope/result_roles.h>
 #include <attnscope/variant_catalog.h>
 
@@ -150,20 +152,7 @@ QString ApproximationView::sweepParameter(const std::string& id) {
 }
 
 double ApproximationView::meanRowL1Error(const engine::AttentionResult& approx, const engine::AttentionResult& exact) {
-    if (!approx.weights || !exact.weights || approx.heads != exact.heads || approx.n != exact.n || approx.m != exact.m ||
-        approx.n == 0)
-        return kNaN;
-    double total = 0;
-    constexpr std::int64_t kRowsPerTile = 16;  // both read through tiles of a few rows
-    for (int h = 0; h < approx.heads; ++h)
-        for (std::int64_t i0 = 0; i0 < approx.n; i0 += kRowsPerTile) {
-            const std::int64_t i1 = std::min(approx.n, i0 + kRowsPerTile);
-            const engine::WeightTile a = approx.weights->tile(h, i0, i1, 0, approx.m);
-            const engine::WeightTile e = exact.weights->tile(h, i0, i1, 0, exact.m);
-            for (std::size_t c = 0; c < a.weights.size(); ++c)
-                total += std::abs(static_cast<double>(a.weights[c]) - static_cast<double>(e.weights[c]));
-        }
-    return total / static_cast<double>(approx.heads * approx.n);
+    return views::meanRowL1Error(approx, exact);  // (the one definition: error_summary.h)
 }
 
 ApproximationView::ApproximationView(QWidget* parent) : QWidget(parent) {
