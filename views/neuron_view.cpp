@@ -6,6 +6,8 @@
 #include "views/qcp.h"
 #include "views/token_label.h"
 
+#include <attnscope/variant_catalog.h>
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
@@ -14,21 +16,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace attnscope::views {
-
-namespace {
-
-constexpr std::int64_t kKeysPerCall = 65536;  // (neuronTerms' most at once)
-
-// The keys `query` weighs most, strongest first (the allowed before the rest on a tie).
-bool stronger(const engine::NeuronKey& a, const engine::NeuronKey& b) {
-    if (a.weight != b.weight) return a.weight > b.weight;
-    if (a.allowed != b.allowed) return a.allowed;
-    return a.index < b.index;
-}
-
-}  // namespace
 
 NeuronView::NeuronView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -118,28 +108,39 @@ QString NeuronView::keyLabel(std::int64_t key) const {
     return tr("key %1").arg(key);
 }
 
-// The shown result's terms for the query: every key scored (a chunk at a time), the strongest kept.
+// The shown result's terms for the query: the keys chosen from its row of weights (one tile), then
+// the terms of those keys alone (a 131k-key row would otherwise build every key's vectors).
 void NeuronView::rebuild() {
     m_terms.reset();
     m_shown.clear();
     const std::size_t index = m_state ? static_cast<std::size_t>(std::max(0, m_state->resultIndex())) : 0;
-    if (m_result && index < m_result->results.size()) {
+    m_index = index;
+    if (m_result && index < m_result->results.size() && m_result->results[index].weights) {
         const engine::AttentionResult& r = m_result->results[index];
         const int head = std::clamp(m_state ? m_state->head() : 0, 0, static_cast<int>(std::max<std::int64_t>(r.heads - 1, 0)));
-        for (std::int64_t k0 = 0; k0 < r.m; k0 += kKeysPerCall) {
-            auto part = engine::neuronTerms(*m_result, index, head, m_query->value(), k0, std::min(r.m, k0 + kKeysPerCall));
-            if (!part) {
-                m_info->setText(tr("No neuron view for this result: %1").arg(QString::fromStdString(part.error().message)));
+        const std::int64_t query = std::min<std::int64_t>(m_query->value(), std::max<std::int64_t>(r.n - 1, 0));
+        const engine::WeightTile row = r.weights->tile(head, query, query + 1, 0, r.m, true);
+        std::vector<std::int64_t> keys(static_cast<std::size_t>(r.m));
+        std::iota(keys.begin(), keys.end(), 0);
+        const std::size_t keep = std::min<std::size_t>(kShownKeys, keys.size());
+        // strongest first; on a tie the allowed key, then the earlier one
+        std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keep), keys.end(), [&](std::int64_t a, std::int64_t b) {
+            const float wa = row.weights[static_cast<std::size_t>(a)], wb = row.weights[static_cast<std::size_t>(b)];
+            const bool la = row.reasons[static_cast<std::size_t>(a)] != 0, lb = row.reasons[static_cast<std::size_t>(b)] != 0;
+            return wa != wb ? wa > wb : la != lb ? la : a < b;
+        });
+        for (std::size_t t = 0; t < keep; ++t) {
+            auto one = engine::neuronTerms(*m_result, index, head, query, keys[t], keys[t] + 1);
+            if (!one) {
+                m_info->setText(tr("No neuron view for this result: %1").arg(QString::fromStdString(one.error().message)));
+                m_shown.clear();
+                m_terms.reset();
                 break;
             }
-            std::vector<engine::NeuronKey> keys = std::move(part->keys);
-            if (!m_terms) m_terms = std::move(*part);
-            m_shown.insert(m_shown.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
-            const std::size_t keep = std::min<std::size_t>(kShownKeys, m_shown.size());
-            std::partial_sort(m_shown.begin(), m_shown.begin() + static_cast<std::ptrdiff_t>(keep), m_shown.end(), stronger);
-            m_shown.resize(keep);
+            m_shown.push_back(std::move(one->keys.front()));
+            if (!m_terms) m_terms = std::move(*one);
         }
-        if (!m_shown.empty() && !m_terms) m_shown.clear();
+        if (m_terms) m_terms->keys.clear();  // (the shown keys are m_shown)
     } else {
         m_info->setText(tr("Run a variant (F5): this tab explains, dimension by dimension, why the selected head's query "
                            "attends where it does."));
@@ -182,8 +183,13 @@ void NeuronView::showTerms() {
     m_barRect->axis(QCPAxis::atLeft)->setRange(-0.5, rows - 0.5);
     m_barRect->axis(QCPAxis::atBottom)->setRange(0, std::max(5.0, 1.1 * *std::max_element(weights.begin(), weights.end())));
     const engine::NeuronKey& top = m_shown.front();
-    m_title->setText(tr("Neuron view — %1, head %2, query %3: q ⊙ k per dimension for its %4 strongest keys")
-                         .arg(QString::fromStdString(t.variantId))
+    // (named as every view names it: a model layer's own attention, or a variant on its Q/K; two
+    // lines, so that a long name never widens the plot's first column)
+    QHash<QString, QString> names;
+    if (const engine::VariantInfo* info = engine::findVariantInfo(t.variantId))
+        names.insert(QString::fromStdString(t.variantId), QString::fromStdString(info->name));
+    m_title->setText(tr("Neuron view — %1, head %2\nquery %3: q ⊙ k per dimension for its %4 strongest keys")
+                         .arg(resultName(*m_result, m_index, names))
                          .arg(t.head)
                          .arg(keyLabel(t.query))
                          .arg(rows));

@@ -44,7 +44,8 @@ public:
     void setQuery(int query);
     int query() const;
 
-    /// What is drawn: the shown keys' terms, strongest first (none without a result).
+    /// What is drawn: the shown keys' terms, strongest first (none without a result), and the
+    /// query's (its vector, head, scale; their `keys` are the shown ones above).
     const std::vector<engine::NeuronKey>& shownKeys() const { return m_shown; }
     const std::optional<engine::NeuronTerms>& terms() const { return m_terms; }
     QString explanation() const;
@@ -61,6 +62,7 @@ private:
     std::shared_ptr<const engine::RunResult> m_result;
     std::optional<engine::NeuronTerms> m_terms;
     std::vector<engine::NeuronKey> m_shown;
+    std::size_t m_index = 0;  ///< the result the terms are of
     QSpinBox* m_query = nullptr;
     QLabel* m_info = nullptr;
     QCustomPlot* m_plot = nullptr;

@@ -7,34 +7,14 @@
 #include "views/inspection_state.h"
 #include "views/neuron_view.h"
 
-#include <attnscope/torch_free_run.h>
+#include "views/explicit_run.h"
 
 #include <QTest>
-
-#include <random>
 
 using namespace attnscope;
 using attnscope::views::InspectionState;
 using attnscope::views::NeuronView;
 
-namespace {
-
-std::shared_ptr<const engine::RunResult> fullRun(std::int64_t heads, std::int64_t n, std::int64_t d) {
-    std::mt19937 rng(4);
-    std::normal_distribution<float> draw;
-    std::vector<float> x(static_cast<std::size_t>(heads * n * d));
-    const auto make = [&] {
-        for (float& v : x) v = draw(rng);
-        return engine::PlainTensor::fromF32({heads, n, d}, x);
-    };
-    engine::RunRequest request;
-    request.qkv = engine::QkvTensors{make(), make(), make()};
-    request.variants.push_back(engine::VariantRequest{"full", {{"causal", true}}});
-    auto run = engine::runTorchFree(request, engine::TorchFreeRunOptions{});
-    return run.ok() ? run.value() : nullptr;
-}
-
-}  // namespace
 
 class TestNeuronView : public QObject {
     Q_OBJECT
@@ -45,7 +25,7 @@ private Q_SLOTS:
         view.setInspectionState(&state);
         QVERIFY(view.shownKeys().empty());
         QVERIFY(view.explanation().contains(QStringLiteral("Run a variant")));
-        const auto run = fullRun(2, 40, 8);
+        const auto run = attnscope::testing::randomExplicitRun(2, 40, 8, "full", {{"causal", true}}, 4);
         QVERIFY(run);
         view.setResult(run);
         view.setQuery(30);

@@ -7,11 +7,9 @@
 #include "views/inspection_state.h"
 #include "views/qk_map_view.h"
 
-#include <attnscope/torch_free_run.h>
+#include "views/explicit_run.h"
 
 #include <QTest>
-
-#include <random>
 
 using namespace attnscope;
 using attnscope::views::InspectionState;
@@ -22,25 +20,14 @@ class TestQkMapView : public QObject {
 private Q_SLOTS:
     void placesQueriesAndKeysAndLinksTheStrongest() {
         const std::int64_t heads = 2, n = 16, d = 8;
-        std::mt19937 rng(5);
-        std::normal_distribution<float> draw;
-        std::vector<float> x(static_cast<std::size_t>(heads * n * d));
-        const auto make = [&] {
-            for (float& v : x) v = draw(rng);
-            return engine::PlainTensor::fromF32({heads, n, d}, x);
-        };
-        engine::RunRequest request;
-        request.qkv = engine::QkvTensors{make(), make(), make()};
-        request.variants.push_back(engine::VariantRequest{"full", {}});
-        auto run = engine::runTorchFree(request, engine::TorchFreeRunOptions{});
-        QVERIFY(run.ok());
-
+        const auto shared = attnscope::testing::randomExplicitRun(heads, n, d, "full", {}, 5);
+        QVERIFY(shared);
         InspectionState state;
         QkMapView view;
         view.resize(900, 600);
         view.setInspectionState(&state);
         QVERIFY(!view.map());
-        view.setResult(run.value());
+        view.setResult(shared);
         QVERIFY(view.map());
         QCOMPARE(static_cast<int>(view.map()->points.size()), 2 * static_cast<int>(n));
         QVERIFY(view.explanation().contains(QStringLiteral("principal axes")));
@@ -50,7 +37,7 @@ private Q_SLOTS:
         QCOMPARE(view.selectedQuery(), 5);
         QCOMPARE(state.hoveredQuery(), 5);
         QCOMPARE(static_cast<int>(view.linkedKeys().size()), QkMapView::kLinkedKeys);
-        const engine::AttentionResult& r = (*run)->results[0];
+        const engine::AttentionResult& r = shared->results[0];
         for (std::size_t t = 1; t < view.linkedKeys().size(); ++t)
             QVERIFY(r.weightAt(0, 5, view.linkedKeys()[t - 1]) >= r.weightAt(0, 5, view.linkedKeys()[t]));
         float strongest = 0;

@@ -182,12 +182,17 @@ GenerateResult ModelSession::generate(const GenerateRequest& request, const Gene
         result.generatedIds.push_back(id);
         const std::string decoded = m_tokenizer ? m_tokenizer->decode(result.generatedIds) : std::string();
         // the new text: what decoding the longer sequence added (a character's bytes may span tokens)
-        GeneratedToken token{id, decoded.compare(0, decodedSoFar.size(), decodedSoFar) == 0 ? decoded.substr(decodedSoFar.size()) : decoded, i};
+        GeneratedToken token;
+        token.id = id;
+        token.text = decoded.compare(0, decodedSoFar.size(), decodedSoFar) == 0 ? decoded.substr(decodedSoFar.size()) : decoded;
+        token.index = i;
         decodedSoFar = decoded;
         if (soFar) {
             token.strongest = strongestOf(watched, c.numHeads, sequence, m_tokenizer.get());
-            if (i > 0) soFar->addRow(watched, tokenOfId(m_tokenizer.get(), sequence.back()));  // (the position before this token)
-            if (request.liveResults) token.soFar = soFar->snapshot();
+            if (request.liveResults) {  // (the rows are kept only for the runs that show them)
+                if (i > 0) soFar->addRow(watched, tokenOfId(m_tokenizer.get(), sequence.back()));  // (the position before this token)
+                token.soFar = soFar->snapshot();
+            }
             token.attention = std::move(watched);
         }
         sequence.push_back(id);
