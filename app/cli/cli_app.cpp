@@ -75,6 +75,7 @@ CliParse::CliParse() {
     addRouteCommand();
     addStarCommand();
     addGenerateCommand();
+    addContextCommand();
 }
 
 void CliParse::addVariantsCommand() {
@@ -187,8 +188,15 @@ void CliParse::addTileCommand() {
 
 void CliParse::addNeuronCommand() {
     m_neuron = app.add_subcommand("neuron", "Print the neuron view of one query as JSON: q, each k, q*k per dimension, "
-                                            "the score's terms and the weight, from a result file.");
-    m_neuron->add_option("file", neuron.file, "RESULT.safetensors written by 'run'.")->required();
+                                            "the score's terms and the weight, from a result file or a model layer.");
+    auto* file = m_neuron->add_option("file", neuron.file, "RESULT.safetensors written by 'run'.");
+    auto* model = m_neuron->add_option("--model", neuron.model, "Instead of a file: a model folder or GGUF file; its layer "
+                                                                "--layer's own attention on --text.");
+    model->excludes(file);
+    m_neuronText = m_neuron->add_option("--text", neuron.text, "With --model: the input text.");
+    m_neuron->add_option("--text-file", neuron.textFile, "With --model: read the input text from a file.")->excludes(m_neuronText);
+    m_neuron->add_option("--layer", neuron.layer, "With --model: the layer (from 0).")->check(CLI::Range(0, 4096));
+    m_neuron->add_option("--threads", neuron.threads, "With --model: LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
     m_neuron->add_option("--result", neuron.result, "Which of the file's results (from 0; default 0).")->check(CLI::Range(0, 1 << 20));
     m_neuron->add_option("--head", neuron.head, "Head (from 0).")->check(CLI::Range(0, 1 << 20));
     m_neuron->add_option("--query", neuron.query, "Query token (from 0).")->required()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
@@ -353,6 +361,34 @@ void CliParse::addGenerateCommand() {
     m_generate->add_flag("--quiet", generate.quiet, "No progress on stderr (the generated text still goes to stdout).");
 }
 
+void CliParse::addContextCommand() {
+    m_context = app.add_subcommand("context", "exBERT's context search: the corpus tokens whose vectors at a layer are nearest "
+                                              "(cosine) a token of the text, with their contexts, as JSON.");
+    m_context->add_option("--model", context.model, "Model folder or GGUF file.")->required();
+    m_context->add_option("--corpus", context.corpus, "The corpus: a UTF-8 text file, indexed once and kept beside the model.")
+        ->required();
+    m_contextText = m_context->add_option("--text", context.text, "The text whose token is searched for.");
+    m_context->add_option("--text-file", context.textFile, "Read the text from a file.")->excludes(m_contextText);
+    m_context->add_option("--token", context.token, "The token of the text (from 0, the model's own tokens).")
+        ->required()
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+    m_context->add_option("--layer", context.layer, "The layer (from 0; hidden: its output).")->check(CLI::Range(0, 4096));
+    m_context->add_option("--space", context.space, "hidden (default) | keys | queries.")
+        ->check(CLI::IsMember({"hidden", "keys", "queries"}));
+    m_context->add_option("--head", context.head, "keys and queries: compare this head's slice alone (default: all heads); "
+                                                  "the head whose strongest key is listed (default 0).")
+        ->check(CLI::Range(0, 4096));
+    m_context->add_option("--top", context.top, "Matches listed (default 10).")->check(CLI::Range(std::int64_t{1}, std::int64_t{10000}));
+    m_context->add_option("--context-bytes", context.contextBytes, "Corpus bytes shown on each side (default 40).")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{4096}));
+    m_context->add_flag("--rebuild", context.rebuild, "Index the corpus again even when an index is kept.");
+    m_context->add_option("--index-budget", context.indexBudget, "Bytes the index may hold (default 256 MiB).")->check(kBytes);
+    m_context->add_option("--threads", context.threads, "LibTorch threads (0 = all cores).")->check(CLI::Range(0, 1024));
+    m_context->add_option("--memory-budget", context.memoryBudget, "Bytes each pass may allocate (default 40 % of memory).")
+        ->check(kBytes);
+    m_context->add_flag("--quiet", context.quiet, "No progress on stderr.");
+}
+
 bool CliParse::parse(int argc, char** argv) {
     try {
         app.parse(argc, argv);
@@ -381,6 +417,7 @@ bool CliParse::parse(int argc, char** argv) {
     else if (m_route->parsed()) command = Command::Route;
     else if (m_star->parsed()) command = Command::Star;
     else if (m_generate->parsed()) command = Command::Generate;
+    else if (m_context->parsed()) command = Command::Context;
     const bool captured = (command == Command::Analyze && m_analyze->get_option("--attention")->count() > 0) ||
                           (command == Command::Run && !run.attention.empty());
     if (command == Command::Analyze && analyze.model.empty()) {
@@ -424,6 +461,28 @@ bool CliParse::parse(int argc, char** argv) {
             return false;
         }
     }
+    if (command == Command::Neuron) {
+        neuron.textGiven = m_neuronText->count() > 0;
+        const bool modelGiven = !neuron.model.empty();
+        const char* problem = nullptr;
+        if (!modelGiven && neuron.file.empty()) problem = "neuron needs a RESULT file or --model PATH with --text or --text-file";
+        else if (modelGiven && !neuron.textGiven && neuron.textFile.empty()) problem = "neuron --model needs the text: --text STR or --text-file PATH";
+        else if (!modelGiven && (neuron.textGiven || !neuron.textFile.empty() || m_neuron->get_option("--layer")->count() > 0))
+            problem = "--text, --text-file and --layer go with --model (a RESULT file holds its own input)";
+        if (problem) {
+            printError(problem);
+            exit = kExitUsage;
+            return false;
+        }
+    }
+    if (command == Command::Context) {
+        context.textGiven = m_contextText->count() > 0;
+        if (!context.textGiven && context.textFile.empty()) {
+            printError("context needs the text whose token is searched for: --text STR or --text-file PATH");
+            exit = kExitUsage;
+            return false;
+        }
+    }
     if (command == Command::Star) {
         star.textGiven = m_starText->count() > 0;
         if (star.textFile.empty() && !star.textGiven) {
@@ -449,7 +508,8 @@ bool CliParse::parse(int argc, char** argv) {
 }
 
 bool needsTorch(Command command) {
-    return command == Command::Run || command == Command::Analyze || command == Command::Train || command == Command::Generate;
+    return command == Command::Run || command == Command::Analyze || command == Command::Train || command == Command::Generate ||
+           command == Command::Context;
 }
 
 }  // namespace attnscope::cli

@@ -11,7 +11,7 @@
 
 namespace attnscope::cli {
 
-enum class Command { None, Variants, Run, Analyze, Tile, Neuron, QkMap, Sweep, Train, Route, Star, Generate };
+enum class Command { None, Variants, Run, Analyze, Tile, Neuron, QkMap, Sweep, Train, Route, Star, Generate, Context };
 
 struct CliParse {
     CLI::App app{"AttnScope command line: run attention variants, write results as safetensors."};
@@ -26,6 +26,7 @@ struct CliParse {
     RouteOptions route;
     StarOptions star;
     GenerateOptions generate;
+    ContextOptions context;
     /// After parse(): the command given, or an exit status (help, version, usage error) in `exit`.
     Command command = Command::None;
     int exit = 0;
@@ -51,11 +52,12 @@ private:
     void addRouteCommand();
     void addStarCommand();
     void addGenerateCommand();
+    void addContextCommand();
 
     CLI::App *m_variants = nullptr, *m_run = nullptr, *m_analyze = nullptr, *m_tile = nullptr, *m_neuron = nullptr, *m_qkmap = nullptr, *m_sweep = nullptr,
-             *m_train = nullptr, *m_route = nullptr, *m_star = nullptr, *m_generate = nullptr;
+             *m_train = nullptr, *m_route = nullptr, *m_star = nullptr, *m_generate = nullptr, *m_context = nullptr;
     CLI::Option *m_runText = nullptr, *m_analyzeText = nullptr, *m_routeText = nullptr, *m_starText = nullptr,
-                *m_generatePrompt = nullptr;
+                *m_generatePrompt = nullptr, *m_neuronText = nullptr, *m_contextText = nullptr;
 };
 
 /// Whether the command needs LibTorch (run, analyze, train) or not (variants, tile, neuron, qkmap, sweep, route).

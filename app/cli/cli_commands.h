@@ -163,6 +163,29 @@ struct NeuronOptions {
     int head = 0;
     std::int64_t query = 0;
     std::string keys;  ///< "C:D" (D exclusive) or "C"; empty = all
+    /// Instead of a file: the model's own attention of `layer` on the text (LibTorch).
+    std::string model, text, textFile;
+    int layer = 0;
+    bool textGiven = false;
+    int threads = 0;
+};
+
+struct ContextOptions {
+    std::string model;
+    std::string corpus;           ///< the corpus text file
+    std::string text, textFile;   ///< the text whose token is searched for
+    bool textGiven = false;
+    std::int64_t token = 0;
+    int layer = 0;
+    std::string space = "hidden";  ///< hidden | keys | queries
+    int head = -1;                 ///< keys and queries: one head's slice; -1: all heads
+    std::int64_t top = 10;
+    std::int64_t contextBytes = 40;
+    bool rebuild = false;
+    std::uint64_t indexBudget = 256ull << 20;
+    int threads = 0;
+    std::uint64_t memoryBudget = 0;
+    bool quiet = false;
 };
 
 struct QkMapCliOptions {
@@ -187,6 +210,12 @@ int trainCommand(const TrainCliOptions& options);
 int tileCommand(const TileOptions& options);
 /// attnscope-cli neuron (cli_neuron.cpp): the neuron view's terms of one query as JSON.
 int neuronCommand(const NeuronOptions& options);
+/// The neuron JSON of result `options.result` of `run` on stdout (the file's and the model's path).
+int printNeuronTerms(const engine::RunResult& run, const NeuronOptions& options);
+/// neuron --model (cli_neuron_model.cpp, LibTorch): the model layer's own attention on the text.
+int neuronModelCommand(const NeuronOptions& options);
+/// attnscope-cli context (cli_context.cpp, LibTorch): exBERT's context search as JSON.
+int contextCommand(const ContextOptions& options);
 /// attnscope-cli qkmap (cli_qkmap.cpp): the query–key map of one head as CSV.
 int qkmapCommand(const QkMapCliOptions& options);
 int sweepCommand(const SweepOptions& options);

@@ -32,17 +32,21 @@ int neuronCommand(const NeuronOptions& options) {
         printError(run.error().message);
         return kExitFailure;
     }
-    if (options.result < 0 || options.result >= static_cast<int>((*run)->results.size())) {
-        printError("--result " + std::to_string(options.result) + ": the file holds " + std::to_string((*run)->results.size()) + " results");
+    return printNeuronTerms(**run, options);
+}
+
+int printNeuronTerms(const RunResult& run, const NeuronOptions& options) {
+    if (options.result < 0 || options.result >= static_cast<int>(run.results.size())) {
+        printError("--result " + std::to_string(options.result) + ": the run holds " + std::to_string(run.results.size()) + " results");
         return kExitUsage;
     }
-    const AttentionResult& r = (*run)->results[static_cast<std::size_t>(options.result)];
+    const AttentionResult& r = run.results[static_cast<std::size_t>(options.result)];
     std::int64_t k0 = 0, k1 = 0;
     if (!parseIndexRange(options.keys, r.m, k0, k1)) {
         printError("--keys '" + options.keys + "' must look like C:D (keys C to D-1) or C");
         return kExitUsage;
     }
-    auto terms = neuronTerms(**run, static_cast<std::size_t>(options.result), options.head, options.query, k0, k1);
+    auto terms = neuronTerms(run, static_cast<std::size_t>(options.result), options.head, options.query, k0, k1);
     if (!terms) {
         printError(terms.error().message);
         return kExitUsage;

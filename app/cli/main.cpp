@@ -17,7 +17,9 @@ int main(int argc, char** argv) {
     switch (cli.command) {
     case Command::Variants: return variantsCommand(cli.variants);
     case Command::Tile: return tileCommand(cli.tile);
-    case Command::Neuron: return neuronCommand(cli.neuron);
+    case Command::Neuron:
+        if (cli.neuron.model.empty()) return neuronCommand(cli.neuron);
+        return attnscope::app::execBeside("attnscope-cli-torch", argv, "attnscope-cli");  // a model's pass
     case Command::QkMap: return qkmapCommand(cli.qkmap);
     case Command::Sweep: return sweepCommand(cli.sweep);
     case Command::Run:

@@ -17,13 +17,14 @@ int main(int argc, char** argv) {
     case Command::Run: return runCommand(cli.run);
     case Command::Analyze: return analyzeCommand(cli.analyze);
     case Command::Tile: return tileCommand(cli.tile);
-    case Command::Neuron: return neuronCommand(cli.neuron);
+    case Command::Neuron: return cli.neuron.model.empty() ? neuronCommand(cli.neuron) : neuronModelCommand(cli.neuron);
     case Command::QkMap: return qkmapCommand(cli.qkmap);
     case Command::Sweep: return sweepCommand(cli.sweep);
     case Command::Route: return cli.route.model.empty() ? routeCommand(cli.route) : routeModelCommand(cli.route);
     case Command::Train: return trainCommand(cli.train);
     case Command::Star: return starCommand(cli.star);
     case Command::Generate: return generateCommand(cli.generate);
+    case Command::Context: return contextCommand(cli.context);
     case Command::None: break;
     }
     return kExitUsage;

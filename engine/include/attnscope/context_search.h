@@ -117,4 +117,19 @@ Result<void> saveContextIndex(const ContextIndex& index, const std::string& path
 /// Reads a kept index; NotFound when there is none, InvalidInput when it is damaged.
 Result<std::shared_ptr<const ContextIndex>> loadContextIndex(const std::string& path);
 
+/// Where an index came from, for the status line.
+struct KeptContextIndex {
+    std::shared_ptr<const ContextIndex> index;
+    std::string path;     ///< where it is kept ("" when it could be kept nowhere)
+    bool reused = false;  ///< read back instead of built
+    std::vector<std::string> notices;  ///< a damaged kept index rebuilt, a folder that refused it
+};
+
+/// The index of `corpus` for the open model: the kept one when one of contextIndexPaths holds it
+/// for this model, corpus and space (and `rebuild` is false), else built and kept at the first
+/// path that takes it. A kept index of another model is rebuilt.
+Result<KeptContextIndex> keptOrBuiltContextIndex(const std::string& corpus, const ModelInfo& model,
+                                                 const ContextIndexOptions& options, const ContextForwardFn& forward,
+                                                 const ProgressFn& progress = {}, bool rebuild = false);
+
 }  // namespace attnscope::engine
