@@ -41,6 +41,7 @@ shot "$small/diagnostics.png" "${size[@]}" --variant reformer --view diagnostics
 shot "$small/links.png" "${size[@]}" --view links
 shot "$small/neuron.png" "${size[@]}" --model samples/copy-model --view neuron --text-file samples/short.txt
 shot "$small/qkmap.png" "${size[@]}" --model samples/copy-model --view qkmap --text-file samples/short.txt
+shot "$small/context.png" "${size[@]}" --model samples/copy-model --view context --text-file samples/short.txt --corpus samples/corpus.txt --query 5
 shot "$small/cost.png" "${size[@]}" --variant full --compare longformer,linear --view cost --scaling 256,512,1024,2048
 shot "$small/atlas.png" "${size[@]}" --view atlas --model samples/copy-model
 shot "$small/experts.png" "${size[@]}" --view experts

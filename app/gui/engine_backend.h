@@ -44,6 +44,14 @@ public:
         (void)progress;
         return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot analyse models");
     }
+    /// One forward pass of the current model (Engine::forwardModel): the context search's index
+    /// and the vectors it searches with.
+    virtual engine::Result<std::shared_ptr<const engine::ModelForward>> forwardModel(const engine::ModelInput& input,
+                                                                                   const engine::ProgressFn& progress) {
+        (void)input;
+        (void)progress;
+        return engine::makeError(engine::ErrorCode::Unsupported, "this backend cannot run models");
+    }
     /// Every layer's attention of the current Transformer-XL model on `text`
     /// (Engine::modelAttentionBands).
     virtual engine::Result<std::shared_ptr<const engine::ModelAttentionBands>> modelAttentionBands(

@@ -71,6 +71,13 @@ engine::Result<engine::GenerateResult> LocalEngineBackend::generate(const engine
     return eng.value()->generate(request, onToken, progress);
 }
 
+engine::Result<std::shared_ptr<const engine::ModelForward>> LocalEngineBackend::forwardModel(const engine::ModelInput& input,
+                                                                                           const engine::ProgressFn& progress) {
+    auto eng = etEngine();
+    if (!eng) return eng.error();
+    return eng.value()->forwardModel(input, progress);
+}
+
 engine::Result<std::shared_ptr<const engine::HeadAtlas>> LocalEngineBackend::analyzeModel(
     const engine::AtlasRequest& request, const engine::ProgressFn& progress) {
     auto eng = etEngine();

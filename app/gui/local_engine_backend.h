@@ -21,6 +21,8 @@ public:
     engine::Result<engine::ModelInfo> openModel(const std::string& folder) override;
     engine::Result<std::shared_ptr<const engine::HeadAtlas>> analyzeModel(const engine::AtlasRequest& request,
                                                                            const engine::ProgressFn& progress) override;
+    engine::Result<std::shared_ptr<const engine::ModelForward>> forwardModel(const engine::ModelInput& input,
+                                                                           const engine::ProgressFn& progress) override;
     engine::Result<std::shared_ptr<const engine::ModelAttentionBands>> modelAttentionBands(
         const std::string& text, const engine::ProgressFn& progress) override;
     engine::Result<engine::GenerateResult> generate(const engine::GenerateRequest& request, const engine::GeneratedTokenFn& onToken,

@@ -4,11 +4,13 @@
 #include "common/omp_wait_policy.h"
 #include "common/variant_flags.h"
 #include "gui/app_settings.h"
+#include "gui/context_controller.h"
 #include "gui/engine_runner.h"
 #include "gui/eval_speed_job.h"
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 #include "gui/tour_panel.h"
+#include "views/context_search_view.h"
 #include "views/help/guided_tour.h"
 #include "views/help/help_panel.h"
 #include "gui/model_source.h"
@@ -83,7 +85,7 @@ struct Flags {
     QCommandLineOption variant{QStringLiteral("variant"), QStringLiteral("Select this variant id (see attnscope-cli variants)."),
                                QStringLiteral("ID")};
     QCommandLineOption view{QStringLiteral("view"),
-                            QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links, cost, atlas, experts, image, neuron or qkmap."),
+                            QStringLiteral("Show this view: heatmap (default), mask, compare, diagnostics, links, cost, atlas, experts, image, neuron, qkmap or context."),
                             QStringLiteral("VIEW")};
     QCommandLineOption compare{QStringLiteral("compare"),
                                QStringLiteral("The \"Compare with\" variant ids, comma-separated (up to 3; the compare view "
@@ -128,6 +130,8 @@ struct Flags {
                                QStringLiteral("Show the first-start card (screenshots; the app shows it until it is closed once).")};
     QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("With --model: the layer whose Q/K/V runs take (default 0)."),
                              QStringLiteral("L")};
+    QCommandLineOption corpus{QStringLiteral("corpus"),
+                              QStringLiteral("Context tab: search this corpus (a UTF-8 text file) with the open model."), QStringLiteral("FILE")};
     // NOTE: not "--session": QGuiApplication takes -session/--session for X11 session management.
     QCommandLineOption session{QStringLiteral("session-file"),
                                QStringLiteral("Open this session file (docs/SESSIONS.md) once the engine is ready."),
@@ -135,7 +139,7 @@ struct Flags {
 
     void addTo(QCommandLineParser& parser) const {
         parser.addOptions({variant, errorCurve, receptiveField, starReach, evalSpeed, scaling, tour, helpPanel, view, compare, param, compareParam, head, query, key, maskWeights, imageShow, model, layer, welcome,
-                           screenshot, windowSize, textFile, image, session});
+                           screenshot, windowSize, textFile, image, session, corpus});
     }
 };
 
@@ -144,7 +148,7 @@ struct Flags {
 struct Startup {
     MainWindow::Options options;
     AppSettings settings;
-    QString screenshotPath, sessionPath;
+    QString screenshotPath, sessionPath, corpusPath;
     int head = 0, query = -1, key = -1;
     QSize windowSize{kScreenshotWidth, kScreenshotHeight};
     bool errorCurve = false, receptiveField = false, starReach = false, evalSpeed = false, maskWeights = false;
@@ -259,6 +263,7 @@ int readStartup(const QCommandLineParser& parser, const Flags& f, Startup& s) {
     options.persistRecentFiles = !s.screenshot();  // screenshots leave the user's settings alone
     options.showWelcome = !s.screenshot() || parser.isSet(f.welcome);
     s.sessionPath = parser.value(f.session);
+    s.corpusPath = parser.value(f.corpus);
     if (!s.sessionPath.isEmpty()) options.runOnStart = false;  // the session runs its own state
     options.modelFolder = parser.value(f.model);
     options.modelLayer = parser.isSet(f.layer) ? parser.value(f.layer).toInt(&layerOk) : 0;
@@ -343,6 +348,18 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
             return;
         if (s.head > 0) window.views()->state()->setHead(s.head);
         if (s.query >= 0) window.views()->maskView()->showQuery(s.query);
+        if (window.currentView() == MainWindow::View::Context) {
+            if (s.query >= 0) window.views()->contextView()->setQuery(s.query);
+            // grabbed once the corpus is indexed and the first search answered
+            auto* context = window.contextController();
+            const auto searchedOnce = [context, grabLater, done = std::make_shared<bool>(false)] {
+                if (*done || context->isIndexing() || !context->index()) return;
+                *done = true;
+                grabLater();
+            };
+            QObject::connect(context, &attnscope::app::ContextController::searched, &window, searchedOnce, Qt::QueuedConnection);
+            return;
+        }
         if (s.query >= 0 && s.key >= 0) window.views()->compareView()->hoverCell(s.query, s.key);
         if (s.errorCurve && window.currentView() == MainWindow::View::Diagnostics) {
             // Connected after the window's own handler, so the curve is drawn when this runs.
@@ -455,6 +472,7 @@ int main(int argc, char** argv) {
     }
     window.views()->maskView()->setShowWeights(startup.maskWeights);
     if (startup.imageShow) window.views()->imageView()->setKind(*startup.imageShow);
+    if (!startup.corpusPath.isEmpty()) window.contextController()->chooseCorpus(startup.corpusPath);
     if (startup.screenshot()) armScreenshot(window, runner, startup);
 
     window.show();

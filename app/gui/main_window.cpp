@@ -1,4 +1,5 @@
 #include "gui/main_window.h"
+#include "gui/context_controller.h"
 #include "gui/generate_controller.h"
 
 #include "common/image_file.h"
@@ -253,6 +254,7 @@ void MainWindow::cancelRun() {
     if (m_runner->isRunning()) m_runner->cancel();
     if (m_modelSource->isAnalyzing()) m_modelSource->cancelAnalysis();
     if (m_generate) m_generate->cancel();
+    if (m_context) m_context->cancel();
     m_cost->cancel();
 }
 
@@ -266,7 +268,7 @@ void MainWindow::uiRunStateChanged(bool running) {
 
 bool MainWindow::uiMeasuringOrAnalysing() const {
     return (m_cost && m_cost->isRunning()) || (m_modelSource && m_modelSource->isAnalyzing()) ||
-           (m_generate && m_generate->isGenerating());
+           (m_generate && m_generate->isGenerating()) || (m_context && m_context->isIndexing());
 }
 
 // Esc also cancels the Cost tab's measurements and the model analysis while they run.

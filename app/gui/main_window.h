@@ -34,6 +34,7 @@ class NoticesPanel;
 namespace attnscope::app {
 
 class AtlasController;
+class ContextController;
 class CostTabController;
 class DocumentController;
 class EngineRunner;
@@ -111,6 +112,7 @@ public:
     /// The Cost tab's scaling sweep and Transformer-XL evaluation-speed measurement.
     ScalingJob* scalingJob() const;
     EvalSpeedJob* evalSpeedJob() const;
+    ContextController* contextController() const { return m_context; }
     /// File → Export Figure / Export Data / Copy Figure, for the shown view tab.
     ExportController* exportController() const { return m_export; }
     views::HelpPanel* helpPanel() const;
@@ -223,6 +225,7 @@ private:
     void buildModelSourceUi();
     void buildGenerateUi();
     void buildAtlasTab();
+    void buildContextTab();
     /// A model is open (ModelController): its settings for the variant, the title, a run.
     void uiModelOpened(const engine::ModelInfo& info, bool keepVariant);
     /// Captured attention opened: the text box gets the file's tokens (undoably).
@@ -266,6 +269,7 @@ private:
     ViewTabs* m_views = nullptr;           // the right side: heads grid, find bar, the view tabs
     RunController* m_runs = nullptr;       // makes the runs and follows the latest
     AtlasController* m_atlas = nullptr;    // the Atlas tab's analysis and compare intent
+    ContextController* m_context = nullptr;  // the Context tab's corpus index and search
     DocumentController* m_documents = nullptr;  // sessions, text files, Recent, drops
     ExportController* m_export = nullptr;
     Options m_options;

@@ -6,6 +6,7 @@
 #include "gui/welcome_card.h"
 
 #include "gui/atlas_controller.h"
+#include "gui/context_controller.h"
 #include "gui/engine_runner.h"
 #include "gui/generate_controller.h"
 #include "gui/model_controller.h"
@@ -90,11 +91,18 @@ void MainWindow::buildAtlasTab() {
     });
 }
 
+void MainWindow::buildContextTab() {
+    m_context = new ContextController(m_views->contextView(), m_modelSource, this);
+    connect(m_context, &ContextController::report, this, &MainWindow::setStatusMessage);
+    connect(m_context, &ContextController::busyChanged, this, &MainWindow::uiUpdateCancel);
+}
+
 void MainWindow::openModelFolder(const QString& folder) { m_models->openFolder(folder); }
 
 void MainWindow::uiModelOpened(const engine::ModelInfo& info, bool keepVariant) {
     if (!info.capturedText.empty()) showCapturedText(QString::fromStdString(info.capturedText));
     m_atlas->modelOpened(views::HeadAtlasView::trainingSummary(info));
+    m_context->modelOpened();
     const QString name = QDir(m_modelSource->folder()).dirName();
     setStatusMessage(tr("Opened the model %1 (%2, %3 layers × %4 heads).")
                          .arg(name, QString::fromStdString(info.familyName.empty() ? info.arch : info.familyName))

@@ -100,6 +100,7 @@ QWidget* MainWindow::buildViewTabs(const AppSettings& settings) {
     m_cost = new CostTabController(m_runner, m_views->costView(), m_inputs, this);
     connect(m_cost, &CostTabController::busyChanged, this, &MainWindow::uiUpdateCancel);
     buildAtlasTab();
+    buildContextTab();
     connect(m_views->banner(), &RandomProjectionBanner::useSampleModelRequested, this, &MainWindow::useSampleModel);
     // A Diagnostics page's suggestion ("Try chunk_len = 7"): set it in the variant's form, run.
     connect(m_views->diagnostics(), &views::DiagnosticsStack::settingSuggested, this, [this](const QString& id, const QString& setting) {

@@ -136,6 +136,27 @@ quint64 ModelSource::requestAttentionBands(const QString& folder, const QString&
     return id;
 }
 
+void ModelSource::postWithModel(ModelWork work) {
+    Q_ASSERT(QThread::currentThread() == thread());
+    m_runner->postTask([side = m_engineSide, folder = m_folder.toStdString(), work = std::move(work)](EngineBackend& backend) {
+        if (folder.empty()) {
+            const engine::Error none = engine::makeError(engine::ErrorCode::InvalidArgument, "no model is open: open a model first");
+            work(nullptr, &none);
+            return false;
+        }
+        if (side->openFolder != folder) {
+            auto reopened = backend.openModel(folder);
+            if (!reopened) {
+                work(nullptr, &reopened.error());
+                return false;
+            }
+            side->openFolder = folder;
+        }
+        work(&backend, nullptr);
+        return false;
+    });
+}
+
 void ModelSource::cancelAnalysis() {
     if (m_analyzing && m_analysisCancel) m_analysisCancel->store(true);
 }

@@ -12,12 +12,14 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace attnscope::app {
 
+class EngineBackend;
 class EngineRunner;
 
 class ModelSource : public QObject {
@@ -48,6 +50,12 @@ public:
     /// Queues every layer's attention of the Transformer-XL model in `folder` on `text` (for the
     /// receptive field); answered by bandsReady or bandsFailed. A newer request supersedes.
     quint64 requestAttentionBands(const QString& folder, const QString& text);
+
+    /// Work on the engine thread with this source's model open in the engine (opened again when a
+    /// run or a refused open replaced it). `work` gets the backend, or the error opening gave
+    /// (also when no model is open); it reports back itself (toGui).
+    using ModelWork = std::function<void(EngineBackend* backend, const engine::Error* error)>;
+    void postWithModel(ModelWork work);
 
 Q_SIGNALS:
     void modelOpened(const attnscope::engine::ModelInfo& info);

@@ -14,6 +14,7 @@
 #include "views/image/image_overlay_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
+#include "views/context_search_view.h"
 #include "views/neuron_view.h"
 #include "views/qk_map_view.h"
 #include "views/moe/routing_view.h"
@@ -111,6 +112,8 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     m_neuronView->setInspectionState(m_state);
     m_qkMapView = new views::QkMapView(m_tabs);
     m_qkMapView->setInspectionState(m_state);
+    m_contextView = new views::ContextSearchView(m_tabs);
+    m_contextView->setInspectionState(m_state);
     addPage(m_heatmap, tr("Heatmap"));
     addPage(m_maskView, tr("Mask"));
     addPage(m_compareView, tr("Compare"));
@@ -122,6 +125,7 @@ void ViewTabs::buildTabs(const AppSettings& settings) {
     addPage(m_imageView, tr("Image"));
     addPage(m_neuronView, tr("Neuron"));
     addPage(m_qkMapView, tr("Q–K map"));
+    addPage(m_contextView, tr("Context"));
     // Colour map, scale and pooling: persisted, and shared by the compare panes.
     showHeatmapOptions(settings.heatmapColormap, settings.heatmapScale, settings.heatmapPooling);
 }

@@ -26,6 +26,7 @@ class HeadsGrid;
 class ImageOverlayView;
 class NeuronView;
 class QkMapView;
+class ContextSearchView;
 class InspectionState;
 class MaskView;
 class MoeRoutingView;
@@ -44,7 +45,7 @@ class TokenFindBar;
 struct SessionState;
 
 /// The tabs, in order (MainWindow::View).
-enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7, Image = 8, Neuron = 9, QkMap = 10 };
+enum class ViewTab { Heatmap = 0, Mask = 1, Compare = 2, Diagnostics = 3, Links = 4, Cost = 5, Atlas = 6, Experts = 7, Image = 8, Neuron = 9, QkMap = 10, Context = 11 };
 /// "heatmap", "mask", … "experts": the tabs' names in sessions, the tour and --view, in ViewTab order.
 const QStringList& viewTabNames();
 QString viewTabName(ViewTab tab);
@@ -75,6 +76,7 @@ public:
     views::ImageOverlayView* imageView() const { return m_imageView; }
     views::NeuronView* neuronView() const { return m_neuronView; }
     views::QkMapView* qkMapView() const { return m_qkMapView; }
+    views::ContextSearchView* contextView() const { return m_contextView; }
     /// The picture image runs are drawn on (the window's opened image).
     void setPicture(const QImage& picture);
     RandomProjectionBanner* banner() const { return m_banner; }
@@ -140,6 +142,7 @@ private:
     views::ImageOverlayView* m_imageView = nullptr;
     views::NeuronView* m_neuronView = nullptr;
     views::QkMapView* m_qkMapView = nullptr;
+    views::ContextSearchView* m_contextView = nullptr;
     RandomProjectionBanner* m_banner = nullptr;
     WelcomeCard* m_welcome = nullptr;
     TokenFindBar* m_findBar = nullptr;

@@ -15,6 +15,7 @@
 #include "views/image/image_overlay_view.h"
 #include "views/inspection_state.h"
 #include "views/mask_view.h"
+#include "views/context_search_view.h"
 #include "views/neuron_view.h"
 #include "views/qk_map_view.h"
 #include "views/moe/routing_view.h"
@@ -33,7 +34,7 @@ const QStringList& viewTabNames() {
     static const QStringList names{QStringLiteral("heatmap"),     QStringLiteral("mask"),  QStringLiteral("compare"),
                                    QStringLiteral("diagnostics"), QStringLiteral("links"), QStringLiteral("cost"),
                                    QStringLiteral("atlas"),       QStringLiteral("experts"), QStringLiteral("image"),
-                                   QStringLiteral("neuron"),      QStringLiteral("qkmap")};
+                                   QStringLiteral("neuron"),      QStringLiteral("qkmap"),   QStringLiteral("context")};
     return names;
 }
 
@@ -87,6 +88,8 @@ void ViewTabs::registerResultTabs() {
                           [this] { m_neuronView->setResult(nullptr); }, {}});
     add(ViewTab::QkMap, {m_qkMapView, [this](const ResultTab::Run& run) { m_qkMapView->setResult(run); },
                          [this] { m_qkMapView->setResult(nullptr); }, {}});
+    add(ViewTab::Context, {m_contextView, [this](const ResultTab::Run& run) { m_contextView->setResult(run); },
+                           [this] { m_contextView->setResult(nullptr); }, {}});
     // (the Atlas tab shows the model's analysis, not runs)
 }
 
@@ -167,6 +170,9 @@ void ViewTabs::goToToken(int token) {
             break;
         case ViewTab::Neuron:
             m_neuronView->setQuery(token);
+            break;
+        case ViewTab::Context:
+            m_contextView->setQuery(token);
             break;
         default:
             break;

@@ -29,7 +29,8 @@ QString kindOf(const engine::VariantInfo& v) {
 QStringList viewGuideKeys() {
     return {QStringLiteral("heatmap"), QStringLiteral("mask"),  QStringLiteral("compare"), QStringLiteral("diagnostics"),
             QStringLiteral("links"),   QStringLiteral("cost"),  QStringLiteral("atlas"),   QStringLiteral("experts"),
-            QStringLiteral("image"),   QStringLiteral("neuron"), QStringLiteral("qkmap")};
+            QStringLiteral("image"),   QStringLiteral("neuron"), QStringLiteral("qkmap"),
+            QStringLiteral("context")};
 }
 
 ViewGuide viewGuide(const QString& key) {
@@ -154,6 +155,19 @@ ViewGuide viewGuide(const QString& key) {
                 tr("Click a query to see its strongest keys; every tab selects the same token. Untick both boxes to see the "
                    "raw vectors; place them by t-SNE to see which tokens the head groups together (attnscope-cli qkmap "
                    "writes the points as CSV).")};
+    if (key == QLatin1String("context"))
+        return {tr("Context"),
+                tr("Where else the open model represents a token the same way (exBERT's context search). Choose a corpus, "
+                   "a text file: the model reads it once, line by line, and keeps every token's vectors at every layer in "
+                   "an index beside the model, so the next time it is read back at once. Each row is a corpus token whose "
+                   "vector at the shown layer points most nearly the way the selected token's does (cosine 1: the same "
+                   "direction), with the corpus around it and the key that corpus token weighed most in the selected head."),
+                tr("Hidden states compare what the layer writes (its output): near matches share meaning or role in this "
+                   "layer's eyes. Keys and queries compare the selected head's own vectors: tokens with near keys are "
+                   "looked at by the same queries. High cosines with the same word in other contexts suggest the layer "
+                   "still tracks the word; other words suggest it tracks a role, such as 'the word after a comma'."),
+                tr("Run a layer of the model, hover a token in the Heatmap (or pick it with the Token box) and compare "
+                   "layer 0 with the last layer. attnscope-cli context gives the same list as JSON.")};
     return {};
 }
 
