@@ -45,8 +45,10 @@ QkMapView::QkMapView(QWidget* parent) : QWidget(parent) {
     m_method = new QComboBox(this);
     m_method->addItem(tr("PCA"));
     m_method->addItem(tr("t-SNE"));
+    m_method->addItem(tr("UMAP"));
     m_method->setToolTip(tr("PCA: the two directions of most spread, exact and instant. t-SNE: neighbours kept together "
-                            "(perplexity 30, seed 0), computed in the background"));
+                            "(perplexity 30, seed 0). UMAP: neighbours kept together and more of the groups' layout "
+                            "(15 neighbours, min_dist 0.1, seed 0). Both computed in the background"));
     controls->addWidget(m_method);
     controls->addWidget(new QLabel(tr("Colour by"), this));
     m_colour = new QComboBox(this);
@@ -76,7 +78,7 @@ QkMapView::QkMapView(QWidget* parent) : QWidget(parent) {
         engine::QkMapOptions o;
         o.translateKeys = m_translate->isChecked();
         o.scale = m_scale->isChecked();
-        o.method = m_method->currentIndex() == 1 ? engine::QkMapOptions::Method::Tsne : engine::QkMapOptions::Method::Pca;
+        o.method = static_cast<engine::QkMapOptions::Method>(m_method->currentIndex());  // (PCA, t-SNE, UMAP in order)
         setOptions(o);
     };
     connect(m_translate, &QCheckBox::toggled, this, optionsChanged);
@@ -85,7 +87,7 @@ QkMapView::QkMapView(QWidget* parent) : QWidget(parent) {
     m_progressTimer = new QTimer(this);
     m_progressTimer->setInterval(200);
     connect(m_progressTimer, &QTimer::timeout, this, [this] {
-        if (m_computing) m_info->setText(tr("Placing the queries and keys by t-SNE: %1 %…").arg(std::max(0, m_computing->load())));
+        if (m_computing) m_info->setText(tr("Placing the queries and keys by %1: %2 %…").arg(methodName()).arg(std::max(0, m_computing->load())));
     });
     connect(m_plot, &QCustomPlot::mousePress, this, &QkMapView::clicked);
     rebuild();
@@ -121,7 +123,7 @@ void QkMapView::setOptions(const engine::QkMapOptions& options) {
         const QSignalBlocker quietTranslate(m_translate), quietScale(m_scale), quietMethod(m_method);
         m_translate->setChecked(options.translateKeys);
         m_scale->setChecked(options.scale);
-        m_method->setCurrentIndex(options.method == engine::QkMapOptions::Method::Tsne ? 1 : 0);
+        m_method->setCurrentIndex(static_cast<int>(options.method));
     }
     rebuild();
 }
@@ -135,8 +137,8 @@ void QkMapView::rebuild() {
     m_progressTimer->stop();
     m_job.drop();
     const std::size_t index = m_state ? static_cast<std::size_t>(std::max(0, m_state->resultIndex())) : 0;
-    if (m_result && index < m_result->results.size() && m_options.method == engine::QkMapOptions::Method::Tsne) {
-        startTsne(index, m_state ? m_state->head() : 0);
+    if (m_result && index < m_result->results.size() && m_options.method != engine::QkMapOptions::Method::Pca) {
+        startEmbedding(index, m_state ? m_state->head() : 0);
         return;
     }
     if (m_result && index < m_result->results.size()) {
@@ -151,11 +153,20 @@ void QkMapView::rebuild() {
     draw();
 }
 
-void QkMapView::startTsne(std::size_t index, int head) {
+QString QkMapView::methodName() const {
+    switch (m_options.method) {
+    case engine::QkMapOptions::Method::Pca: return tr("PCA");
+    case engine::QkMapOptions::Method::Tsne: return tr("t-SNE");
+    case engine::QkMapOptions::Method::Umap: return tr("UMAP");
+    }
+    return {};
+}
+
+void QkMapView::startEmbedding(std::size_t index, int head) {
     auto progress = std::make_shared<std::atomic<int>>(0);
     m_computing = progress;
     const std::uint64_t ticket = m_job.start();
-    m_info->setText(tr("Placing the queries and keys by t-SNE…"));
+    m_info->setText(tr("Placing the queries and keys by %1…").arg(methodName()));
     m_progressTimer->start();
     draw();
     auto error = std::make_shared<QString>();
@@ -178,7 +189,7 @@ void QkMapView::startTsne(std::size_t index, int head) {
             m_computing.reset();
             m_progressTimer->stop();
             m_map = std::move(map);
-            if (!m_map) m_info->setText(tr("No t-SNE map: %1").arg(*error));
+            if (!m_map) m_info->setText(tr("No %1 map: %2").arg(methodName(), *error));
             draw();
         });
 }
@@ -193,9 +204,9 @@ void QkMapView::draw() {
         return;
     }
     const engine::QkMap& map = *m_map;
-    const bool tsne = m_options.method == engine::QkMapOptions::Method::Tsne;
-    m_plot->xAxis->setLabel(tsne ? tr("t-SNE axis 1") : tr("first principal axis"));
-    m_plot->yAxis->setLabel(tsne ? tr("t-SNE axis 2") : tr("second principal axis"));
+    const bool pca = m_options.method == engine::QkMapOptions::Method::Pca;
+    m_plot->xAxis->setLabel(pca ? tr("first principal axis") : tr("%1 axis 1").arg(methodName()));
+    m_plot->yAxis->setLabel(pca ? tr("second principal axis") : tr("%1 axis 2").arg(methodName()));
     std::int64_t n = 0, m = 0;
     for (const engine::QkMapPoint& p : map.points) (p.isKey ? m : n) += 1;
     // one graph per kind, or per kind and band of positions
@@ -260,9 +271,9 @@ void QkMapView::draw() {
     const QString query = m_query >= 0 && m_result && m_query < static_cast<int>(m_result->input.tokens.size())
                               ? QStringLiteral("‘%1’ %2").arg(tokenLabel(m_result->input.tokens[static_cast<std::size_t>(m_query)].text)).arg(m_query)
                               : QString::number(m_query);
-    const QString placed = m_options.method == engine::QkMapOptions::Method::Tsne
-                               ? tr("placed by t-SNE (neighbours in the head's space stay neighbours; distances between "
-                                    "groups mean little)")
+    const QString placed = m_options.method != engine::QkMapOptions::Method::Pca
+                               ? tr("placed by %1 (neighbours in the head's space stay neighbours; distances between "
+                                    "groups mean little)").arg(methodName())
                                : tr("placed by their two principal axes (%1 % and %2 % of the spread)")
                                      .arg(100.0 * map.explained[0], 0, 'f', 1)
                                      .arg(100.0 * map.explained[1], 0, 'f', 1);

@@ -1,7 +1,7 @@
 #pragma once
 // The Q–K map tab (AttentionViz's query–key map): every query (●) and key (▲) of the selected head
 // in one plane — PCA after the keys are moved to the queries' mean and both rescaled to equal mean
-// norms, neither of which changes any softmax row (attnscope/qk_map.h), or t-SNE computed in the
+// norms, neither of which changes any softmax row (attnscope/qk_map.h), or t-SNE or UMAP computed in the
 // background — coloured by kind or by
 // position, with lines from the selected query to the keys it weighs most. Clicking a point selects
 // its token in every view; the query follows the one hovered elsewhere.
@@ -43,7 +43,7 @@ public:
     void setInspectionState(InspectionState* state);
     void setResult(std::shared_ptr<const engine::RunResult> result);
     void setColouring(Colouring colouring);
-    /// Translation, scaling and the method; t-SNE runs on the views' worker thread, its progress
+    /// Translation, scaling and the method; t-SNE and UMAP run on the views' worker thread, their progress
     /// in the explanation, a newer request or result cancelling it.
     void setOptions(const engine::QkMapOptions& options);
     bool isComputing() const { return m_computing != nullptr; }
@@ -60,7 +60,9 @@ public:
 
 private:
     void rebuild();
-    void startTsne(std::size_t index, int head);
+    /// t-SNE or UMAP on the views' worker (a newer request cancels it).
+    void startEmbedding(std::size_t index, int head);
+    QString methodName() const;
     void draw();
     void clicked(QMouseEvent* event);
 
@@ -72,7 +74,7 @@ private:
     int m_query = -1;
     std::vector<std::int64_t> m_linked;
     LatestJob m_job;
-    std::shared_ptr<std::atomic<int>> m_computing;  ///< t-SNE's progress in percent; set to −1 to cancel
+    std::shared_ptr<std::atomic<int>> m_computing;  ///< t-SNE's or UMAP's progress in percent; set to −1 to cancel
     QTimer* m_progressTimer = nullptr;
     QComboBox* m_method = nullptr;
     QComboBox* m_colour = nullptr;

@@ -209,9 +209,13 @@ void CliParse::addQkMapCommand() {
     m_qkmap->add_option("file", qkmap.file, "RESULT.safetensors written by 'run'.")->required();
     m_qkmap->add_option("--result", qkmap.result, "Which of the file's results (from 0; default 0).")->check(CLI::Range(0, 1 << 20));
     m_qkmap->add_option("--head", qkmap.head, "Head (from 0).")->check(CLI::Range(0, 1 << 20));
-    m_qkmap->add_option("--method", qkmap.method, "pca (default) | tsne (exact t-SNE, at most 4096 points; UMAP is not available yet)");
+    m_qkmap->add_option("--method", qkmap.method, "pca (default) | tsne (exact t-SNE) | umap (UMAP, umap-learn's defaults); "
+                                                  "t-SNE and UMAP place at most 4096 points.");
     m_qkmap->add_option("--perplexity", qkmap.perplexity, "t-SNE: neighbours each point counts (default 30).")->check(CLI::Range(1.0, 1000.0));
-    m_qkmap->add_option("--seed", qkmap.seed, "t-SNE: the starting layout's seed (default 0).");
+    m_qkmap->add_option("--seed", qkmap.seed, "t-SNE and UMAP: the seed of their draws (default 0).");
+    m_qkmap->add_option("--neighbors", qkmap.neighbors, "UMAP: n_neighbors, the point itself included (default 15).")
+        ->check(CLI::Range(2, 200));
+    m_qkmap->add_option("--min-dist", qkmap.minDist, "UMAP: min_dist (default 0.1).")->check(CLI::Range(0.0, 1.0));
     m_qkmap->add_flag("--no-translate", qkmap.noTranslate, "Keep the keys where they are (default: their mean moved to the queries').");
     m_qkmap->add_flag("--no-scale", qkmap.noScale, "Keep the norms (default: queries and keys rescaled to equal mean norms).");
     m_qkmap->add_option("--out", qkmap.out, "MAP.csv to write: kind,index,token,x,y.")->required();

@@ -194,7 +194,9 @@ struct QkMapCliOptions {
     int head = 0;
     std::string method = "pca";  ///< pca | tsne
     double perplexity = 30;       ///< t-SNE
-    std::uint64_t seed = 0;       ///< t-SNE's starting layout
+    std::uint64_t seed = 0;       ///< t-SNE's starting layout, UMAP's sampling
+    int neighbors = 15;           ///< UMAP's n_neighbors
+    double minDist = 0.1;         ///< UMAP's min_dist
     bool noTranslate = false, noScale = false;
     std::string out;
 };

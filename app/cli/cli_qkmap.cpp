@@ -29,8 +29,8 @@ std::string tokenText(const RunResult& run, std::int64_t index) {
 }  // namespace
 
 int qkmapCommand(const QkMapCliOptions& options) {
-    if (options.method != "pca" && options.method != "tsne") {
-        printError("--method " + options.method + ": pca or tsne (UMAP is not available yet)");
+    if (options.method != "pca" && options.method != "tsne" && options.method != "umap") {
+        printError("--method " + options.method + ": pca, tsne or umap");
         return kExitUsage;
     }
     auto run = readResultFile(options.file);
@@ -42,6 +42,9 @@ int qkmapCommand(const QkMapCliOptions& options) {
     mapOptions.translateKeys = !options.noTranslate;
     mapOptions.scale = !options.noScale;
     if (options.method == "tsne") mapOptions.method = QkMapOptions::Method::Tsne;
+    if (options.method == "umap") mapOptions.method = QkMapOptions::Method::Umap;
+    mapOptions.neighbors = options.neighbors;
+    mapOptions.minDist = options.minDist;
     mapOptions.perplexity = options.perplexity;
     mapOptions.seed = options.seed;
     auto map = queryKeyMap(**run, static_cast<std::size_t>(options.result), options.head, mapOptions);
@@ -63,6 +66,10 @@ int qkmapCommand(const QkMapCliOptions& options) {
     if (mapOptions.method == QkMapOptions::Method::Tsne)
         std::printf("%s: %zu points (queries and keys of head %d) placed by t-SNE (perplexity %g, seed %llu), scale %.4g\n",
                     options.out.c_str(), map->points.size(), options.head, options.perplexity,
+                    static_cast<unsigned long long>(options.seed), map->scale);
+    else if (mapOptions.method == QkMapOptions::Method::Umap)
+        std::printf("%s: %zu points (queries and keys of head %d) placed by UMAP (%d neighbours, min_dist %g, seed %llu), scale %.4g\n",
+                    options.out.c_str(), map->points.size(), options.head, options.neighbors, options.minDist,
                     static_cast<unsigned long long>(options.seed), map->scale);
     else
         std::printf("%s: %zu points (queries and keys of head %d); the axes hold %.1f %% and %.1f %% of their variance, scale %.4g\n",

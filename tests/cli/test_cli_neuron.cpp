@@ -112,7 +112,10 @@ TEST(CliQkMap, WritesEveryQueryAndKeyOfTheHead) {
     const auto tsne = runCli("qkmap " + result + " --method tsne --seed 3 --perplexity 5 --out " + map);
     EXPECT_EQ(tsne.status, 0) << tsne.stderrText;
     EXPECT_NE(tsne.stdoutText.find("t-SNE (perplexity 5, seed 3)"), std::string::npos) << tsne.stdoutText;
-    const auto umap = runCli("qkmap " + result + " --method umap --out " + map);
-    EXPECT_NE(umap.status, 0);
-    EXPECT_NE(umap.stderrText.find("UMAP is not available"), std::string::npos) << umap.stderrText;
+    const auto umap = runCli("qkmap " + result + " --method umap --seed 2 --neighbors 5 --out " + map);
+    EXPECT_EQ(umap.status, 0) << umap.stderrText;
+    EXPECT_NE(umap.stdoutText.find("UMAP (5 neighbours, min_dist 0.1, seed 2)"), std::string::npos) << umap.stdoutText;
+    const auto unknown = runCli("qkmap " + result + " --method isomap --out " + map);
+    EXPECT_EQ(unknown.status, 2);
+    EXPECT_NE(unknown.stderrText.find("pca, tsne or umap"), std::string::npos) << unknown.stderrText;
 }

@@ -66,6 +66,14 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!view.isComputing() && view.map(), 20000);
         QCOMPARE(static_cast<int>(view.map()->points.size()), 2 * static_cast<int>(n));
         QVERIFY(view.explanation().contains(QStringLiteral("t-SNE")));
+        // and UMAP the same way
+        engine::QkMapOptions umap;
+        umap.method = engine::QkMapOptions::Method::Umap;
+        view.setOptions(umap);
+        QVERIFY(view.isComputing());
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isComputing() && view.map(), 20000);
+        QCOMPARE(static_cast<int>(view.map()->points.size()), 2 * static_cast<int>(n));
+        QVERIFY(view.explanation().contains(QStringLiteral("UMAP")));
         view.setResult(nullptr);
         QVERIFY(!view.map());
     }

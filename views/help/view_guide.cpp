@@ -153,7 +153,7 @@ ViewGuide viewGuide(const QString& key) {
                    "query weighs most tend to sit on its side. The red lines join the selected query to the keys it weighs "
                    "most (the heatmap's weights). Colour by position to see whether the head sorts tokens by where they are."),
                 tr("Click a query to see its strongest keys; every tab selects the same token. Untick both boxes to see the "
-                   "raw vectors; place them by t-SNE to see which tokens the head groups together (attnscope-cli qkmap "
+                   "raw vectors; place them by t-SNE or UMAP to see which tokens the head groups together (attnscope-cli qkmap "
                    "writes the points as CSV).")};
     if (key == QLatin1String("context"))
         return {tr("Context"),

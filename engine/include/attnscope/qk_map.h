@@ -17,12 +17,16 @@ namespace attnscope::engine {
 struct QkMapOptions {
     bool translateKeys = true;  ///< shift the keys so their mean is the queries' mean
     bool scale = true;          ///< queries × s, keys / s, with s² = mean key norm / mean query norm
-    /// PCA (exact, instant), or exact t-SNE (van der Maaten & Hinton 2008: O(N²) a step, at most
-    /// kMaxTsnePoints points, seeded).
-    enum class Method { Pca, Tsne } method = Method::Pca;
+    /// PCA (exact, instant), exact t-SNE (van der Maaten & Hinton 2008: O(N²) a step, at most
+    /// kMaxTsnePoints points, seeded), or UMAP (McInnes, Healy & Melville 2018, umap-learn's
+    /// defaults: exact neighbours, at most kMaxTsnePoints points, seeded).
+    enum class Method { Pca, Tsne, Umap } method = Method::Pca;
     double perplexity = 30;  ///< t-SNE: the neighbours each point's Gaussian counts (clamped to (N − 1) / 3)
     int iterations = 1000;   ///< t-SNE: gradient steps (the first 250 with early exaggeration 12)
-    std::uint64_t seed = 0;  ///< t-SNE: the starting layout's draws
+    std::uint64_t seed = 0;  ///< t-SNE and UMAP: the starting layout's or the sampling's draws
+    int neighbors = 15;      ///< UMAP: n_neighbors (the point itself included, as umap-learn counts)
+    double minDist = 0.1;    ///< UMAP: min_dist (spread 1)
+    int epochs = 500;        ///< UMAP: n_epochs
 };
 
 /// The most points (queries + keys) exact t-SNE places: its N × N affinities in float64.
@@ -55,9 +59,26 @@ std::vector<double> principalCoordinates(const std::vector<double>& points, std:
 std::vector<double> tsneCoordinates(const std::vector<double>& points, std::int64_t rows, std::int64_t cols,
                                     const QkMapOptions& options, const ProgressFn& progress = {});
 
+/// UMAP's curve 1 / (1 + a·x^(2b)) fitted by least squares to 1 for x < minDist and
+/// exp(−(x − minDist) / spread) beyond, on 300 points of [0, 3·spread] (umap-learn's find_ab_params).
+void umapCurve(double minDist, double spread, double& a, double& b);
+
+/// UMAP's fuzzy neighbour graph, one point's row: for neighbour distances d_1 ≤ … (the point itself
+/// left out), ρ = d_1 and σ such that Σ exp(−max(0, d_j − ρ) / σ) = log2(k) (bisection, as umap-learn's
+/// smooth_knn_dist); returns σ and writes the memberships exp(−max(0, d_j − ρ) / σ).
+double umapMemberships(const std::vector<double>& distances, std::int64_t neighbors, std::vector<double>& memberships);
+
+/// UMAP of `rows` points of `cols` dimensions into the plane ([rows × 2], centred): exact k nearest
+/// neighbours, the fuzzy graph (memberships symmetrised by a + b − a·b), a PCA start scaled to ±10,
+/// then umap-learn's optimize_layout_euclidean (`epochs` epochs, rate 1 falling to 0, 5 negative
+/// samples per positive one, gradients clipped at 4). `progress` (every 25 epochs) may cancel: the
+/// result is then empty.
+std::vector<double> umapCoordinates(const std::vector<double>& points, std::int64_t rows, std::int64_t cols,
+                                    const QkMapOptions& options, const ProgressFn& progress = {});
+
 /// The map of result `resultIndex`'s `head`. Errors: InvalidArgument (an index outside the result,
-/// t-SNE on more than kMaxTsnePoints points), InvalidInput (a result that kept no Q and K),
-/// Cancelled (t-SNE stopped by `progress`).
+/// t-SNE or UMAP on more than kMaxTsnePoints points), InvalidInput (a result that kept no Q and K),
+/// Cancelled (t-SNE or UMAP stopped by `progress`).
 Result<QkMap> queryKeyMap(const RunResult& run, std::size_t resultIndex, int head, const QkMapOptions& options = {},
                           const ProgressFn& progress = {});
 

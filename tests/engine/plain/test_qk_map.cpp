@@ -149,3 +149,55 @@ TEST(QkMap, TsneRefusesMoreThanItsPoints) {
     ASSERT_FALSE(map.ok());
     EXPECT_NE(map.error().message.find("at most 4096 points"), std::string::npos) << map.error().message;
 }
+
+// umap-learn's find_ab_params(spread=1, min_dist=0.1) gives a = 1.57694, b = 0.89506.
+TEST(QkMap, UmapCurveAsUmapLearnFitsIt) {
+    double a = 0, b = 0;
+    umapCurve(0.1, 1.0, a, b);
+    EXPECT_NEAR(a, 1.57694, 2e-3);
+    EXPECT_NEAR(b, 0.89506, 2e-3);
+}
+
+// Neighbours at 0 (itself), 1, 2, 3: ρ = 1, and σ solves 1 + u + u² = log2(4) = 2 with u = e^(−1/σ):
+// u = (√5 − 1)/2 = 0.618034, σ = −1/ln u = 2.078087; the memberships are 1, u, u².
+TEST(QkMap, UmapMembershipsOfAHandWorkedRow) {
+    std::vector<double> memberships;
+    const double sigma = umapMemberships({0.0, 1.0, 2.0, 3.0}, 4, memberships);
+    const double u = (std::sqrt(5.0) - 1.0) / 2.0;
+    EXPECT_NEAR(sigma, -1.0 / std::log(u), 1e-4);
+    ASSERT_EQ(memberships.size(), 3u);
+    EXPECT_DOUBLE_EQ(memberships[0], 1.0);
+    EXPECT_NEAR(memberships[1], u, 1e-5);
+    EXPECT_NEAR(memberships[2], u * u, 1e-5);
+}
+
+TEST(QkMap, UmapKeepsClustersApartAndRepeatsWithItsSeed) {
+    std::mt19937 rng(5);
+    std::normal_distribution<double> draw;
+    const std::int64_t perCluster = 40, dims = 8;
+    std::vector<double> points;
+    for (int cluster = 0; cluster < 3; ++cluster)
+        for (std::int64_t i = 0; i < perCluster; ++i)
+            for (std::int64_t c = 0; c < dims; ++c) points.push_back(draw(rng) + (c == cluster ? 15.0 : 0.0));
+    QkMapOptions options;
+    options.method = QkMapOptions::Method::Umap;
+    options.seed = 3;
+    const std::int64_t rows = 3 * perCluster;
+    const std::vector<double> y = umapCoordinates(points, rows, dims, options);
+    ASSERT_EQ(y.size(), static_cast<std::size_t>(2 * rows));
+    for (std::int64_t i = 0; i < rows; ++i) {
+        std::int64_t nearest = -1;
+        double best = INFINITY;
+        for (std::int64_t j = 0; j < rows; ++j) {
+            if (j == i) continue;
+            const double dx = y[static_cast<std::size_t>(2 * i)] - y[static_cast<std::size_t>(2 * j)];
+            const double dy = y[static_cast<std::size_t>(2 * i + 1)] - y[static_cast<std::size_t>(2 * j + 1)];
+            if (dx * dx + dy * dy < best) best = dx * dx + dy * dy, nearest = j;
+        }
+        EXPECT_EQ(nearest / perCluster, i / perCluster) << "point " << i;
+    }
+    EXPECT_EQ(umapCoordinates(points, rows, dims, options), y);
+    options.seed = 4;
+    EXPECT_NE(umapCoordinates(points, rows, dims, options), y);
+    EXPECT_TRUE(umapCoordinates(points, rows, dims, options, [](const Progress&) { return false; }).empty());
+}

@@ -243,12 +243,15 @@ Result<QkMap> queryKeyMap(const RunResult& run, std::size_t index, int head, con
     std::vector<double> points = q;
     points.insert(points.end(), k.begin(), k.end());
     std::vector<double> xy;
-    if (options.method == QkMapOptions::Method::Tsne) {
+    if (options.method != QkMapOptions::Method::Pca) {
+        const bool tsne = options.method == QkMapOptions::Method::Tsne;
+        const std::string name = tsne ? "t-SNE" : "UMAP";
         if (n + m > kMaxTsnePoints)
-            return makeError(ErrorCode::InvalidArgument, "qkmap: t-SNE places at most " + std::to_string(kMaxTsnePoints) + " points (queries and keys), the head has " +
-                                                             std::to_string(n + m) + ": use PCA or a shorter input");
-        xy = tsneCoordinates(points, n + m, d, options, progress);
-        if (xy.empty()) return makeError(ErrorCode::Cancelled, "qkmap: t-SNE cancelled");
+            return makeError(ErrorCode::InvalidArgument, "qkmap: " + name + " places at most " + std::to_string(kMaxTsnePoints) +
+                                                             " points (queries and keys), the head has " + std::to_string(n + m) +
+                                                             ": use PCA or a shorter input");
+        xy = tsne ? tsneCoordinates(points, n + m, d, options, progress) : umapCoordinates(points, n + m, d, options, progress);
+        if (xy.empty()) return makeError(ErrorCode::Cancelled, "qkmap: " + name + " cancelled");
     } else {
         std::vector<double> explained;
         xy = principalCoordinates(points, n + m, d, 2, &explained);
