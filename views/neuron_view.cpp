@@ -8,6 +8,7 @@
 
 #include <attnscope/variant_catalog.h>
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
@@ -30,6 +31,11 @@ NeuronView::NeuronView(QWidget* parent) : QWidget(parent) {
     m_query->setRange(0, 0);
     m_query->setToolTip(tr("The query token whose row is explained (hovering the heatmap or Links picks it too)"));
     controls->addWidget(m_query);
+    m_beforeRotation = new QCheckBox(tr("Before rotation"), this);
+    m_beforeRotation->setToolTip(tr("A rotary layer turns q and k by their positions before the dot product: show the cells "
+                                    "with the turn undone (what the head scores with positions removed); the weights stay the model's"));
+    m_beforeRotation->hide();
+    controls->addWidget(m_beforeRotation);
     controls->addStretch(1);
     layout->addLayout(controls);
     m_info = addExplanationLabel(this, layout);
@@ -51,11 +57,29 @@ NeuronView::NeuronView(QWidget* parent) : QWidget(parent) {
     wholeDimensions->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     m_plot->xAxis->setTicker(wholeDimensions);
     m_plot->yAxis->setRangeReversed(true);  // (the strongest key on top)
-    // the weights beside the rows, on their own axes sharing the rows
+    // beside the rows, on their own axes sharing the rows: each score's parts, then the weight
+    m_scoreRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(1, 2, m_scoreRect);
+    for (QCPAxis* axis : m_scoreRect->axes()) styleDiagnosticAxis(axis, m_plot->palette().color(QPalette::Text), m_plot->font());
+    m_scoreRect->axis(QCPAxis::atLeft)->setRangeReversed(true);
+    m_scoreRect->axis(QCPAxis::atLeft)->setTickLabels(false);
+    m_scoreRect->axis(QCPAxis::atBottom)->setLabel(tr("score = scaled q·k + terms"));
+    auto* scoreGroup = new QCPBarsGroup(m_plot);
+    m_dotBars = new QCPBars(m_scoreRect->axis(QCPAxis::atLeft), m_scoreRect->axis(QCPAxis::atBottom));
+    m_termBars = new QCPBars(m_scoreRect->axis(QCPAxis::atLeft), m_scoreRect->axis(QCPAxis::atBottom));
+    for (QCPBars* bars : {m_dotBars, m_termBars}) {
+        bars->setWidth(0.38);
+        bars->setPen(Qt::NoPen);
+        bars->setBarsGroup(scoreGroup);
+    }
+    m_dotBars->setBrush(QColor(120, 120, 120));
+    m_termBars->setBrush(QColor(230, 120, 20));  // (a model's relative bias, Transformer-XL's terms)
     m_barRect = new QCPAxisRect(m_plot);
-    m_plot->plotLayout()->addElement(1, 1, m_barRect);
+    m_plot->plotLayout()->addElement(1, 3, m_barRect);
     m_plot->plotLayout()->setColumnStretchFactor(0, 4);
-    m_plot->plotLayout()->setColumnStretchFactor(1, 1);
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.01);
+    m_plot->plotLayout()->setColumnStretchFactor(2, 1);
+    m_plot->plotLayout()->setColumnStretchFactor(3, 1);
     for (QCPAxis* axis : m_barRect->axes()) styleDiagnosticAxis(axis, m_plot->palette().color(QPalette::Text), m_plot->font());
     m_barRect->axis(QCPAxis::atLeft)->setRangeReversed(true);
     m_barRect->axis(QCPAxis::atLeft)->setTickLabels(false);
@@ -65,7 +89,7 @@ NeuronView::NeuronView(QWidget* parent) : QWidget(parent) {
     m_bars->setPen(Qt::NoPen);
     m_bars->setBrush(QColor(31, 119, 180));
     m_scale = new QCPColorScale(m_plot);
-    m_plot->plotLayout()->addElement(1, 2, m_scale);
+    m_plot->plotLayout()->addElement(1, 1, m_scale);
     m_scale->setType(QCPAxis::atRight);
     m_scale->setBarWidth(12);
     m_scale->axis()->setLabel(tr("q_c · k_c"));
@@ -74,6 +98,7 @@ NeuronView::NeuronView(QWidget* parent) : QWidget(parent) {
     m_map->setGradient(m_scale->gradient());
     layout->addWidget(m_plot, 1);
     connect(m_query, &QSpinBox::valueChanged, this, [this] { rebuild(); });
+    connect(m_beforeRotation, &QCheckBox::toggled, this, [this] { showTerms(); });
     connect(m_plot, &QCustomPlot::mouseMove, this, &NeuronView::hover);
     rebuild();
 }
@@ -148,10 +173,30 @@ void NeuronView::rebuild() {
     showTerms();
 }
 
+void NeuronView::setBeforeRotation(bool before) { m_beforeRotation->setChecked(before); }
+bool NeuronView::rotationOffered() const { return m_terms && m_terms->hasRotation() && !m_shown.empty(); }
+bool NeuronView::showsBeforeRotation() const { return rotationOffered() && m_beforeRotation->isChecked(); }
+
+std::pair<double, double> NeuronView::scoreParts(int row) const {
+    if (row < 0 || row >= static_cast<int>(m_shown.size())) return {0.0, 0.0};
+    const engine::NeuronKey& key = m_shown[static_cast<std::size_t>(row)];
+    return {key.score - termsOf(key), termsOf(key)};
+}
+
+// The variant's own terms of a key's score (Gemma 2's cap applies to the dot alone).
+double NeuronView::termsOf(const engine::NeuronKey& key) {
+    double sum = 0;
+    for (const auto& [name, value] : key.terms) sum += value;
+    return sum;
+}
+
 void NeuronView::showTerms() {
     const bool shown = m_terms && !m_shown.empty();
     showEmptyPlot(m_plot, !shown);
     m_barRect->setVisible(shown);
+    m_scoreRect->setVisible(shown);
+    m_beforeRotation->setVisible(rotationOffered());
+    const bool before = showsBeforeRotation();
     if (!shown) {
         m_title->setText(m_result ? tr("No terms to show") : tr("No run yet"));
         replotWhenShown(m_plot);
@@ -163,16 +208,22 @@ void NeuronView::showTerms() {
     m_map->data()->setRange(QCPRange(0, d - 1), QCPRange(0, rows - 1));
     double largest = 0;
     QSharedPointer<QCPAxisTickerText> rowTicks(new QCPAxisTickerText);
-    QVector<double> rowIndex, weights;
+    QVector<double> rowIndex, weights, dots, termSums;
+    bool anyTerm = false;
     for (int r = 0; r < rows; ++r) {
         const engine::NeuronKey& key = m_shown[static_cast<std::size_t>(r)];
+        const std::vector<float>& product = before ? key.productBeforeRotation : key.product;
         for (int c = 0; c < d; ++c) {
-            m_map->data()->setCell(c, r, key.product[static_cast<std::size_t>(c)]);
-            largest = std::max(largest, std::abs(static_cast<double>(key.product[static_cast<std::size_t>(c)])));
+            m_map->data()->setCell(c, r, product[static_cast<std::size_t>(c)]);
+            largest = std::max(largest, std::abs(static_cast<double>(product[static_cast<std::size_t>(c)])));
         }
         rowTicks->addTick(r, keyLabel(key.index));
         rowIndex << r;
         weights << 100.0 * key.weight;
+        const auto [dot, term] = scoreParts(r);
+        dots << dot;
+        termSums << term;
+        anyTerm = anyTerm || !key.terms.empty();
     }
     if (!(largest > 0)) largest = 1;
     m_scale->setDataRange(QCPRange(-largest, largest));  // (centred: red adds to the dot, blue takes from it)
@@ -180,6 +231,25 @@ void NeuronView::showTerms() {
     m_plot->xAxis->setRange(-0.5, d - 0.5);
     m_plot->yAxis->setRange(-0.5, rows - 0.5);
     m_bars->setData(rowIndex, weights, true);
+    m_dotBars->setData(rowIndex, dots, true);
+    // (grouped side by side only when there are terms: alone, the dot's bar sits on its row)
+    if (anyTerm) {
+        m_termBars->setData(rowIndex, termSums, true);
+        if (!m_dotBars->barsGroup()) m_termBars->barsGroup()->insert(0, m_dotBars);
+    } else {
+        m_termBars->data()->clear();
+        m_dotBars->setBarsGroup(nullptr);
+    }
+    m_dotBars->setName(anyTerm ? tr("scaled q·k") : QString());
+    m_scoreRect->axis(QCPAxis::atBottom)->setLabel(anyTerm ? tr("score parts") : tr("score (scaled q·k)"));
+    m_scoreRect->axis(QCPAxis::atLeft)->setRange(-0.5, rows - 0.5);
+    double low = 0, high = 0;
+    for (int r = 0; r < rows; ++r) {
+        low = std::min({low, dots[r], termSums[r]});
+        high = std::max({high, dots[r], termSums[r]});
+    }
+    const double margin = 0.1 * std::max(high - low, 1e-6);
+    m_scoreRect->axis(QCPAxis::atBottom)->setRange(low - (low < 0 ? margin : 0), high + margin);
     m_barRect->axis(QCPAxis::atLeft)->setRange(-0.5, rows - 0.5);
     m_barRect->axis(QCPAxis::atBottom)->setRange(0, std::max(5.0, 1.1 * *std::max_element(weights.begin(), weights.end())));
     const engine::NeuronKey& top = m_shown.front();
@@ -195,17 +265,24 @@ void NeuronView::showTerms() {
                          .arg(rows));
     QString terms;
     for (const auto& [name, value] : top.terms) terms += tr(", %1 %2").arg(QString::fromStdString(name)).arg(value, 0, 'f', 3);
+    const QString rotation =
+        !t.hasRotation() ? QString()
+        : before ? tr(" Shown before the rotation: q and k with positions removed, whose dot (%1 for the strongest) is what the "
+                      "head scores by content alone; the weights and scores stay the model's, after the rotation.")
+                       .arg(top.dotBeforeRotation, 0, 'f', 3)
+                 : tr(" A rotary layer: tick Before rotation to see the cells with the positions' turn undone.");
     m_info->setText(tr("Each row is a key, each cell one dimension's product q_c · k_c (red adds to the dot product, blue "
-                       "takes from it). A row's cells sum to q · k_j; times the scale %1%2 it is the score the softmax turns "
+                       "takes from it). A row's cells sum to q · k_j; times the scale %1%2 it is the score (middle) the softmax turns "
                        "into the weight on the right, the heatmap's. The strongest, %3: dot %4, score %5%6, weight %7 %. "
-                       "Hover a cell for q_c and k_c.")
+                       "Hover a cell for q_c and k_c.%8")
                         .arg(t.scale, 0, 'g', 4)
-                        .arg(top.terms.empty() ? QString() : tr(" plus the variant's own terms"))
+                        .arg(top.terms.empty() ? QString() : tr(" (grey) plus the variant's own terms (orange)"))
                         .arg(keyLabel(top.index))
                         .arg(top.dot, 0, 'f', 3)
                         .arg(top.score, 0, 'f', 3)
                         .arg(terms)
-                        .arg(100.0 * top.weight, 0, 'f', 1));
+                        .arg(100.0 * top.weight, 0, 'f', 1)
+                        .arg(rotation));
     replotWhenShown(m_plot);
 }
 
@@ -215,6 +292,15 @@ QString NeuronView::cellText(int row, int dimension) const {
         return {};
     const engine::NeuronKey& key = m_shown[static_cast<std::size_t>(row)];
     const auto c = static_cast<std::size_t>(dimension);
+    if (showsBeforeRotation())
+        return tr("%1, dimension %2 before the rotation: q_c = %3, k_c = %4, q_c · k_c = %5 (of the row's dot %6; after it %7)")
+            .arg(keyLabel(key.index))
+            .arg(dimension)
+            .arg(m_terms->queryBeforeRotation[c], 0, 'f', 4)
+            .arg(key.keyBeforeRotation[c], 0, 'f', 4)
+            .arg(key.productBeforeRotation[c], 0, 'f', 4)
+            .arg(key.dotBeforeRotation, 0, 'f', 4)
+            .arg(key.dot, 0, 'f', 4);
     return tr("%1, dimension %2: q_c = %3, k_c = %4, q_c · k_c = %5 (of the row's dot %6)")
         .arg(keyLabel(key.index))
         .arg(dimension)

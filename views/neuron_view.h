@@ -18,6 +18,7 @@
 class QCustomPlot;
 class QCPAxisRect;
 class QCPBars;
+class QCheckBox;
 class QCPColorMap;
 class QCPColorScale;
 class QCPTextElement;
@@ -51,12 +52,21 @@ public:
     QString explanation() const;
     /// The text the hover shows for a cell (empty outside the map).
     QString cellText(int row, int dimension) const;
+    /// A rotary layer: the cells show q and k before the rotation (positions removed); the
+    /// weights stay the model's. Ignored where the result has no rotation.
+    void setBeforeRotation(bool before);
+    bool showsBeforeRotation() const;
+    /// Whether the shown terms have the before-rotation vectors (the box is offered).
+    bool rotationOffered() const;
+    /// The drawn score parts of row `row`: the scaled dot and the sum of the variant's own terms.
+    std::pair<double, double> scoreParts(int row) const;
 
 private:
     void rebuild();
     void showTerms();
     void hover(QMouseEvent* event);
     QString keyLabel(std::int64_t key) const;
+    static double termsOf(const engine::NeuronKey& key);
 
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
@@ -64,6 +74,7 @@ private:
     std::vector<engine::NeuronKey> m_shown;
     std::size_t m_index = 0;  ///< the result the terms are of
     QSpinBox* m_query = nullptr;
+    QCheckBox* m_beforeRotation = nullptr;
     QLabel* m_info = nullptr;
     QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;
@@ -71,6 +82,9 @@ private:
     QCPColorScale* m_scale = nullptr;
     QCPAxisRect* m_barRect = nullptr;
     QCPBars* m_bars = nullptr;
+    QCPAxisRect* m_scoreRect = nullptr;  ///< each row's score: the scaled dot beside the variant's own terms
+    QCPBars* m_dotBars = nullptr;
+    QCPBars* m_termBars = nullptr;
 };
 
 }  // namespace attnscope::views

@@ -20,8 +20,14 @@ namespace {
 nlohmann::json keyJson(const NeuronKey& key) {
     nlohmann::json terms = nlohmann::json::object();
     for (const auto& [name, value] : key.terms) terms[name] = value;
-    return {{"index", key.index}, {"allowed", key.allowed}, {"key", key.key},      {"product", key.product}, {"dot", key.dot},
-            {"scaled", key.scaled}, {"terms", terms},        {"score", key.score}, {"weight", key.weight}};
+    nlohmann::json out{{"index", key.index}, {"allowed", key.allowed}, {"key", key.key},      {"product", key.product}, {"dot", key.dot},
+                       {"scaled", key.scaled}, {"terms", terms},        {"score", key.score}, {"weight", key.weight}};
+    if (!key.keyBeforeRotation.empty()) {  // a rotary layer: the same with positions removed
+        out["key_before_rotation"] = key.keyBeforeRotation;
+        out["product_before_rotation"] = key.productBeforeRotation;
+        out["dot_before_rotation"] = key.dotBeforeRotation;
+    }
+    return out;
 }
 
 }  // namespace
@@ -53,9 +59,10 @@ int printNeuronTerms(const RunResult& run, const NeuronOptions& options) {
     }
     nlohmann::json keys = nlohmann::json::array();
     for (const NeuronKey& key : terms->keys) keys.push_back(keyJson(key));
-    const nlohmann::json out{{"variant", terms->variantId}, {"head", terms->head},     {"query", terms->query},
+    nlohmann::json out{{"variant", terms->variantId}, {"head", terms->head},     {"query", terms->query},
                              {"scale", terms->scale},       {"softcap", terms->softcap}, {"query_vector", terms->queryVector},
                              {"keys", keys}};
+    if (terms->hasRotation()) out["query_vector_before_rotation"] = terms->queryBeforeRotation;
     std::cout << out.dump() << '\n';
     return 0;
 }

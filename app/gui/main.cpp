@@ -11,6 +11,7 @@
 #include "gui/main_window.h"
 #include "gui/tour_panel.h"
 #include "views/context_search_view.h"
+#include "views/neuron_view.h"
 #include "views/help/guided_tour.h"
 #include "views/help/help_panel.h"
 #include "gui/model_source.h"
@@ -348,6 +349,7 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
             return;
         if (s.head > 0) window.views()->state()->setHead(s.head);
         if (s.query >= 0) window.views()->maskView()->showQuery(s.query);
+        if (s.query >= 0 && window.currentView() == MainWindow::View::Neuron) window.views()->neuronView()->setQuery(s.query);
         if (window.currentView() == MainWindow::View::Context) {
             if (s.query >= 0) window.views()->contextView()->setQuery(s.query);
             // grabbed once the corpus is indexed and the first search answered

@@ -9,6 +9,7 @@
 
 #include <attnscope/engine.h>
 #include <attnscope/model_checkpoint.h>
+#include <attnscope/neuron_terms.h>
 #include <attnscope/safetensors.h>
 
 #include "../support/decoder_reference.h"
@@ -320,6 +321,20 @@ TEST_P(LlamaModel, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
                 for (std::int64_t j = 0; j < n; ++j)
                     ASSERT_NEAR(tile.at(i, j), ref.attention[std::size_t(layer)][std::size_t(h)][std::size_t(i)][std::size_t(j)], 1e-5)
                         << "layer " << layer << " head " << h << " " << i << "," << j;
+            // The neuron view before the rotation: q and k as the double-precision forward has them
+            // before it turns them; at the query's own position the turn cancels (YaRN's factor² aside).
+            const std::size_t i = 9, l = std::size_t(layer);
+            auto terms = neuronTerms(r, 0, h, std::int64_t(i), 0, n);
+            ASSERT_TRUE(terms.ok()) << terms.error().message;
+            ASSERT_TRUE(terms->hasRotation());
+            for (std::size_t c = 0; c < 8; ++c)
+                ASSERT_NEAR(terms->queryBeforeRotation[c], ref.qPlain[l][std::size_t(h)][i][c], 1e-4) << c;
+            for (std::size_t j = 0; j < std::size_t(n); ++j) {
+                double dot = 0;
+                for (std::size_t c = 0; c < 8; ++c) dot += ref.qPlain[l][std::size_t(h)][i][c] * ref.kPlain[l][std::size_t(h)][j][c];
+                ASSERT_NEAR(terms->keys[j].dotBeforeRotation, dot, 1e-4) << "key " << j;
+            }
+            EXPECT_NEAR(terms->keys[i].dot, terms->keys[i].dotBeforeRotation * ropeScale * ropeScale, 1e-4);
         }
     }
 }
@@ -395,6 +410,13 @@ TEST_P(LlamaModel, AgreesWithADoublePrecisionRecomputation) {
             }
             // R(0) is the identity: at distance 0 only YaRN's factor² separates the two
             EXPECT_NEAR(rotated[0], plain[0] * ropeScale * ropeScale, 1e-9);
+            // the vectors before the rotation (the neuron view's), keys repeated per query head
+            ASSERT_EQ(profile.headDim, 8);
+            for (std::size_t i = 0; i < n; ++i)
+                for (std::size_t c = 0; c < 8; ++c) {
+                    ASSERT_NEAR(profile.unrotatedQ[(h * n + i) * 8 + c], ref.qPlain[l][h][i][c], 1e-4) << "q " << l << "/" << h;
+                    ASSERT_NEAR(profile.unrotatedK[(h * n + i) * 8 + c], ref.kPlain[l][h][i][c], 1e-4) << "k " << l << "/" << h;
+                }
         }
     }
 }

@@ -56,6 +56,43 @@ private Q_SLOTS:
         view.setResult(nullptr);
         QVERIFY(view.shownKeys().empty());
     }
+
+    // A run with q and k before a rotation (here: every feature halved, as a stand-in the view
+    // cannot tell from a real turn): the box is offered, the cells show the products before it,
+    // a quarter of those after; the score parts are the scaled dot and no terms.
+    void showsTheCellsBeforeTheRotation() {
+        const auto plain = attnscope::testing::randomExplicitRun(2, 12, 4, "full", {}, 6);
+        QVERIFY(plain);
+        auto run = std::make_shared<engine::RunResult>(*plain);
+        engine::RotaryDistanceProfile profile;
+        profile.heads = 2;
+        profile.n = 12;
+        profile.headDim = 4;
+        profile.unrotatedQ.assign(run->q.data.get(), run->q.data.get() + run->q.numel());
+        profile.unrotatedK.assign(run->k.data.get(), run->k.data.get() + run->k.numel());
+        for (float& x : profile.unrotatedQ) x *= 0.5f;
+        for (float& x : profile.unrotatedK) x *= 0.5f;
+        run->rotaryProfile = profile;
+        InspectionState state;
+        NeuronView view;
+        view.setInspectionState(&state);
+        view.setResult(plain);
+        QVERIFY(!view.rotationOffered());
+        view.setResult(run);
+        view.setQuery(5);
+        QVERIFY(view.rotationOffered());
+        QVERIFY(!view.showsBeforeRotation());
+        view.setBeforeRotation(true);
+        QVERIFY(view.showsBeforeRotation());
+        const engine::NeuronKey& key = view.shownKeys().front();
+        QVERIFY(std::abs(key.dotBeforeRotation - key.dot / 4) < 1e-5);
+        QVERIFY(std::abs(key.productBeforeRotation[1] - key.product[1] / 4) < 1e-6);
+        QVERIFY(view.cellText(0, 1).contains(QStringLiteral("before the rotation")));
+        QVERIFY(view.explanation().contains(QStringLiteral("before the rotation")));
+        const auto [dot, terms] = view.scoreParts(0);
+        QVERIFY(std::abs(dot - key.scaled) < 1e-9);
+        QCOMPARE(terms, 0.0);
+    }
 };
 
 ATTNSCOPE_REGISTER_QT_TEST(TestNeuronView)

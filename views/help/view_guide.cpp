@@ -137,10 +137,12 @@ ViewGuide viewGuide(const QString& key) {
                 tr("Why the selected head's query attends where it does (BertViz's neuron view). Each row is one of the "
                    "keys it weighs most, each cell one dimension c of the product q_c · k_c: a row's cells add up to the dot "
                    "product q · k, which times the scale (plus the variant's own terms, such as a model's relative bias) is "
-                   "the score the softmax turns into the weight drawn on the right — the heatmap's weight."),
+                   "the score the softmax turns into the weight drawn on the right — the heatmap's weight. The bars in "
+                   "the middle split each score into the scaled dot (grey) and the variant's own terms (orange)."),
                 tr("Red cells add to the score, blue ones take from it: a few strong columns mean a few dimensions decide "
                    "the pattern. Hover a cell for q_c and k_c. Change the query with the box, or hover a token in the "
-                   "Heatmap or Links tab; Page Up / Page Down step through the heads."),
+                   "Heatmap or Links tab; Page Up / Page Down step through the heads. On a rotary layer, Before rotation "
+                   "shows q and k with the positions' turn undone: what the head scores by content alone."),
                 tr("On a trained model, pick a token that attends to the previous one and look for the dimensions every "
                    "strong row shares (attnscope-cli neuron gives the same numbers as JSON).")};
     if (key == QLatin1String("qkmap"))

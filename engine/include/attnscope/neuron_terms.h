@@ -4,7 +4,7 @@
 // variant scales it, the variant's own additive terms (a model's relative bias, Transformer-XL's
 // position and global terms), the score they add up to, and the weight — the result's own, exactly
 // what the heatmap draws. Works on whatever a result keeps: any variant's Q and K, a model layer's
-// (after its rotation), a picture's.
+// (after its rotation, and before it too where the layer turns them), a picture's.
 
 #include <attnscope/result.h>
 #include <attnscope/types.h>
@@ -30,6 +30,11 @@ struct NeuronKey {
     double score = 0;
     float weight = 0;      ///< the result's weight (i, j)
     bool allowed = false;  ///< in the variant's pattern for this query
+    /// A rotary layer's (RunResult::rotaryProfile with its vectors): k_j before the rotation,
+    /// q_i ⊙ k_j before it, and their sum — what the head scores with positions removed. Empty
+    /// otherwise.
+    std::vector<float> keyBeforeRotation, productBeforeRotation;
+    double dotBeforeRotation = 0;
 };
 
 struct NeuronTerms {
@@ -40,6 +45,10 @@ struct NeuronTerms {
     double softcap = 0;              ///< > 0: score = softcap · tanh((scaled + terms) / softcap)
     std::vector<float> queryVector;  ///< q_i [d]
     std::vector<NeuronKey> keys;     ///< keys [k0, k1) in order
+    /// q_i before a rotary layer's rotation (empty when the result has none): the rotation turns
+    /// each pair of features by the position times its frequency, so q·k after it depends on i − j.
+    std::vector<float> queryBeforeRotation;
+    bool hasRotation() const { return !queryBeforeRotation.empty(); }
 };
 
 /// The terms of result `resultIndex`, `head`, `query` against keys [k0, k1). Errors name the

@@ -163,6 +163,12 @@ struct RotaryDistanceProfile {
     /// The same for q and k before the rotation: what the head scores with positions removed.
     std::vector<float> unrotated;
     double attentionFactor = 1.0;  ///< YaRN's scale on cos and sin, removed with the rotation
+    /// Each head's queries and keys before the rotation, F32 [heads, n, headDim] (keys repeated per
+    /// query head, YaRN's factor removed): the neuron view's "before rotation". Kept for texts of up
+    /// to kRotaryVectorsMaxTokens tokens; empty beyond.
+    std::int64_t headDim = 0;
+    std::vector<float> unrotatedQ, unrotatedK;
+    static constexpr std::int64_t kRotaryVectorsMaxTokens = 1024;
     float rotatedAt(std::int64_t head, std::int64_t distance) const {
         return rotated[static_cast<std::size_t>(head * n + distance)];
     }

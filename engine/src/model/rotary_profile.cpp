@@ -49,6 +49,11 @@ RotaryDistanceProfile rotaryDistanceProfile(const at::Tensor& q, const at::Tenso
     profile.rotated = meanByDistance(q.contiguous(), k.contiguous(), scale);
     profile.unrotated = meanByDistance(qPlain, kPlain, scale);
     profile.attentionFactor = factor;
+    if (n <= RotaryDistanceProfile::kRotaryVectorsMaxTokens) {
+        profile.headDim = headDim;
+        profile.unrotatedQ.assign(qPlain.data_ptr<float>(), qPlain.data_ptr<float>() + qPlain.numel());
+        profile.unrotatedK.assign(kPlain.data_ptr<float>(), kPlain.data_ptr<float>() + kPlain.numel());
+    }
     return profile;
 }
 

@@ -67,6 +67,26 @@ Result<void> addTerms(const RunResult& run, std::size_t index, int head, std::in
     return {};
 }
 
+// A rotary layer's q and k before the rotation, when the result kept them for its Q's shape.
+void addBeforeRotation(const RunResult& run, const AttentionResult& r, int head, std::int64_t i, NeuronTerms& out) {
+    if (!run.rotaryProfile) return;
+    const RotaryDistanceProfile& p = *run.rotaryProfile;
+    const auto size = static_cast<std::size_t>(p.heads * p.n * p.headDim);
+    if (p.headDim != r.d || p.n != r.n || r.m != r.n || head >= p.heads || p.unrotatedQ.size() != size || p.unrotatedK.size() != size)
+        return;
+    const float* q = p.unrotatedQ.data() + (head * p.n + i) * p.headDim;
+    out.queryBeforeRotation.assign(q, q + p.headDim);
+    for (NeuronKey& key : out.keys) {
+        const float* k = p.unrotatedK.data() + (head * p.n + key.index) * p.headDim;
+        key.keyBeforeRotation.assign(k, k + p.headDim);
+        key.productBeforeRotation.resize(static_cast<std::size_t>(p.headDim));
+        for (std::int64_t c = 0; c < p.headDim; ++c) {
+            key.productBeforeRotation[static_cast<std::size_t>(c)] = q[c] * k[c];
+            key.dotBeforeRotation += static_cast<double>(q[c]) * k[c];
+        }
+    }
+}
+
 }  // namespace
 
 Result<NeuronTerms> neuronTerms(const RunResult& run, std::size_t index, int head, std::int64_t query, std::int64_t k0,
@@ -113,6 +133,7 @@ Result<NeuronTerms> neuronTerms(const RunResult& run, std::size_t index, int hea
         out.keys.push_back(std::move(key));
     }
     if (auto terms = addTerms(run, index, head, query, out); !terms) return terms.error();
+    addBeforeRotation(run, r, head, query, out);
     for (NeuronKey& key : out.keys) {
         double s = key.scaled;
         for (const auto& [name, value] : key.terms) s += value;
