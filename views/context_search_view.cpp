@@ -1,5 +1,6 @@
 #include "views/context_search_view.h"
 
+#include "views/figure_painter.h"
 #include "views/inspection_state.h"
 #include "views/token_label.h"
 
@@ -33,39 +34,42 @@ QString corpusText(const std::string& bytes) {
 ContextSearchView::ContextSearchView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(9, 6, 9, 6);
-    auto* controls = new QHBoxLayout;
-    m_choose = new QPushButton(tr("Choose Corpus…"), this);
+    auto* bar = new QWidget(this);  // (left out of figures, as the status under it)
+    bar->setProperty(FigurePainter::kSkipProperty, true);
+    auto* controls = new QHBoxLayout(bar);
+    controls->setContentsMargins(0, 0, 0, 0);
+    m_choose = new QPushButton(tr("Choose Corpus…"), bar);
     m_choose->setToolTip(tr("A UTF-8 text file: the open model reads it once; the index is kept beside the model for next time"));
     controls->addWidget(m_choose);
-    m_corpusLabel = new QLabel(tr("no corpus"), this);
+    m_corpusLabel = new QLabel(tr("no corpus"), bar);
     m_corpusLabel->setMinimumWidth(80);
     controls->addWidget(m_corpusLabel, 1);
-    controls->addWidget(new QLabel(tr("Compare"), this));
-    m_space = new QComboBox(this);
+    controls->addWidget(new QLabel(tr("Compare"), bar));
+    m_space = new QComboBox(bar);
     m_space->addItem(tr("Hidden states"), static_cast<int>(engine::ContextSpace::Hidden));
     m_space->addItem(tr("Keys (head)"), static_cast<int>(engine::ContextSpace::Keys));
     m_space->addItem(tr("Queries (head)"), static_cast<int>(engine::ContextSpace::Queries));
     m_space->setToolTip(tr("Hidden states: what the layer writes (its output), as exBERT compares.\n"
                            "Keys or queries: the selected head's own vectors at this layer."));
     controls->addWidget(m_space);
-    controls->addWidget(new QLabel(tr("Token"), this));
-    m_token = new QSpinBox(this);
+    controls->addWidget(new QLabel(tr("Token"), bar));
+    m_token = new QSpinBox(bar);
     m_token->setRange(0, 0);
     m_token->setToolTip(tr("The token of the text searched for (hovering the heatmap or Links picks it too)"));
     controls->addWidget(m_token);
-    m_reindex = new QPushButton(tr("Index Again"), this);
+    m_reindex = new QPushButton(tr("Index Again"), bar);
     m_reindex->setToolTip(tr("Read the corpus with the model again instead of the kept index"));
     controls->addWidget(m_reindex);
-    m_progress = new QProgressBar(this);
+    m_progress = new QProgressBar(bar);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(140);
     m_progress->setFormat(tr("indexing %p%"));
     m_progress->hide();
     controls->addWidget(m_progress);
-    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel = new QPushButton(tr("Cancel"), bar);
     m_cancel->hide();
     controls->addWidget(m_cancel);
-    layout->addLayout(controls);
+    layout->addWidget(bar);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -96,6 +100,10 @@ ContextSearchView::ContextSearchView(QWidget* parent) : QWidget(parent) {
     m_table->horizontalHeader()->setSectionResizeMode(kAfter, QHeaderView::Stretch);
     m_table->horizontalHeader()->setSectionResizeMode(kLookedAt, QHeaderView::ResizeToContents);
     layout->addWidget(m_table, 1);
+    // A figure is the title (a label: drawn as text) and the list as drawn; the controls and the
+    // index's status stay out.
+    m_table->setProperty(FigurePainter::kRenderProperty, true);
+    m_status->setProperty(FigurePainter::kSkipProperty, true);
     showTable(false);
     setMessage(tr("Context search finds, in a corpus you choose, the tokens the open model represents most like the "
                   "selected token. Open a model, run one of its layers, then choose a corpus."));

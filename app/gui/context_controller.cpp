@@ -1,6 +1,7 @@
 #include "gui/context_controller.h"
 
 #include "gui/engine_backend.h"
+#include "gui/engine_runner.h"
 #include "gui/model_source.h"
 #include "gui/to_gui.h"
 
@@ -39,10 +40,14 @@ QString spaceWords(engine::ContextSpace space) {
     return {};
 }
 
+bool isProjectionRun(const engine::RunResult* run) {
+    return run && run->modelFolder.empty() && run->modelLayer < 0 && !run->input.image && !run->input.tokens.empty() && !run->q.empty();
+}
+
 }  // namespace
 
-ContextController::ContextController(views::ContextSearchView* view, ModelSource* models, QObject* parent)
-    : QObject(parent), m_view(view), m_models(models), m_engineSide(std::make_shared<EngineSide>()) {
+ContextController::ContextController(views::ContextSearchView* view, ModelSource* models, EngineRunner* runner, QObject* parent)
+    : QObject(parent), m_view(view), m_models(models), m_runner(runner), m_engineSide(std::make_shared<EngineSide>()) {
     connect(m_view, &views::ContextSearchView::corpusChosen, this, &ContextController::chooseCorpus);
     connect(m_view, &views::ContextSearchView::spaceChanged, this, [this] { startIndex(false); });
     connect(m_view, &views::ContextSearchView::reindexRequested, this, [this] { startIndex(true); });
@@ -71,6 +76,7 @@ void ContextController::chooseCorpus(const QString& path) {
 }
 
 void ContextController::modelOpened() {
+    if (source() == Source::Projections) return;  // (the shown run's index stays)
     m_index.reset();
     if (!m_corpus.empty()) startIndex(false);
     else search();  // (says what to do first)
@@ -80,51 +86,108 @@ void ContextController::cancel() {
     if (m_indexing && m_indexCancel) m_indexCancel->store(true);
 }
 
+ContextController::Source ContextController::source() const {
+    const engine::RunResult* run = m_view->result().get();
+    if (isProjectionRun(run)) return Source::Projections;
+    if (m_models->model() && (!run || run->modelLayer >= 0)) return Source::Model;
+    return Source::None;
+}
+
+std::string ContextController::sourceIdentity() const {
+    switch (source()) {
+    case Source::Model: return engine::contextModelIdentity(*m_models->model());
+    case Source::Projections: return engine::contextProjectionIdentity(*m_view->result());
+    case Source::None: break;
+    }
+    return {};
+}
+
+engine::ProgressFn ContextController::indexProgress(quint64 id) {
+    auto clock = std::make_shared<QElapsedTimer>();
+    clock->start();
+    auto lastMs = std::make_shared<qint64>(-kProgressIntervalMs);
+    return [self = QPointer<ContextController>(this), id, cancelled = m_indexCancel, clock, lastMs](const engine::Progress& p) {
+        if (cancelled->load(std::memory_order_relaxed)) return false;
+        if (clock->elapsed() - *lastMs >= kProgressIntervalMs && p.total > 0) {
+            *lastMs = clock->elapsed();
+            toGui([self, id, permille = static_cast<int>(std::clamp<std::int64_t>(p.done * 1000 / p.total, 0, 1000))] {
+                if (self) self->uiProgress(id, permille);
+            });
+        }
+        return true;
+    };
+}
+
 void ContextController::startIndex(bool rebuild) {
     cancel();
     m_index.reset();
-    const auto& model = m_models->model();
-    if (m_corpus.empty() || !model) {
-        search();
+    const Source from = source();
+    if (m_corpus.empty() || from == Source::None ||
+        (from == Source::Projections && m_view->space() == engine::ContextSpace::Hidden)) {
+        m_indexing = false;
+        search();  // (says what to do first)
         return;
     }
     const quint64 id = ++m_nextId;
     m_latestIndex = id;
     m_indexing = true;
     m_indexCancel = std::make_shared<std::atomic<bool>>(false);
+    m_indexingIdentity = sourceIdentity();
     m_view->setIndexing(true, 0);
-    m_view->setMessage(tr("Reading the corpus with %1…").arg(QString::fromStdString(model->familyName)));
+    m_view->setMessage(from == Source::Model ? tr("Reading the corpus with %1…").arg(QString::fromStdString(m_models->model()->familyName))
+                                             : tr("Projecting the corpus with the run's random projections…"));
     Q_EMIT busyChanged();
     engine::ContextIndexOptions options;
     options.space = m_view->space();
     options.memoryBudgetBytes = std::min<std::uint64_t>(engine::memoryBudgetOr(0) / 4, 1ull << 30);
-    m_models->postWithModel([self = QPointer<ContextController>(this), id, corpus = m_corpus, info = *model, options, rebuild,
-                             cancelled = m_indexCancel](EngineBackend* backend, const engine::Error* error) {
-        const auto fail = [&](const engine::Error& e) {
-            toGui([self, id, message = QString::fromStdString(e.message), code = static_cast<int>(e.code)] {
-                if (self) self->uiIndexFailed(id, message, code);
-            });
-        };
-        if (error) return fail(*error);
-        QElapsedTimer clock;
-        clock.start();
-        qint64 lastMs = -kProgressIntervalMs;
-        const engine::ProgressFn progress = [&](const engine::Progress& p) {
-            if (cancelled->load(std::memory_order_relaxed)) return false;
-            if (clock.elapsed() - lastMs >= kProgressIntervalMs && p.total > 0) {
-                lastMs = clock.elapsed();
-                toGui([self, id, permille = static_cast<int>(std::clamp<std::int64_t>(p.done * 1000 / p.total, 0, 1000))] {
-                    if (self) self->uiProgress(id, permille);
-                });
-            }
-            return true;
-        };
-        const auto forward = [backend](const engine::ModelInput& input) { return backend->forwardModel(input, {}); };
-        auto kept = engine::keptOrBuiltContextIndex(corpus, info, options, forward, progress, rebuild);
-        if (!kept) return fail(kept.error());
-        toGui([self, id, kept = std::move(kept.value())] {
-            if (self) self->uiIndexed(id, kept);
+    options.identity = m_indexingIdentity;
+    if (from == Source::Model) postModelIndex(m_corpus, options, rebuild, id);
+    else postProjectionIndex(m_corpus, options, rebuild, id);
+}
+
+void ContextController::postModelIndex(const std::string& corpus, const engine::ContextIndexOptions& options, bool rebuild, quint64 id) {
+    m_models->postWithModel([self = QPointer<ContextController>(this), id, corpus, info = *m_models->model(), options, rebuild,
+                             progress = indexProgress(id)](EngineBackend* backend, const engine::Error* error) {
+        engine::Result<engine::KeptContextIndex> kept = error ? engine::Result<engine::KeptContextIndex>(*error) : [&] {
+            const auto forward = [backend](const engine::ModelInput& input) { return backend->forwardModel(input, {}); };
+            return engine::keptOrBuiltContextIndex(corpus, info, options, forward, progress, rebuild);
+        }();
+        toGui([self, id, kept = std::move(kept)] {
+            if (!self) return;
+            if (kept) self->uiIndexed(id, kept.value());
+            else self->uiIndexFailed(id, QString::fromStdString(kept.error().message), static_cast<int>(kept.error().code));
         });
+    });
+}
+
+void ContextController::postProjectionIndex(const std::string& corpus, const engine::ContextIndexOptions& options, bool rebuild,
+                                            quint64 id) {
+    const engine::RunResult& run = *m_view->result();
+    engine::ModelInfo info;  // (a one-layer "model": the run's projections; pieces of at most 256 bytes)
+    info.arch = "random-projections";
+    info.layers = 1;
+    info.heads = run.heads;
+    info.headDim = run.headDim;
+    m_runner->postTask([self = QPointer<ContextController>(this), id, corpus, info, options, rebuild, projection = run.projection,
+                        tokenizer = run.input.kind, progress = indexProgress(id)](EngineBackend& backend) {
+        // Each piece through the same projections, exact softmax giving what each token looked at.
+        const auto forward = [&](const engine::ModelInput& input) -> engine::Result<std::shared_ptr<const engine::ModelForward>> {
+            engine::RunRequest request;
+            request.input.text = input.text;
+            request.input.tokenizer = tokenizer;
+            request.projection = projection;
+            request.variants.push_back(engine::VariantRequest{"full", {}});
+            auto run = backend.run(request, {});
+            if (!run) return run.error();
+            return engine::passOfRun(*run.value(), input.keepAttention);
+        };
+        auto kept = engine::keptOrBuiltContextIndex(corpus, info, options, forward, progress, rebuild);
+        toGui([self, id, kept = std::move(kept)] {
+            if (!self) return;
+            if (kept) self->uiIndexed(id, kept.value());
+            else self->uiIndexFailed(id, QString::fromStdString(kept.error().message), static_cast<int>(kept.error().code));
+        });
+        return false;
     });
 }
 
@@ -139,9 +202,10 @@ void ContextController::uiIndexed(quint64 id, const engine::KeptContextIndex& ke
     Q_EMIT busyChanged();
     m_index = kept.index;
     const QString corpusName = QFileInfo(m_view->corpus()).fileName();
-    QString status = tr("%1 tokens of %2 (%3), %4 at every layer")
+    QString status = tr("%1 tokens of %2 (%3), %4 %5")
                          .arg(m_index->size())
-                         .arg(corpusName, QString::fromStdString(engine::formatBytes(m_index->bytes())), spaceWords(m_index->space));
+                         .arg(corpusName, QString::fromStdString(engine::formatBytes(m_index->bytes())), spaceWords(m_index->space),
+                              m_index->layers > 1 ? tr("at every layer") : tr("of every head"));
     if (!kept.path.empty())
         status += kept.reused ? tr(", read back from %1").arg(QDir::toNativeSeparators(QString::fromStdString(kept.path)))
                               : tr(", kept at %1").arg(QDir::toNativeSeparators(QString::fromStdString(kept.path)));
@@ -167,18 +231,38 @@ void ContextController::uiIndexFailed(quint64 id, const QString& message, int co
 
 QString ContextController::searchProblem() const {
     const auto& run = m_view->result();
-    if (!m_models->model())
-        return tr("Context search compares the open model's vectors: open a model (File ▸ Open Model…), run one of its "
-                  "layers, then choose a corpus.");
-    if (!run || run->modelLayer < 0 || run->input.image)
-        return tr("Run a layer of the open model on a text (Q/K/V source: the model): the search looks for the shown "
-                  "run's tokens in the corpus.");
-    if (QFileInfo(QString::fromStdString(run->modelFolder)).canonicalFilePath() != QFileInfo(m_models->folder()).canonicalFilePath())
-        return tr("The shown run is of another model than the open one: run the open model again.");
-    if (m_corpus.empty()) return tr("Choose a corpus (a text file): the model reads it once, and the index is kept beside it.");
+    switch (source()) {
+    case Source::None:
+        if (run && run->input.image)
+            return tr("Context search reads a text corpus: run a text (a picture's patches have no corpus to search).");
+        return tr("Context search compares the shown run's vectors with a corpus's: run a text (random projections or a "
+                  "model's layer), then choose a corpus.");
+    case Source::Projections:
+        if (m_view->space() == engine::ContextSpace::Hidden)
+            return tr("Random projections have no hidden states: compare their keys or queries (the Compare box).");
+        break;
+    case Source::Model:
+        if (!run || run->modelLayer < 0)
+            return tr("Run a layer of the open model on a text: the search looks for the shown run's tokens in the corpus.");
+        if (QFileInfo(QString::fromStdString(run->modelFolder)).canonicalFilePath() != QFileInfo(m_models->folder()).canonicalFilePath())
+            return tr("The shown run is of another model than the open one: run the open model again.");
+        break;
+    }
+    if (m_corpus.empty()) return tr("Choose a corpus (a text file): it is read once, and the index is kept for the next time.");
     if (m_indexing) return tr("Reading the corpus…");
     if (!m_index) return tr("The corpus has no index yet: press Index Again.");
     return {};
+}
+
+QString ContextController::searchTitle(int token) const {
+    const auto& run = m_view->result();
+    const std::string text = token < static_cast<int>(run->input.tokens.size()) ? run->input.tokens[static_cast<std::size_t>(token)].text : "";
+    QString title = tr("Corpus tokens nearest ‘%1’ (token %2)").arg(views::tokenLabel(text)).arg(token);
+    if (run->modelLayer >= 0) title += tr(" at layer %1").arg(run->modelLayer);
+    title += tr(" — %1").arg(spaceWords(m_index->space));
+    if (m_index->space != engine::ContextSpace::Hidden) title += tr(", head %1").arg(m_view->head());
+    if (source() == Source::Projections) title += tr(", random projections");
+    return title;
 }
 
 void ContextController::search() {
@@ -189,44 +273,50 @@ void ContextController::search() {
         Q_EMIT searched();
         return;
     }
-    const auto& run = m_view->result();
+    if (m_index->modelIdentity != sourceIdentity()) {  // another model or other projections made the shown run
+        startIndex(false);
+        return;
+    }
+    const auto run = m_view->result();
     const int token = m_view->query();
     engine::ContextQuery query;
-    query.layer = run->modelLayer;
+    query.layer = std::max(run->modelLayer, 0);
     query.head = std::clamp<std::int64_t>(m_view->head(), 0, std::max<std::int64_t>(m_index->heads - 1, 0));
     query.top = 20;  // (hidden states compare whole vectors; the head picks whose strongest key is listed)
-    const std::string tokenText = token < static_cast<int>(run->input.tokens.size()) ? run->input.tokens[static_cast<std::size_t>(token)].text : "";
-    QString title = tr("Corpus tokens nearest ‘%1’ (token %2) at layer %3 — %4")
-                        .arg(views::tokenLabel(tokenText))
-                        .arg(token)
-                        .arg(run->modelLayer)
-                        .arg(spaceWords(m_index->space));
-    if (m_index->space != engine::ContextSpace::Hidden) title += tr(", head %1").arg(*query.head);
-    m_models->postWithModel([self = QPointer<ContextController>(this), side = m_engineSide, id, index = m_index, folder = run->modelFolder,
-                             text = run->input.text, n = run->n, token, query, title](EngineBackend* backend, const engine::Error* error) {
-        const auto fail = [&](const std::string& message) {
-            toGui([self, id, message = QString::fromStdString(message)] {
-                if (self) self->uiSearchFailed(id, message);
-            });
-        };
-        if (error) return fail(error->message);
+    const QString title = searchTitle(token);
+    const auto answer = [self = QPointer<ContextController>(this), id, title](engine::Result<std::vector<engine::ContextMatch>> matches) {
+        toGui([self, id, title, matches = std::move(matches)] {
+            if (!self) return;
+            if (matches) self->uiMatches(id, matches.value(), title);
+            else self->uiSearchFailed(id, QString::fromStdString(matches.error().message));
+        });
+    };
+    if (source() == Source::Projections) {  // the run's own Q and K: no pass
+        m_runner->postTask([index = m_index, run, token, query, answer](EngineBackend&) {
+            auto vector = engine::contextVectorOfRun(*run, index->space, token);
+            answer(vector ? engine::searchContext(*index, *vector, query) : engine::Result<std::vector<engine::ContextMatch>>(vector.error()));
+            return false;
+        });
+        return;
+    }
+    m_models->postWithModel([side = m_engineSide, index = m_index, folder = run->modelFolder, text = run->input.text, n = run->n, token,
+                             query, answer](EngineBackend* backend, const engine::Error* error) {
+        using Matches = engine::Result<std::vector<engine::ContextMatch>>;
+        if (error) return answer(Matches(*error));
         if (!side->pass || side->folder != folder || side->text != text) {
             engine::ModelInput input;
             input.text = text;
             input.keepAttention = false;
             auto pass = backend->forwardModel(input, {});
-            if (!pass) return fail(pass.error().message);
+            if (!pass) return answer(Matches(pass.error()));
             *side = {folder, text, pass.value()};
         }
-        if (side->pass->n != n) return fail("the model reads the text as " + std::to_string(side->pass->n) + " tokens, the run as " +
-                                            std::to_string(n) + ": run the layer again");
+        if (side->pass->n != n)
+            return answer(Matches(engine::makeError(engine::ErrorCode::InvalidArgument,
+                                                    "the model reads the text as " + std::to_string(side->pass->n) + " tokens, the run as " +
+                                                        std::to_string(n) + ": run the layer again")));
         auto vector = engine::contextVector(*side->pass, index->space, query.layer, token);
-        if (!vector) return fail(vector.error().message);
-        auto matches = engine::searchContext(*index, *vector, query);
-        if (!matches) return fail(matches.error().message);
-        toGui([self, id, matches = std::move(matches.value()), title] {
-            if (self) self->uiMatches(id, matches, title);
-        });
+        answer(vector ? engine::searchContext(*index, *vector, query) : Matches(vector.error()));
     });
 }
 

@@ -1,9 +1,9 @@
 #pragma once
-// The Context tab's work (exBERT's context search): the chosen corpus indexed with the open model
-// (read back when an index of this model and corpus is kept beside it), then, whenever the token,
-// head, layer or shown run changes, the text's vector at that layer compared with every corpus
-// token's — both on the engine thread (ModelSource::postWithModel), cancellable, the newest
-// request winning.
+// The Context tab's work (exBERT's context search): the chosen corpus indexed with whatever made
+// the shown run — the open model (read back when an index of this model and corpus is kept beside
+// it), or the run's random projections (their keys and queries) — then, whenever the token, head,
+// layer or shown run changes, the token's vector compared with every corpus token's; both on the
+// engine thread, cancellable, the newest request winning.
 
 #include <attnscope/context_search.h>
 #include <attnscope/model.h>
@@ -21,12 +21,14 @@ class ContextSearchView;
 
 namespace attnscope::app {
 
+class EngineRunner;
 class ModelSource;
 
 class ContextController : public QObject {
     Q_OBJECT
 public:
-    ContextController(views::ContextSearchView* view, ModelSource* models, QObject* parent);
+    /// `runner` and `models` must outlive this object.
+    ContextController(views::ContextSearchView* view, ModelSource* models, EngineRunner* runner, QObject* parent);
     ~ContextController() override;
 
     /// Reads `path` as the corpus and indexes it (a file that cannot be read says so in the tab).
@@ -46,7 +48,15 @@ Q_SIGNALS:
 
 private:
     struct EngineSide;
+    /// What the shown run's vectors come from.
+    enum class Source { None, Model, Projections };
+    Source source() const;
+    /// The identity an index of the shown run's source has ("" for none).
+    std::string sourceIdentity() const;
     void startIndex(bool rebuild);
+    void postModelIndex(const std::string& corpus, const engine::ContextIndexOptions& options, bool rebuild, quint64 id);
+    void postProjectionIndex(const std::string& corpus, const engine::ContextIndexOptions& options, bool rebuild, quint64 id);
+    engine::ProgressFn indexProgress(quint64 id);
     void search();
     void uiIndexed(quint64 id, const engine::KeptContextIndex& kept);
     void uiIndexFailed(quint64 id, const QString& message, int code);
@@ -55,12 +65,15 @@ private:
     void uiSearchFailed(quint64 id, const QString& message);
     /// Why the shown run cannot be searched ("" when it can).
     QString searchProblem() const;
+    QString searchTitle(int token) const;
 
     views::ContextSearchView* m_view = nullptr;
     ModelSource* m_models = nullptr;
+    EngineRunner* m_runner = nullptr;
     std::shared_ptr<EngineSide> m_engineSide;  // the text's last pass, touched on the engine thread only
     std::string m_corpus;
     std::shared_ptr<const engine::ContextIndex> m_index;
+    std::string m_indexingIdentity;  ///< whose vectors the index being built holds
     quint64 m_nextId = 0, m_latestIndex = 0, m_latestSearch = 0;
     bool m_indexing = false;
     std::shared_ptr<std::atomic<bool>> m_indexCancel;

@@ -92,7 +92,7 @@ void MainWindow::buildAtlasTab() {
 }
 
 void MainWindow::buildContextTab() {
-    m_context = new ContextController(m_views->contextView(), m_modelSource, this);
+    m_context = new ContextController(m_views->contextView(), m_modelSource, m_runner, this);
     connect(m_context, &ContextController::report, this, &MainWindow::setStatusMessage);
     connect(m_context, &ContextController::busyChanged, this, &MainWindow::uiUpdateCancel);
 }

@@ -7,6 +7,7 @@
 #include "support/qt_test_support.h"
 
 #include "gui/app_settings.h"
+#include "gui/export/figure_exporter.h"
 #include "gui/context_controller.h"
 #include "gui/engine_runner.h"
 #include "gui/local_engine_backend.h"
@@ -104,6 +105,37 @@ private Q_SLOTS:
         QVERIFY(std::filesystem::exists(model / "attnscope-context"));
     }
 
+    // Without a model: the run's random projections index the corpus (keys or queries: they have
+    // no hidden states), and the corpus line that equals the text gives the token itself.
+    void randomProjectionsSearchTheirKeys() {
+        QTemporaryDir dir;
+        const QString corpus = writeFile(dir.filePath(QStringLiteral("corpus.txt")), "a dog ran far\nthe cat sat\nbig red car\n");
+        qputenv("XDG_CACHE_HOME", dir.filePath(QStringLiteral("cache")).toUtf8());  // (the kept index goes there)
+        EngineRunner runner(std::make_unique<LocalEngineBackend>());
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.initialText = QStringLiteral("the cat sat");
+        MainWindow window(&runner, AppSettings{}, options);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != nullptr, kTimeoutMs);
+        ContextSearchView* view = window.views()->contextView();
+        window.showView(MainWindow::View::Context);
+        window.contextController()->chooseCorpus(corpus);
+        QTRY_VERIFY_WITH_TIMEOUT(window.views()->contextView()->matches().empty() && !window.contextController()->isIndexing(), kTimeoutMs);
+        view->setSpace(engine::ContextSpace::Keys);
+        view->setQuery(1);
+        QTRY_VERIFY_WITH_TIMEOUT(!view->matches().empty() && view->title().contains(QStringLiteral("(token 1)")), kTimeoutMs);
+        QVERIFY(view->title().contains(QStringLiteral("random projections")));
+        const engine::ContextMatch best = view->matches().front();
+        QVERIFY(std::abs(best.cosine - 1.0) < 1e-5);
+        QCOMPARE(QString::fromStdString(best.before + best.text + best.after), QStringLiteral("the cat sat"));
+        QCOMPARE(best.text, std::string("cat"));
+        QVERIFY(view->status().contains(QStringLiteral("kept at")));
+        QVERIFY(view->status().contains(QStringLiteral("cache")));
+        qunsetenv("XDG_CACHE_HOME");
+    }
+
     void aCorpusThatCannotBeReadIsNamed() {
         EngineRunner runner(std::make_unique<LocalEngineBackend>());
         MainWindow::Options options;
@@ -113,6 +145,28 @@ private Q_SLOTS:
         window.contextController()->chooseCorpus(QStringLiteral("/nonexistent/corpus.txt"));
         QVERIFY(window.views()->contextView()->status().contains(QStringLiteral("Cannot read")));
         QVERIFY(window.views()->contextView()->status().contains(QStringLiteral("corpus.txt")));
+    }
+
+    void theListExportsAsAFigure() {
+        ContextSearchView view;
+        engine::ContextMatch match;
+        match.cosine = 0.5;
+        match.before = "a ";
+        match.text = "dog";
+        match.after = " ran";
+        view.setMatches({match, match}, QStringLiteral("Corpus tokens nearest ‘dog’"));
+        view.resize(900, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTemporaryDir dir;
+        attnscope::app::FigureRequest request;
+        request.title = QStringLiteral("context");
+        const QString path = dir.filePath(QStringLiteral("context.png"));
+        const auto out = attnscope::app::FigureExporter::exportFigure(&view, path, request);
+        QVERIFY2(out.ok(), qPrintable(out.error));
+        const QImage image(path);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() > 400);
     }
 
     void theViewListsMatchesInContext() {

@@ -169,7 +169,8 @@ ViewGuide viewGuide(const QString& key) {
                    "looked at by the same queries. High cosines with the same word in other contexts suggest the layer "
                    "still tracks the word; other words suggest it tracks a role, such as 'the word after a comma'."),
                 tr("Run a layer of the model, hover a token in the Heatmap (or pick it with the Token box) and compare "
-                   "layer 0 with the last layer. attnscope-cli context gives the same list as JSON.")};
+                   "layer 0 with the last layer. Without a model, the run's random projections index the corpus: compare "
+                   "their keys or queries. attnscope-cli context gives the same list as JSON.")};
     return {};
 }
 

@@ -68,6 +68,9 @@ using ContextForwardFn = std::function<Result<std::shared_ptr<const ModelForward
 
 struct ContextIndexOptions {
     ContextSpace space = ContextSpace::Hidden;
+    /// Whose vectors they are (a kept index is reused only for the same); empty:
+    /// contextModelIdentity(model). Random projections name their settings here.
+    std::string identity;
     /// The index stops (with a notice) before its vectors and summaries pass this many bytes.
     std::uint64_t memoryBudgetBytes = 256ull << 20;
 };
@@ -80,6 +83,20 @@ Result<std::shared_ptr<const ContextIndex>> buildContextIndex(const std::string&
                                                               const ContextIndexOptions& options,
                                                               const ContextForwardFn& forward,
                                                               const ProgressFn& progress = {});
+
+/// A run's Q and K as a one-layer pass (random projections, which have no model): queries and keys
+/// per head, no hidden states, and its first result's weights [heads, n, n] when `keepAttention`
+/// (the context index runs `full` on each corpus piece: exact softmax of those Q and K).
+std::shared_ptr<const ModelForward> passOfRun(const RunResult& run, bool keepAttention);
+
+/// "random projections|…": the settings that make a random-projection run's vectors (the
+/// tokenizer, heads, sizes, seed, q/k norm), the identity its index is kept under.
+std::string contextProjectionIdentity(const RunResult& run);
+
+/// Token `token`'s keys or queries of every head of a run, side by side (what passOfRun's index
+/// holds), read in place. Errors: InvalidArgument (hidden states, which a run does not keep; a token
+/// outside the run), InvalidInput (a run that kept no Q and K).
+Result<std::vector<float>> contextVectorOfRun(const RunResult& run, ContextSpace space, std::int64_t token);
 
 /// The vector of token `token` of a pass at `layer` in `space` (what the index holds per token).
 Result<std::vector<float>> contextVector(const ModelForward& pass, ContextSpace space, std::int64_t layer,
@@ -109,9 +126,10 @@ Result<std::vector<ContextMatch>> searchContext(const ContextIndex& index, const
 
 /// Where an index of this model and corpus is kept: beside the model (a folder
 /// "attnscope-context" in a model folder, or "<file>.attnscope-context" beside a model file), then
-/// in the user's cache folder when the model's folder cannot be written.
-std::vector<std::string> contextIndexPaths(const std::string& modelFolder, std::uint64_t corpusHash,
-                                           ContextSpace space);
+/// in the user's cache folder (a folder per identity) when the model's folder cannot be written or
+/// there is none (random projections).
+std::vector<std::string> contextIndexPaths(const std::string& modelFolder, const std::string& identity,
+                                           std::uint64_t corpusHash, ContextSpace space);
 /// Writes an index (safetensors, written atomically; creates the folder).
 Result<void> saveContextIndex(const ContextIndex& index, const std::string& path);
 /// Reads a kept index; NotFound when there is none, InvalidInput when it is damaged.

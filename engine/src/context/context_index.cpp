@@ -157,7 +157,7 @@ Result<std::shared_ptr<const ContextIndex>> buildContextIndex(const std::string&
     const auto pieces = context::corpusPieces(corpus, context::pieceBytesFor(model.maxTokens));
     if (pieces.empty()) return makeError(ErrorCode::InvalidArgument, "the corpus has no text to index");
     auto index = std::make_shared<ContextIndex>();
-    index->modelIdentity = contextModelIdentity(model);
+    index->modelIdentity = options.identity.empty() ? contextModelIdentity(model) : options.identity;
     index->corpusHash = contextCorpusHash(corpus);
     index->corpus = corpus;
     index->space = options.space;

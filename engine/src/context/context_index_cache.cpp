@@ -10,7 +10,8 @@ Result<KeptContextIndex> keptOrBuiltContextIndex(const std::string& corpus, cons
                                                  const ProgressFn& progress, bool rebuild) {
     KeptContextIndex kept;
     const std::uint64_t hash = contextCorpusHash(corpus);
-    const auto paths = contextIndexPaths(model.folder, hash, options.space);
+    const std::string identity = options.identity.empty() ? contextModelIdentity(model) : options.identity;
+    const auto paths = contextIndexPaths(model.folder, identity, hash, options.space);
     if (!rebuild) {
         for (const std::string& path : paths) {
             auto read = loadContextIndex(path);
@@ -19,7 +20,7 @@ Result<KeptContextIndex> keptOrBuiltContextIndex(const std::string& corpus, cons
                 continue;
             }
             // (An index the budget cut short says so in its notices; `rebuild` makes it again.)
-            if ((*read)->modelIdentity == contextModelIdentity(model) && (*read)->corpusHash == hash && (*read)->corpus == corpus) {
+            if ((*read)->modelIdentity == identity && (*read)->corpusHash == hash && (*read)->corpus == corpus) {
                 kept.index = *read;
                 kept.path = path;
                 kept.reused = true;

@@ -53,16 +53,20 @@ Result<std::vector<T>> readValues(const SafetensorsFile& file, const std::string
 
 }  // namespace
 
-std::vector<std::string> contextIndexPaths(const std::string& modelFolder, std::uint64_t corpusHash, ContextSpace space) {
+std::vector<std::string> contextIndexPaths(const std::string& modelFolder, const std::string& identity, std::uint64_t corpusHash,
+                                           ContextSpace space) {
     const std::string name = "corpus-" + hex16(corpusHash) + "-" + contextSpaceName(space) + ".safetensors";
     std::error_code error;
-    const bool isFolder = std::filesystem::is_directory(modelFolder, error);
     std::vector<std::string> paths;
-    paths.push_back(isFolder ? modelFolder + "/attnscope-context/" + name : modelFolder + ".attnscope-context/" + name);
+    if (!modelFolder.empty()) {
+        const bool isFolder = std::filesystem::is_directory(modelFolder, error);
+        paths.push_back(isFolder ? modelFolder + "/attnscope-context/" + name : modelFolder + ".attnscope-context/" + name);
+    }
     const std::string cache = userCacheFolder();
     if (!cache.empty()) {
-        const std::string absolute = std::filesystem::absolute(modelFolder, error).lexically_normal().string();
-        paths.push_back(cache + "/" + hex16(contextCorpusHash(absolute)) + "/" + name);
+        // (a model's folder by its absolute path, so that two relative spellings share one)
+        const std::string absolute = modelFolder.empty() ? std::string() : std::filesystem::absolute(modelFolder, error).lexically_normal().string();
+        paths.push_back(cache + "/" + hex16(contextCorpusHash(absolute + "|" + identity)) + "/" + name);
     }
     return paths;
 }

@@ -3,6 +3,7 @@
 // nearest contexts, their cosines and what each looked at are worked out by hand below.
 
 #include <attnscope/context_search.h>
+#include <attnscope/torch_free_run.h>
 
 #include "context/context_pieces.h"
 
@@ -191,7 +192,7 @@ TEST(ContextSearch, KeptBesideTheModelAndReadBack) {
     ASSERT_TRUE(index);
     const auto folder = std::filesystem::temp_directory_path() / ("attnscope-context-" + std::to_string(::getpid()));
     std::filesystem::create_directories(folder);
-    const auto paths = contextIndexPaths(folder.string(), index->corpusHash, index->space);
+    const auto paths = contextIndexPaths(folder.string(), index->modelIdentity, index->corpusHash, index->space);
     ASSERT_FALSE(paths.empty());
     EXPECT_EQ(paths[0].rfind(folder.string() + "/attnscope-context/corpus-", 0), 0u) << paths[0];
     ASSERT_TRUE(saveContextIndex(*index, paths[0]).ok());
@@ -246,4 +247,37 @@ TEST(ContextSearch, BadRequestsAreNamed) {
     query.layer = 0;
     query.head = 2;
     EXPECT_FALSE(searchContext(*index, {1.0f, 0.0f}, query).ok());
+}
+
+// A random-projection run as the index's pass: its Q and K side by side per token, its weights;
+// the token's vector read from the run is the pass's; no hidden states.
+TEST(ContextSearch, ARunWithoutAModelIsAOneLayerPass) {
+    // (random projections need LibTorch: explicit Q, K, V stand in, read the same way)
+    std::vector<float> values(2 * 6 * 4);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.7f * static_cast<float>(i));
+    RunRequest request;
+    request.qkv = QkvTensors{PlainTensor::fromF32({2, 6, 4}, values), PlainTensor::fromF32({2, 6, 4}, values),
+                             PlainTensor::fromF32({2, 6, 4}, values)};
+    for (float& v : request.qkv->k.f32) v = -v;
+    request.variants.push_back(VariantRequest{"full", {}});
+    auto run = runTorchFree(request, TorchFreeRunOptions{});
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    const RunResult& r = **run;
+    const auto pass = passOfRun(r, true);
+    EXPECT_EQ(pass->layers, 1);
+    EXPECT_EQ(pass->n, r.n);
+    ASSERT_EQ(pass->attention.size(), 1u);
+    EXPECT_FLOAT_EQ(pass->attention[0].f32[static_cast<std::size_t>((1 * r.n + 2) * r.n + 3)], r.results[0].weightAt(1, 2, 3));
+    for (const ContextSpace space : {ContextSpace::Keys, ContextSpace::Queries}) {
+        auto fromPass = contextVector(*pass, space, 0, 3);
+        auto fromRun = contextVectorOfRun(r, space, 3);
+        ASSERT_TRUE(fromPass.ok() && fromRun.ok());
+        EXPECT_EQ(*fromPass, *fromRun);
+        ASSERT_EQ(fromRun->size(), 8u);
+        const float* q = (space == ContextSpace::Keys ? r.k : r.q).data.get();
+        EXPECT_EQ((*fromRun)[5], q[(1 * r.n + 3) * 4 + 1]);  // head 1, feature 1
+    }
+    EXPECT_FALSE(contextVectorOfRun(r, ContextSpace::Hidden, 0).ok());
+    EXPECT_FALSE(contextVectorOfRun(r, ContextSpace::Keys, r.n).ok());
+    EXPECT_NE(contextProjectionIdentity(r).find("seed 0"), std::string::npos);
 }
