@@ -1,4 +1,5 @@
 #include "views/qk_map_view.h"
+#include "views/qk_map_grid.h"
 
 #include "views/background_job.h"
 #include "views/colormap.h"
@@ -63,6 +64,9 @@ QkMapView::QkMapView(QWidget* parent) : QWidget(parent) {
     m_scale->setChecked(true);
     m_scale->setToolTip(tr("Queries × s, keys ÷ s: every q · k unchanged"));
     controls->addWidget(m_scale);
+    m_allHeads = new QCheckBox(tr("All heads"), this);
+    m_allHeads->setToolTip(tr("Every head's map at once (PCA), small; click one to see it large"));
+    controls->addWidget(m_allHeads);
     controls->addStretch(1);
     layout->addLayout(controls);
     m_info = addExplanationLabel(this, layout);
@@ -72,6 +76,14 @@ QkMapView::QkMapView(QWidget* parent) : QWidget(parent) {
     m_plot->xAxis->setLabel(tr("first axis"));
     m_plot->yAxis->setLabel(tr("second axis"));
     layout->addWidget(m_plot, 1);
+    m_grid = new QkMapGrid(this);
+    m_grid->hide();
+    layout->addWidget(m_grid, 1);
+    connect(m_allHeads, &QCheckBox::toggled, this, [this] { rebuild(); });
+    connect(m_grid, &QkMapGrid::headClicked, this, [this](int head) {
+        if (m_state) m_state->setHead(head);
+        setAllHeads(false);
+    });
     connect(m_colour, &QComboBox::currentIndexChanged, this,
             [this](int index) { setColouring(index == 1 ? Colouring::Position : Colouring::Kind); });
     const auto optionsChanged = [this] {
@@ -105,8 +117,12 @@ void QkMapView::setInspectionState(InspectionState* state) {
         });
 }
 
+void QkMapView::setAllHeads(bool all) { m_allHeads->setChecked(all); }
+bool QkMapView::showsAllHeads() const { return m_allHeads->isChecked(); }
+
 void QkMapView::setResult(std::shared_ptr<const engine::RunResult> result) {
     m_result = std::move(result);
+    m_gridOf = {};
     rebuild();
 }
 
@@ -130,6 +146,20 @@ void QkMapView::setOptions(const engine::QkMapOptions& options) {
 
 QString QkMapView::explanation() const { return m_info->text(); }
 
+// The grid is computed again only for another result or other options; a head change frames it.
+void QkMapView::showAllHeads(std::size_t index) {
+    const GridKey key{m_result.get(), index, m_options.translateKeys, m_options.scale};
+    if (!(key == m_gridOf)) {
+        m_gridOf = key;
+        m_grid->setResult(m_result, index, m_options);
+    }
+    m_grid->setSelectedHead(m_state ? m_state->head() : 0);
+    m_info->setText(m_result ? tr("Every head's queries (●) and keys (▲) placed by PCA, each in its own plane%1; the selected head "
+                                  "is framed. Heads whose maps look alike treat the tokens alike. Click a head to see it large.")
+                                   .arg(m_result->heads > QkMapGrid::kMostHeads ? tr(" (the first %1 heads)").arg(QkMapGrid::kMostHeads) : QString())
+                             : tr("Run a variant (F5): this tab places the heads' queries and keys in one plane each."));
+}
+
 void QkMapView::rebuild() {
     m_map.reset();
     if (m_computing) m_computing->store(-1);  // (an earlier t-SNE stops at its next check)
@@ -137,6 +167,13 @@ void QkMapView::rebuild() {
     m_progressTimer->stop();
     m_job.drop();
     const std::size_t index = m_state ? static_cast<std::size_t>(std::max(0, m_state->resultIndex())) : 0;
+    m_plot->setVisible(!showsAllHeads());
+    m_grid->setVisible(showsAllHeads());
+    if (showsAllHeads()) {
+        showAllHeads(index);
+        return;
+    }
+    m_gridOf = {};
     if (m_result && index < m_result->results.size() && m_options.method != engine::QkMapOptions::Method::Pca) {
         startEmbedding(index, m_state ? m_state->head() : 0);
         return;

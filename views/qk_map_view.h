@@ -29,6 +29,7 @@ class QTimer;
 namespace attnscope::views {
 
 class InspectionState;
+class QkMapGrid;
 
 class QkMapView : public QWidget {
     Q_OBJECT
@@ -58,11 +59,18 @@ public:
     /// Selects point `index` of the map as a click does.
     void selectPoint(int index);
 
+    /// Every head at once as small PCA maps (QkMapGrid) instead of the selected head's map; a click
+    /// on one selects its head and shows it large.
+    void setAllHeads(bool all);
+    bool showsAllHeads() const;
+    QkMapGrid* grid() const { return m_grid; }
+
 private:
     void rebuild();
     /// t-SNE or UMAP on the views' worker (a newer request cancels it).
     void startEmbedding(std::size_t index, int head);
     QString methodName() const;
+    void showAllHeads(std::size_t index);
     void draw();
     void clicked(QMouseEvent* event);
 
@@ -82,6 +90,16 @@ private:
     QCheckBox* m_scale = nullptr;
     QLabel* m_info = nullptr;
     QCustomPlot* m_plot = nullptr;
+    QCheckBox* m_allHeads = nullptr;
+    QkMapGrid* m_grid = nullptr;
+    /// What the grid shows: the result, its entry, translation and scaling.
+    struct GridKey {
+        const engine::RunResult* run = nullptr;
+        std::size_t index = 0;
+        bool translate = false, scale = false;
+        bool operator==(const GridKey& o) const { return run == o.run && index == o.index && translate == o.translate && scale == o.scale; }
+    };
+    GridKey m_gridOf;
 };
 
 }  // namespace attnscope::views

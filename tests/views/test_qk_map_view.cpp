@@ -5,7 +5,9 @@
 #include "support/qt_test_support.h"
 
 #include "views/inspection_state.h"
+#include "views/qk_map_grid.h"
 #include "views/qk_map_view.h"
+#include "views/qcp.h"
 
 #include "views/explicit_run.h"
 
@@ -74,6 +76,29 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!view.isComputing() && view.map(), 20000);
         QCOMPARE(static_cast<int>(view.map()->points.size()), 2 * static_cast<int>(n));
         QVERIFY(view.explanation().contains(QStringLiteral("UMAP")));
+        // every head at once: one PCA map per head, equal to the head's own; a click on one selects it
+        view.setOptions(engine::QkMapOptions{});
+        view.setAllHeads(true);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.grid()->isComputing() && !view.grid()->maps().empty(), 20000);
+        QCOMPARE(static_cast<std::int64_t>(view.grid()->maps().size()), heads);
+        const auto head1 = engine::queryKeyMap(*shared, 0, 1, engine::QkMapOptions{});
+        QVERIFY(head1.ok());
+        QCOMPARE(view.grid()->maps()[1].points[3].x, head1->points[3].x);
+        view.resize(900, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* plot = view.grid()->findChild<QCustomPlot*>();
+        QPoint inside;
+        for (int y = 0; y < plot->height() && inside.isNull(); y += 5)
+            for (int x = 0; x < plot->width(); x += 5)
+                if (view.grid()->headAt(QPoint(x, y)) == 1) {
+                    inside = QPoint(x + 10, y + 10);
+                    break;
+                }
+        QVERIFY(!inside.isNull());
+        QTest::mouseClick(plot, Qt::LeftButton, {}, inside);
+        QCOMPARE(state.head(), 1);
+        QVERIFY(!view.showsAllHeads());
         view.setResult(nullptr);
         QVERIFY(!view.map());
     }

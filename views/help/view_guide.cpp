@@ -154,7 +154,8 @@ ViewGuide viewGuide(const QString& key) {
                 tr("A query's score with a key grows with how far the key lies along the query's direction, so the keys a "
                    "query weighs most tend to sit on its side. The red lines join the selected query to the keys it weighs "
                    "most (the heatmap's weights). Colour by position to see whether the head sorts tokens by where they are."),
-                tr("Click a query to see its strongest keys; every tab selects the same token. Untick both boxes to see the "
+                tr("Click a query to see its strongest keys; every tab selects the same token. Tick All heads to compare "
+                   "every head's map at once and click one to see it large. Untick both boxes to see the "
                    "raw vectors; place them by t-SNE or UMAP to see which tokens the head groups together (attnscope-cli qkmap "
                    "writes the points as CSV).")};
     if (key == QLatin1String("context"))
