@@ -1,8 +1,8 @@
 #pragma once
 // A variant's torch-free half: its catalog entry (VariantInfo) and how its weights come back from
-// what a run kept. The catalog holds one per variant (variants/variant_list.h).
+// what a run kept. The catalog holds one per variant (catalog/variant_list.h).
 
-#include "variants/variant_list.h"
+#include "catalog/variant_list.h"
 #include "weights/kept_state.h"
 
 #include <attnscope/variant_info.h>

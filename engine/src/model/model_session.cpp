@@ -14,7 +14,7 @@
 #include "run/request_checks.h"
 #include "tokenize/gguf_tokenizer.h"
 #include "core_torch/to_plain.h"
-#include "weights/kept_state.h"
+#include "catalog/result_weights.h"
 
 #include <algorithm>
 #include <cstring>

@@ -5,7 +5,7 @@
 
 #include <attnscope/moe_router.h>
 
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 
 #include <cmath>
 

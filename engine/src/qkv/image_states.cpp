@@ -1,6 +1,6 @@
 #include "qkv/image_states.h"
 
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 
 #include <cmath>
 #include <vector>

@@ -1,7 +1,7 @@
 #include "core_torch/tensor_views.h"
 #include "qkv/random_projections.h"
 
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 
 #include <attnscope/moe_router.h>
 

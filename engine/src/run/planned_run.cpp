@@ -1,7 +1,7 @@
 #include "run/planned_run.h"
 
 #include "run/request_checks.h"
-#include "weights/kept_state.h"
+#include "catalog/result_weights.h"
 
 #include <attnscope/result_roles.h>
 #include <attnscope/variant_info.h>

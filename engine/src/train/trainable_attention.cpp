@@ -3,7 +3,7 @@
 
 #include "run/request_checks.h"
 #include "core/run_context.h"
-#include "weights/kept_state.h"
+#include "catalog/result_weights.h"
 
 #include <cmath>
 #include <limits>

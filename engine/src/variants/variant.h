@@ -1,12 +1,12 @@
 #pragma once
 // The internal variant interface (CONVENTIONS.md §2): a variant's run. Its facts and schema are
 // its catalog entry (catalog/variant_entry.h), bound by the registry; both halves live in the
-// variant's folder, variants/<id>/, listed once in variants/variant_list.h. Runs may use
+// variant's folder, variants/<id>/, listed once in catalog/variant_list.h. Runs may use
 // LibTorch; results leave as plain data.
 
 #include "core/run_context.h"
 #include "plain/param_access.h"
-#include "variants/variant_list.h"
+#include "catalog/variant_list.h"
 
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>

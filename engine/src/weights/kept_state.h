@@ -2,7 +2,8 @@
 // What a result keeps so that every weight can be recomputed exactly (DESIGN.md "The data
 // contract"): the Q and K it ran on, the key padding, its resolved parameters, its row statistics
 // and its draws. A run fills it from memory, a result file from its tensors; both go through
-// makeAttentionWeights, so a tile read back from a file is the tile the run would have given.
+// makeAttentionWeights (catalog/result_weights.h), so a tile read back from a file is the tile the
+// run would have given.
 
 #include <attnscope/attention_weights.h>
 #include <attnscope/result.h>
@@ -37,25 +38,5 @@ struct KeptState {
     /// The query padding of self-attention (the key padding when m == n), else empty.
     std::vector<std::uint8_t> queryPadding() const { return m == n ? keyPadding : std::vector<std::uint8_t>{}; }
 };
-
-/// Reason-only patterns beside the computed one (AttentionResult::extraPatterns): BigBird's
-/// element graph; empty for the other variants. Throws as makeAttentionWeights' factories do.
-std::map<std::string, std::shared_ptr<const AttentionWeights>> makeExtraPatterns(const KeptState& state);
-
-/// The exact weights of a result from what it keeps (q, k: the Q and K it ran on), made anew:
-/// for a result that came without them (TorchFreeRunOptions::weightsOnDemand). Errors as
-/// makeAttentionWeights'.
-Result<std::shared_ptr<const AttentionWeights>> makeResultWeights(const AttentionResult& result, const SharedFloats& q,
-                                                                  const SharedFloats& k,
-                                                                  const std::vector<std::uint8_t>& keyPadding);
-
-/// Gives a variant's fresh result its weights and extra patterns from what it keeps, as a result
-/// file restores them (the same code): q, k are the Q and K it ran on.
-Result<void> attachWeights(AttentionResult& result, const SharedFloats& q, const SharedFloats& k,
-                           const std::vector<std::uint8_t>& keyPadding);
-
-/// The exact weights of the variant that left `state`. Errors: NotFound (unknown variant),
-/// InvalidInput (a statistic or draw missing or of the wrong shape).
-Result<std::shared_ptr<const AttentionWeights>> makeAttentionWeights(const KeptState& state);
 
 }  // namespace attnscope::engine

@@ -4,7 +4,7 @@
 // here, from the seed; the paper's element graph derives from them (weights/bigbird_element_graph).
 
 #include "variants/bigbird/bigbird_pattern.h"
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 #include "variants/shared/padded_result.h"
 #include "variants/shared/pattern_variant.h"
 

@@ -4,7 +4,7 @@
 // so memory is the output and the row statistics every weight is recomputed from, besides a
 // worker's packed keys; causal skips the blocks above the diagonal.
 
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 #include "kernels/flash_attention.h"
 #include "plain/param_access.h"
 #include "variants/variant.h"

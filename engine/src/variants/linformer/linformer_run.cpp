@@ -2,12 +2,12 @@
 // along the sequence to k slots: head = softmax(Q (E K)^T / sqrt(d)) (F V). Head by head on the
 // kernels' threads, a block of query rows at a time: nothing of size n x k is held.
 
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/lapack_svd.h"
 #include "kernels/softmax_kernel.h"
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 #include "variants/shared/feature_attention.h"
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 
 #include "variants/model_softmax/model_softmax_rule.h"
 
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/softmax_kernel.h"
 #include "variants/shared/pattern_variant.h"

@@ -5,7 +5,7 @@
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/softmax_kernel.h"
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 #include "variants/shared/feature_attention.h"
 
 #include <algorithm>

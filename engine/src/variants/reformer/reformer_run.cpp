@@ -10,13 +10,13 @@
 // No n x n matrix and no listing of the candidates: the result keeps the buckets, the sorted order
 // and each row's log-sum-exp, from which weights/reformer_weights.cpp recomputes any weight.
 
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/row_argmax.h"
 #include "kernels/small_gemm.h"
 #include "kernels/softmax_kernel.h"
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 #include "variants/shared/pattern_variant.h"
 #include "variants/reformer/reformer_geometry.h"
 

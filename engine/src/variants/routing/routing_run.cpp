@@ -7,14 +7,14 @@
 // Cost: k-means O(iterations·n·clusters·d); attention per cluster [w x w] GEMMs,
 // O(clusters·w²·d) = O(n^1.5·d) with clusters ≈ w ≈ √n. No n x n matrix.
 
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/column_similarities.h"
 #include "kernels/row_argmax.h"
 #include "kernels/softmax_kernel.h"
 #include "kernels/top_select.h"
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 #include "variants/shared/pattern_variant.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "variants/shared/dense_rows.h"
 
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 #include "kernels/blas_gemm.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "variants/shared/feature_attention.h"
 
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"
 

@@ -1,9 +1,9 @@
-// The one registry: every variant's run made from the one list (variants/variant_list.h) and bound
+// The one registry: every variant's run made from the one list (catalog/variant_list.h) and bound
 // to its catalog entry. Every run is plain C++, so the engine and the launcher share it.
 
 #include "variants/variant.h"
 
-#include "variants/variant_list.h"
+#include "catalog/variant_list.h"
 
 #include <attnscope/variant_catalog.h>
 

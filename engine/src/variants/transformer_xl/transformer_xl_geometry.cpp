@@ -3,7 +3,7 @@
 #include "kernels/blas_gemm.h"
 #include "plain/engine_error.h"
 #include "plain/param_access.h"
-#include "qkv/seeded_normal.h"
+#include "core/seeded_normal.h"
 
 #include <algorithm>
 #include <cmath>

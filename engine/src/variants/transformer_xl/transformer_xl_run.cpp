@@ -7,7 +7,7 @@
 
 #include "variants/transformer_xl/transformer_xl_geometry.h"
 
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 #include "kernels/blas_gemm.h"
 #include "kernels/softmax_kernel.h"
 #include "variants/shared/pattern_variant.h"

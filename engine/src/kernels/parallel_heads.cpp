@@ -1,4 +1,4 @@
-#include "core/parallel_heads.h"
+#include "kernels/parallel_heads.h"
 
 #include "core/worker_threads.h"
 #include "kernels/blas_gemm.h"

@@ -7,7 +7,7 @@
 #include "kernels/finite_scan.h"
 #include "plain/image_grid_json.h"
 #include "plain/pattern_listing.h"
-#include "weights/kept_state.h"
+#include "catalog/result_weights.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,0 +1,65 @@
+# The engine's folders stand on floors (ENGINE_FLOORS below, lowest first): a file includes only its
+# own folder and folders on lower floors, so no two folders include each other. The upward includes
+# that remain are listed in engine_floor_exceptions.txt, to be removed: this check fails on an
+# upward include that is not listed, on a listed one that is gone (take it off the list), and on a
+# folder that has no floor (give it one).
+set(ENGINE_FLOORS
+  plain core kernels pattern weights catalog variants checkpoint image run core_torch tokenize
+  context moe families qkv model metrics train engine)
+
+set(root "${SOURCE_DIR}/engine/src")
+file(GLOB entries RELATIVE "${root}" "${root}/*")
+set(problems "")
+foreach(entry ${entries})
+  if(IS_DIRECTORY "${root}/${entry}")
+    list(FIND ENGINE_FLOORS "${entry}" floor)
+    if(floor EQUAL -1)
+      list(APPEND problems "engine/src/${entry}/ has no floor: add it to ENGINE_FLOORS in ${CMAKE_CURRENT_LIST_FILE}")
+    endif()
+  endif()
+endforeach()
+
+file(GLOB_RECURSE files RELATIVE "${root}" "${root}/*.h" "${root}/*.cpp" "${root}/*.inc")
+set(upward "")
+foreach(f ${files})
+  if(f MATCHES "^([^/]+)/")
+    set(from "${CMAKE_MATCH_1}")
+  else()
+    set(from engine)  # engine.cpp and the loose sources: the top floor
+  endif()
+  list(FIND ENGINE_FLOORS "${from}" fromFloor)
+  file(STRINGS "${root}/${f}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"[a-z_0-9]+/")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([a-z_0-9]+)/.*" "\\1" to "${line}")
+    list(FIND ENGINE_FLOORS "${to}" toFloor)
+    if(toFloor GREATER fromFloor AND fromFloor GREATER -1)
+      list(APPEND upward "${from} -> ${to}")
+      set(why_${from}_${to} "${why_${from}_${to}}\n    ${f}: ${line}")
+    endif()
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES upward)
+
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/engine_floor_exceptions.txt" listed REGEX "^[a-z_]+ -> [a-z_]+")
+foreach(edge ${upward})
+  list(FIND listed "${edge}" known)
+  if(known EQUAL -1)
+    string(REPLACE " -> " ";" pair "${edge}")
+    list(GET pair 0 a)
+    list(GET pair 1 b)
+    list(APPEND problems "engine/src/${a}/ includes engine/src/${b}/, a higher floor:${why_${a}_${b}}")
+  endif()
+endforeach()
+foreach(edge ${listed})
+  list(FIND upward "${edge}" present)
+  if(present EQUAL -1)
+    list(APPEND problems "'${edge}' is listed in engine_floor_exceptions.txt but no longer happens: take it off the list")
+  endif()
+endforeach()
+
+if(problems)
+  string(REPLACE ";" "\n" problems "${problems}")
+  message(FATAL_ERROR "engine floors:\n${problems}")
+endif()
+list(LENGTH listed remaining)
+message(STATUS "engine floors: every include goes down a floor but the ${remaining} listed exceptions")
