@@ -33,7 +33,6 @@ bool addExactReference(std::vector<VariantRequest>& variants) {
     return true;
 }
 
-bool needsExactReference(const std::string& variantId) { return engine::diagnosticsNeedExactReference(variantId); }
 
 std::string defaultComparedVariant() {
     for (const engine::VariantInfo& info : engine::variantCatalog())

@@ -21,10 +21,6 @@ engine::VariantRequest exactReferenceLike(const engine::VariantRequest& like);
 /// true when it appended one.
 bool addExactReference(std::vector<engine::VariantRequest>& variants);
 
-/// True when the variant's Diagnostics page needs the exact reference beside it (an
-/// approximation's error, a sparse variant's kept mass): engine::diagnosticsNeedExactReference.
-bool needsExactReference(const std::string& variantId);
-
 /// The variant the compare view shows beside the first one by default (VariantInfo::compareDefault;
 /// else the first that is not exact).
 std::string defaultComparedVariant();

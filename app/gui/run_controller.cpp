@@ -11,6 +11,7 @@
 #include "views/diagnostics/approximation_view.h"
 #include "views/param_form.h"
 
+#include <attnscope/diagnostics.h>
 #include <attnscope/result_roles.h>
 
 #include <QComboBox>
@@ -56,7 +57,7 @@ quint64 RunController::start(Purpose purpose, bool userInitiated) {
     else m_comparePlan.clear();
     m_compares = compare;
     // The Diagnostics tab's approximation view needs exact softmax on the same Q, K, V.
-    m_hasExact = purpose == Purpose::Diagnostics && !own && needsExactReference(request.variants[0].id);
+    m_hasExact = purpose == Purpose::Diagnostics && !own && engine::diagnosticsNeedExactReference(request.variants[0].id);
     if (m_hasExact) request.variants.push_back(exactReferenceLike(request.variants[0]));
     if (m_curveJob != 0) {  // this run supersedes the curve's
         m_curveJob = 0;
@@ -89,7 +90,7 @@ bool RunController::shownLacks(Purpose purpose, const engine::RunResult* shown) 
         return false;
     }
     if (purpose == Purpose::Diagnostics) {
-        if (!needsExactReference(id.toStdString())) return false;
+        if (!engine::diagnosticsNeedExactReference(id.toStdString())) return false;
         if (!shown || shown->results.empty() || QString::fromStdString(shown->results[0].variantId) != id) return true;
         return engine::exactReferenceIndex(*shown) < 0;
     }

@@ -22,6 +22,8 @@
 #include "views/mask_view.h"
 #include "views/neuron_view.h"
 
+#include <attnscope/diagnostics.h>
+
 #include <QApplication>
 #include <QImage>
 #include <QLineEdit>
@@ -75,7 +77,7 @@ void armScreenshot(MainWindow& window, attnscope::app::EngineRunner& runner, con
         if (window.currentView() == MainWindow::View::Compare && window.lastResult()->results.size() < 2) return;
         // The Diagnostics tab of an approximating variant waits for its exact reference.
         if (window.currentView() == MainWindow::View::Diagnostics &&
-            attnscope::views::DiagnosticsStack::needsExactReference(s.settings.variantId) &&
+            engine::diagnosticsNeedExactReference(s.settings.variantId.toStdString()) &&
             window.lastResult()->results.size() < 2)
             return;
         if (s.head > 0) window.views()->state()->setHead(s.head);

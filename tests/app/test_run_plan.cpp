@@ -4,6 +4,8 @@
 
 #include "common/run_plan.h"
 
+#include <attnscope/diagnostics.h>
+
 #include <QTest>
 
 #include <cmath>
@@ -42,10 +44,10 @@ private Q_SLOTS:
     }
 
     void approximationsNeedTheReferencePatternsDoNot() {
-        QVERIFY(app::needsExactReference("performer"));
-        QVERIFY(app::needsExactReference("linformer"));
-        QVERIFY(!app::needsExactReference("full"));
-        QVERIFY(!app::needsExactReference("no_such_variant"));
+        QVERIFY(engine::diagnosticsNeedExactReference("performer"));
+        QVERIFY(engine::diagnosticsNeedExactReference("linformer"));
+        QVERIFY(!engine::diagnosticsNeedExactReference("full"));
+        QVERIFY(!engine::diagnosticsNeedExactReference("no_such_variant"));
         QCOMPARE(app::defaultComparedVariant(), std::string("longformer"));
     }
 
@@ -117,3 +119,4 @@ private Q_SLOTS:
 
 ATTNSCOPE_REGISTER_QT_TEST(TestRunPlan)
 #include "test_run_plan.moc"
+

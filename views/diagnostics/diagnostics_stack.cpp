@@ -103,10 +103,6 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
 
 DiagnosticsStack::~DiagnosticsStack() = default;
 
-bool DiagnosticsStack::needsExactReference(const QString& variantId) {
-    return engine::diagnosticsNeedExactReference(variantId.toStdString());
-}
-
 QString DiagnosticsStack::variantsWithPages() {
     QStringList parts;
     for (const engine::VariantInfo& info : engine::variantCatalog()) {

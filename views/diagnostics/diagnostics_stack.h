@@ -41,8 +41,6 @@ public:
     explicit DiagnosticsStack(QWidget* parent = nullptr);
     ~DiagnosticsStack() override;
 
-    /// True when the Diagnostics tab needs an exact `full` result beside `variantId` in the run.
-    static bool needsExactReference(const QString& variantId);
     /// "performer (approximation of softmax), …": the variants that have a page, from the catalog.
     static QString variantsWithPages();
 

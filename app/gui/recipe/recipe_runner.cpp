@@ -14,6 +14,8 @@
 #include "views/scaling_plot.h"
 #include "views/token_links.h"
 
+#include <attnscope/diagnostics.h>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -53,7 +55,7 @@ engine::RunRequest requestFor(const Recipe& recipe, const RecipeFigure& figure) 
         }
         // As in the window: exact softmax after the panes, for the error summary.
         addExactReference(request.variants);
-    } else if (figure.view == QLatin1String("diagnostics") && needsExactReference(primary.id.toStdString())) {
+    } else if (figure.view == QLatin1String("diagnostics") && engine::diagnosticsNeedExactReference(primary.id.toStdString())) {
         // The approximation page compares against exact softmax on the same Q, K, V, as in the window.
         request.variants.push_back(exactReferenceLike(request.variants.front()));
     }
