@@ -6,6 +6,8 @@
 
 #include "sparse_test_support.h"
 
+#include "core/worker_threads.h"
+
 #include <attnscope/result_file.h>
 #include <attnscope/weight_overview.h>
 
@@ -184,6 +186,22 @@ TEST(WeightTiles, OverviewPoolsTheDenseWeights) {
             EXPECT_NEAR(o.sumWeight[cell], sum[cell], 1e-5) << "cell " << cell;
             EXPECT_EQ(o.reasons[cell], bits[cell]) << "cell " << cell;
         }
+        // Dense rows are pooled on the kernels' threads in blocks of whole cell rows: one thread
+        // and two give the same overview, to the bit.
+        WeightOverview alone, pair;
+        {
+            const KernelThreadsScope one(1);
+            ASSERT_TRUE(buildOverview(*res.weights, OverviewRequest{1, 0, res.n, 0, res.m, 3}, alone));
+        }
+        {
+            const KernelThreadsScope two(2);
+            ASSERT_TRUE(buildOverview(*res.weights, OverviewRequest{1, 0, res.n, 0, res.m, 3}, pair));
+        }
+        EXPECT_EQ(pair.maxWeight, alone.maxWeight);
+        EXPECT_EQ(pair.sumWeight, alone.sumWeight);
+        EXPECT_EQ(pair.reasons, alone.reasons);
+        EXPECT_EQ(pair.exactZero, alone.exactZero);
+        EXPECT_EQ(pair.reasonEntries, alone.reasonEntries);
     }
 }
 

@@ -1,6 +1,9 @@
 #include <attnscope/weight_overview.h>
 
+#include "core/worker_threads.h"
+
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 namespace attnscope::engine {
@@ -10,24 +13,26 @@ namespace {
 // 128k keys is 8 MiB of weights.
 constexpr std::int64_t kRowsPerBlock = 16;
 
+using ReasonEntries = std::array<std::int64_t, kPatternReasonCount>;
+
 // `keys` keys with the same reasons and multiplicity: each counts once per reason, and a key listed
 // more often than it has reasons counts the extra listings under its first reason.
-void countReasons(ReasonBits bits, int multiplicity, WeightOverview& out, std::int64_t keys = 1) {
+void countReasons(ReasonBits bits, int multiplicity, ReasonEntries& entries, std::int64_t keys = 1) {
     int first = -1, counted = 0;
     for (int r = 0; r < kPatternReasonCount; ++r)
         if (bits & (1u << r)) {
             if (first < 0) first = r;
-            out.reasonEntries[static_cast<std::size_t>(r)] += keys;
+            entries[static_cast<std::size_t>(r)] += keys;
             ++counted;
         }
     if (first >= 0 && multiplicity > counted)
-        out.reasonEntries[static_cast<std::size_t>(first)] += keys * (multiplicity - counted);
+        entries[static_cast<std::size_t>(first)] += keys * (multiplicity - counted);
 }
 
 // Runs of keys with the same reasons and multiplicity (a dense row is one run), counted at once.
 class ReasonRuns {
 public:
-    explicit ReasonRuns(WeightOverview& out) : m_out(out) {}
+    explicit ReasonRuns(ReasonEntries& entries) : m_entries(entries) {}
     ~ReasonRuns() { flush(); }
     void add(ReasonBits bits, int multiplicity) {
         if (bits == m_bits && multiplicity == m_multiplicity) {
@@ -42,10 +47,10 @@ public:
 
 private:
     void flush() {
-        if (m_keys > 0 && m_bits != 0) countReasons(m_bits, m_multiplicity, m_out, m_keys);
+        if (m_keys > 0 && m_bits != 0) countReasons(m_bits, m_multiplicity, m_entries, m_keys);
         m_keys = 0;
     }
-    WeightOverview& m_out;
+    ReasonEntries& m_entries;
     ReasonBits m_bits = 0;
     int m_multiplicity = 0;
     std::int64_t m_keys = 0;
@@ -53,7 +58,7 @@ private:
 
 // One tile row of dense weights into its row of cells, a cell (f keys) at a time. A row whose keys
 // all share one reason set and multiplicity (every dense variant's row) counts them at once.
-void addDenseRow(const WeightTile& t, std::int64_t i, WeightOverview& out, ReasonRuns& runs) {
+void addDenseRow(const WeightTile& t, std::int64_t i, WeightOverview& out, ReasonEntries& entries, ReasonRuns& runs) {
     const OverviewRequest& r = out.region;
     const std::int64_t f = r.factor, width = r.c1 - r.c0;
     const std::size_t rowCell = static_cast<std::size_t>((i - r.r0) / f) * static_cast<std::size_t>(out.cols);
@@ -63,7 +68,7 @@ void addDenseRow(const WeightTile& t, std::int64_t i, WeightOverview& out, Reaso
     const std::uint8_t* multiplicity = t.multiplicity.data() + base;
     const bool uniform = std::all_of(reasons, reasons + width, [&](ReasonBits b) { return b == reasons[0]; }) &&
                          std::all_of(multiplicity, multiplicity + width, [&](std::uint8_t c) { return c == multiplicity[0]; });
-    if (uniform && width > 0) countReasons(reasons[0], multiplicity[0], out, width);
+    if (uniform && width > 0) countReasons(reasons[0], multiplicity[0], entries, width);
     for (int cb = 0; cb < out.cols; ++cb) {
         const std::size_t cell = rowCell + static_cast<std::size_t>(cb);
         const std::int64_t j0 = cb * f, j1 = std::min(j0 + f, width);
@@ -104,7 +109,39 @@ void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits, int
     if (bits == 0) return;
     out.reasons[cell] |= bits;
     if (w == 0.0f) out.exactZero[cell] = 1;
-    countReasons(bits, multiplicity, out);
+    countReasons(bits, multiplicity, out.reasonEntries);
+}
+
+// Dense rows on the kernels' threads: blocks of whole cell rows (so no two threads share a cell),
+// each thread counting reasons apart, summed at the end; keepGoing polled by the calling thread
+// alone, its "stop" seen by every thread before its next block.
+bool addDenseRows(const AttentionWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
+    const OverviewRequest& r = out.region;
+    const std::int64_t blockRows = (kRowsPerBlock + r.factor - 1) / r.factor * r.factor;
+    const std::int64_t blocks = (r.r1 - r.r0 + blockRows - 1) / blockRows;
+    std::vector<ReasonEntries> entries(static_cast<std::size_t>(std::max(kernelThreads(), 1)), ReasonEntries{});
+    std::atomic<bool> stopped{false};
+    std::atomic<std::int64_t> done{0};
+    forEachItem(blocks, [&](std::int64_t block, int worker) {
+        if (stopped.load(std::memory_order_relaxed)) return;
+        if (worker == 0 && keepGoing && !keepGoing(static_cast<double>(done.load()) / static_cast<double>(blocks))) {
+            stopped.store(true);
+            return;
+        }
+        const std::int64_t i0 = r.r0 + block * blockRows, i1 = std::min(r.r1, i0 + blockRows);
+        ReasonEntries& mine = entries[static_cast<std::size_t>(worker)];
+        for (std::int64_t b0 = i0; b0 < i1; b0 += kRowsPerBlock) {
+            const std::int64_t b1 = std::min(i1, b0 + kRowsPerBlock);
+            const WeightTile t = weights.tile(r.head, b0, b1, r.c0, r.c1, /*withReasons=*/true);
+            ReasonRuns runs(mine);
+            for (std::int64_t i = b0; i < b1; ++i) addDenseRow(t, i, out, mine, runs);
+        }
+        done.fetch_add(1);
+    });
+    if (stopped.load()) return false;
+    for (const ReasonEntries& part : entries)
+        for (std::size_t k = 0; k < part.size(); ++k) out.reasonEntries[k] += part[k];
+    return true;
 }
 
 }  // namespace
@@ -137,16 +174,14 @@ bool buildOverview(const AttentionWeights& weights, const OverviewRequest& reque
     out.reasons.assign(cells, 0);
     out.exactZero.assign(cells, 0);
     if (cells == 0) return true;
+    if (dense) {
+        if (!addDenseRows(weights, out, keepGoing)) return false;
+        return !keepGoing || keepGoing(1.0);
+    }
     const double total = static_cast<double>(r.r1 - r.r0);
     for (std::int64_t i0 = r.r0; i0 < r.r1; i0 += kRowsPerBlock) {
         if (keepGoing && !keepGoing(static_cast<double>(i0 - r.r0) / total)) return false;
         const std::int64_t i1 = std::min(r.r1, i0 + kRowsPerBlock);
-        if (dense) {
-            const WeightTile t = weights.tile(r.head, i0, i1, r.c0, r.c1, /*withReasons=*/true);
-            ReasonRuns runs(out);
-            for (std::int64_t i = i0; i < i1; ++i) addDenseRow(t, i, out, runs);
-            continue;
-        }
         weights.forEachRow(r.head, i0, i1, [&](const RowEntries& row) {
             const std::int32_t* begin = std::lower_bound(row.keys, row.keys + row.count, static_cast<std::int32_t>(r.c0));
             for (const std::int32_t* k = begin; k < row.keys + row.count && *k < r.c1; ++k) {
