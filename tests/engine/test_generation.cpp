@@ -7,7 +7,7 @@
 #include <attnscope/engine.h>
 
 #include "../support/tiny_gguf.h"
-#include "families/llama/decoder_step.h"
+#include "model/decoder_step.h"
 #include "model/rotary_positions.h"
 #include "model/transformer_model.h"
 

@@ -4,8 +4,8 @@
 # upward include that is not listed, on a listed one that is gone (take it off the list), and on a
 # folder that has no floor (give it one).
 set(ENGINE_FLOORS
-  plain core kernels pattern weights catalog variants checkpoint image run core_torch tokenize
-  context moe families qkv model metrics train engine)
+  plain core kernels pattern weights catalog variants families checkpoint image run core_torch
+  tokenize context moe qkv model forwards metrics train engine)
 
 set(root "${SOURCE_DIR}/engine/src")
 file(GLOB entries RELATIVE "${root}" "${root}/*")

@@ -4,7 +4,7 @@
 
 #include <attnscope/model_checkpoint.h>
 
-#include "checkpoint/config_fields.h"
+#include "plain/config_fields.h"
 #include "families/family.h"
 #include "plain/strict_json.h"
 

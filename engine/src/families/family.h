@@ -12,7 +12,7 @@
 #include <attnscope/model_tokenizer.h>
 #include <attnscope/variant_info.h>
 
-#include "checkpoint/config_fields.h"
+#include "plain/config_fields.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,6 @@
 #include "image/vit_preprocess.h"
 
-#include "checkpoint/config_fields.h"
+#include "plain/config_fields.h"
 #include "plain/strict_json.h"
 
 #include <cmath>

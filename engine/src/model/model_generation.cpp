@@ -6,8 +6,8 @@
 
 #include "core_torch/to_plain.h"
 #include "families/family.h"
-#include "families/family_forward.h"
-#include "families/llama/decoder_step.h"
+#include "model/family_forward.h"
+#include "model/decoder_step.h"
 #include "model/generation_so_far.h"
 #include "model/rotary_positions.h"
 #include "plain/engine_error.h"

@@ -3,7 +3,7 @@
 
 #include "checkpoint/gguf_file.h"
 #include "families/family.h"
-#include "families/family_forward.h"
+#include "model/family_forward.h"
 
 #include "model/latent_profile.h"
 #include "model/rotary_profile.h"

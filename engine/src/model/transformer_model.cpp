@@ -1,7 +1,7 @@
 #include "model/transformer_model.h"
 
 #include "families/family.h"
-#include "families/family_forward.h"
+#include "model/family_forward.h"
 
 #include "core/run_context.h"
 #include "core_torch/to_plain.h"

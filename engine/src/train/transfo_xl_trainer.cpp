@@ -5,7 +5,7 @@
 #include <attnscope/safetensors.h>
 
 #include "core_torch/to_plain.h"
-#include "families/transfo_xl/transfo_xl_forward_positions.h"
+#include "forwards/transfo_xl/transfo_xl_forward_positions.h"
 #include "plain/engine_error.h"
 #include "train/adam.h"
 #include "train/one_thread.h"
