@@ -1,5 +1,7 @@
 #include "views/eval_speed_panel.h"
 
+#include "views/measure_controls.h"
+
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/qcp.h"
@@ -50,67 +52,27 @@ QSharedPointer<QCPAxisTickerText> ratioTicks(double lo, double hi) {
     return ticker;
 }
 
+// What the page measures: attention lengths.
+MeasureSizes lengthSizes() {
+    return {EvalSpeedPanel::tr("Attention &lengths"), EvalSpeedPanel::defaultLengths(), EvalSpeedPanel::kMaxLength,
+            EvalSpeedPanel::tr("an attention length"), EvalSpeedPanel::tr("lengths"),
+            EvalSpeedPanel::tr("Memory lengths M (= the vanilla window), comma-separated, 1 to %1").arg(EvalSpeedPanel::kMaxLength),
+            EvalSpeedPanel::tr("Times both models at every length in the background (a few seconds per length)"),
+            QStringLiteral("evalSpeedLengths")};
+}
+
 }  // namespace
 
 QVector<int> EvalSpeedPanel::parseLengths(const QString& text, QString* error) {
-    QVector<int> lengths;
-    for (const QString& part : text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const int n = part.toInt(&ok);
-        if (!ok || n < 1 || n > kMaxLength) {
-            if (error) *error = tr("“%1” is not an attention length: expected whole numbers from 1 to %2").arg(part).arg(kMaxLength);
-            return {};
-        }
-        lengths << n;
-    }
-    if (lengths.isEmpty()) {
-        if (error) *error = tr("no lengths: type some, e.g. %1").arg(defaultLengths());
-        return {};
-    }
-    std::sort(lengths.begin(), lengths.end());
-    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
-    return lengths;
+    return MeasureControls::parseSizes(text, lengthSizes(), error);
 }
 
 EvalSpeedPanel::EvalSpeedPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QHBoxLayout(this);
-    auto* controls = new QVBoxLayout;
-    auto* lengthsLabel = new QLabel(tr("Attention &lengths"), this);
-    controls->addWidget(lengthsLabel);
-    m_lengths = new QLineEdit(defaultLengths(), this);
-    m_lengths->setObjectName(QStringLiteral("evalSpeedLengths"));
-    m_lengths->setToolTip(tr("Memory lengths M (= the vanilla window), comma-separated, 1 to %1").arg(kMaxLength));
-    m_lengths->setMaximumWidth(220);
-    lengthsLabel->setBuddy(m_lengths);
-    connect(m_lengths, &QLineEdit::returnPressed, this, &EvalSpeedPanel::requestMeasure);
-    connect(m_lengths, &QLineEdit::textEdited, this, [this] { m_lengthsError->clear(); });
-    controls->addWidget(m_lengths);
-    m_lengthsError = new QLabel(this);
-    m_lengthsError->setObjectName(QStringLiteral("evalSpeedLengthsError"));
-    m_lengthsError->setTextFormat(Qt::PlainText);
-    m_lengthsError->setWordWrap(true);
-    m_lengthsError->setMaximumWidth(220);
-    m_lengthsError->setStyleSheet(QStringLiteral("color: #b00020"));
-    controls->addWidget(m_lengthsError);
-    auto* buttons = new QHBoxLayout;
-    m_measure = new QPushButton(tr("Measure"), this);
-    m_measure->setToolTip(tr("Times both models at every length in the background (a few seconds per length)"));
-    connect(m_measure, &QPushButton::clicked, this, &EvalSpeedPanel::requestMeasure);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    connect(m_cancel, &QPushButton::clicked, this, &EvalSpeedPanel::cancelRequested);
-    buttons->addWidget(m_measure);
-    buttons->addWidget(m_cancel);
-    controls->addLayout(buttons);
-    m_progress = new QProgressBar(this);
-    m_progress->setMaximumWidth(220);
-    controls->addWidget(m_progress);
-    m_status = new QLabel(this);
-    m_status->setTextFormat(Qt::PlainText);
-    m_status->setWordWrap(true);
-    m_status->setMaximumWidth(220);
-    controls->addWidget(m_status);
-    controls->addStretch(1);
-    layout->addLayout(controls);
+    m_controls = new MeasureControls(lengthSizes(), this);
+    connect(m_controls, &MeasureControls::measureWanted, this, &EvalSpeedPanel::requestMeasure);
+    connect(m_controls, &MeasureControls::cancelRequested, this, &EvalSpeedPanel::cancelRequested);
+    layout->addWidget(m_controls);
 
     auto* right = new QVBoxLayout;
     m_plot = new QCustomPlot(this);
@@ -151,31 +113,24 @@ EvalSpeedPanel::EvalSpeedPanel(QWidget* parent) : QWidget(parent) {
     right->addWidget(note);
     layout->addLayout(right, 1);
     redraw();
-    updateControls();
 }
 
-QString EvalSpeedPanel::status() const { return m_status->text(); }
+QLineEdit* EvalSpeedPanel::lengthsEdit() const { return m_controls->sizesEdit(); }
+QPushButton* EvalSpeedPanel::measureButton() const { return m_controls->measureButton(); }
+QPushButton* EvalSpeedPanel::cancelButton() const { return m_controls->cancelButton(); }
+QString EvalSpeedPanel::status() const { return m_controls->status(); }
+bool EvalSpeedPanel::isRunning() const { return m_controls->isRunning(); }
 
 void EvalSpeedPanel::requestMeasure() {
-    if (m_running) return;
-    QString error;
-    const QVector<int> lengths = parseLengths(m_lengths->text(), &error);
-    if (lengths.isEmpty()) {
-        m_lengthsError->setText(error);
-        return;
-    }
-    m_lengthsError->clear();
-    Q_EMIT measureRequested(lengths);
+    if (isRunning()) return;
+    const QVector<int> lengths = m_controls->sizes();
+    if (!lengths.isEmpty()) Q_EMIT measureRequested(lengths);
 }
 
 void EvalSpeedPanel::setStarted(int total) {
-    m_running = true;
     m_samples.clear();
-    m_progress->setRange(0, std::max(total, 1));
-    m_progress->setValue(0);
-    m_status->setText(tr("Measuring…"));
+    m_controls->setStarted(total);
     redraw();
-    updateControls();
 }
 
 void EvalSpeedPanel::addSample(const EvalSpeedSample& sample) {
@@ -184,23 +139,9 @@ void EvalSpeedPanel::addSample(const EvalSpeedSample& sample) {
     redraw();
 }
 
-void EvalSpeedPanel::setProgress(int done, int total, const QString& text) {
-    m_progress->setRange(0, std::max(total, 1));
-    m_progress->setValue(done);
-    m_status->setText(text);
-}
+void EvalSpeedPanel::setProgress(int done, int total, const QString& text) { m_controls->setProgress(done, total, text); }
 
-void EvalSpeedPanel::setFinished(const QString& message) {
-    m_running = false;
-    m_status->setText(message);
-    updateControls();
-}
-
-void EvalSpeedPanel::updateControls() {
-    m_measure->setEnabled(!m_running);
-    m_cancel->setEnabled(m_running);
-    m_progress->setVisible(m_running);
-}
+void EvalSpeedPanel::setFinished(const QString& message) { m_controls->setFinished(message); }
 
 void EvalSpeedPanel::redraw() {
     QVector<double> x, memory, recompute, ratio;

@@ -11,12 +11,12 @@
 
 class QCustomPlot;
 class QCPGraph;
-class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 
 namespace attnscope::views {
+
+class MeasureControls;
 
 struct EvalSpeedSample {
     int length = 0;
@@ -34,13 +34,13 @@ public:
 
     explicit EvalSpeedPanel(QWidget* parent = nullptr);
 
-    QLineEdit* lengthsEdit() const { return m_lengths; }
-    QPushButton* measureButton() const { return m_measure; }
-    QPushButton* cancelButton() const { return m_cancel; }
+    QLineEdit* lengthsEdit() const;
+    QPushButton* measureButton() const;
+    QPushButton* cancelButton() const;
     QCustomPlot* plot() const { return m_plot; }
     const QVector<EvalSpeedSample>& samples() const { return m_samples; }
     QString status() const;
-    bool isRunning() const { return m_running; }
+    bool isRunning() const;
 
 public Q_SLOTS:
     /// Parses the lengths and emits measureRequested (the Measure button does this).
@@ -56,20 +56,13 @@ Q_SIGNALS:
 
 private:
     void redraw();
-    void updateControls();
 
-    QLineEdit* m_lengths = nullptr;
-    QLabel* m_lengthsError = nullptr;
-    QPushButton* m_measure = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_status = nullptr;
+    MeasureControls* m_controls = nullptr;
     QCustomPlot* m_plot = nullptr;
     QCPGraph* m_memoryGraph = nullptr;
     QCPGraph* m_recomputeGraph = nullptr;
     QCPGraph* m_ratioGraph = nullptr;
     QVector<EvalSpeedSample> m_samples;
-    bool m_running = false;
 };
 
 }  // namespace attnscope::views

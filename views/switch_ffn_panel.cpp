@@ -1,5 +1,7 @@
 #include "views/switch_ffn_panel.h"
 
+#include "views/measure_controls.h"
+
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/qcp.h"
@@ -20,8 +22,6 @@
 namespace attnscope::views {
 namespace {
 
-constexpr int kControlsWidth = 220;
-
 QString explanation() {
     return QObject::tr(
         "A Switch layer sends each token to one of E experts, so a token costs the FLOPs of one FFN while the "
@@ -33,27 +33,18 @@ QString explanation() {
 
 QString mib(std::uint64_t bytes) { return QStringLiteral("%1 MiB").arg(static_cast<double>(bytes) / (1 << 20), 0, 'f', 2); }
 
+// What the page measures: token counts.
+MeasureSizes tokenSizes() {
+    const int most = static_cast<int>(engine::SwitchFfnCostSettings::kMaxTokens);
+    return {SwitchFfnPanel::tr("&Tokens"), SwitchFfnPanel::defaultTokens(), most, SwitchFfnPanel::tr("a token count"),
+            SwitchFfnPanel::tr("token counts"), SwitchFfnPanel::tr("Token counts, comma-separated, 1 to %1").arg(most),
+            SwitchFfnPanel::tr("Times both layers at every token count in the background"), QStringLiteral("switchFfnTokens")};
+}
+
 }  // namespace
 
 QVector<int> SwitchFfnPanel::parseTokens(const QString& text, QString* error) {
-    QVector<int> counts;
-    const int most = static_cast<int>(engine::SwitchFfnCostSettings::kMaxTokens);
-    for (const QString& part : text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const int n = part.toInt(&ok);
-        if (!ok || n < 1 || n > most) {
-            if (error) *error = tr("“%1” is not a token count: expected whole numbers from 1 to %2").arg(part).arg(most);
-            return {};
-        }
-        counts << n;
-    }
-    if (counts.isEmpty()) {
-        if (error) *error = tr("no token counts: type some, e.g. %1").arg(defaultTokens());
-        return {};
-    }
-    std::sort(counts.begin(), counts.end());
-    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-    return counts;
+    return MeasureControls::parseSizes(text, tokenSizes(), error);
 }
 
 SwitchFfnPanel::SwitchFfnPanel(QWidget* parent) : QWidget(parent) {
@@ -95,81 +86,43 @@ SwitchFfnPanel::SwitchFfnPanel(QWidget* parent) : QWidget(parent) {
     right->addWidget(note);
     layout->addLayout(right, 1);
     redraw();
-    updateControls();
 }
 
 QWidget* SwitchFfnPanel::buildControls() {
-    auto* box = new QWidget(this);
-    box->setMaximumWidth(kControlsWidth);
-    auto* controls = new QVBoxLayout(box);
-    controls->setContentsMargins(0, 0, 0, 0);
-    auto* form = new QFormLayout;
-    m_tokens = new QLineEdit(defaultTokens(), box);
-    m_tokens->setObjectName(QStringLiteral("switchFfnTokens"));
-    m_tokens->setToolTip(tr("Token counts, comma-separated, 1 to %1").arg(engine::SwitchFfnCostSettings::kMaxTokens));
-    connect(m_tokens, &QLineEdit::returnPressed, this, &SwitchFfnPanel::requestMeasure);
-    connect(m_tokens, &QLineEdit::textEdited, this, [this] { m_tokensError->clear(); });
-    form->addRow(tr("&Tokens"), m_tokens);
-    m_experts = new QSpinBox(box);
+    m_controls = new MeasureControls(tokenSizes(), this);
+    connect(m_controls, &MeasureControls::measureWanted, this, &SwitchFfnPanel::requestMeasure);
+    connect(m_controls, &MeasureControls::cancelRequested, this, &SwitchFfnPanel::cancelRequested);
+    m_experts = new QSpinBox(m_controls);
     m_experts->setRange(1, 256);
     m_experts->setValue(8);
-    form->addRow(tr("E&xperts"), m_experts);
-    m_capacity = new QDoubleSpinBox(box);
+    m_controls->form()->addRow(tr("E&xperts"), m_experts);
+    m_capacity = new QDoubleSpinBox(m_controls);
     m_capacity->setRange(0, 4);
     m_capacity->setSingleStep(0.25);
     m_capacity->setValue(1.25);
     m_capacity->setSpecialValueText(tr("dropless"));
     m_capacity->setToolTip(tr("Capacity factor: slots per expert = ⌈tokens / E · factor⌉; 0 = no capacity"));
-    form->addRow(tr("Ca&pacity factor"), m_capacity);
-    controls->addLayout(form);
-    m_tokensError = new QLabel(box);
-    m_tokensError->setObjectName(QStringLiteral("switchFfnTokensError"));
-    m_tokensError->setTextFormat(Qt::PlainText);
-    m_tokensError->setWordWrap(true);
-    m_tokensError->setStyleSheet(QStringLiteral("color: #b00020"));
-    controls->addWidget(m_tokensError);
-    auto* buttons = new QHBoxLayout;
-    m_measure = new QPushButton(tr("Measure"), box);
-    m_measure->setToolTip(tr("Times both layers at every token count in the background"));
-    connect(m_measure, &QPushButton::clicked, this, &SwitchFfnPanel::requestMeasure);
-    m_cancel = new QPushButton(tr("Cancel"), box);
-    connect(m_cancel, &QPushButton::clicked, this, &SwitchFfnPanel::cancelRequested);
-    buttons->addWidget(m_measure);
-    buttons->addWidget(m_cancel);
-    controls->addLayout(buttons);
-    m_progress = new QProgressBar(box);
-    controls->addWidget(m_progress);
-    m_status = new QLabel(box);
-    m_status->setTextFormat(Qt::PlainText);
-    m_status->setWordWrap(true);
-    controls->addWidget(m_status);
-    controls->addStretch(1);
-    return box;
+    m_controls->form()->addRow(tr("Ca&pacity factor"), m_capacity);
+    return m_controls;
 }
 
-QString SwitchFfnPanel::status() const { return m_status->text(); }
+QLineEdit* SwitchFfnPanel::tokensEdit() const { return m_controls->sizesEdit(); }
+QPushButton* SwitchFfnPanel::measureButton() const { return m_controls->measureButton(); }
+QPushButton* SwitchFfnPanel::cancelButton() const { return m_controls->cancelButton(); }
+
+QString SwitchFfnPanel::status() const { return m_controls->status(); }
 QString SwitchFfnPanel::tableHtml() const { return m_table->text(); }
 
 void SwitchFfnPanel::requestMeasure() {
-    if (m_running) return;
-    QString error;
-    const QVector<int> tokens = parseTokens(m_tokens->text(), &error);
-    if (tokens.isEmpty()) {
-        m_tokensError->setText(error);
-        return;
-    }
-    m_tokensError->clear();
-    Q_EMIT measureRequested(tokens, m_experts->value(), m_capacity->value());
+    if (m_controls->isRunning()) return;
+    const QVector<int> tokens = m_controls->sizes();
+    if (!tokens.isEmpty()) Q_EMIT measureRequested(tokens, m_experts->value(), m_capacity->value());
 }
 
 void SwitchFfnPanel::setStarted(int total) {
-    m_running = true;
     m_points.clear();
-    m_progress->setRange(0, std::max(total, 1));
-    m_progress->setValue(0);
-    m_status->setText(tr("Measuring…"));
+    m_controls->setStarted(total);
     redraw();
-    updateControls();
 }
 
 void SwitchFfnPanel::addPoint(const engine::SwitchFfnCostPoint& point) {
@@ -178,23 +131,9 @@ void SwitchFfnPanel::addPoint(const engine::SwitchFfnCostPoint& point) {
     redraw();
 }
 
-void SwitchFfnPanel::setProgress(int done, int total, const QString& text) {
-    m_progress->setRange(0, std::max(total, 1));
-    m_progress->setValue(done);
-    m_status->setText(text);
-}
+void SwitchFfnPanel::setProgress(int done, int total, const QString& text) { m_controls->setProgress(done, total, text); }
 
-void SwitchFfnPanel::setFinished(const QString& message) {
-    m_running = false;
-    m_status->setText(message);
-    updateControls();
-}
-
-void SwitchFfnPanel::updateControls() {
-    m_measure->setEnabled(!m_running);
-    m_cancel->setEnabled(m_running);
-    m_progress->setVisible(m_running);
-}
+void SwitchFfnPanel::setFinished(const QString& message) { m_controls->setFinished(message); }
 
 void SwitchFfnPanel::redraw() {
     QVector<double> x, dense, sparse;

@@ -21,6 +21,8 @@ class QSpinBox;
 
 namespace attnscope::views {
 
+class MeasureControls;
+
 class SwitchFfnPanel : public QWidget {
     Q_OBJECT
 public:
@@ -30,11 +32,11 @@ public:
 
     explicit SwitchFfnPanel(QWidget* parent = nullptr);
 
-    QLineEdit* tokensEdit() const { return m_tokens; }
+    QLineEdit* tokensEdit() const;
     QSpinBox* expertsSpin() const { return m_experts; }
     QDoubleSpinBox* capacitySpin() const { return m_capacity; }
-    QPushButton* measureButton() const { return m_measure; }
-    QPushButton* cancelButton() const { return m_cancel; }
+    QPushButton* measureButton() const;
+    QPushButton* cancelButton() const;
     QCustomPlot* plot() const { return m_plot; }
     const QVector<engine::SwitchFfnCostPoint>& points() const { return m_points; }
     QString status() const;
@@ -55,22 +57,15 @@ Q_SIGNALS:
 private:
     QWidget* buildControls();
     void redraw();
-    void updateControls();
 
-    QLineEdit* m_tokens = nullptr;
-    QLabel* m_tokensError = nullptr;
+    MeasureControls* m_controls = nullptr;
     QSpinBox* m_experts = nullptr;
     QDoubleSpinBox* m_capacity = nullptr;
-    QPushButton* m_measure = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_status = nullptr;
     QCustomPlot* m_plot = nullptr;
     QCPGraph* m_denseGraph = nullptr;
     QCPGraph* m_switchGraph = nullptr;
     QLabel* m_table = nullptr;
     QVector<engine::SwitchFfnCostPoint> m_points;
-    bool m_running = false;
 };
 
 }  // namespace attnscope::views
