@@ -248,6 +248,26 @@ void CostView::rebuildTable() {
                            .arg(m_result->headDim));
 }
 
+namespace {
+
+// A variant's name as a bar label of lines of at most `width` characters, broken at spaces: a long
+// name ("Transformer-XL (segment memory, relative positions)") would otherwise take the plot's width.
+QString barLabel(const QString& name, int width = 22) {
+    QStringList lines;
+    QString line;
+    for (const QString& word : name.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (!line.isEmpty() && line.size() + 1 + word.size() > width) {
+            lines << line;
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    if (!line.isEmpty()) lines << line;
+    return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace
+
 void CostView::rebuildBars() {
     m_bars->clearPlottables();
     if (!m_result || m_result->results.empty()) {
@@ -262,7 +282,7 @@ void CostView::rebuildBars() {
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (int i = 0; i < static_cast<int>(m_result->results.size()); ++i) {
         const QString id = QString::fromStdString(m_result->results[static_cast<std::size_t>(i)].variantId);
-        ticker->addTick(i, m_names.value(id, id));
+        ticker->addTick(i, barLabel(m_names.value(id, id)));
     }
     m_bars->yAxis->setTicker(ticker);
     m_bars->yAxis->setRange(-0.6, static_cast<double>(m_result->results.size()) - 0.4);
