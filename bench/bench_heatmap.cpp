@@ -15,16 +15,16 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 
-#include "views/compare_view.h"
+#include "views/compare/compare_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
-#include "views/head_heatmap.h"
+#include "views/heatmap/head_heatmap.h"
 
 #include <attnscope/engine.h>
 #include <attnscope/explicit_weights.h>
-#include "views/heads_grid.h"
-#include "views/mask_view.h"
-#include "views/token_links.h"
-#include "views/inspection_state.h"
+#include "views/heatmap/heads_grid.h"
+#include "views/mask/mask_view.h"
+#include "views/links/token_links.h"
+#include "views/data/inspection_state.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

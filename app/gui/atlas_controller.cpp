@@ -8,9 +8,9 @@
 #include "gui/model_source_panel.h"
 #include "gui/run_settings_panel.h"
 
-#include "views/coverage_editor.h"
-#include "views/head_atlas.h"
-#include "views/inspection_state.h"
+#include "views/atlas/coverage_editor.h"
+#include "views/atlas/head_atlas.h"
+#include "views/data/inspection_state.h"
 
 #include <attnscope/variant_catalog.h>
 

@@ -1,7 +1,7 @@
 #include "gui/compare_variants_editor.h"
 
-#include "views/compare_view.h"
-#include "views/param_form.h"
+#include "views/compare/compare_view.h"
+#include "views/widgets/param_form.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -5,8 +5,8 @@
 #include "gui/model_source.h"
 #include "gui/to_gui.h"
 
-#include "views/context_search_view.h"
-#include "views/token_label.h"
+#include "views/context/context_search_view.h"
+#include "views/data/token_label.h"
 
 #include <attnscope/memory_budget.h>
 

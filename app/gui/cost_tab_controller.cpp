@@ -6,10 +6,10 @@
 #include "gui/scaling_job.h"
 #include "gui/switch_ffn_job.h"
 
-#include "views/cost_view.h"
-#include "views/eval_speed_panel.h"
-#include "views/switch_ffn_panel.h"
-#include "views/param_form.h"
+#include "views/cost/cost_view.h"
+#include "views/cost/eval_speed_panel.h"
+#include "views/cost/switch_ffn_panel.h"
+#include "views/widgets/param_form.h"
 
 #include <attnscope/variant_catalog.h>
 

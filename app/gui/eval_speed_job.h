@@ -5,7 +5,7 @@
 
 #include "gui/measure_sweep_job.h"
 
-#include "views/eval_speed_panel.h"
+#include "views/cost/eval_speed_panel.h"
 
 namespace attnscope::app {
 

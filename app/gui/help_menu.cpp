@@ -4,7 +4,7 @@
 
 #include "views/help/help_panel.h"
 #include "views/help/view_guide.h"
-#include "views/param_form.h"
+#include "views/widgets/param_form.h"
 
 #include <QAction>
 #include <QCoreApplication>

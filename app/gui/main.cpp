@@ -14,7 +14,7 @@
 
 #include "views/help/help_panel.h"
 #include "views/image/image_overlay_view.h"
-#include "views/mask_view.h"
+#include "views/mask/mask_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -20,12 +20,12 @@
 #include "gui/star_controller.h"
 #include "gui/token_finder.h"
 
-#include "views/compare_view.h"
+#include "views/compare/compare_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
-#include "views/head_heatmap.h"
-#include "views/heatmap_options.h"
-#include "views/mask_view.h"
-#include "views/param_form.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/data/heatmap_options.h"
+#include "views/mask/mask_view.h"
+#include "views/widgets/param_form.h"
 
 #include <QComboBox>
 #include <QFile>

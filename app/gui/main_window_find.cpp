@@ -7,10 +7,10 @@
 
 #include "gui/token_find_bar.h"
 #include "gui/token_finder.h"
-#include "views/compare_view.h"
-#include "views/head_heatmap.h"
-#include "views/mask_view.h"
-#include "views/token_links.h"
+#include "views/compare/compare_view.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/mask/mask_view.h"
+#include "views/links/token_links.h"
 
 #include <QTabWidget>
 

@@ -16,7 +16,7 @@
 #include "gui/run_settings_panel.h"
 #include "gui/view_tabs.h"
 
-#include "views/head_atlas.h"
+#include "views/atlas/head_atlas.h"
 
 #include <QComboBox>
 #include <QDir>

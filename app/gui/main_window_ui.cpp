@@ -20,14 +20,14 @@
 #include "gui/text_autosave.h"
 #include "gui/theme_menu.h"
 
-#include "views/param_form.h"
+#include "views/widgets/param_form.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
-#include "views/head_heatmap.h"
-#include "views/heads_grid.h"
-#include "views/inspection_state.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/heatmap/heads_grid.h"
+#include "views/data/inspection_state.h"
 #include "views/moe/routing_view.h"
-#include "views/notices_panel.h"
+#include "views/widgets/notices_panel.h"
 
 #include <QAction>
 #include <QComboBox>

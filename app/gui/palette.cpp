@@ -1,6 +1,6 @@
 #include "gui/palette.h"
 
-#include "views/plot_palette.h"
+#include "views/data/plot_palette.h"
 
 #include <QApplication>
 #include <QEvent>

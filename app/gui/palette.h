@@ -1,6 +1,6 @@
 #pragma once
 // The light and dark themes (View → Theme): Fusion style with one of two palettes, applied to the
-// whole application. Plots take their colours from the palette (views/plot_palette.h), so they
+// whole application. Plots take their colours from the palette (views/data/plot_palette.h), so they
 // follow; colour maps do not depend on the theme (FORMATS.md §5).
 
 #include <QPalette>

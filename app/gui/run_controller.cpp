@@ -9,7 +9,7 @@
 #include "gui/run_settings_panel.h"
 
 #include "views/diagnostics/approximation_view.h"
-#include "views/param_form.h"
+#include "views/widgets/param_form.h"
 
 #include <attnscope/diagnostics.h>
 #include <attnscope/result_roles.h>

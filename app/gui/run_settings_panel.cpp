@@ -6,8 +6,8 @@
 #include "gui/session.h"
 #include "gui/session_resolve.h"
 
-#include "views/clamping_spin_box.h"
-#include "views/param_form.h"
+#include "views/widgets/clamping_spin_box.h"
+#include "views/widgets/param_form.h"
 
 #include <QComboBox>
 #include <QFormLayout>

@@ -1,7 +1,7 @@
 #include "gui/run_status_bar.h"
 
-#include "views/elided_label.h"
-#include "views/notices_panel.h"
+#include "views/widgets/elided_label.h"
+#include "views/widgets/notices_panel.h"
 
 #include <attnscope/types.h>
 

@@ -5,7 +5,7 @@
 // projection settings, weights not kept), so a size over the memory budget is skipped with the
 // engine's message instead of ending the sweep.
 
-#include "views/scaling_plot.h"
+#include "views/cost/scaling_plot.h"
 
 #include <attnscope/types.h>
 

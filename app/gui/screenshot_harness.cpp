@@ -9,18 +9,18 @@
 #include "gui/startup_options.h"
 #include "gui/view_tabs.h"
 
-#include "views/compare_view.h"
-#include "views/context_search_view.h"
-#include "views/cost_view.h"
+#include "views/compare/compare_view.h"
+#include "views/context/context_search_view.h"
+#include "views/cost/cost_view.h"
 #include "views/diagnostics/approximation_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/receptive_field_view.h"
 #include "views/diagnostics/star_player.h"
 #include "views/diagnostics/star_reach_view.h"
-#include "views/eval_speed_panel.h"
-#include "views/inspection_state.h"
-#include "views/mask_view.h"
-#include "views/neuron_view.h"
+#include "views/cost/eval_speed_panel.h"
+#include "views/data/inspection_state.h"
+#include "views/mask/mask_view.h"
+#include "views/neuron/neuron_view.h"
 
 #include <attnscope/diagnostics.h>
 

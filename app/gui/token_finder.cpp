@@ -2,8 +2,8 @@
 
 #include "gui/token_find_bar.h"
 
-#include "views/token_highlight.h"
-#include "views/token_label.h"
+#include "views/data/token_highlight.h"
+#include "views/data/token_label.h"
 
 #include <QAction>
 #include <QKeySequence>

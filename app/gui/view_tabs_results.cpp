@@ -5,21 +5,21 @@
 
 #include "gui/session.h"
 
-#include "views/background_job.h"
-#include "views/compare_view.h"
-#include "views/cost_view.h"
+#include "views/data/background_job.h"
+#include "views/compare/compare_view.h"
+#include "views/cost/cost_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
-#include "views/head_heatmap.h"
-#include "views/heads_grid.h"
-#include "views/heatmap_options.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/heatmap/heads_grid.h"
+#include "views/data/heatmap_options.h"
 #include "views/image/image_overlay_view.h"
-#include "views/inspection_state.h"
-#include "views/mask_view.h"
-#include "views/context_search_view.h"
-#include "views/neuron_view.h"
-#include "views/qk_map_view.h"
+#include "views/data/inspection_state.h"
+#include "views/mask/mask_view.h"
+#include "views/context/context_search_view.h"
+#include "views/neuron/neuron_view.h"
+#include "views/qkmap/qk_map_view.h"
 #include "views/moe/routing_view.h"
-#include "views/token_links.h"
+#include "views/links/token_links.h"
 
 #include <attnscope/types.h>
 

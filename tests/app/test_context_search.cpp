@@ -16,8 +16,8 @@
 #include "gui/run_settings_panel.h"
 #include "gui/view_tabs.h"
 
-#include "views/context_search_view.h"
-#include "views/inspection_state.h"
+#include "views/context/context_search_view.h"
+#include "views/data/inspection_state.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -9,8 +9,8 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 #include "gui/run_settings_panel.h"
-#include "views/cost_view.h"
-#include "views/eval_speed_panel.h"
+#include "views/cost/cost_view.h"
+#include "views/cost/eval_speed_panel.h"
 
 #include <QAction>
 #include <QComboBox>

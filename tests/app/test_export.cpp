@@ -11,11 +11,11 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 
-#include "views/figure_painter.h"
-#include "views/head_heatmap.h"
+#include "views/widgets/figure_painter.h"
+#include "views/heatmap/head_heatmap.h"
 #include "views/image/image_overlay_view.h"
-#include "views/inspection_state.h"
-#include "views/mask_view.h"
+#include "views/data/inspection_state.h"
+#include "views/mask/mask_view.h"
 
 #include <attnscope/safetensors.h>
 

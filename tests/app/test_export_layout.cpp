@@ -12,10 +12,10 @@
 #include "gui/main_window.h"
 #include "gui/view_tabs.h"
 
-#include "views/head_heatmap.h"
-#include "views/heads_grid.h"
-#include "views/inspection_state.h"
-#include "views/mask_view.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/heatmap/heads_grid.h"
+#include "views/data/inspection_state.h"
+#include "views/mask/mask_view.h"
 
 #include <QFile>
 #include <QFileInfo>

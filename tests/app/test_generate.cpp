@@ -15,7 +15,7 @@
 #include "gui/run_settings_panel.h"
 #include "gui/view_tabs.h"
 
-#include "views/head_heatmap.h"
+#include "views/heatmap/head_heatmap.h"
 
 #include <QAction>
 #include <QGroupBox>

@@ -8,13 +8,13 @@
 #include "gui/main_window.h"
 #include "gui/run_settings_panel.h"
 
-#include "views/compare_difference_map.h"
-#include "views/compare_error_panel.h"
-#include "views/compare_view.h"
-#include "views/cost_view.h"
-#include "views/error_summary.h"
-#include "views/head_heatmap.h"
-#include "views/param_form.h"
+#include "views/compare/compare_difference_map.h"
+#include "views/compare/compare_error_panel.h"
+#include "views/compare/compare_view.h"
+#include "views/cost/cost_view.h"
+#include "views/data/error_summary.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/widgets/param_form.h"
 
 #include <QComboBox>
 #include <QLineEdit>

@@ -8,7 +8,7 @@
 #include "gui/model_source.h"
 
 #include "views/diagnostics/approximation_view.h"
-#include "views/param_form.h"
+#include "views/widgets/param_form.h"
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/memory_view.h"
 #include "views/diagnostics/receptive_field_view.h"
@@ -16,7 +16,7 @@
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/diagnostics/star_player.h"
 #include "views/diagnostics/star_reach_view.h"
-#include "views/inspection_state.h"
+#include "views/data/inspection_state.h"
 
 #include "views/diagnostics/lsh_view.h"
 #include "views/diagnostics/cluster_view.h"

@@ -18,14 +18,14 @@
 #include "gui/random_projection_banner.h"
 #include "gui/session.h"
 
-#include "views/compare_error_panel.h"
-#include "views/compare_view.h"
-#include "views/coverage_editor.h"
-#include "views/head_heatmap.h"
-#include "views/param_form.h"
-#include "views/head_atlas.h"
-#include "views/inspection_state.h"
-#include "views/rollout_view.h"
+#include "views/compare/compare_error_panel.h"
+#include "views/compare/compare_view.h"
+#include "views/atlas/coverage_editor.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/widgets/param_form.h"
+#include "views/atlas/head_atlas.h"
+#include "views/data/inspection_state.h"
+#include "views/atlas/rollout_view.h"
 
 #include <attnscope/coverage_settings.h>
 #include <attnscope/engine.h>

@@ -12,7 +12,7 @@
 #include "gui/run_settings_panel.h"
 
 #include "views/diagnostics/approximation_view.h"
-#include "views/param_form.h"
+#include "views/widgets/param_form.h"
 
 #include <attnscope/variant_catalog.h>
 

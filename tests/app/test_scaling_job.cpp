@@ -8,7 +8,7 @@
 #include "gui/run_settings_panel.h"
 #include "gui/scaling_job.h"
 
-#include "views/cost_view.h"
+#include "views/cost/cost_view.h"
 
 #include <QAction>
 #include <QComboBox>

@@ -13,10 +13,10 @@
 #include "gui/recent_files.h"
 #include "gui/session.h"
 
-#include "views/head_heatmap.h"
-#include "views/inspection_state.h"
-#include "views/mask_view.h"
-#include "views/param_form.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/data/inspection_state.h"
+#include "views/mask/mask_view.h"
+#include "views/widgets/param_form.h"
 
 #include <QAbstractButton>
 #include <QAction>

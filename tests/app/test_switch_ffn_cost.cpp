@@ -9,8 +9,8 @@
 #include "gui/local_engine_backend.h"
 #include "gui/main_window.h"
 #include "gui/run_settings_panel.h"
-#include "views/cost_view.h"
-#include "views/switch_ffn_panel.h"
+#include "views/cost/cost_view.h"
+#include "views/cost/switch_ffn_panel.h"
 
 #include <QComboBox>
 #include <QLabel>

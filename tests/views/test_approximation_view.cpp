@@ -2,7 +2,7 @@
 #include "views/test_fixtures.h"
 
 #include "views/diagnostics/approximation_view.h"
-#include "views/inspection_state.h"
+#include "views/data/inspection_state.h"
 
 #include <QLineEdit>
 #include <QPushButton>

@@ -1,5 +1,5 @@
 #include "support/qt_test_support.h"
-#include "views/colormap.h"
+#include "views/data/colormap.h"
 
 #include <QFile>
 #include <QTest>

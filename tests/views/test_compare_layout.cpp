@@ -3,12 +3,12 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/compare_error_panel.h"
-#include "views/compare_view.h"
-#include "views/head_heatmap.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
-#include "views/shared_color_bar.h"
+#include "views/compare/compare_error_panel.h"
+#include "views/compare/compare_view.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
+#include "views/widgets/shared_color_bar.h"
 
 #include <QCoreApplication>
 #include <QHeaderView>

@@ -1,14 +1,14 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/background_job.h"
-#include "views/compare_difference_map.h"
-#include "views/compare_error_panel.h"
-#include "views/compare_view.h"
-#include "views/error_summary.h"
-#include "views/head_heatmap.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/background_job.h"
+#include "views/compare/compare_difference_map.h"
+#include "views/compare/compare_error_panel.h"
+#include "views/compare/compare_view.h"
+#include "views/data/error_summary.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QCoreApplication>
 #include <QSignalSpy>

@@ -1,8 +1,8 @@
 #include "support/qt_test_support.h"
 
-#include "views/cost_view.h"
-#include "views/qcp.h"
-#include "views/scaling_plot.h"
+#include "views/cost/cost_view.h"
+#include "views/widgets/qcp.h"
+#include "views/cost/scaling_plot.h"
 
 #include <QLineEdit>
 #include <QPushButton>

@@ -3,14 +3,14 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/compare_difference_map.h"
-#include "views/compare_error_panel.h"
-#include "views/compare_view.h"
-#include "views/head_atlas.h"
-#include "views/head_heatmap.h"
-#include "views/inspection_state.h"
-#include "views/mask_view.h"
-#include "views/qcp.h"
+#include "views/compare/compare_difference_map.h"
+#include "views/compare/compare_error_panel.h"
+#include "views/compare/compare_view.h"
+#include "views/atlas/head_atlas.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/data/inspection_state.h"
+#include "views/mask/mask_view.h"
+#include "views/widgets/qcp.h"
 
 #include <QTableWidget>
 #include <QTest>

@@ -1,6 +1,6 @@
 #include "support/qt_test_support.h"
 
-#include "views/error_summary.h"
+#include "views/data/error_summary.h"
 
 #include <attnscope/explicit_weights.h>
 

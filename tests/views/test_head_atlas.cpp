@@ -1,8 +1,8 @@
 #include "support/qt_test_support.h"
 
-#include "views/head_atlas.h"
-#include "views/qcp.h"
-#include "views/rollout_view.h"
+#include "views/atlas/head_atlas.h"
+#include "views/widgets/qcp.h"
+#include "views/atlas/rollout_view.h"
 
 #include <QComboBox>
 #include <QPushButton>

@@ -1,12 +1,12 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/head_heatmap.h"
-#include "views/head_matrix.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
-#include "views/title_wrap.h"
-#include "views/token_highlight.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/data/head_matrix.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
+#include "views/data/title_wrap.h"
+#include "views/data/token_highlight.h"
 
 #include <QSignalSpy>
 #include <attnscope/explicit_weights.h>

@@ -3,7 +3,7 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/head_matrix_source.h"
+#include "views/data/head_matrix_source.h"
 
 #include <QTest>
 

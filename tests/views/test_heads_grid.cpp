@@ -1,10 +1,10 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/background_job.h"
-#include "views/colormap.h"
-#include "views/heads_grid.h"
-#include "views/inspection_state.h"
+#include "views/data/background_job.h"
+#include "views/data/colormap.h"
+#include "views/heatmap/heads_grid.h"
+#include "views/data/inspection_state.h"
 
 #include <QComboBox>
 #include <QCoreApplication>

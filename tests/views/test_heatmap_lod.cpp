@@ -2,11 +2,11 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/background_job.h"
-#include "views/head_heatmap.h"
-#include "views/head_matrix.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/background_job.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/data/head_matrix.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QCoreApplication>
 #include <QSignalSpy>

@@ -1,14 +1,14 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/colormap.h"
+#include "views/data/colormap.h"
 #include "views/diagnostics/categorical_palette.h"
 #include "views/help/view_guide.h"
 #include "views/image/image_canvas.h"
 #include "views/image/image_overlay_view.h"
 #include "views/image/overlay_image.h"
-#include "views/inspection_state.h"
-#include "views/reason_palette.h"
+#include "views/data/inspection_state.h"
+#include "views/data/reason_palette.h"
 
 #include <attnscope/vit_views.h>
 

@@ -3,7 +3,7 @@
 
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/lsh_view.h"
-#include "views/inspection_state.h"
+#include "views/data/inspection_state.h"
 
 #include <QTest>
 

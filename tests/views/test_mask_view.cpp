@@ -1,12 +1,12 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/background_job.h"
-#include "views/inspection_state.h"
-#include "views/mask_matrix.h"
-#include "views/mask_view.h"
-#include "views/qcp.h"
-#include "views/reason_palette.h"
+#include "views/data/background_job.h"
+#include "views/data/inspection_state.h"
+#include "views/data/mask_matrix.h"
+#include "views/mask/mask_view.h"
+#include "views/widgets/qcp.h"
+#include "views/data/reason_palette.h"
 
 #include <QCheckBox>
 #include <QCoreApplication>

@@ -4,8 +4,8 @@
 
 #include "support/qt_test_support.h"
 
-#include "views/inspection_state.h"
-#include "views/neuron_view.h"
+#include "views/data/inspection_state.h"
+#include "views/neuron/neuron_view.h"
 
 #include "views/explicit_run.h"
 

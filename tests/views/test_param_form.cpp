@@ -1,6 +1,6 @@
 #include "support/qt_test_support.h"
 
-#include "views/param_form.h"
+#include "views/widgets/param_form.h"
 
 #include <attnscope/variant_catalog.h>
 

@@ -4,10 +4,10 @@
 
 #include "support/qt_test_support.h"
 
-#include "views/inspection_state.h"
-#include "views/qk_map_grid.h"
-#include "views/qk_map_view.h"
-#include "views/qcp.h"
+#include "views/data/inspection_state.h"
+#include "views/qkmap/qk_map_grid.h"
+#include "views/qkmap/qk_map_view.h"
+#include "views/widgets/qcp.h"
 
 #include "views/explicit_run.h"
 

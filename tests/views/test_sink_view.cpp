@@ -3,7 +3,7 @@
 
 #include "views/diagnostics/diagnostics_stack.h"
 #include "views/diagnostics/sink_view.h"
-#include "views/inspection_state.h"
+#include "views/data/inspection_state.h"
 
 #include <QTabWidget>
 #include <QTest>

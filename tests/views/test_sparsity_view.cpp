@@ -4,7 +4,7 @@
 #include "views/test_fixtures.h"
 
 #include "views/diagnostics/sparsity_view.h"
-#include "views/inspection_state.h"
+#include "views/data/inspection_state.h"
 
 #include <QTest>
 

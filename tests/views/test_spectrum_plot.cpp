@@ -2,8 +2,8 @@
 #include "views/test_fixtures.h"
 
 #include "views/diagnostics/spectrum_plot.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QTest>
 

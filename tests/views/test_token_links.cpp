@@ -4,8 +4,8 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "views/inspection_state.h"
-#include "views/token_links.h"
+#include "views/data/inspection_state.h"
+#include "views/links/token_links.h"
 
 #include <QTest>
 

@@ -1,14 +1,14 @@
 #include "views/diagnostics/approximation_view.h"
 
-#include "views/error_summary.h"
+#include "views/data/error_summary.h"
 
 #include <attnscope/result_roles.h>
 #include <attnscope/variant_catalog.h>
 
-#include "views/colormap.h"
+#include "views/data/colormap.h"
 #include "views/diagnostics/plot_style.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QGridLayout>
 #include <QCheckBox>

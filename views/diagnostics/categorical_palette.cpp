@@ -1,6 +1,6 @@
 #include "views/diagnostics/categorical_palette.h"
 
-#include "views/palette_csv.h"
+#include "views/data/palette_csv.h"
 
 #include <QFile>
 #include <QLoggingCategory>

@@ -4,8 +4,8 @@
 
 #include "views/diagnostics/categorical_palette.h"
 #include "views/diagnostics/plot_style.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

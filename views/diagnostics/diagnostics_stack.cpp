@@ -16,7 +16,7 @@
 #include "views/diagnostics/spectrum_plot.h"
 #include "views/diagnostics/star_player.h"
 #include "views/diagnostics/star_reach_view.h"
-#include "views/inspection_state.h"
+#include "views/data/inspection_state.h"
 
 #include <QLabel>
 #include <QTabWidget>

@@ -3,10 +3,10 @@
 #include <attnscope/diagnostics.h>
 #include <attnscope/score_terms.h>
 
-#include "views/colormap.h"
+#include "views/data/colormap.h"
 #include "views/diagnostics/plot_style.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QGridLayout>
 #include <QHBoxLayout>

@@ -1,8 +1,8 @@
 #include "views/diagnostics/plot_style.h"
 
-#include "views/colormap.h"
+#include "views/data/colormap.h"
 #include "views/diagnostics/categorical_palette.h"
-#include "views/qcp.h"
+#include "views/widgets/qcp.h"
 
 #include <QBoxLayout>
 #include <QEvent>

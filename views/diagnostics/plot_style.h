@@ -1,7 +1,7 @@
 #pragma once
 // Shared plumbing of the diagnostics views: colour gradients, axis styling, diagnostic lookup.
 // Free functions, no class. QCustomPlot types are forward-declared (CONVENTIONS.md rule 2); the
-// .cpp files that call these include views/qcp.h.
+// .cpp files that call these include views/widgets/qcp.h.
 
 #include <attnscope/types.h>
 

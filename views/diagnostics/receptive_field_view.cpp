@@ -4,8 +4,8 @@
 #include <attnscope/score_terms.h>
 
 #include "views/diagnostics/plot_style.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -1,8 +1,8 @@
 #include "views/diagnostics/sink_view.h"
 
 #include "views/diagnostics/plot_style.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -4,9 +4,9 @@
 #include <attnscope/result_roles.h>
 
 #include "views/diagnostics/plot_style.h"
-#include "views/error_summary.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/error_summary.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

@@ -3,8 +3,8 @@
 #include <attnscope/diagnostics.h>
 
 #include "views/diagnostics/plot_style.h"
-#include "views/inspection_state.h"
-#include "views/qcp.h"
+#include "views/data/inspection_state.h"
+#include "views/widgets/qcp.h"
 
 #include <QLabel>
 #include <QStackedLayout>

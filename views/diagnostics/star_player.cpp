@@ -1,11 +1,11 @@
 #include "views/diagnostics/star_player.h"
 
-#include "views/colormap.h"
-#include "views/figure_painter.h"
+#include "views/data/colormap.h"
+#include "views/widgets/figure_painter.h"
 
 #include <attnscope/diagnostics.h>
-#include "views/inspection_state.h"
-#include "views/token_label.h"
+#include "views/data/inspection_state.h"
+#include "views/data/token_label.h"
 
 #include <QCheckBox>
 #include <QDir>

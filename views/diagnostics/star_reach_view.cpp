@@ -1,8 +1,8 @@
 #include "views/diagnostics/star_reach_view.h"
 
 #include "views/diagnostics/plot_style.h"
-#include "views/qcp.h"
-#include "views/token_label.h"
+#include "views/widgets/qcp.h"
+#include "views/data/token_label.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

@@ -1,6 +1,6 @@
 #include "views/image/image_canvas.h"
 
-#include "views/figure_painter.h"
+#include "views/widgets/figure_painter.h"
 
 #include <QMouseEvent>
 #include <QPainter>

@@ -6,8 +6,8 @@
 #include "views/image/image_canvas.h"
 #include "views/image/image_overlay_view.h"
 
-#include "views/background_job.h"
-#include "views/colormap.h"
+#include "views/data/background_job.h"
+#include "views/data/colormap.h"
 
 #include <exception>
 

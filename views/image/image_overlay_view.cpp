@@ -1,11 +1,11 @@
 #include "views/image/image_overlay_view.h"
 
-#include "views/colormap.h"
+#include "views/data/colormap.h"
 #include "views/diagnostics/categorical_palette.h"
-#include "views/figure_painter.h"
+#include "views/widgets/figure_painter.h"
 #include "views/image/image_canvas.h"
-#include "views/inspection_state.h"
-#include "views/reason_palette.h"
+#include "views/data/inspection_state.h"
+#include "views/data/reason_palette.h"
 
 #include <attnscope/variant_catalog.h>
 

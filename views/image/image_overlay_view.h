@@ -6,7 +6,7 @@
 // heads at once. Click a cell to make it the query; hover one for its exact weight.
 
 #include "views/image/overlay_image.h"
-#include "views/latest_job.h"
+#include "views/data/latest_job.h"
 
 #include <attnscope/types.h>
 

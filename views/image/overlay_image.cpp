@@ -1,8 +1,8 @@
 #include "views/image/overlay_image.h"
 
-#include "views/colormap.h"
+#include "views/data/colormap.h"
 #include "views/diagnostics/categorical_palette.h"
-#include "views/reason_palette.h"
+#include "views/data/reason_palette.h"
 
 #include <attnscope/variant_catalog.h>
 

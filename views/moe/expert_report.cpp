@@ -1,7 +1,7 @@
 #include "views/moe/expert_report.h"
 
 #include "views/diagnostics/categorical_palette.h"
-#include "views/token_label.h"
+#include "views/data/token_label.h"
 
 #include <attnscope/moe_expert_stats.h>
 

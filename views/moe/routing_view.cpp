@@ -4,9 +4,9 @@
 #include "views/diagnostics/plot_style.h"
 #include "views/moe/expert_layers_grid.h"
 #include "views/moe/expert_report.h"
-#include "views/qcp.h"
-#include "views/scrolling_row.h"
-#include "views/token_label.h"
+#include "views/widgets/qcp.h"
+#include "views/widgets/scrolling_row.h"
+#include "views/data/token_label.h"
 
 #include <attnscope/moe_routing_file.h>
 

@@ -1,7 +1,7 @@
 #include "gui/export/data_exporter.h"
 
-#include "views/head_matrix.h"
-#include "views/token_label.h"
+#include "views/data/head_matrix.h"
+#include "views/data/token_label.h"
 
 #include <attnscope/result_file.h>
 

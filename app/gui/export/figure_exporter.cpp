@@ -1,8 +1,8 @@
 #include "gui/export/figure_exporter.h"
 
-#include "views/figure_layout.h"
-#include "views/figure_painter.h"
-#include "views/plot_palette.h"
+#include "views/widgets/figure_layout.h"
+#include "views/widgets/figure_painter.h"
+#include "views/data/plot_palette.h"
 
 #include <QBuffer>
 #include <QCoreApplication>

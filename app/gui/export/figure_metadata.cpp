@@ -1,11 +1,11 @@
 #include "gui/export/figure_metadata.h"
 
-#include "views/param_text.h"
-#include "views/compare_view.h"
-#include "views/head_heatmap.h"
-#include "views/heads_grid.h"
-#include "views/mask_view.h"
-#include "views/token_label.h"
+#include "views/data/param_text.h"
+#include "views/compare/compare_view.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/heatmap/heads_grid.h"
+#include "views/mask/mask_view.h"
+#include "views/data/token_label.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

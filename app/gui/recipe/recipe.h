@@ -6,8 +6,8 @@
 
 #include "gui/export/figure_format.h"
 
-#include "views/heatmap_options.h"
-#include "views/scaling_plot.h"
+#include "views/data/heatmap_options.h"
+#include "views/cost/scaling_plot.h"
 
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>

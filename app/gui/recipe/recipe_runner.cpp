@@ -5,14 +5,14 @@
 #include "gui/export/figure_exporter.h"
 #include "gui/export/figure_metadata.h"
 
-#include "views/compare_view.h"
+#include "views/compare/compare_view.h"
 #include "views/diagnostics/diagnostics_stack.h"
-#include "views/head_heatmap.h"
-#include "views/heads_grid.h"
-#include "views/inspection_state.h"
-#include "views/mask_view.h"
-#include "views/scaling_plot.h"
-#include "views/token_links.h"
+#include "views/heatmap/head_heatmap.h"
+#include "views/heatmap/heads_grid.h"
+#include "views/data/inspection_state.h"
+#include "views/mask/mask_view.h"
+#include "views/cost/scaling_plot.h"
+#include "views/links/token_links.h"
 
 #include <attnscope/diagnostics.h>
 

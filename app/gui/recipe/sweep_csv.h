@@ -2,7 +2,7 @@
 // The CSV that `attnscope-cli sweep` writes (variant, n, status, wall_s, peak_rss_mib, …) read back
 // as the points of a scaling plot, for the recipe's "sweep" figures.
 
-#include "views/scaling_plot.h"
+#include "views/cost/scaling_plot.h"
 
 #include <QString>
 
