@@ -10,10 +10,10 @@
 //   bench_heatmap --first-paint   `full` on 4,096 and 20,000 characters (8 heads × 64): run to first paint
 
 #include "common/omp_wait_policy.h"
-#include "gui/app_settings.h"
-#include "gui/engine_runner.h"
-#include "gui/local_engine_backend.h"
-#include "gui/main_window.h"
+#include "gui/settings/app_settings.h"
+#include "gui/engine/engine_runner.h"
+#include "gui/engine/local_engine_backend.h"
+#include "gui/window/main_window.h"
 
 #include "views/compare/compare_view.h"
 #include "views/diagnostics/diagnostics_stack.h"

@@ -1,6 +1,6 @@
 // A session file (File → Open Session, a dropped or recent file): classified by content, parsed,
 // and when it parses, written back and read again to the same state.
-#include "gui/session.h"
+#include "gui/settings/session.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,15 +2,15 @@
 // README screenshots with the app itself (screenshot_harness.h); the flags are startup_options.h's.
 
 #include "common/omp_wait_policy.h"
-#include "gui/context_controller.h"
-#include "gui/engine_runner.h"
-#include "gui/local_engine_backend.h"
-#include "gui/main_window.h"
+#include "gui/controllers/context_controller.h"
+#include "gui/engine/engine_runner.h"
+#include "gui/engine/local_engine_backend.h"
+#include "gui/window/main_window.h"
 #include "gui/recipe/export_command.h"
 #include "gui/screenshot_harness.h"
 #include "gui/startup_options.h"
-#include "gui/tour_panel.h"
-#include "gui/view_tabs.h"
+#include "gui/window/tour_panel.h"
+#include "gui/window/view_tabs.h"
 
 #include "views/help/help_panel.h"
 #include "views/image/image_overlay_view.h"

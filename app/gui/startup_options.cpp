@@ -2,8 +2,8 @@
 
 #include "common/image_file.h"
 #include "common/variant_flags.h"
-#include "gui/text_autosave.h"
-#include "gui/view_tabs.h"
+#include "gui/settings/text_autosave.h"
+#include "gui/window/view_tabs.h"
 
 #include "views/help/guided_tour.h"
 

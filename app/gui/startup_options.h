@@ -3,8 +3,8 @@
 // settings and the autosaved text, except for screenshots), and the checks that refuse a bad flag
 // before the window opens (exit status 2, the flag named).
 
-#include "gui/app_settings.h"
-#include "gui/main_window.h"
+#include "gui/settings/app_settings.h"
+#include "gui/window/main_window.h"
 
 #include "views/image/overlay_image.h"
 

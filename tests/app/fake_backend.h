@@ -3,7 +3,7 @@
 // stale-result handling are tested deterministically without LibTorch. Runs are identified by
 // their request's projection seed ("tag").
 
-#include "gui/engine_backend.h"
+#include "gui/engine/engine_backend.h"
 
 #include <condition_variable>
 #include <cstdint>

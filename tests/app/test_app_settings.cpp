@@ -1,6 +1,6 @@
 #include "support/qt_test_support.h"
 
-#include "gui/app_settings.h"
+#include "gui/settings/app_settings.h"
 
 #include <QSettings>
 #include <QTemporaryDir>

@@ -6,15 +6,15 @@
 
 #include "support/qt_test_support.h"
 
-#include "gui/app_settings.h"
+#include "gui/settings/app_settings.h"
 #include "gui/export/figure_exporter.h"
-#include "gui/context_controller.h"
-#include "gui/engine_runner.h"
-#include "gui/local_engine_backend.h"
-#include "gui/main_window.h"
-#include "gui/model_source_panel.h"
-#include "gui/run_settings_panel.h"
-#include "gui/view_tabs.h"
+#include "gui/controllers/context_controller.h"
+#include "gui/engine/engine_runner.h"
+#include "gui/engine/local_engine_backend.h"
+#include "gui/window/main_window.h"
+#include "gui/panels/model_source_panel.h"
+#include "gui/panels/run_settings_panel.h"
+#include "gui/window/view_tabs.h"
 
 #include "views/context/context_search_view.h"
 #include "views/data/inspection_state.h"

@@ -1,7 +1,7 @@
 #include "app/fake_backend.h"
 #include "support/qt_test_support.h"
 
-#include "gui/engine_runner.h"
+#include "gui/engine/engine_runner.h"
 
 #include <QSignalSpy>
 #include <QTest>

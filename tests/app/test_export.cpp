@@ -2,14 +2,14 @@
 #include "support/qt_test_support.h"
 #include "views/test_fixtures.h"
 
-#include "gui/app_settings.h"
-#include "gui/engine_runner.h"
+#include "gui/settings/app_settings.h"
+#include "gui/engine/engine_runner.h"
 #include "gui/export/data_exporter.h"
 #include "gui/export/export_controller.h"
 #include "gui/export/figure_exporter.h"
 #include "gui/export/figure_metadata.h"
-#include "gui/local_engine_backend.h"
-#include "gui/main_window.h"
+#include "gui/engine/local_engine_backend.h"
+#include "gui/window/main_window.h"
 
 #include "views/widgets/figure_painter.h"
 #include "views/heatmap/head_heatmap.h"

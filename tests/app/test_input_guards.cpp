@@ -2,7 +2,7 @@
 // text field.
 #include "support/qt_test_support.h"
 
-#include "gui/input_guards.h"
+#include "gui/panels/input_guards.h"
 
 #include <QAction>
 #include <QKeyEvent>

@@ -1,11 +1,11 @@
 #include "support/qt_test_support.h"
 
-#include "gui/app_settings.h"
-#include "gui/engine_runner.h"
-#include "gui/local_engine_backend.h"
-#include "gui/main_window.h"
-#include "gui/run_settings_panel.h"
-#include "gui/model_source.h"
+#include "gui/settings/app_settings.h"
+#include "gui/engine/engine_runner.h"
+#include "gui/engine/local_engine_backend.h"
+#include "gui/window/main_window.h"
+#include "gui/panels/run_settings_panel.h"
+#include "gui/engine/model_source.h"
 
 #include "views/diagnostics/approximation_view.h"
 #include "views/widgets/param_form.h"

@@ -2,7 +2,7 @@
 // recipe covers every registered variant, and every broken recipe gets a message naming the problem.
 #include "support/qt_test_support.h"
 
-#include "gui/local_engine_backend.h"
+#include "gui/engine/local_engine_backend.h"
 #include "gui/recipe/recipe.h"
 #include "gui/recipe/recipe_runner.h"
 

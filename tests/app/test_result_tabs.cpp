@@ -1,8 +1,8 @@
-// The rule that delivers results to the window's tabs (gui/result_tabs.h), with recording tabs
+// The rule that delivers results to the window's tabs (gui/window/result_tabs.h), with recording tabs
 // instead of views: who takes which result, when, and what parking and flushing do.
 #include "support/qt_test_support.h"
 
-#include "gui/result_tabs.h"
+#include "gui/window/result_tabs.h"
 
 #include <QTest>
 

@@ -5,11 +5,11 @@
 #include "app/fake_backend.h"
 #include "support/qt_test_support.h"
 
-#include "gui/compare_variants_editor.h"
-#include "gui/engine_runner.h"
-#include "gui/model_controller.h"
-#include "gui/run_controller.h"
-#include "gui/run_settings_panel.h"
+#include "gui/panels/compare_variants_editor.h"
+#include "gui/engine/engine_runner.h"
+#include "gui/controllers/model_controller.h"
+#include "gui/controllers/run_controller.h"
+#include "gui/panels/run_settings_panel.h"
 
 #include "views/diagnostics/approximation_view.h"
 #include "views/widgets/param_form.h"

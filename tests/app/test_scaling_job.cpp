@@ -1,12 +1,12 @@
 #include "app/fake_backend.h"
 #include "support/qt_test_support.h"
 
-#include "gui/app_settings.h"
-#include "gui/engine_runner.h"
-#include "gui/local_engine_backend.h"
-#include "gui/main_window.h"
-#include "gui/run_settings_panel.h"
-#include "gui/scaling_job.h"
+#include "gui/settings/app_settings.h"
+#include "gui/engine/engine_runner.h"
+#include "gui/engine/local_engine_backend.h"
+#include "gui/window/main_window.h"
+#include "gui/panels/run_settings_panel.h"
+#include "gui/engine/scaling_job.h"
 
 #include "views/cost/cost_view.h"
 

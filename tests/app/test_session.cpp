@@ -3,15 +3,15 @@
 // and drops are dispatched on content (session, text, binary).
 #include "support/qt_test_support.h"
 
-#include "gui/app_settings.h"
-#include "gui/compare_variants_editor.h"
-#include "gui/engine_runner.h"
+#include "gui/settings/app_settings.h"
+#include "gui/panels/compare_variants_editor.h"
+#include "gui/engine/engine_runner.h"
 #include "gui/export/export_controller.h"
-#include "gui/local_engine_backend.h"
-#include "gui/main_window.h"
-#include "gui/run_settings_panel.h"
-#include "gui/recent_files.h"
-#include "gui/session.h"
+#include "gui/engine/local_engine_backend.h"
+#include "gui/window/main_window.h"
+#include "gui/panels/run_settings_panel.h"
+#include "gui/settings/recent_files.h"
+#include "gui/settings/session.h"
 
 #include "views/heatmap/head_heatmap.h"
 #include "views/data/inspection_state.h"

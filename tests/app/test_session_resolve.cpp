@@ -1,8 +1,8 @@
-// A session checked against the catalog before anything is applied (gui/session_resolve.h
+// A session checked against the catalog before anything is applied (gui/settings/session_resolve.h
 // resolveSession): what it resolves to, and each refusal with its reason.
 #include "support/qt_test_support.h"
 
-#include "gui/session_resolve.h"
+#include "gui/settings/session_resolve.h"
 
 #include <attnscope/variant_catalog.h>
 

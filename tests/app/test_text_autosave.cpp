@@ -4,11 +4,11 @@
 #include "support/qt_test_support.h"
 #include "app/fake_backend.h"
 
-#include "gui/app_settings.h"
-#include "gui/engine_runner.h"
-#include "gui/main_window.h"
-#include "gui/run_settings_panel.h"
-#include "gui/text_autosave.h"
+#include "gui/settings/app_settings.h"
+#include "gui/engine/engine_runner.h"
+#include "gui/window/main_window.h"
+#include "gui/panels/run_settings_panel.h"
+#include "gui/settings/text_autosave.h"
 
 #include <QFile>
 #include <QPlainTextEdit>

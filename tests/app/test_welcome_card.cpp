@@ -2,13 +2,13 @@
 // guided tour.
 #include "support/qt_test_support.h"
 
-#include "gui/app_settings.h"
-#include "gui/engine_runner.h"
-#include "gui/local_engine_backend.h"
-#include "gui/main_window.h"
-#include "gui/tour_panel.h"
-#include "gui/view_tabs.h"
-#include "gui/welcome_card.h"
+#include "gui/settings/app_settings.h"
+#include "gui/engine/engine_runner.h"
+#include "gui/engine/local_engine_backend.h"
+#include "gui/window/main_window.h"
+#include "gui/window/tour_panel.h"
+#include "gui/window/view_tabs.h"
+#include "gui/window/welcome_card.h"
 
 #include <QPushButton>
 #include <QTest>

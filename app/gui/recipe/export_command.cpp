@@ -1,6 +1,6 @@
 #include "gui/recipe/export_command.h"
 
-#include "gui/local_engine_backend.h"
+#include "gui/engine/local_engine_backend.h"
 #include "gui/recipe/recipe.h"
 #include "gui/recipe/recipe_runner.h"
 

@@ -2,7 +2,7 @@
 
 #include "gui/recipe/sweep_csv.h"
 
-#include "gui/param_json.h"
+#include "gui/settings/param_json.h"
 
 #include <QCoreApplication>
 #include <QDir>

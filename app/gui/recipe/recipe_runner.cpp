@@ -1,7 +1,7 @@
 #include "gui/recipe/recipe_runner.h"
 #include "common/run_plan.h"
 
-#include "gui/engine_backend.h"
+#include "gui/engine/engine_backend.h"
 #include "gui/export/figure_exporter.h"
 #include "gui/export/figure_metadata.h"
 
