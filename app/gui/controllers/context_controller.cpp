@@ -9,6 +9,7 @@
 #include "views/data/token_label.h"
 
 #include <attnscope/memory_budget.h>
+#include <attnscope/variant_catalog.h>
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -132,7 +133,6 @@ void ContextController::startIndex(bool rebuild) {
     m_latestIndex = id;
     m_indexing = true;
     m_indexCancel = std::make_shared<std::atomic<bool>>(false);
-    m_indexingIdentity = sourceIdentity();
     m_view->setIndexing(true, 0);
     m_view->setMessage(from == Source::Model ? tr("Reading the corpus with %1…").arg(QString::fromStdString(m_models->model()->familyName))
                                              : tr("Projecting the corpus with the run's random projections…"));
@@ -140,7 +140,7 @@ void ContextController::startIndex(bool rebuild) {
     engine::ContextIndexOptions options;
     options.space = m_view->space();
     options.memoryBudgetBytes = std::min<std::uint64_t>(engine::memoryBudgetOr(0) / 4, 1ull << 30);
-    options.identity = m_indexingIdentity;
+    options.identity = sourceIdentity();
     if (from == Source::Model) postModelIndex(m_corpus, options, rebuild, id);
     else postProjectionIndex(m_corpus, options, rebuild, id);
 }
@@ -176,7 +176,7 @@ void ContextController::postProjectionIndex(const std::string& corpus, const eng
             request.input.text = input.text;
             request.input.tokenizer = tokenizer;
             request.projection = projection;
-            request.variants.push_back(engine::VariantRequest{"full", {}});
+            request.variants.push_back(engine::VariantRequest{engine::exactReference().id, {}});
             auto run = backend.run(request, {});
             if (!run) return run.error();
             return engine::passOfRun(*run.value(), input.keepAttention);

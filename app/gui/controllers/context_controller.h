@@ -73,7 +73,6 @@ private:
     std::shared_ptr<EngineSide> m_engineSide;  // the text's last pass, touched on the engine thread only
     std::string m_corpus;
     std::shared_ptr<const engine::ContextIndex> m_index;
-    std::string m_indexingIdentity;  ///< whose vectors the index being built holds
     quint64 m_nextId = 0, m_latestIndex = 0, m_latestSearch = 0;
     bool m_indexing = false;
     std::shared_ptr<std::atomic<bool>> m_indexCancel;
