@@ -41,6 +41,7 @@ shot "$small/diagnostics.png" "${size[@]}" --variant reformer --view diagnostics
 shot "$small/links.png" "${size[@]}" --view links
 shot "$small/neuron.png" "${size[@]}" --model samples/copy-model --view neuron --text-file samples/short.txt
 shot "$small/qkmap.png" "${size[@]}" --model samples/copy-model --view qkmap --text-file samples/short.txt
+rm -rf samples/copy-model/attnscope-context  # the index built afresh, as a first search shows it
 shot "$small/context.png" "${size[@]}" --model samples/copy-model --view context --text-file samples/short.txt --corpus samples/corpus.txt --query 5
 shot "$small/cost.png" "${size[@]}" --variant full --compare longformer,linear --view cost --scaling 256,512,1024,2048
 shot "$small/atlas.png" "${size[@]}" --view atlas --model samples/copy-model
@@ -52,3 +53,4 @@ shot "$small/image.png" "${size[@]}" --image samples/airplane.jpg --variant refo
 for model in transfo-xl-moby switch-moby copy-model; do
   shot "$small/model-$model.png" "${size[@]}" --model "samples/$model" --text-file samples/short.txt
 done
+rm -rf samples/copy-model/attnscope-context

@@ -1,5 +1,7 @@
 #include "views/compare/compare_difference_map.h"
 
+#include "views/widgets/cell_pointer.h"
+
 #include <attnscope/result_roles.h>
 
 #include "views/data/colormap.h"
@@ -7,7 +9,6 @@
 #include "views/data/error_summary.h"
 #include "views/widgets/qcp.h"
 
-#include <QMouseEvent>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -60,8 +61,11 @@ CompareDifferenceMap::CompareDifferenceMap(QWidget* parent) : QWidget(parent) {
     marker->setPen(QPen(QColor(20, 20, 20), 2.0));  // dark: visible on red, blue and the white centre
     marker->setBrush(Qt::NoBrush);
     marker->setVisible(false);
-    m_plot->setMouseTracking(true);
-    m_plot->installEventFilter(this);
+    // The pointer over a cell marks it in every pane (CompareView); no tooltip, no cursor here.
+    auto* pointer = new CellPointer(m_plot, this);
+    pointer->setKeyboardCursor(false);
+    pointer->setExtent([this] { return hasData() ? CellPointer::Extent{m_shown.n, m_shown.m} : CellPointer::Extent{}; });
+    connect(pointer, &CellPointer::cellHovered, this, &CompareDifferenceMap::cellHovered);
     layout->addWidget(m_plot);
     clear(tr("No difference to show."));
 }
@@ -187,28 +191,5 @@ std::pair<double, double> CompareDifferenceMap::colorRange() const {
 QString CompareDifferenceMap::colormapName() const { return divergingColormap().name(); }
 
 QString CompareDifferenceMap::title() const { return titleOf(m_plot)->text(); }
-
-bool CompareDifferenceMap::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_plot) {
-        if (event->type() == QEvent::MouseMove) {
-            onMouseMove(static_cast<QMouseEvent*>(event));
-        } else if (event->type() == QEvent::Leave && hasData()) {
-            Q_EMIT cellHovered(-1, -1);
-        }
-    }
-    return QWidget::eventFilter(watched, event);
-}
-
-void CompareDifferenceMap::onMouseMove(QMouseEvent* event) {
-    if (!hasData()) return;
-    const QPointF pos = event->position();
-    const auto key = static_cast<std::int64_t>(std::floor(m_plot->xAxis->pixelToCoord(pos.x()) + 0.5));
-    const auto query = static_cast<std::int64_t>(std::floor(m_plot->yAxis->pixelToCoord(pos.y()) + 0.5));
-    if (!m_plot->axisRect()->rect().contains(pos.toPoint()) || key < 0 || query < 0 || key >= m_shown.m || query >= m_shown.n) {
-        Q_EMIT cellHovered(-1, -1);
-        return;
-    }
-    Q_EMIT cellHovered(static_cast<int>(query), static_cast<int>(key));
-}
 
 }  // namespace attnscope::views

@@ -14,7 +14,6 @@
 #include <vector>
 
 class QCustomPlot;
-class QMouseEvent;
 
 namespace attnscope::views {
 
@@ -69,16 +68,11 @@ Q_SIGNALS:
     /// Intent: the pointer is over (query, key) in input indices; (-1, -1) when it left.
     void cellHovered(int query, int key);
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
-    void onMouseMove(QMouseEvent* event);
-
     QCustomPlot* m_plot = nullptr;
     Cells m_shown;  ///< the cells on display (error unused)
     QString m_message;
-    int m_hoverQuery = -1;
+    int m_hoverQuery = -1;  // the marked cell (setMarkedCell)
     int m_hoverKey = -1;
 };
 

@@ -1,11 +1,18 @@
 #pragma once
 // One head's n x m attention weights as a colour map with a colour bar and token tooltips; zoom
-// and pan, a colour map / scale / pooling toolbar, and level of detail for long inputs.
+// and pan, a colour map / scale / pooling toolbar, and level of detail for long inputs. Its parts:
+// the pointer and keys (CellPointer, shared with the mask and compare views), the toolbar
+// (HeatmapToolbar), the axes (MatrixTickLabels), the colours (heatmap_colors.h), the title
+// (heatmap_title.h); head_heatmap_lod.cpp pools long heads and builds zoomed regions.
 
 #include "views/data/head_matrix.h"
 #include "views/data/head_matrix_source.h"
 #include "views/data/heatmap_options.h"
 #include "views/data/token_highlight.h"
+#include "views/heatmap/heatmap_colors.h"
+#include "views/heatmap/zoom_regions.h"
+#include "views/widgets/cell_pointer.h"
+#include "views/widgets/matrix_tick_labels.h"
 
 #include <attnscope/types.h>
 
@@ -27,14 +34,12 @@ class QCPAxis;
 class QCPColorScale;
 class QCPItemRect;
 class QCPTextElement;
-class QComboBox;
-class QProgressBar;
-class QToolButton;
-class QMouseEvent;
 class QTimer;
 
 namespace attnscope::views {
 
+class HeatmapToolbar;
+class PoolingJobs;
 class InspectionState;
 class MatrixPlot;
 
@@ -42,10 +47,9 @@ class HeadHeatmap : public QWidget {
     Q_OBJECT
 public:
     /// An axis shows token text while at most this many queries/keys are visible, indices above.
-    static constexpr int kMaxTokenTicks = 64;
-    /// The log scale's floor relative to the largest value: zeros and smaller weights are drawn
-    /// at max(smallest positive weight, kLogFloorRatio x max) (FORMATS.md §5).
-    static constexpr double kLogFloorRatio = 1e-6;
+    static constexpr int kMaxTokenTicks = MatrixTickLabels::kMaxTokenTicks;
+    /// The log scale's floor relative to the largest value (HeatmapColors).
+    static constexpr double kLogFloorRatio = HeatmapColors::kLogFloorRatio;
     /// Pooled heads cached per (result, variant, head, mode), so switching back is free.
     static constexpr int kCacheSize = HeadMatrixSource::kCacheSize;
     /// Zoom factor of one +/- key press (the visible span is multiplied by it or divided by it).
@@ -86,8 +90,8 @@ public:
     /// it into view, shows its text and emits cellHovered, as the pointer over it would.
     void moveCursorTo(int query, int key);
     /// The cell under the pointer or the cursor; (-1, -1) when none.
-    int hoveredQuery() const { return m_hoverQuery; }
-    int hoveredKey() const { return m_hoverKey; }
+    int hoveredQuery() const { return m_pointer->hoveredQuery(); }
+    int hoveredKey() const { return m_pointer->hoveredKey(); }
     int markedQuery() const { return m_markedQuery; }
     int markedKey() const { return m_markedKey; }
     /// Largest value of the shown head (0 when nothing is shown).
@@ -118,7 +122,7 @@ public:
     const HeatmapOptions& options() const { return m_options; }
     /// The colour/scale/pooling toolbar above the plot (the compare view's panes hide theirs).
     void setToolbarVisible(bool visible);
-    QWidget* toolbar() const { return m_toolbar; }
+    QWidget* toolbar() const;
     /// The title while there is no result; empty: "No result yet: press Run (F5)".
     void setEmptyMessage(const QString& message);
     /// The pane's own colour bar; panes that share one bar (the compare view) hide theirs.
@@ -149,18 +153,18 @@ public:
     int poolingCount() const { return m_source.poolingCount(); }
     int shownHead() const { return m_shownHead; }  ///< -1 when nothing is shown
     /// True when both axes show token text (at most kMaxTokenTicks visible on each).
-    bool tokenAxes() const { return m_keyTokens && m_queryTokens; }
-    bool keyAxisShowsTokens() const { return m_keyTokens; }
+    bool tokenAxes() const { return m_ticks.keyTokens() && m_ticks.queryTokens(); }
+    bool keyAxisShowsTokens() const { return m_ticks.keyTokens(); }
     /// Token labels shown: every step-th (1 = every token) so that they do not overlap.
-    int keyLabelStep() const { return m_keyLabelStep; }
-    int queryLabelStep() const { return m_queryLabelStep; }
-    bool queryAxisShowsTokens() const { return m_queryTokens; }
+    int keyLabelStep() const { return m_ticks.keyLabelStep(); }
+    int queryLabelStep() const { return m_ticks.queryLabelStep(); }
+    bool queryAxisShowsTokens() const { return m_ticks.queryTokens(); }
     /// The colour map actually drawn: "rdbu" whenever the head has negative weights.
-    QString shownColormap() const { return m_shownColormap; }
+    QString shownColormap() const { return m_colors.colormap; }
     /// True when the log scale is drawn (asked for, and the head has no negative weights).
-    bool logScaleShown() const { return m_logShown; }
+    bool logScaleShown() const { return m_colors.logScale; }
     /// Value drawn for zeros under the log scale (0 when the linear scale is drawn).
-    double logFloor() const { return m_logFloor; }
+    double logFloor() const { return m_colors.logFloor; }
     /// The colour range [lower, upper] of the drawn data.
     std::pair<double, double> colorRange() const;
     QString colorBarLabel() const;
@@ -200,21 +204,17 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    /// Ticks of an index axis whose labels never collide at its current length.
-    static int indexTickCount(const QCPAxis* axis, const QFont& font, std::int64_t largestIndex);
-    void buildToolbar();
-    void syncToolbar();
-    void onToolbarChanged();
+    void buildPlot();
+    void onToolbarPicked(const HeatmapOptions& options);
     void rebuild();
     PoolMode poolModeFor(const engine::AttentionResult& r) const;
     HeadKey keyOf(int head, PoolMode mode) const;
     /// Pools `head` on the worker thread (HeadMatrixSource::startPooling) and shows it when ready.
     void startPooling(int head, PoolMode mode);
-    void onPooled(const HeadMatrixSource::PoolJob& job, std::shared_ptr<const HeadMatrix> matrix);
-    void onRegionBuilt(const HeadMatrixSource::RegionJob& job, std::shared_ptr<HeadMatrix> built);
-    void finishRegion();
-    /// Storage for the first zoomed region, faulted in on the worker thread.
-    void warmRegionStorage();
+    void onPooled(int head, std::shared_ptr<const HeadMatrix> matrix);
+    /// What the zoomed region follows (ZoomRegions).
+    ZoomRegions::View regionView() const;
+    void showRegion(std::shared_ptr<const HeadMatrix> region, bool fromWorker);
     /// Shows `matrix` as head `head` of the current result; keeps the zoom when `keepZoom`.
     void showHead(int head, std::shared_ptr<const HeadMatrix> matrix, bool keepZoom);
     /// The query and key axes and the colour bar: hidden while there is no head to draw.
@@ -228,14 +228,13 @@ private:
     void refreshHighlight();
     void updateAxes();
     void updateTickLabels();
+    MatrixTickLabels::Matrix tickMatrix() const;
     void onRangeChanged();
     void updateLevelOfDetail();
     /// The cells the view shows now: queries x keys, clamped to the head.
     CellBox visibleCells() const;
     void fitRanges();
     void fitAxisRect();
-    void onPlotMouseMove(QMouseEvent* event);
-    void clearHover();
     const engine::AttentionResult* shownResult() const;
     QString tokenText(std::int64_t index) const;
 
@@ -254,13 +253,8 @@ private:
     double m_rangeHi = 0;  // <= m_rangeLo: automatic
     int m_markedQuery = -1;
     int m_markedKey = -1;
-    QWidget* m_toolbar = nullptr;
-    QComboBox* m_colormapCombo = nullptr;
-    QComboBox* m_scaleCombo = nullptr;
-    QComboBox* m_poolingCombo = nullptr;
-    QProgressBar* m_poolBar = nullptr;
-    QToolButton* m_poolButton = nullptr;
-    QTimer* m_poolTimer = nullptr;  // refreshes the progress while a head is pooled
+    HeatmapToolbar* m_toolbar = nullptr;
+    CellPointer* m_pointer = nullptr;
     QTimer* m_lodTimer = nullptr;
     QPointer<InspectionState> m_state;
     QHash<QString, QString> m_variantNames;
@@ -268,22 +262,13 @@ private:
     HeadMatrixSource m_source;  // the result, its pooled heads and the jobs that make them
     std::shared_ptr<const HeadMatrix> m_pooled;  // the whole head
     std::shared_ptr<const HeadMatrix> m_shown;   // m_pooled or a full-resolution region of it
-    std::shared_ptr<HeadMatrix> m_region;        // the last region built (storage reused for the next)
-    bool m_regionWarming = false;
-    QFuture<std::shared_ptr<HeadMatrix>> m_regionFuture;  // the region job on the worker thread
+    ZoomRegions* m_regions = nullptr;            // the full-resolution regions of a zoomed view
     std::uint64_t m_shownSerial = 0;  // m_source.serial() of the drawn head
-    QFuture<std::shared_ptr<const HeadMatrix>> m_poolFuture;  // the pooling job on the worker thread
+    PoolingJobs* m_pooling = nullptr;  // long heads pooled on the worker thread
     int m_shownHead = -1;
-    bool m_keyTokens = false;
-    int m_keyLabelStep = 1, m_queryLabelStep = 1;
-    QSize m_labelledRectSize;  // the axis rect the token labels were thinned for
-    bool m_queryTokens = false;
+    MatrixTickLabels m_ticks;
     bool m_inRangeUpdate = false;
-    QString m_shownColormap;
-    bool m_logShown = false;
-    double m_logFloor = 0;
-    int m_hoverQuery = -1;
-    int m_hoverKey = -1;
+    HeatmapColors m_colors;  // what the shown head is drawn with
 };
 
 }  // namespace attnscope::views

@@ -1,7 +1,6 @@
 #include "views/mask/mask_view.h"
 
 #include "views/data/background_job.h"
-#include "views/widgets/cell_cursor.h"
 #include "views/diagnostics/plot_style.h"
 #include "views/data/inspection_state.h"
 #include "views/data/param_text.h"
@@ -82,10 +81,19 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     m_windowEdge->setPen(QPen(QColor(214, 39, 40), 2, Qt::DashLine));
     m_windowEdge->setVisible(false);
 
-    m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
-    m_plot->setFocusPolicy(Qt::StrongFocus);  // the arrow keys move a cell cursor (cell_cursor.h)
-    connect(m_plot, &QCustomPlot::mouseMove, this, &MaskView::onPlotMouseMove);
+    m_plot->setFocusPolicy(Qt::StrongFocus);  // the arrow keys move a cell cursor
+    m_pointer = new CellPointer(m_plot, this);
+    m_pointer->setExtent([this] {
+        const engine::AttentionResult* r = shownResult();
+        return r && m_shownHead >= 0 ? CellPointer::Extent{r->n, r->m} : CellPointer::Extent{};
+    });
+    m_pointer->setCellText([this](int query, int key) { return hoverText(query, key); });
+    connect(m_pointer, &CellPointer::cellHovered, this, [this](int query, int key) {
+        if (query >= 0 && query != m_panelQuery) showQuery(query);
+        Q_EMIT cellHovered(query, key);
+    });
+    connect(m_pointer, &CellPointer::cursorMoved, this, [this] { m_plot->replot(QCustomPlot::rpQueuedReplot); });
     connect(m_plot, &QCustomPlot::afterLayout, this, &MaskView::fitAxisRect);
 
     // ---- side panel: weight toggle, legend, row panel
@@ -161,7 +169,7 @@ const engine::AttentionResult* MaskView::shownResult() const {
 }
 
 void MaskView::rebuild() {
-    clearHover();
+    m_pointer->clearHover();
     const engine::AttentionResult* r = shownResult();
     const int head = m_state ? m_state->head() : 0;
     if (!r || head < 0 || head >= r->heads || r->n <= 0 || r->m <= 0) {
@@ -574,36 +582,6 @@ QString MaskView::hoverText(int query, int key) const {
     return text;
 }
 
-void MaskView::onPlotMouseMove(QMouseEvent* event) {
-    const QPointF pos = event->position();
-    const engine::AttentionResult* r = shownResult();
-    if (!r || m_shownHead < 0 || !m_plot->axisRect()->rect().contains(pos.toPoint())) {
-        clearHover();
-        return;
-    }
-    const int key = static_cast<int>(std::floor(m_plot->xAxis->pixelToCoord(pos.x()) + 0.5));
-    const int query = static_cast<int>(std::floor(m_plot->yAxis->pixelToCoord(pos.y()) + 0.5));
-    if (query < 0 || key < 0 || query >= r->n || key >= r->m) {
-        clearHover();
-        return;
-    }
-    if (query == m_hoverQuery && key == m_hoverKey) return;
-    m_hoverQuery = query;
-    m_hoverKey = key;
-    if (query != m_panelQuery) showQuery(query);
-    Q_EMIT cellHovered(query, key);
-    const QString html = QStringLiteral("<p style='white-space:pre'>%1</p>").arg(hoverText(query, key).toHtmlEscaped());
-    QToolTip::showText(event->globalPosition().toPoint(), html, m_plot);
-}
-
-void MaskView::clearHover() {
-    // The row panel keeps its query after the pointer leaves, so it can be read and copied.
-    if (m_hoverQuery < 0 && m_hoverKey < 0) return;
-    m_hoverQuery = m_hoverKey = -1;
-    QToolTip::hideText();
-    Q_EMIT cellHovered(-1, -1);
-}
-
 void MaskView::setHighlightedTokens(const QVector<int>& tokens) {
     m_highlighted = tokens;
     const engine::AttentionResult* r = shownResult();
@@ -611,34 +589,11 @@ void MaskView::setHighlightedTokens(const QVector<int>& tokens) {
     m_highlight.show(m_plot, shown ? tokens : QVector<int>{}, shown ? r->n : 0, shown ? r->m : 0);
 }
 
-void MaskView::moveCursorTo(int query, int key) {
-    const engine::AttentionResult* r = shownResult();
-    if (!r || m_shownHead < 0 || query < 0 || key < 0 || query >= r->n || key >= r->m) return;
-    scrollCellIntoView(m_plot, query, key);
-    m_hoverQuery = query;
-    m_hoverKey = key;
-    m_cursorQuery = query;
-    m_cursorKey = key;
-    if (query != m_panelQuery) showQuery(query);
-    Q_EMIT cellHovered(query, key);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
-    showCellText(m_plot, query, key, hoverText(query, key));
-}
+void MaskView::moveCursorTo(int query, int key) { m_pointer->moveCursorTo(query, key); }
 
 bool MaskView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_plot && event->type() == QEvent::Leave) clearHover();
     if (watched == m_plot && event->type() == QEvent::Resize && !m_fullTitle.isEmpty() && m_shownHead >= 0)
         m_title->setText(wrapTitle(m_fullTitle, m_title->font(), m_plot->width() - 12));
-    if (watched == m_plot && event->type() == QEvent::KeyPress) {
-        const engine::AttentionResult* r = shownResult();
-        const int fromQuery = m_hoverQuery >= 0 ? m_hoverQuery : m_cursorQuery;
-        const int fromKey = m_hoverKey >= 0 ? m_hoverKey : m_cursorKey;
-        if (r && m_shownHead >= 0)
-            if (const auto cell = steppedCell(*static_cast<QKeyEvent*>(event), fromQuery, fromKey, r->n, r->m)) {
-                moveCursorTo(cell->y(), cell->x());
-                return true;
-            }
-    }
     return QWidget::eventFilter(watched, event);
 }
 

@@ -3,6 +3,7 @@
 // optional weight shading inside the pattern, a legend of the reasons present, and a row panel
 // (allowed keys, exact zeros, entropy) for the hovered query.
 
+#include "views/widgets/cell_pointer.h"
 #include "views/widgets/figure_layout.h"
 #include "views/data/latest_job.h"
 #include "views/data/mask_matrix.h"
@@ -28,7 +29,6 @@ class QCPItemLine;
 class QCPItemRect;
 class QCPTextElement;
 class QLabel;
-class QMouseEvent;
 class QScrollArea;
 
 namespace attnscope::views {
@@ -78,8 +78,8 @@ public:
     /// Bands over these tokens' rows and columns (Find Token, Ctrl+F); empty clears them.
     void setHighlightedTokens(const QVector<int>& tokens);
     int highlightBands() const { return m_highlight.count(); }
-    int hoveredQuery() const { return m_hoverQuery; }
-    int hoveredKey() const { return m_hoverKey; }
+    int hoveredQuery() const { return m_pointer->hoveredQuery(); }
+    int hoveredKey() const { return m_pointer->hoveredKey(); }
 
     bool showWeights() const;
     QCheckBox* weightsToggle() const { return m_weightsToggle; }
@@ -136,8 +136,6 @@ private:
     /// cells' size is known after layout: fitAxisRect calls it again when it changed).
     void setTokenTicks(std::int64_t n, std::int64_t m);
     void fitAxisRect();
-    void onPlotMouseMove(QMouseEvent* event);
-    void clearHover();
     const engine::AttentionResult* shownResult() const;
     QString tokenText(std::int64_t index, int maxChars = 24) const;
     QString describe(const QString& role, std::int64_t index) const;
@@ -171,13 +169,10 @@ private:
     int m_buildingIndex = -1;
     quint64 m_buildingSerial = 0;
     QFuture<std::shared_ptr<MaskMatrix>> m_buildFuture;
-    int m_hoverQuery = -1;
-    int m_hoverKey = -1;
+    CellPointer* m_pointer = nullptr;  // the hovered cell and the keyboard's cursor
     TokenHighlightBands m_highlight;
     QVector<int> m_highlighted;
     QString m_fullTitle;  // the title before wrapping
-    int m_cursorQuery = -1;  // the keyboard's cell, kept when the pointer leaves
-    int m_cursorKey = -1;
 };
 
 }  // namespace attnscope::views

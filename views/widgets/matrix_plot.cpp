@@ -70,6 +70,20 @@ void MatrixPlot::styleAxis(QCPAxis* axis, const QColor& fg, const QFont& labelFo
     axis->setSubTickLength(0, 2);
 }
 
+void MatrixPlot::keepViewOnCells(std::int64_t rows, std::int64_t cols) {
+    const auto clamp = [](QCPAxis* axis, double cells) {
+        QCPRange range = axis->range();
+        const double lo = -0.5, hi = cells - 0.5;
+        if (range.size() > hi - lo) range = QCPRange(lo, hi);
+        if (range.size() < 1.0) range = QCPRange(range.center() - 0.5, range.center() + 0.5);
+        if (range.lower < lo) range += lo - range.lower;
+        if (range.upper > hi) range -= range.upper - hi;
+        if (range != axis->range()) axis->setRange(range);
+    };
+    clamp(xAxis, static_cast<double>(cols));
+    clamp(yAxis, static_cast<double>(rows));
+}
+
 void MatrixPlot::fitCells(std::int64_t rows, std::int64_t cols) {
     QCPAxisRect* rect = axisRect();
     const int reservedWidth = colorBarShown() ? m_colorScale->outerRect().width() : 0;

@@ -30,6 +30,9 @@ public:
     /// after each layout pass (afterLayout); replots (queued) only when the cap changes, so it
     /// settles at once. rows or cols <= 0 removes the cap.
     void fitCells(std::int64_t rows, std::int64_t cols);
+    /// Keeps the view on a rows x cols matrix: no panning past its edges, no zooming out beyond it
+    /// or in below one cell.
+    void keepViewOnCells(std::int64_t rows, std::int64_t cols);
     /// Takes the colour bar out of the plot (hidden, no room kept) or puts it back; small
     /// multiples that share one colour bar hide their own (the compare view's panes).
     void setColorBarShown(bool shown);
