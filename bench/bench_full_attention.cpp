@@ -45,7 +45,7 @@ Engine& engine() {
 void fullAttention(benchmark::State& state, bool causal) {
     const std::int64_t n = state.range(0);
     RunRequest request;
-    request.qkv = QkvTensors{randomTensor(n, 1), randomTensor(n, 2), randomTensor(n, 3)};
+    request.source = QkvTensors{randomTensor(n, 1), randomTensor(n, 2), randomTensor(n, 3)};
     request.variants.push_back(VariantRequest{"full", {{"causal", causal}}});
     request.denseLimit = 0;  // no n x m diagnostics: the attention alone is timed
     double flops = 0;

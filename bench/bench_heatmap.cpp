@@ -262,8 +262,7 @@ RealHeadNumbers measureRealHead(const std::string& label, const std::string& var
     auto created = engine::Engine::create(engine::EngineOptions{});
     if (!created) return out;
     engine::RunRequest request;
-    request.input.text = text;
-    if (input.chars) request.input.tokenizer = engine::TokenizerKind::Chars;
+    request.source = engine::InputSpec{text, input.chars ? engine::TokenizerKind::Chars : engine::TokenizerKind::Words, std::nullopt};
     if (input.heads > 0) request.projection.heads = static_cast<int>(input.heads);
     if (input.headDim > 0) request.projection.headDim = static_cast<int>(input.headDim);
     request.variants.push_back(engine::VariantRequest{variant, params});

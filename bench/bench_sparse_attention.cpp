@@ -198,7 +198,7 @@ bool g_stages = false;  // --stages: each call's stage times on stderr
 Measured measure(const Case& c, const QkvTensors& qkv, double minTime, int maxCalls) {
     Measured m;
     RunRequest request;
-    request.qkv = qkv;
+    request.source = qkv;
     request.variants.push_back(VariantRequest{c.id, c.params});
     request.denseLimit = 0;  // no n x m diagnostics: the attention alone is timed
     malloc_trim(0);

@@ -36,7 +36,7 @@ std::string layerFile(const std::string& out, std::int64_t layer) {
 Result<std::shared_ptr<const RunResult>> layerRun(Engine& engine, const GenerateOptions& options, const std::vector<std::int64_t>& ids,
                                                  std::int64_t layer, bool showProgress) {
     RunRequest request;
-    request.model = ModelLayerSource{options.model, static_cast<int>(layer), true, ids};
+    request.source = ModelLayerSource{options.model, static_cast<int>(layer), true, ids, {}};
     return engine.run(request, commandProgress(showProgress));
 }
 

@@ -27,8 +27,7 @@ int neuronModelCommand(const NeuronOptions& options) {
     auto engine = createEngine(options.threads, 0);
     if (!engine) return kExitFailure;
     RunRequest request;
-    request.input.text = text;
-    request.model = ModelLayerSource{options.model, options.layer, true, {}};
+    request.source = ModelLayerSource{options.model, options.layer, true, {}, InputSpec{text}};
     const bool showProgress = isatty(STDERR_FILENO);
     auto run = (*engine)->run(request, commandProgress(showProgress));
     clearProgressLine(showProgress);

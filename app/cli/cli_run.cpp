@@ -47,33 +47,35 @@ int runCommand(const RunOptions& options) {
             printError(added.error().message);
             return exitFor(added.error());
         }
-    } else if (!options.image.empty()) {
-        auto spec = imageSpecFromOptions(options);
-        if (!spec) {
-            printError(spec.error().message);
-            return exitFor(spec.error());
-        }
-        request.input.image = std::move(spec.value());
-        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer, ownAttention, {}};
     } else {
-        auto kind = parseTokenizerKind(options.tokenizer);
-        if (!kind) {
-            printError(kind.error().message);
-            return kExitUsage;
-        }
-        request.input.tokenizer = kind.value();
-        if (!options.textFile.empty()) {
-            auto text = readTextFile(options.textFile);
+        InputSpec input;
+        if (!options.image.empty()) {
+            auto spec = imageSpecFromOptions(options);
+            if (!spec) {
+                printError(spec.error().message);
+                return exitFor(spec.error());
+            }
+            input.image = std::move(spec.value());
+        } else {
+            auto kind = parseTokenizerKind(options.tokenizer);
+            if (!kind) {
+                printError(kind.error().message);
+                return kExitUsage;
+            }
+            input.tokenizer = kind.value();
+            auto text = options.textFile.empty() ? Result<std::string>(options.text) : readTextFile(options.textFile);
             if (!text) {
                 printError(text.error().message);
                 return exitFor(text.error());
             }
-            request.input.text = std::move(text.value());
-        } else {
-            request.input.text = options.text;
+            input.text = std::move(text.value());
         }
-        if (!options.model.empty()) request.model = ModelLayerSource{options.model, options.layer, ownAttention, {}};
-        if (!options.attention.empty()) request.model = ModelLayerSource{options.attention, options.layer, ownAttention, {}};
+        // A model reads the text or picture (a captured attention file, the text); else random projections.
+        const std::string& folder = options.image.empty() && !options.attention.empty() ? options.attention : options.model;
+        if (folder.empty())
+            request.source = std::move(input);
+        else
+            request.source = ModelLayerSource{folder, options.layer, ownAttention, {}, std::move(input)};
     }
     return runAndWrite(options, request, [&](const RunRequest& r, const ProgressFn& progress) { return (*engine)->run(r, progress); });
 }

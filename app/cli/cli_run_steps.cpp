@@ -82,7 +82,7 @@ RunRequest baseRunRequest(const RunOptions& options) {
 Result<void> addQkvInput(const RunOptions& options, RunRequest& request) {
     auto qkv = readQkvFile(options.qkvFile);
     if (!qkv) return qkv.error();
-    request.sharedQkv = std::move(qkv->qkv);
+    request.source = std::move(qkv->qkv);
     request.keyPadding = std::move(qkv->keyPadding);
     request.variantInputs = std::move(qkv->variantInputs);
     return {};

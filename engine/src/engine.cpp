@@ -9,6 +9,7 @@
 #include "kernels/blas_gemm.h"
 #include "core/run_context.h"
 #include "core/worker_threads.h"
+#include "run/plan_variants.h"
 #include "run/planned_run.h"
 #include "metrics/head_atlas.h"
 #include "model/model_pass_bytes.h"
@@ -16,7 +17,6 @@
 #include "train/trainer.h"
 #include "train/star_trainer.h"
 #include "train/transfo_xl_trainer.h"
-#include "image/image_defaults.h"
 #include "image/image_tokens.h"
 #include "qkv/image_states.h"
 #include "qkv/random_projections.h"
@@ -39,16 +39,6 @@
 
 namespace attnscope::engine {
 
-namespace {
-
-/// The engine's error boundary: runs `body` and turns every exception into an Error, so none
-/// crosses the public API. `outOfMemory` is the message (with advice) for std::bad_alloc.
-bool hasParam(const VariantInfo& info, const std::string& name) {
-    return std::any_of(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.name == name; });
-}
-
-}  // namespace
-
 struct Engine::Impl {
     EngineOptions options;
     int threads = 1;
@@ -63,7 +53,6 @@ struct Engine::Impl {
     std::unique_ptr<ModelSession> model;
 
     Result<void> planVariants(const RunRequest& request, RunPlan& plan, RunResult& run);
-    Result<void> planOwnAttention(const ModelLayerSource& source, RunPlan& plan, RunResult& run);
     std::optional<GridShape> imageGridOf(const RunRequest& request) const;
     Result<void> planInput(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, RunResult& run);
     Result<void> checkAtlasBudget(const ModelSession::Pass& pass, const std::vector<ResolvedSetting>& settings) const;
@@ -206,7 +195,7 @@ Result<std::shared_ptr<const HeadAtlas>> Engine::analyzeModel(const AtlasRequest
                 ParamValues given = setting.params;
                 // Coverage compares like with like: a bidirectional head against the bidirectional
                 // form of the pattern, a causal (GPT-2) head against the causal form.
-                if (hasParam(v->info(), "causal") && !given.count("causal")) given["causal"] = atlas->model.causal;
+                if (v->info().findParam("causal") && !given.count("causal")) given["causal"] = atlas->model.causal;
                 auto params = resolveParams(v->info(), given);
                 if (!params) return params.error();
                 if (setting.label.empty()) {
@@ -286,7 +275,7 @@ constexpr std::uint64_t kMaxModelLayerAttentionBytes = 256ull << 20;
 // The token grid of the request's picture: the model's patch grid for a vision model, else the
 // one the image spec plans; nullopt for a text model (which refuses the picture later).
 std::optional<GridShape> Engine::Impl::imageGridOf(const RunRequest& request) const {
-    if (!request.model) return plannedGrid(*request.input.image);
+    if (!request.model()) return plannedGrid(*request.input()->image);
     const ModelInfo& info = model->info();
     if (info.imageSize <= 0) return std::nullopt;
     GridShape grid;
@@ -296,76 +285,33 @@ std::optional<GridShape> Engine::Impl::imageGridOf(const RunRequest& request) co
     return grid;
 }
 
-// Every requested variant known, its parameters resolved (a causal model makes variants causal
-// unless the request says otherwise, with a notice); a model layer's own attention first when asked.
+// The request's variants planned (run/plan_variants.h) against the model giving Q, K, V, opened
+// first (its family recorded in the run), and the picture's token grid.
 Result<void> Engine::Impl::planVariants(const RunRequest& request, RunPlan& plan, RunResult& run) {
-    const bool withModel = request.model && !request.qkv && !request.sharedQkv;
-    if (withModel) {
-        if (auto session = ensureModel(request.model->folder); !session) return session.error();
+    PlanSource source;
+    if (const ModelLayerSource* layer = request.model()) {
+        if (auto session = ensureModel(layer->folder); !session) return session.error();
+        source.model = &model->info();
         run.modelFamily = model->info().arch;
         run.modelFamilyName = model->info().familyName;
         run.modelWeightFormat = model->info().weightFormat;
         run.modelWeightTypes = model->info().weightTypes;
-        if (request.model->ownAttention)
-            if (auto own = planOwnAttention(*request.model, plan, run); !own) return own;
     }
-    if (request.variants.empty() && plan.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
-    for (const auto& vr : request.variants) {
-        const Variant* v = find(vr.id);
-        if (!v) return unknownVariant(vr.id, variantList());
-        ParamValues given = vr.params;
-        if (withModel) {
-            if (model->info().causal && !given.count("causal") && hasParam(v->info(), "causal")) {
-                given["causal"] = true;
-                run.warnings.push_back(vr.id + ": causal = true, as the model is causal");
-            }
-            if (const auto defaults = model->info().variantDefaults.find(vr.id); defaults != model->info().variantDefaults.end()) {
-                std::string taken;
-                for (const auto& [name, value] : defaults->second) {
-                    if (given.count(name)) continue;
-                    given[name] = value;
-                    taken += (taken.empty() ? "" : ", ") + name + " = " + formatParamValue(value);
-                }
-                if (!taken.empty()) run.warnings.push_back(vr.id + ": " + taken + ", as the model has them");
-            }
-        }
-        if (request.input.image && !request.qkv && !request.sharedQkv)
-            if (const auto grid = imageGridOf(request)) applyImageDefaults(v->info(), *grid, given, run.warnings);
-        if (auto ok = planVariant(*v, given, plan, vr.seed); !ok) return ok.error();
-    }
-    return {};
+    if (const InputSpec* input = request.input(); input && input->image) source.imageGrid = imageGridOf(request);
+    return engine::planVariants(request, [this](const std::string& id) { return find(id); }, variantList(), source, plan, run);
 }
 
-// The layer's own attention (ModelInfo::layerAttention) as the plan's first variant.
-Result<void> Engine::Impl::planOwnAttention(const ModelLayerSource& source, RunPlan& plan, RunResult& run) {
-    const ModelInfo& info = model->info();
-    if (info.layerAttention.empty())
-        return makeError(ErrorCode::InvalidArgument, info.folder + ": the file's attention is the model's own (its weights); "
-                                                                   "variants run on its q, k, v");
-    if (source.layer < 0 || source.layer >= info.layers)
-        return makeError(ErrorCode::InvalidArgument, "layer " + std::to_string(source.layer) + " is outside [0, " +
-                                                         std::to_string(info.layers - 1) + "] for this model");
-    const LayerAttentionInfo& own = info.layerAttention[static_cast<std::size_t>(source.layer)];
-    const Variant* v = find(own.variant);
-    if (!v) return unknownVariant(own.variant, variantList());
-    plan.ownAttention = static_cast<int>(plan.variants.size());
-    run.ownAttentionSummary = own.summary;
-    return planVariant(*v, own.params, plan, own.seed);
-}
-
-// The input's shape, before anything large is allocated: explicit tensors checked (values too,
-// unless the first variant scans them), a model layer's Q, K, V, or the text tokenized.
+// The input's shape, before anything large is allocated: a model layer's Q, K, V, or the picture's
+// or the text's tokens (explicit tensors go through runExplicitPlan, as in the launcher).
 Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn& progress, RunPlan& plan, RunResult& run) {
     ProblemShape& shape = plan.shape;
-    if (request.sharedQkv || request.qkv) {
-        if (auto ok = planExplicitInput(request, plan); !ok) return ok.error();
-    } else if (request.model) {
+    if (const ModelLayerSource* source = request.model()) {
         std::vector<std::string> notices;
         ModelInput input;
-        input.text = request.input.text;
-        input.image = request.input.image;
-        input.ids = request.model->ids;
-        plan.modelQkv = model->layerQkv(input, request.model->layer, progress, run.input, notices, &plan.modelInputs, &run.modelRouting);
+        input.text = source->input.text;
+        input.image = source->input.image;
+        input.ids = source->ids;
+        plan.modelQkv = model->layerQkv(input, source->layer, progress, run.input, notices, &plan.modelInputs, &run.modelRouting);
         if (input.image) {
             // Every layer's attention for the Image tab's model views: small for a ViT at 224 pixels
             // (12 × 12 × 197² floats, 22 MiB); a large model at a high resolution goes without them.
@@ -379,8 +325,8 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
                                        "(attnscope-cli analyze --image computes them)");
         }
         for (auto& note : notices) run.warnings.push_back(std::move(note));
-        run.modelFolder = request.model->folder;
-        run.modelLayer = request.model->layer;
+        run.modelFolder = source->folder;
+        run.modelLayer = source->layer;
         if (const std::int64_t kv = model->info().kvHeads; kv > 0 && kv < model->info().heads) run.modelKvHeads = kv;
         if (const auto& windows = model->info().layerWindows; static_cast<std::size_t>(run.modelLayer) < windows.size())
             run.modelWindow = windows[static_cast<std::size_t>(run.modelLayer)];
@@ -392,10 +338,10 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
         shape.n = plan.modelQkv.n();
         shape.m = plan.modelQkv.m();
         shape.d = plan.modelQkv.d();
-    } else if (request.input.image) {
+    } else if (const InputSpec& text = std::get<InputSpec>(request.source); text.image) {
         auto projectionOk = checkProjectionSpec(request.projection);
         if (!projectionOk) return projectionOk.error();
-        auto tokens = imageTokens(*request.input.image);
+        auto tokens = imageTokens(*text.image);
         if (!tokens) return tokens.error();
         plan.image = std::move(tokens.value());
         run.input = plan.image->input;
@@ -406,7 +352,7 @@ Result<void> Engine::Impl::planInput(const RunRequest& request, const ProgressFn
     } else {
         auto projectionOk = checkProjectionSpec(request.projection);
         if (!projectionOk) return projectionOk.error();
-        auto tokens = attnscope::engine::tokenize(request.input, progress);
+        auto tokens = attnscope::engine::tokenize(std::get<InputSpec>(request.source), progress);
         if (!tokens) return tokens.error();
         run.input = std::move(tokens.value());
         if (run.input.tokens.empty()) return makeError(ErrorCode::InvalidInput, "the text has no tokens: type or paste some text");
@@ -437,7 +383,7 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
     auto& impl = *m_impl;
     return guarded("out of memory: try a sparse variant or a shorter input", [&]() -> Result<std::shared_ptr<const RunResult>> {
         impl.recycleLast();
-        if ((request.sharedQkv || request.qkv) && !request.model) {
+        if (request.hasExplicitQkv()) {
             // (the launcher runs such requests without LibTorch through the same steps)
             c10::InferenceMode inferenceGuard;
             auto run = runExplicitPlan(request, progress, [&impl](const std::string& id) { return impl.find(id); },
@@ -456,9 +402,7 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         warnIfLong(plan, impl.threads, impl.options.log);
 
         Qkv qkv;
-        if (plan.explicitInput) {  // (with a model named too: the explicit tensors win)
-            qkv = qkvOf(plan.explicitQkv);
-        } else if (request.model) {
+        if (request.model()) {
             qkv = std::move(plan.modelQkv);
         } else {
             if (progress && !progress(Progress{"qkv", 0, 1})) return makeError(ErrorCode::Cancelled, "cancelled");

@@ -54,8 +54,8 @@ public:
         if (request.denseLimit != 0) m_seen->keptWeights = true;  // n x m diagnostics would be built
         if (progress && !progress(engine::Progress{"attention", 0, 1}))
             return engine::makeError(engine::ErrorCode::Cancelled, "cancelled");
-        const auto n = static_cast<std::int64_t>(request.input.text.size());
-        if (request.input.tokenizer != engine::TokenizerKind::Bytes) ++m_seen->wrongLength;
+        const auto n = static_cast<std::int64_t>(request.input()->text.size());
+        if (request.input()->tokenizer != engine::TokenizerKind::Bytes) ++m_seen->wrongLength;
         if (request.variants.at(0).id == "full" && n > 1024)
             return engine::makeError(engine::ErrorCode::OutOfBudget, "variant 'full' needs more than the budget");
         auto run = std::make_shared<engine::RunResult>();

@@ -46,7 +46,7 @@ inline Qkv3 randomQkv(std::int64_t h, std::int64_t n, std::int64_t d, unsigned s
 
 inline RunRequest variantRequest(const Qkv3& x, const std::string& id, const ParamValues& params) {
     RunRequest request;
-    request.qkv = QkvTensors{x.q, x.k, x.v};
+    request.source = QkvTensors{x.q, x.k, x.v};
     request.variants.push_back(VariantRequest{id, params});
     return request;
 }

@@ -141,7 +141,7 @@ TEST_F(CapturedAttentionTest, QkvFileOpensAsAModelAndItsAttentionIsSoftmaxOfQK) 
 TEST_F(CapturedAttentionTest, VariantsRunOnTheFilesOwnQkv) {
     const std::string path = qkvFile();
     RunRequest request;
-    request.model = ModelLayerSource{path, 1};
+    request.source = ModelLayerSource{path, 1, false, {}, {}};
     request.variants.push_back(VariantRequest{"full", {{"causal", true}}});
     auto run = m_engine->run(request);
     ASSERT_TRUE(run.ok()) << run.error().message;
@@ -190,7 +190,7 @@ TEST_F(CapturedAttentionTest, AttentionOnlyFileGivesTheAtlasAndRefusesVariantRun
         EXPECT_TRUE(std::isnan(atlas.value()->metrics[static_cast<std::size_t>(h)].groupSimilarity));  // no shared key/value heads
     }
     RunRequest request;
-    request.model = ModelLayerSource{path, 0};
+    request.source = ModelLayerSource{path, 0, false, {}, {}};
     request.variants.push_back(VariantRequest{"full", {{"causal", true}}});
     auto run = m_engine->run(request);
     ASSERT_FALSE(run.ok());

@@ -321,8 +321,7 @@ TEST_P(DeepseekModel, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
     writeTinyTokenizerJson(m_dir);
     for (int layer = 0; layer < kLayers; ++layer) {
         RunRequest request;
-        request.input.text = "the cat sat on the mat, a dog ran .";
-        request.model = ModelLayerSource{m_dir.string(), layer, true, {}};
+        request.source = ModelLayerSource{m_dir.string(), layer, true, {}, InputSpec{"the cat sat on the mat, a dog ran ."}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const RunResult& r = *run.value();

@@ -23,8 +23,7 @@ std::unique_ptr<Engine> makeEngine() {
 
 RunRequest textRequest(const std::string& text, std::uint64_t seed) {
     RunRequest request;
-    request.input.text = text;
-    request.input.tokenizer = TokenizerKind::Words;
+    request.source = InputSpec{text, TokenizerKind::Words, std::nullopt};
     request.projection.heads = 3;
     request.projection.headDim = 8;
     request.projection.seed = seed;
@@ -97,7 +96,7 @@ TEST(EngineRequests, ClearErrors) {
     EXPECT_EQ(empty.error().code, ErrorCode::InvalidInput);
 
     RunRequest nan;
-    nan.qkv = QkvTensors{PlainTensor::fromF32({1, 2, 1}, {1.0f, NAN}), PlainTensor::fromF32({1, 2, 1}, {1.0f, 2.0f}),
+    nan.source = QkvTensors{PlainTensor::fromF32({1, 2, 1}, {1.0f, NAN}), PlainTensor::fromF32({1, 2, 1}, {1.0f, 2.0f}),
                          PlainTensor::fromF32({1, 2, 1}, {1.0f, 2.0f})};
     nan.variants.push_back(VariantRequest{"full", {}});
     auto nanResult = engine->run(nan);
@@ -105,7 +104,7 @@ TEST(EngineRequests, ClearErrors) {
     EXPECT_NE(nanResult.error().message.find("non-finite"), std::string::npos);
 
     RunRequest shapes = nan;
-    shapes.qkv->q = PlainTensor::fromF32({1, 2, 2}, {1, 2, 3, 4});
+    std::get<QkvTensors>(shapes.source).q = PlainTensor::fromF32({1, 2, 2}, {1, 2, 3, 4});
     auto shapeResult = engine->run(shapes);
     ASSERT_FALSE(shapeResult.ok());
     EXPECT_NE(shapeResult.error().message.find("head dimension"), std::string::npos);
@@ -178,7 +177,7 @@ TEST(EngineRequests, ALongRunIsAnnouncedBeforeItStarts) {
     auto engine = Engine::create(options);
     ASSERT_TRUE(engine.ok());
     RunRequest request = textRequest(std::string(1'000'000, 'a'), 1);
-    request.input.tokenizer = TokenizerKind::Chars;
+    std::get<InputSpec>(request.source).tokenizer = TokenizerKind::Chars;
     auto stopBeforeQkv = [](const Progress& p) { return std::strcmp(p.stage, "tokenize") == 0; };
     auto cancelled = engine.value()->run(request, stopBeforeQkv);
     ASSERT_FALSE(cancelled.ok());

@@ -23,7 +23,7 @@ std::unique_ptr<Engine> makeEngine() {
 
 RunRequest qkvRequest(PlainTensor q, PlainTensor k, PlainTensor v, bool causal = false) {
     RunRequest request;
-    request.qkv = QkvTensors{std::move(q), std::move(k), std::move(v)};
+    request.source = QkvTensors{std::move(q), std::move(k), std::move(v)};
     VariantRequest full;
     full.id = "full";
     full.params["causal"] = causal;

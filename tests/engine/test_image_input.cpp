@@ -46,7 +46,7 @@ ImageSpec patchSpec(RgbImage image, std::int64_t patch, bool cls, PatchFit fit =
 
 RunRequest imageRequest(ImageSpec spec, const std::string& variant, ParamValues params = {}) {
     RunRequest request;
-    request.input.image = std::move(spec);
+    request.source = InputSpec{{}, TokenizerKind::Words, std::move(spec)};
     request.projection.heads = 2;
     request.projection.headDim = 8;
     request.projection.seed = 7;

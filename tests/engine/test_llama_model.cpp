@@ -300,8 +300,7 @@ TEST_P(LlamaModel, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
     const double ropeScale = type == "yarn" ? 0.1 * std::log(factor) + 1 : 1.0;
     for (int layer = 0; layer < 2; ++layer) {
         RunRequest request;
-        request.input.text = "the cat sat on the mat, a dog ran .";
-        request.model = ModelLayerSource{m_dir.string(), layer, true, {}};
+        request.source = ModelLayerSource{m_dir.string(), layer, true, {}, InputSpec{"the cat sat on the mat, a dog ran ."}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const RunResult& r = *run.value();
@@ -453,8 +452,7 @@ TEST_P(LlamaTokenizer, TokenizerModelPutsTheBeginningTokenFirst) {
     for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(tokens[i + 1].id, expected[i]);
     // `full`, causal, on layer 1's rotated Q and shared K gives the model's own weights
     RunRequest request;
-    request.input.text = input.text;
-    request.model = ModelLayerSource{dir.string(), 1};
+    request.source = ModelLayerSource{dir.string(), 1, false, {}, InputSpec{input.text}};
     request.variants.push_back(VariantRequest{"full", {{"causal", true}}});
     auto run = (*engine)->run(request);
     ASSERT_TRUE(run.ok()) << run.error().message;

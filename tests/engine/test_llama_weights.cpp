@@ -106,8 +106,7 @@ TEST_F(LlamaWeights, RunsOnSlidingLayersCarryTheModelsWindow) {
         writeTinySpiece(dir);  // a run tokenizes its text
         fs::rename(dir / "spiece.model", dir / "tokenizer.model");
         RunRequest request;
-        request.input.text = "the cat sat";
-        request.model = ModelLayerSource{dir.string(), 1};
+        request.source = ModelLayerSource{dir.string(), 1, false, {}, InputSpec{"the cat sat"}};
         request.variants.push_back(VariantRequest{"full", {{"causal", true}}});
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;

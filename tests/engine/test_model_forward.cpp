@@ -97,7 +97,7 @@ TEST_P(ModelForwardTest, FullOnALayersRealQkvEqualsTheModelsOwnAttention) {
     ASSERT_TRUE(forward.ok());
     // Run `full` on explicit Q/K/V taken from layer 1; causal for GPT-2 as the model is.
     RunRequest request;
-    request.qkv = forward.value()->qkv[1];
+    request.source = forward.value()->qkv[1];
     VariantRequest full{"full", {}};
     if (m_model.spec.arch == "gpt2") full.params["causal"] = true;
     request.variants.push_back(full);
@@ -120,8 +120,7 @@ TEST_P(ModelForwardTest, OwnAttentionOfEveryLayerIsTheReferences) {
     writeTinyTokenizerJson(m_dir);
     for (int layer = 0; layer < 2; ++layer) {
         RunRequest request;
-        request.input.text = "the big dog ran to the park";
-        request.model = ModelLayerSource{m_dir.string(), layer, true, {}};
+        request.source = ModelLayerSource{m_dir.string(), layer, true, {}, InputSpec{"the big dog ran to the park"}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const RunResult& r = *run.value();

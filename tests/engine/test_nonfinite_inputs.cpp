@@ -94,7 +94,7 @@ TEST(NonFiniteInputs, SeveralVariantsInEitherOrder) {
     x.v.f32[100] = NAN;
     for (const bool scannerFirst : {true, false}) {
         RunRequest request;
-        request.qkv = QkvTensors{x.q, x.k, x.v};
+        request.source = QkvTensors{x.q, x.k, x.v};
         VariantRequest strided{"sparse_strided", {{"stride", std::int64_t{8}}}}, full{"full", {}};
         request.variants = scannerFirst ? std::vector<VariantRequest>{strided, full} : std::vector<VariantRequest>{full, strided};
         auto result = engine->run(request);
@@ -104,7 +104,7 @@ TEST(NonFiniteInputs, SeveralVariantsInEitherOrder) {
     // and finite values still run, with the second variant's output as when it runs alone
     Qkv3 y = randomQkv(2, 48, 16, 6);
     RunRequest both;
-    both.qkv = QkvTensors{y.q, y.k, y.v};
+    both.source = QkvTensors{y.q, y.k, y.v};
     both.variants = {VariantRequest{"longformer", {{"window", std::int64_t{4}}}}, VariantRequest{"full", {}}};
     auto twoResults = runOk(*engine, both);
     ASSERT_TRUE(twoResults);

@@ -319,8 +319,8 @@ TEST(ReformerAttention, BadParametersAreOneLineErrors) {
     EXPECT_FALSE(errorOf(*engine, variantRequest(x, "reformer", {{"n_hashes", std::int64_t{0}}})).empty());
     // Cross attention (m != n) is refused: keys are the normalised queries.
     auto request = variantRequest(x, "reformer", {});
-    request.qkv->k = randomTensor(1, 6, 4, 3);
-    request.qkv->v = randomTensor(1, 6, 4, 4);
+    std::get<QkvTensors>(request.source).k = randomTensor(1, 6, 4, 3);
+    std::get<QkvTensors>(request.source).v = randomTensor(1, 6, 4, 4);
     EXPECT_NE(errorOf(*engine, request).find("self-attention"), std::string::npos);
     // chunk_len above n is clamped with a notice; the default n_buckets is n / chunk_len rounded up to even, at least 2.
     auto r = runOk(*engine, variantRequest(x, "reformer", {}));

@@ -190,8 +190,7 @@ TEST_F(SwitchModelTest, TrainedFolderReopensAndAgreesWithADoublePrecisionRecompu
     // The model's own attention of every layer (text through the folder's byte-level vocabulary)
     for (int l = 0; l < o.layers; ++l) {
         RunRequest request;
-        request.input.text = "abcd";
-        request.model = ModelLayerSource{report->folder, l, true};
+        request.source = ModelLayerSource{report->folder, l, true, {}, InputSpec{"abcd"}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         ASSERT_EQ(run.value()->ownAttention, 0);

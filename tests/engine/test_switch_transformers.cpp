@@ -241,8 +241,7 @@ TEST_F(SwitchTransformersTest, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
     const TensorMap weights = writeTinySwitchFolder(m_dir / "switch", spec);
     for (int layer = 0; layer < 3; ++layer) {
         RunRequest request;
-        request.input.text = "the cat sat on a mat and the dog ran up the hill";
-        request.model = ModelLayerSource{(m_dir / "switch").string(), layer, true, {}};
+        request.source = ModelLayerSource{(m_dir / "switch").string(), layer, true, {}, InputSpec{"the cat sat on a mat and the dog ran up the hill"}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const RunResult& r = *run.value();
@@ -263,7 +262,7 @@ TEST_F(SwitchTransformersTest, OwnAttentionOfEveryLayerIsTheRecomputedOne) {
         }
         // `full` on the same Q/K leaves the bias out: it is not the model's attention
         RunRequest variant = request;
-        variant.model->ownAttention = false;
+        variant.model()->ownAttention = false;
         variant.variants.push_back(VariantRequest{"full", {}});
         auto full = m_engine->run(variant);
         ASSERT_TRUE(full.ok());
@@ -287,8 +286,7 @@ TEST_F(SwitchTransformersTest, ARunOnASparseLayerCarriesItsRouter) {
     ASSERT_TRUE(pass.ok()) << pass.error().message;
     for (int layer : {0, 1}) {
         RunRequest request;
-        request.input.text = input.text;
-        request.model = ModelLayerSource{(m_dir / "switch").string(), layer};
+        request.source = ModelLayerSource{(m_dir / "switch").string(), layer, false, {}, InputSpec{input.text}};
         request.variants.push_back(VariantRequest{"full", {}});
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;

@@ -63,14 +63,14 @@ protected:
         // Its own attention (what the window and `run --model` show) is the trained variant with
         // its parameters and seed: the weights the model's pass attended with.
         RunRequest request;
-        request.input.text = "abcdefghi";  // 11 tokens with <s> and </s>: as long as the training's
-        request.model = ModelLayerSource{report.folder, 0, true, {}};
+        // "abcdefghi": 11 tokens with <s> and </s>, as long as the training's
+        request.source = ModelLayerSource{report.folder, 0, true, {}, InputSpec{"abcdefghi"}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         const AttentionResult& own = run.value()->results[0];
         EXPECT_EQ(own.variantId, expectedAttention == "softmax" ? "model_softmax" : expectedAttention);
         ModelInput text;
-        text.text = request.input.text;
+        text.text = request.input()->text;
         auto pass = m_engine->forwardModel(text);
         ASSERT_TRUE(pass.ok()) << pass.error().message;
         const PlainTensor& attended = pass.value()->attention[0];

@@ -264,8 +264,7 @@ TEST_P(TransfoXlModel, TheVariantOnALayersQkvReproducesTheModel) {
     const Attention ref = referenceAttention(m_spec, m_weights, ids);
     for (int layer : {0, 1}) {
         RunRequest request;
-        request.input.text = kText;
-        request.model = ModelLayerSource{m_dir.string(), layer};
+        request.source = ModelLayerSource{m_dir.string(), layer, false, {}, InputSpec{kText}};
         request.variants.push_back(VariantRequest{"transformer_xl", {}});  // L, M, same_length from the model
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
@@ -289,8 +288,7 @@ TEST_P(TransfoXlModel, OwnAttentionOfEveryLayerIsTheReferences) {
     const Attention ref = referenceAttention(m_spec, m_weights, ids);
     for (int layer : {0, 1}) {
         RunRequest request;
-        request.input.text = kText;
-        request.model = ModelLayerSource{m_dir.string(), layer, true, {}};
+        request.source = ModelLayerSource{m_dir.string(), layer, true, {}, InputSpec{kText}};
         auto run = m_engine->run(request);
         ASSERT_TRUE(run.ok()) << run.error().message;
         ASSERT_EQ(run.value()->ownAttention, 0);

@@ -353,7 +353,7 @@ TEST(TransformerXl, BadInputIsRefusedNamingTheProblem) {
     EXPECT_NE(partial.error().message.find("together"), std::string::npos) << partial.error().message;
     // cross-attention (m != n) has no segments to keep memory of
     RunRequest cross = variantRequest(x, "transformer_xl", {});
-    cross.qkv->k = randomTensor(2, 7, 3, 83);
-    cross.qkv->v = randomTensor(2, 7, 3, 84);
+    std::get<QkvTensors>(cross.source).k = randomTensor(2, 7, 3, 83);
+    std::get<QkvTensors>(cross.source).v = randomTensor(2, 7, 3, 84);
     EXPECT_FALSE(engine->run(cross).ok());
 }

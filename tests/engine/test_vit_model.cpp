@@ -212,8 +212,7 @@ protected:
         // The model's own attention of every layer, as the window and `run --model` ask for it
         for (std::int64_t l = 0; l < s.layers; ++l) {
             RunRequest request;
-            request.model = ModelLayerSource{m_dir.string(), int(l), true, {}};
-            request.input.image = pictureSpec(picture);
+            request.source = ModelLayerSource{m_dir.string(), int(l), true, {}, InputSpec{{}, TokenizerKind::Words, pictureSpec(picture)}};
             auto run = m_engine->run(request);
             ASSERT_TRUE(run.ok()) << run.error().message;
             ASSERT_EQ(run.value()->ownAttention, 0);
@@ -305,8 +304,7 @@ TEST_F(VitModel, ARunOnALayerAttendsWithTheModelsOwnWeightsOnThePicture) {
     VitSpec s;
     writeVitFolder(m_dir, s, "");
     RunRequest request;
-    request.model = ModelLayerSource{m_dir.string(), 1};
-    request.input.image = pictureSpec(bytePicture(8, 8, 5));
+    request.source = ModelLayerSource{m_dir.string(), 1, false, {}, InputSpec{{}, TokenizerKind::Words, pictureSpec(bytePicture(8, 8, 5))}};
     request.variants.push_back(VariantRequest{"full", {}});
     request.variants.push_back(VariantRequest{"local2d", {{"window", std::int64_t{3}}}});
     auto run = m_engine->run(request);

@@ -25,7 +25,7 @@ inline std::shared_ptr<const engine::RunResult> randomExplicitRun(std::int64_t h
         return engine::PlainTensor::fromF32({heads, n, d}, x);
     };
     engine::RunRequest request;
-    request.qkv = engine::QkvTensors{make(), make(), make()};
+    request.source = engine::QkvTensors{make(), make(), make()};
     request.variants.push_back(engine::VariantRequest{variant, std::move(params)});
     auto run = engine::runTorchFree(request, engine::TorchFreeRunOptions{});
     return run.ok() ? run.value() : nullptr;

@@ -173,8 +173,7 @@ void ContextController::postProjectionIndex(const std::string& corpus, const eng
         // Each piece through the same projections, exact softmax giving what each token looked at.
         const auto forward = [&](const engine::ModelInput& input) -> engine::Result<std::shared_ptr<const engine::ModelForward>> {
             engine::RunRequest request;
-            request.input.text = input.text;
-            request.input.tokenizer = tokenizer;
+            request.source = engine::InputSpec{input.text, tokenizer, std::nullopt};
             request.projection = projection;
             request.variants.push_back(engine::VariantRequest{engine::exactReference().id, {}});
             auto run = backend.run(request, {});

@@ -116,7 +116,9 @@ bool ModelController::usesModel() const { return m_panel->usesModel(); }
 
 void ModelController::applyTo(engine::RunRequest& request) const {
     if (!m_panel->usesModel()) return;
-    request.model = engine::ModelLayerSource{m_source->folder().toStdString(), m_panel->layer(), false, m_generatedIds};
+    // The model reads the text or picture the run settings filled in.
+    engine::InputSpec input = request.input() ? *request.input() : engine::InputSpec{};
+    request.source = engine::ModelLayerSource{m_source->folder().toStdString(), m_panel->layer(), false, m_generatedIds, std::move(input)};
 }
 
 std::optional<std::pair<QString, int>> ModelController::sessionSource() const {

@@ -49,9 +49,10 @@ quint64 RunController::start(Purpose purpose, bool userInitiated) {
     m_models->applyTo(request);
     // A model layer's own attention is asked of the model, not run as a variant; in a comparison
     // on a model layer it is the first pane and what the others are measured against.
-    const bool offered = request.model && m_inputs->ownAttentionOffered();
+    engine::ModelLayerSource* layer = request.model();
+    const bool offered = layer && m_inputs->ownAttentionOffered();
     const bool own = offered && m_inputs->ownAttentionChosen();
-    if (request.model) request.model->ownAttention = own || (compare && offered);
+    if (layer) layer->ownAttention = own || (compare && offered);
     if (!own) request.variants.push_back(m_inputs->variantRequest());
     if (compare) m_comparePlan.addTo(request.variants, m_inputs->compareEditor()->requests(), offered);
     else m_comparePlan.clear();

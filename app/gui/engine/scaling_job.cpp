@@ -81,8 +81,7 @@ quint64 ScalingJob::start(const ScalingRequest& request) {
         });
 
         engine::RunRequest request;
-        request.input.text = syntheticText(n);
-        request.input.tokenizer = engine::TokenizerKind::Bytes;
+        request.source = engine::InputSpec{syntheticText(n), engine::TokenizerKind::Bytes, std::nullopt};
         request.projection = state->request.projection;
         engine::VariantRequest variant{variantId.toStdString(), {}};
         if (auto it = state->request.params.find(variant.id); it != state->request.params.end())

@@ -213,9 +213,11 @@ engine::ProjectionSpec RunSettingsPanel::projection() const {
 }
 
 void RunSettingsPanel::fillRequest(engine::RunRequest& request) const {
-    request.input.text = m_text->toPlainText().toStdString();
-    request.input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
-    if (m_imageIsInput) request.input.image = m_imageInput->spec();
+    engine::InputSpec input;
+    input.text = m_text->toPlainText().toStdString();
+    input.tokenizer = static_cast<TokenizerKind>(m_tokenizerCombo->currentData().toInt());
+    if (m_imageIsInput) input.image = m_imageInput->spec();
+    request.source = std::move(input);
     request.projection = projection();
 }
 

@@ -43,8 +43,8 @@ constexpr qint64 kProgressIntervalMs = 1000;
 
 engine::RunRequest requestFor(const Recipe& recipe, const RecipeFigure& figure) {
     engine::RunRequest request;
-    request.input.text = recipe.inputs[static_cast<std::size_t>(figure.input)].text.toStdString();
-    request.input.tokenizer = recipe.tokenizer;
+    request.source = engine::InputSpec{recipe.inputs[static_cast<std::size_t>(figure.input)].text.toStdString(), recipe.tokenizer,
+                                       std::nullopt};
     request.projection = recipe.projection;
     const RecipeVariant& primary = recipe.variants[static_cast<std::size_t>(figure.variant)];
     request.variants.push_back({primary.id.toStdString(), primary.params});

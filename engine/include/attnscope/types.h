@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace attnscope::engine {
@@ -246,7 +247,8 @@ struct VariantRequest {
     std::optional<std::uint64_t> seed = std::nullopt;
 };
 
-/// Q, K, V taken from one layer of a trained checkpoint run on `RunRequest::input.text`.
+/// Q, K, V taken from one layer of a trained checkpoint run on `input` (its text, or its picture
+/// for a vision model).
 struct ModelLayerSource {
     std::string folder;  ///< a model folder (config.json + model.safetensors + tokenizer files)
     int layer = 0;
@@ -257,14 +259,18 @@ struct ModelLayerSource {
     /// The model's vocabulary ids to run instead of tokenizing the text (a generated sequence:
     /// its ids are the ones the model wrote, which tokenizing the decoded text need not give back).
     std::vector<std::int64_t> ids;
+    /// What the model reads (its tokenizer is the model's own: `input.tokenizer` is not used).
+    InputSpec input;
 };
 
+/// Where a run's Q, K, V come from, exactly one of: a text or picture projected at random
+/// (InputSpec, with RunRequest::projection), one layer of a model reading a text or picture
+/// (ModelLayerSource), or explicit tensors, owned (QkvTensors) or read in place (SharedQkv).
+using RunSource = std::variant<InputSpec, ModelLayerSource, QkvTensors, SharedQkv>;
+
 struct RunRequest {
-    InputSpec input;                 ///< used when `qkv` is empty
-    std::optional<QkvTensors> qkv;   ///< explicit inputs; skips tokenizing and projections
-    std::optional<SharedQkv> sharedQkv;  ///< explicit inputs read in place (preferred over qkv)
-    std::optional<ModelLayerSource> model;  ///< the model's real Q/K/V of one layer (text input)
-    ProjectionSpec projection;
+    RunSource source;  ///< an empty text until set
+    ProjectionSpec projection;  ///< the random projections of a text or picture
     std::vector<VariantRequest> variants;
     std::vector<std::uint8_t> keyPadding;  ///< [m] 1 = padded key; empty = none padded
     /// Tensors variants read by name when given (VariantInfo::inputs: Transformer-XL's r_w_bias,
@@ -275,6 +281,18 @@ struct RunRequest {
     std::int64_t denseLimit = 4096;
     /// Bytes this request may allocate (Q, K, V, results, scratch); 0 = the engine's default.
     std::uint64_t memoryBudgetBytes = 0;
+
+    /// The text or picture read, a model's too; null for explicit tensors.
+    const InputSpec* input() const {
+        if (const auto* model = std::get_if<ModelLayerSource>(&source)) return &model->input;
+        return std::get_if<InputSpec>(&source);
+    }
+    const ModelLayerSource* model() const { return std::get_if<ModelLayerSource>(&source); }
+    ModelLayerSource* model() { return std::get_if<ModelLayerSource>(&source); }
+    /// Explicit Q, K, V, owned or read in place.
+    bool hasExplicitQkv() const {
+        return std::holds_alternative<QkvTensors>(source) || std::holds_alternative<SharedQkv>(source);
+    }
 };
 
 }  // namespace attnscope::engine

@@ -1,5 +1,7 @@
 #include "run/planned_run.h"
 
+#include "run/plan_variants.h"
+
 #include "run/request_checks.h"
 #include "catalog/result_weights.h"
 
@@ -29,12 +31,12 @@ Result<void> planVariant(const Variant& variant, const ParamValues& given, RunPl
 Result<void> planExplicitInput(const RunRequest& request, RunPlan& plan) {
     plan.explicitInput = true;
     plan.variantScansValues = plan.variants[0]->checksQkvValues();
-    if (request.sharedQkv) {
-        plan.explicitQkv = *request.sharedQkv;
+    if (const auto* shared = std::get_if<SharedQkv>(&request.source)) {
+        plan.explicitQkv = *shared;
     } else {
-        auto shared = shareExplicitQkv(*request.qkv);
-        if (!shared) return shared.error();
-        plan.explicitQkv = std::move(shared.value());
+        auto owned = shareExplicitQkv(std::get<QkvTensors>(request.source));
+        if (!owned) return owned.error();
+        plan.explicitQkv = std::move(owned.value());
     }
     auto checked = checkExplicitQkv(plan.explicitQkv, /*values=*/!plan.variantScansValues);
     if (!checked) return checked.error();
@@ -55,7 +57,7 @@ Result<void> checkPlanBudget(const RunRequest& request, const RunPlan& plan, std
     const std::uint64_t budget = request.memoryBudgetBytes > 0 ? request.memoryBudgetBytes : defaultBudget;
     const ProblemShape& shape = plan.shape;
     std::uint64_t total =
-        plan.explicitInput || request.model ? 0 : static_cast<std::uint64_t>(3 * shape.heads * shape.n * shape.d) * 4;
+        plan.explicitInput || request.model() ? 0 : static_cast<std::uint64_t>(3 * shape.heads * shape.n * shape.d) * 4;
     std::string names;
     for (std::size_t i = 0; i < plan.variants.size(); ++i) {
         total += plan.variants[i]->runBytes(shape, plan.resolved[i]);
@@ -148,24 +150,31 @@ void runOnQkv(const RunRequest& request, const ProgressFn& progress, RunPlan& pl
     run.requestJson = requestJson(request, plan);
 }
 
+namespace {
+
+// The request's source as the result file records it (the text's length, not the text).
+nlohmann::json inputJson(const RunSource& source) {
+    if (const auto* model = std::get_if<ModelLayerSource>(&source))
+        return {{"source", "model"}, {"model", model->folder}, {"layer", model->layer},
+                {"own_attention", model->ownAttention}, {"bytes", model->input.text.size()}};
+    const auto* input = std::get_if<InputSpec>(&source);
+    if (!input) return {{"source", "qkv"}};
+    if (!input->image) return {{"source", "text"}, {"tokenizer", tokenizerName(input->tokenizer)}, {"bytes", input->text.size()}};
+    const ImageSpec& image = *input->image;
+    nlohmann::json j = {{"source", "image"}, {"name", image.name}, {"width", image.image.width}, {"height", image.image.height},
+                        {"mode", imageTokenModeName(image.mode)}};
+    if (image.mode == ImageTokenMode::Pixels)
+        j.update({{"grid_rows", image.gridRows}, {"grid_cols", image.gridCols}});
+    else
+        j.update({{"patch", image.patch}, {"fit", patchFitName(image.fit)}, {"cls", image.cls}});
+    return j;
+}
+
+}  // namespace
+
 std::string requestJson(const RunRequest& request, const RunPlan& plan) {
     nlohmann::json j;
-    if (request.qkv || request.sharedQkv) {
-        j["input"] = {{"source", "qkv"}};
-    } else if (request.model) {
-        j["input"] = {{"source", "model"}, {"model", request.model->folder}, {"layer", request.model->layer},
-                      {"own_attention", request.model->ownAttention}, {"bytes", request.input.text.size()}};
-    } else if (const auto& image = request.input.image) {
-        j["input"] = {{"source", "image"}, {"name", image->name}, {"width", image->image.width}, {"height", image->image.height},
-                      {"mode", imageTokenModeName(image->mode)}};
-        if (image->mode == ImageTokenMode::Pixels)
-            j["input"].update({{"grid_rows", image->gridRows}, {"grid_cols", image->gridCols}});
-        else
-            j["input"].update({{"patch", image->patch}, {"fit", patchFitName(image->fit)}, {"cls", image->cls}});
-    } else {
-        j["input"] = {{"source", "text"}, {"tokenizer", tokenizerName(request.input.tokenizer)},
-                      {"bytes", request.input.text.size()}};
-    }
+    j["input"] = inputJson(request.source);
     j["projection"] = {{"heads", request.projection.heads},
                        {"head_dim", request.projection.headDim},
                        {"model_dim", request.projection.modelDim},
@@ -194,12 +203,7 @@ Result<std::shared_ptr<RunResult>> runExplicitPlan(const RunRequest& request, co
     auto run = std::make_shared<RunResult>();
     run->projection = request.projection;
     RunPlan plan;
-    if (request.variants.empty()) return makeError(ErrorCode::InvalidArgument, "no variant requested");
-    for (const auto& vr : request.variants) {
-        const Variant* v = lookup(vr.id);
-        if (!v) return unknownVariant(vr.id, available);
-        if (auto ok = planVariant(*v, vr.params, plan, vr.seed); !ok) return ok.error();
-    }
+    if (auto ok = planVariants(request, lookup, available, PlanSource{}, plan, *run); !ok) return ok.error();
     if (auto ok = planExplicitInput(request, plan); !ok) return ok.error();
     if (auto ok = checkPlanShape(request, plan); !ok) return ok.error();
     if (auto ok = checkPlanBudget(request, plan, defaultBudget); !ok) return ok.error();

@@ -33,7 +33,7 @@ const Variant* findTorchFree(const std::string& id) { return findVariant(id); }
 bool isTorchFreeVariant(const std::string& variantId) { return findTorchFree(variantId) != nullptr; }
 
 bool canRunTorchFree(const RunRequest& request) {
-    if (!(request.sharedQkv || request.qkv) || request.model || request.variants.empty()) return false;
+    if (!request.hasExplicitQkv() || request.variants.empty()) return false;
     return std::all_of(request.variants.begin(), request.variants.end(),
                        [](const VariantRequest& v) { return isTorchFreeVariant(v.id); });
 }

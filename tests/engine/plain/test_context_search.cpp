@@ -256,9 +256,9 @@ TEST(ContextSearch, ARunWithoutAModelIsAOneLayerPass) {
     std::vector<float> values(2 * 6 * 4);
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.7f * static_cast<float>(i));
     RunRequest request;
-    request.qkv = QkvTensors{PlainTensor::fromF32({2, 6, 4}, values), PlainTensor::fromF32({2, 6, 4}, values),
+    request.source = QkvTensors{PlainTensor::fromF32({2, 6, 4}, values), PlainTensor::fromF32({2, 6, 4}, values),
                              PlainTensor::fromF32({2, 6, 4}, values)};
-    for (float& v : request.qkv->k.f32) v = -v;
+    for (float& v : std::get<QkvTensors>(request.source).k.f32) v = -v;
     request.variants.push_back(VariantRequest{"full", {}});
     auto run = runTorchFree(request, TorchFreeRunOptions{});
     ASSERT_TRUE(run.ok()) << run.error().message;

@@ -22,7 +22,7 @@ std::shared_ptr<const RunResult> runOn(std::int64_t heads, std::int64_t n, std::
     t.q = PlainTensor::fromF32({heads, n, d}, q);
     t.k = PlainTensor::fromF32({heads, n, d}, k);
     t.v = PlainTensor::fromF32({heads, n, d}, k);
-    request.qkv = t;
+    request.source = t;
     request.variants.push_back(VariantRequest{variant, params});
     auto run = runTorchFree(request, TorchFreeRunOptions{});
     EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);

@@ -84,7 +84,7 @@ TEST(QkMap, ARunsMapPlacesItsQueriesAndKeys) {
         return PlainTensor::fromF32({heads, n, d}, x);
     };
     RunRequest request;
-    request.qkv = QkvTensors{make(), make(), make()};
+    request.source = QkvTensors{make(), make(), make()};
     request.variants.push_back(VariantRequest{"full", {}});
     auto run = runTorchFree(request, TorchFreeRunOptions{});
     ASSERT_TRUE(run.ok()) << run.error().message;
@@ -139,7 +139,7 @@ TEST(QkMap, TsneRefusesMoreThanItsPoints) {
     RunRequest request;
     std::vector<float> x(static_cast<std::size_t>(n * 2), 0.5f);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) * 0.1f;
-    request.qkv = QkvTensors{PlainTensor::fromF32({1, n, 2}, x), PlainTensor::fromF32({1, n, 2}, x), PlainTensor::fromF32({1, n, 2}, x)};
+    request.source = QkvTensors{PlainTensor::fromF32({1, n, 2}, x), PlainTensor::fromF32({1, n, 2}, x), PlainTensor::fromF32({1, n, 2}, x)};
     request.variants.push_back(VariantRequest{"longformer", {{"window", std::int64_t{2}}}});
     auto run = runTorchFree(request, TorchFreeRunOptions{});
     ASSERT_TRUE(run.ok()) << run.error().message;
