@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-using attnscope::app::ResultTab;
 using attnscope::app::ResultTabs;
 namespace engine = attnscope::engine;
 
@@ -22,17 +21,38 @@ struct Log {
     std::vector<std::string> lines;
 };
 
-ResultTab recordingTab(const std::shared_ptr<Log>& log, const std::string& name, bool parks, bool finishes) {
-    ResultTab tab;
-    tab.take = [log, name](const ResultTab::Run& run) {
-        log->lines.push_back(name + " take " + std::to_string(run ? run->n : 0));
-    };
-    if (parks) tab.park = [log, name] { log->lines.push_back(name + " park"); };
-    if (finishes) tab.finishBackgroundWork = [log, name] { log->lines.push_back(name + " finish"); };
-    return tab;
-}
+/// A view that logs what it is asked; it lets go when parked only if `parks`, logs its background
+/// work only if `finishes`.
+class RecordingTab final : public attnscope::views::ResultView {
+public:
+    RecordingTab(std::shared_ptr<Log> log, std::string name, bool parks, bool finishes)
+        : m_log(std::move(log)), m_name(std::move(name)), m_parks(parks), m_finishes(finishes) {}
+    void setResult(Run run) override { m_log->lines.push_back(m_name + " take " + std::to_string(run ? run->n : 0)); }
+    void setInspectionState(attnscope::views::InspectionState*) override {}
+    bool park() override {
+        if (m_parks) m_log->lines.push_back(m_name + " park");
+        return m_parks;
+    }
+    void finishBackgroundWork() override {
+        if (m_finishes) m_log->lines.push_back(m_name + " finish");
+    }
 
-ResultTab::Run result(std::int64_t n) {
+private:
+    std::shared_ptr<Log> m_log;
+    std::string m_name;
+    bool m_parks, m_finishes;
+};
+
+/// The tabs of one test, kept alive as long as the table that points at them.
+struct Recorders {
+    std::vector<std::unique_ptr<RecordingTab>> tabs;
+    RecordingTab* make(const std::shared_ptr<Log>& log, const std::string& name, bool parks, bool finishes) {
+        tabs.push_back(std::make_unique<RecordingTab>(log, name, parks, finishes));
+        return tabs.back().get();
+    }
+};
+
+ResultTabs::Run result(std::int64_t n) {
     auto run = std::make_shared<engine::RunResult>();
     run->n = n;
     return run;
@@ -45,9 +65,10 @@ class TestResultTabs : public QObject {
 private Q_SLOTS:
     void theShownTabTakesAtOnceTheOthersWhenShown() {
         auto log = std::make_shared<Log>();
+        Recorders recorders;
         ResultTabs tabs;
-        tabs.add(0, recordingTab(log, "heatmap", false, true));
-        tabs.add(1, recordingTab(log, "mask", true, true));
+        tabs.add(0, recorders.make(log, "heatmap", false, true));
+        tabs.add(1, recorders.make(log, "mask", true, true));
         QVERIFY(tabs.pending(0) && tabs.pending(1));
         tabs.deliver(0);  // no result yet: nothing
         QVERIFY(log->lines.empty());
@@ -65,9 +86,10 @@ private Q_SLOTS:
 
     void aNewResultFirstTakesTheOldOneAway() {
         auto log = std::make_shared<Log>();
+        Recorders recorders;
         ResultTabs tabs;
-        tabs.add(0, recordingTab(log, "heatmap", false, false));
-        tabs.add(1, recordingTab(log, "mask", true, false));
+        tabs.add(0, recorders.make(log, "heatmap", false, false));
+        tabs.add(1, recorders.make(log, "mask", true, false));
         tabs.setResult(result(5));
         tabs.deliver(0);
         log->lines.clear();
@@ -80,9 +102,10 @@ private Q_SLOTS:
 
     void parkingLetsGoUntilShownAgain() {
         auto log = std::make_shared<Log>();
+        Recorders recorders;
         ResultTabs tabs;
-        tabs.add(0, recordingTab(log, "heatmap", false, false));
-        tabs.add(1, recordingTab(log, "mask", true, false));
+        tabs.add(0, recorders.make(log, "heatmap", false, false));
+        tabs.add(1, recorders.make(log, "mask", true, false));
         tabs.setResult(result(4));
         tabs.deliver(0);
         tabs.deliver(1);
@@ -100,10 +123,11 @@ private Q_SLOTS:
 
     void flushGivesEveryTabTheResultThenFinishes() {
         auto log = std::make_shared<Log>();
+        Recorders recorders;
         ResultTabs tabs;
-        tabs.add(0, recordingTab(log, "heatmap", false, true));
-        tabs.add(1, recordingTab(log, "mask", true, true));
-        tabs.add(2, recordingTab(log, "cost", false, false));
+        tabs.add(0, recorders.make(log, "heatmap", false, true));
+        tabs.add(1, recorders.make(log, "mask", true, true));
+        tabs.add(2, recorders.make(log, "cost", false, false));
         tabs.setResult(result(3));
         tabs.deliver(0);
         log->lines.clear();

@@ -251,7 +251,22 @@ void CompareView::setProblem(const QString& problem) {
     updateInfo();
 }
 
-void CompareView::setResult(std::shared_ptr<const engine::RunResult> result, int paneCount) {
+void CompareView::setResult(Run result) {
+    if (result && m_nextExactNote) setExactNote(*m_nextExactNote);
+    setResult(result, result ? m_nextPaneCount : 0);
+}
+
+void CompareView::setNextRun(int paneCount, const QString& exactNote) {
+    m_nextPaneCount = paneCount;
+    m_nextExactNote = exactNote;
+}
+
+void CompareView::finishBackgroundWork() {
+    differenceMap();  // both wait for what is computed in the background
+    errorPanel();
+}
+
+void CompareView::setResult(Run result, int paneCount) {
     m_problem.clear();
     m_result = std::move(result);
     m_query = m_key = -1;

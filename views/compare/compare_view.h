@@ -5,6 +5,7 @@
 // softmax (`full`) when the result holds it. Everything comes from the result format: no
 // per-variant code.
 
+#include "views/widgets/result_view.h"
 #include "views/data/latest_job.h"
 #include "views/compare/compare_difference_map.h"
 #include "views/data/error_summary.h"
@@ -23,6 +24,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QGridLayout;
@@ -39,7 +41,7 @@ class HeadHeatmap;
 class InspectionState;
 class SharedColorBar;
 
-class CompareView : public QWidget, public FigureLayout {
+class CompareView : public QWidget, public FigureLayout, public ResultView {
     Q_OBJECT
 public:
     static constexpr int kMinPanes = 2;
@@ -52,11 +54,22 @@ public:
 
     /// Follows state->head(); the panes show RunResult::results[0 .. paneCount-1] whatever
     /// state->resultIndex() says. Hovered cells are written to state->setHovered().
-    void setInspectionState(InspectionState* state);
+    void setInspectionState(InspectionState* state) override;
     /// `paneCount` results become panes (0 = every result, at most kMaxPanes); results after them
     /// (the exact `full` the app adds for the error summary) are not shown as panes. Results whose
     /// shape differs from the first are refused with a message, never drawn side by side.
-    void setResult(std::shared_ptr<const engine::RunResult> result, int paneCount = 0);
+    void setResult(Run result, int paneCount);
+    /// The run with the panes and exact note set for it (setNextRun), else every result as panes.
+    void setResult(Run result) override;
+    /// The window's comparison: the panes and note of the run it shows next (and again when the
+    /// tab takes the run late).
+    void setNextRun(int paneCount, const QString& exactNote);
+    bool park() override {
+        setResult(nullptr);
+        return true;
+    }
+    /// Waits for the difference map and the error summaries computed in the background.
+    void finishBackgroundWork() override;
     void setVariantNames(const QHash<QString, QString>& idToName);
     /// Shown with the error summary when the result has no `full` (e.g. "full was not run: over
     /// the memory budget"); empty restores the default text.
@@ -192,6 +205,8 @@ private:
     QString m_refusal;  // why the result cannot be compared; empty when it can
     QString m_problem;  // why the comparison asked for did not run (setProblem)
     int m_paneCount = 0;
+    int m_nextPaneCount = 0;                // setNextRun's
+    std::optional<QString> m_nextExactNote;  // setNextRun's, applied with each run
     int m_exactIndex = -1;
     int m_diffMinuend = 1;
     int m_diffReference = 0;

@@ -123,7 +123,7 @@ void ContextSearchView::setInspectionState(InspectionState* state) {
         });
 }
 
-void ContextSearchView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void ContextSearchView::setResult(Run result) {
     m_result = std::move(result);
     {
         const QSignalBlocker quiet(m_token);

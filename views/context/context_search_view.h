@@ -5,6 +5,7 @@
 // at itself in the selected head. The view shows and asks; the app indexes the corpus with the
 // open model and searches (attnscope/context_search.h), on the engine thread.
 
+#include "views/widgets/result_view.h"
 #include <attnscope/context_search.h>
 #include <attnscope/types.h>
 
@@ -25,14 +26,19 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class ContextSearchView : public QWidget {
+class ContextSearchView : public QWidget, public ResultView {
     Q_OBJECT
 public:
     explicit ContextSearchView(QWidget* parent = nullptr);
 
-    void setInspectionState(InspectionState* state);
+    void setInspectionState(InspectionState* state) override;
     /// The shown run: its tokens are the ones searched for, its layer the one compared.
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setResult(Run result) override;
+    /// Hidden, it lets go of the run (it is given again when shown).
+    bool park() override {
+        setResult(nullptr);
+        return true;
+    }
     const std::shared_ptr<const engine::RunResult>& result() const { return m_result; }
     /// The token searched for (clamped to the run's tokens); hovering a query in the heatmap or
     /// Links picks it too.

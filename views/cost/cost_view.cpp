@@ -172,7 +172,7 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
 
 CostView::~CostView() = default;
 
-void CostView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void CostView::setResult(Run result) {
     m_result = std::move(result);
     rebuildTable();
     rebuildBars();

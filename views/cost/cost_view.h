@@ -4,6 +4,7 @@
 // and memory against n for chosen variants — that the app computes on request in the background
 // (the view only emits the intent and shows what comes back).
 
+#include "views/widgets/result_view.h"
 #include "views/cost/scaling_plot.h"
 
 #include <attnscope/types.h>
@@ -31,7 +32,7 @@ namespace attnscope::views {
 class EvalSpeedPanel;
 class SwitchFfnPanel;
 
-class CostView : public QWidget {
+class CostView : public QWidget, public ResultView {
     Q_OBJECT
 public:
     enum Column { VariantColumn = 0, StageColumn, TimeColumn, PeakColumn, FlopsColumn, EntriesColumn, ColumnCount };
@@ -44,7 +45,9 @@ public:
     explicit CostView(QWidget* parent = nullptr);
     ~CostView() override;
 
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setResult(Run result) override;
+    /// (the counters are the whole run's: the page follows no selection)
+    void setInspectionState(InspectionState*) override {}
     /// Variants offered for the scaling plot (id → display name, in order).
     void setVariants(const QVector<QPair<QString, QString>>& idAndName);
     /// Ticks these ids in the scaling list (the run's variants, by default).

@@ -155,7 +155,7 @@ double ApproximationView::meanRowL1Error(const engine::AttentionResult& approx, 
     return views::meanRowL1Error(approx, exact);  // (the one definition: error_summary.h)
 }
 
-ApproximationView::ApproximationView(QWidget* parent) : QWidget(parent) {
+ApproximationView::ApproximationView(QWidget* parent) : ResultPage(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_info = new QLabel(this);
@@ -225,15 +225,6 @@ ApproximationView::ApproximationView(QWidget* parent) : QWidget(parent) {
 }
 
 ApproximationView::~ApproximationView() = default;
-
-void ApproximationView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void ApproximationView::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 void ApproximationView::showMessage(const QString& text) {
     m_shownHead = -1;

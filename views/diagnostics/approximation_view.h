@@ -4,6 +4,7 @@
 // the error map (implied − exact, diverging, symmetric range), the per-row L1 error, and a curve
 // of error against nb_features (performer) or k (linformer) that the app computes on request.
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -25,7 +26,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class ApproximationView : public QWidget {
+class ApproximationView : public ResultPage {
     Q_OBJECT
 public:
     /// Largest side drawn cell by cell; larger matrices keep the entry of largest |value| of each
@@ -47,8 +48,6 @@ public:
 
     /// Follows state->head(). The approximation is state->resultIndex() when it approximates
     /// softmax, else the first such result; the exact reference is the run's first `full` result.
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     // Data accessors for tests (plotted data, display cells; see kMaxDisplaySide).
     bool hasComparison() const { return m_shownHead >= 0; }
@@ -92,7 +91,7 @@ Q_SIGNALS:
                              double qkNorm);
 
 private:
-    void rebuild();
+    void rebuild() override;
     void showMessage(const QString& text);
     void updateCurveControls();
 
@@ -109,8 +108,6 @@ private:
     QString m_flatNote;
     double m_curveQkNorm = 0;  // the norm the curve being computed rescales Q, K to
     QLabel* m_curveStatus = nullptr;
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     QString m_approxId;
     QString m_curveParam;  // parameter the values field currently holds values for
     bool m_curveBusy = false;

@@ -37,7 +37,7 @@ QVector<double> barValues(const QCPBars* bars) {
 
 }  // namespace
 
-ClusterView::ClusterView(QWidget* parent) : QWidget(parent) {
+ClusterView::ClusterView(QWidget* parent) : ResultPage(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* top = new QHBoxLayout;
@@ -110,15 +110,6 @@ ClusterView::ClusterView(QWidget* parent) : QWidget(parent) {
 }
 
 ClusterView::~ClusterView() = default;
-
-void ClusterView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void ClusterView::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 void ClusterView::setStep(int step) { m_stepCombo->setCurrentIndex(step); }
 int ClusterView::step() const { return m_stepCombo->currentIndex(); }

@@ -4,6 +4,7 @@
 // them out of every cluster) are shown as such. Reads the diagnostics `assignments`
 // [H, iterations, 2, n], `nearest` [H, 2, n], `routed_count` [H, n] and `centroids` (shape only).
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -22,7 +23,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class ClusterView : public QWidget {
+class ClusterView : public ResultPage {
     Q_OBJECT
 public:
     enum Side { Queries = 0, Keys = 1 };
@@ -32,8 +33,6 @@ public:
 
     /// Follows state->head(); shows state->resultIndex() when it is a routing result, else the
     /// first routing result of the run.
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     /// Steps 0 … iterations − 1 are the k-means iterations; step `iterations` is the final
     /// routing against the last centroids (the default).
@@ -62,7 +61,7 @@ Q_SIGNALS:
     void settingSuggested(const QString& variantId, const QString& setting);
 
 private:
-    void rebuild();
+    void rebuild() override;
     void updateStep();
     void showMessage(const QString& text);
     const engine::AttentionResult* chosenResult() const;
@@ -74,8 +73,6 @@ private:
     QLabel* m_summary = nullptr;
     QPushButton* m_suggest = nullptr;
     QString m_suggestion;  // "window_size=18"
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     QVector<int> m_unrouted;
     int m_shownHead = -1;
     int m_clusters = 0;

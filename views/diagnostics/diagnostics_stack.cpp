@@ -36,6 +36,12 @@ constexpr int kSinkTab = 3;
 
 }  // namespace
 
+template <class Page>
+Page* DiagnosticsStack::addPage(Page* page) {
+    m_resultPages.push_back(page);
+    return page;
+}
+
 DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     m_placeholder = new QLabel(this);
     m_placeholder->setTextFormat(Qt::PlainText);
@@ -43,17 +49,17 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     m_placeholder->setAlignment(Qt::AlignCenter);
     m_placeholder->setMargin(24);
     m_approximationTabs = new QTabWidget(this);
-    m_approximation = new ApproximationView(m_approximationTabs);
-    m_spectrum = new SpectrumPlot(m_approximationTabs);
+    m_approximation = addPage(new ApproximationView(m_approximationTabs));
+    m_spectrum = addPage(new SpectrumPlot(m_approximationTabs));
     m_approximationTabs->insertTab(kApproximationTab, m_approximation, tr("Approximation"));
     m_approximationTabs->insertTab(kSpectrumTab, m_spectrum, tr("Spectrum"));
     m_approximationTabs->setTabToolTip(kApproximationTab, tr("Implied attention against exact softmax, error map and curve"));
     m_approximationTabs->setTabToolTip(kSpectrumTab, tr("Singular values of the exact softmax matrix (Linformer's low-rank evidence)"));
-    m_lsh = new LshView(this);
-    m_clusters = new ClusterView(this);
+    m_lsh = addPage(new LshView(this));
+    m_clusters = addPage(new ClusterView(this));
     m_memoryTabs = new QTabWidget(this);
-    m_memory = new MemoryView(m_memoryTabs);
-    m_receptiveField = new ReceptiveFieldView(m_memoryTabs);
+    m_memory = addPage(new MemoryView(m_memoryTabs));
+    m_receptiveField = addPage(new ReceptiveFieldView(m_memoryTabs));
     m_memoryTabs->insertTab(kMemoryTab, m_memory, tr("Memory"));
     m_memoryTabs->insertTab(kReceptiveFieldTab, m_receptiveField, tr("Receptive field"));
     m_memoryTabs->setTabToolTip(kMemoryTab, tr("One segment's attention over [memory | segment] and the four score terms"));
@@ -64,7 +70,7 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     addWidget(m_clusters);
     addWidget(m_memoryTabs);
     m_starTabs = new QTabWidget(this);
-    m_star = new StarPlayer(m_starTabs);
+    m_star = addPage(new StarPlayer(m_starTabs));
     m_starReach = new StarReachView(m_starTabs);
     m_starTabs->addTab(m_star, tr("Cycles"));
     m_starTabs->addTab(m_starReach, tr("Reach"));
@@ -73,21 +79,21 @@ DiagnosticsStack::DiagnosticsStack(QWidget* parent) : QStackedWidget(parent) {
     connect(m_star, &StarPlayer::cycleChanged, m_starReach, &StarReachView::setCycle);
     addWidget(m_starTabs);
     m_modelTabs = new QTabWidget(this);
-    m_rotary = new RotaryProfileView(m_modelTabs);
-    m_softcap = new SoftcapView(m_modelTabs);
+    m_rotary = addPage(new RotaryProfileView(m_modelTabs));
+    m_softcap = addPage(new SoftcapView(m_modelTabs));
     m_modelTabs->insertTab(kRotaryTab, m_rotary, tr("Rotary positions"));
     m_modelTabs->insertTab(kSoftcapTab, m_softcap, tr("Soft-cap"));
     m_modelTabs->setTabToolTip(kRotaryTab, tr("The layer's mean score by distance, with its rotary positions and with them undone"));
     m_modelTabs->setTabToolTip(kSoftcapTab, tr("How many of the layer's scores its soft-cap flattens, per head"));
-    m_latent = new LatentView(m_modelTabs);
+    m_latent = addPage(new LatentView(m_modelTabs));
     m_modelTabs->insertTab(kLatentTab, m_latent, tr("Latent keys"));
     m_modelTabs->setTabToolTip(kLatentTab, tr("Multi-head latent attention: the keys' rank against the latent's, and each "
                                               "head's rotary and non-rotary score parts"));
-    m_sink = new SinkView(m_modelTabs);
+    m_sink = addPage(new SinkView(m_modelTabs));
     m_modelTabs->insertTab(kSinkTab, m_sink, tr("Sinks"));
     m_modelTabs->setTabToolTip(kSinkTab, tr("Learned sinks: the weight each head's rows give to no token"));
     addWidget(m_modelTabs);
-    m_sparsity = new SparsityView(this);
+    m_sparsity = addPage(new SparsityView(this));
     addWidget(m_sparsity);
     connect(m_lsh, &LshView::settingSuggested, this, &DiagnosticsStack::settingSuggested);
     connect(m_clusters, &ClusterView::settingSuggested, this, &DiagnosticsStack::settingSuggested);
@@ -123,35 +129,13 @@ void DiagnosticsStack::setInspectionState(InspectionState* state) {
     if (m_state) disconnect(m_state, nullptr, this, nullptr);
     m_state = state;
     if (state) connect(state, &InspectionState::resultIndexChanged, this, &DiagnosticsStack::updatePage);
-    m_spectrum->setInspectionState(state);
-    m_approximation->setInspectionState(state);
-    m_lsh->setInspectionState(state);
-    m_clusters->setInspectionState(state);
-    m_memory->setInspectionState(state);
-    m_receptiveField->setInspectionState(state);
-    m_star->setInspectionState(state);
-    m_rotary->setInspectionState(state);
-    m_softcap->setInspectionState(state);
-    m_latent->setInspectionState(state);
-    m_sink->setInspectionState(state);
-    m_sparsity->setInspectionState(state);
+    for (ResultView* page : m_resultPages) page->setInspectionState(state);
     updatePage();
 }
 
-void DiagnosticsStack::setResult(std::shared_ptr<const engine::RunResult> result) {
+void DiagnosticsStack::setResult(Run result) {
     m_result = std::move(result);
-    m_spectrum->setResult(m_result);
-    m_approximation->setResult(m_result);
-    m_lsh->setResult(m_result);
-    m_clusters->setResult(m_result);
-    m_memory->setResult(m_result);
-    m_receptiveField->setResult(m_result);
-    m_star->setResult(m_result);
-    m_rotary->setResult(m_result);
-    m_softcap->setResult(m_result);
-    m_latent->setResult(m_result);
-    m_sink->setResult(m_result);
-    m_sparsity->setResult(m_result);
+    for (ResultView* page : m_resultPages) page->setResult(m_result);
     updatePage();
 }
 

@@ -4,6 +4,8 @@
 // when the run has one (the rotary-position profile of a Llama-family layer), else a sentence. The views behind
 // the pages are per variant on purpose: showing a variant's inner workings is their job.
 
+#include "views/widgets/result_view.h"
+
 #include <attnscope/types.h>
 #include <attnscope/variant_info.h>
 
@@ -14,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 class QLabel;
 class QTabWidget;
@@ -35,7 +38,7 @@ class SpectrumPlot;
 class StarPlayer;
 class StarReachView;
 
-class DiagnosticsStack : public QStackedWidget {
+class DiagnosticsStack : public QStackedWidget, public ResultView {
     Q_OBJECT
 public:
     explicit DiagnosticsStack(QWidget* parent = nullptr);
@@ -44,8 +47,9 @@ public:
     /// "performer (approximation of softmax), …": the variants that have a page, from the catalog.
     static QString variantsWithPages();
 
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    /// Every page follows the state and takes the run; the stack shows the selected result's page.
+    void setInspectionState(InspectionState* state) override;
+    void setResult(Run result) override;
 
     /// Variant id of the selected result ("" when there is none).
     QString shownVariant() const { return m_shownVariant; }
@@ -81,6 +85,9 @@ Q_SIGNALS:
 
 private:
     void updatePage();
+    /// `page` registered among the pages that take every run and follow the state.
+    template <class Page>
+    Page* addPage(Page* page);
 
     QLabel* m_placeholder = nullptr;
     QTabWidget* m_approximationTabs = nullptr;
@@ -101,6 +108,7 @@ private:
     SinkView* m_sink = nullptr;
     SparsityView* m_sparsity = nullptr;
     std::map<engine::DiagnosticsPage, QWidget*> m_pages;  // the catalog's page kinds → widgets
+    std::vector<ResultView*> m_resultPages;                // every page that takes the run
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
     QString m_shownVariant;

@@ -22,7 +22,7 @@ const QColor kLatentColor(214, 39, 40);
 
 }  // namespace
 
-LatentView::LatentView(QWidget* parent) : QWidget(parent) {
+LatentView::LatentView(QWidget* parent) : ResultPage(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_info = addExplanationLabel(this, layout);
@@ -55,15 +55,6 @@ LatentView::LatentView(QWidget* parent) : QWidget(parent) {
 }
 
 LatentView::~LatentView() = default;
-
-void LatentView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void LatentView::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 QString LatentView::text() const { return m_info->text(); }
 

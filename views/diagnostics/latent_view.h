@@ -4,6 +4,7 @@
 // low rank, built into the model); right, per head, the share of its scores' size the rotary part
 // carries beside the non-rotary one.
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -20,14 +21,12 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class LatentView : public QWidget {
+class LatentView : public ResultPage {
     Q_OBJECT
 public:
     explicit LatentView(QWidget* parent = nullptr);
     ~LatentView() override;
 
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     // Data accessors for tests (the plotted values).
     const QVector<double>& singularValues() const { return m_values; }
@@ -38,12 +37,10 @@ public:
     QString text() const;
 
 private:
-    void rebuild();
+    void rebuild() override;
     void drawSpectrum(const engine::LatentAttentionProfile& p);
     void drawSplit(const engine::LatentAttentionProfile& p);
 
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     QLabel* m_info = nullptr;
     QCustomPlot* m_spectrum = nullptr;
     QCustomPlot* m_split = nullptr;

@@ -68,7 +68,7 @@ void setRoundTicks(QCustomPlot* plot, int rounds) {
 
 }  // namespace
 
-LshView::LshView(QWidget* parent) : QWidget(parent) {
+LshView::LshView(QWidget* parent) : ResultPage(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_info = new QLabel(this);
@@ -102,15 +102,6 @@ LshView::LshView(QWidget* parent) : QWidget(parent) {
 }
 
 LshView::~LshView() = default;
-
-void LshView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void LshView::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 void LshView::showMessage(const QString& text) {
     m_suggest->hide();

@@ -4,6 +4,7 @@
 // diagnostics `buckets` [H, n_hashes, n], `sorted` [H, n_hashes, n_pad] (recomputed by the
 // engine's rule when absent) and `rotations` (shape only).
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QColor>
@@ -24,7 +25,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class LshView : public QWidget {
+class LshView : public ResultPage {
     Q_OBJECT
 public:
     explicit LshView(QWidget* parent = nullptr);
@@ -32,8 +33,6 @@ public:
 
     /// Follows state->head(); shows state->resultIndex() when it is a reformer result, else the
     /// first reformer result of the run.
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     // Data accessors for tests (the plotted cells, not pixels).
     bool hasBuckets() const { return m_shownHead >= 0; }
@@ -66,7 +65,7 @@ Q_SIGNALS:
 private:
     /// Why hashing shows little when a round holds two chunks or fewer, and what to set.
     QString fewChunksNote(int n, int chunksPerRound);
-    void rebuild();
+    void rebuild() override;
     void showMessage(const QString& text);
 
     QLabel* m_info = nullptr;
@@ -75,8 +74,6 @@ private:
     QCustomPlot* m_bucketPlot = nullptr;
     QCustomPlot* m_sortedPlot = nullptr;
     QPlainTextEdit* m_chunks = nullptr;
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     std::vector<long long> m_sorted;  // [rounds, slots]
     int m_shownHead = -1;
     int m_rounds = 0;

@@ -63,7 +63,7 @@ QCPColorMap* mapOf(QCustomPlot* plot) { return static_cast<QCPColorMap*>(plot->p
 
 }  // namespace
 
-MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
+MemoryView::MemoryView(QWidget* parent) : ResultPage(parent) {
     setFocusPolicy(Qt::StrongFocus);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -110,11 +110,7 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
 
 MemoryView::~MemoryView() = default;
 
-void MemoryView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void MemoryView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void MemoryView::setResult(Run result) {
     m_result = std::move(result);
     m_segment = 1;  // the first segment with memory (clamped to the last one)
     rebuild();

@@ -4,6 +4,7 @@
 // attention weights beside the four score terms of the paper (a) q·k, (b) q·r, (c) u·k, (d) v·r.
 // Step through the segments with the spin box or ] and [.
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -21,7 +22,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class MemoryView : public QWidget {
+class MemoryView : public ResultPage {
     Q_OBJECT
 public:
     /// The panels: the weights, then the terms a, b, c, d.
@@ -31,8 +32,7 @@ public:
 
     /// Follows state->head(); shows state->resultIndex() when it is a transformer_xl result,
     /// else the run's first one.
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setResult(Run result) override;
     void showSegment(int segment);
 
     // Data accessors for tests (the plotted cells, not pixels).
@@ -52,15 +52,13 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
-    void rebuild();
+    void rebuild() override;
     void showMessage(const QString& text);
     void drawMemoryRegion(QCustomPlot* plot, long long queries, long long keys);
 
     QLabel* m_info = nullptr;
     QSpinBox* m_segmentBox = nullptr;
     std::array<QCustomPlot*, kPanels> m_plots{};
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     int m_segments = 0, m_segment = 0, m_head = -1;
     long long m_firstQuery = 0, m_firstKey = 0, m_memoryKeys = 0;
 };

@@ -39,7 +39,7 @@ QString legendText() {
 
 }  // namespace
 
-ReceptiveFieldView::ReceptiveFieldView(QWidget* parent) : QWidget(parent) {
+ReceptiveFieldView::ReceptiveFieldView(QWidget* parent) : ResultPage(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QHBoxLayout;
@@ -103,11 +103,7 @@ ReceptiveFieldView::~ReceptiveFieldView() {
     if (!m_scale->layout()) delete m_scale;  // taken out of the plot's layout (showColourScale)
 }
 
-void ReceptiveFieldView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void ReceptiveFieldView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void ReceptiveFieldView::setResult(Run result) {
     m_result = std::move(result);
     m_query = -1;  // the last position of the new text
     m_bandsError.clear();

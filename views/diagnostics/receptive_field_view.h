@@ -6,6 +6,7 @@
 // much attention actually flows from there (rollout across segments, log scale).
 // The query: the spin box, or a click in the plot.
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/receptive_field.h>
 #include <attnscope/types.h>
 
@@ -26,7 +27,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class ReceptiveFieldView : public QWidget {
+class ReceptiveFieldView : public ResultPage {
     Q_OBJECT
 public:
     /// Layers of the structural cone drawn without a model.
@@ -34,10 +35,9 @@ public:
     explicit ReceptiveFieldView(QWidget* parent = nullptr);
     ~ReceptiveFieldView() override;
 
-    void setInspectionState(InspectionState* state);
     /// A run; its transformer_xl result sets the layout. When the run's Q/K/V came from a model,
     /// bandsRequested asks for that model's attention on the run's text (once the page shows).
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setResult(Run result) override;
     /// The model's attention (Engine::modelAttentionBands) for the rollout; ignored unless it is
     /// for the shown run's model and text.
     void setModelBands(std::shared_ptr<const engine::ModelAttentionBands> bands);
@@ -68,7 +68,7 @@ protected:
 
 private:
     void requestBandsOnce();
-    void rebuild();
+    void rebuild() override;
     void showMessage(const QString& text);
     void removeOutlines();
     void showColourScale(bool show);
@@ -81,8 +81,6 @@ private:
     QCustomPlot* m_plot = nullptr;
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     std::shared_ptr<const engine::ModelAttentionBands> m_bands;
     QString m_bandsError;
     std::optional<engine::SegmentLayout> m_layout;

@@ -29,7 +29,7 @@ QVector<double> curveOf(const QCPGraph* graph) {
 
 }  // namespace
 
-RotaryProfileView::RotaryProfileView(QWidget* parent) : QWidget(parent) {
+RotaryProfileView::RotaryProfileView(QWidget* parent) : ResultPage(parent) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     auto* plotPage = new QWidget(this);
@@ -77,15 +77,6 @@ RotaryProfileView::RotaryProfileView(QWidget* parent) : QWidget(parent) {
 }
 
 RotaryProfileView::~RotaryProfileView() = default;
-
-void RotaryProfileView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void RotaryProfileView::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 void RotaryProfileView::showMessage(const QString& text) {
     m_shownHead = -1;

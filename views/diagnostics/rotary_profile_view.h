@@ -4,6 +4,7 @@
 // (Su et al. 2021, §3.4.3) is the gap between the two curves. Says in words when the run has no
 // profile (not a rotary model, or a text over the profile's length limit).
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -22,15 +23,13 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class RotaryProfileView : public QWidget {
+class RotaryProfileView : public ResultPage {
     Q_OBJECT
 public:
     explicit RotaryProfileView(QWidget* parent = nullptr);
     ~RotaryProfileView() override;
 
     /// Follows state->head().
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     QCustomPlot* plot() const { return m_plot; }
     // For tests: what the graphs hold, not pixels.
@@ -43,7 +42,7 @@ public:
     QString message() const;
 
 private:
-    void rebuild();
+    void rebuild() override;
     void showMessage(const QString& text);
 
     QStackedLayout* m_stack = nullptr;
@@ -51,8 +50,6 @@ private:
     QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;
     QLabel* m_caption = nullptr;
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     int m_shownHead = -1;
 };
 

@@ -31,7 +31,7 @@ const engine::AttentionResult* sinkResult(const engine::RunResult& run) {
 
 }  // namespace
 
-SinkView::SinkView(QWidget* parent) : QWidget(parent) {
+SinkView::SinkView(QWidget* parent) : ResultPage(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_info = addExplanationLabel(this, layout);
@@ -56,15 +56,6 @@ SinkView::SinkView(QWidget* parent) : QWidget(parent) {
 SinkView::~SinkView() = default;
 
 bool SinkView::shows(const engine::RunResult& result) { return sinkResult(result) != nullptr; }
-
-void SinkView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void SinkView::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 QString SinkView::text() const { return m_info->text(); }
 

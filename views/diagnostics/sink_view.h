@@ -3,6 +3,7 @@
 // to the head's sink, no token at all. Left, per head, the mean share its queries give the sink;
 // right, the selected head's share query by query. The head atlas shows the mean for every layer.
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -19,7 +20,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class SinkView : public QWidget {
+class SinkView : public ResultPage {
     Q_OBJECT
 public:
     explicit SinkView(QWidget* parent = nullptr);
@@ -27,8 +28,6 @@ public:
 
     /// Whether `result` has a result with sinks (its own attention's `sink_share`).
     static bool shows(const engine::RunResult& result);
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     // Data accessors for tests (the plotted values, in percent).
     const QVector<double>& headPercent() const { return m_heads; }
@@ -36,10 +35,8 @@ public:
     QString text() const;
 
 private:
-    void rebuild();
+    void rebuild() override;
 
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     QLabel* m_info = nullptr;
     QCustomPlot* m_perHead = nullptr;
     QCustomPlot* m_perRow = nullptr;

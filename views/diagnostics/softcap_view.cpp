@@ -33,7 +33,7 @@ double paramNumber(const engine::AttentionResult& r, const char* name) {
 
 }  // namespace
 
-SoftcapView::SoftcapView(QWidget* parent) : QWidget(parent) {
+SoftcapView::SoftcapView(QWidget* parent) : ResultPage(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_info = addExplanationLabel(this, layout);
@@ -48,15 +48,6 @@ SoftcapView::SoftcapView(QWidget* parent) : QWidget(parent) {
 SoftcapView::~SoftcapView() = default;
 
 bool SoftcapView::shows(const engine::RunResult& result) { return cappedResult(result) != nullptr; }
-
-void SoftcapView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void SoftcapView::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 QString SoftcapView::text() const { return m_info->text(); }
 

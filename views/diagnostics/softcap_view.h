@@ -3,6 +3,7 @@
 // head, the share of the scores its queries see that lie within 10 % of the cap, where tanh has
 // flattened their differences; and whether the layer is local (a sliding window) or global.
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -19,7 +20,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class SoftcapView : public QWidget {
+class SoftcapView : public ResultPage {
     Q_OBJECT
 public:
     explicit SoftcapView(QWidget* parent = nullptr);
@@ -27,8 +28,6 @@ public:
 
     /// Whether `result` has a soft-capped result to show (its own attention with a cap).
     static bool shows(const engine::RunResult& result);
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     // Data accessors for tests (the plotted values).
     /// Per head, the share of scores within 10 % of the cap, in percent.
@@ -36,10 +35,8 @@ public:
     QString text() const;
 
 private:
-    void rebuild();
+    void rebuild() override;
 
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     QLabel* m_info = nullptr;
     QCustomPlot* m_plot = nullptr;
     QVector<double> m_percent;

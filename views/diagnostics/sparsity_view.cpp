@@ -54,7 +54,7 @@ const engine::PlainTensor* statOf(const engine::AttentionResult& r, const char* 
 
 }  // namespace
 
-SparsityView::SparsityView(QWidget* parent) : QWidget(parent) {
+SparsityView::SparsityView(QWidget* parent) : ResultPage(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_info = addExplanationLabel(this, layout);
@@ -79,15 +79,6 @@ SparsityView::SparsityView(QWidget* parent) : QWidget(parent) {
 }
 
 SparsityView::~SparsityView() = default;
-
-void SparsityView::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void SparsityView::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 QString SparsityView::text() const { return m_info->text(); }
 

@@ -4,6 +4,7 @@
 // pattern, the top-k cut or entmax's threshold drops. Longformer, BigBird, the Sparse
 // Transformers, top-k (its threshold) and entmax (α, τ and its exact zeros).
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -20,7 +21,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class SparsityView : public QWidget {
+class SparsityView : public ResultPage {
     Q_OBJECT
 public:
     explicit SparsityView(QWidget* parent = nullptr);
@@ -28,8 +29,6 @@ public:
 
     /// Follows state->head(); shows state->resultIndex() when it has this page, else the first
     /// result of the run that has.
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     // Data accessors for tests (the plotted values).
     int shownHead() const { return m_shownHead; }
@@ -40,12 +39,10 @@ public:
     QString text() const;
 
 private:
-    void rebuild();
+    void rebuild() override;
     void showMessage(const QString& text);
     QString explanation(const engine::AttentionResult& r, int head) const;
 
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     QLabel* m_info = nullptr;
     QCustomPlot* m_plot = nullptr;
     QVector<double> m_kept, m_mass;

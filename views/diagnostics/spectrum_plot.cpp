@@ -51,7 +51,7 @@ QCPItemText* lineLabel(QCustomPlot* plot, const QColor& color, double yRatio) {
 
 }  // namespace
 
-SpectrumPlot::SpectrumPlot(QWidget* parent) : QWidget(parent) {
+SpectrumPlot::SpectrumPlot(QWidget* parent) : ResultPage(parent) {
     m_stack = new QStackedLayout(this);
     m_plot = new QCustomPlot(this);
     m_message = new QLabel(this);
@@ -112,15 +112,6 @@ SpectrumPlot::SpectrumPlot(QWidget* parent) : QWidget(parent) {
 }
 
 SpectrumPlot::~SpectrumPlot() = default;
-
-void SpectrumPlot::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
-void SpectrumPlot::setResult(std::shared_ptr<const engine::RunResult> result) {
-    m_result = std::move(result);
-    rebuild();
-}
 
 const engine::AttentionResult* SpectrumPlot::chosenResult() const {
     if (!m_result) return nullptr;

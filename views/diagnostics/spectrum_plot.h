@@ -3,6 +3,7 @@
 // matrix on a log axis, their cumulative energy on a second axis (0-1), the rank at 90 % energy
 // and the projection size k marked. Says in words when the run did not compute the spectrum.
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/types.h>
 
 #include <QPointer>
@@ -23,7 +24,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class SpectrumPlot : public QWidget {
+class SpectrumPlot : public ResultPage {
     Q_OBJECT
 public:
     explicit SpectrumPlot(QWidget* parent = nullptr);
@@ -31,8 +32,6 @@ public:
 
     /// Follows state->head(). The plotted result is state->resultIndex() when it is a linformer
     /// result, else the first linformer result of the run.
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
 
     QCustomPlot* plot() const { return m_plot; }
     // Data accessors for tests: what the graphs hold, not pixels.
@@ -51,7 +50,7 @@ public:
     QString message() const;
 
 private:
-    void rebuild();
+    void rebuild() override;
     void showMessage(const QString& text);
     const engine::AttentionResult* chosenResult() const;
 
@@ -64,8 +63,6 @@ private:
     QCPItemStraightLine* m_kLine = nullptr;
     QCPItemText* m_kText = nullptr;
     QCPItemStraightLine* m_energyLine = nullptr;
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     QVector<double> m_singular;
     int m_shownHead = -1;
 };

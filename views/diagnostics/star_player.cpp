@@ -60,7 +60,7 @@ float at3(const engine::PlainTensor& t, std::int64_t a, std::int64_t b, std::int
 
 }  // namespace
 
-StarPlayer::StarPlayer(QWidget* parent) : QWidget(parent) {
+StarPlayer::StarPlayer(QWidget* parent) : ResultPage(parent) {
     setFocusPolicy(Qt::StrongFocus);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -145,10 +145,6 @@ void StarPlayer::setModelFolder(const QString& folder) {
     rerun();
 }
 
-void StarPlayer::setInspectionState(InspectionState* state) {
-    followInspectionState(this, m_state, state, [this] { rebuild(); });
-}
-
 engine::StarRequest StarPlayer::request() const {
     engine::StarRequest r;
     if (!m_result) return r;
@@ -163,7 +159,7 @@ engine::StarRequest StarPlayer::request() const {
     return r;
 }
 
-void StarPlayer::setResult(std::shared_ptr<const engine::RunResult> result) {
+void StarPlayer::setResult(Run result) {
     const bool same = m_result && result && m_result->input.text == result->input.text && m_result->projection.seed == result->projection.seed &&
                       m_result->projection.heads == result->projection.heads && m_result->projection.headDim == result->projection.headDim &&
                       m_result->input.kind == result->input.kind;

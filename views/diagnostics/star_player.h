@@ -6,6 +6,7 @@
 // node coloured by how much it changed in that cycle. Play / pause (Space), step (← →, [ ]), or
 // the slider; hover a node for its five weights and the relay's weight on it.
 
+#include "views/diagnostics/result_page.h"
 #include <attnscope/star_transformer.h>
 #include <attnscope/types.h>
 
@@ -27,7 +28,7 @@ namespace attnscope::views {
 class InspectionState;
 class StarCanvas;
 
-class StarPlayer : public QWidget {
+class StarPlayer : public ResultPage {
     Q_OBJECT
 public:
     static constexpr int kDefaultCycles = 3;
@@ -35,10 +36,9 @@ public:
     explicit StarPlayer(QWidget* parent = nullptr);
     ~StarPlayer() override;
 
-    void setInspectionState(InspectionState* state);
     /// A run: its text, tokenizer and projections are what the cycles run on (random weights from
     /// its seed); starRequested asks for them once the page shows.
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setResult(Run result) override;
     /// The cycles (Engine::runStar); ignored unless they are for the shown run's request.
     void setPass(const engine::StarRequest& request, std::shared_ptr<const engine::StarPass> pass);
     void setFailed(const QString& message);
@@ -80,7 +80,7 @@ protected:
 private:
     void requestOnce();
     void rerun();
-    void rebuild();
+    void rebuild() override;
 
     QLabel* m_info = nullptr;
     QSpinBox* m_cyclesBox = nullptr;
@@ -89,8 +89,6 @@ private:
     QPushButton* m_playButton = nullptr;
     QTimer* m_timer = nullptr;
     StarCanvas* m_canvas = nullptr;
-    QPointer<InspectionState> m_state;
-    std::shared_ptr<const engine::RunResult> m_result;
     std::shared_ptr<const engine::StarPass> m_pass;
     QString m_error;
     QString m_modelFolder;

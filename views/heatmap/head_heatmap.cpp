@@ -105,7 +105,7 @@ void HeadHeatmap::setInspectionState(InspectionState* state) {
     followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
-void HeadHeatmap::setResult(std::shared_ptr<const engine::RunResult> result) {
+void HeadHeatmap::setResult(Run result) {
     m_source.setResult(std::move(result));
     rebuild();
 }

@@ -5,6 +5,7 @@
 // (HeatmapToolbar), the axes (MatrixTickLabels), the colours (heatmap_colors.h), the title
 // (heatmap_title.h); head_heatmap_lod.cpp pools long heads and builds zoomed regions.
 
+#include "views/widgets/result_view.h"
 #include "views/data/head_matrix.h"
 #include "views/data/head_matrix_source.h"
 #include "views/data/heatmap_options.h"
@@ -43,7 +44,7 @@ class PoolingJobs;
 class InspectionState;
 class MatrixPlot;
 
-class HeadHeatmap : public QWidget {
+class HeadHeatmap : public QWidget, public ResultView {
     Q_OBJECT
 public:
     /// An axis shows token text while at most this many queries/keys are visible, indices above.
@@ -65,8 +66,9 @@ public:
     ~HeadHeatmap() override;
 
     /// The heatmap shows state->resultIndex() and state->head() and follows their changes.
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setInspectionState(InspectionState* state) override;
+    void setResult(Run result) override;
+    void finishBackgroundWork() override { finishPooling(); }
     /// Display names by variant id, for the title; unknown ids are shown as they are.
     void setVariantNames(const QHash<QString, QString>& idToName);
     /// Text put before the title (the compare view's "A: ", "B: ").

@@ -214,7 +214,7 @@ void ImageOverlayView::setInspectionState(InspectionState* state) {
     followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
-void ImageOverlayView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void ImageOverlayView::setResult(Run result) {
     const bool sameGrid = m_result && result && m_result->input.image && result->input.image &&
                           m_result->input.image->rows == result->input.image->rows &&
                           m_result->input.image->cols == result->input.image->cols &&

@@ -5,6 +5,7 @@
 // on a real picture), or every token's LSH bucket or k-means cluster; the selected head or all
 // heads at once. Click a cell to make it the query; hover one for its exact weight.
 
+#include "views/widgets/result_view.h"
 #include "views/image/overlay_image.h"
 #include "views/data/latest_job.h"
 
@@ -31,13 +32,18 @@ namespace attnscope::views {
 class ImageCanvas;
 class InspectionState;
 
-class ImageOverlayView : public QWidget {
+class ImageOverlayView : public QWidget, public ResultView {
     Q_OBJECT
 public:
     explicit ImageOverlayView(QWidget* parent = nullptr);
 
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setInspectionState(InspectionState* state) override;
+    void setResult(Run result) override;
+    /// Hidden, it lets go of the run (it is given again when shown).
+    bool park() override {
+        setResult(nullptr);
+        return true;
+    }
     /// The decoded picture the run was made from (the window's), at full resolution.
     void setPicture(const QImage& picture);
 

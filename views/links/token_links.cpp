@@ -273,7 +273,7 @@ void TokenLinks::setInspectionState(InspectionState* state) {
     followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
-void TokenLinks::setResult(std::shared_ptr<const engine::RunResult> result) {
+void TokenLinks::setResult(Run result) {
     m_result = std::move(result);
     m_first = 0;
     m_isolatedQuery = m_isolatedKey = -1;

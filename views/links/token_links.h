@@ -3,6 +3,7 @@
 // other, a line per (query, key) weighted by attention. Long inputs show a window of tokens with
 // a minimap; attention leaving the window is summarised at its edges.
 
+#include "views/widgets/result_view.h"
 #include <attnscope/types.h>
 #include <attnscope/weight_overview.h>
 
@@ -38,7 +39,7 @@ struct OutsideMass {
     double after = 0;   ///< keys after it
 };
 
-class TokenLinks : public QWidget {
+class TokenLinks : public QWidget, public ResultView {
     Q_OBJECT
 public:
     /// Tokens shown at once; longer inputs scroll and show the minimap.
@@ -47,8 +48,13 @@ public:
     explicit TokenLinks(QWidget* parent = nullptr);
     ~TokenLinks() override;
 
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setInspectionState(InspectionState* state) override;
+    void setResult(Run result) override;
+    /// Hidden, it lets go of the run (it is given again when shown).
+    bool park() override {
+        setResult(nullptr);
+        return true;
+    }
 
     /// Tokens shown at most (the window follows the canvas's height: a label per text line).
     static constexpr int kMaxWindow = 96;

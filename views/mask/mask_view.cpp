@@ -136,10 +136,19 @@ void MaskView::setInspectionState(InspectionState* state) {
     followInspectionState(this, m_state, state, [this] { rebuild(); });
 }
 
-void MaskView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void MaskView::setResult(Run result) {
+    if (!result && m_panelQuery >= 0 && m_queryForNextRun < 0) m_queryForNextRun = m_panelQuery;
     if (result != m_result) ++m_resultSerial;
     m_result = std::move(result);
     rebuild();
+    if (!m_result) return;
+    if (m_queryForNextRun >= 0 && m_queryForNextRun < m_result->n) showQuery(m_queryForNextRun);
+    m_queryForNextRun = -1;
+}
+
+void MaskView::setQueryForNextRun(int query) {
+    showQuery(-1);
+    m_queryForNextRun = query;
 }
 
 void MaskView::setBackgroundBuild(std::int64_t minCells) { m_backgroundCells = std::max<std::int64_t>(minCells, 0); }

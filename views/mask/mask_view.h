@@ -4,6 +4,7 @@
 // (allowed keys, exact zeros, entropy) for the hovered query.
 
 #include "views/widgets/cell_pointer.h"
+#include "views/widgets/result_view.h"
 #include "views/widgets/figure_layout.h"
 #include "views/data/latest_job.h"
 #include "views/data/mask_matrix.h"
@@ -36,7 +37,7 @@ namespace attnscope::views {
 class InspectionState;
 class MatrixPlot;
 
-class MaskView : public QWidget, public FigureLayout {
+class MaskView : public QWidget, public FigureLayout, public ResultView {
     Q_OBJECT
 public:
     /// Axes show token text up to this many queries/keys, indices above it.
@@ -55,8 +56,19 @@ public:
     void endFigureLayout() override;
 
     /// Shows state->resultIndex() and state->head() and follows their changes.
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setInspectionState(InspectionState* state) override;
+    /// Null keeps the row panel's query for the next run, which shows it again when it has the
+    /// query (a re-run, or the tab shown again after it let go of the run).
+    void setResult(Run result) override;
+    bool park() override {
+        setResult(nullptr);
+        return true;
+    }
+    void finishBackgroundWork() override { finishBuilding(); }
+    /// The query the row panel shows once the next run arrives (a session's); -1: none.
+    void setQueryForNextRun(int query);
+    /// The row panel's query, or the one kept for the next run.
+    int keptQuery() const { return m_queryForNextRun >= 0 ? m_queryForNextRun : m_panelQuery; }
     /// Display names by variant id, for the title; unknown ids are shown as they are.
     void setVariantNames(const QHash<QString, QString>& idToName);
     /// The main window's threshold for setBackgroundBuild(): heads over 8 M cells (classifying and
@@ -158,6 +170,7 @@ private:
     QString m_rowPanelPlain;
     int m_shownHead = -1;
     int m_panelQuery = -1;  // while building: the query to show with the new head
+    int m_queryForNextRun = -1;  // the row panel's query kept while there is no run
     std::int64_t m_backgroundCells = std::numeric_limits<std::int64_t>::max();
     quint64 m_resultSerial = 0;  // bumped when the result changes
     quint64 m_shownSerial = 0;   // m_resultSerial of the drawn head

@@ -508,4 +508,13 @@ QString MoeRoutingView::exportRouting(const QString& path) const {
     return written ? QString() : QString::fromStdString(written.error().message);
 }
 
+void MoeRoutingView::setResult(Run result) {
+    if (result && result->modelRouting)
+        setModelRouting(result->input, *result->modelRouting, result->modelLayer);
+    else if (result)
+        setTokens(result->input, result->projection.seed);
+    else
+        clear();
+}
+
 }  // namespace attnscope::views

@@ -6,6 +6,7 @@
 // and each expert's load against the capacity. Routing is O(n·E): every control re-routes at once,
 // the paper's Fig. 3 made interactive. Plain engine code only (attnscope/moe_router.h).
 
+#include "views/widgets/result_view.h"
 #include <attnscope/moe_router.h>
 #include <attnscope/types.h>
 
@@ -29,7 +30,7 @@ namespace attnscope::views {
 
 class ExpertLayersGrid;
 
-class MoeRoutingView : public QWidget {
+class MoeRoutingView : public QWidget, public ResultView {
     Q_OBJECT
 public:
     static constexpr int kDefaultExperts = 8;
@@ -47,6 +48,11 @@ public:
     /// True while the shown logits are a model's (setModelRouting), false for the seeded router.
     bool showsModelRouter() const { return m_modelLayer >= 0; }
     void clear();
+    /// A run: its model layer's own routing when the layer has a Switch FFN, else the seeded
+    /// router on its tokens; null clears.
+    void setResult(Run result) override;
+    /// (routing is per token, whatever result or head is selected)
+    void setInspectionState(InspectionState*) override {}
 
     // The controls (tests drive them as a user would).
     QSpinBox* expertsSpin() const { return m_experts; }

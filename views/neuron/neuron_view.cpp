@@ -113,7 +113,7 @@ void NeuronView::setInspectionState(InspectionState* state) {
         });
 }
 
-void NeuronView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void NeuronView::setResult(Run result) {
     m_result = std::move(result);
     const engine::AttentionResult* r = m_result && !m_result->results.empty() ? &m_result->results.front() : nullptr;
     const QSignalBlocker quiet(m_query);

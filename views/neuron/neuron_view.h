@@ -6,6 +6,7 @@
 // gives q_c, k_c and their product. Follows the selected result, head and hovered query; any
 // variant's Q and K, a model layer's, a picture's (attnscope/neuron_terms.h).
 
+#include "views/widgets/result_view.h"
 #include <attnscope/neuron_terms.h>
 #include <attnscope/types.h>
 
@@ -30,7 +31,7 @@ namespace attnscope::views {
 
 class InspectionState;
 
-class NeuronView : public QWidget {
+class NeuronView : public QWidget, public ResultView {
     Q_OBJECT
 public:
     /// Keys drawn: the ones the query weighs most.
@@ -39,8 +40,13 @@ public:
     explicit NeuronView(QWidget* parent = nullptr);
     ~NeuronView() override;
 
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setInspectionState(InspectionState* state) override;
+    void setResult(Run result) override;
+    /// Hidden, it lets go of the run (it is given again when shown).
+    bool park() override {
+        setResult(nullptr);
+        return true;
+    }
     /// The query whose row is explained (clamped to the result's queries).
     void setQuery(int query);
     int query() const;

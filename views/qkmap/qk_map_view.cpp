@@ -120,7 +120,7 @@ void QkMapView::setInspectionState(InspectionState* state) {
 void QkMapView::setAllHeads(bool all) { m_allHeads->setChecked(all); }
 bool QkMapView::showsAllHeads() const { return m_allHeads->isChecked(); }
 
-void QkMapView::setResult(std::shared_ptr<const engine::RunResult> result) {
+void QkMapView::setResult(Run result) {
     m_result = std::move(result);
     m_gridOf = {};
     rebuild();

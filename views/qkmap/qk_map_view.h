@@ -6,6 +6,7 @@
 // position, with lines from the selected query to the keys it weighs most. Clicking a point selects
 // its token in every view; the query follows the one hovered elsewhere.
 
+#include "views/widgets/result_view.h"
 #include "views/data/latest_job.h"
 
 #include <attnscope/qk_map.h>
@@ -31,7 +32,7 @@ namespace attnscope::views {
 class InspectionState;
 class QkMapGrid;
 
-class QkMapView : public QWidget {
+class QkMapView : public QWidget, public ResultView {
     Q_OBJECT
 public:
     /// Lines drawn from the selected query: to the keys it weighs most.
@@ -41,8 +42,13 @@ public:
     explicit QkMapView(QWidget* parent = nullptr);
     ~QkMapView() override;
 
-    void setInspectionState(InspectionState* state);
-    void setResult(std::shared_ptr<const engine::RunResult> result);
+    void setInspectionState(InspectionState* state) override;
+    void setResult(Run result) override;
+    /// Hidden, it lets go of the run (it is given again when shown).
+    bool park() override {
+        setResult(nullptr);
+        return true;
+    }
     void setColouring(Colouring colouring);
     /// Translation, scaling and the method; t-SNE and UMAP run on the views' worker thread, their progress
     /// in the explanation, a newer request or result cancelling it.

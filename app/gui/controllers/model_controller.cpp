@@ -4,6 +4,8 @@
 #include "gui/panels/model_source_panel.h"
 #include "gui/settings/sample_model.h"
 
+#include "views/widgets/param_form.h"
+
 #include <attnscope/safetensors.h>
 
 #include <QAction>
@@ -119,6 +121,39 @@ void ModelController::applyTo(engine::RunRequest& request) const {
     // The model reads the text or picture the run settings filled in.
     engine::InputSpec input = request.input() ? *request.input() : engine::InputSpec{};
     request.source = engine::ModelLayerSource{m_source->folder().toStdString(), m_panel->layer(), false, m_generatedIds, std::move(input)};
+}
+
+void ModelController::applySettingsTo(views::ParamForm* form) const {
+    const engine::VariantInfo& variant = form->variant();
+    if (variant.id.empty()) return;
+    const auto& model = m_source->model();
+    const bool usesModel = model && m_panel->usesModel();
+    // (nothing is carried from one model to the next: Transformer-XL's segment and memory)
+    engine::ParamValues values;
+    for (const std::string& name : earlierDefaultsFor(variant.id))
+        if (const engine::ParamSpec* spec = variant.findParam(name)) values[name] = spec->defaultValue;
+    // A decoder's variants are causal, an encoder's are not, and random projections take the schema's.
+    if (const engine::ParamValues* defaults = usesModel ? defaultsFor(variant.id) : nullptr)
+        for (const auto& [name, value] : *defaults) values[name] = value;
+    if (const engine::ParamSpec* causal = variant.findParam("causal"))
+        values["causal"] = usesModel ? engine::ParamValue{model->causal} : causal->defaultValue;
+    if (!values.empty()) form->setValues(values);
+}
+
+bool ModelController::takeSessionSource(const QString& folder, int layer, bool keepVariant) {
+    const bool open = m_source->model().has_value() && m_source->folder() == folder;
+    {
+        const QSignalBlocker block(m_panel);  // (the session runs once, when it is all applied)
+        if (folder.isEmpty()) {
+            m_panel->setKind(ModelSourcePanel::Kind::RandomProjections);
+        } else if (open) {
+            m_panel->setKind(ModelSourcePanel::Kind::ModelLayer);
+            m_panel->setLayer(layer);
+        }
+    }
+    if (folder.isEmpty() || open) return false;
+    openFolder(folder, layer, keepVariant);
+    return true;
 }
 
 std::optional<std::pair<QString, int>> ModelController::sessionSource() const {

@@ -19,6 +19,10 @@
 class QMenu;
 class QWidget;
 
+namespace attnscope::views {
+class ParamForm;
+}
+
 namespace attnscope::app {
 
 class EngineRunner;
@@ -62,6 +66,13 @@ public:
     /// The folder and layer a session records: the layer in use, or the folder still opening
     /// with the layer it will take; nullopt with random projections.
     std::optional<std::pair<QString, int>> sessionSource() const;
+    /// A session's Q/K/V source, set quietly: random projections without a folder, the layer of
+    /// the open model, or the folder opened (which runs `layer` once ready; true then).
+    bool takeSessionSource(const QString& folder, int layer, bool keepVariant);
+    /// A variant's form takes the source's settings: the open model's own for it and its
+    /// causality while a model layer is the source, the schema's with random projections; what an
+    /// earlier model set and this one does not goes back to the schema's value.
+    void applySettingsTo(views::ParamForm* form) const;
     /// What the open model sets for `variantId` (ModelInfo::variantDefaults), or null.
     const engine::ParamValues* defaultsFor(const std::string& variantId) const;
     /// The parameters of `variantId` the model open before this one set (to be undone).

@@ -3,6 +3,8 @@
 #include "views/compare/compare_view.h"
 #include "views/widgets/param_form.h"
 
+#include "common/variant_flags.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -12,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
 
 namespace attnscope::app {
 
@@ -193,6 +196,23 @@ QStringList CompareVariantsEditor::invalidParams() const {
 void CompareVariantsEditor::setImageGrid(const std::optional<engine::GridShape>& grid) {
     m_imageGrid = grid;
     for (const Row& row : m_rows) row.form->setImageGrid(grid);
+}
+
+QStringList CompareVariantsEditor::applyParamTexts(const QStringList& texts) {
+    const std::string firstId = combo(0)->currentData().toString().toStdString();
+    std::map<std::string, QStringList> byId;
+    for (const QString& text : texts) {
+        const CompareParam param = splitCompareParam(text.toStdString(), firstId);
+        byId[param.id] << QString::fromStdString(param.assignment);
+    }
+    QStringList errors;
+    for (int row = 0; row < rowCount(); ++row) {
+        const auto it = byId.find(combo(row)->currentData().toString().toStdString());
+        if (it == byId.end()) continue;
+        errors += form(row)->applyTexts(it->second);
+        byId.erase(it);
+    }
+    return errors;
 }
 
 }  // namespace attnscope::app

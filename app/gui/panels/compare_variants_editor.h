@@ -53,6 +53,9 @@ public:
     /// Makes the rows show `rows` (at least row 0 stays): each its variant (an unknown id leaves
     /// the row's choice), its schema defaults, then the given values.
     void setRows(const std::vector<engine::VariantRequest>& rows);
+    /// "ID:NAME=VALUE" texts (--compare-param) into the row of ID (the first such row), a plain
+    /// "NAME=VALUE" into row 0; the problems, as ParamForm::applyTexts gives them.
+    QStringList applyParamTexts(const QStringList& texts);
     /// Parameters that do not parse, as "row 2: window".
     QStringList invalidParams() const;
     /// Every row's form shows the values an image input gives (ParamForm::setImageGrid).

@@ -1,5 +1,7 @@
 #include "gui/panels/run_settings_panel.h"
 
+#include "gui/settings/app_settings.h"
+
 #include "gui/panels/compare_variants_editor.h"
 #include "gui/panels/image_input_panel.h"
 #include "gui/settings/param_json.h"
@@ -210,6 +212,14 @@ engine::ProjectionSpec RunSettingsPanel::projection() const {
     projection.headDim = m_headDimSpin->value();
     projection.seed = static_cast<std::uint64_t>(m_seedSpin->value());
     return projection;
+}
+
+void RunSettingsPanel::captureInto(AppSettings& settings) const {
+    settings.tokenizer = m_tokenizerCombo->currentText();
+    settings.variantId = variantId();
+    settings.heads = m_headsSpin->value();
+    settings.headDim = m_headDimSpin->value();
+    settings.seed = m_seedSpin->value();
 }
 
 void RunSettingsPanel::fillRequest(engine::RunRequest& request) const {

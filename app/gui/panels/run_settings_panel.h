@@ -32,6 +32,7 @@ class CompareVariantsEditor;
 class ImageInputPanel;
 struct ResolvedSession;
 struct SessionState;
+struct AppSettings;
 
 class RunSettingsPanel : public QWidget {
     Q_OBJECT
@@ -97,6 +98,8 @@ public:
 
     /// The column's part of a session: text, tokenizer, projections, variant and compared rows.
     void captureInto(SessionState& session) const;
+    /// The settings the next start begins with: tokenizer, variant, heads, head size, seed.
+    void captureInto(AppSettings& settings) const;
     /// Shows a session checked by resolveSession; refuses (and changes nothing) when its
     /// tokenizer is unknown. Returns the refusal, "" when applied.
     QString applySession(const SessionState& session, const ResolvedSession& resolved);

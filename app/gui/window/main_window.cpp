@@ -12,6 +12,7 @@
 #include "gui/window/help_menu.h"
 #include "gui/window/tour_panel.h"
 #include "gui/window/welcome_card.h"
+#include "gui/window/window_geometry.h"
 #include "gui/controllers/model_controller.h"
 #include "gui/engine/model_source.h"
 #include "gui/panels/model_source_panel.h"
@@ -65,7 +66,7 @@ MainWindow::MainWindow(EngineRunner* runner, const AppSettings& settings, const 
     m_export->setDpi(settings.exportDpi);
     m_export->setLastFolder(settings.exportFolder);
     if (!settings.windowGeometry.isEmpty()) restoreGeometry(settings.windowGeometry);
-    else fitToScreen();
+    else fitToPrimaryScreen(this, QSize(kFirstWindowMaxWidth, kFirstWindowMaxHeight));
     if (!settings.windowState.isEmpty()) restoreState(settings.windowState, AppSettings::kWindowStateVersion);
 
     connect(m_runner, &EngineRunner::variantsLoaded, this, &MainWindow::uiShowVariants);
@@ -100,15 +101,8 @@ QHash<QString, QString> MainWindow::variantNames() const {
 
 AppSettings MainWindow::settings() const {
     AppSettings s;
-    s.tokenizer = m_inputs->tokenizerCombo()->currentText();
-    s.variantId = m_inputs->variantId();
-    s.heads = m_inputs->headsSpin()->value();
-    s.headDim = m_inputs->headDimSpin()->value();
-    s.seed = m_inputs->seedSpin()->value();
-    const views::HeatmapOptions heatmap = m_views->heatmap()->options();
-    s.heatmapColormap = heatmap.colormap;
-    s.heatmapScale = views::colorScaleName(heatmap.scale);
-    s.heatmapPooling = views::poolModeName(heatmap.pooling);
+    m_inputs->captureInto(s);
+    m_views->captureInto(s);
     s.exportDpi = m_export->dpi();
     s.exportFolder = m_export->lastFolder();
     s.theme = themeName();
@@ -138,10 +132,7 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
     std::copy_if(all.begin(), all.end(), std::back_inserter(variants), [](const engine::VariantInfo& v) { return !v.modelOnly; });
     m_variantsKnown = true;
     m_inputs->setVariants(variants);
-    const QHash<QString, QString> names = variantNames();
-    m_views->heatmap()->setVariantNames(names);
-    m_views->maskView()->setVariantNames(names);
-    m_views->compareView()->setVariantNames(names);
+    m_views->setVariantNames(variantNames());
     m_inputs->compareEditor()->setVariants(variants, m_preferredCompare);
     // "--compare a,b,c": rows for b and c, once (not on every reload of the variants).
     for (const QString& id : m_options.compareVariant.split(QLatin1Char(','), Qt::SkipEmptyParts).mid(1))
@@ -150,48 +141,16 @@ void MainWindow::uiShowVariants(quint64, const std::vector<engine::VariantInfo>&
     m_cost->setVariants(variants);
     uiRunStateChanged(m_runner->isRunning());
     setStatusMessage(variants.empty() ? tr("The engine did not start; press Run to see why.") : tr("Ready."));
-    const QStringList errors = m_inputs->paramForm()->applyTexts(m_options.params) + applyCompareParams(m_options.compareParams);
+    const QStringList errors = m_inputs->paramForm()->applyTexts(m_options.params) + m_inputs->compareEditor()->applyParamTexts(m_options.compareParams);
     m_options.params.clear();
     m_options.compareParams.clear();
     if (!errors.isEmpty()) setStatusMessage(errors.join(QStringLiteral("; ")));
     if (m_options.runOnStart) uiStartRun(false);
 }
 
-QStringList MainWindow::applyCompareParams(const QStringList& texts) {
-    // "--compare-param ID:NAME=VALUE" goes to the row of ID (the first such row), a plain
-    // NAME=VALUE to the first row.
-    CompareVariantsEditor* editor = m_inputs->compareEditor();
-    const std::string firstId = editor->combo(0)->currentData().toString().toStdString();
-    std::map<std::string, QStringList> byId;
-    for (const QString& text : texts) {
-        const CompareParam param = splitCompareParam(text.toStdString(), firstId);
-        byId[param.id] << QString::fromStdString(param.assignment);
-    }
-    QStringList errors;
-    for (int row = 0; row < editor->rowCount(); ++row) {
-        const auto it = byId.find(editor->combo(row)->currentData().toString().toStdString());
-        if (it == byId.end()) continue;
-        errors += editor->form(row)->applyTexts(it->second);
-        byId.erase(it);
-    }
-    return errors;
-}
-
-void MainWindow::fitToScreen() {
-    // The first start: most of the screen (the settings column and the views both need room),
-    // capped so that a large monitor does not get a window wider than the layout uses; centred.
-    const QScreen* screen = QGuiApplication::primaryScreen();
-    if (!screen) return;
-    const QRect available = screen->availableGeometry();
-    const QSize size(std::min(available.width() * 9 / 10, kFirstWindowMaxWidth),
-                     std::min(available.height() * 9 / 10, kFirstWindowMaxHeight));
-    resize(size);
-    move(available.center() - QPoint(size.width() / 2, size.height() / 2));
-}
-
 void MainWindow::applyModelDefaults() {
-    applySourceSettings(m_inputs->paramForm());
-    for (int row = 0; row < m_inputs->compareEditor()->rowCount(); ++row) applySourceSettings(m_inputs->compareEditor()->form(row));
+    m_models->applySettingsTo(m_inputs->paramForm());
+    for (int row = 0; row < m_inputs->compareEditor()->rowCount(); ++row) m_models->applySettingsTo(m_inputs->compareEditor()->form(row));
 }
 
 void MainWindow::showVariantForm(views::ParamForm* form) {
@@ -200,26 +159,7 @@ void MainWindow::showVariantForm(views::ParamForm* form) {
     // text a person types runs; the form shows it and the result reports the padding.
     if (const engine::ParamSpec* pad = form->variant().findParam("pad"); pad && pad->type == engine::ParamType::Bool)
         form->setValues({{"pad", true}});
-    applySourceSettings(form);
-}
-
-void MainWindow::applySourceSettings(views::ParamForm* form) {
-    const engine::VariantInfo& variant = form->variant();
-    if (variant.id.empty()) return;
-    const auto& model = m_modelSource->model();
-    const bool usesModel = model && m_sourcePanel->usesModel();
-    // What an earlier model set and this one does not (Transformer-XL's segment and memory) goes
-    // back to the schema's value: nothing is carried from one model to the next.
-    engine::ParamValues values;
-    for (const std::string& name : m_models->earlierDefaultsFor(variant.id))
-        if (const engine::ParamSpec* spec = variant.findParam(name)) values[name] = spec->defaultValue;
-    // The open model's own settings for this variant, and its causality: a decoder's variants are
-    // causal, an encoder's are not, and random projections take the schema's.
-    if (const engine::ParamValues* defaults = usesModel ? m_models->defaultsFor(variant.id) : nullptr)
-        for (const auto& [name, value] : *defaults) values[name] = value;
-    if (const engine::ParamSpec* causal = variant.findParam("causal"))
-        values["causal"] = usesModel ? engine::ParamValue{model->causal} : causal->defaultValue;
-    if (!values.empty()) form->setValues(values);
+    m_models->applySettingsTo(form);
 }
 
 void MainWindow::uiCompareVariantChanged() {

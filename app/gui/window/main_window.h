@@ -240,22 +240,14 @@ private:
     void uiShowFailure(quint64 job, const QString& message, int code, bool userInitiated, bool besideField);
     /// Shows the "out of date" mark when the inputs differ from those of the shown result.
     void uiUpdateFreshness();
-    /// Sizes the window to most of the primary screen (the first start, no saved geometry).
-    void fitToScreen();
     /// Puts the open model's settings for the chosen variant into the form (ModelInfo::variantDefaults).
     /// Every form (the variant's, each compared row's) takes the source's settings.
     void applyModelDefaults();
     /// Per layer, the open model's own attention in words, while a model layer is the source.
     std::optional<std::vector<QString>> ownAttentionSummaries() const;
     /// A variant's form as it is first shown: the window's start values (`pad` ticked), then
-    /// applySourceSettings.
+    /// the source's settings (ModelController::applySettingsTo).
     void showVariantForm(views::ParamForm* form);
-    /// --compare-param texts into the compared rows' forms (ID:NAME=VALUE to ID's row); returns
-    /// ParamForm::applyTexts' errors.
-    QStringList applyCompareParams(const QStringList& texts);
-    /// `form` takes the source's causality (the model's, or the schema's for random projections)
-    /// and the open model's settings for its variant; an earlier model's are undone.
-    void applySourceSettings(views::ParamForm* form);
     void uiCompareVariantChanged();
     void uiViewChanged();
     void uiRunStateChanged(bool running);

@@ -89,21 +89,10 @@ QString MainWindow::applySession(const SessionState& session) {
     applySessionImage(session);
     m_views->applySession(session);
     // The Q/K/V source: the session's model layer (opened first when it is not the open model), or
-    // random projections. Switching the source quietly: the session runs once, below.
-    const bool modelOpen = m_modelSource->model().has_value() && m_modelSource->folder() == session.modelFolder;
-    {
-        const QSignalBlocker block(m_sourcePanel);
-        if (session.modelFolder.isEmpty()) {
-            m_sourcePanel->setKind(ModelSourcePanel::Kind::RandomProjections);
-        } else if (modelOpen) {
-            m_sourcePanel->setKind(ModelSourcePanel::Kind::ModelLayer);
-            m_sourcePanel->setLayer(session.modelLayer);
-        }
-    }
+    // random projections.
+    const bool opening = m_models->takeSessionSource(session.modelFolder, session.modelLayer, !resolved->ownAttention);
     uiShowSourceControls(m_sourcePanel->usesModel());
-    if (!session.modelFolder.isEmpty() && !modelOpen) {
-        // Opening runs the layer when the model is ready (uiModelOpened); nothing runs before.
-        m_models->openFolder(session.modelFolder, session.modelLayer, !resolved->ownAttention);
+    if (opening) {  // (the layer runs when the model is ready: uiModelOpened)
         showView(viewTabNamed(session.view));
         return {};
     }

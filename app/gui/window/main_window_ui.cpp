@@ -9,7 +9,7 @@
 #include "gui/controllers/document_controller.h"
 #include "gui/engine/engine_runner.h"
 #include "gui/export/export_controller.h"
-#include "gui/export/figure_metadata.h"
+#include "gui/export/window_exports.h"
 #include "gui/panels/input_guards.h"
 #include "gui/controllers/model_controller.h"
 #include "gui/engine/model_source.h"
@@ -126,32 +126,10 @@ void MainWindow::buildActions() {
     openImage->setStatusTip(tr("A picture as the input: its pixels or patches become the tokens (PNG, JPEG, BMP, GIF, …)"));
     m_models->addAction(fileMenu);
     fileMenu->addSeparator();
-    m_export = new ExportController(
-        this,
-        [this] { return m_views->currentForExport(); },
-        [this] {
-            return FigureSubject::describe(m_views->currentPage(), lastResult(), m_views->state()->resultIndex(), m_views->state()->layer(),
-                                           m_views->state()->head(), variantNames());
-        },
-        m_options.showErrorDialogs);
+    m_export = addWindowExports(this, fileMenu, {m_views, [this] { return lastResult(); }, [this] { return variantNames(); }},
+                                m_options.showErrorDialogs);
     connect(m_export, &ExportController::exported, this, [this](const QString& text) { setStatusMessage(text); });
     connect(m_export, &ExportController::exportFailed, this, [this](const QString& text) { setStatusMessage(text, text); });
-    fileMenu->addAction(m_export->exportFigureAction());
-    fileMenu->addAction(m_export->exportSlideAction());
-    // The heads grid above the tabs: every head of the layer in one figure.
-    m_views->headsGrid()->setObjectName(QStringLiteral("all heads"));
-    m_export->setAllHeads([this]() -> QWidget* { return m_views->headsGrid(); },
-                          [this] {
-                              return FigureSubject::describe(m_views->headsGrid(), lastResult(), m_views->state()->resultIndex(), m_views->state()->layer(),
-                                                             -1, variantNames());
-                          });
-    fileMenu->addAction(m_export->exportAllHeadsAction());
-    fileMenu->addAction(m_export->exportDataAction());
-    // On the Experts tab, Export Data writes the routing rather than the attention run.
-    m_export->setDataExport(
-        m_views->routingView(), [this](const QString& path) { return m_views->routingView()->exportRouting(path); },
-        tr("Routing as safetensors (*.safetensors);;Routing choices as CSV (*.csv)"));
-    fileMenu->addAction(m_export->copyFigureAction());
     m_star->setExports(m_export, m_options.showErrorDialogs);
     fileMenu->addAction(tr("Export Star-Transformer C&ycles…"), m_star, &StarController::exportCyclesInteractive)
         ->setToolTip(tr("One PNG per cycle of the star player and a strip of them all, for slides"));

@@ -4,11 +4,11 @@
 
 namespace attnscope::app {
 
-void ResultTabs::add(int view, ResultTab tab) { m_tabs[view] = std::move(tab); }
+void ResultTabs::add(int view, views::ResultView* tab) { m_tabs[view] = tab; }
 
-const ResultTab* ResultTabs::tab(int view) const {
+views::ResultView* ResultTabs::tab(int view) const {
     const auto it = m_tabs.find(view);
-    return it == m_tabs.end() ? nullptr : &it->second;
+    return it == m_tabs.end() ? nullptr : it->second;
 }
 
 bool ResultTabs::pending(int view) const { return (m_pending & (1u << view)) != 0; }
@@ -18,10 +18,10 @@ void ResultTabs::setPending(int view, bool pending) {
     else m_pending &= ~(1u << view);
 }
 
-void ResultTabs::setResult(ResultTab::Run run) {
+void ResultTabs::setResult(Run run) {
     unsigned waiting = 0;
     for (const auto& [view, tab] : m_tabs) {
-        if (!pending(view)) tab.take(nullptr);
+        if (!pending(view)) tab->setResult(nullptr);
         waiting |= 1u << view;
     }
     m_pending = waiting;
@@ -31,20 +31,18 @@ void ResultTabs::setResult(ResultTab::Run run) {
 void ResultTabs::deliver(int view) {
     if (!m_result || !pending(view)) return;  // before the first result every tab is empty
     setPending(view, false);
-    if (const ResultTab* t = tab(view)) t->take(m_result);
+    if (views::ResultView* t = tab(view)) t->setResult(m_result);
 }
 
 void ResultTabs::park(int view) {
-    const ResultTab* t = tab(view);
-    if (!m_result || pending(view) || !t || !t->park) return;
-    t->park();
-    setPending(view, true);
+    views::ResultView* t = tab(view);
+    if (!m_result || pending(view) || !t) return;
+    if (t->park()) setPending(view, true);
 }
 
 void ResultTabs::flush() {
     for (const auto& [view, t] : m_tabs) deliver(view);
-    for (const auto& [view, t] : m_tabs)
-        if (t.finishBackgroundWork) t.finishBackgroundWork();
+    for (const auto& [view, t] : m_tabs) t->finishBackgroundWork();
 }
 
 }  // namespace attnscope::app

@@ -1,11 +1,11 @@
 #pragma once
-// The window's tabs that show runs, held in one list, and the rule that delivers a result to
-// them: a new result goes to the shown tab at once and to each hidden tab when it is first shown;
-// a tab left behind may let go of its result (park) and takes it again when shown; before an
-// export every tab takes it and finishes its background work. No widget code: tests drive it
-// with recording tabs.
+// The window's tabs that show runs, held in one table by their contract (views::ResultView), and
+// the rule that delivers a result to them: a new result goes to the shown tab at once and to each
+// hidden tab when it is first shown; a tab left behind may let go of its result (park) and takes
+// it again when shown; before an export every tab takes it and finishes its background work. No
+// widget code: tests drive it with recording views.
 
-#include "gui/window/result_tab.h"
+#include "views/widgets/result_view.h"
 
 #include <map>
 
@@ -13,16 +13,18 @@ namespace attnscope::app {
 
 class ResultTabs {
 public:
-    /// `view` identifies the tab (MainWindow::View as an int).
-    void add(int view, ResultTab tab);
+    using Run = views::ResultView::Run;
+
+    /// `view` identifies the tab (ViewTab as an int); `tab` shows its runs.
+    void add(int view, views::ResultView* tab);
     /// The tab of `view`, or null (a tab that shows no runs, such as the atlas).
-    const ResultTab* tab(int view) const;
+    views::ResultView* tab(int view) const;
 
     /// A new result: every tab that holds the old one lets go of it first (cheap, so nothing is
     /// redrawn for the old result while the selection changes), then every tab waits for the new
     /// one. Call deliver() for the shown tab afterwards.
-    void setResult(ResultTab::Run run);
-    const ResultTab::Run& result() const { return m_result; }
+    void setResult(Run run);
+    const Run& result() const { return m_result; }
 
     /// True while `view`'s tab has not taken the result.
     bool pending(int view) const;
@@ -36,8 +38,8 @@ public:
 private:
     void setPending(int view, bool pending);
 
-    std::map<int, ResultTab> m_tabs;
-    ResultTab::Run m_result;
+    std::map<int, views::ResultView*> m_tabs;
+    Run m_result;
     unsigned m_pending = ~0u;  // bit per view whose tab has not taken m_result (all before the first)
 };
 

@@ -41,7 +41,6 @@ ViewTabs::ViewTabs(const AppSettings& settings, QWidget* parent) : QWidget(paren
     buildTabs(settings);
     addTooltips();
     tieViews();
-    registerResultTabs();
     connect(m_tabs, &QTabWidget::currentChanged, this, &ViewTabs::tabChanged);
     layout->addWidget(m_welcome);
     layout->addWidget(m_banner);
@@ -87,45 +86,35 @@ QWidget* ViewTabs::currentPage() const { return page(m_tabs->currentIndex()); }
 
 ViewTab ViewTabs::current() const { return static_cast<ViewTab>(m_tabs->currentIndex()); }
 
-// Every view follows the state; long inputs are pooled, classified and compared on the views'
-// worker thread, so the GUI thread never does it.
+template <class View>
+View* ViewTabs::addResultTab(ViewTab tab, View* view, const QString& title) {
+    Q_ASSERT(m_tabs->count() == static_cast<int>(tab));  // (tabs are added in ViewTab order)
+    addPage(view, title);
+    view->setInspectionState(m_state);
+    m_resultTabs.add(static_cast<int>(tab), view);
+    return view;
+}
+
+// The tabs in ViewTab order: each view that shows runs is registered once, by its contract
+// (views::ResultView), in the table that delivers runs and follows the state. Long inputs are
+// pooled, classified and compared on the views' worker thread, so the GUI thread never does it.
 void ViewTabs::buildTabs(const AppSettings& settings) {
-    m_heatmap = new views::HeadHeatmap(m_tabs);
-    m_heatmap->setInspectionState(m_state);
+    m_heatmap = addResultTab(ViewTab::Heatmap, new views::HeadHeatmap(m_tabs), tr("Heatmap"));
     m_heatmap->setBackgroundPooling();
-    m_maskView = new views::MaskView(m_tabs);
-    m_maskView->setInspectionState(m_state);
+    m_maskView = addResultTab(ViewTab::Mask, new views::MaskView(m_tabs), tr("Mask"));
     m_maskView->setBackgroundBuild();
-    m_compareView = new views::CompareView(m_tabs);
-    m_compareView->setInspectionState(m_state);
+    m_compareView = addResultTab(ViewTab::Compare, new views::CompareView(m_tabs), tr("Compare"));
     m_compareView->setBackgroundWork(true);  // difference map and error summaries: O(n·m) per pane
-    m_diagnostics = new views::DiagnosticsStack(m_tabs);
-    m_diagnostics->setInspectionState(m_state);
-    m_tokenLinks = new views::TokenLinks(m_tabs);
-    m_tokenLinks->setInspectionState(m_state);
-    m_costView = new views::CostView(m_tabs);
-    m_atlasView = new views::HeadAtlasView(m_tabs);
-    m_routingView = new views::MoeRoutingView(m_tabs);
-    m_imageView = new views::ImageOverlayView(m_tabs);
-    m_imageView->setInspectionState(m_state);
-    m_neuronView = new views::NeuronView(m_tabs);
-    m_neuronView->setInspectionState(m_state);
-    m_qkMapView = new views::QkMapView(m_tabs);
-    m_qkMapView->setInspectionState(m_state);
-    m_contextView = new views::ContextSearchView(m_tabs);
-    m_contextView->setInspectionState(m_state);
-    addPage(m_heatmap, tr("Heatmap"));
-    addPage(m_maskView, tr("Mask"));
-    addPage(m_compareView, tr("Compare"));
-    addPage(m_diagnostics, tr("Diagnostics"));
-    addPage(m_tokenLinks, tr("Links"));
-    addPage(m_costView, tr("Cost"));
+    m_diagnostics = addResultTab(ViewTab::Diagnostics, new views::DiagnosticsStack(m_tabs), tr("Diagnostics"));
+    m_tokenLinks = addResultTab(ViewTab::Links, new views::TokenLinks(m_tabs), tr("Links"));
+    m_costView = addResultTab(ViewTab::Cost, new views::CostView(m_tabs), tr("Cost"));
+    m_atlasView = new views::HeadAtlasView(m_tabs);  // the model's analysis, not runs
     addPage(m_atlasView, tr("Atlas"));
-    addPage(m_routingView, tr("Experts"));
-    addPage(m_imageView, tr("Image"));
-    addPage(m_neuronView, tr("Neuron"));
-    addPage(m_qkMapView, tr("Q–K map"));
-    addPage(m_contextView, tr("Context"));
+    m_routingView = addResultTab(ViewTab::Experts, new views::MoeRoutingView(m_tabs), tr("Experts"));
+    m_imageView = addResultTab(ViewTab::Image, new views::ImageOverlayView(m_tabs), tr("Image"));
+    m_neuronView = addResultTab(ViewTab::Neuron, new views::NeuronView(m_tabs), tr("Neuron"));
+    m_qkMapView = addResultTab(ViewTab::QkMap, new views::QkMapView(m_tabs), tr("Q–K map"));
+    m_contextView = addResultTab(ViewTab::Context, new views::ContextSearchView(m_tabs), tr("Context"));
     // Colour map, scale and pooling: persisted, and shared by the compare panes.
     showHeatmapOptions(settings.heatmapColormap, settings.heatmapScale, settings.heatmapPooling);
 }

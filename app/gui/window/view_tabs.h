@@ -1,6 +1,7 @@
 #pragma once
 // The window's right side: the random-projections note, the heads grid, the Find Token bar and the
-// view tabs (Heatmap, Mask, Compare, Diagnostics, Links, Cost, Atlas, Experts, Image, in ViewTab order),
+// view tabs (Heatmap, Mask, Compare, Diagnostics, Links, Cost, Atlas, Experts, Image, Neuron, Q–K map,
+// Context, in ViewTab order),
 // all following one InspectionState. It builds the views and what ties them to each other (the
 // hovered cell, the chosen head, one colour map for the heatmap and the compare panes); what
 // they ask of the engine is the window's to wire.
@@ -110,6 +111,10 @@ public:
 
     /// The views' part of a session: tab, heatmap options, mask weights, selection, query.
     void captureInto(SessionState& session) const;
+    /// The heatmap options (colour map, scale, pooling) the next start begins with.
+    void captureInto(AppSettings& settings) const;
+    /// Display names by variant id, for every view's titles.
+    void setVariantNames(const QHash<QString, QString>& idToName);
     /// Shows a session's view settings; its query shows with the next run.
     void applySession(const SessionState& session);
 
@@ -120,10 +125,12 @@ protected:
 
 private:
     void addPage(QWidget* view, const QString& title);
+    /// `view` as tab `tab` (added in ViewTab order): it follows the state and takes the runs.
+    template <class View>
+    View* addResultTab(ViewTab tab, View* view, const QString& title);
     void buildTabs(const AppSettings& settings);
     void addTooltips();
     void tieViews();
-    void registerResultTabs();
     /// The heatmap's and the compare panes' colour map, scale and pooling, by their names.
     void showHeatmapOptions(const QString& colormap, const QString& scale, const QString& pooling);
     void tabChanged();
@@ -148,9 +155,6 @@ private:
     TokenFindBar* m_findBar = nullptr;
     ResultTabs m_resultTabs;  // the tabs that show runs, and which of them has the shown one
     ViewTab m_shown = ViewTab::Heatmap;  // the tab shown before the current one changed
-    int m_pendingComparePanes = 0;  // the compare panes and note of the run, for a late delivery
-    QString m_pendingExactNote;
-    int m_pendingQuery = -1;  // a session's mask-view query, or the row panel the last run had
 };
 
 }  // namespace attnscope::app

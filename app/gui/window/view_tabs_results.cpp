@@ -42,57 +42,6 @@ QString viewTabName(ViewTab tab) { return viewTabNames().value(static_cast<int>(
 
 ViewTab viewTabNamed(const QString& name) { return static_cast<ViewTab>(std::max<qsizetype>(0, viewTabNames().indexOf(name))); }
 
-// The tabs that show runs, each with how it takes, parks and finishes a run.
-void ViewTabs::registerResultTabs() {
-    const auto add = [this](ViewTab view, ResultTab tab) { m_resultTabs.add(static_cast<int>(view), std::move(tab)); };
-    add(ViewTab::Heatmap, {m_heatmap, [this](const ResultTab::Run& run) { m_heatmap->setResult(run); }, {},
-                           [this] { m_heatmap->finishPooling(); }});
-    add(ViewTab::Mask, {m_maskView,
-                        [this](const ResultTab::Run& run) {
-                            m_maskView->setResult(run);
-                            // A session's query, or the row panel shown before the run changed.
-                            if (run && m_pendingQuery >= 0 && m_pendingQuery < run->n) m_maskView->showQuery(m_pendingQuery);
-                            if (run) m_pendingQuery = -1;
-                        },
-                        [this] {
-                            if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-                            m_maskView->setResult(nullptr);
-                        },
-                        [this] { m_maskView->finishBuilding(); }});
-    add(ViewTab::Compare, {m_compareView,
-                           [this](const ResultTab::Run& run) {
-                               if (run) m_compareView->setExactNote(m_pendingExactNote);
-                               m_compareView->setResult(run, run ? m_pendingComparePanes : 0);
-                           },
-                           [this] { m_compareView->setResult(nullptr); },
-                           [this] {
-                               m_compareView->differenceMap();  // both wait for what is computed in the background
-                               m_compareView->errorPanel();
-                           }});
-    add(ViewTab::Diagnostics, {m_diagnostics, [this](const ResultTab::Run& run) { m_diagnostics->setResult(run); }, {}, {}});
-    add(ViewTab::Links, {m_tokenLinks, [this](const ResultTab::Run& run) { m_tokenLinks->setResult(run); },
-                         [this] { m_tokenLinks->setResult(nullptr); }, {}});
-    add(ViewTab::Cost, {m_costView, [this](const ResultTab::Run& run) { m_costView->setResult(run); }, {}, {}});
-    add(ViewTab::Experts, {m_routingView,
-                           [this](const ResultTab::Run& run) {
-                               if (run && run->modelRouting)
-                                   m_routingView->setModelRouting(run->input, *run->modelRouting, run->modelLayer);
-                               else if (run)
-                                   m_routingView->setTokens(run->input, run->projection.seed);
-                               else m_routingView->clear();
-                           },
-                           {}, {}});
-    add(ViewTab::Image, {m_imageView, [this](const ResultTab::Run& run) { m_imageView->setResult(run); },
-                         [this] { m_imageView->setResult(nullptr); }, {}});
-    add(ViewTab::Neuron, {m_neuronView, [this](const ResultTab::Run& run) { m_neuronView->setResult(run); },
-                          [this] { m_neuronView->setResult(nullptr); }, {}});
-    add(ViewTab::QkMap, {m_qkMapView, [this](const ResultTab::Run& run) { m_qkMapView->setResult(run); },
-                         [this] { m_qkMapView->setResult(nullptr); }, {}});
-    add(ViewTab::Context, {m_contextView, [this](const ResultTab::Run& run) { m_contextView->setResult(run); },
-                           [this] { m_contextView->setResult(nullptr); }, {}});
-    // (the Atlas tab shows the model's analysis, not runs)
-}
-
 void ViewTabs::tabChanged() {
     if (m_shown != current()) m_resultTabs.park(static_cast<int>(m_shown));
     m_shown = current();
@@ -103,9 +52,7 @@ void ViewTabs::showResult(std::shared_ptr<const engine::RunResult> result, int c
     std::shared_ptr<const engine::RunResult> previous = m_resultTabs.result();
     // Every tab's view lets go of the old run first (cheap), so the selection changes below redraw
     // nothing; then only the shown tab takes the new one, so a long run costs one view's work here.
-    if (m_maskView->panelQuery() >= 0 && m_pendingQuery < 0) m_pendingQuery = m_maskView->panelQuery();
-    m_pendingComparePanes = comparePanes;
-    m_pendingExactNote = exactNote;
+    m_compareView->setNextRun(comparePanes, exactNote);
     m_resultTabs.setResult(result);
     // Keep the selected head when it still exists, so re-runs can be compared head by head.
     const std::int64_t heads = result->heads;
@@ -138,8 +85,7 @@ void ViewTabs::flushResult() {
 QWidget* ViewTabs::currentForExport() {
     m_resultTabs.deliver(static_cast<int>(current()));
     m_heatmap->finishPooling();
-    if (const ResultTab* tab = m_resultTabs.tab(static_cast<int>(current())); tab && tab->finishBackgroundWork)
-        tab->finishBackgroundWork();
+    if (views::ResultView* tab = m_resultTabs.tab(static_cast<int>(current()))) tab->finishBackgroundWork();
     return currentPage();
 }
 
@@ -189,7 +135,20 @@ void ViewTabs::captureInto(SessionState& session) const {
     session.maskWeights = m_maskView->showWeights();
     session.layer = m_state->layer();
     session.head = m_state->head();
-    session.query = m_pendingQuery >= 0 ? m_pendingQuery : m_maskView->panelQuery();
+    session.query = m_maskView->keptQuery();
+}
+
+void ViewTabs::captureInto(AppSettings& settings) const {
+    const views::HeatmapOptions heatmap = m_heatmap->options();
+    settings.heatmapColormap = heatmap.colormap;
+    settings.heatmapScale = views::colorScaleName(heatmap.scale);
+    settings.heatmapPooling = views::poolModeName(heatmap.pooling);
+}
+
+void ViewTabs::setVariantNames(const QHash<QString, QString>& idToName) {
+    m_heatmap->setVariantNames(idToName);
+    m_maskView->setVariantNames(idToName);
+    m_compareView->setVariantNames(idToName);
 }
 
 void ViewTabs::applySession(const SessionState& session) {
@@ -197,8 +156,7 @@ void ViewTabs::applySession(const SessionState& session) {
     m_maskView->setShowWeights(session.maskWeights);
     m_state->setLayer(session.layer);
     m_state->setHead(session.head);  // clamped to the run's heads when it arrives
-    m_maskView->showQuery(-1);
-    m_pendingQuery = session.query;
+    m_maskView->setQueryForNextRun(session.query);
 }
 
 }  // namespace attnscope::app
