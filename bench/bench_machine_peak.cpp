@@ -6,7 +6,7 @@
 //
 //   build/bench/bench_machine_peak [--threads N]
 
-#include "kernels/blas_gemm.h"
+#include "base/kernels/blas_gemm.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,6 @@
 // A GGUF file's header: magic, version, metadata pairs (every value type, arrays), the tensor table
 // (dimensions, types, offsets) and the data section's placement against the file size.
-#include "checkpoint/gguf_file.h"
+#include "io/checkpoint/gguf_file.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,11 +1,11 @@
 // A GGUF file opened as a model, as File ▸ Open GGUF Model and `--model FILE.gguf` open it: the
 // metadata read as its family's config, every tensor the forward needs found and checked, each
 // read as float32 and as the rows generation multiplies, then the file's tokenizer built and used.
-#include "checkpoint/gguf_file.h"
-#include "checkpoint/stored_matvec.h"
+#include "io/checkpoint/gguf_file.h"
+#include "io/checkpoint/stored_matvec.h"
 #include "fuzz_files.h"
 #include "fuzz_tokenizer_common.h"
-#include "tokenize/gguf_tokenizer.h"
+#include "io/tokenize/gguf_tokenizer.h"
 
 #include <attnscope/model_checkpoint.h>
 

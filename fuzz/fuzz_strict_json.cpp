@@ -1,5 +1,5 @@
 // The strict JSON reader every JSON file goes through (sessions, recipes, configs, tokenizers).
-#include "plain/strict_json.h"
+#include "base/api/strict_json.h"
 
 #include <cstddef>
 #include <cstdint>

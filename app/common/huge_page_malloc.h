@@ -1,6 +1,6 @@
 #pragma once
 // Huge pages for a torch-free run's ordinary allocations. The buffer pool advises its large
-// buffers itself (engine core/huge_pages.h), but a run also makes many vectors of 0.1–4 MiB (a
+// buffers itself (engine base/runtime/huge_pages.h), but a run also makes many vectors of 0.1–4 MiB (a
 // head's scratch, cluster lists, row statistics, diagnostics) that malloc maps one by one on 4 KiB
 // pages, each page's first touch a fault (7–15 µs here). With glibc's tunables below, malloc keeps
 // allocations up to 32 MiB in its heaps, grows them 64 MiB at a time and backs them with

@@ -1,5 +1,5 @@
 // attnscope-sentencepiece: Debian's libsentencepiece behind a two-command text protocol, run by
-// the engine as a child process (engine/src/tokenize/sentencepiece_tokenizer.cpp). The library
+// the engine as a child process (engine/src/io/tokenize/sentencepiece_tokenizer.cpp). The library
 // carries its own copy of protobuf-lite and exports it; in a process that has LibTorch (the
 // system libprotobuf) the two collide before main, so no AttnScope binary links it but this one.
 //

@@ -1,9 +1,9 @@
-// BufferPool's recycled vectors (core/buffer_pool.h): a released vector's storage goes to the
+// BufferPool's recycled vectors (base/runtime/buffer_pool.h): a released vector's storage goes to the
 // smallest request it can hold, small requests never take pooled storage (so that a later,
 // larger request of the same run still finds it), and zeros() gives zero-filled tensors on
 // recycled storage.
 
-#include "core/buffer_pool.h"
+#include "base/runtime/buffer_pool.h"
 
 #include <gtest/gtest.h>
 

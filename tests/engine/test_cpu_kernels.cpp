@@ -2,12 +2,12 @@
 // products (row blocks of 1-7, column tails of every width, keys in panels at every lane offset),
 // the panel copy, and the row exp with and without a reference shift.
 
-#include "kernels/column_similarities.h"
-#include "kernels/cpu_features.h"
-#include "kernels/finite_scan.h"
-#include "kernels/small_gemm.h"
-#include "kernels/softmax_kernel.h"
-#include "weights/panel_scores.h"
+#include "base/kernels/column_similarities.h"
+#include "base/kernels/cpu_features.h"
+#include "base/kernels/finite_scan.h"
+#include "base/kernels/small_gemm.h"
+#include "base/kernels/softmax_kernel.h"
+#include "attention/weights/panel_scores.h"
 
 #include <attnscope/kernel_path.h>
 

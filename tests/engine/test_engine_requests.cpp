@@ -117,7 +117,7 @@ TEST(EngineRequests, RequestOverBudgetIsRefusedBeforeAllocating) {
     auto request = textRequest(text, 0);
     // Everything the run allocates: the projections' Q, K, V (3 x 3 heads x 2000 x 8 floats =
     // 576000 bytes), the output, row statistics and status (3 x 2000 x (32 + 9) = 246000 bytes) and
-    // one worker's flash-attention scratch (kernels/flash_attention.h: the keys packed in panels of
+    // one worker's flash-attention scratch (base/kernels/flash_attention.h: the keys packed in panels of
     // 32, 2016 x 8 floats; the values padded to 16 columns, 2000 x 16; a block of 128 rows of 256
     // scores, 16 outputs and a max, 128 x 273; as floats 83072 x 4 bytes, and 128 double sums:
     // 333312 bytes): 1155312 bytes.

@@ -7,9 +7,9 @@
 #include <attnscope/engine.h>
 
 #include "../support/tiny_gguf.h"
-#include "model/decoder_step.h"
-#include "model/rotary_positions.h"
-#include "model/transformer_model.h"
+#include "torch/model/decoder_step.h"
+#include "torch/model/rotary_positions.h"
+#include "torch/model/transformer_model.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // table, the data section's alignment and each tensor's bytes from its type's block layout), and
 // every rule of the reader broken once, each refusal naming it.
 
-#include "checkpoint/gguf_file.h"
+#include "io/checkpoint/gguf_file.h"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include "../support/decoder_reference.h"
 #include "../support/tiny_llama.h"
 #include "../support/tiny_model.h"
-#include "checkpoint/mxfp4.h"
+#include "io/checkpoint/mxfp4.h"
 
 #include <gtest/gtest.h>
 

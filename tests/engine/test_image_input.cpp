@@ -4,8 +4,8 @@
 
 #include "sparse_test_support.h"
 
-#include "image/area_resize.h"
-#include "image/image_tokens.h"
+#include "io/image/area_resize.h"
+#include "io/image/image_tokens.h"
 
 #include <algorithm>
 

@@ -16,9 +16,9 @@
 #include "../support/tiny_llama.h"
 #include "../support/tiny_model.h"
 #include "../support/tiny_switch_transformers.h"
-#include "model/model_pass_bytes.h"
-#include "model/rotary_positions.h"
-#include "model/rotary_profile.h"
+#include "torch/model/model_pass_bytes.h"
+#include "torch/model/rotary_positions.h"
+#include "torch/model/rotary_profile.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <attnscope/model_checkpoint.h>
 
 #include "../support/tiny_llama.h"
-#include "model/model_pass_bytes.h"
+#include "torch/model/model_pass_bytes.h"
 
 #include <gtest/gtest.h>
 

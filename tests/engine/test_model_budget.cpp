@@ -6,8 +6,8 @@
 #include <attnscope/model_checkpoint.h>
 
 #include "../support/tiny_model.h"
-#include "model/model_pass_bytes.h"
-#include "train/training_bytes.h"
+#include "torch/model/model_pass_bytes.h"
+#include "torch/train/training_bytes.h"
 
 #include <gtest/gtest.h>
 

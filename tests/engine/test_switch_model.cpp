@@ -9,7 +9,7 @@
 #include <attnscope/safetensors.h>
 
 #include "../support/reference_math.h"
-#include "train/switch_ffn.h"
+#include "torch/train/switch_ffn.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 #include <attnscope/moe_router.h>
 
 #include "../support/tiny_switch_transformers.h"
-#include "forwards/switch_transformers/t5_forward_buckets.h"
+#include "torch/forwards/switch_transformers/t5_forward_buckets.h"
 
 #include <gtest/gtest.h>
 

@@ -8,8 +8,8 @@
 
 #include "../support/tiny_vit.h"
 
-#include "image/pil_resize.h"
-#include "image/vit_preprocess.h"
+#include "io/image/pil_resize.h"
+#include "io/image/vit_preprocess.h"
 
 #include <attnscope/vit_views.h>
 

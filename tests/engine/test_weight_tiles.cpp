@@ -6,7 +6,7 @@
 
 #include "sparse_test_support.h"
 
-#include "core/worker_threads.h"
+#include "base/runtime/worker_threads.h"
 
 #include <attnscope/result_file.h>
 #include <attnscope/weight_overview.h>

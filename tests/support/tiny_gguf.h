@@ -6,8 +6,8 @@
 // size; the writer returns the floats each tensor then stands for (Hugging Face's order), which
 // a folder written from them must reproduce exactly.
 
-#include "checkpoint/ggml_dequant.h"
-#include "checkpoint/gguf_file.h"
+#include "io/checkpoint/ggml_dequant.h"
+#include "io/checkpoint/gguf_file.h"
 #include "tiny_llama.h"
 
 #include <attnscope/model_tokenizer.h>

@@ -220,7 +220,7 @@ enum class Activation { GeluErf, GeluTanh, Relu, Silu };
 /// The fields of config.json the forward pass needs, range-checked. Unknown fields are ignored
 /// (risky ones such as auto_map are reported in `notices`).
 struct ModelConfig {
-    /// The family that read it (families/family.h: its id, e.g. "mistral"), and the model_type
+    /// The family that read it (io/families/family.h: its id, e.g. "mistral"), and the model_type
     /// config.json names ("roberta_switch" is read by the roberta family).
     std::string family;
     std::string modelType;
@@ -260,7 +260,7 @@ struct ModelConfig {
     /// Per layer whether its FFN is sparse (T5's encoder_sparse_step, Qwen2-MoE's
     /// decoder_sparse_step and mlp_only_layers); empty: every layer is, when moe.active().
     std::vector<std::uint8_t> sparseLayers;
-    // Each family's own settings, read and used by its folder (families/<id>/) only.
+    // Each family's own settings, read and used by its folder (io/families/<id>/) only.
     TransfoXlSettings transfoXl;
     T5Settings t5;
     LlamaSettings llama;
@@ -365,12 +365,12 @@ public:
     /// converted to F32 into `out` of exactly its element count; whether all values are finite.
     Result<bool> readSliceF32Into(const std::string& name, std::int64_t index, float* out, std::size_t count) const;
     /// Slice `index` of MXFP4 weights (`base` + "_blocks" [E, rows, groups, 16] U8 and "_scales"
-    /// [E, rows, groups] U8) dequantized into `out` [rows, groups · 32] (checkpoint/mxfp4.h).
+    /// [E, rows, groups] U8) dequantized into `out` [rows, groups · 32] (io/checkpoint/mxfp4.h).
     Result<void> readMxfp4SliceInto(const std::string& base, std::int64_t index, float* out, std::size_t count) const;
 
 private:
     ModelCheckpoint() = default;
-    /// A forward's tensor in a GGUF file (checkpoint/gguf_model.h's GgufPlace, found).
+    /// A forward's tensor in a GGUF file (io/checkpoint/gguf_model.h's GgufPlace, found).
     struct GgufLocated {
         const GgufTensor* tensor = nullptr;
         std::int64_t slice = -1;
@@ -379,7 +379,7 @@ private:
         std::vector<std::int64_t> shape;  ///< as the forward reads it (Hugging Face's order)
         std::uint64_t offset = 0, bytes = 0;  ///< the slice's bytes within the tensor's
     };
-    // the GGUF side (checkpoint/gguf_checkpoint.cpp)
+    // the GGUF side (io/checkpoint/gguf_checkpoint.cpp)
     static Result<std::unique_ptr<ModelCheckpoint>> openGguf(const std::string& path);
     Result<void> resolveGguf();
     Result<void> checkGgufLayers();

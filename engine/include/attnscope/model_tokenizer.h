@@ -106,7 +106,7 @@ public:
 /// token per byte, ~64 bytes each, so this bounds the result at about 512 MiB.
 constexpr std::size_t kMaxModelTokenizerTextBytes = std::size_t{8} << 20;
 
-/// Which tokenizer files a model family reads (its declaration says which: families/family.h).
+/// Which tokenizer files a model family reads (its declaration says which: io/families/family.h).
 enum class TokenizerFiles {
     WordPiece,            ///< tokenizer.json, else vocab.txt (+ tokenizer_config.json), [CLS] … [SEP] (BERT)
     RobertaBpe,           ///< tokenizer.json, else vocab.json/encoder.json + merges.txt/vocab.bpe, <s> … </s>
@@ -126,7 +126,7 @@ enum class TokenizerFiles {
 Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder, TokenizerFiles files,
                                                                  const std::string& modelType, std::int64_t bosId = -1,
                                                                  std::int64_t eosId = 1);
-/// The same with the files of the family that reads `modelType` (families/family.h); Unsupported
+/// The same with the files of the family that reads `modelType` (io/families/family.h); Unsupported
 /// for a model type no family reads.
 Result<std::shared_ptr<const ModelTokenizer>> loadModelTokenizer(const std::string& folder,
                                                                  const std::string& modelType, std::int64_t bosId = -1,

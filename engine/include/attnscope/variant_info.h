@@ -94,7 +94,7 @@ enum class DiagnosticsPage {
     Sparsity,       ///< the keys each row keeps and the softmax mass they hold (sparse patterns, top-k, entmax)
 };
 
-/// How the trainer makes the variant differentiable (engine/src/train/trainable_attention.cpp).
+/// How the trainer makes the variant differentiable (engine/src/torch/train/trainable_attention.cpp).
 enum class Training {
     None,       ///< not trainable
     Pattern,    ///< exact softmax restricted to its pattern (log-count bias)

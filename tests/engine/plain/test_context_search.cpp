@@ -5,7 +5,7 @@
 #include <attnscope/context_search.h>
 #include <attnscope/torch_free_run.h>
 
-#include "context/context_pieces.h"
+#include "io/context/context_pieces.h"
 
 #include <gtest/gtest.h>
 

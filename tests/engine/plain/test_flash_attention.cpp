@@ -1,11 +1,11 @@
-// The flash-attention kernel (kernels/flash_attention.h), every body the CPU has (portable always,
+// The flash-attention kernel (base/kernels/flash_attention.h), every body the CPU has (portable always,
 // AVX2/FMA and AVX-512 where present), against softmax attention computed here in float64 from
 // its definition: output, each row's shift and sum, and status — for head sizes that fill whole
 // vectors and those that do not, key counts that split panels and blocks, causal with queries
 // aligned to the last keys (and more queries than keys, whose first rows see nothing), padded
 // keys and queries; and a hand-worked case.
 
-#include "kernels/flash_attention.h"
+#include "base/kernels/flash_attention.h"
 
 #include <attnscope/kernel_path.h>
 

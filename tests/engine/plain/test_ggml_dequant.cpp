@@ -2,9 +2,9 @@
 // out here from the format's definition; then the AVX2 kernels against the portable ones, bit for
 // bit, on many random blocks.
 
-#include "checkpoint/ggml_dequant.h"
-#include "checkpoint/gguf_file.h"
-#include "checkpoint/stored_matvec.h"
+#include "io/checkpoint/ggml_dequant.h"
+#include "io/checkpoint/gguf_file.h"
+#include "io/checkpoint/stored_matvec.h"
 
 #include <attnscope/kernel_path.h>
 

@@ -4,7 +4,7 @@
 // 2's and Gemma 3's tokenizer.json turned into GGUF metadata as llama.cpp's converter writes it —
 // giving the ids of @lenml/tokenizers on the parity corpus (run by ctest as tokenizer_parity_lenml).
 
-#include "tokenize/gguf_tokenizer.h"
+#include "io/tokenize/gguf_tokenizer.h"
 
 #include "../../support/node_reference.h"
 

@@ -1,8 +1,8 @@
-// AtomicFile over kDirectWorthyBytes: written straight to the disk (plain/direct_writes.h) where
+// AtomicFile over kDirectWorthyBytes: written straight to the disk (base/api/direct_writes.h) where
 // the filesystem allows it. The file must hold exactly the bytes written, whatever their count and
 // however they were split, and an abandoned one must leave nothing behind.
-#include "plain/atomic_file.h"
-#include "plain/direct_writes.h"
+#include "base/api/atomic_file.h"
+#include "base/api/direct_writes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,18 @@
+#pragma once
+// The Star-Transformer's connectivity, defined once: its run, its weights and its listing derive from it.
+// Checks what the schema cannot and throws EngineError(InvalidArgument) naming the parameter and
+// the rule (VARIANTS.md gives the rules).
+
+#include "attention/pattern/block_pattern.h"
+
+#include <attnscope/tensor.h>
+#include <attnscope/variant_info.h>
+
+#include <cstdint>
+
+namespace attnscope::engine {
+
+/// Keys 0..n-1 and the relay key n (the mean of the keys).
+BlockPattern starPattern(const ParamValues& params, std::int64_t heads, std::int64_t n);
+
+}  // namespace attnscope::engine

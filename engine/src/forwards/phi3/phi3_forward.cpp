@@ -1,9 +1,0 @@
-// phi3 runs the Llama decoder (families/llama/llama_forward.cpp) with its fused projections.
-
-#include "model/family_forward.h"
-
-namespace attnscope::engine::families::phi3 {
-
-ModelForwardFn forward() { return families::llama::forward(); }
-
-}  // namespace attnscope::engine::families::phi3

@@ -1,9 +1,0 @@
-// qwen3_moe runs the Llama decoder (families/llama/llama_forward.cpp); what differs is config data.
-
-#include "model/family_forward.h"
-
-namespace attnscope::engine::families::qwen3_moe {
-
-ModelForwardFn forward() { return families::llama::forward(); }
-
-}  // namespace attnscope::engine::families::qwen3_moe

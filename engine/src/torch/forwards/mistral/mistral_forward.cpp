@@ -1,0 +1,9 @@
+// mistral runs the Llama decoder (io/families/llama/llama_forward.cpp); what differs is config data.
+
+#include "torch/model/family_forward.h"
+
+namespace attnscope::engine::families::mistral {
+
+ModelForwardFn forward() { return families::llama::forward(); }
+
+}  // namespace attnscope::engine::families::mistral
