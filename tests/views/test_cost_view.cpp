@@ -6,6 +6,7 @@
 
 #include <QLineEdit>
 #include <QPushButton>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QCoreApplication>
@@ -125,7 +126,10 @@ private Q_SLOTS:
         view.sizesEdit()->setText(QStringLiteral("64, x"));
         view.requestScaling();
         QCOMPARE(requested.count(), 1);
-        QVERIFY(view.scalingStatus().startsWith(QStringLiteral("Sizes:")));
+        // (the reason under the field, as on the other measurement pages)
+        const auto* error = view.findChild<QLabel*>(QStringLiteral("scalingSizesError"));
+        QVERIFY(error);
+        QVERIFY2(error->text().contains(QStringLiteral("“x” is not a size")), qPrintable(error->text()));
 
         // While a run goes on, Measure is off and Cancel on.
         view.setScalingStarted(4);

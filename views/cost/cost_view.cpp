@@ -1,5 +1,7 @@
 #include "views/cost/cost_view.h"
 
+#include "views/widgets/measure_controls.h"
+
 #include "views/cost/eval_speed_panel.h"
 #include "views/cost/switch_ffn_panel.h"
 
@@ -8,6 +10,7 @@
 #include "views/widgets/qcp.h"
 
 #include <QGroupBox>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -48,25 +51,23 @@ QTableWidgetItem* item(const QString& text, const QVariant& value = {}) {
 
 }  // namespace
 
-QVector<int> CostView::parseSizes(const QString& text, QString* error) {
-    QVector<int> sizes;
-    for (const QString& part : text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const int n = part.toInt(&ok);
-        if (!ok || n < 2 || n > kMaxSize) {
-            if (error) *error = tr("“%1” is not a size: expected whole numbers from 2 to %2").arg(part).arg(kMaxSize);
-            return {};
-        }
-        sizes << n;
-    }
-    if (sizes.isEmpty()) {
-        if (error) *error = tr("no sizes: type some, e.g. 256, 512, 1024");
-        return {};
-    }
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+MeasureSizes CostView::scalingSizes() {
+    QStringList defaults;
+    for (int n : defaultSizes()) defaults << QString::number(n);
+    MeasureSizes sizes;
+    sizes.label = tr("&Sizes n");
+    sizes.defaults = defaults.join(QStringLiteral(", "));
+    sizes.least = 2;
+    sizes.most = kMaxSize;
+    sizes.one = tr("a size");
+    sizes.many = tr("sizes");
+    sizes.tip = tr("Sequence lengths to measure, comma-separated; sizes over the memory budget are skipped");
+    sizes.measureTip = tr("Runs every chosen variant at every size in the background (same heads, head dim and seed)");
+    sizes.objectName = QStringLiteral("scalingSizes");
     return sizes;
 }
+
+QVector<int> CostView::parseSizes(const QString& text, QString* error) { return MeasureControls::parseSizes(text, scalingSizes(), error); }
 
 CostView::CostView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -111,35 +112,10 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     m_measureTabs = new QTabWidget(splitter);
     auto* scalingBox = new QWidget(m_measureTabs);
     auto* scalingLayout = new QHBoxLayout(scalingBox);
-    auto* controls = new QVBoxLayout;
-    controls->addWidget(new QLabel(tr("Variants"), scalingBox));
-    m_variantList = new QListWidget(scalingBox);
-    m_variantList->setMaximumWidth(220);
-    controls->addWidget(m_variantList, 1);
-    controls->addWidget(new QLabel(tr("Sizes n"), scalingBox));
-    m_sizes = new QLineEdit(scalingBox);
-    QStringList defaults;
-    for (int n : defaultSizes()) defaults << QString::number(n);
-    m_sizes->setText(defaults.join(QStringLiteral(", ")));
-    m_sizes->setToolTip(tr("Sequence lengths to measure, comma-separated; sizes over the memory budget are skipped"));
-    m_sizes->setMaximumWidth(220);
-    controls->addWidget(m_sizes);
-    auto* buttons = new QHBoxLayout;
-    m_run = new QPushButton(tr("Measure"), scalingBox);
-    m_run->setToolTip(tr("Runs every chosen variant at every size in the background (same heads, head dim and seed)"));
-    m_cancel = new QPushButton(tr("Cancel"), scalingBox);
-    buttons->addWidget(m_run);
-    buttons->addWidget(m_cancel);
-    controls->addLayout(buttons);
-    m_progress = new QProgressBar(scalingBox);
-    m_progress->setMaximumWidth(220);
-    controls->addWidget(m_progress);
-    m_status = new QLabel(scalingBox);
-    m_status->setTextFormat(Qt::PlainText);  // engine messages may quote parameters
-    m_status->setWordWrap(true);
-    m_status->setMaximumWidth(220);
-    controls->addWidget(m_status);
-    scalingLayout->addLayout(controls);
+    m_controls = new MeasureControls(scalingSizes(), scalingBox);
+    m_variantList = new QListWidget(m_controls);
+    m_controls->form()->insertRow(0, tr("Variants"), m_variantList);
+    scalingLayout->addWidget(m_controls);
     m_scaling = new ScalingPlot(scalingBox);
     scalingLayout->addWidget(m_scaling, 1);
     m_measureTabs->addTab(scalingBox, tr("Scaling with sequence length (log-log)"));
@@ -161,13 +137,11 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     scroll->setWidget(splitter);
     layout->addWidget(scroll);
 
-    connect(m_run, &QPushButton::clicked, this, &CostView::requestScaling);
-    connect(m_cancel, &QPushButton::clicked, this, &CostView::scalingCancelRequested);
-    connect(m_sizes, &QLineEdit::returnPressed, this, &CostView::requestScaling);
-    m_status->setText(tr("Choose variants and sizes, then Measure."));
+    connect(m_controls, &MeasureControls::measureWanted, this, &CostView::requestScaling);
+    connect(m_controls, &MeasureControls::cancelRequested, this, &CostView::scalingCancelRequested);
+    m_controls->setStatus(tr("Choose variants and sizes, then Measure."));
     rebuildTable();
     rebuildBars();
-    updateControls();
 }
 
 CostView::~CostView() = default;
@@ -325,56 +299,42 @@ QHash<QString, double> CostView::barSeconds(int index) const {
     return out;
 }
 
-QString CostView::scalingStatus() const { return m_status->text(); }
+QString CostView::scalingStatus() const { return m_controls->status(); }
+QLineEdit* CostView::sizesEdit() const { return m_controls->sizesEdit(); }
+QPushButton* CostView::scalingButton() const { return m_controls->measureButton(); }
+QPushButton* CostView::cancelButton() const { return m_controls->cancelButton(); }
+QProgressBar* CostView::scalingProgress() const { return m_controls->progressBar(); }
+bool CostView::scalingRunning() const { return m_controls->isRunning(); }
 
 void CostView::requestScaling() {
-    if (m_running) return;
-    QString error;
-    const QVector<int> sizes = parseSizes(m_sizes->text(), &error);
-    if (sizes.isEmpty()) {
-        m_status->setText(tr("Sizes: %1").arg(error));
-        return;
-    }
+    if (scalingRunning()) return;
+    const QVector<int> sizes = m_controls->sizes();  // (a typing error is shown under the field)
+    if (sizes.isEmpty()) return;
     const QStringList ids = checkedVariants();
     if (ids.isEmpty()) {
-        m_status->setText(tr("Tick at least one variant to measure."));
+        m_controls->setStatus(tr("Tick at least one variant to measure."));
         return;
     }
     Q_EMIT scalingRequested(ids, sizes);
 }
 
 void CostView::setScalingStarted(int total) {
-    m_running = true;
     m_scaling->clear();
-    m_progress->setRange(0, std::max(total, 1));
-    m_progress->setValue(0);
-    m_status->setText(tr("Measuring %1 (variant, n) pairs…").arg(total));
-    updateControls();
+    m_controls->setStarted(total);
+    m_controls->setStatus(tr("Measuring %1 (variant, n) pairs…").arg(total));
 }
 
 void CostView::addScalingPoint(const ScalingPoint& point) { m_scaling->addPoint(point); }
 
-void CostView::setScalingProgress(int done, int total, const QString& text) {
-    m_progress->setRange(0, std::max(total, 1));
-    m_progress->setValue(done);
-    m_status->setText(text);
-}
+void CostView::setScalingProgress(int done, int total, const QString& text) { m_controls->setProgress(done, total, text); }
 
 void CostView::setScalingFinished(const QString& message) {
-    m_running = false;
+    m_controls->setFinished(message);
     const QStringList skipped = m_scaling->skippedText();
-    m_status->setText(skipped.isEmpty() ? message
-                                        : tr("%1 Skipped: %2").arg(message, skipped.join(QStringLiteral("; "))));
+    if (skipped.isEmpty()) return;
     // Rich text on purpose (wrapping), with the engine's messages escaped.
-    m_status->setToolTip(skipped.isEmpty() ? QString()
-                                           : QStringLiteral("<p style='white-space:pre-wrap'>%1</p>")
-                                                 .arg(skipped.join(QLatin1Char('\n')).toHtmlEscaped()));
-    updateControls();
-}
-
-void CostView::updateControls() {
-    m_run->setEnabled(!m_running);
-    m_cancel->setEnabled(m_running);
+    m_controls->setStatus(tr("%1 Skipped: %2").arg(message, skipped.join(QStringLiteral("; "))),
+                          QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(skipped.join(QLatin1Char('\n')).toHtmlEscaped()));
 }
 
 }  // namespace attnscope::views

@@ -30,7 +30,9 @@ class QTableWidget;
 namespace attnscope::views {
 
 class EvalSpeedPanel;
+class MeasureControls;
 class SwitchFfnPanel;
+struct MeasureSizes;
 
 class CostView : public QWidget, public ResultView {
     Q_OBJECT
@@ -38,8 +40,10 @@ public:
     enum Column { VariantColumn = 0, StageColumn, TimeColumn, PeakColumn, FlopsColumn, EntriesColumn, ColumnCount };
     /// The default sizes of a scaling run.
     static QVector<int> defaultSizes() { return {256, 512, 1024, 2048, 4096, 8192}; }
-    /// Parses "256, 512 1024" (commas or spaces; 2 ≤ n ≤ 1 << 20); nullopt-like: empty result and
-    /// *error set on bad input. Sizes are sorted and deduplicated.
+    /// The scaling sweep's sizes: 2 ≤ n ≤ 1 << 20, the defaults above.
+    static MeasureSizes scalingSizes();
+    /// Parses "256, 512 1024" (commas or spaces) against scalingSizes(); empty with *error set on
+    /// bad input. Sizes are sorted and deduplicated.
     static QVector<int> parseSizes(const QString& text, QString* error);
 
     explicit CostView(QWidget* parent = nullptr);
@@ -66,12 +70,13 @@ public:
     QTabWidget* measureTabs() const { return m_measureTabs; }
     EvalSpeedPanel* evalSpeedPanel() const { return m_evalSpeed; }
     SwitchFfnPanel* switchFfnPanel() const { return m_switchFfn; }
-    QLineEdit* sizesEdit() const { return m_sizes; }
-    QPushButton* scalingButton() const { return m_run; }
-    QPushButton* cancelButton() const { return m_cancel; }
-    QProgressBar* scalingProgress() const { return m_progress; }
+    // The scaling sweep's column (MeasureControls, as the other measurement pages).
+    QLineEdit* sizesEdit() const;
+    QPushButton* scalingButton() const;
+    QPushButton* cancelButton() const;
+    QProgressBar* scalingProgress() const;
     QString scalingStatus() const;
-    bool scalingRunning() const { return m_running; }
+    bool scalingRunning() const;
 
 public Q_SLOTS:
     /// Parses the sizes and emits scalingRequested (the Measure button does this).
@@ -92,24 +97,17 @@ Q_SIGNALS:
 private:
     void rebuildTable();
     void rebuildBars();
-    void updateControls();
-
     QTableWidget* m_table = nullptr;
     QCustomPlot* m_bars = nullptr;
     QLabel* m_summary = nullptr;
     QListWidget* m_variantList = nullptr;
-    QLineEdit* m_sizes = nullptr;
-    QPushButton* m_run = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_status = nullptr;
+    MeasureControls* m_controls = nullptr;
     ScalingPlot* m_scaling = nullptr;
     QTabWidget* m_measureTabs = nullptr;
     EvalSpeedPanel* m_evalSpeed = nullptr;
     SwitchFfnPanel* m_switchFfn = nullptr;
     std::shared_ptr<const engine::RunResult> m_result;
     QHash<QString, QString> m_names;
-    bool m_running = false;
 };
 
 }  // namespace attnscope::views

@@ -23,8 +23,9 @@ QVector<int> MeasureControls::parseSizes(const QString& text, const MeasureSizes
     for (const QString& part : text.split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts)) {
         bool ok = false;
         const int n = part.toInt(&ok);
-        if (!ok || n < 1 || n > sizes.most) {
-            if (error) *error = tr("“%1” is not %2: expected whole numbers from 1 to %3").arg(part, sizes.one).arg(sizes.most);
+        if (!ok || n < sizes.least || n > sizes.most) {
+            if (error)
+                *error = tr("“%1” is not %2: expected whole numbers from %3 to %4").arg(part, sizes.one).arg(sizes.least).arg(sizes.most);
             return {};
         }
         out << n;
@@ -81,6 +82,11 @@ MeasureControls::MeasureControls(MeasureSizes sizes, QWidget* parent) : QWidget(
 }
 
 QString MeasureControls::status() const { return m_status->text(); }
+
+void MeasureControls::setStatus(const QString& text, const QString& tip) {
+    m_status->setText(text);
+    m_status->setToolTip(tip);
+}
 
 QVector<int> MeasureControls::sizes() {
     QString error;

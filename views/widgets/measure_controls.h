@@ -25,12 +25,13 @@ struct MeasureSizes {
     QString tip;         ///< the field's tooltip
     QString measureTip;  ///< the Measure button's tooltip
     QString objectName;  ///< the field's (its error label: objectName + "Error")
+    int least = 1;       ///< the smallest size accepted
 };
 
 class MeasureControls : public QWidget {
     Q_OBJECT
 public:
-    /// "64, 128 256" → sorted, deduplicated sizes 1 … sizes.most; empty with *error on bad input.
+    /// "64, 128 256" → sorted, deduplicated sizes sizes.least … sizes.most; empty with *error on bad input.
     static QVector<int> parseSizes(const QString& text, const MeasureSizes& sizes, QString* error);
 
     MeasureControls(MeasureSizes sizes, QWidget* parent = nullptr);
@@ -40,7 +41,10 @@ public:
     QLineEdit* sizesEdit() const { return m_sizes; }
     QPushButton* measureButton() const { return m_measure; }
     QPushButton* cancelButton() const { return m_cancel; }
+    QProgressBar* progressBar() const { return m_progress; }
     QString status() const;
+    /// The status line (and its tooltip), e.g. what is missing before a sweep can start.
+    void setStatus(const QString& text, const QString& tip = {});
     bool isRunning() const { return m_running; }
     /// The typed sizes, or empty with the reason shown under the field.
     QVector<int> sizes();
