@@ -10,7 +10,7 @@ EvalSpeedJob::EvalSpeedJob(EngineRunner* runner, QObject* parent)
     : MeasureSweepJob(runner, {tr("Length %1"), tr("lengths"), tr("Nothing to measure: type some attention lengths.")}, parent) {}
 
 void EvalSpeedJob::start(const QVector<int>& lengths) {
-    startSweep(lengths, [self = QPointer<EvalSpeedJob>(this)](int length, const std::function<bool()>& keepGoing) -> engine::Result<Deliver> {
+    startSweep(lengths, [self = QPointer<EvalSpeedJob>(this)](EngineBackend&, int length, const std::function<bool()>& keepGoing) -> engine::Result<Deliver> {
         auto point = engine::measureTransfoXlEvalSpeed(engine::EvalSpeedSettings{}, length,
                                                        [&](const engine::Progress&) { return keepGoing(); });
         if (!point) return point.error();

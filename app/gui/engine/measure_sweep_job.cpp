@@ -14,6 +14,7 @@ struct MeasureSweepJob::State {
     quint64 id = 0;
     QVector<int> sizes;
     Measure measure;
+    Describe describe;
     Words words;
     int next = 0;  // touched on the engine thread only
     std::atomic<bool> cancelled{false};
@@ -29,14 +30,17 @@ void MeasureSweepJob::cancel() {
     if (m_state) m_state->cancelled.store(true);
 }
 
-void MeasureSweepJob::startSweep(const QVector<int>& sizes, Measure measure) {
+void MeasureSweepJob::startSweep(const QVector<int>& sizes, Measure measure, Describe describe) {
     Q_ASSERT(QThread::currentThread() == thread());
     cancel();
     auto state = std::make_shared<State>();
     state->id = ++m_nextId;
     state->sizes = sizes;
     state->measure = std::move(measure);
+    const Words words = m_words;
+    state->describe = describe ? std::move(describe) : Describe([words](int step) { return words.size.arg(step); });
     state->words = m_words;
+    if (state->words.cancelled.isEmpty()) state->words.cancelled = tr("Cancelled.");
     state->job = this;
     m_state = state;
     if (sizes.isEmpty()) {
@@ -47,20 +51,20 @@ void MeasureSweepJob::startSweep(const QVector<int>& sizes, Measure measure) {
     m_running = true;
     const int total = static_cast<int>(sizes.size());
     Q_EMIT started(total);
-    Q_EMIT progressChanged(0, total, m_words.size.arg(sizes.front()) + QStringLiteral("…"));
-    m_runner->postTask([state, total](EngineBackend&) -> bool {
+    Q_EMIT progressChanged(0, total, state->describe(sizes.front()) + QStringLiteral("…"));
+    m_runner->postTask([state, total](EngineBackend& backend) -> bool {
         const auto finish = [&](const QString& message, bool cancelled) {
             toGui([job = state->job, id = state->id, message, cancelled] {
                 if (job) job->uiFinished(id, message, cancelled);
             });
             return false;
         };
-        if (state->cancelled.load()) return finish(tr("Cancelled."), true);
+        if (state->cancelled.load()) return finish(state->words.cancelled, true);
         const int size = state->sizes[state->next];
-        auto deliver = state->measure(size, [&] { return !state->cancelled.load(); });
+        auto deliver = state->measure(backend, size, [&] { return !state->cancelled.load(); });
         if (!deliver) {
-            if (deliver.error().code == engine::ErrorCode::Cancelled) return finish(tr("Cancelled."), true);
-            return finish(tr("%1 failed: %2").arg(state->words.size.arg(size), QString::fromStdString(deliver.error().message)), false);
+            if (deliver.error().code == engine::ErrorCode::Cancelled || state->cancelled.load()) return finish(state->words.cancelled, true);
+            return finish(tr("%1 failed: %2").arg(state->describe(size), QString::fromStdString(deliver.error().message)), false);
         }
         const int done = ++state->next;
         toGui([job = state->job, id = state->id, deliver = std::move(deliver.value()), done, total] {
@@ -74,7 +78,7 @@ void MeasureSweepJob::startSweep(const QVector<int>& sizes, Measure measure) {
 void MeasureSweepJob::uiSample(quint64 id, const Deliver& deliver, int done, int total) {
     if (!m_state || id != m_state->id) return;
     deliver();
-    const QString next = done < total ? QStringLiteral(" ") + m_words.size.arg(m_state->sizes[done]) + QStringLiteral("…") : QString();
+    const QString next = done < total ? QStringLiteral(" ") + m_state->describe(m_state->sizes[done]) + QStringLiteral("…") : QString();
     Q_EMIT progressChanged(done, total, tr("%1 of %2 %3 measured.%4").arg(done).arg(total).arg(m_words.sizes, next));
 }
 

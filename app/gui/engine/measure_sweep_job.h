@@ -1,8 +1,8 @@
 #pragma once
-// A Cost-tab measurement over a list of sizes (attention lengths, token counts): one size per step
-// of an EngineTask on the engine thread, so the user's own runs go between sizes and Cancel stops
-// within one; a newer sweep supersedes the answers of an older one. EvalSpeedJob and SwitchFfnJob
-// are this with their own measurement and sample signal.
+// A Cost-tab measurement over a list of steps (attention lengths, token counts, (variant, n)
+// pairs): one step per step of an EngineTask on the engine thread, so the user's own runs go between
+// steps and Cancel stops within one; a newer sweep supersedes the answers of an older one.
+// ScalingJob, EvalSpeedJob and SwitchFfnJob are this with their own measurement and sample signal.
 
 #include <attnscope/result.h>
 
@@ -15,6 +15,7 @@
 
 namespace attnscope::app {
 
+class EngineBackend;
 class EngineRunner;
 
 class MeasureSweepJob : public QObject {
@@ -30,19 +31,22 @@ Q_SIGNALS:
     void finished(const QString& message, bool cancelled);
 
 protected:
-    /// How a sweep names its sizes: `size` with %1 ("Length %1", "%1 tokens"), `sizes` ("lengths",
-    /// "token counts"), and what an empty list says.
+    /// How a sweep names its steps: `size` with %1 ("Length %1", "%1 tokens"), `sizes` ("lengths",
+    /// "token counts"), what an empty list says, and a cancelled sweep ("Cancelled." when empty).
     struct Words {
-        QString size, sizes, nothing;
+        QString size, sizes, nothing, cancelled;
     };
-    /// Hands one size's sample to the GUI (called there, for the latest sweep only).
+    /// Hands one step's sample to the GUI (called there, for the latest sweep only).
     using Deliver = std::function<void()>;
-    /// Measures one size on the engine thread, stopping soon after `keepGoing` turns false.
-    using Measure = std::function<engine::Result<Deliver>(int size, const std::function<bool()>& keepGoing)>;
+    /// Measures one step on the engine thread (its engine at hand), stopping soon after `keepGoing`
+    /// turns false.
+    using Measure = std::function<engine::Result<Deliver>(EngineBackend& backend, int step, const std::function<bool()>& keepGoing)>;
+    /// A step in words ("Longformer, n = 512"); none: Words::size with the step.
+    using Describe = std::function<QString(int step)>;
 
     MeasureSweepJob(EngineRunner* runner, Words words, QObject* parent);
-    /// Starts measuring `sizes` (cancelling a sweep in flight); an empty list finishes at once.
-    void startSweep(const QVector<int>& sizes, Measure measure);
+    /// Starts measuring `steps` (cancelling a sweep in flight); an empty list finishes at once.
+    void startSweep(const QVector<int>& steps, Measure measure, Describe describe = {});
 
 private:
     struct State;

@@ -1,34 +1,42 @@
 #include "gui/engine/scaling_job.h"
 
-#include "gui/engine/engine_runner.h"
-#include "gui/engine/to_gui.h"
+#include "gui/engine/engine_backend.h"
 
-#include <QCoreApplication>
-#include <QMetaObject>
 #include <QPointer>
-#include <QThread>
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace attnscope::app {
 
-struct ScalingJob::State {
-    quint64 id = 0;
-    ScalingRequest request;
-    std::vector<std::pair<QString, int>> pairs;  // (variant id, n), variant-major
-    std::size_t next = 0;                        // touched on the engine thread only
-    std::atomic<bool> cancelled{false};
-    QPointer<ScalingJob> job;  // read on the GUI thread only, inside the queued calls
-};
+namespace {
 
-ScalingJob::ScalingJob(EngineRunner* runner, QObject* parent) : QObject(parent), m_runner(runner) {
-    qRegisterMetaType<attnscope::views::ScalingPoint>();
+using Pairs = std::vector<std::pair<QString, int>>;  // (variant id, n), variant-major
+
+// One pair's request: synthetic text of n bytes, the bytes tokenizer, the sweep's projections and
+// the variant's parameters; no n × m diagnostics (the attention's own time and memory).
+engine::RunRequest pairRequest(const ScalingRequest& sweep, const QString& variantId, int n) {
+    engine::RunRequest request;
+    request.source = engine::InputSpec{ScalingJob::syntheticText(n), engine::TokenizerKind::Bytes, std::nullopt};
+    request.projection = sweep.projection;
+    engine::VariantRequest variant{variantId.toStdString(), {}};
+    if (auto it = sweep.params.find(variant.id); it != sweep.params.end()) variant.params = it->second;
+    request.variants.push_back(std::move(variant));
+    request.denseLimit = 0;
+    request.memoryBudgetBytes = sweep.memoryBudgetBytes;
+    return request;
 }
 
-ScalingJob::~ScalingJob() {
-    if (m_state) m_state->cancelled.store(true);
+}  // namespace
+
+ScalingJob::ScalingJob(EngineRunner* runner, QObject* parent)
+    : MeasureSweepJob(runner,
+                      {tr("%1"), tr("(variant, n) pairs"), tr("Nothing to measure: choose at least one variant and one size."),
+                       tr("Scaling run cancelled.")},
+                      parent) {
+    qRegisterMetaType<attnscope::views::ScalingPoint>();
 }
 
 std::string ScalingJob::syntheticText(int n) {
@@ -40,76 +48,38 @@ std::string ScalingJob::syntheticText(int n) {
     return text;
 }
 
-quint64 ScalingJob::start(const ScalingRequest& request) {
-    Q_ASSERT(QThread::currentThread() == thread());
-    cancel();
-    auto state = std::make_shared<State>();
-    state->id = ++m_nextId;
-    state->request = request;
-    state->job = this;
+void ScalingJob::start(const ScalingRequest& request) {
+    auto pairs = std::make_shared<Pairs>();
     for (const QString& id : request.variantIds)
-        for (int n : request.sizes) state->pairs.emplace_back(id, n);
-    m_state = state;
-    const int total = static_cast<int>(state->pairs.size());
-    if (total == 0) {
-        m_running = false;
-        const quint64 id = state->id;
-        toGui([job = QPointer<ScalingJob>(this), id] {
-            if (job) job->uiFinished(id, tr("Nothing to measure: choose at least one variant and one size."), false);
-        });
-        return id;
-    }
-    m_running = true;
-    Q_EMIT started(total);
-
-    // One (variant, n) pair per step, on the engine thread.
-    m_runner->postTask([state](EngineBackend& backend) -> bool {
-        const int total = static_cast<int>(state->pairs.size());
-        const auto finish = [&](const QString& message, bool cancelled) {
-            toGui([job = state->job, id = state->id, message, cancelled] {
-                if (job) job->uiFinished(id, message, cancelled);
-            });
-            return false;
-        };
-        if (state->cancelled.load()) return finish(tr("Scaling run cancelled."), true);
-        const std::size_t index = state->next++;
-        const auto& [variantId, n] = state->pairs[index];
-        const QString label = state->request.labels.value(variantId, variantId);
-        toGui([job = state->job, id = state->id, done = static_cast<int>(index), total,
-               text = tr("%1, n = %2").arg(label).arg(n)] {
-            if (job) job->uiProgress(id, done, total, text);
-        });
-
-        engine::RunRequest request;
-        request.source = engine::InputSpec{syntheticText(n), engine::TokenizerKind::Bytes, std::nullopt};
-        request.projection = state->request.projection;
-        engine::VariantRequest variant{variantId.toStdString(), {}};
-        if (auto it = state->request.params.find(variant.id); it != state->request.params.end())
-            variant.params = it->second;
-        request.variants.push_back(std::move(variant));
-        request.denseLimit = 0;  // time and memory of the attention itself, no n x m diagnostics
-        request.memoryBudgetBytes = state->request.memoryBudgetBytes;
-        const engine::ProgressFn progress = [&](const engine::Progress&) { return !state->cancelled.load(); };
-
+        for (int n : request.sizes) pairs->emplace_back(id, n);
+    QVector<int> steps;
+    for (int i = 0; i < static_cast<int>(pairs->size()); ++i) steps << i;
+    const auto label = [request](const QString& id) { return request.labels.value(id, id); };
+    const auto describe = [pairs, label](int step) {
+        const auto& [id, n] = (*pairs)[static_cast<std::size_t>(step)];
+        return tr("%1, n = %2").arg(label(id)).arg(n);
+    };
+    // The fastest of `repeats` runs counts (the first also pays for page faults and caches); a pair
+    // the engine refuses (over the memory budget) is a skipped point, not the sweep's end.
+    const auto measure = [self = QPointer<ScalingJob>(this), pairs, request, label](
+                             EngineBackend& backend, int step, const std::function<bool()>& keepGoing) -> engine::Result<Deliver> {
+        const auto& [id, n] = (*pairs)[static_cast<std::size_t>(step)];
+        const engine::RunRequest run = pairRequest(request, id, n);
+        const engine::ProgressFn progress = [&](const engine::Progress&) { return keepGoing(); };
         views::ScalingPoint point;
-        point.variantId = variantId;
-        point.label = label;
+        point.variantId = id;
+        point.label = label(id);
         point.n = n;
         point.seconds = std::numeric_limits<double>::infinity();
-        for (int r = 0; r < std::max(1, state->request.repeats); ++r) {
-            auto result = backend.run(request, progress);
-            if (!result) {
-                if (result.error().code == engine::ErrorCode::Cancelled || state->cancelled.load())
-                    return finish(tr("Scaling run cancelled."), true);
+        for (int r = 0; r < std::max(1, request.repeats); ++r) {
+            auto result = backend.run(run, progress);
+            if (!result && (result.error().code == engine::ErrorCode::Cancelled || !keepGoing())) return result.error();
+            if (!result || (*result)->results.empty()) {
                 point.skipped = true;
-                point.message = result.error().code == engine::ErrorCode::OutOfBudget
-                                    ? tr("skipped, over the memory budget: %1").arg(QString::fromStdString(result.error().message))
-                                    : tr("skipped: %1").arg(QString::fromStdString(result.error().message));
-                break;
-            }
-            if ((*result)->results.empty()) {
-                point.skipped = true;
-                point.message = tr("skipped: the engine returned no result");
+                point.message = !result ? (result.error().code == engine::ErrorCode::OutOfBudget
+                                               ? tr("skipped, over the memory budget: %1").arg(QString::fromStdString(result.error().message))
+                                               : tr("skipped: %1").arg(QString::fromStdString(result.error().message)))
+                                        : tr("skipped: the engine returned no result");
                 break;
             }
             const engine::Counters& c = (*result)->results.front().counters;
@@ -118,36 +88,11 @@ quint64 ScalingJob::start(const ScalingRequest& request) {
             point.flops = c.flops;
         }
         if (point.skipped) point.seconds = 0;
-        const bool last = state->next >= state->pairs.size();
-        toGui([job = state->job, id = state->id, point, done = static_cast<int>(index) + 1, total] {
-            if (job) job->uiPoint(id, point, done, total);
+        return Deliver([self, point] {
+            if (self) Q_EMIT self->pointMeasured(point);
         });
-        if (last) return finish(tr("Measured %1 (variant, n) pairs.").arg(total), false);
-        return true;
-    });
-    return state->id;
-}
-
-void ScalingJob::cancel() {
-    if (!m_state || !m_running) return;
-    m_state->cancelled.store(true);
-}
-
-void ScalingJob::uiPoint(quint64 id, const views::ScalingPoint& point, int done, int total) {
-    if (!m_state || id != m_state->id) return;  // a superseded sweep
-    Q_EMIT pointMeasured(point);
-    Q_EMIT progressChanged(done, total, point.skipped ? point.message : tr("%1, n = %2").arg(point.label).arg(point.n));
-}
-
-void ScalingJob::uiProgress(quint64 id, int done, int total, const QString& text) {
-    if (!m_state || id != m_state->id || m_state->cancelled.load()) return;
-    Q_EMIT progressChanged(done, total, text);
-}
-
-void ScalingJob::uiFinished(quint64 id, const QString& message, bool cancelled) {
-    if (!m_state || id != m_state->id) return;
-    m_running = false;
-    Q_EMIT finished(message, cancelled);
+    };
+    startSweep(steps, measure, describe);
 }
 
 }  // namespace attnscope::app

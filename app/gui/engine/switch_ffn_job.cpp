@@ -11,7 +11,7 @@ void SwitchFfnJob::start(const QVector<int>& tokens, int experts, double capacit
     engine::SwitchFfnCostSettings settings;
     settings.experts = experts;
     settings.capacityFactor = capacityFactor;
-    startSweep(tokens, [self = QPointer<SwitchFfnJob>(this), settings](int count, const std::function<bool()>& keepGoing) -> engine::Result<Deliver> {
+    startSweep(tokens, [self = QPointer<SwitchFfnJob>(this), settings](EngineBackend&, int count, const std::function<bool()>& keepGoing) -> engine::Result<Deliver> {
         auto point = engine::measureSwitchFfnCost(settings, count, [&](const engine::Progress&) { return keepGoing(); });
         if (!point) return point.error();
         return Deliver([self, p = point.value()] {
