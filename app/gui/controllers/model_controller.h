@@ -56,7 +56,8 @@ public:
 
     /// True while a model layer is the Q/K/V source.
     bool usesModel() const;
-    /// Sets RunRequest::model when the source is a model layer.
+    /// Makes the request's source the model layer (reading the text or picture it was given) when
+    /// the source is a model layer.
     void applyTo(engine::RunRequest& request) const;
     /// The model runs on these ids (a generated sequence: prompt and written tokens) instead of
     /// tokenizing the text, until cleared (the text edited, another model opened).

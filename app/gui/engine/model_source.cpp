@@ -78,7 +78,7 @@ quint64 ModelSource::analyze(engine::AtlasRequest request) {
         if (cancelled->load()) return fail(tr("Cancelled"), engine::ErrorCode::Cancelled);
         if (folder.empty())
             return fail(tr("No model is open: open a model folder first."), engine::ErrorCode::InvalidArgument);
-        // A model folder opened by a run (RunRequest::model) or a refused open may have replaced it.
+        // A model folder opened by a run (a ModelLayerSource) or a refused open may have replaced it.
         if (side->openFolder != folder) {
             auto reopened = backend.openModel(folder);
             if (!reopened) return fail(QString::fromStdString(reopened.error().message), reopened.error().code);

@@ -28,7 +28,7 @@ struct TorchFreeRunOptions {
 /// Whether `variantId`'s run is torch-free: every registered variant's is (an unknown id is not).
 bool isTorchFreeVariant(const std::string& variantId);
 
-/// Whether runTorchFree can run the request: explicit q, k, v (sharedQkv or qkv), no model, and
+/// Whether runTorchFree can run the request: explicit q, k, v as its source (QkvTensors or SharedQkv), and
 /// every variant torch-free.
 bool canRunTorchFree(const RunRequest& request);
 
