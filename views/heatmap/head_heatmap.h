@@ -3,9 +3,8 @@
 // and pan, a colour map / scale / pooling toolbar, and level of detail for long inputs. Its parts:
 // the pointer and keys (CellPointer, shared with the mask and compare views), the toolbar
 // (HeatmapToolbar), the axes (MatrixTickLabels), the colours (heatmap_colors.h), the title
-// (heatmap_title.h); head_heatmap_lod.cpp pools long heads and builds zoomed regions.
+// (heatmap_title.h); head_heatmap_lod.cpp draws what PoolingJobs and ZoomRegions make of long heads.
 
-#include "views/widgets/result_view.h"
 #include "views/data/head_matrix.h"
 #include "views/data/head_matrix_source.h"
 #include "views/data/heatmap_options.h"
@@ -14,10 +13,10 @@
 #include "views/heatmap/zoom_regions.h"
 #include "views/widgets/cell_pointer.h"
 #include "views/widgets/matrix_tick_labels.h"
+#include "views/widgets/result_view.h"
 
 #include <attnscope/types.h>
 
-#include <QFuture>
 #include <QHash>
 #include <QPointer>
 #include <QString>
