@@ -33,7 +33,7 @@ engine::RunRequest pairRequest(const ScalingRequest& sweep, const QString& varia
 
 ScalingJob::ScalingJob(EngineRunner* runner, QObject* parent)
     : MeasureSweepJob(runner,
-                      {tr("%1"), tr("(variant, n) pairs"), tr("Nothing to measure: choose at least one variant and one size."),
+                      {QStringLiteral("%1"), tr("(variant, n) pairs"), tr("Nothing to measure: choose at least one variant and one size."),
                        tr("Scaling run cancelled.")},
                       parent) {
     qRegisterMetaType<attnscope::views::ScalingPoint>();
@@ -54,7 +54,7 @@ void ScalingJob::start(const ScalingRequest& request) {
         for (int n : request.sizes) pairs->emplace_back(id, n);
     QVector<int> steps;
     for (int i = 0; i < static_cast<int>(pairs->size()); ++i) steps << i;
-    const auto label = [request](const QString& id) { return request.labels.value(id, id); };
+    const auto label = [labels = request.labels](const QString& id) { return labels.value(id, id); };
     const auto describe = [pairs, label](int step) {
         const auto& [id, n] = (*pairs)[static_cast<std::size_t>(step)];
         return tr("%1, n = %2").arg(label(id)).arg(n);
