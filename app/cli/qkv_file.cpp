@@ -30,6 +30,7 @@ Result<QkvFile> readQkvFile(const std::string& path) {
         const std::uint8_t* bytes = file->bytes(*info);
         if (reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
             p.target->data = std::shared_ptr<const float>(file, reinterpret_cast<const float*>(bytes));
+            p.target->mappedFile = true;  // (the run lets a head's pages go when done with them)
         } else {
             auto copy = std::make_shared<std::vector<float>>(static_cast<std::size_t>(p.target->numel()));
             std::memcpy(copy->data(), bytes, copy->size() * sizeof(float));

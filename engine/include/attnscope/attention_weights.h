@@ -92,6 +92,10 @@ private:
 struct SharedFloats {
     std::vector<std::int64_t> shape;
     std::shared_ptr<const float> data;
+    /// The values are a read-only mapping of a file: a pass that has finished with some of them
+    /// may let their pages go (base/runtime/mapped_pages.h), and a later read faults them back
+    /// from the file. What keeps a million-token input's 6 GiB out of the process's memory.
+    bool mappedFile = false;
 
     std::int64_t numel() const {
         std::int64_t c = 1;

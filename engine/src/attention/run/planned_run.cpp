@@ -96,6 +96,7 @@ void runPlanned(const RunRequest& request, const ProgressFn& progress, RunPlan& 
         ctx.inputs = request.variantInputs.empty() ? &plan.modelInputs : &request.variantInputs;
         ctx.denseDiagnostics = plan.shape.n <= request.denseLimit && plan.shape.m <= request.denseLimit;
         if (i == 0 && plan.variantScansValues) ctx.uncheckedQkv = &plan.explicitQkv;
+        ctx.input = &qkv;
         AttentionResult r = variant.run(qkv, plan.resolved[i], ctx);
         ctx.checkQkvValuesNow();  // (a no-op unless the variant left them unscanned)
         for (const auto& w : ctx.warnings()) run.warnings.push_back(variant.info().id + ": " + w);

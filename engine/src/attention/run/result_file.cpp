@@ -5,6 +5,7 @@
 #include <attnscope/variant_catalog.h>
 
 #include "base/kernels/finite_scan.h"
+#include "base/runtime/mapped_pages.h"
 #include "base/api/image_grid_json.h"
 #include "base/api/pattern_listing.h"
 #include "attention/catalog/result_weights.h"
@@ -39,6 +40,26 @@ nlohmann::json paramsJson(const ParamValues& params) {
         std::visit([&](const auto& v) { out[name] = v; }, entry.second);
     }
     return out;
+}
+
+// A float tensor written from where it is; one mapped from a file (a run's explicit q and k) a
+// chunk at a time, each chunk's pages let go once written (base/runtime/mapped_pages.h).
+StWriteItem floatsItem(const std::string& name, const SharedFloats& t) {
+    if (!t.mappedFile) return StWriteItem::view(name, DType::F32, t.shape, t.data.get());
+    StWriteItem item;
+    item.name = name;
+    item.dtype = DType::F32;
+    item.shape = t.shape;
+    item.produce = [&t](const std::function<bool(const void*, std::size_t)>& write) {
+        const std::int64_t count = t.numel();
+        for (std::int64_t first = 0; first < count; first += kMappedChunkFloats) {
+            const std::int64_t chunk = std::min(kMappedChunkFloats, count - first);
+            if (!write(t.data.get() + first, static_cast<std::size_t>(chunk) * sizeof(float))) return false;
+            dropMappedPages(t, first, chunk);
+        }
+        return true;
+    };
+    return item;
 }
 
 // Dense weights (F32) or mask (U8) [H, n, m], made head by head from the result's weights (a block
@@ -121,8 +142,8 @@ Result<void> writeResultFile(const std::string& path, const RunResult& run, std:
 
     std::vector<StWriteItem> items;
     items.push_back(StWriteItem::view("output", DType::F32, r.output.shape, r.output.data()));
-    if (!run.q.empty()) items.push_back(StWriteItem::view("q", DType::F32, run.q.shape, run.q.data.get()));
-    if (!run.k.empty()) items.push_back(StWriteItem::view("k", DType::F32, run.k.shape, run.k.data.get()));
+    if (!run.q.empty()) items.push_back(floatsItem("q", run.q));
+    if (!run.k.empty()) items.push_back(floatsItem("k", run.k));
     const bool anyPadded = std::find(run.keyPadding.begin(), run.keyPadding.end(), 1) != run.keyPadding.end();
     if (anyPadded)
         items.push_back(StWriteItem::view("key_padding", DType::U8, {static_cast<std::int64_t>(run.keyPadding.size())},
@@ -216,12 +237,25 @@ Result<ParamValue> paramFromJson(const nlohmann::json& v) {
 }
 
 // Storage shared with the mapping when the bytes are float-aligned, else a copy.
+// Every value of t is finite; scanned a chunk at a time, a mapped file's pages let go behind it
+// (a million-token result's q and k are 4 GiB).
+bool allFiniteLettingGo(const SharedFloats& t) {
+    const std::int64_t count = t.numel();
+    for (std::int64_t first = 0; first < count; first += kMappedChunkFloats) {
+        const std::int64_t chunk = std::min(kMappedChunkFloats, count - first);
+        if (!allFinite(t.data.get() + first, static_cast<std::size_t>(chunk))) return false;
+        dropMappedPages(t, first, chunk);
+    }
+    return true;
+}
+
 SharedFloats floatsOf(const std::shared_ptr<const SafetensorsFile>& file, const StTensorInfo& info) {
     SharedFloats out;
     for (auto s : info.shape) out.shape.push_back(static_cast<std::int64_t>(s));
     const std::uint8_t* bytes = file->bytes(info);
     if (reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
         out.data = std::shared_ptr<const float>(file, reinterpret_cast<const float*>(bytes));
+        out.mappedFile = true;
     } else {
         auto copy = std::make_shared<std::vector<float>>(static_cast<std::size_t>(out.numel()));
         std::memcpy(copy->data(), bytes, copy->size() * sizeof(float));
@@ -357,8 +391,7 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
     // would come back as garbage weights (a damaged or hand-made file). A statistic may be -inf
     // (the maximum of a row with no admissible key), never NaN or +inf.
     for (const auto& [name, values] : {std::pair<const char*, const SharedFloats*>{"q", &run->q}, {"k", &run->k}})
-        if (!allFinite(values->data.get(), static_cast<std::size_t>(values->numel())))
-            return fileError(path, std::string("tensor '") + name + "' holds a NaN or an infinity");
+        if (!allFiniteLettingGo(*values)) return fileError(path, std::string("tensor '") + name + "' holds a NaN or an infinity");
     for (const auto& [name, stat] : r.stats) {
         const auto bad = std::find_if(stat.f32.begin(), stat.f32.end(),
                                       [](float v) { return v != v || v == std::numeric_limits<float>::infinity(); });

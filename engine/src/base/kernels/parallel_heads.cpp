@@ -39,6 +39,7 @@ void forEachHead(std::int64_t heads, const char* stage, RunContext& ctx,
             return;
         }
         scannedJob(h, worker);
+        ctx.releaseHeadInput(h);
     };
     const auto finish = [&] {
         if (!unchecked) return;

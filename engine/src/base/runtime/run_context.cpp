@@ -1,6 +1,15 @@
 #include "base/runtime/run_context.h"
 
+#include "base/runtime/mapped_pages.h"
+
 namespace attnscope::engine {
+
+void RunContext::releaseHeadInput(std::int64_t h) const {
+    if (!input) return;
+    dropMappedHead(input->q, h);
+    dropMappedHead(input->k, h);
+    dropMappedHead(input->v, h);
+}
 
 void RunContext::beginStage(const std::string& stage) {
     m_stage = stage;

@@ -32,6 +32,11 @@ public:
     /// them, and call failNonFiniteQkv() on a NaN or an infinity, or checkQkvValuesNow() first.
     /// Null: already scanned.
     const SharedQkv* uncheckedQkv = nullptr;
+    /// The q, k and v the variant runs on, for releaseHeadInput; null: nothing to let go.
+    const Qkv* input = nullptr;
+    /// The variant has read head h's q, k and v for the last time (a later read still works, only
+    /// slower): the pages of values mapped from a file are let go (base/runtime/mapped_pages.h).
+    void releaseHeadInput(std::int64_t h) const;
     /// Scans uncheckedQkv (if set) now; throws EngineError naming the first non-finite value.
     void checkQkvValuesNow();
     /// Throws EngineError naming the first non-finite value of uncheckedQkv (a variant's scan

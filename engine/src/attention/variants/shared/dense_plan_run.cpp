@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 namespace attnscope::engine {
 namespace {
@@ -91,11 +92,13 @@ private:
                 m_gathers = m_gathers || (g.segEnd - g.segBegin > 1 && !m_tiled);
             }
         }
+        m_itemsLeft.reset(new std::atomic<std::int64_t>[static_cast<std::size_t>(m_heads)]);
         for (std::int64_t h = 0; h < m_heads; ++h) {
             const auto groups = static_cast<std::int64_t>(plan(h).groups.size());
             if (m_merge) m_items.push_back({h, 0, groups});
             else
                 for (std::int64_t gi = 0; gi < groups; ++gi) m_items.push_back({h, gi, gi + 1});
+            m_itemsLeft[static_cast<std::size_t>(h)] = m_merge ? 1 : groups;
         }
     }
 
@@ -188,11 +191,14 @@ private:
         runOnWorkers(static_cast<int>(std::min<std::int64_t>(m_threads, total)), [&](int tid) {
             DenseScratch& ws = m_scratch[static_cast<std::size_t>(tid)];
             for (std::int64_t it = next.fetch_add(1); it < total && !m_stop.load(std::memory_order_relaxed); it = next.fetch_add(1)) {
-                if (!runItem(m_items[static_cast<std::size_t>(it)], ws)) {
+                const Item& item = m_items[static_cast<std::size_t>(it)];
+                if (!runItem(item, ws)) {
                     m_nonFinite = true;
                     m_stop = true;
                     continue;
                 }
+                // (items go out in head order: about one head per worker is in memory at a time)
+                if (m_itemsLeft[static_cast<std::size_t>(item.head)].fetch_sub(1) == 1) m_ctx.releaseHeadInput(item.head);
                 const std::int64_t done = itemsDone.fetch_add(1) + 1;
                 if (tid != 0) continue;
                 try {
@@ -368,6 +374,7 @@ private:
     std::vector<const DensePlan*> m_plans;
     std::vector<DensePlan> m_expanded;
     std::vector<Item> m_items;
+    std::unique_ptr<std::atomic<std::int64_t>[]> m_itemsLeft;  ///< [heads]: items not yet run
     std::int64_t m_maxRows = 1, m_maxKeys = 1, m_maxGathered = 0, m_gatheredPanels = 0, m_gatheredFloats = 0,
                  m_stridedFloats = 0, m_residueFloats = 0;
     std::vector<std::uint8_t> m_headPanels;
