@@ -37,7 +37,7 @@ QString DataExporter::exportSafetensors(const QString& path, const engine::RunRe
     // NOTE: engine::writeResultFile reads `output` and the weights unchecked; engine results
     // always have both, hand-made ones might not.
     const engine::AttentionResult& r = run.results[variantIndex];
-    if (!r.output.values || !r.weights) return tr("Cannot write %1: the result lacks its output or weights.").arg(shown);
+    if (r.output.empty() || !r.weights) return tr("Cannot write %1: the result lacks its output or weights.").arg(shown);
     // The engine writes through a temporary file; check the folder first for a clearer message.
     const QFileInfo folder(QFileInfo(path).absolutePath());
     if (!folder.isDir()) return tr("Cannot write %1: the folder %2 does not exist.").arg(shown, QDir::toNativeSeparators(folder.filePath()));

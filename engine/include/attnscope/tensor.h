@@ -45,14 +45,17 @@ struct PlainTensor {
 struct SharedTensorF32 {
     std::vector<std::int64_t> shape;
     std::shared_ptr<const std::vector<float>> values;
+    /// Instead of `values`: storage the engine never reuses, read in place (a result file's mapped
+    /// bytes: a million-token output is 2 GiB, and a copy would cost seconds of fresh pages).
+    std::shared_ptr<const float> inPlace;
 
     std::int64_t numel() const {
         return std::accumulate(shape.begin(), shape.end(), std::int64_t{1},
                                [](std::int64_t a, std::int64_t b) { return a * b; });
     }
-    bool empty() const { return !values; }
-    const float* data() const { return values ? values->data() : nullptr; }
-    float operator[](std::size_t i) const { return (*values)[i]; }
+    bool empty() const { return !values && !inPlace; }
+    const float* data() const { return values ? values->data() : inPlace.get(); }
+    float operator[](std::size_t i) const { return data()[i]; }
 };
 
 }  // namespace attnscope::engine
