@@ -8,6 +8,7 @@
 //   bench_heatmap            the full run (needs ~2.5 GB for the 16384-token heads)
 //   bench_heatmap --smoke    small sizes, a few seconds (ctest, label `slow`)
 //   bench_heatmap --first-paint   `full` on 4,096 and 20,000 characters (8 heads × 64): run to first paint
+//   bench_heatmap --open-result FILE...   File ▸ Open Result: the file read, then the first overview shown
 
 #include "common/omp_wait_policy.h"
 #include "gui/settings/app_settings.h"
@@ -21,6 +22,7 @@
 
 #include <attnscope/engine.h>
 #include <attnscope/explicit_weights.h>
+#include <attnscope/result_file.h>
 #include "views/heatmap/heads_grid.h"
 #include "views/mask/mask_view.h"
 #include "views/links/token_links.h"
@@ -28,6 +30,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QEventLoop>
 #include <QPixmap>
 #include <QTimer>
@@ -515,12 +518,44 @@ private:
 
 }  // namespace
 
+// File ▸ Open Result as the window does it: the file read (ResultFileController's thread), then
+// the heatmap given the result and its first head's overview drawn.
+void measureOpenedResults(int argc, char** argv) {
+    std::printf("| result file | variant | n | read | first overview shown | open to first paint |\n| --- | --- | ---: | ---: | ---: | ---: |\n");
+    for (int a = 2; a < argc; ++a) {
+        QElapsedTimer clock;
+        clock.start();
+        auto read = engine::readResultFile(argv[a]);
+        const double readS = clock.nsecsElapsed() / 1e9;
+        if (!read) {
+            std::fprintf(stderr, "bench_heatmap: %s\n", read.error().message.c_str());
+            continue;
+        }
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.resize(1200, 900);
+        heatmap.setInspectionState(&state);
+        heatmap.setBackgroundPooling();
+        heatmap.show();
+        QCoreApplication::processEvents();
+        const Change shown = measureChange(&heatmap, [&] { heatmap.setResult(read.value()); });
+        const engine::AttentionResult& r = read.value()->results.front();
+        std::printf("| %s | `%s` | %lld | %.2f s | %.2f s | %.2f s |\n", QFileInfo(QString::fromLocal8Bit(argv[a])).fileName().toUtf8().constData(),
+                    r.variantId.c_str(), static_cast<long long>(r.n), readS, shown.shownMs / 1000.0, readS + shown.shownMs / 1000.0);
+        std::fflush(stdout);
+    }
+}
+
 int main(int argc, char** argv) {
     attnscope::app::ensurePassiveOpenMpWait(argv);
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     const bool smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
     const bool firstPaint = argc > 1 && std::strcmp(argv[1], "--first-paint") == 0;
     TimingApplication app(argc, argv);
+    if (argc > 2 && std::strcmp(argv[1], "--open-result") == 0) {
+        measureOpenedResults(argc, argv);
+        return 0;
+    }
     if (firstPaint) {
         // `full` as a student pastes text: the engine's run, then the heatmap's first overview
         std::printf("| `full`, 8 heads × 64 | engine run | first overview shown | run to first paint |\n| --- | ---: | ---: | ---: |\n");

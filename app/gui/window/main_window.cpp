@@ -252,6 +252,17 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
     Q_EMIT resultShown(job);
 }
 
+// A result file (File ▸ Open Result): shown as a finished run's, not compared with the inputs
+// (they did not make it).
+void MainWindow::uiShowOpenedResult(std::shared_ptr<const engine::RunResult> result, const QString& message) {
+    m_runs->forgetShownInputs();
+    m_views->showResult(result, 1, QString());
+    uiUpdateFreshness();
+    m_status->showResult(*result);
+    m_finder->resultChanged();
+    setStatusMessage(message);
+}
+
 void MainWindow::uiShowFailure(quint64 job, const QString& message, int code, bool userInitiated, bool besideField) {
     if (code == static_cast<int>(ErrorCode::Cancelled)) {
         setStatusMessage(tr("Run cancelled."));

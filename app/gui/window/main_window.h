@@ -37,6 +37,7 @@ class AtlasController;
 class ContextController;
 class CostTabController;
 class DocumentController;
+class ResultFileController;
 class EngineRunner;
 class EvalSpeedJob;
 class ExportController;
@@ -235,6 +236,7 @@ private:
     RunController::Purpose runPurpose() const;
     quint64 uiStartRun(bool userInitiated);
     void uiShowVariants(quint64 job, const std::vector<engine::VariantInfo>& variants);
+    void uiShowOpenedResult(std::shared_ptr<const engine::RunResult> result, const QString& message);
     void uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result, int comparePanes,
                       const QString& exactNote);
     void uiShowFailure(quint64 job, const QString& message, int code, bool userInitiated, bool besideField);
@@ -263,6 +265,7 @@ private:
     AtlasController* m_atlas = nullptr;    // the Atlas tab's analysis and compare intent
     ContextController* m_context = nullptr;  // the Context tab's corpus index and search
     DocumentController* m_documents = nullptr;  // sessions, text files, Recent, drops
+    ResultFileController* m_resultFiles = nullptr;  // File ▸ Open Result
     ExportController* m_export = nullptr;
     Options m_options;
     bool m_variantsKnown = false;

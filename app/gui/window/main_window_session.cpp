@@ -8,6 +8,7 @@
 
 #include "gui/panels/compare_variants_editor.h"
 #include "gui/controllers/document_controller.h"
+#include "gui/controllers/result_file_controller.h"
 #include "gui/controllers/model_controller.h"
 #include "gui/engine/model_source.h"
 #include "gui/panels/model_source_panel.h"
@@ -36,11 +37,18 @@ void MainWindow::setTheme(const QString& name) { m_themes->setTheme(name); }
 QString MainWindow::themeName() const { return m_themes->themeName(); }
 
 void MainWindow::buildDocuments() {
+    m_resultFiles = new ResultFileController(this);
+    connect(m_resultFiles, &ResultFileController::opening, this, [this](const QString& text) { setStatusMessage(text); });
+    connect(m_resultFiles, &ResultFileController::openFailed, this, [this](const QString& text) { setStatusMessage(text, text); });
+    connect(m_resultFiles, &ResultFileController::opened, this, &MainWindow::uiShowOpenedResult);
     DocumentController::Host host;
     host.captureSession = [this] { return captureSession(); };
     host.applySession = [this](const SessionState& session) { return applySession(session); };
     host.takeSessionNotice = [this] { return std::exchange(m_sessionNotice, QString()); };
-    host.openModelPath = [this](const QString& path) { return m_models->openPath(path); };
+    host.openModelPath = [this](const QString& path) {
+        if (auto result = m_resultFiles->openPath(path)) return result;  // (a result is a .safetensors too)
+        return m_models->openPath(path);
+    };
     host.openImagePath = [this](const QString& path) -> std::optional<QString> {
         if (!looksLikeImage(path)) return std::nullopt;
         return openImage(path);

@@ -2,6 +2,7 @@
 // holds the behaviour).
 
 #include "gui/window/main_window.h"
+#include "gui/controllers/result_file_controller.h"
 #include "gui/controllers/generate_controller.h"
 
 #include "gui/panels/compare_variants_editor.h"
@@ -125,6 +126,7 @@ void MainWindow::buildActions() {
     openImage->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     openImage->setStatusTip(tr("A picture as the input: its pixels or patches become the tokens (PNG, JPEG, BMP, GIF, …)"));
     m_models->addAction(fileMenu);
+    m_resultFiles->addAction(fileMenu);
     fileMenu->addSeparator();
     m_export = addWindowExports(this, fileMenu, {m_views, [this] { return lastResult(); }, [this] { return variantNames(); }},
                                 m_options.showErrorDialogs);

@@ -37,4 +37,8 @@ std::string resultSummaryJson(const RunResult& run, std::size_t variantIndex);
 /// lives. Errors name the file and the tensor or field at fault (InvalidInput, Io).
 Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path);
 
+/// True when `path` is a safetensors file whose metadata says an AttnScope run wrote it (it holds
+/// `attnscope.result`); reads the header only.
+bool isResultFile(const std::string& path);
+
 }  // namespace attnscope::engine

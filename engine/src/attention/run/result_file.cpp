@@ -248,6 +248,7 @@ bool allFiniteLettingGo(const SharedFloats& t) {
     forEachItem(chunks, [&](std::int64_t c, int) {
         if (!finite.load(std::memory_order_relaxed)) return;
         const std::int64_t first = c * kMappedChunkFloats, chunk = std::min(kMappedChunkFloats, count - first);
+        prefaultMappedPages(t, first, chunk);
         if (!allFinite(t.data.get() + first, static_cast<std::size_t>(chunk))) finite = false;
         dropMappedPages(t, first, chunk);
     });
@@ -415,6 +416,11 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
     }
     run->results.push_back(std::move(r));
     return std::shared_ptr<const RunResult>(std::move(run));
+}
+
+bool isResultFile(const std::string& path) {
+    auto file = SafetensorsFile::open(path);
+    return file.ok() && file.value()->header().metadata.count("attnscope.result") > 0;
 }
 
 }  // namespace attnscope::engine

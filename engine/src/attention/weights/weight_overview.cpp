@@ -102,20 +102,22 @@ void addDenseRow(const WeightTile& t, std::int64_t i, WeightOverview& out, Reaso
     }
 }
 
-void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits, int multiplicity) {
+void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits, int multiplicity, ReasonEntries& entries) {
     out.maxWeight[cell] = std::max(out.maxWeight[cell], w);
     out.minWeight[cell] = std::min(out.minWeight[cell], w);
     out.sumWeight[cell] += w;
     if (bits == 0) return;
     out.reasons[cell] |= bits;
     if (w == 0.0f) out.exactZero[cell] = 1;
-    countReasons(bits, multiplicity, out.reasonEntries);
+    countReasons(bits, multiplicity, entries);
 }
 
-// Dense rows on the kernels' threads: blocks of whole cell rows (so no two threads share a cell),
-// each thread counting reasons apart, summed at the end; keepGoing polled by the calling thread
-// alone, its "stop" seen by every thread before its next block.
-bool addDenseRows(const AttentionWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
+// Rows on the kernels' threads: blocks of whole cell rows (so no two threads share a cell), each
+// thread counting reasons apart, summed at the end; keepGoing polled by the calling thread alone,
+// its "stop" seen by every thread before its next block. `addRows(i0, i1, entries)` adds queries
+// [i0, i1).
+bool addRowsInBlocks(WeightOverview& out, const std::function<bool(double)>& keepGoing,
+                     const std::function<void(std::int64_t i0, std::int64_t i1, ReasonEntries& entries)>& addRows) {
     const OverviewRequest& r = out.region;
     const std::int64_t blockRows = (kRowsPerBlock + r.factor - 1) / r.factor * r.factor;
     const std::int64_t blocks = (r.r1 - r.r0 + blockRows - 1) / blockRows;
@@ -129,19 +131,41 @@ bool addDenseRows(const AttentionWeights& weights, WeightOverview& out, const st
             return;
         }
         const std::int64_t i0 = r.r0 + block * blockRows, i1 = std::min(r.r1, i0 + blockRows);
-        ReasonEntries& mine = entries[static_cast<std::size_t>(worker)];
-        for (std::int64_t b0 = i0; b0 < i1; b0 += kRowsPerBlock) {
-            const std::int64_t b1 = std::min(i1, b0 + kRowsPerBlock);
-            const WeightTile t = weights.tile(r.head, b0, b1, r.c0, r.c1, /*withReasons=*/true);
-            ReasonRuns runs(mine);
-            for (std::int64_t i = b0; i < b1; ++i) addDenseRow(t, i, out, mine, runs);
-        }
+        addRows(i0, i1, entries[static_cast<std::size_t>(worker)]);
         done.fetch_add(1);
     });
     if (stopped.load()) return false;
     for (const ReasonEntries& part : entries)
         for (std::size_t k = 0; k < part.size(); ++k) out.reasonEntries[k] += part[k];
     return true;
+}
+
+// Dense rows: every key of a cell, a tile of kRowsPerBlock rows at a time.
+bool addDenseRows(const AttentionWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
+    const OverviewRequest& r = out.region;
+    return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries) {
+        for (std::int64_t b0 = i0; b0 < i1; b0 += kRowsPerBlock) {
+            const std::int64_t b1 = std::min(i1, b0 + kRowsPerBlock);
+            const WeightTile t = weights.tile(r.head, b0, b1, r.c0, r.c1, /*withReasons=*/true);
+            ReasonRuns runs(entries);
+            for (std::int64_t i = b0; i < b1; ++i) addDenseRow(t, i, out, entries, runs);
+        }
+    });
+}
+
+// Sparse rows: only the allowed keys, the others being 0.
+bool addSparseRows(const AttentionWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
+    const OverviewRequest& r = out.region;
+    return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries) {
+        weights.forEachRow(r.head, i0, i1, [&](const RowEntries& row) {
+            const std::int32_t* begin = std::lower_bound(row.keys, row.keys + row.count, static_cast<std::int32_t>(r.c0));
+            for (const std::int32_t* k = begin; k < row.keys + row.count && *k < r.c1; ++k) {
+                const auto t = static_cast<std::size_t>(k - row.keys);
+                addKey(out, out.cell(row.query, *k), row.weights[t], row.reasons[t], row.multiplicity[t], entries);
+            }
+            return true;
+        });
+    });
 }
 
 }  // namespace
@@ -174,25 +198,8 @@ bool buildOverview(const AttentionWeights& weights, const OverviewRequest& reque
     out.reasons.assign(cells, 0);
     out.exactZero.assign(cells, 0);
     if (cells == 0) return true;
-    if (dense) {
-        if (!addDenseRows(weights, out, keepGoing)) return false;
-        return !keepGoing || keepGoing(1.0);
-    }
-    const double total = static_cast<double>(r.r1 - r.r0);
-    for (std::int64_t i0 = r.r0; i0 < r.r1; i0 += kRowsPerBlock) {
-        if (keepGoing && !keepGoing(static_cast<double>(i0 - r.r0) / total)) return false;
-        const std::int64_t i1 = std::min(r.r1, i0 + kRowsPerBlock);
-        weights.forEachRow(r.head, i0, i1, [&](const RowEntries& row) {
-            const std::int32_t* begin = std::lower_bound(row.keys, row.keys + row.count, static_cast<std::int32_t>(r.c0));
-            for (const std::int32_t* k = begin; k < row.keys + row.count && *k < r.c1; ++k) {
-                const auto t = static_cast<std::size_t>(k - row.keys);
-                addKey(out, out.cell(row.query, *k), row.weights[t], row.reasons[t], row.multiplicity[t]);
-            }
-            return true;
-        });
-    }
-    if (keepGoing && !keepGoing(1.0)) return false;
-    return true;
+    if (!(dense ? addDenseRows(weights, out, keepGoing) : addSparseRows(weights, out, keepGoing))) return false;
+    return !keepGoing || keepGoing(1.0);
 }
 
 }  // namespace attnscope::engine

@@ -15,6 +15,11 @@ namespace attnscope::engine {
 /// (SharedFloats::mappedFile); nothing for other storage, which would lose its values.
 void dropMappedPages(const SharedFloats& t, std::int64_t first, std::int64_t count);
 
+/// Maps the pages of t's values [first, first + count) in one call when t is a mapped file, before
+/// a pass reads them all (MADV_POPULATE_READ): a fault per 16 pages costs more than the reading on
+/// a paravirtualised machine. Nothing for other storage, or where the kernel lacks it (before 5.14).
+void prefaultMappedPages(const SharedFloats& t, std::int64_t first, std::int64_t count);
+
 /// dropMappedPages for head h of t [heads, rows, d].
 void dropMappedHead(const SharedFloats& t, std::int64_t h);
 
