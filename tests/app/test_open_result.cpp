@@ -9,6 +9,7 @@
 #include "gui/engine/engine_runner.h"
 #include "gui/engine/local_engine_backend.h"
 #include "gui/window/main_window.h"
+#include "gui/window/random_projection_banner.h"
 #include "gui/window/view_tabs.h"
 
 #include "views/heatmap/head_heatmap.h"
@@ -83,6 +84,9 @@ private Q_SLOTS:
         QVERIFY2(window.statusText().contains(QStringLiteral("Opened the result longformer.safetensors")), qPrintable(window.statusText()));
         QVERIFY2(window.statusText().contains(QStringLiteral("300 tokens")), qPrintable(window.statusText()));
         QVERIFY(!window.resultOutOfDate());  // (the inputs did not make it: nothing to rerun)
+        QVERIFY(!window.views()->banner()->isVisible());  // (its q, k, v are the file's, not random projections)
+        QCOMPARE(shown->results.front().counters.seconds, written->results.front().counters.seconds);  // what it cost, as measured
+        QCOMPARE(shown->results.front().counters.peakBytes, written->results.front().counters.peakBytes);
 
         // Every weight the window recomputes from the file equals the run's own.
         const engine::AttentionWeights& fromFile = *shown->results.front().weights;

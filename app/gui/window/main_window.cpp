@@ -1,4 +1,5 @@
 #include "gui/window/main_window.h"
+#include "gui/window/random_projection_banner.h"
 #include "gui/controllers/context_controller.h"
 #include "gui/controllers/generate_controller.h"
 
@@ -42,6 +43,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <utility>
 
 // The app's resources live in a static library: reference their initialiser (outside any
 // namespace) so the linker keeps them.
@@ -245,6 +247,7 @@ void MainWindow::buildRuns() {
 
 void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result, int comparePanes,
                               const QString& exactNote) {
+    if (std::exchange(m_bannerHiddenForFile, false) && m_views->banner()) m_views->banner()->setRandomProjections(true);
     m_views->showResult(result, comparePanes, exactNote);
     uiUpdateFreshness();
     m_status->showResult(*result);
@@ -256,6 +259,11 @@ void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResu
 // (they did not make it).
 void MainWindow::uiShowOpenedResult(std::shared_ptr<const engine::RunResult> result, const QString& message) {
     m_runs->forgetShownInputs();
+    // (its q, k, v came from the file, not from random projections: the banner would mislead)
+    if (m_views->banner() && m_views->banner()->isVisible()) {
+        m_views->banner()->setRandomProjections(false);
+        m_bannerHiddenForFile = true;
+    }
     m_views->showResult(result, 1, QString());
     uiUpdateFreshness();
     m_status->showResult(*result);

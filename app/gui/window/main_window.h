@@ -266,6 +266,7 @@ private:
     ContextController* m_context = nullptr;  // the Context tab's corpus index and search
     DocumentController* m_documents = nullptr;  // sessions, text files, Recent, drops
     ResultFileController* m_resultFiles = nullptr;  // File ▸ Open Result
+    bool m_bannerHiddenForFile = false;  // the random-projection banner hidden while a result file shows
     ExportController* m_export = nullptr;
     Options m_options;
     bool m_variantsKnown = false;

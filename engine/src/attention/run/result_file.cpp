@@ -302,6 +302,11 @@ Result<std::shared_ptr<const RunResult>> readResultFile(const std::string& path)
         }
         run->projection.seed = unsignedOr(summary, "seed", 0);
         if (summary.contains("warnings")) run->warnings = summary.at("warnings").get<std::vector<std::string>>();
+        // what the run cost, as it was measured (the window's status bar shows it)
+        if (summary.contains("seconds")) r.counters.seconds = summary.at("seconds").get<double>();
+        if (summary.contains("peak_bytes")) r.counters.peakBytes = summary.at("peak_bytes").get<std::uint64_t>();
+        if (summary.contains("flops")) r.counters.flops = summary.at("flops").get<double>();
+        if (summary.contains("entries_computed")) r.counters.entriesComputed = summary.at("entries_computed").get<std::int64_t>();
         r.emptyRowCount = integerOr(summary, "empty_rows", 0);
         for (const auto& t : tokens) {
             Token token;
