@@ -7,6 +7,7 @@
 // first thread only; a cancel stops the others at their next head. Explicit values the engine left
 // unscanned (RunContext::uncheckedQkv) are scanned head by head by the worker that runs the head;
 // a NaN or an infinity fails the run with the engine's message once every worker has stopped.
+// After a head's job the run lets go of that head's mapped input (RunContext::releaseHeadInput).
 
 #include "base/runtime/run_context.h"
 
