@@ -79,6 +79,8 @@ void DocumentController::reportOpenError(const QString& message) {
 }
 
 QString DocumentController::openPath(const QString& path) {
+    if (m_host.openResultPath)
+        if (const auto result = m_host.openResultPath(path)) return *result;
     if (const auto model = m_host.openModelPath(path)) return *model;
     if (m_host.openImagePath)
         if (const auto image = m_host.openImagePath(path)) {

@@ -32,6 +32,9 @@ public:
         /// What applying the last session could not restore (its picture), said after "Opened the
         /// session"; empty when all of it came back. Optional.
         std::function<QString()> takeSessionNotice;
+        /// A result file (File ▸ Open Result): "" once its reading started; nullopt when `path`
+        /// is not one. Tried before the model opener, to which every .safetensors is a model's.
+        std::function<std::optional<QString>(const QString& path)> openResultPath;
         /// A model folder, config.json or .safetensors: "" once its opening started; nullopt
         /// when `path` is not a model's.
         std::function<std::optional<QString>(const QString& path)> openModelPath;

@@ -61,11 +61,11 @@ void ResultFileController::open(const QString& path) {
         outcome->result = engine::readResultFile(file);
         outcome->seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
     });
-    connect(m_reader, &QThread::finished, this, [this, path] { finishReading(path, m_outcome->seconds); });
+    connect(m_reader, &QThread::finished, this, [this, path] { finishReading(path); });
     m_reader->start();
 }
 
-void ResultFileController::finishReading(const QString& path, double seconds) {
+void ResultFileController::finishReading(const QString& path) {
     m_reader->deleteLater();
     m_reader = nullptr;
     const auto outcome = std::exchange(m_outcome, nullptr);
@@ -82,7 +82,7 @@ void ResultFileController::finishReading(const QString& path, double seconds) {
                               .arg(name, QString::fromStdString(r.variantId), locale.toString(static_cast<qlonglong>(r.n)))
                               .arg(r.heads)
                               .arg(r.d)
-                              .arg(seconds, 0, 'f', 2));
+                              .arg(outcome->seconds, 0, 'f', 2));
 }
 
 }  // namespace attnscope::app

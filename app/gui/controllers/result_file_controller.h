@@ -44,7 +44,7 @@ Q_SIGNALS:
     void openFailed(const QString& message);
 
 private:
-    void finishReading(const QString& path, double seconds);
+    void finishReading(const QString& path);
 
     QWidget* m_window = nullptr;
     QThread* m_reader = nullptr;

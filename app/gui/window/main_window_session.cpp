@@ -45,10 +45,8 @@ void MainWindow::buildDocuments() {
     host.captureSession = [this] { return captureSession(); };
     host.applySession = [this](const SessionState& session) { return applySession(session); };
     host.takeSessionNotice = [this] { return std::exchange(m_sessionNotice, QString()); };
-    host.openModelPath = [this](const QString& path) {
-        if (auto result = m_resultFiles->openPath(path)) return result;  // (a result is a .safetensors too)
-        return m_models->openPath(path);
-    };
+    host.openResultPath = [this](const QString& path) { return m_resultFiles->openPath(path); };
+    host.openModelPath = [this](const QString& path) { return m_models->openPath(path); };
     host.openImagePath = [this](const QString& path) -> std::optional<QString> {
         if (!looksLikeImage(path)) return std::nullopt;
         return openImage(path);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace attnscope::engine {
 
@@ -47,18 +48,19 @@ Result<void> checkQkvValues(const SharedQkv& qkv) {
     const QkvPart parts[] = {{"q", &qkv.q}, {"k", &qkv.k}, {"v", &qkv.v}};
     for (const auto& p : parts) {
         const float* values = p.t->data.get();
-        const std::int64_t count = p.t->numel();
         // a chunk at a time, a mapped file's pages let go behind the scan (base/runtime/mapped_pages.h)
-        for (std::int64_t first = 0; first < count; first += kMappedChunkFloats) {
-            const std::int64_t chunk = std::min(kMappedChunkFloats, count - first);
+        std::optional<Error> nonFinite;
+        passOverMappedChunks(*p.t, [&](std::int64_t first, std::int64_t chunk) {
             const std::size_t bad = firstNonFiniteChunk(values + first, static_cast<std::size_t>(chunk));
-            for (auto i = static_cast<std::int64_t>(bad); i < chunk; ++i)
-                if (!std::isfinite(values[first + i]))
-                    return makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' has a non-finite value (" +
-                                                                  std::to_string(values[first + i]) + ") at flat index " +
-                                                                  std::to_string(first + i));
-            dropMappedPages(*p.t, first, chunk);
-        }
+            for (auto i = first + static_cast<std::int64_t>(bad); i < first + chunk; ++i)
+                if (!std::isfinite(values[i])) {
+                    nonFinite = makeError(ErrorCode::InvalidInput, std::string("tensor '") + p.name + "' has a non-finite value (" +
+                                                                       std::to_string(values[i]) + ") at flat index " + std::to_string(i));
+                    return false;
+                }
+            return true;
+        });
+        if (nonFinite) return *nonFinite;
     }
     return {};
 }

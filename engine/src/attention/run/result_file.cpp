@@ -53,13 +53,9 @@ StWriteItem floatsItem(const std::string& name, const SharedFloats& t) {
     item.dtype = DType::F32;
     item.shape = t.shape;
     item.produce = [&t](const std::function<bool(const void*, std::size_t)>& write) {
-        const std::int64_t count = t.numel();
-        for (std::int64_t first = 0; first < count; first += kMappedChunkFloats) {
-            const std::int64_t chunk = std::min(kMappedChunkFloats, count - first);
-            if (!write(t.data.get() + first, static_cast<std::size_t>(chunk) * sizeof(float))) return false;
-            dropMappedPages(t, first, chunk);
-        }
-        return true;
+        return passOverMappedChunks(t, [&](std::int64_t first, std::int64_t count) {
+            return write(t.data.get() + first, static_cast<std::size_t>(count) * sizeof(float));
+        });
     };
     return item;
 }
@@ -243,14 +239,13 @@ Result<ParamValue> paramFromJson(const nlohmann::json& v) {
 // pages let go behind each chunk (a million-token result's q and k are 4 GiB: 1.3 s on one thread,
 // most of it mapping the pages).
 bool allFiniteLettingGo(const SharedFloats& t) {
-    const std::int64_t count = t.numel(), chunks = (count + kMappedChunkFloats - 1) / kMappedChunkFloats;
     std::atomic<bool> finite{true};
-    forEachItem(chunks, [&](std::int64_t c, int) {
+    forEachItem(mappedChunks(t), [&](std::int64_t c, int) {
         if (!finite.load(std::memory_order_relaxed)) return;
-        const std::int64_t first = c * kMappedChunkFloats, chunk = std::min(kMappedChunkFloats, count - first);
-        prefaultMappedPages(t, first, chunk);
-        if (!allFinite(t.data.get() + first, static_cast<std::size_t>(chunk))) finite = false;
-        dropMappedPages(t, first, chunk);
+        passOverMappedChunk(t, c, [&](std::int64_t first, std::int64_t count) {
+            if (!allFinite(t.data.get() + first, static_cast<std::size_t>(count))) finite = false;
+            return true;
+        });
     });
     return finite;
 }

@@ -8,6 +8,7 @@
 #include <attnscope/attention_weights.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace attnscope::engine {
 
@@ -15,16 +16,23 @@ namespace attnscope::engine {
 /// (SharedFloats::mappedFile); nothing for other storage, which would lose its values.
 void dropMappedPages(const SharedFloats& t, std::int64_t first, std::int64_t count);
 
-/// Maps the pages of t's values [first, first + count) in one call when t is a mapped file, before
-/// a pass reads them all (MADV_POPULATE_READ): a fault per 16 pages costs more than the reading on
-/// a paravirtualised machine. Nothing for other storage, or where the kernel lacks it (before 5.14).
-void prefaultMappedPages(const SharedFloats& t, std::int64_t first, std::int64_t count);
-
 /// dropMappedPages for head h of t [heads, rows, d].
 void dropMappedHead(const SharedFloats& t, std::int64_t h);
 
 /// Values per chunk for passes over a whole mapped tensor (a scan, a copy into a file): 16 MiB,
 /// large enough that the dropping costs nothing next to the reading.
 constexpr std::int64_t kMappedChunkFloats = std::int64_t{1} << 22;
+
+/// What a pass does with values [first, first + count) of a tensor; false stops the pass.
+using ChunkPass = std::function<bool(std::int64_t first, std::int64_t count)>;
+
+/// How many chunks of kMappedChunkFloats values t has.
+std::int64_t mappedChunks(const SharedFloats& t);
+/// pass on chunk c of t; when t is a mapped file, the chunk's pages are populated first (in one
+/// call, MADV_POPULATE_READ: a fault per 16 pages costs more than the reading on a paravirtualised
+/// machine) and let go after. pass's answer. Chunks may be passed over on several threads at once.
+bool passOverMappedChunk(const SharedFloats& t, std::int64_t c, const ChunkPass& pass);
+/// passOverMappedChunk on every chunk in order; false once a pass said stop.
+bool passOverMappedChunks(const SharedFloats& t, const ChunkPass& pass);
 
 }  // namespace attnscope::engine
