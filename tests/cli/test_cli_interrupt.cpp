@@ -58,6 +58,23 @@ std::string longText() {
     return path;
 }
 
+// How soon the process must have ended after the signal. Under AddressSanitizer the exit also
+// runs LeakSanitizer's scan of the heap (0.3 s idle here, past a second on a loaded machine): a
+// cost of the checking build, not of the cancel.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang
+#define CHECKED_BY_ASAN
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)  // g++
+#define CHECKED_BY_ASAN
+#endif
+#ifdef CHECKED_BY_ASAN
+constexpr double kEndsWithinSeconds = 3.0;
+#else
+constexpr double kEndsWithinSeconds = 1.0;
+#endif
+
 }  // namespace
 
 TEST(CliInterrupt, SignalCancelsTheRunAndLeavesNoFile) {
@@ -81,7 +98,7 @@ TEST(CliInterrupt, SignalCancelsTheRunAndLeavesNoFile) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
         ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
         EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
-        EXPECT_LT(seconds, 1.0);
+        EXPECT_LT(seconds, kEndsWithinSeconds);
         EXPECT_FALSE(std::filesystem::exists(out));
         EXPECT_FALSE(std::filesystem::exists(summary));
         const std::string said = slurp(err);

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "../support/weights_support.h"
+#include "base/runtime/seeded_normal.h"
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 using namespace attnscope::engine;
 
@@ -50,6 +52,68 @@ TEST(EngineRequests, RandomProjectionsAreBitIdenticalForASeed) {
     EXPECT_EQ(test_support::denseWeights(ra), test_support::denseWeights(rb));
     EXPECT_NE(0, std::memcmp(ra.output.data(), (*c)->results[0].output.data(), ra.output.numel() * sizeof(float)));
     EXPECT_EQ((*a)->input.tokens.size(), 10u);
+}
+
+// q and k of a long text (4,500 tokens: the projection goes 2,048 rows at a time) equal x · W
+// recomputed here in float64 from the definitions: x[t] = sinusoid(t) + N(0, 1) draws from (seed,
+// token id), W[mat][h] entries N(0, 1/D) drawn from (seed, weight stream + mat · heads + h).
+TEST(EngineRequests, RandomProjectionsOfALongTextAreXTimesW) {
+    auto engine = makeEngine();
+    std::string text;
+    for (int i = 0; i < 4500; ++i) text += "w" + std::to_string(i % 37) + " ";
+    RunRequest request = textRequest(text, 5);
+    request.variants = {VariantRequest{"linear", {}}};
+    auto run = engine->run(request);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    const RunResult& r = **run;
+    const std::int64_t n = r.n, heads = 3, hd = 8, dim = heads * hd;
+    ASSERT_EQ(n, 4500);
+    std::vector<double> w(static_cast<std::size_t>(3 * heads * dim * hd));
+    for (std::int64_t mat = 0; mat < 3 * heads; ++mat) {
+        SeededNormal gen(mixSeed(5, 0x200000000ull + static_cast<std::uint64_t>(mat)));
+        for (std::int64_t e = 0; e < dim * hd; ++e)
+            w[static_cast<std::size_t>(mat * dim * hd + e)] = static_cast<float>(gen.normal() / std::sqrt(double(dim)));
+    }
+    double worst = 0;
+    std::vector<double> x(static_cast<std::size_t>(dim));
+    for (std::int64_t t = 0; t < n; ++t) {
+        SeededNormal gen(mixSeed(5, kEmbeddingStream ^ static_cast<std::uint64_t>(r.input.tokens[static_cast<std::size_t>(t)].id)));
+        for (std::int64_t i = 0; i < dim; ++i) {
+            const double angle = double(t) / std::pow(10000.0, double(i - i % 2) / double(dim));
+            x[static_cast<std::size_t>(i)] = double(static_cast<float>(i % 2 == 0 ? std::sin(angle) : std::cos(angle))) +
+                                              double(static_cast<float>(gen.normal()));
+        }
+        for (std::int64_t mat = 0; mat < 2; ++mat)
+            for (std::int64_t h = 0; h < heads; ++h)
+                for (std::int64_t c = 0; c < hd; ++c) {
+                    double expected = 0;
+                    for (std::int64_t i = 0; i < dim; ++i)
+                        expected += x[static_cast<std::size_t>(i)] * w[static_cast<std::size_t>(((mat * heads + h) * dim + i) * hd + c)];
+                    const float got = (mat == 0 ? r.q : r.k).data.get()[(h * n + t) * hd + c];
+                    worst = std::max(worst, std::abs(double(got) - expected));
+                }
+    }
+    EXPECT_LT(worst, 2e-5);
+}
+
+// The projection of a long input asks `progress` between blocks of rows, so a cancel there ends
+// the run before any attention.
+TEST(EngineRequests, TheProjectionOfALongInputCanBeCancelled) {
+    auto engine = makeEngine();
+    std::string text;
+    for (int i = 0; i < 5000; ++i) text += "t" + std::to_string(i % 97) + " ";
+    std::vector<std::int64_t> projected;
+    bool attentionStarted = false;
+    auto result = engine->run(textRequest(text, 0), [&](const Progress& p) {
+        if (std::string(p.stage) == "attention") attentionStarted = true;
+        if (std::string(p.stage) != "qkv") return true;
+        projected.push_back(p.done);
+        return p.done < 2048;
+    });
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error().code, ErrorCode::Cancelled);
+    EXPECT_FALSE(attentionStarted);
+    EXPECT_EQ(projected, (std::vector<std::int64_t>{0, 0, 2048}));  // the engine's "qkv" start, then per block
 }
 
 TEST(EngineRequests, EqualTokensAtEqualPositionsGetEqualAttentionRows) {

@@ -407,8 +407,8 @@ Result<std::shared_ptr<const RunResult>> Engine::run(const RunRequest& request, 
         } else {
             if (progress && !progress(Progress{"qkv", 0, 1})) return makeError(ErrorCode::Cancelled, "cancelled");
             const ProjectionSpec& spec = request.projection;
-            qkv = plan.image ? projectTokenStates(imageTokenStates(*plan.image, spec.modelDim > 0 ? spec.modelDim : spec.heads * spec.headDim, spec.seed), spec)
-                             : randomProjections(run->input, spec);
+            qkv = plan.image ? projectTokenStates(imageTokenStates(*plan.image, spec.modelDim > 0 ? spec.modelDim : spec.heads * spec.headDim, spec.seed), spec, progress)
+                             : randomProjections(run->input, spec, progress);
         }
         runOnQkv(request, progress, plan, std::move(qkv), impl.pool, *run);
         impl.last = run;

@@ -5,6 +5,7 @@
 
 #include <attnscope/moe_router.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -14,15 +15,19 @@ namespace {
 // Stream ids keep the embedding table (kEmbeddingStream) and the weight matrices independent.
 constexpr std::uint64_t kWeightStream = 0x200000000ull;
 
+// Queries projected between two cancel checks: tens of milliseconds of matrix products, so a
+// cancel of a long input is seen at once (one product over 32k tokens took half a second).
+constexpr std::int64_t kRowsPerStep = 2048;
+
 }  // namespace
 
-Qkv randomProjections(const TokenizedInput& input, const ProjectionSpec& spec) {
+Qkv randomProjections(const TokenizedInput& input, const ProjectionSpec& spec, const ProgressFn& progress) {
     const std::int64_t dim = spec.modelDim > 0 ? spec.modelDim : spec.heads * spec.headDim;
     // x: [n, D] = token embedding + position (attention/moe/token_states.cpp)
-    return projectTokenStates(randomTokenStates(input, dim, spec.seed), spec);
+    return projectTokenStates(randomTokenStates(input, dim, spec.seed), spec, progress);
 }
 
-Qkv projectTokenStates(PlainTensor statesIn, const ProjectionSpec& spec) {
+Qkv projectTokenStates(PlainTensor statesIn, const ProjectionSpec& spec, const ProgressFn& progress) {
     const std::int64_t heads = spec.heads;
     const std::int64_t headDim = spec.headDim;
     const std::int64_t dim = spec.modelDim > 0 ? spec.modelDim : heads * headDim;
@@ -40,8 +45,19 @@ Qkv projectTokenStates(PlainTensor statesIn, const ProjectionSpec& spec) {
         for (std::int64_t e = 0; e < dim * headDim; ++e) wm[e] = static_cast<float>(gen.normal() * stdDev);
     }
 
-    // q, k, v: [heads, n, headDim] = x @ W[h]
-    const at::Tensor projected = at::matmul(x.unsqueeze(0).unsqueeze(0), w);  // [3, heads, n, headDim]
+    // q, k, v: [heads, n, headDim] = x @ W[h], a block of rows at a time (each block's rows of one
+    // head are contiguous in the output, so every product writes in place)
+    at::Tensor projected = at::empty({3, heads, n, headDim}, at::kFloat);
+    for (std::int64_t r0 = 0; r0 < n; r0 += kRowsPerStep) {
+        if (progress && !progress(Progress{"qkv", r0, n})) throw CancelledError();
+        const std::int64_t rows = std::min(kRowsPerStep, n - r0);
+        const at::Tensor block = x.narrow(0, r0, rows);
+        for (std::int64_t mat = 0; mat < 3; ++mat)
+            for (std::int64_t h = 0; h < heads; ++h) {
+                at::Tensor out = projected[mat][h].narrow(0, r0, rows);
+                at::mm_out(out, block, w[mat][h]);
+            }
+    }
     return qkvOf(projected[0], projected[1], projected[2]);
 }
 
