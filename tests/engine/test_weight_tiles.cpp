@@ -168,23 +168,31 @@ TEST(WeightTiles, OverviewPoolsTheDenseWeights) {
         const auto r = runCase(*engine, c, x);
         ASSERT_TRUE(r);
         const AttentionResult& res = r->results[0];
-        const WeightTile whole = res.weights->tile(1, 0, res.n, 0, res.m, true);
+        // the overview first: its rows are met for the first time (their norms made as it goes)
         WeightOverview o;
         ASSERT_TRUE(buildOverview(*res.weights, OverviewRequest{1, 0, res.n, 0, res.m, 3}, o));
-        std::vector<float> mx(o.maxWeight.size(), -INFINITY);
+        const WeightTile whole = res.weights->tile(1, 0, res.n, 0, res.m, true);
+        std::vector<float> mx(o.maxWeight.size(), -INFINITY), mn(o.maxWeight.size(), INFINITY);
         std::vector<double> sum(o.maxWeight.size(), 0.0);
         std::vector<ReasonBits> bits(o.maxWeight.size(), 0);
+        std::vector<std::uint8_t> zero(o.maxWeight.size(), 0);
         for (std::int64_t i = 0; i < res.n; ++i)
             for (std::int64_t j = 0; j < res.m; ++j) {
                 const std::size_t cell = o.cell(i, j), at = static_cast<std::size_t>(i * res.m + j);
                 mx[cell] = std::max(mx[cell], whole.weights[at]);
+                mn[cell] = std::min(mn[cell], whole.weights[at]);
                 sum[cell] += whole.weights[at];
                 bits[cell] |= whole.reasons[at];
+                if (whole.reasons[at] != 0 && whole.weights[at] == 0.0f) zero[cell] = 1;
             }
         for (std::size_t cell = 0; cell < mx.size(); ++cell) {
             EXPECT_NEAR(o.maxWeight[cell], mx[cell], c.tolerance) << "cell " << cell;
+            if (res.weights->denseRows()) {
+                EXPECT_NEAR(o.minWeight[cell], mn[cell], c.tolerance) << "cell " << cell;
+            }
             EXPECT_NEAR(o.sumWeight[cell], sum[cell], 1e-5) << "cell " << cell;
             EXPECT_EQ(o.reasons[cell], bits[cell]) << "cell " << cell;
+            EXPECT_EQ(o.exactZero[cell], zero[cell]) << "cell " << cell;
         }
         // Dense rows are pooled on the kernels' threads in blocks of whole cell rows: one thread
         // and two give the same overview, to the bit.

@@ -33,22 +33,44 @@ std::int64_t SoftmaxRowWeights::entries(int) const {
     return total;
 }
 
-void SoftmaxRowWeights::normOf(int head, const float* s, std::int64_t begin, std::int64_t end, float& shift, double& sum) const {
-    const auto padded = [&](std::int64_t j) { return !m_keyPadding.empty() && m_keyPadding[static_cast<std::size_t>(j)]; };
-    shift = -std::numeric_limits<float>::infinity();
-    for (std::int64_t j = begin; j < end; ++j)
-        if (!padded(j)) shift = std::max(shift, s[j - begin]);
+namespace {
+
+// Σ values in double over eight running sums (one chain of dependent adds cost 4 cycles a key).
+double sumInDouble(const float* values, std::int64_t count) {
+    double part[8] = {};
+    std::int64_t t = 0;
+    for (; t + 8 <= count; t += 8)
+        for (int lane = 0; lane < 8; ++lane) part[lane] += values[t + lane];
+    for (; t < count; ++t) part[t % 8] += values[t];
+    return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+}
+
+}  // namespace
+
+void SoftmaxRowWeights::rowExponentials(int head, const float* s, std::int64_t begin, std::int64_t end, float* e,
+                                        float& shift, double& sum) const {
+    const std::int64_t count = std::max<std::int64_t>(end - begin, 0);
+    const bool anyPadding = !m_keyPadding.empty();
+    const auto padded = [&](std::int64_t j) { return anyPadding && m_keyPadding[static_cast<std::size_t>(j)]; };
+    if (!anyPadding) {
+        shift = maxValue(s, count);
+    } else {
+        shift = -std::numeric_limits<float>::infinity();
+        for (std::int64_t j = begin; j < end; ++j)
+            if (!padded(j)) shift = std::max(shift, s[j - begin]);
+    }
     sum = 0;
     if (!std::isfinite(shift)) return;
     // With a sink the row is shifted by max(its keys' max, the sink) from the start, so the
     // cells take the same exponentials as the sum.
     if (m_rule.hasSinks()) shift = std::max(shift, m_rule.sink(head));
-    // The same float exponentials the cells take (fillTile), summed in double.
-    std::vector<float> e(static_cast<std::size_t>(std::max<std::int64_t>(end - begin, 0)));
-    for (std::int64_t j = begin; j < end; ++j)
-        e[static_cast<std::size_t>(j - begin)] = padded(j) ? -1000.0f : std::min(s[j - begin] - shift, 0.0f);
-    expNonPositiveInPlace(e.data(), static_cast<std::int64_t>(e.size()));
-    for (float v : e) sum += v;
+    // (the shift is the row's max: the exponents are <= 0 up to rounding, clamped)
+    for (std::int64_t t = 0; t < count; ++t) e[t] = std::min(s[t] - shift, 0.0f);
+    if (anyPadding)
+        for (std::int64_t j = begin; j < end; ++j)
+            if (padded(j)) e[j - begin] = -1000.0f;
+    expNonPositiveInPlace(e, count);
+    sum = sumInDouble(e, count);
     if (m_rule.hasSinks()) sum += std::exp(static_cast<double>(m_rule.sink(head)) - static_cast<double>(shift));
 }
 
@@ -86,9 +108,10 @@ void SoftmaxRowWeights::fillTile(WeightTile& out) const {
     const KeyPanels& panels = panelsOf(out.head);
     const float* qh = m_q.data.get() + out.head * n * m_d;
     const bool reasons = !out.reasons.empty();
-    std::vector<float> scores;
+    std::vector<float> scores, exponentials;
     float shift[kBlock];
     double sum[kBlock];
+    bool cellsDone[kBlock];
     for (std::int64_t i0 = out.r0; i0 < out.r1; i0 += kBlock) {
         const std::int64_t i1 = std::min(i0 + kBlock, out.r1);
         // Rows met for the first time are scored over every key they see: their norms, and this
@@ -104,11 +127,27 @@ void SoftmaxRowWeights::fillTile(WeightTile& out) const {
         scores.resize(static_cast<std::size_t>((i1 - i0) * width));
         panels.score(qh, i0, i1, from, to, scores.data(), width);
         for (std::int64_t i = i0; i < i1; ++i) m_rule.scoreRow(out.head, i, from, to, scores.data() + (i - i0) * width);
+        std::fill_n(cellsDone, kBlock, false);
         if (!known) {
             for (std::int64_t i = i0; i < i1; ++i) {
                 if (!std::isnan(shift[i - i0])) continue;
                 const std::int64_t b = m_rule.begin(i), e = std::max(m_rule.end(i), b);
-                normOf(out.head, scores.data() + (i - i0) * width + (b - from), b, e, shift[i - i0], sum[i - i0]);
+                const bool padded = !m_queryPadding.empty() && m_queryPadding[static_cast<std::size_t>(i)];
+                // A tile holding the row's every key takes the exponentials of its norm as its
+                // cells (the overview's case); otherwise they go to scratch and the cells below
+                // take the same ones again.
+                const bool whole = !padded && b >= out.c0 && e <= out.c1;
+                float* exps = out.weights.data() + (i - out.r0) * cols + (b - out.c0);
+                if (!whole) {
+                    exponentials.resize(static_cast<std::size_t>(e - b));
+                    exps = exponentials.data();
+                }
+                rowExponentials(out.head, scores.data() + (i - i0) * width + (b - from), b, e, exps, shift[i - i0], sum[i - i0]);
+                if (whole && sum[i - i0] > 0) {
+                    const auto inv = static_cast<float>(1.0 / sum[i - i0]);
+                    for (std::int64_t t = 0; t < e - b; ++t) exps[t] *= inv;
+                }
+                cellsDone[i - i0] = whole;
             }
             std::lock_guard<std::mutex> lock(m_mutex);
             RowNorms& norms = m_norms[static_cast<std::size_t>(out.head)];
@@ -127,7 +166,7 @@ void SoftmaxRowWeights::fillTile(WeightTile& out) const {
                             std::uint8_t{1});
             }
             const bool padded = !m_queryPadding.empty() && m_queryPadding[static_cast<std::size_t>(i)];
-            if (padded || cellEnd == cellBegin || !(sum[i - i0] > 0)) continue;  // (weights arrive zeroed)
+            if (cellsDone[i - i0] || padded || cellEnd == cellBegin || !(sum[i - i0] > 0)) continue;  // (weights arrive zeroed)
             const float* s = scores.data() + (i - i0) * width + (cellBegin - from);
             const auto inv = static_cast<float>(1.0 / sum[i - i0]);
             float* cells = w + (cellBegin - out.c0);

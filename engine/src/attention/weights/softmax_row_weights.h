@@ -43,8 +43,10 @@ private:
     /// Norms of rows [i0, i1) of `head` into shift/sum; false when some row's are not known yet.
     bool knownNorms(int head, std::int64_t i0, std::int64_t i1, float* shift, double* sum) const;
     /// Shift and sum of row i of `head` from its scores s[0, end − begin) over keys [begin, end)
-    /// (padded keys skipped), the head's sink folded in.
-    void normOf(int head, const float* s, std::int64_t begin, std::int64_t end, float& shift, double& sum) const;
+    /// (padded keys skipped), the head's sink folded in; e[0, end − begin) = the exponentials
+    /// summed (exp(s − shift), 0 for a padded key), written only when the row has a finite max.
+    void rowExponentials(int head, const float* s, std::int64_t begin, std::int64_t end, float* e, float& shift,
+                         double& sum) const;
 
     SharedFloats m_q, m_k;
     mutable std::mutex m_mutex;

@@ -56,52 +56,6 @@ private:
     std::int64_t m_keys = 0;
 };
 
-// One tile row of dense weights into its row of cells, a cell (f keys) at a time. A row whose keys
-// all share one reason set and multiplicity (every dense variant's row) counts them at once.
-void addDenseRow(const WeightTile& t, std::int64_t i, WeightOverview& out, ReasonEntries& entries, ReasonRuns& runs) {
-    const OverviewRequest& r = out.region;
-    const std::int64_t f = r.factor, width = r.c1 - r.c0;
-    const std::size_t rowCell = static_cast<std::size_t>((i - r.r0) / f) * static_cast<std::size_t>(out.cols);
-    const std::size_t base = static_cast<std::size_t>((i - t.r0) * t.cols() + (r.c0 - t.c0));
-    const float* w = t.weights.data() + base;
-    const ReasonBits* reasons = t.reasons.data() + base;
-    const std::uint8_t* multiplicity = t.multiplicity.data() + base;
-    const bool uniform = std::all_of(reasons, reasons + width, [&](ReasonBits b) { return b == reasons[0]; }) &&
-                         std::all_of(multiplicity, multiplicity + width, [&](std::uint8_t c) { return c == multiplicity[0]; });
-    if (uniform && width > 0) countReasons(reasons[0], multiplicity[0], entries, width);
-    for (int cb = 0; cb < out.cols; ++cb) {
-        const std::size_t cell = rowCell + static_cast<std::size_t>(cb);
-        const std::int64_t j0 = cb * f, j1 = std::min(j0 + f, width);
-        float hi = out.maxWeight[cell], lo = out.minWeight[cell], sum = 0;  // (f keys: a float sum)
-        int zeros = 0;
-        for (std::int64_t j = j0; j < j1; ++j) {
-            hi = w[j] > hi ? w[j] : hi;
-            lo = w[j] < lo ? w[j] : lo;
-            sum += w[j];
-            zeros += w[j] == 0.0f;
-        }
-        out.maxWeight[cell] = hi;
-        out.minWeight[cell] = lo;
-        out.sumWeight[cell] += sum;
-        if (uniform) {
-            if (reasons[0] == 0) continue;
-            out.reasons[cell] |= reasons[0];
-            if (zeros > 0) out.exactZero[cell] = 1;
-            continue;
-        }
-        ReasonBits bits = 0;
-        bool zero = false;
-        for (std::int64_t j = j0; j < j1; ++j) {
-            if (reasons[j] == 0) continue;
-            bits |= reasons[j];
-            zero = zero || w[j] == 0.0f;
-            runs.add(reasons[j], multiplicity[j]);
-        }
-        out.reasons[cell] |= bits;
-        if (zero) out.exactZero[cell] = 1;
-    }
-}
-
 void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits, int multiplicity, ReasonEntries& entries) {
     out.maxWeight[cell] = std::max(out.maxWeight[cell], w);
     out.minWeight[cell] = std::min(out.minWeight[cell], w);
@@ -115,9 +69,9 @@ void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits, int
 // Rows on the kernels' threads: blocks of whole cell rows (so no two threads share a cell), each
 // thread counting reasons apart, summed at the end; keepGoing polled by the calling thread alone,
 // its "stop" seen by every thread before its next block. `addRows(i0, i1, entries)` adds queries
-// [i0, i1).
+// [i0, i1) on thread `worker`.
 bool addRowsInBlocks(WeightOverview& out, const std::function<bool(double)>& keepGoing,
-                     const std::function<void(std::int64_t i0, std::int64_t i1, ReasonEntries& entries)>& addRows) {
+                     const std::function<void(std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int worker)>& addRows) {
     const OverviewRequest& r = out.region;
     const std::int64_t blockRows = (kRowsPerBlock + r.factor - 1) / r.factor * r.factor;
     const std::int64_t blocks = (r.r1 - r.r0 + blockRows - 1) / blockRows;
@@ -131,7 +85,7 @@ bool addRowsInBlocks(WeightOverview& out, const std::function<bool(double)>& kee
             return;
         }
         const std::int64_t i0 = r.r0 + block * blockRows, i1 = std::min(r.r1, i0 + blockRows);
-        addRows(i0, i1, entries[static_cast<std::size_t>(worker)]);
+        addRows(i0, i1, entries[static_cast<std::size_t>(worker)], worker);
         done.fetch_add(1);
     });
     if (stopped.load()) return false;
@@ -140,23 +94,137 @@ bool addRowsInBlocks(WeightOverview& out, const std::function<bool(double)>& kee
     return true;
 }
 
-// Dense rows: every key of a cell, a tile of kRowsPerBlock rows at a time.
+// One cell row's dense weights pooled down each key's column (max, min and sum over the cell
+// row's queries, and whether an allowed weight was exactly 0): straight loops over the keys that
+// the compiler vectorises; the cells then take their keys' columns once per cell row.
+struct ColumnPool {
+    std::vector<float> hi, lo, sum;
+    std::vector<std::uint8_t> zero;
+    std::int64_t rowCell = -1;
+    ReasonBits uniformReasons = 0;  ///< the reasons of the rows whose keys all share one
+
+    void start(std::int64_t cellRow, std::int64_t width) {
+        rowCell = cellRow;
+        hi.assign(static_cast<std::size_t>(width), -std::numeric_limits<float>::infinity());
+        lo.assign(static_cast<std::size_t>(width), std::numeric_limits<float>::infinity());
+        sum.assign(static_cast<std::size_t>(width), 0.0f);
+        zero.assign(static_cast<std::size_t>(width), 0);
+        uniformReasons = 0;
+    }
+    void add(const float* w, std::int64_t width, bool zerosCount) {
+        float* h = hi.data();
+        float* l = lo.data();
+        float* s = sum.data();
+        for (std::int64_t j = 0; j < width; ++j) {
+            h[j] = w[j] > h[j] ? w[j] : h[j];
+            l[j] = w[j] < l[j] ? w[j] : l[j];
+            s[j] += w[j];
+        }
+        if (!zerosCount) return;
+        std::uint8_t* z = zero.data();
+        for (std::int64_t j = 0; j < width; ++j) z[j] |= static_cast<std::uint8_t>(w[j] == 0.0f);
+    }
+    /// The cell row's cells take their keys' columns.
+    void flush(WeightOverview& out) {
+        if (rowCell < 0) return;
+        const std::int64_t f = out.region.factor, width = static_cast<std::int64_t>(hi.size());
+        for (int cb = 0; cb < out.cols; ++cb) {
+            const std::size_t cell = static_cast<std::size_t>(rowCell) * static_cast<std::size_t>(out.cols) + static_cast<std::size_t>(cb);
+            const std::int64_t j0 = cb * f, j1 = std::min(j0 + f, width);
+            float h = out.maxWeight[cell], l = out.minWeight[cell];
+            double total = 0;
+            bool zeroSeen = false;
+            for (std::int64_t j = j0; j < j1; ++j) {
+                const auto k = static_cast<std::size_t>(j);
+                h = hi[k] > h ? hi[k] : h;
+                l = lo[k] < l ? lo[k] : l;
+                total += sum[k];
+                zeroSeen = zeroSeen || zero[k] != 0;
+            }
+            out.maxWeight[cell] = h;
+            out.minWeight[cell] = l;
+            out.sumWeight[cell] += total;
+            out.reasons[cell] |= uniformReasons;
+            if (zeroSeen) out.exactZero[cell] = 1;
+        }
+        rowCell = -1;
+    }
+};
+
+// Whether every one of `count` values equals the first (a loop without early exit: vectorised).
+template <typename T>
+bool allEqual(const T* values, std::int64_t count) {
+    unsigned differ = 0;
+    for (std::int64_t j = 0; j < count; ++j) differ |= static_cast<unsigned>(values[j] ^ values[0]);
+    return differ == 0;
+}
+
+// The reasons of one tile row whose keys differ in reasons or multiplicity (causal rows, windows
+// inside a dense region), a cell at a time; its weights go through the column pool as any row's.
+void addRowReasons(const WeightTile& t, std::int64_t i, WeightOverview& out, ReasonRuns& runs) {
+    const OverviewRequest& r = out.region;
+    const std::int64_t f = r.factor, width = r.c1 - r.c0;
+    const std::size_t rowCell = static_cast<std::size_t>((i - r.r0) / f) * static_cast<std::size_t>(out.cols);
+    const std::size_t base = static_cast<std::size_t>((i - t.r0) * t.cols() + (r.c0 - t.c0));
+    const float* w = t.weights.data() + base;
+    const ReasonBits* reasons = t.reasons.data() + base;
+    const std::uint8_t* multiplicity = t.multiplicity.data() + base;
+    for (int cb = 0; cb < out.cols; ++cb) {
+        const std::size_t cell = rowCell + static_cast<std::size_t>(cb);
+        const std::int64_t j0 = cb * f, j1 = std::min(j0 + f, width);
+        ReasonBits bits = 0;
+        bool zero = false;
+        for (std::int64_t j = j0; j < j1; ++j) {
+            if (reasons[j] == 0) continue;
+            bits |= reasons[j];
+            zero = zero || w[j] == 0.0f;
+            runs.add(reasons[j], multiplicity[j]);
+        }
+        out.reasons[cell] |= bits;
+        if (zero) out.exactZero[cell] = 1;
+    }
+}
+
+// Dense rows: every key of a cell, a tile of kRowsPerBlock rows at a time, pooled down the
+// columns of each cell row (ColumnPool). A row whose keys all share one reason set and
+// multiplicity (every dense variant's row) counts them at once.
 bool addDenseRows(const AttentionWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
     const OverviewRequest& r = out.region;
-    return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries) {
+    const std::int64_t width = r.c1 - r.c0;
+    std::vector<ColumnPool> pools(static_cast<std::size_t>(std::max(kernelThreads(), 1)));
+    return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int worker) {
+        ColumnPool& pool = pools[static_cast<std::size_t>(worker)];
         for (std::int64_t b0 = i0; b0 < i1; b0 += kRowsPerBlock) {
             const std::int64_t b1 = std::min(i1, b0 + kRowsPerBlock);
             const WeightTile t = weights.tile(r.head, b0, b1, r.c0, r.c1, /*withReasons=*/true);
             ReasonRuns runs(entries);
-            for (std::int64_t i = b0; i < b1; ++i) addDenseRow(t, i, out, entries, runs);
+            for (std::int64_t i = b0; i < b1; ++i) {
+                const std::int64_t cellRow = (i - r.r0) / r.factor;
+                if (cellRow != pool.rowCell) {
+                    pool.flush(out);
+                    pool.start(cellRow, width);
+                }
+                const std::size_t base = static_cast<std::size_t>((i - t.r0) * t.cols() + (r.c0 - t.c0));
+                const ReasonBits* reasons = t.reasons.data() + base;
+                const std::uint8_t* multiplicity = t.multiplicity.data() + base;
+                const bool uniform = width > 0 && allEqual(reasons, width) && allEqual(multiplicity, width);
+                pool.add(t.weights.data() + base, width, uniform && reasons[0] != 0);
+                if (uniform) {
+                    countReasons(reasons[0], multiplicity[0], entries, width);
+                    pool.uniformReasons |= reasons[0];
+                } else {
+                    addRowReasons(t, i, out, runs);
+                }
+            }
         }
+        pool.flush(out);
     });
 }
 
 // Sparse rows: only the allowed keys, the others being 0.
 bool addSparseRows(const AttentionWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
     const OverviewRequest& r = out.region;
-    return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries) {
+    return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int) {
         weights.forEachRow(r.head, i0, i1, [&](const RowEntries& row) {
             const std::int32_t* begin = std::lower_bound(row.keys, row.keys + row.count, static_cast<std::int32_t>(r.c0));
             for (const std::int32_t* k = begin; k < row.keys + row.count && *k < r.c1; ++k) {
