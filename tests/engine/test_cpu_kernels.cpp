@@ -256,6 +256,15 @@ TEST(CpuKernels, PanelScoresHaveTheSameBitsInEveryRectangle) {
                 for (std::int64_t j = j0; j < j1; ++j)
                     ASSERT_EQ(part[(i - i0) * (j1 - j0) + (j - j0)], whole[i * m + j]) << i << ", " << j;
         }
+        // every kernel path (AVX-512, AVX2, portable) runs the same chain per cell: the same bits
+        const KernelPath before = kernelPath();
+        for (const KernelPath path : {KernelPath::Fastest, KernelPath::Avx2, KernelPath::Portable}) {
+            setKernelPath(path);
+            std::vector<float> again(whole.size(), -1.0f);
+            panels.score(q.data(), 0, n, 0, m, again.data(), m);
+            EXPECT_EQ(again, whole) << "kernel path " << static_cast<int>(path);
+        }
+        setKernelPath(before);
     }
 }
 

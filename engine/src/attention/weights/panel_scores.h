@@ -1,9 +1,9 @@
 #pragma once
 // Scores q_i · k_j of one head for any rectangle of queries x keys, with the same bits for a cell
 // whichever rectangle asks for it: each cell is one chain of fused multiply-adds over c = 0..d-1,
-// in that order. The keys are laid out once in panels of 8 (per component c, eight keys side by
-// side), so the AVX2 path computes 4 queries x 8 keys per step without horizontal sums; the
-// portable path runs the same chain with std::fma.
+// in that order, on every path. The keys are laid out once in panels of 16 (per component c,
+// sixteen keys side by side), so the AVX-512 path scores 12 queries x 16 keys a step and the AVX2
+// path 6 x 16 without horizontal sums; the portable path runs the same chains with std::fma.
 
 #include <cstdint>
 #include <vector>
@@ -25,12 +25,8 @@ public:
                std::int64_t ldo) const;
 
 private:
-    /// score() on AVX2: two panels against six queries a step (12 chains in flight).
-    void scoreAvx2(const float* q, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1, float* out,
-                   std::int64_t ldo) const;
-
     std::int64_t m_m = 0, m_d = 0;
-    std::vector<float> m_panels;  ///< [ceil(m / 8)][d][8], zeros past m
+    std::vector<float> m_panels;  ///< [ceil(m / 16)][d][16], zeros past m
 };
 
 }  // namespace attnscope::engine
