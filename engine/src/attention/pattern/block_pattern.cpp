@@ -1,6 +1,7 @@
 #include "attention/pattern/block_pattern.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 namespace attnscope::engine {
@@ -65,9 +66,26 @@ PatternRows::PatternRows(std::shared_ptr<const DensePlan> plan, std::int64_t n, 
     }
 }
 
+// Runs of a listing merged one by one; more are sorted.
+constexpr std::size_t kMergedRuns = 8;
+
 void mergeKeyListing(std::vector<std::pair<std::int32_t, std::uint8_t>>& listing, RowKeys& out) {
     out.clear();
-    std::stable_sort(listing.begin(), listing.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // A listing is a few ascending runs (a band, its globals, its strided keys): merged run by run
+    // in place, each merge stable, as a stable sort would order them (a sort for many runs).
+    const auto byKey = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::array<std::size_t, kMergedRuns + 1> runStart{};
+    std::size_t runs = 0;
+    for (std::size_t t = 1; t < listing.size() && runs <= kMergedRuns; ++t)
+        if (listing[t].first < listing[t - 1].first && ++runs <= kMergedRuns) runStart[runs] = t;
+    if (runs > kMergedRuns) {
+        std::stable_sort(listing.begin(), listing.end(), byKey);
+    } else {
+        for (std::size_t r = 1; r <= runs; ++r) {
+            const auto end = r < runs ? listing.begin() + static_cast<std::ptrdiff_t>(runStart[r + 1]) : listing.end();
+            std::inplace_merge(listing.begin(), listing.begin() + static_cast<std::ptrdiff_t>(runStart[r]), end, byKey);
+        }
+    }
     for (const auto& [key, why] : listing) {
         const auto bit = static_cast<std::uint16_t>(1u << why);
         if (!out.keys.empty() && out.keys.back() == key) {

@@ -57,14 +57,14 @@ private:
     std::int64_t m_keys = 0;
 };
 
-void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits, int multiplicity, ReasonEntries& entries) {
+// One allowed key's weight into its cell (its reasons counted by the row's ReasonRuns).
+void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits) {
     out.maxWeight[cell] = std::max(out.maxWeight[cell], w);
     out.minWeight[cell] = std::min(out.minWeight[cell], w);
     out.sumWeight[cell] += w;
     if (bits == 0) return;
     out.reasons[cell] |= bits;
     if (w == 0.0f) out.exactZero[cell] = 1;
-    countReasons(bits, multiplicity, entries);
 }
 
 // Rows on the kernels' threads: blocks of whole cell rows (so no two threads share a cell), each
@@ -225,12 +225,22 @@ bool addDenseRows(const AttentionWeights& weights, WeightOverview& out, const st
 // Sparse rows: only the allowed keys, the others being 0.
 bool addSparseRows(const AttentionWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
     const OverviewRequest& r = out.region;
+    const std::int64_t f = r.factor;
+    const double perCell = 1.0 / static_cast<double>(f);
     return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int) {
         weights.forEachRow(r.head, i0, i1, [&](const RowEntries& row) {
+            const std::size_t rowCells = static_cast<std::size_t>((row.query - r.r0) / f) * static_cast<std::size_t>(out.cols);
+            ReasonRuns runs(entries);
             const std::int32_t* begin = std::lower_bound(row.keys, row.keys + row.count, static_cast<std::int32_t>(r.c0));
             for (const std::int32_t* k = begin; k < row.keys + row.count && *k < r.c1; ++k) {
                 const auto t = static_cast<std::size_t>(k - row.keys);
-                addKey(out, out.cell(row.query, *k), row.weights[t], row.reasons[t], row.multiplicity[t], entries);
+                // (key − c0) / f without an integer division a key: the product's floor, corrected
+                const std::int64_t offset = *k - r.c0;
+                auto column = static_cast<std::int64_t>(static_cast<double>(offset) * perCell);
+                if (column * f > offset) --column;
+                else if ((column + 1) * f <= offset) ++column;
+                addKey(out, rowCells + static_cast<std::size_t>(column), row.weights[t], row.reasons[t]);
+                if (row.reasons[t] != 0) runs.add(row.reasons[t], row.multiplicity[t]);
             }
             return true;
         });
