@@ -213,6 +213,47 @@ TEST(WeightTiles, OverviewPoolsTheDenseWeights) {
     }
 }
 
+// linear and performer pool their cells' sums by factors (Σ_i φ(q_i)/den_i)·(Σ_j φ(k_j)): equal to
+// the sums of their tiles' weights, for whole heads and inner regions, causal or not, padded keys.
+TEST(WeightTiles, FactoredSumsEqualTheWeightsSums) {
+    auto engine = makeEngine();
+    for (const TileCase& c : tileCases()) {
+        if (c.id != "linear" && c.id != "performer") continue;
+        SCOPED_TRACE(label(c));
+        for (const bool padKeys : {false, true}) {
+            TileCase padded = c;
+            padded.padKeys = padKeys;
+            const Qkv3 x = randomQkv(3, c.n, 8, 63);
+            const auto r = runCase(*engine, padded, x);
+            ASSERT_TRUE(r);
+            const AttentionResult& res = r->results[0];
+            ASSERT_TRUE(poolsSumsByFactors(*res.weights));
+            const WeightTile whole = res.weights->tile(2, 0, res.n, 0, res.m, true);
+            for (const auto& [r0, r1, c0, c1, f] : std::vector<std::array<std::int64_t, 5>>{
+                     {0, res.n, 0, res.m, 3}, {0, res.n, 0, res.m, 7}, {5, res.n - 2, 3, res.m - 1, 4}, {9, 20, 0, res.m, 16}}) {
+                SCOPED_TRACE("region " + std::to_string(r0) + ":" + std::to_string(r1) + " x " + std::to_string(c0) + ":" +
+                             std::to_string(c1) + " factor " + std::to_string(f));
+                OverviewRequest request{2, r0, r1, c0, c1, f};
+                WeightOverview everything, sums;
+                ASSERT_TRUE(buildOverview(*res.weights, request, everything));
+                request.sumsOnly = true;
+                ASSERT_TRUE(buildOverview(*res.weights, request, sums));
+                ASSERT_EQ(sums.sumWeight.size(), everything.sumWeight.size());
+                std::vector<double> expected(sums.sumWeight.size(), 0.0);
+                for (std::int64_t i = r0; i < r1; ++i)
+                    for (std::int64_t j = c0; j < c1; ++j)
+                        expected[sums.cell(i, j)] += whole.weights[static_cast<std::size_t>(i * res.m + j)];
+                for (std::size_t cell = 0; cell < expected.size(); ++cell) {
+                    EXPECT_NEAR(sums.sumWeight[cell], expected[cell], 1e-5 + 1e-4 * std::abs(expected[cell])) << "cell " << cell;
+                    EXPECT_TRUE(std::isnan(sums.maxWeight[cell]) && std::isnan(sums.minWeight[cell])) << "cell " << cell;
+                }
+                EXPECT_EQ(sums.reasons, everything.reasons);
+                EXPECT_EQ(sums.reasonEntries, everything.reasonEntries);
+            }
+        }
+    }
+}
+
 TEST(WeightTiles, AResultFileReadBackGivesTheSameTiles) {
     auto engine = makeEngine();
     // (one file per process: the fastest and the portable-kernel runs of this test run at once)

@@ -1,6 +1,7 @@
 // The heatmap's matrix source without a widget: the pooled-head cache, which background jobs'
 // answers count, and the zoomed region the level of detail asks for, worked out by hand.
 #include "support/qt_test_support.h"
+#include "views/explicit_run.h"
 #include "views/test_fixtures.h"
 
 #include "views/data/head_matrix_source.h"
@@ -72,6 +73,35 @@ private Q_SLOTS:
         large.m = 10;
         QCOMPARE(HeadMatrixSource::modeFor(small, PoolMode::Mean), PoolMode::Max);
         QCOMPARE(HeadMatrixSource::modeFor(large, PoolMode::Mean), PoolMode::Mean);
+    }
+
+    // A linear head of 33,000 tokens (1.09·10⁹ weights) is drawn by its block means, computed from
+    // its feature sums (block maxima would visit every weight); a head without such sums keeps the
+    // mode asked for.
+    void aLinearHeadPastABillionWeightsIsDrawnByItsExactMeans() {
+        const auto run = attnscope::testing::randomExplicitRun(1, 33000, 8, "linear", {}, 5);
+        QVERIFY(run);
+        const engine::AttentionResult& r = run->results[0];
+        QCOMPARE(HeadMatrixSource::modeFor(r, PoolMode::Max), PoolMode::Mean);
+        engine::AttentionResult unweighted;
+        unweighted.n = unweighted.m = 40000;
+        QCOMPARE(HeadMatrixSource::modeFor(unweighted, PoolMode::Max), PoolMode::Max);
+
+        const HeadMatrix matrix = HeadMatrix::fromResult(r, 0, HeadMatrix::kMaxDisplaySide, PoolMode::Mean);
+        QVERIFY(matrix.complete());
+        QCOMPARE(matrix.poolMode(), PoolMode::Mean);
+        const int f = matrix.poolFactor();
+        QCOMPARE(f, 17);  // ceil(33,000 / 2,048)
+        for (const auto& [row, col] : std::vector<std::pair<int, int>>{{0, 0}, {1000, 3}, {matrix.rows() - 1, matrix.cols() - 1}}) {
+            const std::int64_t r0 = std::int64_t{row} * f, c0 = std::int64_t{col} * f;
+            const std::int64_t r1 = std::min<std::int64_t>(r0 + f, r.n), c1 = std::min<std::int64_t>(c0 + f, r.m);
+            const engine::WeightTile block = r.weights->tile(0, r0, r1, c0, c1);
+            double sum = 0;
+            for (float w : block.weights) sum += w;
+            const double mean = sum / static_cast<double>((r1 - r0) * (c1 - c0));
+            QVERIFY2(std::abs(matrix.at(row, col) - mean) <= 1e-4 * mean + 1e-12,
+                     qPrintable(QString("cell %1,%2: %3 vs %4").arg(row).arg(col).arg(matrix.at(row, col)).arg(mean)));
+        }
     }
 
     void backgroundPoolingAboveTheThreshold() {

@@ -73,8 +73,9 @@ HeadMatrix HeadMatrix::build(const AttentionResult& result, int head, std::int64
         reasons = std::move(t.reasons);
     } else {
         engine::WeightOverview overview;
-        if (!engine::buildOverview(*result.weights, engine::OverviewRequest{head, r0, r0 + nr, c0, c0 + nc, f}, overview,
-                                   keepGoing)) {
+        engine::OverviewRequest request{head, r0, r0 + nr, c0, c0 + nc, f};
+        request.sumsOnly = mode == PoolMode::Mean;  // (linear, performer: their means by factors)
+        if (!engine::buildOverview(*result.weights, request, overview, keepGoing)) {
             out.m_complete = false;
             return out;
         }

@@ -1,5 +1,7 @@
 #include "views/data/head_matrix_source.h"
 
+#include <attnscope/weight_overview.h>
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -19,7 +21,9 @@ void HeadMatrixSource::setResult(std::shared_ptr<const engine::RunResult> result
 }
 
 PoolMode HeadMatrixSource::modeFor(const engine::AttentionResult& r, PoolMode asked) {
-    return std::max(r.n, r.m) > HeadMatrix::kMaxDisplaySide ? asked : PoolMode::Max;
+    if (std::max(r.n, r.m) <= HeadMatrix::kMaxDisplaySide) return PoolMode::Max;
+    if (r.n * r.m > kMaxPooledMaxWeights && r.weights && engine::poolsSumsByFactors(*r.weights)) return PoolMode::Mean;
+    return asked;
 }
 
 const engine::AttentionResult* HeadMatrixSource::entry(int resultIndex) const {

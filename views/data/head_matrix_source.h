@@ -89,8 +89,12 @@ public:
     bool usesWorker() const { return m_backgroundWeights != kNever; }
 
     /// The pooling a head of `r` is drawn with: `asked` when it is pooled, else Max (an unpooled
-    /// head does not depend on the mode, so one entry serves both).
+    /// head does not depend on the mode, so one entry serves both). Mean, whatever was asked, for
+    /// a head of more than kMaxPooledMaxWeights weights that pools its means exactly by factors
+    /// (linear, performer: engine::poolsSumsByFactors): its block maxima would take minutes.
     static PoolMode modeFor(const engine::AttentionResult& r, PoolMode asked);
+    /// Weights a head may have for its block maxima to be computed (about 3 s here).
+    static constexpr std::int64_t kMaxPooledMaxWeights = std::int64_t{1} << 30;
 
     /// The cached matrix of `key` (made the most recent), or null.
     Matrix cached(const HeadKey& key);

@@ -1,5 +1,7 @@
 #include "views/data/mask_matrix.h"
 
+#include "views/data/head_matrix_source.h"
+
 #include <attnscope/weight_overview.h>
 
 #include <algorithm>
@@ -37,15 +39,21 @@ MaskMatrix MaskMatrix::fromResult(const AttentionResult& result, int head, int m
     out.m_weight.assign(out.m_reason.size(), 0.0f);
     if (head < 0 || head >= result.heads || n == 0 || m == 0 || !result.weights) return out;
     engine::WeightOverview overview;
-    engine::buildOverview(*result.weights, engine::OverviewRequest{head, 0, n, 0, m, f}, overview);
+    engine::OverviewRequest request{head, 0, n, 0, m, f};
+    // (linear and performer past a billion weights a head: block means, exact by factors)
+    const bool means = HeadMatrixSource::modeFor(result, PoolMode::Max) == PoolMode::Mean;
+    request.sumsOnly = means;
+    engine::buildOverview(*result.weights, request, overview);
     out.m_hasWeights = true;
     for (int r = 0; r < engine::kPatternReasonCount; ++r) out.m_counts[static_cast<std::size_t>(r)] = overview.reasonEntries[static_cast<std::size_t>(r)];
     for (std::size_t c = 0; c < out.m_reason.size(); ++c) {
         if (overview.reasons[c] == 0) continue;
         out.m_reason[c] = out.rarestOf(overview.reasons[c]);
-        out.m_weight[c] = overview.maxWeight[c];
+        const int row = static_cast<int>(c / static_cast<std::size_t>(out.m_cols)), col = static_cast<int>(c % static_cast<std::size_t>(out.m_cols));
+        out.m_weight[c] = means ? static_cast<float>(overview.sumWeight[c] / static_cast<double>(overview.cellArea(row, col)))
+                                : overview.maxWeight[c];
         out.m_maxWeight = std::max(out.m_maxWeight, out.m_weight[c]);
-        out.m_hasExactZeros |= overview.maxWeight[c] == 0.0f;  // every allowed key of the cell is 0
+        out.m_hasExactZeros |= !means && overview.maxWeight[c] == 0.0f;  // every allowed key of the cell is 0
     }
     return out;
 }

@@ -38,7 +38,8 @@ public:
     /// f = ceil(max(n, m) / maxSide). A cell takes the rarest reason among its entries (fewest
     /// entries in this head; ties go to the higher enum value), so a few random or global keys
     /// stay visible inside a wide local band; duplicates of one key are resolved the same way.
-    /// Weights: the max over the cell of each key's summed weight.
+    /// Weights: the max over the cell of each key's summed weight; the cell's mean for a head whose
+    /// maxima would take minutes (HeadMatrixSource::modeFor: linear and performer past 2^30 weights).
     static MaskMatrix fromResult(const engine::AttentionResult& result, int head, int maxSide = kMaxDisplaySide);
     /// The row panel's data for (head, query) from one row tile; query -1 when out of range.
     /// headCounts: the head's entries per reason (reasonCounts() of its matrix), which rank the

@@ -4,6 +4,7 @@
 #include "views/widgets/figure_painter.h"
 #include "views/data/colormap.h"
 #include "views/data/head_matrix.h"
+#include "views/data/head_matrix_source.h"
 #include "views/data/inspection_state.h"
 
 #include <QComboBox>
@@ -71,7 +72,7 @@ void HeadsGrid::setBackgroundPooling(std::int64_t minWeights) {
 HeadsGrid::Layer HeadsGrid::poolLayer(const engine::AttentionResult& r) {
     Layer layer;
     for (int h = 0; h < r.heads; ++h) {
-        const HeadMatrix matrix = HeadMatrix::fromResult(r, h, kThumbnailSide);
+        const HeadMatrix matrix = HeadMatrix::fromResult(r, h, kThumbnailSide, HeadMatrixSource::modeFor(r, PoolMode::Max));
         Head head;
         head.rows = matrix.rows();
         head.cols = matrix.cols();

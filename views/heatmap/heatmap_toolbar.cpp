@@ -26,7 +26,9 @@ HeatmapToolbar::HeatmapToolbar(QWidget* parent) : QWidget(parent) {
     m_scaleCombo = addCombo(tr("&Scale"), tr("Linear or logarithmic colour scale; the log scale draws zeros at a small floor"));
     m_scaleCombo->addItem(tr("linear"), static_cast<int>(ColorScale::Linear));
     m_scaleCombo->addItem(tr("log"), static_cast<int>(ColorScale::Log));
-    m_poolingCombo = addCombo(tr("&Pooling"), tr("How a cell summarises its block when a head has more than %1 tokens per side")
+    m_poolingCombo = addCombo(tr("&Pooling"), tr("How a cell summarises its block when a head has more than %1 tokens per side. "
+                                                 "Linear and Performer heads of more than 32,768 tokens are always drawn by "
+                                                 "their block means, exact from their feature sums (their maxima would take minutes)")
                                                   .arg(HeadMatrix::kMaxDisplaySide));
     m_poolingCombo->addItem(tr("block max"), static_cast<int>(PoolMode::Max));
     m_poolingCombo->addItem(tr("block mean"), static_cast<int>(PoolMode::Mean));

@@ -19,6 +19,10 @@ struct OverviewRequest {
     int head = 0;
     std::int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
     std::int64_t factor = 1;
+    /// Only the cells' sums (and reasons) are wanted. Where the weights pool their sums by factors
+    /// (poolsSumsByFactors) the overview then costs its cells and rows, not every weight, and its
+    /// maxWeight and minWeight are NaN (not computed); elsewhere it is built whole.
+    bool sumsOnly = false;
 };
 
 struct WeightOverview {
@@ -39,6 +43,10 @@ struct WeightOverview {
     /// Keys x queries of cell (row, col), for means.
     std::int64_t cellArea(int row, int col) const;
 };
+
+/// True when `weights` pools its cells' sums without visiting each weight (linear and performer:
+/// a cell's sum is (Σ_i φ(q_i)/den_i)·(Σ_j φ(k_j))); see OverviewRequest::sumsOnly.
+bool poolsSumsByFactors(const AttentionWeights& weights);
 
 /// Fills `out` for `request` (clamped to the result). keepGoing(fraction done) is polled between
 /// blocks of rows; when it returns false the overview stops and the function returns false.

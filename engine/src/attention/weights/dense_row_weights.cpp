@@ -43,3 +43,12 @@ bool DenseRowWeights::visitRows(int head, std::int64_t r0, std::int64_t r1, cons
 }
 
 }  // namespace attnscope::engine
+
+namespace attnscope::engine {
+
+bool DenseRowWeights::cellSums(int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double*,
+                               const std::function<bool(double)>&) const {
+    return false;
+}
+
+}  // namespace attnscope::engine

@@ -1,5 +1,6 @@
 #include <attnscope/weight_overview.h>
 
+#include "attention/weights/dense_row_weights.h"
 #include "base/runtime/huge_pages.h"
 #include "base/runtime/worker_threads.h"
 
@@ -247,7 +248,31 @@ bool addSparseRows(const AttentionWeights& weights, WeightOverview& out, const s
     });
 }
 
+// Sums by factors (linear, performer): the cells' sums from the weights' own factors; every key of
+// a cell allowed (Dense), or the keys j <= i (Causal); max and min not computed (NaN).
+bool addFactoredSums(const DenseRowWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
+    const OverviewRequest& r = out.region;
+    if (!weights.cellSums(r.head, r.r0, r.r1, r.c0, r.c1, r.factor, out.sumWeight.data(), keepGoing)) return false;
+    std::fill(out.maxWeight.begin(), out.maxWeight.end(), std::numeric_limits<float>::quiet_NaN());
+    std::fill(out.minWeight.begin(), out.minWeight.end(), std::numeric_limits<float>::quiet_NaN());
+    const DenseRowWeights::FactoredRule rule = weights.factoredRule();
+    for (int R = 0; R < out.rows; ++R) {
+        const std::int64_t iLast = std::min(r.r1, r.r0 + (R + 1) * r.factor) - 1;
+        for (int C = 0; C < out.cols; ++C)
+            if (!rule.causal || r.c0 + C * r.factor <= iLast) out.reasons[static_cast<std::size_t>(R) * out.cols + C] = rule.reason;
+    }
+    std::int64_t entries = 0;
+    for (std::int64_t i = r.r0; i < r.r1; ++i) entries += rule.causal ? std::clamp<std::int64_t>(i + 1, r.c0, r.c1) - r.c0 : r.c1 - r.c0;
+    countReasons(rule.reason, 1, out.reasonEntries, entries);
+    return true;
+}
+
 }  // namespace
+
+bool poolsSumsByFactors(const AttentionWeights& weights) {
+    const auto* dense = dynamic_cast<const DenseRowWeights*>(&weights);
+    return dense && dense->sumsByFactors();
+}
 
 std::int64_t WeightOverview::cellArea(int row, int col) const {
     const std::int64_t f = region.factor;
@@ -278,6 +303,10 @@ bool buildOverview(const AttentionWeights& weights, const OverviewRequest& reque
     assignOnHugePages(out.reasons, cells, ReasonBits{0});
     assignOnHugePages(out.exactZero, cells, std::uint8_t{0});
     if (cells == 0) return true;
+    if (r.sumsOnly && poolsSumsByFactors(weights)) {
+        if (!addFactoredSums(dynamic_cast<const DenseRowWeights&>(weights), out, keepGoing)) return false;
+        return !keepGoing || keepGoing(1.0);
+    }
     if (!(dense ? addDenseRows(weights, out, keepGoing) : addSparseRows(weights, out, keepGoing))) return false;
     return !keepGoing || keepGoing(1.0);
 }
