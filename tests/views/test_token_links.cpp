@@ -2,6 +2,7 @@
 // isolation; attention leaving the window is accounted for.
 
 #include "support/qt_test_support.h"
+#include "views/explicit_run.h"
 #include "views/test_fixtures.h"
 
 #include "views/data/inspection_state.h"
@@ -13,6 +14,7 @@ using attnscope::testing::fixtureWeight;
 using attnscope::views::InspectionState;
 using attnscope::views::TokenLink;
 using attnscope::views::TokenLinks;
+namespace engine = attnscope::engine;
 
 class TestTokenLinks : public QObject {
     Q_OBJECT
@@ -132,6 +134,33 @@ private Q_SLOTS:
         QCOMPARE(view.windowFirst(), 90);
         view.setHorizontal(true);
         QVERIFY(view.horizontal());
+    }
+
+    // A head past kMaxHeadScanWeights is not visited whole on the window's thread: the largest weight
+    // is the visible window's (exactly), the status says so, and scrolling follows it.
+    void aHugeHeadTakesItsLargestWeightFromTheWindow() {
+        const auto run = attnscope::testing::randomExplicitRun(1, 12000, 8, "linear", {}, 9);  // 1.44·10⁸ weights
+        QVERIFY(run);
+        InspectionState state;
+        TokenLinks view;
+        view.resize(600, 400);
+        view.setInspectionState(&state);
+        view.setResult(run);
+        view.setWindow(5000, 20);
+        QVERIFY(view.headMaxOfWindow());
+        const auto windowMax = [&](std::int64_t first) {
+            const engine::WeightTile t = run->results[0].weights->tile(0, first, first + 20, first, first + 20);
+            float largest = 0;
+            for (float w : t.weights) largest = std::max(largest, std::abs(w));
+            return largest;
+        };
+        QCOMPARE(view.headMax(), windowMax(5000));
+        view.setWindow(9000, 20);
+        QCOMPARE(view.headMax(), windowMax(9000));
+        QVERIFY(windowMax(9000) != windowMax(5000));
+        const auto small = attnscope::testing::randomExplicitRun(1, 300, 8, "linear", {}, 9);
+        view.setResult(small);
+        QVERIFY(!view.headMaxOfWindow());
     }
 };
 

@@ -183,16 +183,25 @@ public:
     }
     void refresh() {
         // The owner's overview of the whole head (at most kMinimapWidth cells a side, max-pooled).
+        // (block means where the head's maxima were not computed: linear and performer past
+        // kMaxHeadScanWeights, shaded against the largest mean)
         const engine::WeightOverview& o = m_owner->m_overview;
         const int side = std::max(1, std::max(o.rows, o.cols));
         m_image = QImage(side, side, QImage::Format_ARGB32);
         m_image.fill(Qt::white);
-        const float maxWeight = m_owner->m_headMax;
+        const bool means = !o.maxWeight.empty() && std::isnan(o.maxWeight[0]);
+        const auto cellValue = [&](int y, int x) {
+            const std::size_t c = static_cast<std::size_t>(y) * o.cols + x;
+            return std::max(0.0f, means ? static_cast<float>(o.sumWeight[c] / static_cast<double>(o.cellArea(y, x))) : o.maxWeight[c]);
+        };
+        float maxWeight = means ? 0.0f : m_owner->m_headMax;
+        if (means)
+            for (int y = 0; y < o.rows; ++y)
+                for (int x = 0; x < o.cols; ++x) maxWeight = std::max(maxWeight, cellValue(y, x));
         if (o.rows > 0 && maxWeight > 0) {
             for (int y = 0; y < o.rows; ++y)
                 for (int x = 0; x < o.cols; ++x) {
-                    const float w = std::max(0.0f, o.maxWeight[static_cast<std::size_t>(y) * o.cols + x]);
-                    const int shade = 255 - static_cast<int>(std::sqrt(std::min(1.0f, w / maxWeight)) * 200);
+                    const int shade = 255 - static_cast<int>(std::sqrt(std::min(1.0f, cellValue(y, x) / maxWeight)) * 200);
                     m_image.setPixel(x, y, qRgb(shade, shade, 255));
                 }
         }
@@ -413,6 +422,9 @@ void TokenLinks::refreshWindowTile() {
     if (!r || !r->weights || h < 0 || h >= r->heads || count == 0) return;
     const std::int64_t last = std::min<std::int64_t>(count, m_first + m_window);
     m_windowTile = r->weights->tile(h, m_first, last, m_first, std::min<std::int64_t>(last, r->m));
+    if (!m_headMaxOfWindow) return;
+    m_headMax = 0.0f;
+    for (float w : m_windowTile.weights) m_headMax = std::max(m_headMax, std::abs(w));
 }
 
 std::vector<TokenLink> TokenLinks::visibleLinks() const {
@@ -447,18 +459,23 @@ OutsideMass TokenLinks::outsideMass(int query) const {
 
 void TokenLinks::rebuild() {
     m_headMax = 0.0f;
+    m_headMaxOfWindow = false;
     m_overview = engine::WeightOverview{};
     const auto* r = shownResult();
     const int h = head();
     const int count = tokenCount();
     if (r && r->weights && h >= 0 && h < r->heads && count > 0) {
         // The largest weight (by magnitude: Linformer's P̄F is signed) from a pooled overview, which
-        // costs what the pattern costs, not n² calls.
+        // costs what the pattern costs, not n² calls. A head past kMaxHeadScanWeights is not
+        // visited whole on this thread: its minimap from block means where they come by factors
+        // (linear, performer), none otherwise, and the largest weight the visible window's.
         const std::int64_t keys = std::min<std::int64_t>(count, r->m);
         const std::int64_t factor = (std::max<std::int64_t>(count, keys) + kMinimapWidth - 1) / kMinimapWidth;
-        engine::buildOverview(*r->weights, engine::OverviewRequest{h, 0, count, 0, keys, std::max<std::int64_t>(factor, 1)},
-                              m_overview);
-        for (std::size_t c = 0; c < m_overview.maxWeight.size(); ++c) {
+        engine::OverviewRequest request{h, 0, count, 0, keys, std::max<std::int64_t>(factor, 1)};
+        m_headMaxOfWindow = r->weights->entries(h) > kMaxHeadScanWeights;
+        request.sumsOnly = m_headMaxOfWindow;
+        if (!m_headMaxOfWindow || engine::poolsSumsByFactors(*r->weights)) engine::buildOverview(*r->weights, request, m_overview);
+        for (std::size_t c = 0; c < m_overview.maxWeight.size() && !m_headMaxOfWindow; ++c) {
             if (std::isfinite(m_overview.maxWeight[c])) m_headMax = std::max(m_headMax, std::abs(m_overview.maxWeight[c]));
             if (std::isfinite(m_overview.minWeight[c])) m_headMax = std::max(m_headMax, std::abs(m_overview.minWeight[c]));
         }
@@ -484,7 +501,8 @@ void TokenLinks::updateChrome() {
     const auto* r = shownResult();
     if (!r) m_status->setText(tr("No result."));
     else
-        m_status->setText(tr("head %1 · tokens %2–%3 of %4 · %5 links ≥ %6 of the largest weight %7%8")
+        m_status->setText((m_headMaxOfWindow ? tr("head %1 · tokens %2–%3 of %4 · %5 links ≥ %6 of the window's largest weight %7%8")
+                                             : tr("head %1 · tokens %2–%3 of %4 · %5 links ≥ %6 of the largest weight %7%8"))
                               .arg(head())
                               .arg(m_first)
                               .arg(std::min(count, m_first + m_window) - 1)

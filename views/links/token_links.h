@@ -60,6 +60,8 @@ public:
     static constexpr int kMaxWindow = 96;
     /// The automatic threshold draws about this many links per shown token.
     static constexpr int kAutoLinksPerToken = 3;
+    /// Weights of a head the view visits whole for its minimap and largest weight (about a second).
+    static constexpr std::int64_t kMaxHeadScanWeights = std::int64_t{1} << 27;
 
     /// Lines are drawn for weights >= threshold x (largest weight of the head). Turns the
     /// automatic threshold off.
@@ -94,6 +96,8 @@ public:
     QString tokenText(int index) const;
     /// Largest weight of the shown head (the threshold's reference), 0 without weights.
     float headMax() const { return m_headMax; }
+    /// True when headMax() is the visible window's largest weight (a head past kMaxHeadScanWeights).
+    bool headMaxOfWindow() const { return m_headMaxOfWindow; }
     const engine::AttentionResult* shownResult() const;
 
 Q_SIGNALS:
@@ -134,6 +138,9 @@ private:
     int m_isolatedQuery = -1;
     int m_isolatedKey = -1;
     float m_headMax = 0.0f;
+    /// m_headMax is the visible window's largest weight, not the head's: the head has more than
+    /// kMaxHeadScanWeights weights (a million-token result), too many to visit on this thread.
+    bool m_headMaxOfWindow = false;
     engine::WeightOverview m_overview;  ///< the whole head, pooled for the minimap and the largest weight
     engine::WeightTile m_windowTile;    ///< the visible window [m_first, m_first + m_window)²
 };
