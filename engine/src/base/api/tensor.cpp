@@ -1,7 +1,5 @@
 #include <attnscope/tensor.h>
 
-#include "base/runtime/huge_pages.h"
-
 namespace attnscope::engine {
 
 const char* dtypeName(DType dtype) {
@@ -41,12 +39,11 @@ PlainTensor PlainTensor::zeros(DType dtype, std::vector<std::int64_t> shape) {
     t.dtype = dtype;
     t.shape = std::move(shape);
     const auto n = static_cast<std::size_t>(t.numel());
-    // Large ones on huge pages (base/runtime/huge_pages.h): the zeros below are their first touch.
     switch (dtype) {
-    case DType::F32: assignOnHugePages(t.f32, n, 0.0f); break;
-    case DType::I64: assignOnHugePages(t.i64, n, std::int64_t{0}); break;
-    case DType::I32: assignOnHugePages(t.i32, n, std::int32_t{0}); break;
-    case DType::U8: assignOnHugePages(t.u8, n, std::uint8_t{0}); break;
+    case DType::F32: t.f32.assign(n, 0.0f); break;
+    case DType::I64: t.i64.assign(n, 0); break;
+    case DType::I32: t.i32.assign(n, 0); break;
+    case DType::U8: t.u8.assign(n, 0); break;
     }
     return t;
 }

@@ -1,9 +1,10 @@
 #pragma once
 // Large buffers backed by transparent huge pages. On the machines we measure (a paravirtualised
 // VM) the first touch of a fresh 4 KiB page costs 7–15 µs, a fault per page; with huge pages it is
-// one fault per 2 MiB: touching a fresh 32 MiB output took 0.12 s before, 0.003 s after. Only for
-// buffers the engine keeps and reuses (the buffer pool's): LibTorch's own short-lived temporaries
-// grew slower under huge pages (each new one zeroes whole 2 MiB pages).
+// one fault per 2 MiB: touching a fresh 32 MiB output took 0.12 s before, 0.003 s after. For
+// buffers written whole when made: the buffer pool's, the random projections' q, k, v and token
+// states, an overview's cells. Not for LibTorch's own short-lived temporaries: they grew slower
+// under huge pages (each new one zeroes whole 2 MiB pages, also where it writes only a few).
 
 #include <cstddef>
 #include <vector>
