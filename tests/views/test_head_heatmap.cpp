@@ -1,4 +1,5 @@
 #include "support/qt_test_support.h"
+#include "views/explicit_run.h"
 #include "views/test_fixtures.h"
 
 #include "views/heatmap/head_heatmap.h"
@@ -11,6 +12,7 @@
 #include <QSignalSpy>
 #include <attnscope/explicit_weights.h>
 
+#include <QComboBox>
 #include <QFontMetricsF>
 #include <QTest>
 
@@ -263,6 +265,29 @@ private Q_SLOTS:
         QCOMPARE(heatmap.highlightBands(), 4);  // neighbours share one: {0}, {2 … 5}
         heatmap.setHighlightedTokens({});
         QCOMPARE(heatmap.highlightBands(), 0);
+    }
+
+    // A linear head past a billion weights is drawn by its block means whatever the Pooling box
+    // says: the title says so, the box shows "block mean", disabled; a smaller head gives it back.
+    void aHeadTooLargeForItsMaximaShowsItsMeansAndSaysSo() {
+        InspectionState state;
+        HeadHeatmap heatmap;
+        heatmap.setInspectionState(&state);
+        heatmap.resize(900, 700);
+        QComboBox* pooling = nullptr;
+        for (auto* combo : heatmap.toolbar()->findChildren<QComboBox*>())
+            if (combo->findText(QStringLiteral("block mean")) >= 0) pooling = combo;
+        QVERIFY(pooling);
+        heatmap.setResult(attnscope::testing::randomExplicitRun(1, 33000, 8, "linear", {}, 3));
+        QTRY_VERIFY(!heatmap.isPooling() && heatmap.shownHead() == 0);
+        QVERIFY2(heatmap.fullTitle().contains(QStringLiteral("mean-pooled 17×17")), qPrintable(heatmap.fullTitle()));
+        QVERIFY(!pooling->isEnabled());
+        QCOMPARE(pooling->currentText(), QStringLiteral("block mean"));
+        heatmap.setResult(attnscope::testing::randomExplicitRun(1, 3000, 8, "linear", {}, 3));
+        QTRY_VERIFY(!heatmap.isPooling() && heatmap.shownHead() == 0);
+        QVERIFY2(heatmap.fullTitle().contains(QStringLiteral("max-pooled 2×2")), qPrintable(heatmap.fullTitle()));
+        QVERIFY(pooling->isEnabled());
+        QCOMPARE(pooling->currentText(), QStringLiteral("block max"));
     }
 
     void largeInputsUseIndexAxes() {

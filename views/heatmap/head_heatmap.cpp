@@ -137,6 +137,7 @@ void HeadHeatmap::rebuild() {
         // NOTE: the cells stay allocated while hidden: a 2048² map is 32 MB of doubles, and
         // allocating it afresh for the next result faulted in every page, slowing the next show.
         m_colorMap->setVisible(false);
+        m_toolbar->showMeansOnly(false, m_options.pooling);
         showAxesAndColorBar(false);  // (empty axes under a 0–6 colour bar read as data)
         m_title->setText(result() ? tr("No head to show") : m_emptyMessage.isEmpty() ? tr("No result yet: press Run (F5)") : m_emptyMessage);
         m_ticks.clearTokens();
@@ -145,6 +146,7 @@ void HeadHeatmap::rebuild() {
         return;
     }
     const PoolMode mode = poolModeFor(*r);
+    m_toolbar->showMeansOnly(mode == PoolMode::Mean && m_options.pooling == PoolMode::Max, m_options.pooling);
     if (m_source.poolsInBackground(keyOf(head, mode))) {
         startPooling(head, mode);
         return;

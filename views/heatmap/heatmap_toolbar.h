@@ -22,6 +22,10 @@ public:
     /// The pooling state: the progress while `pooling`, "Pool head N" after head N was stopped
     /// (`stoppedHead` ≥ 0), neither otherwise.
     void showPooling(bool pooling, int percent, int stoppedHead);
+    /// The shown head is drawn by its block means whatever the Pooling box says (a linear or
+    /// performer head too large for its maxima): the box then shows "block mean", disabled, and
+    /// says why; false gives the box back its option.
+    void showMeansOnly(bool meansOnly, PoolMode picked);
 
 Q_SIGNALS:
     /// Intent: the user picked these options.
