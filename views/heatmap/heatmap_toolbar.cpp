@@ -26,8 +26,7 @@ HeatmapToolbar::HeatmapToolbar(QWidget* parent) : QWidget(parent) {
     m_scaleCombo = addCombo(tr("&Scale"), tr("Linear or logarithmic colour scale; the log scale draws zeros at a small floor"));
     m_scaleCombo->addItem(tr("linear"), static_cast<int>(ColorScale::Linear));
     m_scaleCombo->addItem(tr("log"), static_cast<int>(ColorScale::Log));
-    m_poolingCombo = addCombo(tr("&Pooling"), tr("How a cell summarises its block when a head has more than %1 tokens per side")
-                                                  .arg(HeadMatrix::kMaxDisplaySide));
+    m_poolingCombo = addCombo(tr("&Pooling"), poolingTip());
     m_poolingCombo->addItem(tr("block max"), static_cast<int>(PoolMode::Max));
     m_poolingCombo->addItem(tr("block mean"), static_cast<int>(PoolMode::Mean));
     row->addStretch(1);
@@ -82,14 +81,17 @@ void HeatmapToolbar::showPooling(bool pooling, int percent, int stoppedHead) {
     m_poolButton->setToolTip(pooling ? tr("Stop pooling this head for display (Esc)") : tr("Pool head %1 for display again").arg(stoppedHead));
 }
 
+QString HeatmapToolbar::poolingTip() {
+    return tr("How a cell summarises its block when a head has more than %1 tokens per side").arg(HeadMatrix::kMaxDisplaySide);
+}
+
 void HeatmapToolbar::showMeansOnly(bool meansOnly, PoolMode picked) {
     const QSignalBlocker block(m_poolingCombo);
     m_poolingCombo->setEnabled(!meansOnly);
     m_poolingCombo->setCurrentIndex(std::max(0, m_poolingCombo->findData(static_cast<int>(meansOnly ? PoolMode::Mean : picked))));
     m_poolingCombo->setToolTip(meansOnly ? tr("This head is drawn by its block means, exact from its feature sums: it has "
                                               "more than a billion weights, whose block maxima would take minutes")
-                                         : tr("How a cell summarises its block when a head has more than %1 tokens per side")
-                                               .arg(HeadMatrix::kMaxDisplaySide));
+                                         : poolingTip());
 }
 
 void HeatmapToolbar::onPicked() {

@@ -36,6 +36,8 @@ Q_SIGNALS:
     void poolAgainClicked();
 
 private:
+    /// What the Pooling box does, its tooltip while it may be picked.
+    static QString poolingTip();
     QComboBox* addCombo(const QString& label, const QString& tip);
     void onPicked();
 
