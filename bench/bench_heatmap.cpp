@@ -135,6 +135,15 @@ private:
 };
 
 /// Runs the event loop until `heatmap` shows the head it pools in the background (if any).
+// A 1200 × 900 heatmap pooling long heads on the worker thread, as in the main window, shown.
+void showAsInTheWindow(HeadHeatmap& heatmap, InspectionState& state) {
+    heatmap.resize(1200, 900);
+    heatmap.setInspectionState(&state);
+    heatmap.setBackgroundPooling();
+    heatmap.show();
+    QCoreApplication::processEvents();
+}
+
 void waitForPooling(HeadHeatmap* heatmap) {
     if (!heatmap->isPooling()) return;
     QEventLoop loop;
@@ -176,11 +185,7 @@ HeatmapNumbers measureHeatmap(int n, int steps) {
     const auto run = makeRun(2, n);
     InspectionState state;
     HeadHeatmap heatmap;
-    heatmap.resize(1200, 900);
-    heatmap.setInspectionState(&state);
-    heatmap.setBackgroundPooling();  // as in the main window
-    heatmap.show();
-    QCoreApplication::processEvents();
+    showAsInTheWindow(heatmap, state);
 
     QElapsedTimer clock;
     clock.start();
@@ -280,11 +285,7 @@ RealHeadNumbers measureRealHead(const std::string& label, const std::string& var
     const auto result = run.value();
     InspectionState state;
     HeadHeatmap heatmap;
-    heatmap.resize(1200, 900);
-    heatmap.setInspectionState(&state);
-    heatmap.setBackgroundPooling();
-    heatmap.show();
-    QCoreApplication::processEvents();
+    showAsInTheWindow(heatmap, state);
     int lastPercent = -1;
     QTimer watch;
     watch.setInterval(100);
@@ -533,11 +534,7 @@ void measureOpenedResults(int argc, char** argv) {
         }
         InspectionState state;
         HeadHeatmap heatmap;
-        heatmap.resize(1200, 900);
-        heatmap.setInspectionState(&state);
-        heatmap.setBackgroundPooling();
-        heatmap.show();
-        QCoreApplication::processEvents();
+        showAsInTheWindow(heatmap, state);
         const Change shown = measureChange(&heatmap, [&] { heatmap.setResult(read.value()); });
         const engine::AttentionResult& r = read.value()->results.front();
         std::printf("| %s | `%s` | %lld | %.2f s | %.2f s | %.2f s |\n", QFileInfo(QString::fromLocal8Bit(argv[a])).fileName().toUtf8().constData(),

@@ -44,9 +44,9 @@ public:
     bool shownLacks(Purpose purpose, const engine::RunResult* shown) const;
     /// True while the engine runs a request made for `purpose`.
     bool runningFor(Purpose purpose) const;
-    /// True when the inputs differ from those of the shown result (false before the first).
     /// The shown result did not come from the inputs (a result file): never out of date.
     void forgetShownInputs() { m_shownSignature.clear(); }
+    /// True when the inputs differ from those of the shown result (false before the first).
     bool shownOutOfDate() const;
 
 public Q_SLOTS:

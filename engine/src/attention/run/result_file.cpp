@@ -234,7 +234,6 @@ Result<ParamValue> paramFromJson(const nlohmann::json& v) {
     return makeError(ErrorCode::InvalidInput, "a parameter has an unsupported JSON type");
 }
 
-// Storage shared with the mapping when the bytes are float-aligned, else a copy.
 // Every value of t is finite; scanned a chunk at a time on the kernels' threads, a mapped file's
 // pages let go behind each chunk (a million-token result's q and k are 4 GiB: 1.3 s on one thread,
 // most of it mapping the pages).
@@ -250,6 +249,7 @@ bool allFiniteLettingGo(const SharedFloats& t) {
     return finite;
 }
 
+// Storage shared with the mapping when the bytes are float-aligned, else a copy.
 SharedFloats floatsOf(const std::shared_ptr<const SafetensorsFile>& file, const StTensorInfo& info) {
     SharedFloats out;
     for (auto s : info.shape) out.shape.push_back(static_cast<std::int64_t>(s));

@@ -25,7 +25,6 @@ void prefaultMappedPages(const SharedFloats& t, std::int64_t first, std::int64_t
 
 }  // namespace
 
-
 void dropMappedPages(const SharedFloats& t, std::int64_t first, std::int64_t count) {
     if (!t.mappedFile || !t.data || count <= 0) return;
     // whole pages only: the partial pages at either end may hold values still to be read
