@@ -53,6 +53,18 @@ std::shared_ptr<const engine::RunResult> writeLongformerResult(const QString& pa
     return run.value();
 }
 
+// The window as a user has it before opening a file: a typed text, its first run shown.
+struct TypedWindow {
+    static MainWindow::Options typedText() {
+        MainWindow::Options options;
+        options.showErrorDialogs = false;
+        options.initialText = QStringLiteral("the text the user typed");
+        return options;
+    }
+    EngineRunner runner{std::make_unique<LocalEngineBackend>()};
+    MainWindow window{&runner, AppSettings{}, typedText()};
+};
+
 }  // namespace
 
 class TestOpenResult : public QObject {
@@ -65,11 +77,8 @@ private Q_SLOTS:
         QVERIFY(written);
         QVERIFY(engine::isResultFile(QFile::encodeName(path).toStdString()));
 
-        MainWindow::Options options;
-        options.showErrorDialogs = false;
-        options.initialText = QStringLiteral("the text the user typed");
-        EngineRunner runner(std::make_unique<LocalEngineBackend>());
-        MainWindow window(&runner, AppSettings{}, options);
+        TypedWindow user;
+        MainWindow& window = user.window;
         window.resize(1366, 768);
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult(), kTimeoutMs);  // the text's first run
@@ -102,6 +111,27 @@ private Q_SLOTS:
         QVERIFY2(heatmap->title().contains(QStringLiteral("ongformer")), qPrintable(heatmap->title()));
     }
 
+    // The random-projection banner hidden for a result file stays hidden when the next result is
+    // a model's (its q, k, v are the model's, not random projections either).
+    void theBannerHiddenForAFileStaysHiddenForAModelsResult() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("longformer.safetensors"));
+        QVERIFY(writeLongformerResult(path));
+        TypedWindow user;
+        MainWindow& window = user.window;
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult(), kTimeoutMs);
+        QVERIFY(window.views()->banner()->isVisible());
+        const auto typed = window.lastResult();
+        QVERIFY(window.openPath(path).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() != typed, kTimeoutMs);
+        QVERIFY(!window.views()->banner()->isVisible());
+        window.openModelFolder(QStringLiteral(ATTNSCOPE_SOURCE_DIR "/samples/copy-model"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastResult() && !window.lastResult()->modelFolder.empty() && !user.runner.isRunning(), kTimeoutMs);
+        QVERIFY(!window.views()->banner()->isVisible());
+    }
+
     void aDamagedResultIsRefusedAndTheShownResultStays() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("damaged.safetensors"));
@@ -117,11 +147,8 @@ private Q_SLOTS:
             const float nan = std::nanf("");
             QCOMPARE(raw.write(reinterpret_cast<const char*>(&nan), sizeof nan), qint64{sizeof nan});
         }
-        MainWindow::Options options;
-        options.showErrorDialogs = false;
-        options.initialText = QStringLiteral("the text the user typed");
-        EngineRunner runner(std::make_unique<LocalEngineBackend>());
-        MainWindow window(&runner, AppSettings{}, options);
+        TypedWindow user;
+        MainWindow& window = user.window;
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.lastResult(), kTimeoutMs);
         const auto typed = window.lastResult();

@@ -247,7 +247,9 @@ void MainWindow::buildRuns() {
 
 void MainWindow::uiShowResult(quint64 job, std::shared_ptr<const engine::RunResult> result, int comparePanes,
                               const QString& exactNote) {
-    if (std::exchange(m_bannerHiddenForFile, false) && m_views->banner()) m_views->banner()->setRandomProjections(true);
+    // (the banner hidden for a result file comes back if the inputs are random projections now)
+    if (std::exchange(m_bannerHiddenForFile, false) && m_views->banner())
+        m_views->banner()->setRandomProjections(!m_sourcePanel->usesModel());
     m_views->showResult(result, comparePanes, exactNote);
     uiUpdateFreshness();
     m_status->showResult(*result);
