@@ -48,6 +48,12 @@ struct WeightOverview {
 /// a cell's sum is (Σ_i φ(q_i)/den_i)·(Σ_j φ(k_j))); see OverviewRequest::sumsOnly.
 bool poolsSumsByFactors(const AttentionWeights& weights);
 
+/// True when the head's overview is pooled group by group from its pattern's plan (the pattern
+/// variants but Star): a block of rows scored against a run of keys at once, each weight
+/// exp(s/√d − row_max) / row_sum from the kept statistics, which equal each row's own to float
+/// rounding (a few units in the last place of a weight, where tiles and row visits are exact).
+bool poolsByGroups(const AttentionWeights& weights, int head);
+
 /// Fills `out` for `request` (clamped to the result). keepGoing(fraction done) is polled between
 /// blocks of rows; when it returns false the overview stops and the function returns false.
 /// Throws std::out_of_range for a head outside the result.

@@ -19,6 +19,8 @@ PatternWeights::PatternWeights(BlockPattern pattern, SharedFloats q, SharedFloat
     m_realKeys = m_k.shape[1];
     m_scale = 1.0f / std::sqrt(static_cast<float>(m_d));
     m_rows.resize(static_cast<std::size_t>(heads()));
+    m_poolings.resize(static_cast<std::size_t>(heads()));
+    m_poolingMade.assign(static_cast<std::size_t>(heads()), 0);
     if (m_realKeys + 1 == m) {  // the relay: the mean of each head's keys
         m_relay.assign(static_cast<std::size_t>(heads() * m_d), 0.0f);
         for (std::int64_t h = 0; h < heads(); ++h) {
@@ -53,6 +55,41 @@ std::int64_t PatternWeights::entries(int head) const {
     std::int64_t total = 0;
     for (std::int64_t i = 0; i < queries(); ++i) total += rows.rowEntries(i);
     return total;
+}
+
+std::shared_ptr<const GroupPooling> PatternWeights::groupPooling(int head) const {
+    if (!m_relay.empty()) return nullptr;  // the relay's key is no row of k
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const auto at = static_cast<std::size_t>(head);
+    if (!m_poolingMade[at]) {
+        // heads that share a plan share its pooling
+        const auto& plan = m_pattern.heads[at];
+        for (std::size_t h = 0; h < m_poolings.size(); ++h)
+            if (m_poolingMade[h] && m_pattern.heads[h] == plan) {
+                m_poolings[at] = m_poolings[h];
+                m_poolingMade[at] = 1;
+            }
+        if (!m_poolingMade[at]) m_poolings[at] = makeGroupPooling(*plan, m_pattern.n, m_pattern.m);
+        m_poolingMade[at] = 1;
+    }
+    return m_poolings[at];
+}
+
+bool PatternWeights::poolOverview(const GroupPooling& pooling, WeightOverview& out,
+                                  const std::function<bool(double)>& keepGoing) const {
+    const int h = out.region.head;
+    PatternHead head;
+    head.head = h;
+    head.q = m_q.data.get() + h * queries() * m_d;
+    head.k = m_k.data.get() + h * m_realKeys * m_d;
+    head.d = m_d;
+    head.scale = m_scale;
+    head.shift = m_shift.data() + h * queries();
+    head.sum = m_sum.data() + h * queries();
+    head.keyPadding = &m_keyPadding;
+    head.queryPadding = &m_queryPadding;
+    head.weights = this;
+    return poolByGroups(pooling, head, out, keepGoing);
 }
 
 void PatternWeights::rowKeys(int head, std::int64_t i, Scratch& s) const { rowsOf(head).rowKeys(i, s.keys, s.sort); }

@@ -8,6 +8,7 @@
 
 #include "attention/pattern/block_pattern.h"
 #include "attention/weights/kept_state.h"
+#include "attention/weights/pattern_overview.h"
 #include "attention/weights/sparse_row_weights.h"
 
 #include <attnscope/attention_weights.h>
@@ -29,6 +30,12 @@ public:
     /// From the pattern's segments (no keys listed).
     std::int64_t entries(int head) const override;
 
+    /// How the head's overview is pooled group by group (pattern_overview.h), made on first use;
+    /// null where its rows must be visited instead (Star's relay key, rows split over groups).
+    std::shared_ptr<const GroupPooling> groupPooling(int head) const;
+    /// Fills `out` (region set, cells zeroed) by that pooling; false when keepGoing stopped it.
+    bool poolOverview(const GroupPooling& pooling, WeightOverview& out, const std::function<bool(double)>& keepGoing) const;
+
 private:
     void rowKeys(int head, std::int64_t i, Scratch& s) const override;
     void rowWeights(int head, std::int64_t i, Scratch& s, std::int64_t t0, std::int64_t t1) const override;
@@ -43,6 +50,8 @@ private:
     std::vector<float> m_relay;  ///< [H, d] the relay key per head (empty without one)
     mutable std::mutex m_mutex;  ///< guards the lazily built row indexes
     mutable std::vector<std::shared_ptr<const PatternRows>> m_rows;
+    mutable std::vector<std::shared_ptr<const GroupPooling>> m_poolings;
+    mutable std::vector<std::uint8_t> m_poolingMade;  ///< [heads] 1 once groupPooling(head) has looked
 };
 
 /// A pattern variant's weights from its kept row statistics (row_max, row_sum [H, n]) and its

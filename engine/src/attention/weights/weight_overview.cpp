@@ -1,11 +1,12 @@
 #include <attnscope/weight_overview.h>
 
 #include "attention/weights/dense_row_weights.h"
+#include "attention/weights/overview_cells.h"
+#include "attention/weights/pattern_weights.h"
 #include "base/runtime/huge_pages.h"
 #include "base/runtime/worker_threads.h"
 
 #include <algorithm>
-#include <atomic>
 #include <limits>
 
 namespace attnscope::engine {
@@ -15,86 +16,8 @@ namespace {
 // 128k keys is 8 MiB of weights.
 constexpr std::int64_t kRowsPerBlock = 16;
 
-using ReasonEntries = std::array<std::int64_t, kPatternReasonCount>;
-
-// `keys` keys with the same reasons and multiplicity: each counts once per reason, and a key listed
-// more often than it has reasons counts the extra listings under its first reason.
-void countReasons(ReasonBits bits, int multiplicity, ReasonEntries& entries, std::int64_t keys = 1) {
-    int first = -1, counted = 0;
-    for (int r = 0; r < kPatternReasonCount; ++r)
-        if (bits & (1u << r)) {
-            if (first < 0) first = r;
-            entries[static_cast<std::size_t>(r)] += keys;
-            ++counted;
-        }
-    if (first >= 0 && multiplicity > counted)
-        entries[static_cast<std::size_t>(first)] += keys * (multiplicity - counted);
-}
-
-// Runs of keys with the same reasons and multiplicity (a dense row is one run), counted at once.
-class ReasonRuns {
-public:
-    explicit ReasonRuns(ReasonEntries& entries) : m_entries(entries) {}
-    ~ReasonRuns() { flush(); }
-    void add(ReasonBits bits, int multiplicity) {
-        if (bits == m_bits && multiplicity == m_multiplicity) {
-            ++m_keys;
-            return;
-        }
-        flush();
-        m_bits = bits;
-        m_multiplicity = multiplicity;
-        m_keys = 1;
-    }
-
-private:
-    void flush() {
-        if (m_keys > 0 && m_bits != 0) countReasons(m_bits, m_multiplicity, m_entries, m_keys);
-        m_keys = 0;
-    }
-    ReasonEntries& m_entries;
-    ReasonBits m_bits = 0;
-    int m_multiplicity = 0;
-    std::int64_t m_keys = 0;
-};
-
-// One allowed key's weight into its cell (its reasons counted by the row's ReasonRuns).
-void addKey(WeightOverview& out, std::size_t cell, float w, ReasonBits bits) {
-    out.maxWeight[cell] = std::max(out.maxWeight[cell], w);
-    out.minWeight[cell] = std::min(out.minWeight[cell], w);
-    out.sumWeight[cell] += w;
-    if (bits == 0) return;
-    out.reasons[cell] |= bits;
-    if (w == 0.0f) out.exactZero[cell] = 1;
-}
-
-// Rows on the kernels' threads: blocks of whole cell rows (so no two threads share a cell), each
-// thread counting reasons apart, summed at the end; keepGoing polled by the calling thread alone,
-// its "stop" seen by every thread before its next block. `addRows(i0, i1, entries)` adds queries
-// [i0, i1) on thread `worker`.
-bool addRowsInBlocks(WeightOverview& out, const std::function<bool(double)>& keepGoing,
-                     const std::function<void(std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int worker)>& addRows) {
-    const OverviewRequest& r = out.region;
-    const std::int64_t blockRows = (kRowsPerBlock + r.factor - 1) / r.factor * r.factor;
-    const std::int64_t blocks = (r.r1 - r.r0 + blockRows - 1) / blockRows;
-    std::vector<ReasonEntries> entries(static_cast<std::size_t>(std::max(kernelThreads(), 1)), ReasonEntries{});
-    std::atomic<bool> stopped{false};
-    std::atomic<std::int64_t> done{0};
-    forEachItem(blocks, [&](std::int64_t block, int worker) {
-        if (stopped.load(std::memory_order_relaxed)) return;
-        if (worker == 0 && keepGoing && !keepGoing(static_cast<double>(done.load()) / static_cast<double>(blocks))) {
-            stopped.store(true);
-            return;
-        }
-        const std::int64_t i0 = r.r0 + block * blockRows, i1 = std::min(r.r1, i0 + blockRows);
-        addRows(i0, i1, entries[static_cast<std::size_t>(worker)], worker);
-        done.fetch_add(1);
-    });
-    if (stopped.load()) return false;
-    for (const ReasonEntries& part : entries)
-        for (std::size_t k = 0; k < part.size(); ++k) out.reasonEntries[k] += part[k];
-    return true;
-}
+// Whole cell rows of at least kRowsPerBlock queries.
+std::int64_t rowsPerBlock(std::int64_t factor) { return (kRowsPerBlock + factor - 1) / factor * factor; }
 
 // One cell row's dense weights pooled down each key's column (max, min and sum over the cell
 // row's queries, and whether an allowed weight was exactly 0): straight loops over the keys that
@@ -194,7 +117,7 @@ bool addDenseRows(const AttentionWeights& weights, WeightOverview& out, const st
     const OverviewRequest& r = out.region;
     const std::int64_t width = r.c1 - r.c0;
     std::vector<ColumnPool> pools(static_cast<std::size_t>(std::max(kernelThreads(), 1)));
-    return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int worker) {
+    return addRowsInBlocks(out, rowsPerBlock(r.factor), keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int worker) {
         ColumnPool& pool = pools[static_cast<std::size_t>(worker)];
         for (std::int64_t b0 = i0; b0 < i1; b0 += kRowsPerBlock) {
             const std::int64_t b1 = std::min(i1, b0 + kRowsPerBlock);
@@ -226,23 +149,9 @@ bool addDenseRows(const AttentionWeights& weights, WeightOverview& out, const st
 // Sparse rows: only the allowed keys, the others being 0.
 bool addSparseRows(const AttentionWeights& weights, WeightOverview& out, const std::function<bool(double)>& keepGoing) {
     const OverviewRequest& r = out.region;
-    const std::int64_t f = r.factor;
-    const double perCell = 1.0 / static_cast<double>(f);
-    return addRowsInBlocks(out, keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int) {
+    return addRowsInBlocks(out, rowsPerBlock(r.factor), keepGoing, [&](std::int64_t i0, std::int64_t i1, ReasonEntries& entries, int) {
         weights.forEachRow(r.head, i0, i1, [&](const RowEntries& row) {
-            const std::size_t rowCells = static_cast<std::size_t>((row.query - r.r0) / f) * static_cast<std::size_t>(out.cols);
-            ReasonRuns runs(entries);
-            const std::int32_t* begin = std::lower_bound(row.keys, row.keys + row.count, static_cast<std::int32_t>(r.c0));
-            for (const std::int32_t* k = begin; k < row.keys + row.count && *k < r.c1; ++k) {
-                const auto t = static_cast<std::size_t>(k - row.keys);
-                // (key − c0) / f without an integer division a key: the product's floor, corrected
-                const std::int64_t offset = *k - r.c0;
-                auto column = static_cast<std::int64_t>(static_cast<double>(offset) * perCell);
-                if (column * f > offset) --column;
-                else if ((column + 1) * f <= offset) ++column;
-                addKey(out, rowCells + static_cast<std::size_t>(column), row.weights[t], row.reasons[t]);
-                if (row.reasons[t] != 0) runs.add(row.reasons[t], row.multiplicity[t]);
-            }
+            addVisitedRow(out, row, entries);
             return true;
         });
     });
@@ -272,6 +181,11 @@ bool addFactoredSums(const DenseRowWeights& weights, WeightOverview& out, const 
 bool poolsSumsByFactors(const AttentionWeights& weights) {
     const auto* dense = dynamic_cast<const DenseRowWeights*>(&weights);
     return dense && dense->sumsByFactors();
+}
+
+bool poolsByGroups(const AttentionWeights& weights, int head) {
+    const auto* pattern = dynamic_cast<const PatternWeights*>(&weights);
+    return pattern && head >= 0 && head < weights.heads() && pattern->groupPooling(head) != nullptr;
 }
 
 std::int64_t WeightOverview::cellArea(int row, int col) const {
@@ -307,7 +221,12 @@ bool buildOverview(const AttentionWeights& weights, const OverviewRequest& reque
         if (!addFactoredSums(dynamic_cast<const DenseRowWeights&>(weights), out, keepGoing)) return false;
         return !keepGoing || keepGoing(1.0);
     }
-    if (!(dense ? addDenseRows(weights, out, keepGoing) : addSparseRows(weights, out, keepGoing))) return false;
+    const auto* pattern = dynamic_cast<const PatternWeights*>(&weights);
+    if (const auto pooling = pattern ? pattern->groupPooling(r.head) : nullptr) {
+        if (!pattern->poolOverview(*pooling, out, keepGoing)) return false;
+    } else if (!(dense ? addDenseRows(weights, out, keepGoing) : addSparseRows(weights, out, keepGoing))) {
+        return false;
+    }
     return !keepGoing || keepGoing(1.0);
 }
 
