@@ -1,9 +1,8 @@
 #include "attention/weights/pattern_overview.h"
 
 #include "attention/weights/overview_cells.h"
-#include "base/kernels/cpu_features.h"
-#include "base/kernels/row_exp.h"
 #include "base/kernels/small_gemm.h"
+#include "base/kernels/softmax_kernel.h"
 #include "base/runtime/worker_threads.h"
 
 #include <algorithm>
@@ -16,9 +15,15 @@
 namespace attnscope::engine {
 namespace {
 
-// Rows scored together and keys per product: scores of 32 x 1024, 128 KiB, stay in L2.
+// Rows scored together and keys per product: scores of 32 x 1024, 128 KiB.
 constexpr std::int64_t kRowBlock = 32;
 constexpr std::int64_t kKeyTile = 1024;
+// Weights held before they are pooled, in row order: 2 MiB. The rows of one residue group are a
+// residue's apart (1,024 at a million tokens), each in a cell row of its own, and the next
+// residue's rows fall in the same cell rows: pooled group by group, every cell row would be
+// fetched again for each residue; pooled in row order, once for all the residues held.
+constexpr std::int64_t kStagedWeights = std::int64_t{1} << 21;
+static_assert(kStagedWeights >= kRowBlock * kKeyTile, "a product's scores fit the staging");
 // Blocks of rows an overview is cut into: enough for two threads to share and for keepGoing to be
 // polled often, few enough that a block holds many rows of each residue group (sparse_strided's
 // strided keys: rows 1,024 apart at a million tokens), whose keys each product then reads once.
@@ -106,10 +111,78 @@ bool groupsWithinStrideReach(const DensePlan& plan) {
     return true;
 }
 
+// The largest, smallest and summed of some weights (all >= 0).
+struct SliceSummary {
+    float hi = 0.0f, lo = 0.0f;
+    double sum = 0.0;
+};
+
+// Four floats: a vector on every x86-64 (wider vectors without the CPU's AVX enabled at compile
+// time were lowered to memory and ran slower than scalar code).
+using Lanes = float __attribute__((vector_size(16)));
+
+SliceSummary summarise(const float* w, std::int64_t count) {
+    Lanes hi0{}, hi1{}, sum0{}, sum1{};
+    Lanes lo0 = hi0 + std::numeric_limits<float>::infinity(), lo1 = lo0;
+    std::int64_t q = 0;
+    for (; q + 8 <= count; q += 8) {
+        Lanes v0, v1;
+        std::memcpy(&v0, w + q, sizeof v0);
+        std::memcpy(&v1, w + q + 4, sizeof v1);
+        hi0 = v0 > hi0 ? v0 : hi0;
+        hi1 = v1 > hi1 ? v1 : hi1;
+        lo0 = v0 < lo0 ? v0 : lo0;
+        lo1 = v1 < lo1 ? v1 : lo1;
+        sum0 += v0;
+        sum1 += v1;
+    }
+    SliceSummary out;
+    out.lo = std::numeric_limits<float>::infinity();
+    for (int l = 0; l < 4; ++l) {
+        out.hi = std::max({out.hi, hi0[l], hi1[l]});
+        out.lo = std::min({out.lo, lo0[l], lo1[l]});
+        out.sum += static_cast<double>(sum0[l]) + static_cast<double>(sum1[l]);
+    }
+    for (; q < count; ++q) {
+        out.hi = std::max(out.hi, w[q]);
+        out.lo = std::min(out.lo, w[q]);
+        out.sum += w[q];
+    }
+    return out;
+}
+
 // One thread's buffers.
+// A row's weights of positions [a, a + count) of a segment, held at staged[at].
+struct StagedRun {
+    std::int64_t row = 0;
+    const DenseSegment* seg = nullptr;
+    std::int64_t a = 0, count = 0;
+    std::size_t at = 0;
+};
+
+// Pieces whose rows and keys both step by multiples of the factor (sparse_strided's residue
+// groups, when the factor divides the stride): weight (row u, key position t) of such a piece lies
+// in cell (row0 + u·rowStep, col0 + t·colStep), and every residue of one cell has the same row0
+// and col0 (512 residues at a million tokens). Their weights are pooled here elementwise, in
+// loops the compiler vectorises, and the cells take the grid once per run of such pieces.
+struct CellGrid {
+    std::int64_t row0 = -1, col0 = 0, rowStep = 0, colStep = 0, rows = 0, cols = 0;
+    ReasonBits bit = 0;
+    std::vector<float> hi, lo;
+    std::vector<double> sum;
+    std::vector<std::int64_t> first, last;  ///< [rows] positions touched
+    bool holds(std::int64_t r0, std::int64_t c0, std::int64_t rs, std::int64_t cs, std::int64_t nr, std::int64_t nc,
+               ReasonBits b) const {
+        return row0 == r0 && col0 == c0 && rowStep == rs && colStep == cs && rows == nr && cols == nc && bit == b;
+    }
+};
+
 struct GroupScratch {
-    std::vector<float> queries, keys, scores;
+    std::vector<float> queries, keys, staged;
     std::vector<std::int64_t> lo, hi;
+    std::vector<StagedRun> runs;
+    std::size_t used = 0;  ///< floats of `staged` in use
+    CellGrid grid;
 };
 
 // The rows of one block of the overview, group by group, on one thread.
@@ -120,10 +193,25 @@ public:
         : m_pooling(pooling), m_plan(pooling.plan), m_head(head), m_out(out), m_entries(entries), m_s(s) {
         m_s.queries.resize(static_cast<std::size_t>(kRowBlock * head.d));
         m_s.keys.resize(static_cast<std::size_t>(kKeyTile * head.d));
-        m_s.scores.resize(static_cast<std::size_t>(kRowBlock * kKeyTile));
+        m_s.staged.resize(static_cast<std::size_t>(kStagedWeights));
         m_s.lo.resize(kRowBlock);
         m_s.hi.resize(kRowBlock);
+        m_s.runs.clear();
+        m_s.used = 0;
+        CellGrid& grid = m_s.grid;
+        grid.row0 = -1;
+        grid.hi.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), -std::numeric_limits<float>::infinity());
+        grid.lo.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), std::numeric_limits<float>::infinity());
+        grid.sum.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), 0.0);
+        grid.first.assign(kRowBlock, 0);
+        grid.last.assign(kRowBlock, 0);
     }
+    ~BlockPooling() {
+        poolStaged();
+        poolGrid();
+    }
+    BlockPooling(const BlockPooling&) = delete;
+    BlockPooling& operator=(const BlockPooling&) = delete;
 
     /// Rows [i0, i1) of every group that holds some.
     void addRows(std::int64_t i0, std::int64_t i1) {
@@ -169,17 +257,105 @@ private:
             if (!allowedPositions(g, seg, si - g.segBegin, u0, u1, x0, x1)) continue;
             for (std::int64_t t0 = x0; t0 < x1; t0 += kKeyTile) {
                 const std::int64_t t1 = std::min(x1, t0 + kKeyTile), cols = t1 - t0;
-                smallGemmABt(rows, cols, d, q, d, keyRows(seg, t0, t1), d, m_s.scores.data(), cols);
+                if (m_s.used + static_cast<std::size_t>(rows * cols) > m_s.staged.size()) poolStaged();
+                float* scores = m_s.staged.data() + m_s.used;
+                smallGemmABt(rows, cols, d, q, d, keyRows(seg, t0, t1), d, scores, cols);
+                if (onGrid(g, seg)) {
+                    addToGrid(g, seg, u0, rows, t0, cols, scores);
+                    continue;
+                }
                 for (std::int64_t r = 0; r < rows; ++r) {
                     const std::int64_t a = std::max(m_s.lo[r], t0), b = std::min(m_s.hi[r], t1);
                     if (a >= b) continue;
-                    float* w = m_s.scores.data() + r * cols + (a - t0);
+                    const std::size_t at = m_s.used + static_cast<std::size_t>(r * cols + (a - t0));
                     const std::int64_t i = rowOf(g, u0 + r);
-                    toWeights(i, seg, a, w, b - a);
-                    poolRow(i, seg, a, w, b - a);
+                    toWeights(i, seg, a, m_s.staged.data() + at, b - a);
+                    m_s.runs.push_back(StagedRun{i, &seg, a, b - a, at});
                 }
+                m_s.used += static_cast<std::size_t>(rows * cols);
             }
         }
+    }
+
+    // Whether the group's rows and the segment's keys step by multiples of the factor (CellGrid).
+    bool onGrid(const DenseGroup& g, const DenseSegment& seg) const {
+        const std::int64_t f = m_out.region.factor;
+        return !seg.gathered && seg.keyStep > 1 && seg.keyStep % f == 0 && g.rowStep % f == 0 &&
+               !(seg.skipExcluded && !m_plan.excluded.empty());
+    }
+
+    // A product's rows [u0, u0 + rows) x positions [t0, t0 + cols) turned into weights and pooled
+    // on the grid (started anew, the previous one into its cells, when its cells differ).
+    void addToGrid(const DenseGroup& g, const DenseSegment& seg, std::int64_t u0, std::int64_t rows, std::int64_t t0,
+                   std::int64_t cols, float* scores) {
+        const OverviewRequest& r = m_out.region;
+        const std::int64_t f = r.factor;
+        const std::int64_t row0 = (rowOf(g, u0) - r.r0) / f, col0 = (keyAt(seg, t0) - r.c0) / f;
+        const auto bit = static_cast<ReasonBits>(1u << static_cast<unsigned>(seg.reason));
+        CellGrid& grid = m_s.grid;
+        if (!grid.holds(row0, col0, g.rowStep / f, seg.keyStep / f, rows, cols, bit)) {
+            poolGrid();
+            grid.row0 = row0;
+            grid.col0 = col0;
+            grid.rowStep = g.rowStep / f;
+            grid.colStep = seg.keyStep / f;
+            grid.rows = rows;
+            grid.cols = cols;
+            grid.bit = bit;
+            std::fill(grid.first.begin(), grid.first.end(), cols);
+            std::fill(grid.last.begin(), grid.last.end(), 0);
+        }
+        std::int64_t listed = 0;
+        for (std::int64_t u = 0; u < rows; ++u) {
+            const std::int64_t a = std::max(m_s.lo[u], t0), b = std::min(m_s.hi[u], t0 + cols);
+            if (a >= b) continue;
+            float* w = scores + u * cols + (a - t0);
+            toWeights(rowOf(g, u0 + u), seg, a, w, b - a);
+            const std::size_t at = static_cast<std::size_t>(u * cols + (a - t0));
+            float* hi = grid.hi.data() + at;
+            float* lo = grid.lo.data() + at;
+            double* sum = grid.sum.data() + at;
+            for (std::int64_t t = 0; t < b - a; ++t) {
+                hi[t] = w[t] > hi[t] ? w[t] : hi[t];
+                lo[t] = w[t] < lo[t] ? w[t] : lo[t];
+                sum[t] += w[t];
+            }
+            grid.first[static_cast<std::size_t>(u)] = std::min(grid.first[static_cast<std::size_t>(u)], a - t0);
+            grid.last[static_cast<std::size_t>(u)] = std::max(grid.last[static_cast<std::size_t>(u)], b - t0);
+            listed += b - a;
+        }
+        m_entries[static_cast<std::size_t>(seg.reason)] += listed;
+    }
+
+    // The grid into its cells, and cleared.
+    void poolGrid() {
+        CellGrid& grid = m_s.grid;
+        if (grid.row0 < 0) return;
+        for (std::int64_t u = 0; u < grid.rows; ++u) {
+            const auto row = static_cast<std::size_t>(u);
+            const std::size_t rowCells = static_cast<std::size_t>(grid.row0 + u * grid.rowStep) * static_cast<std::size_t>(m_out.cols);
+            for (std::int64_t t = grid.first[row]; t < grid.last[row]; ++t) {
+                const std::size_t at = static_cast<std::size_t>(u * grid.cols + t);
+                if (grid.hi[at] < 0.0f) continue;  // no weight came here
+                const std::size_t cell = rowCells + static_cast<std::size_t>(grid.col0 + t * grid.colStep);
+                m_out.maxWeight[cell] = std::max(m_out.maxWeight[cell], grid.hi[at]);
+                m_out.sumWeight[cell] += grid.sum[at];
+                m_out.reasons[cell] |= grid.bit;
+                if (grid.lo[at] == 0.0f) m_out.exactZero[cell] = 1;
+                grid.hi[at] = -std::numeric_limits<float>::infinity();
+                grid.lo[at] = std::numeric_limits<float>::infinity();
+                grid.sum[at] = 0.0;
+            }
+        }
+        grid.row0 = -1;
+    }
+
+    // The staged weights into their cells, row by row.
+    void poolStaged() {
+        std::stable_sort(m_s.runs.begin(), m_s.runs.end(), [](const StagedRun& x, const StagedRun& y) { return x.row < y.row; });
+        for (const StagedRun& run : m_s.runs) poolRow(run.row, *run.seg, run.a, m_s.staged.data() + run.at, run.count);
+        m_s.runs.clear();
+        m_s.used = 0;
     }
 
     // Each row's allowed positions of the segment within the region's keys (m_s.lo, m_s.hi), and
@@ -232,17 +408,7 @@ private:
             std::fill(w, w + count, 0.0f);
             return;
         }
-        const float scale = m_head.scale, shift = m_head.shift[at];
-        // The kept shift is the kernel's reference (row_exp.h referenceShift), not always the row's
-        // max: scores pass it by at most kMaxReferenceExcess, where exp is exact up to about 88.
-        for (std::int64_t t = 0; t < count; ++t) w[t] = std::min(w[t] * scale - shift, kMaxReferenceExcess);
-#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
-        if (haveAvx2Fma()) expNonPositiveAvx2(w, count);
-        else
-#endif
-            for (std::int64_t t = 0; t < count; ++t) w[t] = std::exp(w[t]);
-        const auto inv = static_cast<float>(1.0 / static_cast<double>(sum));
-        for (std::int64_t t = 0; t < count; ++t) w[t] *= inv;
+        keptWeightsInPlace(w, count, m_head.scale, m_head.shift[at], static_cast<float>(1.0 / static_cast<double>(sum)));
         if (const auto& padded = *m_head.keyPadding; !padded.empty())
             for (std::int64_t t = 0; t < count; ++t)
                 if (padded[static_cast<std::size_t>(keyAt(seg, a + t))]) w[t] = 0.0f;
@@ -270,61 +436,60 @@ private:
     }
 
     // Consecutive keys from region column `offset` on: a cell's slice at a time (max, sum and
-    // whether a weight is 0, over eight lanes the compiler vectorises).
+    // whether a weight is 0, in eight-lane vectors).
     void poolRun(std::size_t rowCells, std::int64_t offset, const float* w, std::int64_t count, ReasonBits bit) {
         const std::int64_t f = m_out.region.factor;
         for (std::int64_t p = 0; p < count;) {
             const std::int64_t col = offset / f, take = std::min(count - p, (col + 1) * f - offset);
-            float hi[8] = {}, lo[8], sum[8] = {};
-            std::fill(lo, lo + 8, std::numeric_limits<float>::infinity());
-            std::int64_t q = 0;
-            for (; q + 8 <= take; q += 8)
-                for (int l = 0; l < 8; ++l) {
-                    const float v = w[p + q + l];
-                    hi[l] = v > hi[l] ? v : hi[l];
-                    lo[l] = v < lo[l] ? v : lo[l];
-                    sum[l] += v;
-                }
-            for (; q < take; ++q) {
-                hi[0] = std::max(hi[0], w[p + q]);
-                lo[0] = std::min(lo[0], w[p + q]);
-                sum[0] += w[p + q];
-            }
-            float h = 0.0f, l = std::numeric_limits<float>::infinity();
-            double total = 0;
-            for (int k = 0; k < 8; ++k) {
-                h = std::max(h, hi[k]);
-                l = std::min(l, lo[k]);
-                total += sum[k];
-            }
+            SliceSummary slice = summarise(w + p, take);
             const std::size_t cell = rowCells + static_cast<std::size_t>(col);
-            m_out.maxWeight[cell] = std::max(m_out.maxWeight[cell], h);
-            m_out.sumWeight[cell] += total;
+            m_out.maxWeight[cell] = std::max(m_out.maxWeight[cell], slice.hi);
+            m_out.sumWeight[cell] += slice.sum;
             m_out.reasons[cell] |= bit;
-            if (l == 0.0f) m_out.exactZero[cell] = 1;
+            if (slice.lo == 0.0f) m_out.exactZero[cell] = 1;
             p += take;
             offset += take;
         }
     }
 
     // Keys one by one (strided, gathered, or with excluded keys among them); returns those listed.
+    // A sparse cell's min stays 0 (keys outside the pattern count as 0), so only max, sum, reasons
+    // and exact zeros change.
     std::int64_t poolKeys(std::size_t rowCells, const DenseSegment& seg, std::int64_t a, const float* w,
                           std::int64_t count, ReasonBits bit) {
         const OverviewRequest& r = m_out.region;
         const std::int64_t f = r.factor;
-        const double perCell = 1.0 / static_cast<double>(f);
         const bool skips = seg.skipExcluded && !m_plan.excluded.empty();
         std::int64_t listed = 0;
-        for (std::int64_t t = 0; t < count; ++t) {
-            const std::int64_t key = keyAt(seg, a + t);
-            if (key < r.c0 || key >= r.c1 || (skips && m_plan.excluded[static_cast<std::size_t>(key)])) continue;
-            // (key − c0) / f without an integer division a key: the product's floor, corrected
-            const std::int64_t offset = key - r.c0;
-            auto column = static_cast<std::int64_t>(static_cast<double>(offset) * perCell);
-            if (column * f > offset) --column;
-            else if ((column + 1) * f <= offset) ++column;
-            addKey(m_out, rowCells + static_cast<std::size_t>(column), w[t], bit);
+        const auto add = [&](std::int64_t column, float weight) {
+            const std::size_t cell = rowCells + static_cast<std::size_t>(column);
+            m_out.maxWeight[cell] = std::max(m_out.maxWeight[cell], weight);
+            m_out.sumWeight[cell] += weight;
+            m_out.reasons[cell] |= bit;
+            if (weight == 0.0f) m_out.exactZero[cell] = 1;
             ++listed;
+        };
+        if (seg.gathered) {
+            for (std::int64_t t = 0; t < count; ++t) {
+                const std::int64_t key = keyAt(seg, a + t);
+                if (key < r.c0 || key >= r.c1 || (skips && m_plan.excluded[static_cast<std::size_t>(key)])) continue;
+                add((key - r.c0) / f, w[t]);
+            }
+            return listed;
+        }
+        // an arithmetic run inside the region: its column advances by step / f, its remainder by
+        // step % f, so no division a key
+        const std::int64_t key0 = keyAt(seg, a), columnStep = seg.keyStep / f, remainderStep = seg.keyStep % f;
+        std::int64_t column = (key0 - r.c0) / f, remainder = (key0 - r.c0) % f, key = key0;
+        for (std::int64_t t = 0; t < count; ++t) {
+            if (!(skips && m_plan.excluded[static_cast<std::size_t>(key)])) add(column, w[t]);
+            key += seg.keyStep;
+            column += columnStep;
+            remainder += remainderStep;
+            if (remainder >= f) {
+                remainder -= f;
+                ++column;
+            }
         }
         return listed;
     }

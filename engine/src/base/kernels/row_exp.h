@@ -29,10 +29,11 @@ inline float referenceShift(float maxValue, float scale, float reference) {
 /// −inf row becomes zeros with sum 0 and *rowMax = −inf. Only where haveAvx2Fma().
 float rowExpAvx2(float* row, std::int64_t cols, float scale, float* rowMax, bool normalise, float reference);
 
-/// exp(x) in place for values x <= 0 (below −87.3: exactly 0), exact to float rounding up to
-/// x ≈ 88 (so also for scores shifted by a reference, x <= kMaxReferenceExcess). Only where
-/// haveAvx2Fma().
+/// exp(x) in place for values x <= 0 (below −87.3: exactly 0). Only where haveAvx2Fma().
 void expNonPositiveAvx2(float* data, std::int64_t count);
+
+/// softmax_kernel.h keptWeightsInPlace in AVX2. Only where haveAvx2Fma().
+void keptWeightsAvx2(float* data, std::int64_t count, float scale, float shift, float factor);
 #endif
 
 }  // namespace attnscope::engine

@@ -36,6 +36,23 @@ ATTNSCOPE_AVX2_FMA_TARGET void expNonPositiveAvx2(float* data, std::int64_t coun
     }
 }
 
+namespace {
+// exp(min(scale·x − shift, kMaxReferenceExcess)) · factor on eight lanes.
+ATTNSCOPE_AVX2_FMA_TARGET inline __m256 keptWeights8(__m256 x, __m256 scale, __m256 shift, __m256 factor) {
+    return _mm256_mul_ps(exp8(_mm256_min_ps(_mm256_fmsub_ps(x, scale, shift), _mm256_set1_ps(kMaxReferenceExcess))), factor);
+}
+}  // namespace
+
+ATTNSCOPE_AVX2_FMA_TARGET void keptWeightsAvx2(float* data, std::int64_t count, float scale, float shift, float factor) {
+    const __m256 vs = _mm256_set1_ps(scale), vshift = _mm256_set1_ps(shift), vf = _mm256_set1_ps(factor);
+    std::int64_t j = 0;
+    for (; j + 8 <= count; j += 8) _mm256_storeu_ps(data + j, keptWeights8(_mm256_loadu_ps(data + j), vs, vshift, vf));
+    if (j < count) {
+        const __m256i mask = tailMask(count - j);
+        _mm256_maskstore_ps(data + j, mask, keptWeights8(_mm256_maskload_ps(data + j, mask), vs, vshift, vf));
+    }
+}
+
 // The softmax kernel's rowExp (normalise = false) or rowSoftmax (normalise = true) in AVX2.
 ATTNSCOPE_AVX2_FMA_TARGET float rowExpAvx2(float* row, std::int64_t cols, float scale, float* rowMax, bool normalise,
                                            float reference) {

@@ -2,6 +2,7 @@
 
 #include "base/kernels/row_exp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -139,6 +140,14 @@ void expNonPositiveInPlace(float* data, std::int64_t count) {
     if (haveAvx2Fma()) return expNonPositiveAvx2(data, count);
 #endif
     for (std::int64_t j = 0; j < count; ++j) data[j] = expNonPositive(data[j]);
+}
+
+void keptWeightsInPlace(float* data, std::int64_t count, float scale, float shift, float factor) {
+#ifdef ATTNSCOPE_HAVE_AVX2_KERNELS
+    if (haveAvx2Fma()) return keptWeightsAvx2(data, count, scale, shift, factor);
+#endif
+    for (std::int64_t j = 0; j < count; ++j)
+        data[j] = expNonPositive(std::min(data[j] * scale - shift, kMaxReferenceExcess)) * factor;
 }
 
 void expRowsInPlace(float* data, std::int64_t rows, std::int64_t cols, std::int64_t rowStride, float scale,

@@ -39,6 +39,12 @@ void eluPlusOneInPlace(float* data, std::int64_t count);
 /// exp(x) in place for values x <= 0 (the softmax's exp: below -87.3 gives exactly 0).
 void expNonPositiveInPlace(float* data, std::int64_t count);
 
+/// Weights from a row's kept statistics in place: each score s becomes
+/// exp(min(scale·s − shift, kMaxReferenceExcess)) · factor (factor = 1 / the row's sum). The kept
+/// shift may be an earlier part's max (row_exp.h referenceShift), which the row's scores pass by
+/// at most kMaxReferenceExcess; the cap only absorbs a rescored key's rounding beyond it.
+void keptWeightsInPlace(float* data, std::int64_t count, float scale, float shift, float factor);
+
 /// The largest of data[0..count) (-inf when count is 0).
 float maxValue(const float* data, std::int64_t count);
 
