@@ -203,11 +203,11 @@ TEST(WeightTiles, OverviewPoolsTheDenseWeights) {
                 if (first >= 0 && whole.multiplicity[at] > counted) entries[static_cast<std::size_t>(first)] += whole.multiplicity[at] - counted;
             }
         EXPECT_EQ(o.reasonEntries, entries);
-        // The pattern variants but Star pool by groups, from the kept row statistics: a few units
-        // in the last place of a weight (below 1) from the rows' own.
+        // The pattern variants but Star pool by groups, from the kept row statistics (the kernel's
+        // float sum): within a few parts per million of a weight (below 1) from the rows' own.
         const bool byGroups = c.id == "sparse_strided" || c.id == "sparse_fixed" || c.id == "longformer" || c.id == "bigbird";
         EXPECT_EQ(poolsByGroups(*res.weights, 1), byGroups);
-        const float maxTolerance = byGroups ? 2e-6f : c.tolerance;
+        const float maxTolerance = byGroups ? 5e-6f : c.tolerance;
         for (std::size_t cell = 0; cell < mx.size(); ++cell) {
             EXPECT_NEAR(o.maxWeight[cell], mx[cell], maxTolerance) << "cell " << cell;
             if (res.weights->denseRows()) {

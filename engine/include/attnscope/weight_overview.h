@@ -51,7 +51,8 @@ bool poolsSumsByFactors(const AttentionWeights& weights);
 /// True when the head's overview is pooled group by group from its pattern's plan (the pattern
 /// variants but Star): a block of rows scored against a run of keys at once, each weight
 /// exp(s/√d − row_max) / row_sum from the kept statistics, which equal each row's own to float
-/// rounding (a few units in the last place of a weight, where tiles and row visits are exact).
+/// rounding (the kernel's float sum: a weight within a few parts per million of the one tiles and
+/// row visits give, which renormalise each row in float64).
 bool poolsByGroups(const AttentionWeights& weights, int head);
 
 /// Fills `out` for `request` (clamped to the result). keepGoing(fraction done) is polled between
