@@ -1,7 +1,7 @@
 #include "attention/weights/pattern_overview.h"
 
 #include "attention/weights/overview_cells.h"
-#include "base/kernels/small_gemm.h"
+#include "attention/weights/panel_scores.h"
 #include "base/kernels/softmax_kernel.h"
 #include "base/runtime/worker_threads.h"
 
@@ -15,8 +15,9 @@
 namespace attnscope::engine {
 namespace {
 
-// Rows scored together and keys per product: scores of 32 x 1024, 128 KiB.
-constexpr std::int64_t kRowBlock = 32;
+// Rows scored together (four steps of the AVX-512 panel kernel's 12, eight of AVX2's 6) and keys
+// per product: scores of 48 x 1024, 192 KiB.
+constexpr std::int64_t kRowBlock = 48;
 constexpr std::int64_t kKeyTile = 1024;
 // Weights held before they are pooled, in row order: 2 MiB. The rows of one residue group are a
 // residue's apart (1,024 at a million tokens), each in a cell row of its own, and the next
@@ -177,8 +178,20 @@ struct CellGrid {
     }
 };
 
+// The head's consecutive keys in panels (panel_scores.h), the last kPanels used: a band's groups
+// read mostly the keys the group before read (sparse_strided's 96 rows against 1,120 keys a
+// group at a million tokens), so each panel is packed about once.
+struct PanelRing {
+    static constexpr std::int64_t kPanels = 128;  // (more than a key tile's 1,024 keys span)
+    std::vector<float> panels;       ///< [kPanels][d][16]
+    std::vector<std::int64_t> held;  ///< [kPanels] the panel each slot holds; -1: none
+};
+
 struct GroupScratch {
-    std::vector<float> queries, keys, staged;
+    std::vector<float> queries, keys, staged;  ///< keys: one tile's keys in panels
+    std::vector<float> gathered;               ///< one tile's gathered key rows
+    std::vector<const float*> panelAt;         ///< one tile's panels in the ring
+    PanelRing ring;
     std::vector<std::int64_t> lo, hi;
     std::vector<StagedRun> runs;
     std::size_t used = 0;  ///< floats of `staged` in use
@@ -192,7 +205,13 @@ public:
                  GroupScratch& s)
         : m_pooling(pooling), m_plan(pooling.plan), m_head(head), m_out(out), m_entries(entries), m_s(s) {
         m_s.queries.resize(static_cast<std::size_t>(kRowBlock * head.d));
-        m_s.keys.resize(static_cast<std::size_t>(kKeyTile * head.d));
+        m_s.keys.resize(static_cast<std::size_t>(panelFloats16(kKeyTile, head.d)));
+        m_s.gathered.resize(static_cast<std::size_t>(kKeyTile * head.d));
+        m_s.panelAt.resize(static_cast<std::size_t>(kKeyTile / kPanelKeys + 2));
+        if (m_s.ring.held.empty()) {  // (kept from block to block: the same head's keys)
+            m_s.ring.panels.resize(static_cast<std::size_t>(PanelRing::kPanels * kPanelKeys * head.d));
+            m_s.ring.held.assign(PanelRing::kPanels, -1);
+        }
         m_s.staged.resize(static_cast<std::size_t>(kStagedWeights));
         m_s.lo.resize(kRowBlock);
         m_s.hi.resize(kRowBlock);
@@ -259,7 +278,7 @@ private:
                 const std::int64_t t1 = std::min(x1, t0 + kKeyTile), cols = t1 - t0;
                 if (m_s.used + static_cast<std::size_t>(rows * cols) > m_s.staged.size()) poolStaged();
                 float* scores = m_s.staged.data() + m_s.used;
-                smallGemmABt(rows, cols, d, q, d, keyRows(seg, t0, t1), d, scores, cols);
+                score(q, rows, seg, t0, t1, scores);
                 if (onGrid(g, seg)) {
                     addToGrid(g, seg, u0, rows, t0, cols, scores);
                     continue;
@@ -389,13 +408,39 @@ private:
         return seg.gathered ? m_plan.gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)] : seg.keyStart + t * seg.keyStep;
     }
 
-    // The key rows of positions [t0, t1): in place when consecutive, else copied together.
-    const float* keyRows(const DenseSegment& seg, std::int64_t t0, std::int64_t t1) {
-        const std::int64_t d = m_head.d;
-        if (!seg.gathered && seg.keyStep == 1) return m_head.k + (seg.keyStart + t0) * d;
-        for (std::int64_t t = t0; t < t1; ++t)
-            std::memcpy(m_s.keys.data() + (t - t0) * d, m_head.k + keyAt(seg, t) * d, static_cast<std::size_t>(d) * sizeof(float));
-        return m_s.keys.data();
+    // scores[r * (t1 - t0) + (t - t0)] = q_r · key of position t, for positions [t0, t1): consecutive
+    // keys from the ring of panels, others packed into panels for the tile.
+    void score(const float* q, std::int64_t rows, const DenseSegment& seg, std::int64_t t0, std::int64_t t1, float* scores) {
+        const std::int64_t d = m_head.d, cols = t1 - t0;
+        if (!seg.gathered && seg.keyStep == 1) {
+            const std::int64_t j0 = seg.keyStart + t0, j1 = seg.keyStart + t1;
+            for (std::int64_t p = j0 / kPanelKeys; p * kPanelKeys < j1; ++p)
+                m_s.panelAt[static_cast<std::size_t>(p - j0 / kPanelKeys)] = ringPanel(p);
+            scorePanelList(q, d, rows, m_s.panelAt.data(), j0, j1, d, scores, cols);
+            return;
+        }
+        const float* rowsOfKeys = m_head.k + keyAt(seg, t0) * d;
+        std::int64_t ld = seg.keyStep * d;
+        if (seg.gathered) {  // (a few global keys) copied together first
+            for (std::int64_t t = t0; t < t1; ++t)
+                std::memcpy(m_s.gathered.data() + (t - t0) * d, m_head.k + keyAt(seg, t) * d, static_cast<std::size_t>(d) * sizeof(float));
+            rowsOfKeys = m_s.gathered.data();
+            ld = d;
+        }
+        toKeyPanels(rowsOfKeys, ld, cols, d, m_s.keys.data());
+        scorePanels(q, d, rows, m_s.keys.data(), 0, cols, d, scores, cols);
+    }
+
+    // Panel p of the head's keys (keys 16p .. 16p + 15), packed into the ring when not there.
+    const float* ringPanel(std::int64_t p) {
+        PanelRing& ring = m_s.ring;
+        const std::int64_t d = m_head.d, slot = p % PanelRing::kPanels;
+        float* panel = ring.panels.data() + slot * kPanelKeys * d;
+        if (ring.held[static_cast<std::size_t>(slot)] != p) {
+            toKeyPanels(m_head.k + p * kPanelKeys * d, d, std::min(kPanelKeys, m_head.keys - p * kPanelKeys), d, panel);
+            ring.held[static_cast<std::size_t>(slot)] = p;
+        }
+        return panel;
     }
 
     // Scores of row i at positions [a, a + count) into weights exp(s/√d − row_max) / row_sum

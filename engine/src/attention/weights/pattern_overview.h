@@ -37,6 +37,7 @@ struct PatternHead {
     int head = 0;
     const float* q = nullptr;  ///< [queries, d]
     const float* k = nullptr;  ///< [keys, d]
+    std::int64_t keys = 0;
     std::int64_t d = 0;
     float scale = 1.0f;
     const float* shift = nullptr;  ///< [queries] the kept row_max

@@ -82,6 +82,7 @@ bool PatternWeights::poolOverview(const GroupPooling& pooling, WeightOverview& o
     head.head = h;
     head.q = m_q.data.get() + h * queries() * m_d;
     head.k = m_k.data.get() + h * m_realKeys * m_d;
+    head.keys = m_realKeys;
     head.d = m_d;
     head.scale = m_scale;
     head.shift = m_shift.data() + h * queries();
