@@ -6,11 +6,8 @@
 #include "base/runtime/worker_threads.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <limits>
-#include <map>
-#include <utility>
 
 namespace attnscope::engine {
 namespace {
@@ -19,11 +16,11 @@ namespace {
 // per product: scores of 48 x 1024, 192 KiB.
 constexpr std::int64_t kRowBlock = 48;
 constexpr std::int64_t kKeyTile = 1024;
-// Weights held before they are pooled, in row order: 2 MiB. The rows of one residue group are a
-// residue's apart (1,024 at a million tokens), each in a cell row of its own, and the next
+// Weights held before they are pooled, in row order: at most 2 MiB. The rows of one residue group
+// are a residue's apart (1,024 at a million tokens), each in a cell row of its own, and the next
 // residue's rows fall in the same cell rows: pooled group by group, every cell row would be
 // fetched again for each residue; pooled in row order, once for all the residues held.
-constexpr std::int64_t kStagedWeights = std::int64_t{1} << 21;
+constexpr std::int64_t kStagedWeights = std::int64_t{1} << 19;
 static_assert(kStagedWeights >= kRowBlock * kKeyTile, "a product's scores fit the staging");
 // Blocks of rows an overview is cut into: enough for two threads to share and for keepGoing to be
 // polled often, few enough that a block holds many rows of each residue group (sparse_strided's
@@ -32,85 +29,6 @@ constexpr std::int64_t kBlocksPerOverview = 32;
 constexpr std::int64_t kMinBlockRows = 256;
 
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-
-// The keys a segment may list, first to last, and (gathered keys) whether every one is excluded.
-struct KeySpan {
-    std::int64_t first = 0, last = -1;
-    bool allExcluded = false;
-};
-
-class SpanCache {
-public:
-    explicit SpanCache(const DensePlan& plan) : m_plan(plan) {}
-    KeySpan of(const DenseSegment& seg) {
-        KeySpan s;
-        if (seg.keyCount <= 0) return s;
-        if (!seg.gathered) {
-            s.first = seg.keyStart;
-            s.last = seg.keyStart + (seg.keyCount - 1) * seg.keyStep;
-            return s;
-        }
-        auto [it, made] = m_gathered.try_emplace({seg.keyStart, seg.keyCount});
-        if (made) {
-            KeySpan& g = it->second;
-            g.first = std::numeric_limits<std::int64_t>::max();
-            g.last = std::numeric_limits<std::int64_t>::min();
-            g.allExcluded = !m_plan.excluded.empty();
-            for (std::int64_t t = 0; t < seg.keyCount; ++t) {
-                const std::int64_t key = m_plan.gatheredKeys[static_cast<std::size_t>(seg.keyStart + t)];
-                g.first = std::min(g.first, key);
-                g.last = std::max(g.last, key);
-                g.allExcluded = g.allExcluded && m_plan.excluded[static_cast<std::size_t>(key)] != 0;
-            }
-        }
-        return it->second;
-    }
-
-private:
-    const DensePlan& m_plan;
-    std::map<std::pair<std::int64_t, std::int64_t>, KeySpan> m_gathered;
-};
-
-// Whether two segments of one group can never list the same key (conservative: false when unsure).
-bool disjoint(const DenseSegment& a, const DenseSegment& b, SpanCache& spans) {
-    const KeySpan sa = spans.of(a), sb = spans.of(b);
-    if (sa.last < sa.first || sb.last < sb.first) return true;
-    if (sa.last < sb.first || sb.last < sa.first) return true;
-    if (!a.gathered && !b.gathered) return a.keyStep == b.keyStep && (a.keyStart - b.keyStart) % a.keyStep != 0;
-    if (a.gathered != b.gathered) return (a.gathered ? sa : sb).allExcluded && (a.gathered ? b : a).skipExcluded;
-    return false;
-}
-
-// Whether every row lies in at most one group.
-bool rowsInOneGroup(const DensePlan& plan, std::int64_t n) {
-    std::vector<std::uint8_t> seen(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)), 0);
-    for (const DenseGroup& g : plan.groups)
-        for (std::int64_t t = 0; t < g.rowCount; ++t) {
-            const std::int64_t i = g.rowStart + t * g.rowStep;
-            if (i < 0 || i >= n || seen[static_cast<std::size_t>(i)]++) return false;
-        }
-    return true;
-}
-
-// Whether the groups give each row only keys within the strided rule's reach (the rule's keys are
-// gap·step or more away), so that no key comes from both.
-bool groupsWithinStrideReach(const DensePlan& plan) {
-    const std::int64_t reach = plan.strided.gap * plan.strided.step;
-    for (const DenseGroup& g : plan.groups)
-        for (std::int64_t si = g.segBegin; si < g.segEnd; ++si) {
-            const DenseSegment& seg = plan.segments[static_cast<std::size_t>(si)];
-            if (seg.gathered || seg.keyStep != 1) return false;
-            for (std::int64_t t = 0; t < g.rowCount; ++t) {
-                const std::int64_t i = g.rowStart + t * g.rowStep;
-                std::int64_t lo = 0, hi = 0;
-                plan.allowedInSegment(i, si - g.segBegin, seg, lo, hi);
-                if (lo >= hi) continue;
-                if (seg.keyStart + lo <= i - reach) return false;
-                if (plan.strided.above && seg.keyStart + hi - 1 >= i + reach) return false;
-            }
-        }
-    return true;
-}
 
 // The largest, smallest and summed of some weights (all >= 0).
 struct SliceSummary {
@@ -152,7 +70,6 @@ SliceSummary summarise(const float* w, std::int64_t count) {
     return out;
 }
 
-// One thread's buffers.
 // A row's weights of positions [a, a + count) of a segment, held at staged[at].
 struct StagedRun {
     std::int64_t row = 0;
@@ -187,6 +104,7 @@ struct PanelRing {
     std::vector<std::int64_t> held;  ///< [kPanels] the panel each slot holds; -1: none
 };
 
+// One thread's buffers, kept from block to block of one overview.
 struct GroupScratch {
     std::vector<float> queries, keys, staged;  ///< keys: one tile's keys in panels
     std::vector<float> gathered;               ///< one tile's gathered key rows
@@ -212,18 +130,16 @@ public:
             m_s.ring.panels.resize(static_cast<std::size_t>(PanelRing::kPanels * kPanelKeys * head.d));
             m_s.ring.held.assign(PanelRing::kPanels, -1);
         }
-        m_s.staged.resize(static_cast<std::size_t>(kStagedWeights));
+        if (m_s.staged.empty()) {  // a small region (a zoomed view) holds no more than its weights
+            const OverviewRequest& r = out.region;
+            const std::int64_t width = r.c1 - r.c0, product = kRowBlock * std::min(kKeyTile, width);
+            m_s.staged.resize(static_cast<std::size_t>(std::clamp((r.r1 - r.r0) * width, product, std::max(product, kStagedWeights))));
+        }
         m_s.lo.resize(kRowBlock);
         m_s.hi.resize(kRowBlock);
         m_s.runs.clear();
         m_s.used = 0;
-        CellGrid& grid = m_s.grid;
-        grid.row0 = -1;
-        grid.hi.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), -std::numeric_limits<float>::infinity());
-        grid.lo.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), std::numeric_limits<float>::infinity());
-        grid.sum.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), 0.0);
-        grid.first.assign(kRowBlock, 0);
-        grid.last.assign(kRowBlock, 0);
+        m_s.grid.row0 = -1;
     }
     ~BlockPooling() {
         poolStaged();
@@ -276,7 +192,11 @@ private:
             if (!allowedPositions(g, seg, si - g.segBegin, u0, u1, x0, x1)) continue;
             for (std::int64_t t0 = x0; t0 < x1; t0 += kKeyTile) {
                 const std::int64_t t1 = std::min(x1, t0 + kKeyTile), cols = t1 - t0;
-                if (m_s.used + static_cast<std::size_t>(rows * cols) > m_s.staged.size()) poolStaged();
+                const auto need = static_cast<std::size_t>(rows * cols);
+                if (m_s.used + need > m_s.staged.size()) {
+                    poolStaged();
+                    if (need > m_s.staged.size()) m_s.staged.resize(need);  // (gathered keys outside a narrow region)
+                }
                 float* scores = m_s.staged.data() + m_s.used;
                 score(q, rows, seg, t0, t1, scores);
                 if (onGrid(g, seg)) {
@@ -291,7 +211,7 @@ private:
                     toWeights(i, seg, a, m_s.staged.data() + at, b - a);
                     m_s.runs.push_back(StagedRun{i, &seg, a, b - a, at});
                 }
-                m_s.used += static_cast<std::size_t>(rows * cols);
+                m_s.used += need;
             }
         }
     }
@@ -312,6 +232,13 @@ private:
         const std::int64_t row0 = (rowOf(g, u0) - r.r0) / f, col0 = (keyAt(seg, t0) - r.c0) / f;
         const auto bit = static_cast<ReasonBits>(1u << static_cast<unsigned>(seg.reason));
         CellGrid& grid = m_s.grid;
+        if (grid.hi.empty()) {  // (made on first use; poolGrid leaves it cleared)
+            grid.hi.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), -std::numeric_limits<float>::infinity());
+            grid.lo.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), std::numeric_limits<float>::infinity());
+            grid.sum.assign(static_cast<std::size_t>(kRowBlock * kKeyTile), 0.0);
+            grid.first.assign(kRowBlock, 0);
+            grid.last.assign(kRowBlock, 0);
+        }
         if (!grid.holds(row0, col0, g.rowStep / f, seg.keyStep / f, rows, cols, bit)) {
             poolGrid();
             grid.row0 = row0;
@@ -548,38 +475,6 @@ private:
 };
 
 }  // namespace
-
-std::shared_ptr<const GroupPooling> makeGroupPooling(const DensePlan& plan, std::int64_t n, std::int64_t m) {
-    if (!rowsInOneGroup(plan, n)) return nullptr;
-    if (plan.strided.step > 0 && !groupsWithinStrideReach(plan)) return nullptr;
-    auto out = std::make_shared<GroupPooling>();
-    // The plan's own groups, each checked; the strided rule's groups (appended) list keys the
-    // others do not (checked above) and their two segments, below and above, apart by 2·gap·step.
-    SpanCache spans(plan);
-    out->byRows.assign(plan.groups.size(), 0);
-    for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
-        const DenseGroup& g = plan.groups[gi];
-        for (std::int64_t a = g.segBegin; a < g.segEnd && !out->byRows[gi]; ++a)
-            for (std::int64_t b = a + 1; b < g.segEnd && !out->byRows[gi]; ++b)
-                if (!disjoint(plan.segments[static_cast<std::size_t>(a)], plan.segments[static_cast<std::size_t>(b)], spans))
-                    out->byRows[gi] = 1;
-    }
-    if (plan.strided.step > 0) {
-        // a row visit lists the rule's keys too, which the appended groups also pool
-        if (std::find(out->byRows.begin(), out->byRows.end(), 1) != out->byRows.end()) return nullptr;
-        out->plan = expandStridedRule(plan, n, m);
-        out->byRows.resize(out->plan.groups.size(), 0);
-    } else {
-        out->plan = plan;
-    }
-    const DensePlan& p = out->plan;
-    if (!p.excluded.empty()) {
-        out->excludedBefore.assign(p.excluded.size() + 1, 0);
-        for (std::size_t j = 0; j < p.excluded.size(); ++j)
-            out->excludedBefore[j + 1] = out->excludedBefore[j] + (p.excluded[j] != 0);
-    }
-    return out;
-}
 
 bool poolByGroups(const GroupPooling& pooling, const PatternHead& head, WeightOverview& out,
                   const std::function<bool(double)>& keepGoing) {
