@@ -118,6 +118,7 @@ TEST(PatternOverview, PoolsTheWeightsOfEveryRegionAndFactor) {
             {1, 0, n, 0, n, 7},                            // divides none
             {0, n / 5 + 3, n - n / 7, n / 9, n - 11, 5},   // cells and groups cut by the region
             {0, n / 3, n / 3 + 150, n / 4, n / 4 + 300, 1},
+            {1, n / 2, n / 2 + 100, 700, 702, 1},          // narrower than a group's gathered keys
         };
         for (const OverviewRequest& r : regions) {
             SCOPED_TRACE("region rows " + std::to_string(r.r0) + ".." + std::to_string(r.r1) + " keys " +
