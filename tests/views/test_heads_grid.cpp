@@ -8,6 +8,7 @@
 
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -45,6 +46,37 @@ private Q_SLOTS:
         QVERIFY(!grid.isPooling());
         QCOMPARE(grid.headCount(), 3);
         QCOMPARE(grid.headMax(0, 2), static_cast<double>(fixtureWeight(2, 39, 39)));
+    }
+
+    // While a new result's heads are pooled the previous result's thumbnails stay, dimmed, and a
+    // click on them selects nothing (the new result may have other heads).
+    void theOldThumbnailsAreDimmedAndInertWhileTheNewArePooled() {
+        InspectionState state;
+        HeadsGrid grid;
+        grid.setInspectionState(&state);
+        grid.setResult(makeDenseResult(4, 5));
+        grid.resize(700, grid.heightForWidth(700));
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grid));
+        const QPoint third = grid.thumbnailRect(0, 2).center();
+        const QColor shown = grid.grab().toImage().pixelColor(third);
+
+        QSemaphore hold;  // the views' one worker busy, so the new heads wait
+        attnscope::views::backgroundThreadPool()->start([&hold] { hold.acquire(); });
+        grid.setBackgroundPooling(0);
+        grid.setResult(makeDenseResult(6, 12));
+        QVERIFY(grid.isPooling());
+        QVERIFY(grid.grab().toImage().pixelColor(third) != shown);  // dimmed
+        QSignalSpy selected(&grid, &HeadsGrid::headSelected);
+        QTest::mouseClick(&grid, Qt::LeftButton, {}, third);
+        QCOMPARE(selected.count(), 0);
+
+        hold.release();
+        QTRY_VERIFY_WITH_TIMEOUT(!grid.isPooling(), 60000);
+        QCOMPARE(grid.headCount(), 6);
+        QTest::mouseClick(&grid, Qt::LeftButton, {}, grid.thumbnailRect(0, 5).center());
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.at(0).at(1).toInt(), 5);
     }
 
     void thumbnailsUseTheLut() {

@@ -103,7 +103,8 @@ void HeadsGrid::rebuild() {
         showLayer(&layer);
         return;
     }
-    m_pooling = true;  // the previous thumbnails stay until these are ready
+    m_pooling = true;  // the previous thumbnails stay until these are ready, dimmed and inert
+    update();
     m_future = runInBackground<Layer>(
         this, [run = m_result, index] { return poolLayer(run->results[static_cast<std::size_t>(index)]); },
         [this, generation](Layer layer) {
@@ -319,6 +320,18 @@ void HeadsGrid::paintEvent(QPaintEvent*) {
         }
         if (m_figure) paintColorBar(painter, thumbnailRect(layer, headCount() - 1));
     }
+    if (m_pooling) paintStale(painter);
+}
+
+// The previous result's thumbnails while the new result's are pooled: dimmed, and saying so (a
+// new result may have other heads: they must not pass for its own).
+void HeadsGrid::paintStale(QPainter& painter) const {
+    const QRect area = rect().adjusted(0, headerHeight(), 0, 0);
+    QColor veil = palette().color(QPalette::Base);
+    veil.setAlpha(170);
+    painter.fillRect(area, veil);
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(area, Qt::AlignCenter, tr("Pooling the new result's heads…"));
 }
 
 bool HeadsGrid::hitTest(const QPoint& pos, int* layer, int* head) const {
@@ -336,7 +349,7 @@ bool HeadsGrid::hitTest(const QPoint& pos, int* layer, int* head) const {
 
 void HeadsGrid::mousePressEvent(QMouseEvent* event) {
     int layer = 0, head = 0;
-    if (event->button() == Qt::LeftButton && hitTest(event->position().toPoint(), &layer, &head)) {
+    if (!m_pooling && event->button() == Qt::LeftButton && hitTest(event->position().toPoint(), &layer, &head)) {
         Q_EMIT headSelected(layer, head);
         return;
     }
@@ -345,7 +358,7 @@ void HeadsGrid::mousePressEvent(QMouseEvent* event) {
 
 void HeadsGrid::mouseDoubleClickEvent(QMouseEvent* event) {
     int layer = 0, head = 0;
-    if (event->button() == Qt::LeftButton && hitTest(event->position().toPoint(), &layer, &head)) {
+    if (!m_pooling && event->button() == Qt::LeftButton && hitTest(event->position().toPoint(), &layer, &head)) {
         Q_EMIT headOpened(layer, head);
         return;
     }
@@ -354,6 +367,11 @@ void HeadsGrid::mouseDoubleClickEvent(QMouseEvent* event) {
 
 void HeadsGrid::mouseMoveEvent(QMouseEvent* event) {
     int layer = 0, head = 0;
+    if (m_pooling) {  // (the thumbnails shown are the previous result's)
+        unsetCursor();
+        setToolTip(tr("The new result's heads are being pooled; they appear here when ready"));
+        return;
+    }
     if (hitTest(event->position().toPoint(), &layer, &head)) {
         setCursor(Qt::PointingHandCursor);
         const int group = groupSize();

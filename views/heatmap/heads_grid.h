@@ -130,6 +130,7 @@ private:
     /// The label under a thumbnail `width` pixels wide.
     QString headLabel(int layer, int head, int width) const;
     void paintColorBar(QPainter& painter, const QRect& beside) const;
+    void paintStale(QPainter& painter) const;
 
     QPointer<InspectionState> m_state;
     std::shared_ptr<const engine::RunResult> m_result;
