@@ -67,10 +67,13 @@ Result<void> checkPlanBudget(const RunRequest& request, const RunPlan& plan, std
     return checkBudget(what, total, budget, shape);
 }
 
-// The dense kernel's rate per thread, measured: `full` on 16,384 tokens, 4 heads of 32 took 3.2 s
-// on 2 threads (4 · 4 · 16384² · 32 floating-point operations), about 2 · 10^10 a thread. Sparse
-// kernels gather and reach less of it, so for them the estimate is low rather than high.
-constexpr double kFlopsPerThreadSecond = 2e10;
+// The kernels' rate per thread, measured (2026-12-08): `full` on 20,000 tokens, 8 heads of 64,
+// 3.4 s of attention on 2 threads (4 · 8 · 20000² · 64 floating-point operations), about 1.2 · 10^11
+// a thread; the pattern kernels about half of that (`sparse_strided` on a million tokens). The
+// estimate takes the lower rate: high by about 2 for `full`, near for the sparse runs. (It was
+// 2 · 10^10, the rate of the kernel before the fused one: it announced runs of half a minute as
+// two minutes.)
+constexpr double kFlopsPerThreadSecond = 6e10;
 // Runs expected to take longer than this are announced before they start.
 constexpr double kLongRunSeconds = 30.0;
 
