@@ -3,10 +3,12 @@
 // character grid, and an independent double-precision masked softmax to compare weights with.
 
 #include <attnscope/engine.h>
+#include <attnscope/weight_overview.h>
 
 #include <gtest/gtest.h>
 
 #include "../support/weights_support.h"
+#include "base/runtime/worker_threads.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -166,6 +168,25 @@ inline std::string errorOf(Engine& engine, const RunRequest& request) {
     EXPECT_EQ(result.error().code, ErrorCode::InvalidArgument) << result.error().message;
     EXPECT_EQ(result.error().message.find('\n'), std::string::npos) << "one-line error";
     return result.error().message;
+}
+
+// An overview is pooled in blocks of whole cell rows that depend on its region alone: one thread
+// and two give the same cells and counts, to the bit.
+inline void expectSameOverviewOnOneAndTwoThreads(const AttentionWeights& weights, const OverviewRequest& request) {
+    WeightOverview alone, pair;
+    {
+        const KernelThreadsScope one(1);
+        ASSERT_TRUE(buildOverview(weights, request, alone));
+    }
+    {
+        const KernelThreadsScope two(2);
+        ASSERT_TRUE(buildOverview(weights, request, pair));
+    }
+    EXPECT_EQ(pair.maxWeight, alone.maxWeight);
+    EXPECT_EQ(pair.sumWeight, alone.sumWeight);
+    EXPECT_EQ(pair.reasons, alone.reasons);
+    EXPECT_EQ(pair.exactZero, alone.exactZero);
+    EXPECT_EQ(pair.reasonEntries, alone.reasonEntries);
 }
 
 }  // namespace sparse_test

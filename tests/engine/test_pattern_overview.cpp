@@ -7,8 +7,6 @@
 
 #include "sparse_test_support.h"
 
-#include "base/runtime/worker_threads.h"
-
 #include <attnscope/weight_overview.h>
 
 #include <algorithm>
@@ -137,22 +135,7 @@ TEST(PatternOverview, OneThreadAndTwoGiveTheSameBits) {
         SCOPED_TRACE(label(c));
         const auto run = runOk(*engine, variantRequest(randomQkv(2, c.n, c.d, 72), c.id, c.params));
         ASSERT_TRUE(run);
-        const AttentionResult& res = run->results[0];
-        const OverviewRequest r{1, 0, c.n, 0, c.n, 20};
-        WeightOverview alone, pair;
-        {
-            const KernelThreadsScope one(1);
-            ASSERT_TRUE(buildOverview(*res.weights, r, alone));
-        }
-        {
-            const KernelThreadsScope two(2);
-            ASSERT_TRUE(buildOverview(*res.weights, r, pair));
-        }
-        EXPECT_EQ(pair.maxWeight, alone.maxWeight);
-        EXPECT_EQ(pair.sumWeight, alone.sumWeight);
-        EXPECT_EQ(pair.reasons, alone.reasons);
-        EXPECT_EQ(pair.exactZero, alone.exactZero);
-        EXPECT_EQ(pair.reasonEntries, alone.reasonEntries);
+        expectSameOverviewOnOneAndTwoThreads(*run->results[0].weights, OverviewRequest{1, 0, c.n, 0, c.n, 20});
     }
 }
 

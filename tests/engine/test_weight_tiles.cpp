@@ -6,8 +6,6 @@
 
 #include "sparse_test_support.h"
 
-#include "base/runtime/worker_threads.h"
-
 #include <attnscope/result_file.h>
 #include <attnscope/weight_overview.h>
 
@@ -217,22 +215,7 @@ TEST(WeightTiles, OverviewPoolsTheDenseWeights) {
             EXPECT_EQ(o.reasons[cell], bits[cell]) << "cell " << cell;
             EXPECT_EQ(o.exactZero[cell], zero[cell]) << "cell " << cell;
         }
-        // Dense rows are pooled on the kernels' threads in blocks of whole cell rows: one thread
-        // and two give the same overview, to the bit.
-        WeightOverview alone, pair;
-        {
-            const KernelThreadsScope one(1);
-            ASSERT_TRUE(buildOverview(*res.weights, OverviewRequest{1, 0, res.n, 0, res.m, 3}, alone));
-        }
-        {
-            const KernelThreadsScope two(2);
-            ASSERT_TRUE(buildOverview(*res.weights, OverviewRequest{1, 0, res.n, 0, res.m, 3}, pair));
-        }
-        EXPECT_EQ(pair.maxWeight, alone.maxWeight);
-        EXPECT_EQ(pair.sumWeight, alone.sumWeight);
-        EXPECT_EQ(pair.reasons, alone.reasons);
-        EXPECT_EQ(pair.exactZero, alone.exactZero);
-        EXPECT_EQ(pair.reasonEntries, alone.reasonEntries);
+        expectSameOverviewOnOneAndTwoThreads(*res.weights, OverviewRequest{1, 0, res.n, 0, res.m, 3});
     }
 }
 

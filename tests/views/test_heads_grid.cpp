@@ -18,6 +18,22 @@ using attnscope::views::Colormap;
 using attnscope::views::HeadsGrid;
 using attnscope::views::InspectionState;
 
+namespace {
+
+// A grid of four heads shown 700 pixels wide, as the clicks on its thumbnails need it.
+struct ShownGrid {
+    InspectionState state;
+    HeadsGrid grid;
+    ShownGrid() {
+        grid.setInspectionState(&state);
+        grid.setResult(makeDenseResult(4, 5));
+        grid.resize(700, grid.heightForWidth(700));
+        grid.show();
+    }
+};
+
+}  // namespace
+
 class TestHeadsGrid : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -51,22 +67,18 @@ private Q_SLOTS:
     // While a new result's heads are pooled the previous result's thumbnails stay, dimmed, and a
     // click on them selects nothing (the new result may have other heads).
     void theOldThumbnailsAreDimmedAndInertWhileTheNewArePooled() {
-        InspectionState state;
-        HeadsGrid grid;
-        grid.setInspectionState(&state);
-        grid.setResult(makeDenseResult(4, 5));
-        grid.resize(700, grid.heightForWidth(700));
-        grid.show();
+        ShownGrid shown;
+        HeadsGrid& grid = shown.grid;
         QVERIFY(QTest::qWaitForWindowExposed(&grid));
         const QPoint third = grid.thumbnailRect(0, 2).center();
-        const QColor shown = grid.grab().toImage().pixelColor(third);
+        const QColor before = grid.grab().toImage().pixelColor(third);
 
         QSemaphore hold;  // the views' one worker busy, so the new heads wait
         attnscope::views::backgroundThreadPool()->start([&hold] { hold.acquire(); });
         grid.setBackgroundPooling(0);
         grid.setResult(makeDenseResult(6, 12));
         QVERIFY(grid.isPooling());
-        QVERIFY(grid.grab().toImage().pixelColor(third) != shown);  // dimmed
+        QVERIFY(grid.grab().toImage().pixelColor(third) != before);  // dimmed
         QSignalSpy selected(&grid, &HeadsGrid::headSelected);
         QTest::mouseClick(&grid, Qt::LeftButton, {}, third);
         QCOMPARE(selected.count(), 0);
@@ -139,12 +151,8 @@ private Q_SLOTS:
     }
 
     void clickEmitsHeadSelected() {
-        InspectionState state;
-        HeadsGrid grid;
-        grid.setInspectionState(&state);
-        grid.setResult(makeDenseResult(4, 5));
-        grid.resize(700, grid.heightForWidth(700));
-        grid.show();
+        ShownGrid shown;
+        HeadsGrid& grid = shown.grid;
         QVERIFY(QTest::qWaitForWindowExposed(&grid));
 
         QSignalSpy selected(&grid, &HeadsGrid::headSelected);
@@ -160,7 +168,7 @@ private Q_SLOTS:
         QTest::mouseClick(&grid, Qt::LeftButton, {}, QPoint(third.right() + 3, third.center().y()));
         QCOMPARE(selected.count(), 1);
         // The grid only emits intents; the selection is the app's to change.
-        QCOMPARE(state.head(), 0);
+        QCOMPARE(shown.state.head(), 0);
     }
 
     void checkpointLayerIsNamedByTheModel() {
